@@ -1,0 +1,68 @@
+/* The op registry and the per-thread op stack (implemented in preload/ops.c).
+ *
+ * Every way tprof sees an op (typed BLAS wrappers, -finstrument-functions hooks, PLT/GOT hooks
+ * on shared-library exports, the annotation API) ends in tp_op_begin()/tp_op_end(). ops.c owns
+ * the statistics: calls, total/self time, latency histogram with warm-up calls apart, FLOPs,
+ * bytes, shapes, bytes allocated while the op ran; and the steps (TPROF_STEP / tprof_step()).
+ *
+ * All functions are safe to call from any thread, and cheap; none allocates on the hot path
+ * except the first time an op name or a shape is seen (then under the recursion guard). */
+#ifndef TPROF_OPS_H
+#define TPROF_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tp_report;
+
+/* Where an op was seen; goes to the report as op.source. */
+enum tp_op_source { TP_SRC_BLAS, TP_SRC_INSTR, TP_SRC_PLT, TP_SRC_API };
+
+/* A typed op's call shape (gemm: m, n, k, transposes, layout; gemv: m, n, trans). */
+struct tp_shape_key {
+    int64_t m, n, k;
+    char transa, transb, layout;
+};
+
+/* Intern an op by name; the same name always gives the same id. kind: matmul, gemv, conv,
+ * attention, norm, softmax, region, op, ... Returns an id >= 0, or -1 when the op table
+ * (TPROF_MAX_OPS) is full (then the report is marked partial). */
+int tp_op_intern(const char *name, const char *kind, enum tp_op_source src);
+
+/* Open op id on this thread. key identifies the frame (the function address for instrumented
+ * functions, 0 otherwise) and sp is a frame address of the caller (0 if unknown): together they
+ * let tp_op_end() repair a stack that longjmp or an exception skipped. Returns 1 if the op was
+ * pushed, 0 if not (disabled, stack full, outside the TPROF_SCHEDULE window). */
+int tp_op_begin(int id, uintptr_t key, uintptr_t sp);
+
+/* Close the innermost open op matching (id, key). flops/bytes add to the op's work (0 = none);
+ * shape may be NULL. An end with no matching begin is counted as unpaired and dropped. */
+void tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t bytes,
+               const struct tp_shape_key *shape);
+
+/* Ops open on this thread (a BLAS wrapper passes straight through when a BLAS op is open). */
+int tp_op_depth(void);
+/* Innermost open op on this thread, -1 if none. */
+int tp_ops_current(void);
+/* 1 when the innermost open op on this thread came from source src. */
+int tp_op_top_is(enum tp_op_source src);
+/* Add work to the innermost open op of this thread (annotation API). */
+void tp_op_add_work(uint64_t flops, uint64_t bytes);
+
+/* Called by the malloc hook for every recorded allocation: attribute it to the innermost op. */
+void tp_ops_on_alloc(size_t bytes);
+/* Name of op id (valid for the life of the process), NULL if unknown. */
+const char *tp_ops_name(int id);
+/* CLOCK_MONOTONIC ns of the first op begin or step anywhere, 0 while none has happened. */
+uint64_t tp_ops_first_ns(void);
+
+/* Steps: each call of the TPROF_STEP function, or each tprof_step() marker, is one iteration. */
+void tp_step_begin(void);
+void tp_step_end(void);
+void tp_step_mark(void);
+
+/* Set-up (from tp_init, after the configuration is read) and the report (from tp_finish). */
+void tp_ops_init(void);
+void tp_ops_collect(struct tp_report *r);
+
+#endif

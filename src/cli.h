@@ -1,0 +1,18 @@
+/* The tprof CLI: one source file per subcommand (src/cmd_<name>.c), dispatched by src/tprof.c.
+ * Each returns the process exit status: 0 success, 1 a failed run or a difference found where the
+ * subcommand says so, 2 bad usage or bad input (with one line on stderr naming the problem). */
+#ifndef TPROF_CLI_H
+#define TPROF_CLI_H
+
+int tp_cmd_run(int argc, char **argv);
+int tp_cmd_report(int argc, char **argv);
+int tp_cmd_diff(int argc, char **argv);
+int tp_cmd_merge(int argc, char **argv);
+int tp_cmd_calibrate(int argc, char **argv);
+
+/* Absolute path of libtprof.so for `tprof run`: $TPROF_LIB, else next to this executable in the
+ * build tree (.libs/), else ../lib/ relative to it, else the configured $libdir. NULL if none
+ * exists (then err names what was tried). */
+const char *tp_find_library(char *err, size_t errlen);
+
+#endif

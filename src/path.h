@@ -1,0 +1,27 @@
+/* Report path templates: %p pid, %r MPI rank, %h host name, %% a percent sign.
+ *
+ * One report per process image: when the template has no %p and the process is not the root of
+ * the profiled tree (a forked child, a spawned program), ".<pid>" goes before the extension; an
+ * image that replaced an earlier one by exec gets ".exec<N>" the same way, so nothing overwrites
+ * its predecessor's report. */
+#ifndef TPROF_PATH_H
+#define TPROF_PATH_H
+
+#include <stddef.h>
+
+struct tp_path_ctx {
+    long pid;
+    long rank;
+    const char *host;
+    int add_pid;     /* 1: not the root process: make the name unique by pid */
+    int image_seq;   /* >0: the Nth image of this pid after exec */
+};
+
+/* Expand tmpl into out (size n). Returns 0, or -1 when the result does not fit or the template
+ * has an unknown %-sequence (then out holds a one-line reason). */
+int tp_path_expand(const char *tmpl, const struct tp_path_ctx *ctx, char *out, size_t n);
+
+/* The MPI rank from OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID or PMIX_RANK, else 0. */
+long tp_mpi_rank(const char *(*get)(const char *));
+
+#endif

@@ -1,0 +1,24 @@
+/* Analysis and renderers of the report model (src/analyze.c, src/render_json.c,
+ * src/render_text.c). Used by the library at exit and by the CLI alike. */
+#ifndef TPROF_RENDER_H
+#define TPROF_RENDER_H
+
+#include "buf.h"
+#include "report.h"
+
+/* Fill every derived field: per op gflops, intensity, attainable, bound, efficiency, share,
+ * self_share; the verdict (dominant op, bound, efficiency, plain-words text) and Amdahl
+ * projections. Idempotent; needs only the raw figures and r->machine. */
+void tp_analyze(struct tp_report *r);
+
+/* The JSON report (schema in docs/tprof.schema.json). */
+void tp_render_json(const struct tp_report *r, struct tp_buf *b);
+
+struct tp_text_opts {
+    int top;    /* rows per section */
+    int width;  /* columns, 100 */
+};
+/* The text report of DESIGN §7. */
+void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b);
+
+#endif

@@ -1,0 +1,1 @@
+# owned by one part of the tree; see Makefile.am
