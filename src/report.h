@@ -49,6 +49,9 @@ struct tp_op {
     /* Derived by tp_analyze(): */
     double gflops, intensity, attainable_gflops, efficiency, share, self_share;
     char *bound;                /* "compute", "memory" or "unknown" */
+    /* Set by `tprof merge` (nprocs > 1): total_ns across the merged processes. */
+    uint64_t nprocs;
+    double proc_min_ns, proc_mean_ns, proc_max_ns, imbalance; /* imbalance = max / mean */
 };
 
 struct tp_frame {
@@ -128,6 +131,7 @@ struct tp_report {
     int schema;
     char *tprof_version;
     int partial;                    /* 1 when tables overflowed and data was dropped */
+    uint64_t merged_processes;      /* 0 for one process; N when made by `tprof merge` */
     char **notes;                   /* human-readable remarks: dropped data, clock warnings... */
     size_t nnotes;
     struct tp_program program;
