@@ -1,2 +1,5 @@
 # The interposer core: owned by the foundation.
-libtprof_la_SOURCES += preload/internal.h preload/uthash_tp.h preload/ops.h
+libtprof_la_SOURCES += preload/internal.h preload/uthash_tp.h preload/ops.h \
+	preload/state.c preload/hook_malloc.c preload/heap.c preload/heap.h preload/sites.c \
+	preload/sites.h preload/exitpaths.c preload/exitpaths.h preload/collect.c preload/collect.h \
+	preload/symbolize.c preload/symbolize.h preload/pending.c preload/pending.h

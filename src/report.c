@@ -24,7 +24,7 @@ static void free_latency_free_op(struct tp_op *o)
     free(o->shapes);
 }
 
-static void free_site(struct tp_site *s)
+void tp_site_free_frames(struct tp_site *s)
 {
     for (size_t i = 0; i < s->nframes; i++) {
         free(s->frames[i].function);
@@ -32,6 +32,69 @@ static void free_site(struct tp_site *s)
         free(s->frames[i].module);
     }
     free(s->frames);
+    s->frames = NULL;
+    s->nframes = 0;
+}
+
+static void free_site(struct tp_site *s)
+{
+    tp_site_free_frames(s);
+}
+
+static int streq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Same source position: function and file:line when known, else the same module offset. */
+static int same_frame(const struct tp_frame *a, const struct tp_frame *b)
+{
+    if (a->line && b->line)
+        return a->line == b->line && streq(a->file, b->file) && streq(a->function, b->function);
+    return a->offset == b->offset && streq(a->module, b->module) && streq(a->function, b->function);
+}
+
+static int same_site(const struct tp_site *a, const struct tp_site *b)
+{
+    if (a->nframes != b->nframes || a->nframes == 0)
+        return 0;
+    for (size_t i = 0; i < a->nframes; i++)
+        if (!same_frame(&a->frames[i], &b->frames[i]))
+            return 0;
+    return 1;
+}
+
+size_t tp_sites_merge_same_lines(struct tp_site *s, size_t n, uint64_t cap)
+{
+    /* Quadratic only within groups of equal first frames; sites are few after symbolisation
+     * limits, and most groups have one member. */
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j;
+        for (j = 0; j < out; j++)
+            if (same_site(&s[j], &s[i]))
+                break;
+        if (j == out) {
+            if (out != i)
+                s[out] = s[i];
+            out++;
+            continue;
+        }
+        struct tp_site *d = &s[j];
+        d->allocs += s[i].allocs;
+        d->frees += s[i].frees;
+        d->bytes += s[i].bytes;
+        d->peak_live_bytes += s[i].peak_live_bytes;
+        if (cap && d->peak_live_bytes > cap)
+            d->peak_live_bytes = cap;
+        d->live_at_peak_bytes += s[i].live_at_peak_bytes;
+        d->live_at_exit_bytes += s[i].live_at_exit_bytes;
+        d->live_at_exit_allocs += s[i].live_at_exit_allocs;
+        tp_site_free_frames(&s[i]);
+    }
+    for (size_t i = out; i < n; i++)
+        memset(&s[i], 0, sizeof s[i]);
+    return out;
 }
 
 void tp_report_free(struct tp_report *r)

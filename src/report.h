@@ -144,6 +144,13 @@ struct tp_report {
 };
 
 void tp_report_init(struct tp_report *r);
+/* Release the frames of one site (leaves nframes 0). */
+void tp_site_free_frames(struct tp_site *s);
+/* Merge sites whose frames name the same functions and source lines (compilers duplicate call
+ * sites when they unroll or clone code). Counts, bytes and live figures add up exactly; a merged
+ * site's own peak is the sum of its parts' peaks, capped at cap. Returns the new count; the
+ * merged-away sites' frames are released. */
+size_t tp_sites_merge_same_lines(struct tp_site *s, size_t n, uint64_t cap);
 void tp_report_free(struct tp_report *r);
 /* Append a note (copied). */
 void tp_report_note(struct tp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

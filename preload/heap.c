@@ -1,0 +1,369 @@
+/* Heap accounting: the live-block table, the global live and peak, per-site figures.
+ *
+ * The live-block table is lock-free open addressing (linear probing) over mmap'ed slots: a key is
+ * claimed with a CAS, a free turns it into a tombstone that a later insert may reuse. The table
+ * never moves: when the newest generation fills up, a new generation twice its size is added and
+ * takes the inserts; lookups search newest to oldest. Keys are unique among live blocks (the
+ * allocator never hands out a live address twice, and the free shim removes the record before the
+ * real free), which is what makes tombstone reuse safe without locks.
+ *
+ * "Live at the global peak" per site is kept lazily: every new global peak bumps a sequence
+ * number; a site that is modified after a peak first saves its pre-modification live bytes as its
+ * at-peak figure. A site untouched since the last peak still has, at exit, the value it had then.
+ * Exact for one thread; with several threads a site's at-peak figure can be off by what other
+ * threads did between two instructions. */
+#include "heap.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "clock.h"
+#include "internal.h"
+#include "ops.h"
+#include "sites.h"
+
+#define KEY_EMPTY ((uintptr_t)0)
+#define KEY_TOMB ((uintptr_t)1)
+#define MAX_GENS 40
+#define FIRST_BITS 16
+
+/* value: size in the low 40 bits, site in the next 23, "early" in the top bit */
+#define VAL_SIZE_BITS 40
+#define VAL_SITE_BITS 23
+#define VAL_SIZE_MASK ((1ull << VAL_SIZE_BITS) - 1)
+#define VAL_SITE_MASK ((1ull << VAL_SITE_BITS) - 1)
+#define VAL_EARLY (1ull << 63)
+
+struct slot {
+    _Atomic uintptr_t key;
+    _Atomic uint64_t val;
+};
+
+struct gen {
+    struct slot *slots;
+    uint64_t mask;
+    unsigned bits;
+    _Atomic uint64_t used; /* slots ever claimed (live or tombstone) */
+};
+
+static struct gen gens[MAX_GENS];
+static _Atomic int ngens;
+static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int tracking;
+
+static _Atomic uint64_t g_live, g_peak, g_peak_ns, g_pseq;
+static _Atomic int g_peak_op = -1;
+static _Atomic uint64_t g_unknown_frees, g_failed, g_alloc_ns, g_dropped, g_threads;
+static TP_TLS int thread_seen;
+
+static inline uint64_t hash_ptr(uintptr_t p, unsigned bits)
+{
+    return ((uint64_t)(p >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+}
+
+static int add_gen(unsigned bits)
+{
+    int n = atomic_load(&ngens);
+    if (n >= MAX_GENS)
+        return -1;
+    size_t bytes = sizeof(struct slot) << bits;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    gens[n].slots = m;
+    gens[n].bits = bits;
+    gens[n].mask = (1ull << bits) - 1;
+    atomic_store(&gens[n].used, 0);
+    atomic_store_explicit(&ngens, n + 1, memory_order_release);
+    return 0;
+}
+
+void tp_heap_init(void)
+{
+    int saved = errno;
+    if (atomic_load(&ngens) == 0 && add_gen(FIRST_BITS) < 0)
+        tp_warn("cannot map the heap table; heap accounting is off");
+    else
+        atomic_store(&tracking, 1);
+    errno = saved;
+}
+
+int tp_heap_tracking(void)
+{
+    return atomic_load_explicit(&tracking, memory_order_relaxed) &&
+           atomic_load_explicit(&tp_state, memory_order_relaxed) < TP_FINISHING;
+}
+
+/* Grow when the newest generation is 70% claimed. */
+static void maybe_grow(int g)
+{
+    struct gen *G = &gens[g];
+    if (atomic_load_explicit(&G->used, memory_order_relaxed) * 10 < (G->mask + 1) * 7)
+        return;
+    pthread_mutex_lock(&grow_lock);
+    if (atomic_load(&ngens) == g + 1 && add_gen(G->bits + 1) < 0)
+        tp_warn("cannot grow the heap table");
+    pthread_mutex_unlock(&grow_lock);
+}
+
+static int table_insert(uintptr_t p, uint64_t val)
+{
+    for (int attempt = 0; attempt < 4; attempt++) {
+        int g = atomic_load_explicit(&ngens, memory_order_acquire) - 1;
+        struct gen *G = &gens[g];
+        uint64_t h = hash_ptr(p, G->bits);
+        for (uint64_t i = 0; i <= G->mask; i++) {
+            struct slot *s = &G->slots[(h + i) & G->mask];
+            uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
+            if (k != KEY_EMPTY && k != KEY_TOMB)
+                continue;
+            if (atomic_compare_exchange_strong_explicit(&s->key, &k, p, memory_order_relaxed,
+                                                        memory_order_relaxed)) {
+                /* Nobody reads the value before the program frees p, which it can only do
+                 * after malloc returned it, i.e. after this store. */
+                atomic_store_explicit(&s->val, val, memory_order_release);
+                if (k == KEY_EMPTY) {
+                    atomic_fetch_add_explicit(&G->used, 1, memory_order_relaxed);
+                    maybe_grow(g);
+                }
+                return 0;
+            }
+        }
+        maybe_grow(g);
+    }
+    return -1;
+}
+
+/* Find p and replace its key with a tombstone; 1 and *val when found. */
+static int table_remove(uintptr_t p, uint64_t *val)
+{
+    for (int g = atomic_load_explicit(&ngens, memory_order_acquire) - 1; g >= 0; g--) {
+        struct gen *G = &gens[g];
+        uint64_t h = hash_ptr(p, G->bits);
+        for (uint64_t i = 0; i <= G->mask; i++) {
+            struct slot *s = &G->slots[(h + i) & G->mask];
+            uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+            if (k == KEY_EMPTY)
+                break;
+            if (k != p)
+                continue;
+            *val = atomic_load_explicit(&s->val, memory_order_relaxed);
+            if (atomic_compare_exchange_strong(&s->key, &k, KEY_TOMB))
+                return 1;
+            return 0; /* someone else removed it: a double free in the program */
+        }
+    }
+    return 0;
+}
+
+static inline uint64_t pack(const struct tp_blk *b)
+{
+    uint64_t size = b->size > VAL_SIZE_MASK ? VAL_SIZE_MASK : b->size;
+    return size | ((uint64_t)(b->site & VAL_SITE_MASK) << VAL_SIZE_BITS) | (b->early ? VAL_EARLY : 0);
+}
+
+static inline void unpack(uint64_t v, struct tp_blk *b)
+{
+    b->size = v & VAL_SIZE_MASK;
+    b->site = (uint32_t)((v >> VAL_SIZE_BITS) & VAL_SITE_MASK);
+    b->early = (v & VAL_EARLY) != 0;
+}
+
+static inline void max_store(_Atomic uint64_t *a, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+    while (v > cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
+/* Bring a site's at-peak figure up to date before its live bytes change. */
+static inline void site_sync_peak(struct tp_site_rec *s, uint64_t pseq)
+{
+    if (atomic_load_explicit(&s->seen_pseq, memory_order_relaxed) != pseq) {
+        atomic_store_explicit(&s->at_peak, atomic_load_explicit(&s->live, memory_order_relaxed),
+                              memory_order_relaxed);
+        atomic_store_explicit(&s->seen_pseq, pseq, memory_order_relaxed);
+    }
+}
+
+void tp_heap_alloc(void *p, size_t n, void *ra, uint64_t ns)
+{
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return;
+    if (tp_unlikely(!thread_seen)) {
+        thread_seen = 1;
+        atomic_fetch_add(&g_threads, 1);
+    }
+    atomic_fetch_add_explicit(&g_alloc_ns, ns, memory_order_relaxed);
+    uint32_t site = tp_site_capture(ra);
+    struct tp_blk b = {n, site, tp_ops_first_ns() == 0};
+    if (table_insert((uintptr_t)p, pack(&b)) < 0) {
+        atomic_fetch_add(&g_dropped, 1);
+        return;
+    }
+    tp_ops_on_alloc(n);
+
+    uint64_t live = atomic_fetch_add_explicit(&g_live, n, memory_order_relaxed) + n;
+    uint64_t peak = atomic_load_explicit(&g_peak, memory_order_relaxed);
+    int is_peak = 0;
+    while (live > peak) {
+        if (atomic_compare_exchange_weak_explicit(&g_peak, &peak, live, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            is_peak = 1;
+            break;
+        }
+    }
+    uint64_t pseq;
+    if (is_peak) {
+        pseq = atomic_fetch_add_explicit(&g_pseq, 1, memory_order_relaxed) + 1;
+        atomic_store_explicit(&g_peak_ns, tp_now_ns(), memory_order_relaxed);
+        atomic_store_explicit(&g_peak_op, tp_ops_current(), memory_order_relaxed);
+    } else {
+        pseq = atomic_load_explicit(&g_pseq, memory_order_relaxed);
+    }
+
+    struct tp_site_rec *s = tp_site_get(site);
+    site_sync_peak(s, pseq);
+    atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->bytes, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->live_allocs, 1, memory_order_relaxed);
+    uint64_t slive = atomic_fetch_add_explicit(&s->live, n, memory_order_relaxed) + n;
+    max_store(&s->peak_live, slive);
+    if (is_peak)
+        atomic_store_explicit(&s->at_peak, slive, memory_order_relaxed);
+}
+
+/* The accounting half of a free, for a block already taken out of the table. */
+static void account_free(const struct tp_blk *b)
+{
+    uint64_t pseq = atomic_load_explicit(&g_pseq, memory_order_relaxed);
+    struct tp_site_rec *s = tp_site_get(b->site);
+    site_sync_peak(s, pseq);
+    atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&s->live_allocs, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&s->live, b->size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&g_live, b->size, memory_order_relaxed);
+}
+
+void tp_heap_free(void *p)
+{
+    uint64_t v;
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return;
+    if (!table_remove((uintptr_t)p, &v)) {
+        atomic_fetch_add_explicit(&g_unknown_frees, 1, memory_order_relaxed);
+        return;
+    }
+    struct tp_blk b;
+    unpack(v, &b);
+    account_free(&b);
+}
+
+void tp_heap_forget(void *p)
+{
+    uint64_t v;
+    if (table_remove((uintptr_t)p, &v)) {
+        struct tp_blk b;
+        unpack(v, &b);
+        account_free(&b);
+    }
+}
+
+void tp_heap_failed(uint64_t ns)
+{
+    atomic_fetch_add_explicit(&g_failed, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_alloc_ns, ns, memory_order_relaxed);
+}
+
+void tp_heap_unknown_free(void)
+{
+    atomic_fetch_add_explicit(&g_unknown_frees, 1, memory_order_relaxed);
+}
+
+void tp_heap_add_alloc_ns(uint64_t ns)
+{
+    atomic_fetch_add_explicit(&g_alloc_ns, ns, memory_order_relaxed);
+}
+
+int tp_heap_take(void *p, struct tp_blk *out)
+{
+    uint64_t v;
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed) || !table_remove((uintptr_t)p, &v))
+        return 0;
+    unpack(v, out);
+    return 1;
+}
+
+void tp_heap_release(const struct tp_blk *b, void *p)
+{
+    (void)p;
+    account_free(b);
+}
+
+void tp_heap_restore(void *p, const struct tp_blk *b)
+{
+    if (table_insert((uintptr_t)p, pack(b)) < 0)
+        atomic_fetch_add(&g_dropped, 1);
+}
+
+void tp_heap_totals(struct tp_heap_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    t->live = atomic_load(&g_live);
+    t->peak = atomic_load(&g_peak);
+    t->peak_ns = atomic_load(&g_peak_ns);
+    t->pseq = atomic_load(&g_pseq);
+    t->peak_op = atomic_load(&g_peak_op);
+    t->unknown_frees = atomic_load(&g_unknown_frees);
+    t->failed_allocs = atomic_load(&g_failed);
+    t->alloc_ns = atomic_load(&g_alloc_ns);
+    t->dropped = atomic_load(&g_dropped);
+    int n = atomic_load(&ngens);
+    for (int g = 0; g < n; g++) {
+        for (uint64_t i = 0; i <= gens[g].mask; i++) {
+            uintptr_t k = atomic_load_explicit(&gens[g].slots[i].key, memory_order_relaxed);
+            if (k == KEY_EMPTY || k == KEY_TOMB)
+                continue;
+            uint64_t v = atomic_load_explicit(&gens[g].slots[i].val, memory_order_relaxed);
+            if (v & VAL_EARLY)
+                t->early_live_bytes += v & VAL_SIZE_MASK;
+        }
+    }
+}
+
+uint64_t tp_heap_threads(void)
+{
+    return atomic_load(&g_threads);
+}
+
+void tp_heap_fork_child(void)
+{
+    /* Only this thread exists now: plain stores are safe. The inherited blocks stay in the
+     * table (their frees must be recognised) and stay live; everything counted restarts. */
+    pthread_mutex_init(&grow_lock, NULL);
+    uint64_t live = atomic_load(&g_live);
+    atomic_store(&g_peak, live);
+    atomic_store(&g_peak_ns, tp_now_ns());
+    atomic_store(&g_peak_op, -1);
+    atomic_store(&g_pseq, atomic_load(&g_pseq) + 1);
+    atomic_store(&g_unknown_frees, 0);
+    atomic_store(&g_failed, 0);
+    atomic_store(&g_alloc_ns, 0);
+    atomic_store(&g_threads, 1);
+    thread_seen = 1;
+    uint32_t n = tp_sites_count();
+    for (uint32_t i = 0; i < n; i++) {
+        struct tp_site_rec *s = tp_site_get(i);
+        uint64_t l = atomic_load(&s->live);
+        atomic_store(&s->allocs, 0);
+        atomic_store(&s->frees, 0);
+        atomic_store(&s->bytes, 0);
+        atomic_store(&s->peak_live, l);
+        atomic_store(&s->at_peak, l);
+        atomic_store(&s->seen_pseq, atomic_load(&g_pseq));
+    }
+}

@@ -1,0 +1,489 @@
+/* The malloc family, interposed (PITFALLS P1-P5, P17).
+ *
+ * Every shim forwards to the next definition in the lookup chain (dlsym RTLD_NEXT: glibc, or an
+ * allocator preloaded after us) and, when recording is on, tells heap.c what happened. Pointers
+ * are never changed: no header, sizes live in heap.c's table. Before the real functions are known,
+ * dlsym's own allocations are served from a static bootstrap arena. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "heap.h"
+#include "internal.h"
+
+typedef void *(*malloc_fn)(size_t);
+typedef void (*free_fn)(void *);
+typedef void *(*calloc_fn)(size_t, size_t);
+typedef void *(*realloc_fn)(void *, size_t);
+typedef void *(*reallocarray_fn)(void *, size_t, size_t);
+typedef int (*posix_memalign_fn)(void **, size_t, size_t);
+typedef void *(*aligned_alloc_fn)(size_t, size_t);
+typedef void *(*valloc_fn)(size_t);
+typedef size_t (*usable_fn)(void *);
+
+static malloc_fn real_malloc;
+static free_fn real_free;
+static calloc_fn real_calloc;
+static realloc_fn real_realloc;
+static reallocarray_fn real_reallocarray;
+static posix_memalign_fn real_posix_memalign;
+static aligned_alloc_fn real_aligned_alloc;
+static aligned_alloc_fn real_memalign;
+static valloc_fn real_valloc;
+static valloc_fn real_pvalloc;
+static usable_fn real_usable;
+
+/* ---- bootstrap arena: what dlsym allocates before we know the real allocator ---- */
+
+#define BOOT_SIZE (64 * 1024)
+static _Alignas(64) unsigned char boot_arena[BOOT_SIZE];
+static _Atomic size_t boot_used;
+
+/* Each bootstrap block is preceded by its size, so realloc can copy it out. */
+static void *boot_alloc(size_t n, size_t align)
+{
+    if (align < 16)
+        align = 16;
+    for (;;) {
+        size_t used = atomic_load(&boot_used);
+        size_t start = (used + 16 + align - 1) & ~(align - 1);
+        if (start + n > BOOT_SIZE)
+            return NULL; /* dlsym needs a few hundred bytes; this never happens in practice */
+        if (atomic_compare_exchange_weak(&boot_used, &used, start + n)) {
+            memcpy(boot_arena + start - sizeof(size_t), &n, sizeof n);
+            return boot_arena + start;
+        }
+    }
+}
+
+int tp_boot_owns(const void *p)
+{
+    return (const unsigned char *)p >= boot_arena && (const unsigned char *)p < boot_arena + BOOT_SIZE;
+}
+
+static size_t boot_size(const void *p)
+{
+    size_t n;
+    memcpy(&n, (const unsigned char *)p - sizeof(size_t), sizeof n);
+    return n;
+}
+
+/* ---- resolving the real functions ---- */
+
+static _Atomic int resolve_state; /* 0 not yet, 1 in progress, 2 done */
+static TP_TLS int resolving;      /* this thread is inside dlsym for us */
+
+static void resolve(void)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&resolve_state, &expect, 1)) {
+        /* Another thread resolves; wait (happens at most once, at start-up). */
+        while (atomic_load(&resolve_state) != 2)
+            ;
+        return;
+    }
+    resolving = 1;
+    /* The four core functions first: every later lookup can then allocate normally. */
+    real_malloc = (malloc_fn)dlsym(RTLD_NEXT, "malloc");
+    real_free = (free_fn)dlsym(RTLD_NEXT, "free");
+    real_calloc = (calloc_fn)dlsym(RTLD_NEXT, "calloc");
+    real_realloc = (realloc_fn)dlsym(RTLD_NEXT, "realloc");
+    real_reallocarray = (reallocarray_fn)dlsym(RTLD_NEXT, "reallocarray");
+    real_posix_memalign = (posix_memalign_fn)dlsym(RTLD_NEXT, "posix_memalign");
+    real_aligned_alloc = (aligned_alloc_fn)dlsym(RTLD_NEXT, "aligned_alloc");
+    real_memalign = (aligned_alloc_fn)dlsym(RTLD_NEXT, "memalign");
+    real_valloc = (valloc_fn)dlsym(RTLD_NEXT, "valloc");
+    real_pvalloc = (valloc_fn)dlsym(RTLD_NEXT, "pvalloc");
+    real_usable = (usable_fn)dlsym(RTLD_NEXT, "malloc_usable_size");
+    resolving = 0;
+    atomic_store(&resolve_state, 2);
+}
+
+static inline int ready(void)
+{
+    if (tp_likely(atomic_load_explicit(&resolve_state, memory_order_acquire) == 2))
+        return 1;
+    if (resolving)
+        return 0;
+    resolve();
+    return 1;
+}
+
+/* ---- tprof's own allocations: the real allocator, never recorded ---- */
+
+void *tp_alloc(size_t n)
+{
+    if (!ready())
+        return boot_alloc(n, 16);
+    return real_malloc(n);
+}
+
+void *tp_calloc(size_t n, size_t m)
+{
+    if (!ready()) {
+        if (m && n > SIZE_MAX / m)
+            return NULL;
+        return boot_alloc(n * m, 16); /* static storage is zeroed */
+    }
+    return real_calloc(n, m);
+}
+
+void tp_free(void *p)
+{
+    if (!p || tp_boot_owns(p))
+        return;
+    if (ready())
+        real_free(p);
+}
+
+void *tp_realloc(void *p, size_t n)
+{
+    if (!ready())
+        return NULL;
+    if (p && tp_boot_owns(p)) {
+        void *q = real_malloc(n);
+        if (q) {
+            size_t old = boot_size(p);
+            memcpy(q, p, old < n ? old : n);
+        }
+        return q;
+    }
+    return real_realloc(p, n);
+}
+
+char *tp_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = tp_alloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* ---- recording ---- */
+
+/* Is this call to be recorded? Cheap: one TLS load and one relaxed atomic load. */
+static inline int recording(void)
+{
+    if (tp_guard)
+        return 0;
+    int s = atomic_load_explicit(&tp_state, memory_order_relaxed);
+    if (tp_likely(s == TP_RUNNING))
+        return 1;
+    if (s == TP_BOOT) {
+        /* The first allocation after start-up: initialise here rather than wait for our
+         * constructor, so that allocations made by other libraries' constructors count. */
+        tp_init();
+        return tp_running();
+    }
+    return 0;
+}
+
+/* Record a new block. Called with the guard held. */
+static void note_alloc(void *p, size_t n, void *ra, uint64_t ns)
+{
+    tp_heap_alloc(p, n, ra, ns);
+}
+
+/* The shared tail of every allocating shim: time the real call, record, keep errno. */
+#define TIMED(call, result)                                                                \
+    do {                                                                                   \
+        uint64_t t0_ = tp_now_ns();                                                        \
+        result = call;                                                                     \
+        elapsed = tp_now_ns() - t0_;                                                       \
+    } while (0)
+
+TP_EXPORT TP_NOINSTR void *malloc(size_t n)
+{
+    if (tp_unlikely(!ready()))
+        return boot_alloc(n, 16);
+    if (!recording())
+        return real_malloc(n);
+    void *ra = __builtin_return_address(0);
+    uint64_t elapsed;
+    void *p;
+    tp_guard = 1;
+    TIMED(real_malloc(n), p);
+    int e = errno;
+    if (p)
+        note_alloc(p, n, ra, elapsed);
+    else
+        tp_heap_failed(elapsed);
+    tp_guard = 0;
+    errno = e;
+    tp_heap_after_hook();
+    return p;
+}
+
+TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
+{
+    if (tp_unlikely(!ready()))
+        return tp_calloc(n, m);
+    if (!recording())
+        return real_calloc(n, m);
+    void *ra = __builtin_return_address(0);
+    uint64_t elapsed;
+    void *p;
+    tp_guard = 1;
+    TIMED(real_calloc(n, m), p);
+    int e = errno;
+    if (p)
+        note_alloc(p, n * m, ra, elapsed); /* no overflow: the real calloc succeeded */
+    else
+        tp_heap_failed(elapsed);
+    tp_guard = 0;
+    errno = e;
+    tp_heap_after_hook();
+    return p;
+}
+
+TP_EXPORT TP_NOINSTR void free(void *p)
+{
+    if (!p)
+        return;
+    if (tp_unlikely(tp_boot_owns(p)))
+        return; /* bootstrap memory is static */
+    if (tp_unlikely(!ready()))
+        return;
+    if (!recording()) {
+        /* Still forget the block if we know it, so that a later block at the same address is
+         * not mistaken for it; but only while the tables exist and we are not re-entering. */
+        if (!tp_guard && tp_heap_tracking())
+            tp_heap_forget(p);
+        real_free(p);
+        return;
+    }
+    int e = errno;
+    tp_guard = 1;
+    /* Record before the real free: afterwards the address may be handed out again. */
+    tp_heap_free(p);
+    uint64_t t0 = tp_now_ns();
+    real_free(p);
+    tp_heap_add_alloc_ns(tp_now_ns() - t0);
+    tp_guard = 0;
+    errno = e; /* glibc's manual: a replacement free preserves errno */
+    tp_heap_after_hook();
+}
+
+/* realloc (P5): realloc(NULL, n) is malloc; glibc's realloc(p, 0) frees p and returns NULL; a
+ * failure leaves p alive. The old record is taken out before the real call (the block may move
+ * and its address be reused by another thread) and put back if p survives. */
+static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, size_t sz)
+{
+    uint64_t elapsed;
+    void *q;
+    struct tp_blk old;
+    int known;
+
+    tp_guard = 1;
+    known = tp_heap_take(p, &old);
+    if (is_array)
+        TIMED(real_reallocarray(p, cnt, sz), q);
+    else
+        TIMED(real_realloc(p, n), q);
+    int e = errno;
+    if (q) {
+        if (known)
+            tp_heap_release(&old, p);
+        else
+            tp_heap_unknown_free();
+        note_alloc(q, n, ra, elapsed);
+    } else if (n == 0) {
+        /* glibc freed p */
+        if (known)
+            tp_heap_release(&old, p);
+        else
+            tp_heap_unknown_free();
+        tp_heap_add_alloc_ns(elapsed);
+    } else {
+        if (known)
+            tp_heap_restore(p, &old);
+        tp_heap_failed(elapsed);
+    }
+    tp_guard = 0;
+    errno = e;
+    tp_heap_after_hook();
+    return q;
+}
+
+TP_EXPORT TP_NOINSTR void *realloc(void *p, size_t n)
+{
+    if (tp_unlikely(!ready()))
+        return tp_realloc(p, n);
+    if (tp_unlikely(p && tp_boot_owns(p)))
+        return tp_realloc(p, n);
+    if (!recording()) {
+        if (p && !tp_guard && tp_heap_tracking())
+            tp_heap_forget(p);
+        return real_realloc(p, n);
+    }
+    void *ra = __builtin_return_address(0);
+    if (!p) {
+        uint64_t elapsed;
+        void *q;
+        tp_guard = 1;
+        TIMED(real_realloc(NULL, n), q);
+        int e = errno;
+        if (q)
+            note_alloc(q, n, ra, elapsed);
+        else
+            tp_heap_failed(elapsed);
+        tp_guard = 0;
+        errno = e;
+        tp_heap_after_hook();
+        return q;
+    }
+    return do_realloc(p, n, ra, 0, 0, 0);
+}
+
+TP_EXPORT TP_NOINSTR void *reallocarray(void *p, size_t cnt, size_t sz)
+{
+    size_t n;
+    if (__builtin_mul_overflow(cnt, sz, &n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (tp_unlikely(!ready()) || tp_unlikely(p && tp_boot_owns(p)))
+        return tp_realloc(p, n);
+    if (!real_reallocarray)
+        return realloc(p, n);
+    if (!recording()) {
+        if (p && !tp_guard && tp_heap_tracking())
+            tp_heap_forget(p);
+        return real_reallocarray(p, cnt, sz);
+    }
+    void *ra = __builtin_return_address(0);
+    if (!p) {
+        uint64_t elapsed;
+        void *q;
+        tp_guard = 1;
+        TIMED(real_reallocarray(NULL, cnt, sz), q);
+        int e = errno;
+        if (q)
+            note_alloc(q, n, ra, elapsed);
+        else
+            tp_heap_failed(elapsed);
+        tp_guard = 0;
+        errno = e;
+        tp_heap_after_hook();
+        return q;
+    }
+    return do_realloc(p, n, ra, 1, cnt, sz);
+}
+
+/* The aligned family: glibc's versions do not go through malloc (P4), so each is its own shim. */
+static void *aligned_common(aligned_alloc_fn fn, size_t align, size_t n, void *ra)
+{
+    uint64_t elapsed;
+    void *p;
+    tp_guard = 1;
+    TIMED(fn(align, n), p);
+    int e = errno;
+    if (p)
+        note_alloc(p, n, ra, elapsed);
+    else
+        tp_heap_failed(elapsed);
+    tp_guard = 0;
+    errno = e;
+    tp_heap_after_hook();
+    return p;
+}
+
+TP_EXPORT TP_NOINSTR int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (tp_unlikely(!ready())) {
+        if (align < sizeof(void *) || (align & (align - 1)))
+            return EINVAL;
+        void *p = boot_alloc(n, align);
+        if (!p)
+            return ENOMEM;
+        *out = p;
+        return 0;
+    }
+    if (!recording() || !real_posix_memalign)
+        return real_posix_memalign ? real_posix_memalign(out, align, n) : ENOMEM;
+    void *ra = __builtin_return_address(0);
+    uint64_t elapsed;
+    int rc;
+    void *p = NULL;
+    tp_guard = 1;
+    TIMED(real_posix_memalign(&p, align, n), rc);
+    int e = errno;
+    if (rc == 0) {
+        note_alloc(p, n, ra, elapsed);
+        *out = p; /* only on success: the spec leaves *out alone on error */
+    } else {
+        tp_heap_failed(elapsed);
+    }
+    tp_guard = 0;
+    errno = e;
+    tp_heap_after_hook();
+    return rc;
+}
+
+TP_EXPORT TP_NOINSTR void *aligned_alloc(size_t align, size_t n)
+{
+    if (tp_unlikely(!ready()))
+        return boot_alloc(n, align);
+    if (!recording())
+        return real_aligned_alloc(align, n);
+    return aligned_common(real_aligned_alloc, align, n, __builtin_return_address(0));
+}
+
+TP_EXPORT TP_NOINSTR void *memalign(size_t align, size_t n)
+{
+    if (tp_unlikely(!ready()))
+        return boot_alloc(n, align);
+    if (!recording())
+        return real_memalign(align, n);
+    return aligned_common(real_memalign, align, n, __builtin_return_address(0));
+}
+
+static void *valloc_common(valloc_fn fn, size_t n, void *ra)
+{
+    uint64_t elapsed;
+    void *p;
+    tp_guard = 1;
+    TIMED(fn(n), p);
+    int e = errno;
+    if (p)
+        note_alloc(p, n, ra, elapsed);
+    else
+        tp_heap_failed(elapsed);
+    tp_guard = 0;
+    errno = e;
+    tp_heap_after_hook();
+    return p;
+}
+
+TP_EXPORT TP_NOINSTR void *valloc(size_t n)
+{
+    if (tp_unlikely(!ready()))
+        return boot_alloc(n, 4096);
+    if (!recording())
+        return real_valloc(n);
+    return valloc_common(real_valloc, n, __builtin_return_address(0));
+}
+
+TP_EXPORT TP_NOINSTR void *pvalloc(size_t n)
+{
+    if (tp_unlikely(!ready()))
+        return boot_alloc(n, 4096);
+    if (!recording())
+        return real_pvalloc(n);
+    /* The request is what the program asked for; pvalloc's rounding up is the allocator's. */
+    return valloc_common(real_pvalloc, n, __builtin_return_address(0));
+}
+
+TP_EXPORT TP_NOINSTR size_t malloc_usable_size(void *p)
+{
+    if (p && tp_boot_owns(p))
+        return boot_size(p);
+    if (!ready() || !real_usable)
+        return 0;
+    return real_usable(p);
+}

@@ -1,0 +1,249 @@
+/* The library's life cycle (PITFALLS P6-P10): initialisation on first use, fork, and the one
+ * function that writes the report, tp_finish().
+ *
+ * State goes BOOT → INITING → RUNNING → FINISHING → DONE (or DISABLED). Hooks record only while
+ * RUNNING; the tables are never freed, so late frees from other libraries' destructors are
+ * harmless. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "collect.h"
+#include "exitpaths.h"
+#include "heap.h"
+#include "internal.h"
+#include "ops.h"
+#include "path.h"
+#include "render.h"
+#include "report.h"
+#include "sites.h"
+
+_Atomic int tp_state = TP_BOOT;
+TP_TLS int tp_guard;
+struct tp_config tp_cfg;
+uint64_t tp_start_ns;
+
+/* Who we are in the profiled process tree; decides report file names (src/path.h). */
+static struct {
+    long pid;
+    int is_root;   /* the process the user started (not a fork child or a spawned program) */
+    int image_seq; /* how many exec's this pid went through before this image */
+} ident;
+
+void tp_warn(const char *fmt, ...)
+{
+    char line[512];
+    int e = errno;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof line - 2)
+        n = sizeof line - 2;
+    line[n++] = '\n';
+    if (write(2, "tprof: ", 7) >= 0 && write(2, line, (size_t)n) >= 0) {
+    }
+    errno = e;
+}
+
+static void warn_line(const char *line)
+{
+    if (write(2, line, strlen(line)) < 0) {
+    }
+}
+
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+/* TPROF_ROOT_PID and TPROF_IMAGE travel to children and exec'd images through the environment so
+ * that each image can tell whether it is the root process and how many images came before it. */
+static void identify(void)
+{
+    char buf[64];
+    ident.pid = getpid();
+    const char *root = getenv("TPROF_ROOT_PID");
+    if (!root || !*root) {
+        ident.is_root = 1;
+        snprintf(buf, sizeof buf, "%ld", ident.pid);
+        setenv("TPROF_ROOT_PID", buf, 1);
+    } else {
+        ident.is_root = atol(root) == ident.pid;
+    }
+    const char *img = getenv("TPROF_IMAGE");
+    long ipid = -1;
+    int iseq = 0;
+    if (img && sscanf(img, "%ld:%d", &ipid, &iseq) == 2 && ipid == ident.pid && iseq >= 0)
+        ident.image_seq = iseq + 1;
+    else
+        ident.image_seq = 0;
+    snprintf(buf, sizeof buf, "%ld:%d", ident.pid, ident.image_seq);
+    setenv("TPROF_IMAGE", buf, 1);
+}
+
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void fork_prepare(void)
+{
+    /* No tprof lock may be held by another thread at the moment of fork (P7). */
+    pthread_mutex_lock(&fork_lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&fork_lock);
+}
+
+static void fork_child(void)
+{
+    char buf[64];
+    pthread_mutex_init(&fork_lock, NULL);
+    int g = tp_guard;
+    tp_guard = 1;
+    ident.pid = getpid();
+    ident.is_root = 0;
+    ident.image_seq = 0;
+    snprintf(buf, sizeof buf, "%ld:0", ident.pid);
+    setenv("TPROF_IMAGE", buf, 1);
+    tp_start_ns = tp_now_ns();
+    tp_heap_fork_child();
+    tp_ops_fork_child();
+    tp_guard = g;
+}
+
+void tp_init(void)
+{
+    int expect = TP_BOOT;
+    if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_INITING))
+        return;
+    int e = errno;
+    int g = tp_guard;
+    tp_guard = 1;
+    tp_start_ns = tp_now_ns();
+    tp_config_load(&tp_cfg, env_get, warn_line);
+    if (tp_cfg.disable) {
+        atomic_store(&tp_state, TP_DISABLED);
+        tp_guard = g;
+        errno = e;
+        return;
+    }
+    identify();
+    tp_heap_init();
+    tp_sites_init();
+    tp_ops_init();
+    tp_names_init();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    tp_exitpaths_init();
+    atomic_store(&tp_state, TP_RUNNING);
+    tp_guard = g;
+    errno = e;
+}
+
+__attribute__((constructor)) static void tp_ctor(void)
+{
+    tp_init();
+}
+
+__attribute__((destructor)) static void tp_dtor(void)
+{
+    tp_finish("exit");
+}
+
+/* Open a report file from a template; -1 with a warning on failure (the program goes on). */
+static int open_report(const char *var, const char *tmpl, char *path, size_t n)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    struct tp_path_ctx ctx = {ident.pid, tp_mpi_rank(env_get), host, !ident.is_root,
+                              ident.image_seq};
+    if (tp_path_expand(tmpl, &ctx, path, n) < 0) {
+        tp_warn("%s=%s: %s; report not written", var, tmpl, path);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        tp_warn("%s: cannot write %s: %s", var, path, strerror(errno));
+    return fd;
+}
+
+static void write_out(const char *var, const char *tmpl, const struct tp_buf *b)
+{
+    char path[4096];
+    int fd = open_report(var, tmpl, path, sizeof path);
+    if (fd < 0)
+        return;
+    if (tp_buf_write_fd(b, fd) < 0)
+        tp_warn("%s: writing %s failed: %s", var, path, strerror(errno));
+    close(fd);
+}
+
+/* Build the report and write every output. Called with the guard held and recording stopped. */
+static void write_reports(const char *why)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    tp_collect(&r, why);
+    tp_analyze(&r);
+
+    if (strcmp(tp_cfg.output, "none") != 0) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        struct tp_text_opts o = {tp_cfg.top, 100};
+        tp_render_text(&r, &o, &b);
+        if (!strcmp(tp_cfg.output, "stderr")) {
+            if (tp_buf_write_fd(&b, 2) < 0) {
+            }
+        } else {
+            write_out("TPROF_OUTPUT", tp_cfg.output, &b);
+        }
+        tp_buf_free(&b);
+    }
+    if (tp_cfg.json) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_render_json(&r, &b);
+        write_out("TPROF_JSON", tp_cfg.json, &b);
+        tp_buf_free(&b);
+    }
+    tp_report_free(&r);
+}
+
+int tp_finish(const char *why)
+{
+    int expect = TP_RUNNING;
+    if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_FINISHING))
+        return 0;
+    int e = errno;
+    int g = tp_guard;
+    tp_guard = 1;
+    write_reports(why);
+    atomic_store(&tp_state, TP_DONE);
+    tp_guard = g;
+    errno = e;
+    /* A terminating signal that arrived while we were writing was deferred: act on it now. */
+    if (!g)
+        tp_signal_deferred();
+    return 1;
+}
+
+void tp_resume_after_failed_exec(void)
+{
+    int expect = TP_DONE;
+    atomic_compare_exchange_strong(&tp_state, &expect, TP_RUNNING);
+}
+
+long tp_ident_pid(void)
+{
+    return ident.pid;
+}

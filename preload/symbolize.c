@@ -1,0 +1,136 @@
+/* Symbolisation with libdwfl over /proc/self/maps.
+ *
+ * dwfl reads each module's .symtab when present (so static functions are named, not only
+ * exports as with dladdr), falls back to .dynsym, and finds file:line in DWARF, including
+ * separate debug files through build-id and .gnu_debuglink. Results are cached per address:
+ * the same return address appears in many call sites. */
+#include "symbolize.h"
+
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "uthash_tp.h"
+
+struct cached {
+    uintptr_t pc;
+    struct tp_frame f;
+    UT_hash_handle hh;
+};
+
+struct tp_symbolizer {
+    Dwfl *dwfl;
+    char *debuginfo_path;
+    Dwfl_Callbacks cb;
+    struct cached *cache;
+};
+
+static char *dup_or_null(const char *s)
+{
+    return s ? tp_strdup(s) : NULL;
+}
+
+struct tp_symbolizer *tp_sym_open(void)
+{
+    struct tp_symbolizer *s = tp_calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->cb.find_elf = dwfl_linux_proc_find_elf;
+    s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+    s->cb.debuginfo_path = &s->debuginfo_path;
+    s->dwfl = dwfl_begin(&s->cb);
+    if (s->dwfl) {
+        dwfl_report_begin(s->dwfl);
+        if (dwfl_linux_proc_report(s->dwfl, getpid()) != 0 ||
+            dwfl_report_end(s->dwfl, NULL, NULL) != 0) {
+            dwfl_end(s->dwfl);
+            s->dwfl = NULL;
+        }
+    }
+    return s;
+}
+
+static void describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struct tp_frame *out)
+{
+    memset(out, 0, sizeof *out);
+    out->offset = raw;
+    if (!s->dwfl)
+        return;
+    Dwfl_Module *m = dwfl_addrmodule(s->dwfl, pc);
+    if (!m)
+        return;
+    Dwarf_Addr start = 0;
+    const char *mainfile = NULL;
+    const char *modname = dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, &mainfile, NULL);
+    out->module = dup_or_null(mainfile ? mainfile : modname);
+    out->offset = raw - start;
+    GElf_Off symoff = 0;
+    GElf_Sym sym;
+    const char *name = dwfl_module_addrinfo(m, pc, &symoff, &sym, NULL, NULL, NULL);
+    /* A symbol of size 0 that merely precedes the address does not contain it: an unnamed
+     * frame is more honest than the wrong name. */
+    if (name && (sym.st_size > 0 || symoff == 0))
+        out->function = dup_or_null(name);
+    Dwfl_Line *line = dwfl_module_getsrc(m, pc);
+    if (line) {
+        int lineno = 0;
+        const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+        if (file) {
+            out->file = dup_or_null(file);
+            out->line = lineno;
+        }
+    }
+}
+
+static void copy_frame(const struct tp_frame *in, struct tp_frame *out)
+{
+    out->function = dup_or_null(in->function);
+    out->file = dup_or_null(in->file);
+    out->module = dup_or_null(in->module);
+    out->line = in->line;
+    out->offset = in->offset;
+}
+
+void tp_sym_frame(struct tp_symbolizer *s, uintptr_t pc, int is_ret, struct tp_frame *out)
+{
+    struct cached *c = NULL;
+    memset(out, 0, sizeof *out);
+    if (!s) {
+        out->offset = pc;
+        return;
+    }
+    HASH_FIND(hh, s->cache, &pc, sizeof pc, c);
+    if (!c) {
+        c = tp_calloc(1, sizeof *c);
+        if (!c) {
+            out->offset = pc;
+            return;
+        }
+        c->pc = pc;
+        /* A return address points after the call; pc-1 is inside the calling line. The
+         * module offset shown is that of the return address, as perf and heaptrack show it. */
+        describe(s, is_ret && pc ? pc - 1 : pc, pc, &c->f);
+        HASH_ADD(hh, s->cache, pc, sizeof c->pc, c);
+    }
+    copy_frame(&c->f, out);
+}
+
+void tp_sym_close(struct tp_symbolizer *s)
+{
+    if (!s)
+        return;
+    struct cached *c, *tmp;
+    HASH_ITER(hh, s->cache, c, tmp)
+    {
+        HASH_DEL(s->cache, c);
+        tp_free(c->f.function);
+        tp_free(c->f.file);
+        tp_free(c->f.module);
+        tp_free(c);
+    }
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    tp_free(s->debuginfo_path);
+    tp_free(s);
+}
