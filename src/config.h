@@ -1,0 +1,63 @@
+/* Configuration: the TPROF_* environment variables of DESIGN §2, parsed and validated once.
+ *
+ * Parsing never fails: a malformed value produces one warning line
+ *   tprof: TPROF_X=<value>: <why>; using <default>
+ * passed to the caller's warn callback, and the default is used. The CLI reuses the parser to
+ * validate its flags before it sets the variables for the child. */
+#ifndef TPROF_CONFIG_H
+#define TPROF_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TP_DEFAULT_OPS                                                                     \
+    "*gemm*,*gemv*,*matmul*,*conv*,*attention*,*softmax*,*norm*,*im2col*,*col2im*,"        \
+    "*pool*,*relu*,*gelu*,*sigmoid*,*dropout*,*embedding*,*forward*,*backward*,*update*"
+
+#define TP_MAX_STACK 64
+
+struct tp_config {
+    char *output;      /* "stderr" (default), "none", or a path template */
+    char *json;        /* path template or NULL */
+    char *trace;       /* path template or NULL */
+    char *folded;      /* path template or NULL */
+    char *ops;         /* comma-separated globs; "!glob" excludes */
+    int stack;         /* frames per call site, 1..TP_MAX_STACK, default 8 */
+    int warmup;        /* calls per op left out of percentiles, default 1 */
+    int top;           /* rows per report section, default 10 */
+    double peak_gflops, peak_gbps; /* 0 = not set */
+    char *step;        /* function whose calls are steps, or NULL */
+    int sched_wait, sched_warmup, sched_active; /* -1 when TPROF_SCHEDULE is unset */
+    int signal;        /* report-on-demand signal number, 0 = none */
+    int disable;       /* 1: pass everything through */
+    uint64_t max_sites;/* call-site table capacity, default 131072 */
+    uint64_t max_ops;  /* op table capacity, default 1024 */
+    double snapshot_s; /* periodic snapshot period in seconds, 0 = off */
+    uint64_t trace_max;/* trace size budget in bytes, default 64 MiB */
+    uint64_t trace_cap;/* op-call events kept in the trace, default 1000000 */
+    int json_sites;    /* sites written to JSON, default 1000 (0 = all) */
+};
+
+typedef void (*tp_warn_fn)(const char *line);
+typedef const char *(*tp_getenv_fn)(const char *name);
+
+/* Fill c with defaults, then apply every TPROF_* variable found through get. Strings are copied
+ * with malloc. Returns the number of warnings issued. */
+int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn);
+void tp_config_defaults(struct tp_config *c);
+void tp_config_free(struct tp_config *c);
+
+/* Single-value parsers, shared with the CLI. Each returns 0 on success, else -1 and sets *why. */
+int tp_parse_int(const char *s, long min, long max, long *out, const char **why);
+int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const char **why);
+int tp_parse_double(const char *s, double min, double max, double *out, const char **why);
+int tp_parse_size(const char *s, uint64_t *out, const char **why);     /* 64M, 1G, 4096 */
+int tp_parse_signal(const char *s, int *out, const char **why);       /* USR1, SIGUSR2, 10 */
+int tp_parse_schedule(const char *s, int *wait, int *warmup, int *active, const char **why);
+int tp_parse_bool(const char *s, int *out, const char **why);
+
+/* 1 when name matches the comma-separated glob list (case-insensitive; "!glob" entries
+ * exclude and win over includes). */
+int tp_ops_match(const char *patterns, const char *name);
+
+#endif
