@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install what tprof needs to build and test on Debian 12, then generate the build system.
+# Idempotent: a second run installs nothing new.
+set -e
+cd "$(dirname "$0")/.."
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+PKGS="build-essential autoconf automake libtool pkg-config \
+  libunwind-dev uthash-dev check libdw-dev libelf-dev libjson-c-dev \
+  libopenblas-dev libblas-dev python3 python3-jsonschema"
+missing=
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing$missing"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+[ -x configure ] || ./autogen.sh
