@@ -89,7 +89,7 @@ static int by_importance(const void *a, const void *b)
 static int is_allocator_frame(const struct tp_frame *f)
 {
     return f->function && (!strncmp(f->function, "_Znwm", 5) || !strncmp(f->function, "_Znam", 5) ||
-                           !strncmp(f->function, "_Znwj", 5) || !strncmp(f->function, "_Znaj", 5));
+                           !strncmp(f->function, "operator new", 12));
 }
 
 static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_site *out)
@@ -129,7 +129,7 @@ static void collect_memory(struct tp_report *r)
     for (uint32_t i = 0; all && i < n; i++) {
         struct tp_site_rec *s = tp_site_get(i);
         uint64_t allocs = atomic_load(&s->allocs), live = atomic_load(&s->live);
-        if (s->nframes == 0 || (allocs == 0 && live == 0))
+        if (s->nframes == 0 || (allocs == 0 && live == 0 && atomic_load(&s->frees) == 0))
             continue;
         struct tp_site *o = &all[k];
         o->allocs = allocs;

@@ -6,6 +6,7 @@
  * the same return address appears in many call sites. */
 #include "symbolize.h"
 
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,42 @@ struct tp_symbolizer {
 static char *dup_or_null(const char *s)
 {
     return s ? tp_strdup(s) : NULL;
+}
+
+/* C++ names read better demangled. A C++ program has libstdc++ loaded, and with it the
+ * demangler; a C program has nothing to demangle. */
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static char *function_name(const char *sym)
+{
+    static demangle_fn demangle;
+    static int looked;
+    if (!sym)
+        return NULL;
+    const char *at = strchr(sym, '@'); /* drop symbol versions: __libc_start_main@@GLIBC_2.34 */
+    size_t n = at ? (size_t)(at - sym) : strlen(sym);
+    char *plain = tp_alloc(n + 1);
+    if (!plain)
+        return NULL;
+    memcpy(plain, sym, n);
+    plain[n] = 0;
+    if (plain[0] == '_' && plain[1] == 'Z') {
+        if (!looked) {
+            demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+            looked = 1;
+        }
+        int status = -1;
+        char *d = demangle ? demangle(plain, NULL, NULL, &status) : NULL;
+        if (d && status == 0) {
+            char *copy = tp_strdup(d);
+            free(d);
+            if (copy) {
+                tp_free(plain);
+                return copy;
+            }
+        }
+    }
+    return plain;
 }
 
 struct tp_symbolizer *tp_sym_open(void)
@@ -71,7 +108,7 @@ static void describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struc
     /* A symbol of size 0 that merely precedes the address does not contain it: an unnamed
      * frame is more honest than the wrong name. */
     if (name && (sym.st_size > 0 || symoff == 0))
-        out->function = dup_or_null(name);
+        out->function = function_name(name);
     Dwfl_Line *line = dwfl_module_getsrc(m, pc);
     if (line) {
         int lineno = 0;

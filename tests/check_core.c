@@ -1,0 +1,245 @@
+/* Unit tests of the shared core: configuration parsing, path templates, op patterns, the
+ * growable buffer and the merging of call sites. Never run under LD_PRELOAD. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "config.h"
+#include "path.h"
+#include "report.h"
+
+static const char *env_names[8], *env_vals[8];
+static int env_n;
+static const char *fake_get(const char *name)
+{
+    for (int i = 0; i < env_n; i++)
+        if (!strcmp(name, env_names[i]))
+            return env_vals[i];
+    return NULL;
+}
+static char warned[4096];
+static void fake_warn(const char *line)
+{
+    strncat(warned, line, sizeof warned - strlen(warned) - 1);
+}
+static void set_env(int n, const char **names, const char **vals)
+{
+    env_n = n;
+    for (int i = 0; i < n; i++) {
+        env_names[i] = names[i];
+        env_vals[i] = vals[i];
+    }
+    warned[0] = 0;
+}
+
+START_TEST(test_config_defaults)
+{
+    struct tp_config c;
+    set_env(0, NULL, NULL);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+    ck_assert_str_eq(c.output, "stderr");
+    ck_assert_int_eq(c.stack, 8);
+    ck_assert_int_eq(c.warmup, 1);
+    ck_assert_int_eq(c.top, 10);
+    ck_assert_ptr_null(c.json);
+    ck_assert_str_eq(c.ops, TP_DEFAULT_OPS);
+    ck_assert_int_eq(c.sched_active, -1);
+    ck_assert_int_eq(c.disable, 0);
+    tp_config_free(&c);
+}
+END_TEST
+
+START_TEST(test_config_values)
+{
+    struct tp_config c;
+    const char *n[] = {"TPROF_STACK", "TPROF_JSON", "TPROF_SCHEDULE", "TPROF_SIGNAL",
+                       "TPROF_PEAK_GFLOPS", "TPROF_TRACE_MAX", "TPROF_DISABLE", "TPROF_OPS"};
+    const char *v[] = {"16", "/tmp/r-%p.json", "2:3:5", "SIGUSR2", "123.5", "8M", "1", "mm*,!mm_tiny"};
+    set_env(8, n, v);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+    ck_assert_int_eq(c.stack, 16);
+    ck_assert_str_eq(c.json, "/tmp/r-%p.json");
+    ck_assert_int_eq(c.sched_wait, 2);
+    ck_assert_int_eq(c.sched_warmup, 3);
+    ck_assert_int_eq(c.sched_active, 5);
+    ck_assert_int_eq(c.signal, 12);
+    ck_assert(c.peak_gflops == 123.5);
+    ck_assert_uint_eq(c.trace_max, 8u << 20);
+    ck_assert_int_eq(c.disable, 1);
+    ck_assert_str_eq(c.ops, "mm*,!mm_tiny");
+    tp_config_free(&c);
+}
+END_TEST
+
+START_TEST(test_config_malformed)
+{
+    struct tp_config c;
+    const char *n[] = {"TPROF_STACK", "TPROF_SCHEDULE", "TPROF_SIGNAL", "TPROF_TOP",
+                       "TPROF_PEAK_GBPS", "TPROF_TRACE_MAX", "TPROF_DISABLE", "TPROF_OUTPUT"};
+    const char *v[] = {"99", "1:2", "KILL", "", "-4", "12Q", "maybe", "a\001b"};
+    set_env(8, n, v);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 8);
+    ck_assert_int_eq(c.stack, 8);
+    ck_assert_int_eq(c.sched_active, -1);
+    ck_assert_int_eq(c.signal, 0);
+    ck_assert_int_eq(c.top, 10);
+    ck_assert(c.peak_gbps == 0);
+    ck_assert_uint_eq(c.trace_max, 64u << 20);
+    ck_assert_int_eq(c.disable, 0);
+    ck_assert_str_eq(c.output, "stderr");
+    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_STACK=99: out of range; using 8\n"));
+    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_SCHEDULE=1:2: expected wait:warmup:active"));
+    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_SIGNAL=KILL: unknown signal"));
+    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_TOP=: empty value; using 10\n"));
+    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_TRACE_MAX=12Q: unknown unit"));
+    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_DISABLE=maybe: expected 0 or 1; using 0\n"));
+    tp_config_free(&c);
+}
+END_TEST
+
+START_TEST(test_parsers)
+{
+    const char *why;
+    uint64_t u;
+    int a, b, s;
+    ck_assert_int_eq(tp_parse_size("1G", &u, &why), 0);
+    ck_assert_uint_eq(u, 1ull << 30);
+    ck_assert_int_eq(tp_parse_size("64KiB", &u, &why), 0);
+    ck_assert_uint_eq(u, 64 << 10);
+    ck_assert_int_eq(tp_parse_size("99999999999999999999G", &u, &why), -1);
+    ck_assert_int_eq(tp_parse_schedule("0:0:1", &a, &b, &s, &why), 0);
+    ck_assert_int_eq(tp_parse_schedule("1:1:0", &a, &b, &s, &why), -1);
+    ck_assert_int_eq(tp_parse_schedule("1:1:1:1", &a, &b, &s, &why), -1);
+    ck_assert_int_eq(tp_parse_signal("usr1", &s, &why), 0);
+    ck_assert_int_eq(tp_parse_signal("9", &s, &why), -1);
+}
+END_TEST
+
+START_TEST(test_ops_match)
+{
+    ck_assert(tp_ops_match(TP_DEFAULT_OPS, "cblas_sgemm"));
+    ck_assert(tp_ops_match(TP_DEFAULT_OPS, "Conv2D_Forward"));
+    ck_assert(tp_ops_match(TP_DEFAULT_OPS, "layernorm_forward"));
+    ck_assert(!tp_ops_match(TP_DEFAULT_OPS, "main"));
+    ck_assert(!tp_ops_match(TP_DEFAULT_OPS, "rand_float"));
+    ck_assert(tp_ops_match("mm*, attn", "attn"));
+    ck_assert(!tp_ops_match("mm*,!mm_tiny", "mm_tiny"));
+    ck_assert(tp_ops_match("mm*,!mm_tiny", "mm_big"));
+    ck_assert(!tp_ops_match("", "x"));
+    ck_assert(!tp_ops_match("x", ""));
+}
+END_TEST
+
+START_TEST(test_path_expand)
+{
+    char out[256];
+    struct tp_path_ctx c = {1234, 3, "node7", 0, 0};
+    ck_assert_int_eq(tp_path_expand("r-%p-%r-%h.json", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "r-1234-3-node7.json");
+    c.add_pid = 1;
+    ck_assert_int_eq(tp_path_expand("/tmp/a.b/run.json", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "/tmp/a.b/run.1234.json");
+    ck_assert_int_eq(tp_path_expand("/tmp/a.b/run", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "/tmp/a.b/run.1234");
+    ck_assert_int_eq(tp_path_expand("r-%p.json", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "r-1234.json");
+    c.add_pid = 0;
+    c.image_seq = 2;
+    ck_assert_int_eq(tp_path_expand("r.json", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "r.exec2.json");
+    ck_assert_int_eq(tp_path_expand("r%%.json", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "r%.exec2.json");
+    ck_assert_int_eq(tp_path_expand("r%x.json", &c, out, sizeof out), -1);
+    ck_assert_int_eq(tp_path_expand("abcdefghij", &c, out, 8), -1);
+}
+END_TEST
+
+static const char *get_rank(const char *n)
+{
+    return !strcmp(n, "PMI_RANK") ? "5" : NULL;
+}
+
+START_TEST(test_rank)
+{
+    ck_assert_int_eq(tp_mpi_rank(get_rank), 5);
+    ck_assert_int_eq(tp_mpi_rank(fake_get), 0);
+}
+END_TEST
+
+START_TEST(test_buf)
+{
+    struct tp_buf b;
+    tp_buf_init(&b);
+    ck_assert_str_eq(tp_buf_str(&b), "");
+    for (int i = 0; i < 1000; i++)
+        tp_buf_printf(&b, "%04d,", i);
+    ck_assert_uint_eq(b.len, 5000);
+    ck_assert(strncmp(tp_buf_str(&b) + 4995, "0999,", 5) == 0);
+    char big[600];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    tp_buf_printf(&b, "%s", big);
+    ck_assert_uint_eq(b.len, 5599);
+    ck_assert(tp_buf_ok(&b));
+    tp_buf_free(&b);
+}
+END_TEST
+
+static struct tp_site mk(const char *fn, int line, uint64_t allocs, uint64_t peak, uint64_t at_peak)
+{
+    struct tp_site s = {0};
+    s.frames = calloc(1, sizeof *s.frames);
+    s.frames[0].function = strdup(fn);
+    s.frames[0].file = strdup("a.c");
+    s.frames[0].line = line;
+    s.nframes = 1;
+    s.allocs = allocs;
+    s.bytes = allocs * 10;
+    s.peak_live_bytes = peak;
+    s.live_at_peak_bytes = at_peak;
+    return s;
+}
+
+START_TEST(test_sites_merge)
+{
+    struct tp_site s[4] = {mk("f", 3, 1, 100, 50), mk("g", 3, 2, 10, 0), mk("f", 3, 4, 700, 20),
+                           mk("f", 4, 1, 5, 5)};
+    size_t n = tp_sites_merge_same_lines(s, 4, 750);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(s[0].frames[0].function, "f");
+    ck_assert_uint_eq(s[0].allocs, 5);
+    ck_assert_uint_eq(s[0].bytes, 50);
+    ck_assert_uint_eq(s[0].live_at_peak_bytes, 70);
+    ck_assert_uint_eq(s[0].peak_live_bytes, 750); /* 800, capped at the global peak */
+    ck_assert_str_eq(s[1].frames[0].function, "g");
+    ck_assert_int_eq(s[2].frames[0].line, 4);
+    for (size_t i = 0; i < n; i++)
+        tp_site_free_frames(&s[i]);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("core");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, test_config_defaults);
+    tcase_add_test(tc, test_config_values);
+    tcase_add_test(tc, test_config_malformed);
+    tcase_add_test(tc, test_parsers);
+    tcase_add_test(tc, test_ops_match);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("paths");
+    tcase_add_test(tc, test_path_expand);
+    tcase_add_test(tc, test_rank);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("model");
+    tcase_add_test(tc, test_buf);
+    tcase_add_test(tc, test_sites_merge);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
