@@ -1,0 +1,197 @@
+/* Unit tests of the library's tables (preload/heap.c, preload/sites.c), linked directly into this
+ * program — not preloaded — with the few symbols they need from the rest of the library defined
+ * here. Addresses are fake (never dereferenced). */
+#include <check.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "heap.h"
+#include "internal.h"
+#include "ops.h"
+#include "sites.h"
+
+_Atomic int tp_state = TP_RUNNING;
+TP_TLS int tp_guard;
+struct tp_config tp_cfg;
+uint64_t tp_start_ns;
+_Atomic int tp_pending_signal;
+void tp_signal_deferred(void) {}
+void tp_warn(const char *fmt, ...) { (void)fmt; }
+uint64_t tp_ops_first_ns(void) { return 0; }
+void tp_ops_on_alloc(size_t b) { (void)b; }
+int tp_ops_current(void) { return -1; }
+
+static void setup_tables(int max_sites)
+{
+    tp_config_defaults(&tp_cfg);
+    tp_cfg.stack = 1; /* the "return address" we pass is the whole call site */
+    tp_cfg.max_sites = (uint64_t)max_sites;
+    tp_heap_init();
+    tp_sites_init();
+}
+
+/* Site ids by their fake return address. */
+static struct tp_site_rec *site_of(uintptr_t ra)
+{
+    for (uint32_t i = 1; i < tp_sites_count(); i++) {
+        uint32_t n;
+        const uintptr_t *f = tp_site_frames(i, &n);
+        if (n == 1 && f[0] == ra)
+            return tp_site_get(i);
+    }
+    return NULL;
+}
+
+#define P(i) ((void *)(uintptr_t)(0x100000 + (uintptr_t)(i) * 16))
+#define SITE_A ((void *)0xa0)
+#define SITE_B ((void *)0xb0)
+#define SITE_C ((void *)0xc0)
+
+START_TEST(test_peak_and_live_at_peak)
+{
+    struct tp_heap_totals t;
+    setup_tables(1024);
+    /* The sequence of tests/victims/v_sites.c. */
+    tp_heap_alloc(P(1), 1000, SITE_A, 0);
+    tp_heap_alloc(P(2), 1000, SITE_A, 0);
+    tp_heap_alloc(P(3), 1000, SITE_A, 0);
+    tp_heap_alloc(P(4), 5000, SITE_B, 0);
+    tp_heap_alloc(P(5), 5000, SITE_B, 0);
+    tp_heap_free(P(4));
+    tp_heap_alloc(P(6), 4000, SITE_C, 0);
+    tp_heap_free(P(6));
+    tp_heap_alloc(P(7), 6000, SITE_C, 0); /* the peak: 14000 */
+    tp_heap_free(P(7));
+    tp_heap_free(P(1));
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.peak, 14000);
+    ck_assert_uint_eq(t.live, 7000);
+    struct tp_site_rec *a = site_of(0xa0), *b = site_of(0xb0), *c = site_of(0xc0);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_uint_eq(a->allocs, 3);
+    ck_assert_uint_eq(a->frees, 1);
+    ck_assert_uint_eq(a->peak_live, 3000);
+    ck_assert_uint_eq(a->live, 2000);
+    /* a was modified after the peak: it saved its value then */
+    ck_assert_uint_eq(a->seen_pseq, t.pseq);
+    ck_assert_uint_eq(a->at_peak, 3000);
+    /* b was untouched since an earlier peak: its live bytes now are its bytes at the peak */
+    ck_assert(b->seen_pseq != t.pseq);
+    ck_assert_uint_eq(b->live, 5000);
+    ck_assert_uint_eq(b->peak_live, 10000);
+    ck_assert_uint_eq(c->at_peak, 6000);
+    ck_assert_uint_eq(c->live, 0);
+    ck_assert_uint_eq(c->allocs, 2);
+    /* unknown frees are counted, not crashed on */
+    tp_heap_free(P(999));
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.unknown_frees, 1);
+}
+END_TEST
+
+START_TEST(test_growth_and_reuse)
+{
+    struct tp_heap_totals t;
+    setup_tables(1024);
+    enum { N = 300000 }; /* several times the first generation (65536 slots) */
+    for (int i = 0; i < N; i++)
+        tp_heap_alloc(P(i), (size_t)(i % 100) + 1, SITE_A, 0);
+    tp_heap_totals(&t);
+    uint64_t want = 0;
+    for (int i = 0; i < N; i++)
+        want += (uint64_t)(i % 100) + 1;
+    ck_assert_uint_eq(t.live, want);
+    ck_assert_uint_eq(t.peak, want);
+    for (int i = 0; i < N; i += 2)
+        tp_heap_free(P(i));
+    /* realloc-style take/restore */
+    struct tp_blk blk;
+    ck_assert_int_eq(tp_heap_take(P(1), &blk), 1);
+    ck_assert_uint_eq(blk.size, 2);
+    ck_assert_int_eq(tp_heap_take(P(1), &blk), 0);
+    tp_heap_restore(P(1), &blk);
+    for (int i = 1; i < N; i += 2)
+        tp_heap_free(P(i));
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.live, 0);
+    ck_assert_uint_eq(t.unknown_frees, 0);
+    ck_assert_uint_eq(site_of(0xa0)->allocs, N);
+    ck_assert_uint_eq(site_of(0xa0)->frees, N);
+    /* The same addresses again: tombstones are reused, nothing is dropped. */
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < 1000; i++)
+            tp_heap_alloc(P(i), 8, SITE_B, 0);
+        for (int i = 0; i < 1000; i++)
+            tp_heap_free(P(i));
+    }
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.live, 0);
+    ck_assert_uint_eq(t.dropped, 0);
+    ck_assert_uint_eq(site_of(0xb0)->allocs, 20000);
+}
+END_TEST
+
+#define THREADS 4
+#define PER_THREAD 200000
+
+static void *worker(void *arg)
+{
+    uintptr_t base = (uintptr_t)arg * PER_THREAD;
+    for (int round = 0; round < 2; round++) {
+        for (uintptr_t i = 0; i < PER_THREAD; i++)
+            tp_heap_alloc(P(base + i), 24, (void *)(uintptr_t)(0x1000 + (arg ? 0x10 : 0)), 0);
+        for (uintptr_t i = 0; i < PER_THREAD; i++)
+            tp_heap_free(P(base + i));
+    }
+    return NULL;
+}
+
+START_TEST(test_concurrent_exact)
+{
+    struct tp_heap_totals t;
+    setup_tables(1024);
+    pthread_t th[THREADS];
+    for (uintptr_t i = 0; i < THREADS; i++)
+        pthread_create(&th[i], NULL, worker, (void *)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.live, 0);
+    ck_assert_uint_eq(t.unknown_frees, 0);
+    ck_assert_uint_eq(t.dropped, 0);
+    ck_assert_uint_eq(site_of(0x1000)->allocs, 2 * PER_THREAD);
+    ck_assert_uint_eq(site_of(0x1010)->allocs, 2 * (THREADS - 1) * PER_THREAD);
+    ck_assert_uint_eq(site_of(0x1010)->frees, 2 * (THREADS - 1) * PER_THREAD);
+    ck_assert(t.peak >= 24 * PER_THREAD && t.peak <= 24ull * THREADS * PER_THREAD);
+}
+END_TEST
+
+START_TEST(test_site_table_full)
+{
+    setup_tables(16);
+    for (int i = 0; i < 40; i++)
+        tp_heap_alloc(P(i), 10, (void *)(uintptr_t)(0x5000 + i * 16), 0);
+    ck_assert_uint_eq(tp_sites_count(), 16);
+    ck_assert_uint_eq(tp_sites_dropped(), 40 - 15);
+    ck_assert_uint_eq(tp_site_get(0)->allocs, 25);
+    ck_assert_uint_eq(tp_site_get(0)->live, 250);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("heap");
+    TCase *tc = tcase_create("tables");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_peak_and_live_at_peak);
+    tcase_add_test(tc, test_growth_and_reuse);
+    tcase_add_test(tc, test_concurrent_exact);
+    tcase_add_test(tc, test_site_table_full);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
