@@ -58,9 +58,13 @@ static _Atomic int g_peak_op = -1;
 static _Atomic uint64_t g_unknown_frees, g_failed, g_alloc_ns, g_dropped, g_threads;
 static TP_TLS int thread_seen;
 
+/* Addresses, not a scrambled hash: blocks the allocator hands out close together land in nearby
+ * slots, so the table is touched with the program's own locality (a scrambling hash made every
+ * insert and remove a cache miss). Linear probing absorbs the collisions of addresses that agree
+ * modulo the table size. */
 static inline uint64_t hash_ptr(uintptr_t p, unsigned bits)
 {
-    return ((uint64_t)(p >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+    return (uint64_t)((p >> 4) ^ (p >> (4 + bits))) & ((1ull << bits) - 1);
 }
 
 static int add_gen(unsigned bits)
@@ -320,7 +324,7 @@ void tp_heap_totals(struct tp_heap_totals *t)
     t->peak_op = atomic_load(&g_peak_op);
     t->unknown_frees = atomic_load(&g_unknown_frees);
     t->failed_allocs = atomic_load(&g_failed);
-    t->alloc_ns = atomic_load(&g_alloc_ns);
+    t->alloc_ns = tp_ticks_to_ns(atomic_load(&g_alloc_ns)); /* accumulated in ticks */
     t->dropped = atomic_load(&g_dropped);
     int n = atomic_load(&ngens);
     for (int g = 0; g < n; g++) {

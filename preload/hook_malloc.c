@@ -192,9 +192,9 @@ static void note_alloc(void *p, size_t n, void *ra, uint64_t ns)
 /* The shared tail of every allocating shim: time the real call, record, keep errno. */
 #define TIMED(call, result)                                                                \
     do {                                                                                   \
-        uint64_t t0_ = tp_now_ns();                                                        \
+        uint64_t t0_ = tp_ticks();                                                         \
         result = call;                                                                     \
-        elapsed = tp_now_ns() - t0_;                                                       \
+        elapsed = tp_ticks() - t0_;                                                        \
     } while (0)
 
 TP_EXPORT TP_NOINSTR void *malloc(size_t n)
@@ -261,9 +261,9 @@ TP_EXPORT TP_NOINSTR void free(void *p)
     tp_guard = 1;
     /* Record before the real free: afterwards the address may be handed out again. */
     tp_heap_free(p);
-    uint64_t t0 = tp_now_ns();
+    uint64_t t0 = tp_ticks();
     real_free(p);
-    tp_heap_add_alloc_ns(tp_now_ns() - t0);
+    tp_heap_add_alloc_ns(tp_ticks() - t0);
     tp_guard = 0;
     errno = e; /* glibc's manual: a replacement free preserves errno */
     tp_heap_after_hook();

@@ -110,6 +110,15 @@ static inline uint64_t hash_frames(const uintptr_t *f, int n)
     return h | 1;
 }
 
+/* Stacks are a few words: a loop beats a call to memcmp. */
+static inline int same_frames(const uintptr_t *a, const uintptr_t *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
 static uint32_t lookup_or_insert(const uintptr_t *f, int n)
 {
     uint64_t h = hash_frames(f, n);
@@ -120,7 +129,7 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
         if (v) {
             struct tp_site_rec *r = &recs[v - 1];
             if (r->hash == h && r->nframes == (uint32_t)n &&
-                memcmp(&frames[(size_t)(v - 1) * depth], f, sizeof *f * n) == 0) {
+                same_frames(&frames[(size_t)(v - 1) * depth], f, n)) {
                 if (mine)
                     recs[mine].nframes = 0; /* lost the race to an identical stack */
                 return v - 1;

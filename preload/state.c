@@ -131,6 +131,7 @@ void tp_init(void)
     int g = tp_guard;
     tp_guard = 1;
     tp_start_ns = tp_now_ns();
+    tp_clock_init();
     tp_config_load(&tp_cfg, env_get, warn_line);
     if (tp_cfg.disable) {
         atomic_store(&tp_state, TP_DISABLED);

@@ -1,5 +1,8 @@
-/* The one clock for durations: CLOCK_MONOTONIC (never REALTIME, which jumps; PITFALLS P15).
- * Through the vDSO it costs about 25 ns, negligible next to any op worth timing. */
+/* Clocks. Durations come from CLOCK_MONOTONIC (never REALTIME, which jumps; PITFALLS P15), or, on
+ * the hot paths, from the TSC when the CPU says it is invariant (constant_tsc and nonstop_tsc):
+ * rdtsc costs a few ns where clock_gettime costs 25-50 ns, and the malloc shims read the clock
+ * twice per call. Ticks become nanoseconds through a ratio measured against CLOCK_MONOTONIC over
+ * the whole run. */
 #ifndef TPROF_CLOCK_H
 #define TPROF_CLOCK_H
 
@@ -12,5 +15,26 @@ static inline uint64_t tp_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+extern int tp_clock_use_tsc;
+
+/* Decide whether the TSC can be used, and take the first calibration point. Idempotent. */
+void tp_clock_init(void);
+/* Ticks to nanoseconds (ticks are nanoseconds when the TSC is not used). */
+uint64_t tp_ticks_to_ns(uint64_t ticks);
+/* A monotonic tick count for measuring short durations cheaply. */
+static inline uint64_t tp_ticks(void)
+{
+#if defined(__x86_64__)
+    if (__builtin_expect(tp_clock_use_tsc, 1)) {
+        uint32_t lo, hi;
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        return ((uint64_t)hi << 32) | lo;
+    }
+#endif
+    return tp_now_ns();
+}
+/* "tsc" or "monotonic": which clock tp_ticks() reads, for the report. */
+const char *tp_clock_name(void);
 
 #endif

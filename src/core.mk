@@ -1,3 +1,3 @@
 # Shared core: owned by the foundation (buffers, report model, configuration, paths).
 libtprofcore_la_SOURCES += src/buf.c src/buf.h src/report.c src/report.h src/config.c src/config.h \
-	src/path.c src/path.h src/clock.h
+	src/path.c src/path.h src/clock.h src/clock.c
