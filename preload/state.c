@@ -203,7 +203,10 @@ static void write_reports(const char *why)
         struct tp_text_opts o = {tp_cfg.top, 100};
         tp_render_text(&r, &o, &b);
         if (!strcmp(tp_cfg.output, "stderr")) {
-            if (tp_buf_write_fd(&b, 2) < 0) {
+            /* On stderr only the program the user started speaks: a shell wrapper's image before
+             * it execs the real program, or the dozens of helpers a script spawns, would bury
+             * its report. Their reports still go to TPROF_JSON / a TPROF_OUTPUT path. */
+            if (ident.is_root && strcmp(why, "exec") != 0 && tp_buf_write_fd(&b, 2) < 0) {
             }
         } else {
             write_out("TPROF_OUTPUT", tp_cfg.output, &b);
