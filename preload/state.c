@@ -23,6 +23,7 @@
 #include "ops.h"
 #include "path.h"
 #include "render.h"
+#include "reporter.h"
 #include "report.h"
 #include "sites.h"
 
@@ -94,14 +95,19 @@ static void identify(void)
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* One report at a time: the report thread and an exit path may race. */
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void fork_prepare(void)
 {
     /* No tprof lock may be held by another thread at the moment of fork (P7). */
     pthread_mutex_lock(&fork_lock);
+    pthread_mutex_lock(&report_lock);
 }
 
 static void fork_parent(void)
 {
+    pthread_mutex_unlock(&report_lock);
     pthread_mutex_unlock(&fork_lock);
 }
 
@@ -109,6 +115,7 @@ static void fork_child(void)
 {
     char buf[64];
     pthread_mutex_init(&fork_lock, NULL);
+    pthread_mutex_init(&report_lock, NULL);
     int g = tp_guard;
     tp_guard = 1;
     ident.pid = getpid();
@@ -119,6 +126,7 @@ static void fork_child(void)
     tp_start_ns = tp_now_ns();
     tp_heap_fork_child();
     tp_ops_fork_child();
+    tp_reporter_fork_child();
     tp_guard = g;
 }
 
@@ -154,6 +162,9 @@ void tp_init(void)
 __attribute__((constructor)) static void tp_ctor(void)
 {
     tp_init();
+    /* Threads are started here rather than in tp_init, which may run inside the first malloc. */
+    if (tp_running())
+        tp_reporter_start();
 }
 
 __attribute__((destructor)) static void tp_dtor(void)
@@ -161,36 +172,49 @@ __attribute__((destructor)) static void tp_dtor(void)
     tp_finish("exit");
 }
 
-/* Open a report file from a template; -1 with a warning on failure (the program goes on). */
-static int open_report(const char *var, const char *tmpl, char *path, size_t n)
+/* Expand a report path template for this process image. */
+static int report_path(const char *var, const char *tmpl, int sig_seq, char *path, size_t n)
 {
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
     struct tp_path_ctx ctx = {ident.pid, tp_mpi_rank(env_get), host, !ident.is_root,
-                              ident.image_seq};
+                              ident.image_seq, sig_seq};
     if (tp_path_expand(tmpl, &ctx, path, n) < 0) {
         tp_warn("%s=%s: %s; report not written", var, tmpl, path);
         return -1;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        tp_warn("%s: cannot write %s: %s", var, path, strerror(errno));
-    return fd;
+    return 0;
 }
 
-static void write_out(const char *var, const char *tmpl, const struct tp_buf *b)
+/* Write a report file atomically (a temporary file renamed over the target), so that a reader,
+ * or a program killed while a snapshot is written, never sees half a report. */
+static void write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b)
 {
-    char path[4096];
-    int fd = open_report(var, tmpl, path, sizeof path);
-    if (fd < 0)
+    char path[4096], tmp[4200];
+    if (report_path(var, tmpl, sig_seq, path, sizeof path) < 0)
         return;
-    if (tp_buf_write_fd(b, fd) < 0)
-        tp_warn("%s: writing %s failed: %s", var, path, strerror(errno));
-    close(fd);
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        tp_warn("%s: cannot write %s: %s", var, path, strerror(errno));
+        return;
+    }
+    int bad = tp_buf_write_fd(b, fd) < 0;
+    int e = errno;
+    if (close(fd) < 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad || rename(tmp, path) < 0) {
+        if (!bad)
+            e = errno;
+        tp_warn("%s: writing %s failed: %s", var, path, strerror(e));
+        unlink(tmp);
+    }
 }
 
 /* Build the report and write every output. Called with the guard held and recording stopped. */
-static void write_reports(const char *why)
+static void write_reports(const char *why, int sig_seq)
 {
     struct tp_report r;
     tp_report_init(&r);
@@ -206,10 +230,11 @@ static void write_reports(const char *why)
             /* On stderr only the program the user started speaks: a shell wrapper's image before
              * it execs the real program, or the dozens of helpers a script spawns, would bury
              * its report. Their reports still go to TPROF_JSON / a TPROF_OUTPUT path. */
-            if (ident.is_root && strcmp(why, "exec") != 0 && tp_buf_write_fd(&b, 2) < 0) {
+            if (ident.is_root && strcmp(why, "exec") != 0 && strcmp(why, "snapshot") != 0 &&
+                tp_buf_write_fd(&b, 2) < 0) {
             }
         } else {
-            write_out("TPROF_OUTPUT", tp_cfg.output, &b);
+            write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b);
         }
         tp_buf_free(&b);
     }
@@ -217,7 +242,7 @@ static void write_reports(const char *why)
         struct tp_buf b;
         tp_buf_init(&b);
         tp_render_json(&r, &b);
-        write_out("TPROF_JSON", tp_cfg.json, &b);
+        write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b);
         tp_buf_free(&b);
     }
     tp_report_free(&r);
@@ -231,7 +256,9 @@ int tp_finish(const char *why)
     int e = errno;
     int g = tp_guard;
     tp_guard = 1;
-    write_reports(why);
+    pthread_mutex_lock(&report_lock);
+    write_reports(why, 0);
+    pthread_mutex_unlock(&report_lock);
     atomic_store(&tp_state, TP_DONE);
     tp_guard = g;
     errno = e;
@@ -239,6 +266,21 @@ int tp_finish(const char *why)
     if (!g)
         tp_signal_deferred();
     return 1;
+}
+
+int tp_report_now(const char *why, int sig_seq)
+{
+    if (!tp_running())
+        return 0;
+    int g = tp_guard;
+    tp_guard = 1;
+    pthread_mutex_lock(&report_lock);
+    int ok = tp_running();
+    if (ok)
+        write_reports(why, sig_seq);
+    pthread_mutex_unlock(&report_lock);
+    tp_guard = g;
+    return ok;
 }
 
 void tp_resume_after_failed_exec(void)

@@ -64,6 +64,8 @@ int tp_path_expand(const char *tmpl, const struct tp_path_ctx *ctx, char *out, s
         sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".%ld", ctx->pid);
     if (ctx->image_seq > 0)
         sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".exec%d", ctx->image_seq);
+    if (ctx->sig_seq > 0)
+        sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".sig%d", ctx->sig_seq);
     if (sl) {
         char *slash = strrchr(out, '/');
         char *base = slash ? slash + 1 : out;

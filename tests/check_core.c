@@ -134,7 +134,7 @@ END_TEST
 START_TEST(test_path_expand)
 {
     char out[256];
-    struct tp_path_ctx c = {1234, 3, "node7", 0, 0};
+    struct tp_path_ctx c = {1234, 3, "node7", 0, 0, 0};
     ck_assert_int_eq(tp_path_expand("r-%p-%r-%h.json", &c, out, sizeof out), 0);
     ck_assert_str_eq(out, "r-1234-3-node7.json");
     c.add_pid = 1;
@@ -150,6 +150,10 @@ START_TEST(test_path_expand)
     ck_assert_str_eq(out, "r.exec2.json");
     ck_assert_int_eq(tp_path_expand("r%%.json", &c, out, sizeof out), 0);
     ck_assert_str_eq(out, "r%.exec2.json");
+    c.sig_seq = 4;
+    ck_assert_int_eq(tp_path_expand("r.json", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "r.exec2.sig4.json");
+    c.sig_seq = 0;
     ck_assert_int_eq(tp_path_expand("r%x.json", &c, out, sizeof out), -1);
     ck_assert_int_eq(tp_path_expand("abcdefghij", &c, out, 8), -1);
 }

@@ -1,0 +1,11 @@
+/* The report thread: reports on demand (TPROF_SIGNAL) and periodic snapshots (TPROF_SNAPSHOT). */
+#ifndef TPROF_REPORTER_H
+#define TPROF_REPORTER_H
+
+void tp_reporter_start(void);
+void tp_reporter_fork_child(void);
+/* Write the report so far and carry on. sig_seq > 0 numbers the files (".sig<N>"); 0 writes
+ * the regular files (a snapshot). Returns 1 if written. */
+int tp_report_now(const char *why, int sig_seq);
+
+#endif
