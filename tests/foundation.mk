@@ -1,7 +1,8 @@
 # Foundation tests: unit tests of the shared core, and victims run under LD_PRELOAD.
 check_PROGRAMS += tests/check_core tests/check_heap tests/victims/v_sites tests/victims/v_realloc \
 	tests/victims/v_aligned tests/victims/v_cxx tests/victims/v_threads tests/victims/v_fork \
-	tests/victims/v_thread_exit tests/victims/v_signal tests/victims/v_exec tests/victims/v_loop
+	tests/victims/v_thread_exit tests/victims/v_signal tests/victims/v_exec tests/victims/v_loop \
+	tests/victims/v_load tests/victims/v_manythreads tests/victims/v_forkthreads tests/victims/v_spawn
 tests_check_core_SOURCES = tests/check_core.c
 tests_check_core_CFLAGS = $(TEST_CFLAGS)
 tests_check_core_LDADD = $(TEST_LIBS)
@@ -23,11 +24,20 @@ tests_victims_v_thread_exit_LDADD = -lpthread
 tests_victims_v_signal_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_exec_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_loop_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_load_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_load_LDADD = -lpthread
+tests_victims_v_manythreads_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_manythreads_LDADD = -lpthread
+tests_victims_v_forkthreads_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_forkthreads_LDADD = -lpthread
+tests_victims_v_spawn_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/check_core tests/check_heap tests/heap_sites.sh tests/heap_realloc.sh tests/heap_aligned.sh \
 	tests/heap_cxx.sh tests/heap_threads.sh tests/proc_fork.sh tests/proc_thread_exit.sh \
 	tests/proc_signal.sh tests/proc_exec.sh tests/env_config.sh tests/long_signal.sh \
-	tests/long_snapshot.sh
+	tests/long_snapshot.sh tests/load_mixed.sh tests/load_threads.sh tests/load_forkthreads.sh \
+	tests/proc_spawn.sh
 EXTRA_DIST += tests/lib.sh tests/jcheck.py tests/heap_sites.sh tests/heap_realloc.sh \
 	tests/heap_aligned.sh tests/heap_cxx.sh tests/heap_threads.sh tests/proc_fork.sh \
 	tests/proc_thread_exit.sh tests/proc_signal.sh tests/proc_exec.sh tests/env_config.sh \
-	tests/long_signal.sh tests/long_snapshot.sh
+	tests/long_signal.sh tests/long_snapshot.sh tests/load_mixed.sh tests/load_threads.sh \
+	tests/load_forkthreads.sh tests/proc_spawn.sh
