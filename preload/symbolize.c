@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "modules.h"
 #include "uthash_tp.h"
 
 struct cached {
@@ -79,8 +80,17 @@ struct tp_symbolizer *tp_sym_open(void)
     s->dwfl = dwfl_begin(&s->cb);
     if (s->dwfl) {
         dwfl_report_begin(s->dwfl);
-        if (dwfl_linux_proc_report(s->dwfl, getpid()) != 0 ||
-            dwfl_report_end(s->dwfl, NULL, NULL) != 0) {
+        int bad = dwfl_linux_proc_report(s->dwfl, getpid()) != 0;
+        /* Libraries unloaded with dlclose: report them where they were, unless something else
+         * is mapped there now (dwfl refuses overlapping modules). */
+        int n;
+        const struct tp_departed *d = tp_modules_departed(&n);
+        for (int i = 0; !bad && i < n; i++) {
+            if (dwfl_addrmodule(s->dwfl, d[i].lo) || dwfl_addrmodule(s->dwfl, d[i].hi - 1))
+                continue;
+            dwfl_report_elf(s->dwfl, d[i].path, d[i].path, -1, d[i].base, false);
+        }
+        if (bad || dwfl_report_end(s->dwfl, NULL, NULL) != 0) {
             dwfl_end(s->dwfl);
             s->dwfl = NULL;
         }
