@@ -18,21 +18,3 @@ W uint64_t tp_ops_first_ns(void) { return 0; }
 W void tp_ops_collect(struct tp_report *r) { (void)r; }
 W void tp_names_init(void) {}
 W int tp_peaks_resolve(struct tp_machine *m, double g, double b) { (void)g; (void)b; m->source = strdup("none"); return 0; }
-W void tp_analyze(struct tp_report *r) { (void)r; }
-W void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b) { (void)r; (void)o; (void)b; }
-W void tp_render_json(const struct tp_report *r, struct tp_buf *b)
-{
-    const struct tp_memory *m = &r->memory;
-    tp_buf_printf(b, "{\"memory\": {\"peak_bytes\": %lu, \"allocs\": %lu, \"frees\": %lu, \"live_at_exit_bytes\": %lu, \"unknown_frees\": %lu, \"sites\": [\n",
-        m->peak_bytes, m->allocs, m->frees, m->live_at_exit_bytes, m->unknown_frees);
-    for (size_t i = 0; i < m->nsites; i++) {
-        const struct tp_site *s = &m->sites[i];
-        tp_buf_printf(b, "%s{\"allocs\": %lu, \"frees\": %lu, \"bytes\": %lu, \"peak_live_bytes\": %lu, \"live_at_peak_bytes\": %lu, \"live_at_exit_bytes\": %lu, \"frames\": [",
-            i ? ",\n" : "", s->allocs, s->frees, s->bytes, s->peak_live_bytes, s->live_at_peak_bytes, s->live_at_exit_bytes);
-        for (size_t j = 0; j < s->nframes; j++)
-            tp_buf_printf(b, "%s{\"function\": \"%s\", \"file\": \"%s\", \"line\": %d, \"module\": \"%s\"}", j ? ", " : "",
-                s->frames[j].function ? s->frames[j].function : "", s->frames[j].file ? s->frames[j].file : "", s->frames[j].line, s->frames[j].module ? s->frames[j].module : "");
-        tp_buf_puts(b, "]}");
-    }
-    tp_buf_puts(b, "]}}\n");
-}

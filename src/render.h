@@ -10,6 +10,11 @@
  * self_share; the verdict (dominant op, bound, efficiency, plain-words text) and Amdahl
  * projections. Idempotent; needs only the raw figures and r->machine. */
 void tp_analyze(struct tp_report *r);
+/* One op's roofline figures against the given peaks (0 = unknown), and its shares of wall. */
+void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint64_t wall_ns);
+/* Whole-program speed-up when a part taking `share` of the time runs `factor` times faster
+ * (INFINITY: takes no time). */
+double tp_amdahl(double share, double factor);
 
 /* The JSON report (schema in docs/tprof.schema.json). */
 void tp_render_json(const struct tp_report *r, struct tp_buf *b);

@@ -1,1 +1,2 @@
-# owned by one part of the tree; see Makefile.am
+# Analysis and renderers of the report model (text and JSON), shared by the library and the CLI.
+libtprofcore_la_SOURCES += src/analyze.c src/render_json.c src/render_text.c src/units.c src/units.h
