@@ -1,1 +1,2 @@
-# owned by one part of the tree; see Makefile.am
+# Statistics shared by the library and the CLI.
+libtprofcore_la_SOURCES += src/histo.c
