@@ -183,7 +183,13 @@ uint64_t tp_histo_quantile(const struct tp_histo *h, double q)
         q = 0;
     if (q > 1)
         q = 1;
-    return (uint64_t)llround(value_at_rank(h, ceil(q * (double)n)));
+    double r = ceil(q * (double)n);
+    /* The extremes are known exactly: no detour through a double. */
+    if (r <= 1)
+        return atomic_load(&h->min);
+    if (r >= (double)n)
+        return atomic_load(&h->max);
+    return (uint64_t)llround(value_at_rank(h, r));
 }
 
 void tp_histo_summary(const struct tp_histo *h, struct tp_latency *out)
