@@ -9,12 +9,5 @@
 #include "report.h"
 
 #define W __attribute__((weak))
-W void tp_ops_init(void) {}
-W void tp_ops_fork_child(void) {}
-W void tp_ops_on_alloc(size_t b) { (void)b; }
-W int tp_ops_current(void) { return -1; }
-W const char *tp_ops_name(int id) { (void)id; return NULL; }
-W uint64_t tp_ops_first_ns(void) { return 0; }
-W void tp_ops_collect(struct tp_report *r) { (void)r; }
 W void tp_names_init(void) {}
 W int tp_peaks_resolve(struct tp_machine *m, double g, double b) { (void)g; (void)b; m->source = strdup("none"); return 0; }
