@@ -14,7 +14,7 @@
 #include "internal.h"
 #include "ops.h"
 #include "path.h"
-#include "pending.h"
+#include "peaks.h"
 #include "sites.h"
 #include "symbolize.h"
 
@@ -212,7 +212,14 @@ void tp_collect(struct tp_report *r, const char *why)
     collect_program(&r->program);
     collect_memory(r);
     tp_ops_collect(r);
-    tp_peaks_resolve(&r->machine, tp_cfg.peak_gflops, tp_cfg.peak_gbps);
+    /* A quick measurement costs a quarter of a second: only when a roofline needs it. */
+    int need = 0;
+    for (size_t i = 0; i < r->nops; i++)
+        need |= r->ops[i].flops > 0;
+    tp_peaks_resolve(&r->machine, tp_cfg.peak_gflops, tp_cfg.peak_gbps, need);
+    if (r->machine.source && strstr(r->machine.source, "quick"))
+        tp_report_note(r, "machine peaks from a quick synthetic measurement at exit; run `tprof "
+                          "calibrate` once for BLAS-measured peaks");
     if (r->program.threads > 1)
         tp_report_note(r, "%llu threads allocated: per-site live-at-peak figures are exact only "
                        "for one thread", (unsigned long long)r->program.threads);

@@ -10,6 +10,7 @@ static const struct {
     const char *what;
 } cmds[] = {
     {"run", tp_cmd_run, "profile a program: tprof run [options] -- cmd args..."},
+    {"calibrate", tp_cmd_calibrate, "measure and cache this machine's peak GFLOP/s and GB/s"},
 };
 
 static void usage(FILE *f)

@@ -1,5 +1,8 @@
-check_PROGRAMS += tests/check_histo
+check_PROGRAMS += tests/check_histo tests/check_peaks
 tests_check_histo_SOURCES = tests/check_histo.c
 tests_check_histo_CFLAGS = $(TEST_CFLAGS)
 tests_check_histo_LDADD = $(TEST_LIBS)
-TESTS += tests/check_histo
+tests_check_peaks_SOURCES = tests/check_peaks.c
+tests_check_peaks_CFLAGS = $(TEST_CFLAGS)
+tests_check_peaks_LDADD = $(TEST_LIBS) -ldl
+TESTS += tests/check_histo tests/check_peaks
