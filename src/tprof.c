@@ -10,6 +10,9 @@ static const struct {
     const char *what;
 } cmds[] = {
     {"run", tp_cmd_run, "profile a program: tprof run [options] -- cmd args..."},
+    {"report", tp_cmd_report, "re-render a saved JSON report: tprof report run.json"},
+    {"diff", tp_cmd_diff, "compare two reports: tprof diff before.json after.json"},
+    {"merge", tp_cmd_merge, "merge reports of many processes: tprof merge r*.json -o all.json"},
     {"calibrate", tp_cmd_calibrate, "measure and cache this machine's peak GFLOP/s and GB/s"},
 };
 
