@@ -55,10 +55,11 @@ static const char *get_one(const char *name)
     return strcmp(name, one_var) == 0 ? one_val : NULL;
 }
 static int bad;
+static char bad_line[512];
 static void on_warn(const char *line)
 {
     bad = 1;
-    fputs(line, stderr);
+    snprintf(bad_line, sizeof bad_line, "%s", line);
 }
 
 /* Reject a flag value the library would reject, using the library's parser. */
@@ -156,7 +157,14 @@ int tp_cmd_run(int argc, char **argv)
             return 2;
         }
         if (!valid(flags[f].var, v)) {
-            fprintf(stderr, "tprof run: invalid value for %s\n", flags[f].flag);
+            /* the parser's own words, without its "using <default>": here nothing runs */
+            const char *why = strstr(bad_line, ": ");
+            why = why ? strstr(why + 2, ": ") : NULL;
+            char *cut = strstr(bad_line, "; using");
+            if (cut)
+                *cut = 0;
+            fprintf(stderr, "tprof run: invalid value for %s: %s\n", flags[f].flag,
+                    why ? why + 2 : v);
             return 2;
         }
         setenv(flags[f].var, v, 1);

@@ -214,7 +214,7 @@ static void read_op(struct ctx *c, struct json_object *o, const char *path, stru
     p->proc_mean_ns = dbl(c, o, "proc_mean_ns", path);
     p->proc_max_ns = dbl(c, o, "proc_max_ns", path);
     p->imbalance = dbl(c, o, "imbalance", path);
-    snprintf(sub, sizeof sub, "%s.latency_ns", path);
+    snprintf(sub, sizeof sub, "%.500s.latency_ns", path);
     latency(c, object(c, o, "latency_ns", path), sub, &p->latency);
     struct json_object *sh = array(c, o, "shapes", path);
     size_t n = sh ? json_object_array_length(sh) : 0;
@@ -222,7 +222,7 @@ static void read_op(struct ctx *c, struct json_object *o, const char *path, stru
         p->shapes = calloc(n, sizeof *p->shapes);
         for (size_t i = 0; p->shapes && i < n && !c->failed; i++) {
             struct json_object *e = json_object_array_get_idx(sh, i);
-            snprintf(sub, sizeof sub, "%s.shapes[%zu]", path, i);
+            snprintf(sub, sizeof sub, "%.500s.shapes[%zu]", path, i);
             if (!element_is_object(c, e, sub))
                 break;
             struct tp_shape *s = &p->shapes[p->nshapes++];
@@ -250,7 +250,7 @@ static void read_site(struct ctx *c, struct json_object *o, const char *path, st
         s->frames = calloc(n, sizeof *s->frames);
         for (size_t i = 0; s->frames && i < n && !c->failed; i++) {
             struct json_object *e = json_object_array_get_idx(fr, i);
-            snprintf(sub, sizeof sub, "%s.frames[%zu]", path, i);
+            snprintf(sub, sizeof sub, "%.500s.frames[%zu]", path, i);
             if (!element_is_object(c, e, sub))
                 break;
             struct tp_frame *f = &s->frames[s->nframes++];

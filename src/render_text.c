@@ -115,12 +115,12 @@ static void ops_table(const struct tp_report *r, const struct tp_text_opts *o, s
                       struct tp_op **order, size_t n)
 {
     heading(b, "OPS (by self time)", o->width);
-    tp_buf_printf(b, "%-30s %-7s %7s %9s %9s %6s %8s %6s %-7s %5s\n", "op", "kind", "calls",
+    tp_buf_printf(b, "%-27s %-7s %7s %9s %9s %6s %8s %6s %-7s %5s\n", "op", "kind", "calls",
                   "total", "self", "self%", "GFLOP/s", "AI", "bound", "eff%");
     for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
         char name[32], kind[8], calls[16], tot[16], self[16], gf[16], ai[16], eff[8];
-        tp_fmt_fit(p->name, 30, name, sizeof name);
+        tp_fmt_fit(p->name, 27, name, sizeof name);
         tp_fmt_fit(p->kind, 7, kind, sizeof kind);
         tp_fmt_count(p->calls, calls, sizeof calls);
         tp_fmt_ns(p->total_ns, tot, sizeof tot);
@@ -136,7 +136,7 @@ static void ops_table(const struct tp_report *r, const struct tp_text_opts *o, s
             snprintf(eff, sizeof eff, "%.0f", 100 * p->efficiency);
         else
             strcpy(eff, "-");
-        tp_buf_printf(b, "%-30s %-7s %7s %9s %9s %5.1f%% %8s %6s %-7s %5s\n", name, kind, calls,
+        tp_buf_printf(b, "%-27s %-7s %7s %9s %9s %5.1f%% %8s %6s %-7s %5s\n", name, kind, calls,
                       tot, self, 100 * p->self_share, gf, ai,
                       p->bound && strcmp(p->bound, "unknown") ? p->bound : "-", eff);
     }
@@ -164,7 +164,7 @@ static void ops_table(const struct tp_report *r, const struct tp_text_opts *o, s
 static void latency_row(struct tp_buf *b, const char *label, uint64_t warm, const struct tp_latency *l)
 {
     char name[32], p50[16], p95[16], p99[16], mn[16], mx[16], mean[16], sd[16];
-    tp_fmt_fit(label, 30, name, sizeof name);
+    tp_fmt_fit(label, 24, name, sizeof name);
     tp_fmt_ns(l->min, mn, sizeof mn);
     tp_fmt_ns(l->p50, p50, sizeof p50);
     tp_fmt_ns(l->p95, p95, sizeof p95);
@@ -172,7 +172,7 @@ static void latency_row(struct tp_buf *b, const char *label, uint64_t warm, cons
     tp_fmt_ns(l->max, mx, sizeof mx);
     tp_fmt_ns((uint64_t)llround(l->mean), mean, sizeof mean);
     tp_fmt_ns((uint64_t)llround(l->stddev), sd, sizeof sd);
-    tp_buf_printf(b, "%-30s %6llu %5llu %8s %8s %8s %8s %8s %8s %8s\n", name,
+    tp_buf_printf(b, "%-24s %6llu %5llu %8s %8s %8s %8s %8s %8s %8s\n", name,
                   (unsigned long long)l->n, (unsigned long long)warm, mn, p50, p95, p99, mx, mean,
                   sd);
 }
@@ -181,7 +181,7 @@ static void latency_table(const struct tp_text_opts *o, struct tp_buf *b, struct
                           size_t n)
 {
     heading(b, "LATENCY per call (warm-up calls left out)", o->width);
-    tp_buf_printf(b, "%-30s %6s %5s %8s %8s %8s %8s %8s %8s %8s\n", "op", "n", "warm", "min", "p50",
+    tp_buf_printf(b, "%-24s %6s %5s %8s %8s %8s %8s %8s %8s %8s\n", "op", "n", "warm", "min", "p50",
                   "p95", "p99", "max", "mean", "stddev");
     for (size_t i = 0; i < n; i++)
         if (order[i]->latency.n)
@@ -230,7 +230,7 @@ static void steps(const struct tp_report *r, const struct tp_text_opts *o, struc
     tp_buf_printf(b, "; %llu warm-up step%s left out\n", (unsigned long long)s->warmup,
                   s->warmup == 1 ? "" : "s");
     if (s->latency.n) {
-        tp_buf_printf(b, "%-30s %6s %5s %8s %8s %8s %8s %8s %8s %8s\n", "", "n", "warm", "min",
+        tp_buf_printf(b, "%-24s %6s %5s %8s %8s %8s %8s %8s %8s %8s\n", "", "n", "warm", "min",
                       "p50", "p95", "p99", "max", "mean", "stddev");
         latency_row(b, "latency per step", s->warmup, &s->latency);
         char lo[16], hi[16];
