@@ -12,7 +12,7 @@ void tp_resume_after_failed_exec(void);
 long tp_ident_pid(void);
 
 /* Provided by other parts; called from tp_init() and the fork handler. */
-void tp_names_init(void);
+void tp_cyg_init(void);
 void tp_ops_fork_child(void);
 
 #endif

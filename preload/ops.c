@@ -72,6 +72,7 @@ static _Atomic uint64_t step_count, step_warm, step_last_mark;
 static TP_TLS int step_depth;
 static TP_TLS uint64_t step_t0;
 static _Atomic uint64_t step_index_started; /* steps begun so far (schedule) */
+static _Atomic int step_running;             /* inside the TPROF_STEP function */
 
 void tp_ops_init(void)
 {
@@ -174,6 +175,10 @@ static int in_window(void)
     uint64_t begun = atomic_load_explicit(&step_index_started, memory_order_relaxed);
     if (begun == 0)
         return 0; /* before the first step */
+    /* With a step function, only what runs inside a step belongs to it; with markers, the time
+     * after a mark belongs to the next step. */
+    if (tp_cfg.step && !atomic_load_explicit(&step_running, memory_order_relaxed))
+        return 0;
     uint64_t k = begun - 1, lo = (uint64_t)(tp_cfg.sched_wait + tp_cfg.sched_warmup);
     return k >= lo && k < lo + (uint64_t)tp_cfg.sched_active;
 }
@@ -291,14 +296,21 @@ void tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t byt
                const struct tp_shape_key *shape)
 {
     (void)sp;
-    if (id < 0 || stack.depth == 0)
+    if (id < 0)
         return;
+    if (stack.depth == 0) {
+        if (tp_running() && in_window())
+            atomic_fetch_add_explicit(&unpaired, 1, memory_order_relaxed);
+        return;
+    }
     uint64_t t = tp_ticks();
     int i = stack.depth - 1;
     while (i >= 0 && !(stack.f[i].id == id && stack.f[i].key == key))
         i--;
     if (i < 0) {
-        atomic_fetch_add_explicit(&unpaired, 1, memory_order_relaxed);
+        /* outside a TPROF_SCHEDULE window the begin was not recorded either */
+        if (in_window())
+            atomic_fetch_add_explicit(&unpaired, 1, memory_order_relaxed);
         return;
     }
     while (stack.depth - 1 > i)
@@ -364,6 +376,7 @@ void tp_step_begin(void)
     if (!tp_running() || step_depth++ > 0)
         return;
     atomic_fetch_add(&step_index_started, 1);
+    atomic_store(&step_running, 1);
     note_first();
     step_t0 = tp_ticks();
 }
@@ -372,6 +385,7 @@ void tp_step_end(void)
 {
     if (step_depth == 0 || --step_depth > 0 || !tp_running())
         return;
+    atomic_store(&step_running, 0);
     /* step_index_started was bumped at begin: judge this step by its own index */
     uint64_t t = tp_ticks();
     if (tp_cfg.sched_active >= 0) {

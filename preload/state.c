@@ -151,7 +151,7 @@ void tp_init(void)
     tp_heap_init();
     tp_sites_init();
     tp_ops_init();
-    tp_names_init();
+    tp_cyg_init();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     tp_exitpaths_init();
     atomic_store(&tp_state, TP_RUNNING);
