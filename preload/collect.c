@@ -156,7 +156,7 @@ static void collect_memory(struct tp_report *r)
     m->failed_allocs = t.failed_allocs;
     m->alloc_ns = t.alloc_ns;
     if (tp_ops_first_ns() != 0) {
-        m->persistent_bytes = t.early_live_bytes < t.peak ? t.early_live_bytes : t.peak;
+        m->persistent_bytes = t.early_at_peak < t.peak ? t.early_at_peak : t.peak;
         m->transient_bytes = t.peak - m->persistent_bytes;
     }
     struct rusage ru;

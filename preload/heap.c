@@ -54,6 +54,9 @@ static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int tracking;
 
 static _Atomic uint64_t g_live, g_peak, g_peak_ns, g_pseq;
+/* Live bytes allocated before the first op or step, now and when the heap peaked: the
+ * "persistent" part of the peak (the model's parameters, in an ML program). */
+static _Atomic uint64_t g_early_live, g_early_at_peak;
 static _Atomic int g_peak_op = -1;
 static _Atomic uint64_t g_unknown_frees, g_failed, g_alloc_ns, g_dropped, g_threads;
 static TP_TLS int thread_seen;
@@ -210,6 +213,8 @@ void tp_heap_alloc(void *p, size_t n, void *ra, uint64_t ns)
         return;
     }
     tp_ops_on_alloc(n);
+    if (b.early)
+        atomic_fetch_add_explicit(&g_early_live, n, memory_order_relaxed);
 
     uint64_t live = atomic_fetch_add_explicit(&g_live, n, memory_order_relaxed) + n;
     uint64_t peak = atomic_load_explicit(&g_peak, memory_order_relaxed);
@@ -226,6 +231,8 @@ void tp_heap_alloc(void *p, size_t n, void *ra, uint64_t ns)
         pseq = atomic_fetch_add_explicit(&g_pseq, 1, memory_order_relaxed) + 1;
         atomic_store_explicit(&g_peak_ns, tp_now_ns(), memory_order_relaxed);
         atomic_store_explicit(&g_peak_op, tp_ops_current(), memory_order_relaxed);
+        atomic_store_explicit(&g_early_at_peak, atomic_load_explicit(&g_early_live, memory_order_relaxed),
+                              memory_order_relaxed);
     } else {
         pseq = atomic_load_explicit(&g_pseq, memory_order_relaxed);
     }
@@ -251,6 +258,8 @@ static void account_free(const struct tp_blk *b)
     atomic_fetch_sub_explicit(&s->live_allocs, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&s->live, b->size, memory_order_relaxed);
     atomic_fetch_sub_explicit(&g_live, b->size, memory_order_relaxed);
+    if (b->early)
+        atomic_fetch_sub_explicit(&g_early_live, b->size, memory_order_relaxed);
 }
 
 void tp_heap_free(void *p)
@@ -326,17 +335,7 @@ void tp_heap_totals(struct tp_heap_totals *t)
     t->failed_allocs = atomic_load(&g_failed);
     t->alloc_ns = tp_ticks_to_ns(atomic_load(&g_alloc_ns)); /* accumulated in ticks */
     t->dropped = atomic_load(&g_dropped);
-    int n = atomic_load(&ngens);
-    for (int g = 0; g < n; g++) {
-        for (uint64_t i = 0; i <= gens[g].mask; i++) {
-            uintptr_t k = atomic_load_explicit(&gens[g].slots[i].key, memory_order_relaxed);
-            if (k == KEY_EMPTY || k == KEY_TOMB)
-                continue;
-            uint64_t v = atomic_load_explicit(&gens[g].slots[i].val, memory_order_relaxed);
-            if (v & VAL_EARLY)
-                t->early_live_bytes += v & VAL_SIZE_MASK;
-        }
-    }
+    t->early_at_peak = atomic_load(&g_early_at_peak);
 }
 
 uint64_t tp_heap_threads(void)
@@ -353,6 +352,7 @@ void tp_heap_fork_child(void)
     atomic_store(&g_peak, live);
     atomic_store(&g_peak_ns, tp_now_ns());
     atomic_store(&g_peak_op, -1);
+    atomic_store(&g_early_at_peak, atomic_load(&g_early_live));
     atomic_store(&g_pseq, atomic_load(&g_pseq) + 1);
     atomic_store(&g_unknown_frees, 0);
     atomic_store(&g_failed, 0);

@@ -43,7 +43,7 @@ struct tp_heap_totals {
     uint64_t live, peak, peak_ns, pseq;
     int peak_op;
     uint64_t unknown_frees, failed_allocs, alloc_ns, dropped;
-    uint64_t early_live_bytes; /* live blocks allocated before the first op/step */
+    uint64_t early_at_peak; /* live at the peak and allocated before the first op/step */
 };
 void tp_heap_totals(struct tp_heap_totals *t);
 /* Reset after fork in the child: the inherited heap stays live, counters start again. */

@@ -45,8 +45,8 @@ static const char *kind_of(const char *name)
     } kinds[] = {{"gemm", "matmul"},    {"matmul", "matmul"}, {"gemv", "gemv"},
                  {"im2col", "conv"},    {"col2im", "conv"},   {"conv", "conv"},
                  {"attention", "attention"}, {"softmax", "softmax"}, {"norm", "norm"},
-                 {"pool", "pool"},      {"relu", "activation"}, {"gelu", "activation"},
-                 {"sigmoid", "activation"}, {"dropout", "dropout"}, {"embedding", "embedding"},
+                 {"pool", "pool"},      {"relu", "act"}, {"gelu", "act"},
+                 {"sigmoid", "act"}, {"dropout", "dropout"}, {"embedding", "embedding"},
                  {"update", "optimizer"}, {"backward", "backward"}, {"forward", "forward"}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcasestr(name, kinds[i].word))

@@ -78,6 +78,14 @@ static void site_name(const struct tp_site *s, char *out, size_t n)
         snprintf(out, n, "an unknown site");
         return;
     }
+    /* An allocation wrapper (xmalloc, checked_alloc...) says little: name its caller too. */
+    const char *f0 = s->frames[0].function;
+    if (f0 && strcasestr(f0, "alloc") && s->nframes > 1) {
+        char caller[200];
+        tp_fmt_frame(&s->frames[1], caller, sizeof caller);
+        snprintf(out, n, "%.200s via %.50s", caller, f0);
+        return;
+    }
     tp_fmt_frame(&s->frames[0], out, n);
 }
 
@@ -104,8 +112,8 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
     if (m->persistent_bytes || m->transient_bytes) {
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
-        tp_buf_printf(t, " %s of the peak is persistent (allocated before the first op and live "
-                         "to the end), %s transient.", a, b);
+        tp_buf_printf(t, " Of the peak, %s is persistent (allocated before the first op: "
+                         "parameters, buffers) and %s transient (activations, workspaces).", a, b);
     }
     if (m->live_at_exit_bytes) {
         tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);

@@ -115,13 +115,13 @@ static void ops_table(const struct tp_report *r, const struct tp_text_opts *o, s
                       struct tp_op **order, size_t n)
 {
     heading(b, "OPS (by self time)", o->width);
-    tp_buf_printf(b, "%-27s %-7s %7s %9s %9s %6s %8s %6s %-7s %5s\n", "op", "kind", "calls",
+    tp_buf_printf(b, "%-25s %-9s %7s %9s %9s %6s %8s %6s %-7s %5s\n", "op", "kind", "calls",
                   "total", "self", "self%", "GFLOP/s", "AI", "bound", "eff%");
     for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
-        char name[32], kind[8], calls[16], tot[16], self[16], gf[16], ai[16], eff[8];
-        tp_fmt_fit(p->name, 27, name, sizeof name);
-        tp_fmt_fit(p->kind, 7, kind, sizeof kind);
+        char name[32], kind[16], calls[16], tot[16], self[16], gf[16], ai[16], eff[8];
+        tp_fmt_fit(p->name, 25, name, sizeof name);
+        tp_fmt_fit(p->kind, 9, kind, sizeof kind);
         tp_fmt_count(p->calls, calls, sizeof calls);
         tp_fmt_ns(p->total_ns, tot, sizeof tot);
         tp_fmt_ns(p->self_ns, self, sizeof self);
@@ -136,7 +136,7 @@ static void ops_table(const struct tp_report *r, const struct tp_text_opts *o, s
             snprintf(eff, sizeof eff, "%.0f", 100 * p->efficiency);
         else
             strcpy(eff, "-");
-        tp_buf_printf(b, "%-27s %-7s %7s %9s %9s %5.1f%% %8s %6s %-7s %5s\n", name, kind, calls,
+        tp_buf_printf(b, "%-25s %-9s %7s %9s %9s %5.1f%% %8s %6s %-7s %5s\n", name, kind, calls,
                       tot, self, 100 * p->self_share, gf, ai,
                       p->bound && strcmp(p->bound, "unknown") ? p->bound : "-", eff);
     }
@@ -255,8 +255,8 @@ static void memory(const struct tp_report *r, const struct tp_text_opts *o, stru
     if (m->persistent_bytes || m->transient_bytes) {
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, c, sizeof c);
-        tp_buf_printf(b, "at the peak: %s persistent (allocated before the first op, live to the "
-                         "end), %s transient\n", a, c);
+        tp_buf_printf(b, "at the peak: %s persistent (allocated before the first op), %s transient\n",
+                      a, c);
     }
     tp_fmt_count(m->allocs, a, sizeof a);
     tp_fmt_count(m->frees, c, sizeof c);

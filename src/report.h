@@ -80,7 +80,7 @@ struct tp_memory {
     uint64_t unknown_frees;         /* frees of pointers tprof never saw (passed through) */
     uint64_t failed_allocs;
     uint64_t alloc_ns;              /* wall time spent inside the real allocator */
-    uint64_t persistent_bytes;      /* live at peak, allocated before the first op/step, live at exit */
+    uint64_t persistent_bytes;      /* live at the peak and allocated before the first op/step */
     uint64_t transient_bytes;       /* live at peak and the rest */
     uint64_t nsites_total;          /* sites seen; nsites may be fewer when the JSON was capped */
     struct tp_site *sites;
