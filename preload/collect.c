@@ -137,7 +137,7 @@ static void collect_memory(struct tp_report *r)
         o->bytes = atomic_load(&s->bytes);
         o->peak_live_bytes = atomic_load(&s->peak_live);
         o->live_at_exit_bytes = live;
-        o->live_at_exit_allocs = atomic_load(&s->live_allocs);
+        o->live_at_exit_allocs = o->allocs >= o->frees ? o->allocs - o->frees : 0;
         /* A site untouched since the last global peak still holds what it held then. */
         o->live_at_peak_bytes = atomic_load(&s->seen_pseq) == t.pseq ? atomic_load(&s->at_peak) : live;
         m->allocs += o->allocs;

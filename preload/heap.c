@@ -27,7 +27,7 @@
 #define KEY_EMPTY ((uintptr_t)0)
 #define KEY_TOMB ((uintptr_t)1)
 #define MAX_GENS 40
-#define FIRST_BITS 16
+#define FIRST_BITS 12 /* 64 KiB: a small live set stays in cache; the table grows with it */
 
 /* value: size in the low 40 bits, site in the next 23, "early" in the top bit */
 #define VAL_SIZE_BITS 40
@@ -60,6 +60,19 @@ static _Atomic uint64_t g_early_live, g_early_at_peak;
 static _Atomic int g_peak_op = -1;
 static _Atomic uint64_t g_unknown_frees, g_failed, g_alloc_ns, g_dropped, g_threads;
 static TP_TLS int thread_seen;
+/* Time in the allocator is summed per thread and added to the global total in batches: one
+ * shared counter written on every call would cost more than the call often does. */
+static TP_TLS uint64_t local_alloc_ticks;
+#define ALLOC_TICKS_BATCH (1ull << 22)
+
+static inline void add_ticks(uint64_t t)
+{
+    local_alloc_ticks += t;
+    if (local_alloc_ticks >= ALLOC_TICKS_BATCH) {
+        atomic_fetch_add_explicit(&g_alloc_ns, local_alloc_ticks, memory_order_relaxed);
+        local_alloc_ticks = 0;
+    }
+}
 
 /* Addresses, not a scrambled hash: blocks the allocator hands out close together land in nearby
  * slots, so the table is touched with the program's own locality (a scrambling hash made every
@@ -205,7 +218,7 @@ void tp_heap_alloc(void *p, size_t n, void *ra, uint64_t ns)
         thread_seen = 1;
         atomic_fetch_add(&g_threads, 1);
     }
-    atomic_fetch_add_explicit(&g_alloc_ns, ns, memory_order_relaxed);
+    add_ticks(ns);
     uint32_t site = tp_site_capture(ra);
     struct tp_blk b = {n, site, tp_ops_first_ns() == 0};
     if (table_insert((uintptr_t)p, pack(&b)) < 0) {
@@ -241,7 +254,6 @@ void tp_heap_alloc(void *p, size_t n, void *ra, uint64_t ns)
     site_sync_peak(s, pseq);
     atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->bytes, n, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->live_allocs, 1, memory_order_relaxed);
     uint64_t slive = atomic_fetch_add_explicit(&s->live, n, memory_order_relaxed) + n;
     max_store(&s->peak_live, slive);
     if (is_peak)
@@ -255,7 +267,6 @@ static void account_free(const struct tp_blk *b)
     struct tp_site_rec *s = tp_site_get(b->site);
     site_sync_peak(s, pseq);
     atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&s->live_allocs, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&s->live, b->size, memory_order_relaxed);
     atomic_fetch_sub_explicit(&g_live, b->size, memory_order_relaxed);
     if (b->early)
@@ -289,7 +300,7 @@ void tp_heap_forget(void *p)
 void tp_heap_failed(uint64_t ns)
 {
     atomic_fetch_add_explicit(&g_failed, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&g_alloc_ns, ns, memory_order_relaxed);
+    add_ticks(ns);
 }
 
 void tp_heap_unknown_free(void)
@@ -299,7 +310,7 @@ void tp_heap_unknown_free(void)
 
 void tp_heap_add_alloc_ns(uint64_t ns)
 {
-    atomic_fetch_add_explicit(&g_alloc_ns, ns, memory_order_relaxed);
+    add_ticks(ns);
 }
 
 int tp_heap_take(void *p, struct tp_blk *out)
@@ -333,7 +344,9 @@ void tp_heap_totals(struct tp_heap_totals *t)
     t->peak_op = atomic_load(&g_peak_op);
     t->unknown_frees = atomic_load(&g_unknown_frees);
     t->failed_allocs = atomic_load(&g_failed);
-    t->alloc_ns = tp_ticks_to_ns(atomic_load(&g_alloc_ns)); /* accumulated in ticks */
+    /* Accumulated in ticks; this thread's unflushed share is added, other live threads' (under
+     * 2^22 ticks each) are not. */
+    t->alloc_ns = tp_ticks_to_ns(atomic_load(&g_alloc_ns) + local_alloc_ticks);
     t->dropped = atomic_load(&g_dropped);
     t->early_at_peak = atomic_load(&g_early_at_peak);
 }

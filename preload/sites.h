@@ -10,7 +10,7 @@ struct tp_site_rec {
     uint64_t hash;
     uint32_t nframes;          /* 0: slot unused (lost an insertion race) */
     _Atomic uint64_t allocs, frees, bytes;
-    _Atomic uint64_t live, live_allocs, peak_live, at_peak, seen_pseq;
+    _Atomic uint64_t live, peak_live, at_peak, seen_pseq; /* live blocks = allocs - frees */
 };
 
 void tp_sites_init(void);

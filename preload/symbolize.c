@@ -119,6 +119,13 @@ static void describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struc
      * frame is more honest than the wrong name. */
     if (name && (sym.st_size > 0 || symoff == 0))
         out->function = function_name(name);
+    /* File:line of system libraries costs a decompression of their DWARF at exit (tens of
+     * milliseconds for libc) and is rarely what a user looks for: their frames keep the
+     * function name only. */
+    const char *path = out->module;
+    if (path && (!strncmp(path, "/lib/", 5) || !strncmp(path, "/usr/lib/", 9) ||
+                 !strncmp(path, "/lib64/", 7)))
+        return;
     Dwfl_Line *line = dwfl_module_getsrc(m, pc);
     if (line) {
         int lineno = 0;
