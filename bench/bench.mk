@@ -8,8 +8,8 @@ bench_churn_LDADD = -lpthread
 bench_sites_SOURCES = bench/sites.c
 bench_sites_CFLAGS = $(VICTIM_CFLAGS)
 CLEANFILES += bench/churn bench/sites
-EXTRA_DIST += bench/run.sh bench/RESULTS.md
+EXTRA_DIST += bench/run.sh bench/RESULTS.md docs/bench.md
 
 bench: all bench/churn bench/sites
-	$(SHELL) $(srcdir)/bench/run.sh $(abs_top_builddir)
+	bash $(srcdir)/bench/run.sh $(abs_top_builddir)
 .PHONY: bench

@@ -1,55 +1,204 @@
-#!/bin/sh
-# Overhead of tprof on allocation churn, side by side with heaptrack, measured in one run.
-# Usage: bench/run.sh [BUILD_DIR]   (default: the current directory, a configured build tree)
-# The configurations run round-robin, REPS rounds, so that a noisy machine slows all of them
-# alike; each figure is the median of its REPS times. Prints seconds, ratio to native, and the
-# nanoseconds tprof adds per malloc/free pair.
+#!/bin/bash
+# What tprof costs, measured side by side in one run (issue 2 "Speed", issue 6 item 4):
+#   - allocation churn (bench/churn, 64 B - 4 MiB) natively, under tprof (TPROF_STACK=8, the
+#     default, and TPROF_STACK=1) and under heaptrack, with 1 and 2 threads: wall seconds (median
+#     of REPS runs, configurations interleaved), ratio to native, added ns per malloc/free pair;
+#   - tprof's memory: bytes per live allocation (peak RSS with 10^6 live small blocks against
+#     one live block, with and without tprof) and its own fixed RSS;
+#   - the exit-report time of a program with 10^5 distinct call sites (bench/sites) with
+#     TPROF_JSON on: from the program's last instruction to the moment it has been reaped.
+# Then PASS or MISS for each target of the issues.
+#
+# Usage: bench/run.sh [BUILD_DIR]     (or `make bench` in the build directory)
+# BUILD_DIR defaults to the current directory if it holds .libs/libtprof.so, else to the tree
+# this script is in. Environment: OPS (pairs per thread, default 1000000), REPS (default 5),
+# LIVE (live blocks for the memory figure, default 1000000).
 set -u
-B=${1:-.}
-SO="$B/.libs/libtprof.so"
-CHURN="$B/bench/churn"
+
+die() { echo "bench: $*" >&2; exit 2; }
+
+if [ $# -gt 1 ]; then
+    die "usage: bench/run.sh [BUILD_DIR]"
+elif [ $# -eq 1 ]; then
+    B=$1
+elif [ -f .libs/libtprof.so ]; then
+    B=.
+else
+    B=$(cd "$(dirname "$0")/.." && pwd)
+fi
+[ -d "$B" ] || die "$B: not a directory"
+B=$(cd "$B" && pwd)
+SO=$B/.libs/libtprof.so
+[ -f "$SO" ] || die "$SO not found: build first (make), or pass the build directory"
+if [ ! -x "$B/bench/churn" ] || [ ! -x "$B/bench/sites" ]; then
+    make -C "$B" bench/churn bench/sites > /dev/null || die "cannot build bench/churn and bench/sites in $B"
+fi
+CHURN=$B/bench/churn
+SITES=$B/bench/sites
+
 OPS=${OPS:-1000000}
-REPS=${REPS:-7}
-[ -x "$CHURN" ] || { echo "bench: $CHURN not built (make bench)"; exit 2; }
-[ -f "$SO" ] || { echo "bench: $SO not built"; exit 2; }
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-HT=0
-command -v heaptrack > /dev/null && HT=1
-
-run() { # name cmd...: append one wall time to $W/name
-  name=$1; shift
-  s=$(date +%s.%N); "$@" > /dev/null 2>&1; e=$(date +%s.%N)
-  echo "$e - $s" | bc -l >> "$W/$name"
-}
-median() { sort -n "$W/$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-row() { # label threads seconds native
-  awk -v l="$1" -v t="$2" -v s="$3" -v n="$4" -v ops="$OPS" 'BEGIN {
-    printf "%-28s %7d %9.3f %8.2fx %12.0f\n", l, t, s, s / n, (s - n) * 1e9 / (ops * t) }'
-}
-
-echo "allocation churn: $OPS malloc/free pairs per thread, sizes 64 B - 4 MiB,"
-echo "median of $REPS round-robin rounds; $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-printf "%-28s %7s %9s %9s %12s\n" "configuration" "threads" "seconds" "ratio" "ns/pair added"
-for t in 1 2; do
-  for r in $(seq "$REPS"); do
-    run "native$t" "$CHURN" --ops "$OPS" --threads "$t"
-    run "tp8_$t" env LD_PRELOAD="$SO" TPROF_OUTPUT=none "$CHURN" --ops "$OPS" --threads "$t"
-    run "tp1_$t" env LD_PRELOAD="$SO" TPROF_OUTPUT=none TPROF_STACK=1 "$CHURN" --ops "$OPS" --threads "$t"
-    [ $HT = 1 ] && run "ht$t" heaptrack -r -o "$W/ht" "$CHURN" --ops "$OPS" --threads "$t"
-  done
-  n=$(median "native$t"); s=$(median "tp8_$t"); s1=$(median "tp1_$t")
-  row "native" "$t" "$n" "$n"
-  row "tprof (TPROF_STACK=8)" "$t" "$s" "$n"
-  row "tprof (TPROF_STACK=1)" "$t" "$s1" "$n"
-  if [ $HT = 1 ]; then
-    h=$(median "ht$t")
-    row "heaptrack -r (record only)" "$t" "$h" "$n"
-    awk -v s="$s" -v s1="$s1" -v h="$h" -v n="$n" -v t="$t" 'BEGIN {
-      a = (s - n); b = (h - n);
-      printf "  threads %d: tprof default adds %.2f of heaptrack'"'"'s time per pair (target <= 0.20): %s\n", t, a / b, a / b <= 0.2 ? "PASS" : "MISS";
-      printf "  threads %d: TPROF_STACK=1 is %.2fx native (target <= 1.10): %s\n", t, s1 / n, s1 / n <= 1.1 ? "PASS" : "MISS" }'
-  else
-    echo "  (heaptrack not installed: apt-get install heaptrack)"
-  fi
+REPS=${REPS:-5}
+LIVE=${LIVE:-1000000}
+for v in OPS REPS LIVE; do
+    case ${!v} in '' | *[!0-9]*) die "$v=${!v}: expected a whole number" ;; esac
+    [ "${!v}" -gt 0 ] || die "$v=${!v}: expected a positive number"
 done
+
+W=$(mktemp -d /tmp/tprof-bench.XXXXXX) || die "cannot make a temporary directory"
+trap 'rm -rf "$W"' EXIT
+
+HEAPTRACK=$(command -v heaptrack || true)
+GNUTIME=
+[ -x /usr/bin/time ] && /usr/bin/time -f %M true > /dev/null 2>&1 && GNUTIME=/usr/bin/time
+
+# Wall seconds of one run, appended to $W/<key>. Fails loudly if the program's output is not
+# the one expected: a profiler that changes the program's work is not measured, it is broken.
+timed() { # key expected-stdout-line cmd...
+    local key=$1 want=$2
+    shift 2
+    local s e
+    s=$EPOCHREALTIME
+    "$@" > "$W/out" 2> "$W/err"
+    local rc=$?
+    e=$EPOCHREALTIME
+    if [ $rc -ne 0 ] || ! grep -qx "$want" "$W/out"; then
+        echo "bench: $key: exit status $rc, expected \"$want\" on stdout; stderr:" >&2
+        head -5 "$W/err" >&2
+        exit 1
+    fi
+    awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f\n", e - s }' >> "$W/$key"
+}
+
+median() { sort -n "$W/$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+CONFIGS="native tprof8 tprof1"
+[ -n "$HEAPTRACK" ] && CONFIGS="$CONFIGS heaptrack heaptrack_raw"
+
+run_config() { # config threads
+    local c=$1 t=$2 want
+    want="$((OPS * t)) operations"
+    local args=(--ops "$OPS" --threads "$t")
+    case $c in
+    native) timed "$c.$t" "$want" "$CHURN" "${args[@]}" ;;
+    tprof8) timed "$c.$t" "$want" env LD_PRELOAD="$SO" TPROF_OUTPUT=none TPROF_STACK=8 "$CHURN" "${args[@]}" ;;
+    tprof1) timed "$c.$t" "$want" env LD_PRELOAD="$SO" TPROF_OUTPUT=none TPROF_STACK=1 "$CHURN" "${args[@]}" ;;
+    heaptrack) timed "$c.$t" "$want" "$HEAPTRACK" -o "$W/ht" "$CHURN" "${args[@]}" ;;
+    heaptrack_raw) timed "$c.$t" "$want" "$HEAPTRACK" -r -o "$W/htr" "$CHURN" "${args[@]}" ;;
+    esac
+    rm -f "$W"/ht*.zst "$W"/ht*.gz
+}
+
+label() {
+    case $1 in
+    native) echo "native" ;;
+    tprof8) echo "tprof (TPROF_STACK=8)" ;;
+    tprof1) echo "tprof (TPROF_STACK=1)" ;;
+    heaptrack) echo "heaptrack" ;;
+    heaptrack_raw) echo "heaptrack -r (raw)" ;;
+    esac
+}
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+echo "tprof overhead benchmark: $(nproc) cores, ${cpu:-unknown CPU}, $(uname -r)"
+echo "allocation churn: $OPS malloc/free pairs per thread, 1024 live blocks per thread,"
+echo "sizes 64 B - 4 MiB log-uniform; wall time, median of $REPS runs (configurations interleaved)"
+[ -n "$HEAPTRACK" ] || echo "(heaptrack not installed: its rows are skipped; apt-get install heaptrack)"
+
+for r in $(seq "$REPS"); do
+    for t in 1 2; do
+        for c in $CONFIGS; do
+            run_config "$c" "$t"
+        done
+    done
+done
+
+# Added nanoseconds per pair, for the target lines.
+declare -A SEC ADD
+echo
+printf "%-24s %7s %9s %9s %14s\n" "configuration" "threads" "seconds" "x native" "ns/pair added"
+for t in 1 2; do
+    n=$(median "native.$t")
+    for c in $CONFIGS; do
+        s=$(median "$c.$t")
+        SEC[$c.$t]=$s
+        ADD[$c.$t]=$(awk -v s="$s" -v n="$n" -v p="$((OPS * t))" 'BEGIN { printf "%.1f", (s - n) * 1e9 / p }')
+        awk -v l="$(label "$c")" -v t="$t" -v s="$s" -v n="$n" -v a="${ADD[$c.$t]}" 'BEGIN {
+            printf "%-24s %7d %9.3f %8.2fx %14.0f\n", l, t, s, s / n, a }'
+    done
+done
+
+# Memory: peak RSS (kB) of churn holding LIVE small blocks at once, and holding one.
+if [ -n "$GNUTIME" ]; then
+    rss() { # key live cmd-prefix...
+        local key=$1 live=$2
+        shift 2
+        for r in 1 2 3; do
+            "$@" "$GNUTIME" -f %M -o "$W/rss" "$CHURN" --ops 0 --live "$live" --min 16 --max 64 > /dev/null 2>&1 ||
+                die "churn --live $live failed under: $*"
+            cat "$W/rss" >> "$W/$key"
+        done
+    }
+    rss mem_native_big "$LIVE"
+    rss mem_native_one 1
+    rss mem_tprof_big "$LIVE" env LD_PRELOAD="$SO" TPROF_OUTPUT=none
+    rss mem_tprof_one 1 env LD_PRELOAD="$SO" TPROF_OUTPUT=none
+    nb=$(median mem_native_big) n1=$(median mem_native_one)
+    tb=$(median mem_tprof_big) t1=$(median mem_tprof_one)
+    PER_LIVE=$(awk -v nb="$nb" -v n1="$n1" -v tb="$tb" -v t1="$t1" -v l="$LIVE" 'BEGIN {
+        printf "%.1f", ((tb - nb) - (t1 - n1)) * 1024 / (l - 1) }')
+    RAW_PER_LIVE=$(awk -v nb="$nb" -v tb="$tb" -v l="$LIVE" 'BEGIN { printf "%.1f", (tb - nb) * 1024 / l }')
+    OWN_MB=$(awk -v n1="$n1" -v t1="$t1" 'BEGIN { printf "%.1f", (t1 - n1) / 1024 }')
+    echo
+    echo "memory (peak RSS, median of 3): $LIVE live blocks of 16-63 B: native $((nb / 1024)) MiB, tprof $((tb / 1024)) MiB"
+    echo "  tprof's own RSS with one live block: $OWN_MB MiB (libraries, tables, the exit report)"
+    echo "  bytes per live allocation: $PER_LIVE (above that fixed part); $RAW_PER_LIVE including it"
+else
+    PER_LIVE=
+    echo
+    echo "memory: skipped (/usr/bin/time not found: apt-get install time)"
+fi
+
+# Exit report: the program prints CLOCK_REALTIME as its last act; the shell notes the time when
+# the process has been reaped (command substitution returns after wait).
+exit_ms() { # key cmd-prefix...
+    local key=$1
+    shift
+    for r in $(seq "$REPS"); do
+        local out e
+        out=$("$@" "$SITES" 2> /dev/null) || die "bench/sites failed under: $*"
+        e=$EPOCHREALTIME
+        [ "$(echo "$out" | head -1)" = "100000 allocations" ] || die "bench/sites: unexpected output"
+        awk -v e="${e/./}" -v last="$(echo "$out" | tail -1)" 'BEGIN { printf "%.2f\n", (e * 1000 - last) / 1e6 }' >> "$W/$key"
+    done
+}
+exit_ms exit_native
+exit_ms exit_tprof env LD_PRELOAD="$SO" TPROF_OUTPUT=none TPROF_JSON="$W/sites.json"
+EXIT_MS=$(median exit_tprof)
+nsites=$(grep -o '"nsites_total": *[0-9]*' "$W/sites.json" | grep -o '[0-9]*$')
+echo
+echo "exit report (TPROF_JSON on) of a program with ${nsites:-?} call sites: $EXIT_MS ms (median of $REPS;" \
+    "native exit $(median exit_native) ms)"
+
+# Targets.
+verdict() { # description value comparison(awk) limit
+    local ok
+    ok=$(awk -v v="$2" -v l="$4" "BEGIN { print ((v $3 l) ? \"PASS\" : \"MISS\") }")
+    printf "  %-4s %s\n" "$ok" "$1"
+}
+echo
+echo "targets:"
+for t in 1 2; do
+    if [ -n "$HEAPTRACK" ]; then
+        for h in heaptrack heaptrack_raw; do
+            f=$(awk -v a="${ADD[tprof8.$t]}" -v h="${ADD[$h.$t]}" 'BEGIN { printf "%.2f", (h > 0 ? a / h : 99) }')
+            verdict "$t thread(s): tprof default adds $f of $(label $h)'s ns/pair (<= 0.20)" "$f" "<=" 0.20
+        done
+    fi
+    r8=$(awk -v s="${SEC[tprof8.$t]}" -v n="${SEC[native.$t]}" 'BEGIN { printf "%.2f", s / n }')
+    r1=$(awk -v s="${SEC[tprof1.$t]}" -v n="${SEC[native.$t]}" 'BEGIN { printf "%.2f", s / n }')
+    verdict "$t thread(s): churn at TPROF_STACK=8 is ${r8}x native (<= 1.30)" "$r8" "<=" 1.30
+    verdict "$t thread(s): churn at TPROF_STACK=1 is ${r1}x native (<= 1.10)" "$r1" "<=" 1.10
+done
+[ -n "$PER_LIVE" ] && verdict "$PER_LIVE bytes per live allocation (<= 32)" "$PER_LIVE" "<=" 32
+verdict "exit report at 10^5 call sites: $EXIT_MS ms (<= 100)" "$EXIT_MS" "<=" 100
+exit 0
