@@ -1,3 +1,7 @@
-# The CLI: src/tprof.c dispatches to one file per subcommand.
+# The CLI: src/tprof.c dispatches to one file per subcommand; report, diff and merge read JSON
+# reports with json-c (src/json_read.c) and match call sites by src/sitekey.c.
 tprof_SOURCES += src/tprof.c src/cli.h src/cmd_run.c src/cmd_calibrate.c src/cmd_report.c \
 	src/cmd_diff.c src/cmd_merge.c src/json_read.c src/json_read.h src/sitekey.c src/sitekey.h
+dist_man_MANS += man/tprof.1
+EXTRA_DIST += docs/cli.md docs/json-shape.md fuzz/README.md fuzz/fuzz_json_read.c fuzz/build.sh \
+	fuzz/corpus

@@ -1,4 +1,11 @@
-/* tprof diff: what changed between two runs, op by op and site by site, biggest change first. */
+/* tprof diff: what changed between two runs, op by op and site by site, biggest change first.
+ *
+ * Ops are matched by name, call sites by their frames (src/sitekey.h). An op or site found in
+ * one report only is "added" or "removed"; its absent side counts as zero in deltas. The text
+ * form shows each op or site as a name line and three rows (before, after, change) on a grid of
+ * a 20-column label and four 20-column cells, so that it fits 100 columns; the JSON form
+ * (docs/cli.md) has every figure exactly. */
+#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,218 +15,487 @@
 #include "cli.h"
 #include "config.h"
 #include "json_read.h"
-#include "render.h"
 #include "sitekey.h"
 #include "units.h"
+
+#define LABEL 20
+#define CELL 20
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: tprof diff BEFORE.json AFTER.json [--top N] [--format text|json]\n\n"
-               "Per op (matched by name): calls, total and self time, GFLOP/s before and after;\n"
-               "per call site (matched by its frames): own peak and live-at-peak bytes; the wall\n"
-               "time and heap peak of the whole run. Sorted by the size of the change. Ops and\n"
-               "sites found in one report only are shown as added or removed.\n");
+               "Compares two reports. Per op (matched by name): calls, total and self time and\n"
+               "GFLOP/s before and after, with the change in absolute terms and in percent. Per\n"
+               "call site (matched by its frames): its own peak and its live bytes at the heap\n"
+               "peak. For the whole run: wall time, heap peak, allocations. Ops are sorted by the\n"
+               "size of the change in total time, sites by the change in their own peak; ops and\n"
+               "sites found in one report only are marked added or removed.\n\n"
+               "  --top N          rows per section in the text form (default 10; JSON has all)\n"
+               "  --format F       text (default) or json (shape in docs/cli.md)\n"
+               "  -                either file may be - for stdin\n");
 }
 
-struct row {
-    const char *name;
-    const struct tp_op *a, *b;
-    double impact;
+/* One figure on both sides. Integers are kept exact; GFLOP/s is a double, unknown on a side
+ * where the op's FLOPs are (then shown as "-" and left out of the change). */
+struct fig {
+    int has_a, has_b;
+    int is_dbl, unknown;
+    uint64_t a, b;
+    double da, db;
 };
 
-struct srow {
-    char key[1024];
-    const struct tp_site *a, *b;
-    double impact;
+enum unit { U_COUNT, U_NS, U_BYTES, U_GFLOPS };
+
+struct oprow {
+    const char *name, *kind;
+    int has_a, has_b;
+    uint64_t calls[2], total[2], self[2], flops[2];
 };
 
-static int by_impact(const void *x, const void *y)
+struct siterow {
+    const struct tp_keyed_site *a, *b;
+};
+
+static struct fig fig_u(int has_a, uint64_t a, int has_b, uint64_t b)
 {
-    double a = ((const struct row *)x)->impact, b = ((const struct row *)y)->impact;
-    return a < b ? 1 : a > b ? -1 : 0;
+    return (struct fig){has_a, has_b, 0, 0, has_a ? a : 0, has_b ? b : 0, 0, 0};
 }
 
-static int by_simpact(const void *x, const void *y)
+static double gflops(uint64_t flops, uint64_t ns)
 {
-    double a = ((const struct srow *)x)->impact, b = ((const struct srow *)y)->impact;
-    return a < b ? 1 : a > b ? -1 : 0;
+    return ns ? (double)flops / (double)ns : 0; /* FLOP/ns == GFLOP/s */
 }
 
-static double pct(double a, double b)
+static struct fig fig_gflops(const struct oprow *r)
 {
-    return a > 0 ? 100.0 * (b - a) / a : 0;
+    struct fig f = {r->has_a, r->has_b, 1, 0, 0, 0, 0, 0};
+    f.da = r->has_a ? gflops(r->flops[0], r->total[0]) : 0;
+    f.db = r->has_b ? gflops(r->flops[1], r->total[1]) : 0;
+    f.unknown = (r->has_a && !r->flops[0]) || (r->has_b && !r->flops[1]);
+    return f;
 }
 
-static const struct tp_op *find_op(const struct tp_report *r, const char *name)
+static double fa(const struct fig *f) { return f->is_dbl ? f->da : (double)f->a; }
+static double fb(const struct fig *f) { return f->is_dbl ? f->db : (double)f->b; }
+
+/* |b - a|, exactly for integers, and its sign. */
+static uint64_t udelta(const struct fig *f, int *neg)
 {
-    for (size_t i = 0; i < r->nops; i++)
-        if (r->ops[i].name && !strcmp(r->ops[i].name, name))
-            return &r->ops[i];
-    return NULL;
+    *neg = f->b < f->a;
+    return f->b < f->a ? f->a - f->b : f->b - f->a;
 }
 
-static size_t op_rows(const struct tp_report *A, const struct tp_report *B, struct row *rows)
+static void fmt_value(enum unit u, uint64_t v, double d, char *out, size_t n)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < A->nops; i++)
-        rows[n++] = (struct row){A->ops[i].name, &A->ops[i], find_op(B, A->ops[i].name), 0};
-    for (size_t i = 0; i < B->nops; i++)
-        if (!find_op(A, B->ops[i].name))
-            rows[n++] = (struct row){B->ops[i].name, NULL, &B->ops[i], 0};
-    for (size_t i = 0; i < n; i++) {
-        double ta = rows[i].a ? (double)rows[i].a->total_ns : 0;
-        double tb = rows[i].b ? (double)rows[i].b->total_ns : 0;
-        rows[i].impact = fabs(tb - ta);
+    switch (u) {
+    case U_COUNT: tp_fmt_count(v, out, n); break;
+    case U_NS: tp_fmt_ns(v, out, n); break;
+    case U_BYTES: tp_fmt_bytes(v, out, n); break;
+    case U_GFLOPS: snprintf(out, n, "%.2f", d); break;
     }
-    qsort(rows, n, sizeof *rows, by_impact);
-    return n;
 }
 
-static size_t site_rows(const struct tp_report *A, const struct tp_report *B, struct srow *rows)
+static void cell_side(const struct fig *f, enum unit u, int after, char *out, size_t n)
 {
-    size_t n = 0;
-    char k[1024];
-    for (size_t i = 0; i < A->memory.nsites; i++) {
-        tp_site_key(&A->memory.sites[i], rows[n].key, sizeof rows[n].key);
-        rows[n].a = &A->memory.sites[i];
-        rows[n].b = NULL;
-        for (size_t j = 0; j < B->memory.nsites; j++) {
-            tp_site_key(&B->memory.sites[j], k, sizeof k);
-            if (!strcmp(k, rows[n].key)) {
-                rows[n].b = &B->memory.sites[j];
-                break;
-            }
-        }
-        n++;
+    if (!(after ? f->has_b : f->has_a) || (f->unknown && (after ? f->db : f->da) == 0)) {
+        snprintf(out, n, "-");
+        return;
     }
-    for (size_t j = 0; j < B->memory.nsites; j++) {
-        tp_site_key(&B->memory.sites[j], k, sizeof k);
-        int seen = 0;
-        for (size_t i = 0; i < n && !seen; i++)
-            seen = rows[i].b == &B->memory.sites[j];
-        if (!seen) {
-            snprintf(rows[n].key, sizeof rows[n].key, "%s", k);
-            rows[n].a = NULL;
-            rows[n].b = &B->memory.sites[j];
-            n++;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        double pa = rows[i].a ? (double)rows[i].a->peak_live_bytes : 0;
-        double pb = rows[i].b ? (double)rows[i].b->peak_live_bytes : 0;
-        rows[i].impact = fabs(pb - pa);
-    }
-    qsort(rows, n, sizeof *rows, by_simpact);
-    return n;
+    fmt_value(u, after ? f->b : f->a, after ? f->db : f->da, out, n);
 }
 
-static void text(const struct tp_report *A, const struct tp_report *B, struct row *rows, size_t n,
-                 struct srow *srows, size_t sn, size_t top, struct tp_buf *b)
+/* Percent change, short enough for a cell: "+18.2%", "+150%", "x250" past +9999%. */
+static void fmt_pct(const struct fig *f, char *out, size_t n)
 {
-    char x[32], y[32];
-    tp_fmt_ns(A->program.wall_ns, x, sizeof x);
-    tp_fmt_ns(B->program.wall_ns, y, sizeof y);
-    tp_buf_printf(b, "wall time   %12s -> %-12s (%+.1f%%)\n", x, y,
-                  pct((double)A->program.wall_ns, (double)B->program.wall_ns));
-    tp_fmt_bytes(A->memory.peak_bytes, x, sizeof x);
-    tp_fmt_bytes(B->memory.peak_bytes, y, sizeof y);
-    tp_buf_printf(b, "heap peak   %12s -> %-12s (%+.1f%%)\n", x, y,
-                  pct((double)A->memory.peak_bytes, (double)B->memory.peak_bytes));
-    tp_fmt_count(A->memory.allocs, x, sizeof x);
-    tp_fmt_count(B->memory.allocs, y, sizeof y);
-    tp_buf_printf(b, "allocations %12s -> %-12s (%+.1f%%)\n", x, y,
-                  pct((double)A->memory.allocs, (double)B->memory.allocs));
-    if (n) {
-        tp_buf_printf(b, "\nOPS (by change in total time)\n%-28s %13s %19s %9s %15s\n", "op", "calls",
-                      "total", "change", "GFLOP/s");
-        for (size_t i = 0; i < n && i < top; i++) {
-            const struct tp_op *a = rows[i].a, *c = rows[i].b;
-            char name[30], ca[16], cb[16], ta[16], tb[16], ch[16], ga[16], gb[16];
-            tp_fmt_fit(rows[i].name, 28, name, sizeof name);
-            tp_fmt_count(a ? a->calls : 0, ca, sizeof ca);
-            tp_fmt_count(c ? c->calls : 0, cb, sizeof cb);
-            tp_fmt_ns(a ? a->total_ns : 0, ta, sizeof ta);
-            tp_fmt_ns(c ? c->total_ns : 0, tb, sizeof tb);
-            if (!a)
-                snprintf(ch, sizeof ch, "added");
-            else if (!c)
-                snprintf(ch, sizeof ch, "removed");
+    double a = fa(f), b = fb(f);
+    if (!f->has_a) {
+        snprintf(out, n, "new");
+        return;
+    }
+    if (!f->has_b) {
+        snprintf(out, n, "gone");
+        return;
+    }
+    if (a == 0) {
+        snprintf(out, n, b == 0 ? "0%%" : "from 0");
+        return;
+    }
+    double p = 100 * (b - a) / a;
+    if (fabs(p) < 99.95)
+        snprintf(out, n, "%+.1f%%", p);
+    else if (p < 9999.5)
+        snprintf(out, n, "%+.0f%%", p);
+    else if (b / a < 99999.5)
+        snprintf(out, n, "x%.0f", b / a);
+    else
+        snprintf(out, n, "x>99999");
+}
+
+static void cell_change(const struct fig *f, enum unit u, char *out, size_t n)
+{
+    char v[24], p[12];
+    int neg;
+    if (f->unknown) {
+        snprintf(out, n, "-");
+        return;
+    }
+    if (f->has_a && f->has_b && fa(f) == fb(f)) {
+        snprintf(out, n, "same");
+        return;
+    }
+    fmt_pct(f, p, sizeof p);
+    if (f->is_dbl) {
+        snprintf(out, n, "%+.2f (%s)", fb(f) - fa(f), p);
+        return;
+    }
+    uint64_t d = udelta(f, &neg);
+    fmt_value(u, d, 0, v, sizeof v);
+    snprintf(out, n, "%c%s (%s)", neg ? '-' : '+', v, p);
+}
+
+/* One row of the grid: a label and up to four cells. */
+static void grid_row(struct tp_buf *b, const char *label, char cells[][40], int ncells)
+{
+    char l[LABEL + 4];
+    tp_fmt_fit(label, LABEL - 1, l, sizeof l);
+    tp_buf_printf(b, "%-*s", LABEL, l);
+    for (int i = 0; i < ncells; i++)
+        tp_buf_printf(b, "%*s", CELL, cells[i]);
+    tp_buf_putc(b, '\n');
+}
+
+/* The before, after and change rows of one item: figs[i] in column i with unit units[i]. */
+static void three_rows(struct tp_buf *b, const struct fig *figs, const enum unit *units, int n)
+{
+    char cells[4][40];
+    static const char *labels[] = {"  before", "  after", "  change"};
+    for (int row = 0; row < 3; row++) {
+        for (int i = 0; i < n; i++) {
+            if (row < 2)
+                cell_side(&figs[i], units[i], row, cells[i], sizeof cells[i]);
             else
-                snprintf(ch, sizeof ch, "%+.1f%%", pct((double)a->total_ns, (double)c->total_ns));
-            snprintf(ga, sizeof ga, "%.2f", a ? a->gflops : 0);
-            snprintf(gb, sizeof gb, "%.2f", c ? c->gflops : 0);
-            tp_buf_printf(b, "%-28s %6s>%-6s %9s>%-9s %9s %7s>%-7s\n", name, ca, cb, ta, tb, ch,
-                          ga, gb);
+                cell_change(&figs[i], units[i], cells[i], sizeof cells[i]);
         }
-    }
-    if (sn) {
-        tp_buf_printf(b, "\nCALL SITES (by change in own peak)\n%-21s %-21s  %s\n",
-                      "own peak", "live at heap peak", "site");
-        for (size_t i = 0; i < sn && i < top; i++) {
-            const struct tp_site *a = srows[i].a, *c = srows[i].b;
-            char pa[16], pb[16], la[16], lb[16], site[64];
-            tp_fmt_bytes(a ? a->peak_live_bytes : 0, pa, sizeof pa);
-            tp_fmt_bytes(c ? c->peak_live_bytes : 0, pb, sizeof pb);
-            tp_fmt_bytes(a ? a->live_at_peak_bytes : 0, la, sizeof la);
-            tp_fmt_bytes(c ? c->live_at_peak_bytes : 0, lb, sizeof lb);
-            const struct tp_site *s = a ? a : c;
-            char fr[300] = "?";
-            if (s->nframes)
-                tp_fmt_frame(&s->frames[0], fr, sizeof fr);
-            snprintf(site, sizeof site, "%s%s", !a ? "(added) " : !c ? "(removed) " : "", fr);
-            char fit[60];
-            tp_fmt_fit(site, 54, fit, sizeof fit);
-            tp_buf_printf(b, "%9s>%-11s %9s>%-11s  %s\n", pa, pb, la, lb, fit);
-        }
+        grid_row(b, labels[row], cells, n);
     }
 }
 
-static void json(const struct tp_report *A, const struct tp_report *B, struct row *rows, size_t n,
-                 struct srow *srows, size_t sn, struct tp_buf *b)
+/* ---- ops: grouped by name within each report, then matched across the two ---- */
+
+static int by_name(const void *x, const void *y)
 {
-    tp_buf_printf(b, "{\"schema\":1,\"kind\":\"tprof-diff\",\"wall_ns\":[%llu,%llu],"
-                     "\"peak_bytes\":[%llu,%llu],\"allocs\":[%llu,%llu],\"ops\":[",
-                  (unsigned long long)A->program.wall_ns, (unsigned long long)B->program.wall_ns,
-                  (unsigned long long)A->memory.peak_bytes, (unsigned long long)B->memory.peak_bytes,
-                  (unsigned long long)A->memory.allocs, (unsigned long long)B->memory.allocs);
-    for (size_t i = 0; i < n; i++) {
-        const struct tp_op *a = rows[i].a, *c = rows[i].b;
-        tp_buf_printf(b, "%s{\"name\":", i ? "," : "");
-        /* names are symbols; escape the two characters JSON needs escaped */
-        tp_buf_putc(b, '"');
-        for (const char *p = rows[i].name; p && *p; p++) {
-            if (*p == '"' || *p == '\\')
-                tp_buf_putc(b, '\\');
-            if ((unsigned char)*p >= 0x20)
-                tp_buf_putc(b, *p);
-        }
-        tp_buf_printf(b, "\",\"status\":\"%s\",\"calls\":[%llu,%llu],\"total_ns\":[%llu,%llu],"
-                         "\"self_ns\":[%llu,%llu],\"gflops\":[%.6g,%.6g]}",
-                      !a ? "added" : !c ? "removed" : "both",
-                      (unsigned long long)(a ? a->calls : 0), (unsigned long long)(c ? c->calls : 0),
-                      (unsigned long long)(a ? a->total_ns : 0), (unsigned long long)(c ? c->total_ns : 0),
-                      (unsigned long long)(a ? a->self_ns : 0), (unsigned long long)(c ? c->self_ns : 0),
-                      a ? a->gflops : 0.0, c ? c->gflops : 0.0);
+    const struct tp_op *a = *(const struct tp_op *const *)x, *b = *(const struct tp_op *const *)y;
+    return strcmp(a->name, b->name);
+}
+
+/* The report's ops sorted by name (names are never NULL: the reader requires them). */
+static const struct tp_op **sorted_ops(const struct tp_report *r)
+{
+    const struct tp_op **v = calloc(r->nops ? r->nops : 1, sizeof *v);
+    for (size_t i = 0; v && i < r->nops; i++)
+        v[i] = &r->ops[i];
+    if (v)
+        qsort(v, r->nops, sizeof *v, by_name);
+    return v;
+}
+
+static void add_side(struct oprow *row, int side, const struct tp_op *o)
+{
+    if (side == 0)
+        row->has_a = 1;
+    else
+        row->has_b = 1;
+    row->calls[side] += o->calls;
+    row->total[side] += o->total_ns;
+    row->self[side] += o->self_ns;
+    row->flops[side] += o->flops;
+    if (!row->kind)
+        row->kind = o->kind;
+}
+
+static uint64_t absdiff(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static int by_op_impact(const void *x, const void *y)
+{
+    const struct oprow *a = x, *b = y;
+    uint64_t ia = absdiff(a->total[0], a->total[1]), ib = absdiff(b->total[0], b->total[1]);
+    if (ia != ib)
+        return ia < ib ? 1 : -1;
+    ia = absdiff(a->self[0], a->self[1]);
+    ib = absdiff(b->self[0], b->self[1]);
+    if (ia != ib)
+        return ia < ib ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+/* Rows for every op name of either report, sorted by impact. -1 when out of memory. */
+static int op_rows(const struct tp_report *A, const struct tp_report *B, struct oprow **out,
+                   size_t *n)
+{
+    const struct tp_op **a = sorted_ops(A), **b = sorted_ops(B);
+    struct oprow *rows = calloc(A->nops + B->nops + 1, sizeof *rows);
+    if (!a || !b || !rows) {
+        free(a);
+        free(b);
+        free(rows);
+        return -1;
     }
-    tp_buf_puts(b, "],\"sites\":[");
-    for (size_t i = 0; i < sn; i++) {
-        const struct tp_site *a = srows[i].a, *c = srows[i].b;
-        tp_buf_printf(b, "%s{\"key\":\"", i ? "," : "");
-        for (const char *p = srows[i].key; *p; p++) {
-            if (*p == '"' || *p == '\\')
-                tp_buf_putc(b, '\\');
-            if ((unsigned char)*p >= 0x20)
-                tp_buf_putc(b, *p);
-        }
-        tp_buf_printf(b, "\",\"status\":\"%s\",\"peak_live_bytes\":[%llu,%llu],"
-                         "\"live_at_peak_bytes\":[%llu,%llu]}",
-                      !a ? "added" : !c ? "removed" : "both",
-                      (unsigned long long)(a ? a->peak_live_bytes : 0),
-                      (unsigned long long)(c ? c->peak_live_bytes : 0),
-                      (unsigned long long)(a ? a->live_at_peak_bytes : 0),
-                      (unsigned long long)(c ? c->live_at_peak_bytes : 0));
+    size_t i = 0, j = 0, m = 0;
+    while (i < A->nops || j < B->nops) {
+        int c = i == A->nops ? 1 : j == B->nops ? -1 : strcmp(a[i]->name, b[j]->name);
+        struct oprow *r = &rows[m++];
+        r->name = c <= 0 ? a[i]->name : b[j]->name;
+        /* A name repeated within one report adds up. */
+        while (c <= 0 && i < A->nops && !strcmp(a[i]->name, r->name))
+            add_side(r, 0, a[i++]);
+        while (c >= 0 && j < B->nops && !strcmp(b[j]->name, r->name))
+            add_side(r, 1, b[j++]);
     }
-    tp_buf_puts(b, "]}\n");
+    qsort(rows, m, sizeof *rows, by_op_impact);
+    free(a);
+    free(b);
+    *out = rows;
+    *n = m;
+    return 0;
+}
+
+static void op_figs(const struct oprow *r, struct fig *f)
+{
+    f[0] = fig_u(r->has_a, r->calls[0], r->has_b, r->calls[1]);
+    f[1] = fig_u(r->has_a, r->total[0], r->has_b, r->total[1]);
+    f[2] = fig_u(r->has_a, r->self[0], r->has_b, r->self[1]);
+    f[3] = fig_gflops(r);
+}
+
+/* ---- sites ---- */
+
+static uint64_t speak(const struct tp_keyed_site *k) { return k ? k->site.peak_live_bytes : 0; }
+static uint64_t slive(const struct tp_keyed_site *k) { return k ? k->site.live_at_peak_bytes : 0; }
+
+static int by_site_impact(const void *x, const void *y)
+{
+    const struct siterow *a = x, *b = y;
+    uint64_t ia = absdiff(speak(a->a), speak(a->b)), ib = absdiff(speak(b->a), speak(b->b));
+    if (ia != ib)
+        return ia < ib ? 1 : -1;
+    ia = absdiff(slive(a->a), slive(a->b));
+    ib = absdiff(slive(b->a), slive(b->b));
+    if (ia != ib)
+        return ia < ib ? 1 : -1;
+    return strcmp(a->a ? a->a->key : a->b->key, b->a ? b->a->key : b->b->key);
+}
+
+static size_t site_rows(const struct tp_keyed_site *a, size_t na, const struct tp_keyed_site *b,
+                        size_t nb, struct siterow *rows)
+{
+    size_t i = 0, j = 0, m = 0;
+    while (i < na || j < nb) {
+        int c = i == na ? 1 : j == nb ? -1 : strcmp(a[i].key, b[j].key);
+        rows[m].a = c <= 0 ? &a[i++] : NULL;
+        rows[m].b = c >= 0 ? &b[j++] : NULL;
+        m++;
+    }
+    qsort(rows, m, sizeof *rows, by_site_impact);
+    return m;
+}
+
+static void site_figs(const struct siterow *r, struct fig *f)
+{
+    const struct tp_site *a = r->a ? &r->a->site : NULL, *b = r->b ? &r->b->site : NULL;
+    f[0] = fig_u(!!a, a ? a->peak_live_bytes : 0, !!b, b ? b->peak_live_bytes : 0);
+    f[1] = fig_u(!!a, a ? a->live_at_peak_bytes : 0, !!b, b ? b->live_at_peak_bytes : 0);
+    f[2] = fig_u(!!a, a ? a->allocs : 0, !!b, b ? b->allocs : 0);
+    f[3] = fig_u(!!a, a ? a->bytes : 0, !!b, b ? b->bytes : 0);
+}
+
+/* "frame0 <- frame1" of a site, for its name line. */
+static void site_title(const struct tp_site *s, char *out, size_t n)
+{
+    char f0[256], f1[256];
+    if (!s->nframes) {
+        snprintf(out, n, "(no frames)");
+        return;
+    }
+    tp_fmt_frame(&s->frames[0], f0, sizeof f0);
+    if (s->nframes < 2) {
+        snprintf(out, n, "%s", f0);
+        return;
+    }
+    tp_fmt_frame(&s->frames[1], f1, sizeof f1);
+    snprintf(out, n, "%.200s <- %.200s", f0, f1);
+}
+
+/* ---- text ---- */
+
+static void text(const char *fa_, const char *fb_, const struct tp_report *A,
+                 const struct tp_report *B, const struct oprow *ops, size_t nops,
+                 const struct siterow *sites, size_t nsites, size_t top, struct tp_buf *b)
+{
+    char cells[4][40], line[512], fit[104];
+    memset(cells, 0, sizeof cells);
+    snprintf(line, sizeof line, "tprof diff: before %s, after %s", fa_, fb_);
+    tp_buf_printf(b, "%s\n\n", tp_fmt_fit(line, 100, fit, sizeof fit));
+    snprintf(cells[0], sizeof cells[0], "before");
+    snprintf(cells[1], sizeof cells[1], "after");
+    snprintf(cells[2], sizeof cells[2], "change");
+    grid_row(b, "", cells, 3);
+    struct fig g[3] = {fig_u(1, A->program.wall_ns, 1, B->program.wall_ns),
+                       fig_u(1, A->memory.peak_bytes, 1, B->memory.peak_bytes),
+                       fig_u(1, A->memory.allocs, 1, B->memory.allocs)};
+    static const char *gl[] = {"wall time", "heap peak", "allocations"};
+    static const enum unit gu[] = {U_NS, U_BYTES, U_COUNT};
+    for (int i = 0; i < 3; i++) {
+        cell_side(&g[i], gu[i], 0, cells[0], sizeof cells[0]);
+        cell_side(&g[i], gu[i], 1, cells[1], sizeof cells[1]);
+        cell_change(&g[i], gu[i], cells[2], sizeof cells[2]);
+        grid_row(b, gl[i], cells, 3);
+    }
+
+    static const enum unit ou[] = {U_COUNT, U_NS, U_NS, U_GFLOPS};
+    if (nops) {
+        tp_buf_puts(b, "\nOPS, by change in total time\n");
+        snprintf(cells[0], sizeof cells[0], "calls");
+        snprintf(cells[1], sizeof cells[1], "total time");
+        snprintf(cells[2], sizeof cells[2], "self time");
+        snprintf(cells[3], sizeof cells[3], "GFLOP/s");
+        grid_row(b, "op", cells, 4);
+    }
+    for (size_t i = 0; i < nops && i < top; i++) {
+        struct fig f[4];
+        op_figs(&ops[i], f);
+        snprintf(line, sizeof line, "%s%s%s%s", ops[i].name, ops[i].kind ? " [" : "",
+                 ops[i].kind ? ops[i].kind : "", ops[i].kind ? "]" : "");
+        if (!ops[i].has_a || !ops[i].has_b)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "  (%s)",
+                     ops[i].has_a ? "removed" : "added");
+        tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
+        three_rows(b, f, ou, 4);
+    }
+    if (nops > top)
+        tp_buf_printf(b, "(%zu more op%s; --top shows more)\n", nops - top, nops - top > 1 ? "s" : "");
+
+    static const enum unit su[] = {U_BYTES, U_BYTES, U_COUNT, U_BYTES};
+    if (nsites) {
+        tp_buf_puts(b, "\nCALL SITES, by change in their own peak\n");
+        snprintf(cells[0], sizeof cells[0], "own peak");
+        snprintf(cells[1], sizeof cells[1], "live at heap peak");
+        snprintf(cells[2], sizeof cells[2], "allocations");
+        snprintf(cells[3], sizeof cells[3], "bytes allocated");
+        grid_row(b, "site", cells, 4);
+    }
+    for (size_t i = 0; i < nsites && i < top; i++) {
+        struct fig f[4];
+        site_figs(&sites[i], f);
+        const struct tp_keyed_site *k = sites[i].a ? sites[i].a : sites[i].b;
+        site_title(&k->site, line, sizeof line);
+        if (!sites[i].a || !sites[i].b)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "  (%s)",
+                     sites[i].a ? "removed" : "added");
+        tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
+        three_rows(b, f, su, 4);
+    }
+    if (nsites > top)
+        tp_buf_printf(b, "(%zu more call site%s; --top shows more)\n", nsites - top, nsites - top > 1 ? "s" : "");
+}
+
+/* ---- JSON ---- */
+
+static struct json_object *jfig(const struct fig *f)
+{
+    struct json_object *o = json_object_new_object();
+    if (f->is_dbl) {
+        int ka = f->has_a && !(f->unknown && f->da == 0), kb = f->has_b && !(f->unknown && f->db == 0);
+        json_object_object_add(o, "before", ka ? json_object_new_double(f->da) : NULL);
+        json_object_object_add(o, "after", kb ? json_object_new_double(f->db) : NULL);
+        json_object_object_add(o, "delta", f->unknown ? NULL : json_object_new_double(f->db - f->da));
+    } else {
+        int neg;
+        uint64_t d = udelta(f, &neg);
+        json_object_object_add(o, "before", f->has_a ? json_object_new_uint64(f->a) : NULL);
+        json_object_object_add(o, "after", f->has_b ? json_object_new_uint64(f->b) : NULL);
+        /* A delta beyond the int64 range (never in a real report) is written as a double. */
+        if (d <= (uint64_t)INT64_MAX)
+            json_object_object_add(o, "delta", json_object_new_int64(neg ? -(int64_t)d : (int64_t)d));
+        else
+            json_object_object_add(o, "delta", json_object_new_double(neg ? -(double)d : (double)d));
+    }
+    double a = fa(f), b = fb(f);
+    json_object_object_add(o, "pct", f->has_a && f->has_b && !f->unknown && a != 0
+                                         ? json_object_new_double(100 * (b - a) / a) : NULL);
+    return o;
+}
+
+static struct json_object *jstr(const char *s)
+{
+    return s ? json_object_new_string(s) : NULL;
+}
+
+static const char *status(int has_a, int has_b)
+{
+    return !has_a ? "added" : !has_b ? "removed" : "both";
+}
+
+static struct json_object *json(const char *fa_, const char *fb_, const struct tp_report *A,
+                                const struct tp_report *B, const struct oprow *ops, size_t nops,
+                                const struct siterow *sites, size_t nsites)
+{
+    struct json_object *d = json_object_new_object();
+    json_object_object_add(d, "schema", json_object_new_int(1));
+    json_object_object_add(d, "kind", json_object_new_string("tprof-diff"));
+    json_object_object_add(d, "before", json_object_new_string(fa_));
+    json_object_object_add(d, "after", json_object_new_string(fb_));
+    struct fig g[3] = {fig_u(1, A->program.wall_ns, 1, B->program.wall_ns),
+                       fig_u(1, A->memory.peak_bytes, 1, B->memory.peak_bytes),
+                       fig_u(1, A->memory.allocs, 1, B->memory.allocs)};
+    json_object_object_add(d, "wall_ns", jfig(&g[0]));
+    json_object_object_add(d, "peak_bytes", jfig(&g[1]));
+    json_object_object_add(d, "allocs", jfig(&g[2]));
+    struct json_object *jo = json_object_new_array();
+    for (size_t i = 0; i < nops; i++) {
+        struct fig f[4];
+        op_figs(&ops[i], f);
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", jstr(ops[i].name));
+        json_object_object_add(o, "kind", jstr(ops[i].kind));
+        json_object_object_add(o, "status", json_object_new_string(status(ops[i].has_a, ops[i].has_b)));
+        json_object_object_add(o, "calls", jfig(&f[0]));
+        json_object_object_add(o, "total_ns", jfig(&f[1]));
+        json_object_object_add(o, "self_ns", jfig(&f[2]));
+        json_object_object_add(o, "gflops", jfig(&f[3]));
+        json_object_array_add(jo, o);
+    }
+    json_object_object_add(d, "ops", jo);
+    struct json_object *js = json_object_new_array();
+    for (size_t i = 0; i < nsites; i++) {
+        struct fig f[4];
+        site_figs(&sites[i], f);
+        const struct tp_keyed_site *k = sites[i].a ? sites[i].a : sites[i].b;
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "key", jstr(k->key));
+        json_object_object_add(o, "status", json_object_new_string(status(!!sites[i].a, !!sites[i].b)));
+        struct json_object *fr = json_object_new_array();
+        for (size_t j = 0; j < k->site.nframes; j++) {
+            const struct tp_frame *x = &k->site.frames[j];
+            struct json_object *jf = json_object_new_object();
+            json_object_object_add(jf, "function", jstr(x->function));
+            json_object_object_add(jf, "file", jstr(x->file));
+            json_object_object_add(jf, "line", json_object_new_int(x->line));
+            json_object_object_add(jf, "module", jstr(x->module));
+            json_object_object_add(jf, "offset", json_object_new_uint64(x->offset));
+            json_object_array_add(fr, jf);
+        }
+        json_object_object_add(o, "frames", fr);
+        json_object_object_add(o, "peak_live_bytes", jfig(&f[0]));
+        json_object_object_add(o, "live_at_peak_bytes", jfig(&f[1]));
+        json_object_object_add(o, "allocs", jfig(&f[2]));
+        json_object_object_add(o, "bytes", jfig(&f[3]));
+        json_object_array_add(js, o);
+    }
+    json_object_object_add(d, "sites", js);
+    return d;
 }
 
 int tp_cmd_diff(int argc, char **argv)
@@ -233,7 +509,7 @@ int tp_cmd_diff(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--top") && v) {
-            if (tp_parse_int(v, 1, 100000, &top, &why) < 0) {
+            if (tp_parse_int(v, 1, 1000000, &top, &why) < 0) {
                 fprintf(stderr, "tprof diff: --top %s: %s\n", v, why);
                 return 2;
             }
@@ -256,7 +532,12 @@ int tp_cmd_diff(int argc, char **argv)
         }
     }
     if (nf != 2) {
-        usage(stderr);
+        fprintf(stderr, "tprof diff: needs two reports: tprof diff BEFORE.json AFTER.json "
+                        "(try --help)\n");
+        return 2;
+    }
+    if (!strcmp(files[0], "-") && !strcmp(files[1], "-")) {
+        fprintf(stderr, "tprof diff: only one of the two reports can be stdin\n");
         return 2;
     }
     struct tp_report A, B;
@@ -270,25 +551,38 @@ int tp_cmd_diff(int argc, char **argv)
         tp_report_free(&A);
         return 2;
     }
-    tp_analyze(&A);
-    tp_analyze(&B);
-    struct row *rows = calloc(A.nops + B.nops + 1, sizeof *rows);
-    struct srow *srows = calloc(A.memory.nsites + B.memory.nsites + 1, sizeof *srows);
+    struct oprow *ops = NULL;
+    struct tp_keyed_site *ka = NULL, *kb = NULL;
+    size_t nops = 0, na = 0, nb = 0, nsites = 0;
+    struct siterow *sites = NULL;
     int rc = 1;
-    if (rows && srows) {
-        size_t n = op_rows(&A, &B, rows), sn = site_rows(&A, &B, srows);
-        struct tp_buf b;
-        tp_buf_init(&b);
-        if (!strcmp(format, "json"))
-            json(&A, &B, rows, n, srows, sn, &b);
-        else
-            text(&A, &B, rows, n, srows, sn, (size_t)top, &b);
-        fwrite(b.p ? b.p : "", 1, b.len, stdout);
-        rc = tp_buf_ok(&b) ? 0 : 1;
-        tp_buf_free(&b);
+    if (op_rows(&A, &B, &ops, &nops) == 0 &&
+        tp_sites_by_key(A.memory.sites, A.memory.nsites, &ka, &na) == 0 &&
+        tp_sites_by_key(B.memory.sites, B.memory.nsites, &kb, &nb) == 0 &&
+        (sites = calloc(na + nb + 1, sizeof *sites))) {
+        nsites = site_rows(ka, na, kb, nb, sites);
+        if (!strcmp(format, "json")) {
+            struct json_object *d = json(files[0], files[1], &A, &B, ops, nops, sites, nsites);
+            const char *s = json_object_to_json_string_ext(
+                d, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+            rc = s && printf("%s\n", s) > 0 ? 0 : 1;
+            json_object_put(d);
+        } else {
+            struct tp_buf b;
+            tp_buf_init(&b);
+            text(files[0], files[1], &A, &B, ops, nops, sites, nsites, (size_t)top, &b);
+            rc = tp_buf_ok(&b) && fwrite(b.p ? b.p : "", 1, b.len, stdout) == b.len ? 0 : 1;
+            tp_buf_free(&b);
+        }
     }
-    free(rows);
-    free(srows);
+    if (rc)
+        fprintf(stderr, "tprof diff: out of memory or cannot write the output\n");
+    if (fflush(stdout) != 0)
+        rc = 1;
+    free(ops);
+    free(sites);
+    tp_keyed_sites_free(ka, na);
+    tp_keyed_sites_free(kb, nb);
     tp_report_free(&A);
     tp_report_free(&B);
     return rc;

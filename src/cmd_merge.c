@@ -1,10 +1,22 @@
-/* tprof merge: many processes (MPI ranks, forked workers) into one report. Ops and sites are
- * summed; per op the spread of total time across processes is kept (min, mean, max, and the
- * imbalance max/mean: what the slowest rank costs everyone waiting for it). */
+/* tprof merge: many processes (MPI ranks, forked workers) into one report.
+ *
+ * Ops (by name) and call sites (by frames, src/sitekey.h) are summed; per op the spread of its
+ * total time across processes is kept: min, mean and max, and imbalance = max / mean, what the
+ * slowest rank costs everyone who waits for it. A process that never ran an op counts as 0 in
+ * its spread. Inputs may themselves be merged reports: they count as merged_processes
+ * processes each, with their own spread.
+ *
+ * Latency is merged conservatively, since the histograms are not in the report: n is summed,
+ * min and max are exact, the mean is exact (n-weighted) and the standard deviation is the exact
+ * pooled one (within- and between-process variance); a percentile becomes the n-weighted mean
+ * of the processes' percentiles, and the median's confidence interval the union of theirs.
+ * A note says so. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "cli.h"
@@ -12,149 +24,491 @@
 #include "render.h"
 #include "sitekey.h"
 
+/* The largest figure the reader accepts: sums saturate here (and say so) rather than wrap. */
+#define BIG (UINT64_MAX - 1)
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: tprof merge FILE.json... -o OUT.json\n\n"
-               "Sums ops (calls, times, FLOPs, bytes, shapes) and call sites across processes; per op\n"
-               "keeps min / mean / max of total time across processes and imbalance = max / mean.\n"
-               "The heap peak is the largest of the processes' peaks (their sum is in a note).\n");
+               "Merges the reports of many processes (MPI ranks, workers) into one. Ops and call\n"
+               "sites are summed; per op the report keeps min / mean / max of its total time\n"
+               "across processes and the imbalance max / mean (`tprof report OUT.json` shows\n"
+               "them). The heap peak is the largest process's peak; a note gives their sum.\n"
+               "Latency percentiles become sample-weighted means of each process's percentiles\n"
+               "(a note says so). Inputs may be merged reports themselves.\n\n"
+               "  -o OUT.json      where to write the merged report (- for stdout)\n");
 }
 
-static char *dup(const char *s)
+struct merge {
+    int saturated;
+};
+
+static uint64_t add(struct merge *g, uint64_t a, uint64_t b)
+{
+    if (a > BIG - b) {
+        g->saturated = 1;
+        return BIG;
+    }
+    return a + b;
+}
+
+static char *sdup(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
 
-static struct tp_op *find_op(struct tp_report *r, const char *name)
+/* ---- latency ---- */
+
+struct lat_acc {
+    uint64_t n;
+    uint64_t min, max;
+    int any;
+    double sum_mean, p50, p95, p99; /* sums of n_i * x_i */
+    double ci_lo, ci_hi;
+};
+
+static void lat_add(struct lat_acc *a, const struct tp_latency *l)
 {
-    for (size_t i = 0; i < r->nops; i++)
-        if (!strcmp(r->ops[i].name, name))
-            return &r->ops[i];
-    return NULL;
+    if (l->n == 0)
+        return;
+    double w = (double)l->n;
+    if (!a->any || l->min < a->min)
+        a->min = l->min;
+    if (!a->any || l->max > a->max)
+        a->max = l->max;
+    if (!a->any || l->p50_ci_lo < a->ci_lo)
+        a->ci_lo = l->p50_ci_lo;
+    if (!a->any || l->p50_ci_hi > a->ci_hi)
+        a->ci_hi = l->p50_ci_hi;
+    a->any = 1;
+    a->n += l->n;
+    a->sum_mean += w * l->mean;
+    a->p50 += w * (double)l->p50;
+    a->p95 += w * (double)l->p95;
+    a->p99 += w * (double)l->p99;
 }
 
-static void copy_shape(struct tp_shape *d, const struct tp_shape *s)
+static uint64_t round_u64(double x)
 {
-    *d = *s;
-    d->desc = dup(s->desc);
+    return x <= 0 ? 0 : x >= (double)BIG ? BIG : (uint64_t)(x + 0.5);
 }
 
-static void add_op(struct tp_report *out, const struct tp_op *s, double *sumsq_stash)
+/* The merged distribution; parts[] are the inputs' latencies (pooled stddev needs them again
+ * once the overall mean is known). */
+static void lat_finish(const struct lat_acc *a, const struct tp_latency *const *parts, size_t np,
+                       struct tp_latency *out)
 {
-    struct tp_op *d = find_op(out, s->name);
-    if (!d) {
-        d = &out->ops[out->nops++];
-        memset(d, 0, sizeof *d);
-        d->name = dup(s->name);
-        d->kind = dup(s->kind);
-        d->source = dup(s->source);
-        d->latency.min = UINT64_MAX;
-        d->proc_min_ns = INFINITY;
+    memset(out, 0, sizeof *out);
+    if (!a->any)
+        return;
+    double N = (double)a->n;
+    out->n = a->n;
+    out->min = a->min;
+    out->max = a->max;
+    out->mean = a->sum_mean / N;
+    out->p50 = round_u64(a->p50 / N);
+    out->p95 = round_u64(a->p95 / N);
+    out->p99 = round_u64(a->p99 / N);
+    out->p50_ci_lo = a->ci_lo;
+    out->p50_ci_hi = a->ci_hi;
+    /* (N-1) s^2 = sum (n_i - 1) s_i^2 + sum n_i (mean_i - mean)^2 */
+    double ss = 0;
+    for (size_t i = 0; i < np; i++) {
+        const struct tp_latency *l = parts[i];
+        if (l->n == 0)
+            continue;
+        double d = l->mean - out->mean;
+        ss += (double)(l->n - 1) * l->stddev * l->stddev + (double)l->n * d * d;
     }
-    size_t idx = (size_t)(d - out->ops);
-    uint64_t n0 = d->latency.n, n1 = s->latency.n;
-    d->calls += s->calls;
-    d->total_ns += s->total_ns;
-    d->self_ns += s->self_ns;
-    d->flops += s->flops;
-    d->bytes += s->bytes;
-    d->flops_known |= s->flops_known;
-    d->warmup_calls += s->warmup_calls;
-    d->warmup_ns += s->warmup_ns;
-    d->alloc_bytes += s->alloc_bytes;
-    d->alloc_count += s->alloc_count;
-    /* Latency: exact n, min, max, mean and pooled variance; percentiles are the n-weighted mean
-     * of each process's percentile (a note says so). */
-    if (n1) {
-        double N = (double)(n0 + n1);
-        if (s->latency.min < d->latency.min)
-            d->latency.min = s->latency.min;
-        if (s->latency.max > d->latency.max)
-            d->latency.max = s->latency.max;
-        d->latency.p50 = (uint64_t)llround(((double)d->latency.p50 * n0 + (double)s->latency.p50 * n1) / N);
-        d->latency.p95 = (uint64_t)llround(((double)d->latency.p95 * n0 + (double)s->latency.p95 * n1) / N);
-        d->latency.p99 = (uint64_t)llround(((double)d->latency.p99 * n0 + (double)s->latency.p99 * n1) / N);
-        d->latency.p50_ci_lo = (d->latency.p50_ci_lo * n0 + s->latency.p50_ci_lo * n1) / N;
-        d->latency.p50_ci_hi = (d->latency.p50_ci_hi * n0 + s->latency.p50_ci_hi * n1) / N;
-        /* sum of squares around 0, accumulated across inputs */
-        double ss1 = (s->latency.stddev * s->latency.stddev) * (n1 > 1 ? (double)(n1 - 1) : 0) +
-                     (double)n1 * s->latency.mean * s->latency.mean;
-        sumsq_stash[idx] += ss1;
-        d->latency.mean = (d->latency.mean * n0 + s->latency.mean * n1) / N;
-        d->latency.n = n0 + n1;
-        double var = N > 1 ? (sumsq_stash[idx] - N * d->latency.mean * d->latency.mean) / (N - 1) : 0;
-        d->latency.stddev = var > 0 ? sqrt(var) : 0;
-    }
-    /* Spread of total time across processes. */
-    d->nprocs++;
-    double t = (double)s->total_ns;
-    if (t < d->proc_min_ns)
-        d->proc_min_ns = t;
-    if (t > d->proc_max_ns)
-        d->proc_max_ns = t;
-    d->proc_mean_ns += t; /* divided by the number of processes at the end */
+    out->stddev = a->n > 1 && ss > 0 ? sqrt(ss / (N - 1)) : 0;
+}
+
+/* ---- ops ---- */
+
+struct opref {
+    const struct tp_op *op;
+    size_t input;
+};
+
+static int by_name_input(const void *x, const void *y)
+{
+    const struct opref *a = x, *b = y;
+    int c = strcmp(a->op->name, b->op->name);
+    return c ? c : a->input < b->input ? -1 : a->input > b->input;
+}
+
+static int same_shape(const struct tp_shape *a, const struct tp_shape *b)
+{
+    return a->m == b->m && a->n == b->n && a->k == b->k && a->transa == b->transa &&
+           a->transb == b->transb && a->layout == b->layout;
+}
+
+static int add_shapes(struct merge *g, struct tp_op *d, const struct tp_op *s)
+{
     for (size_t i = 0; i < s->nshapes; i++) {
-        size_t j;
-        for (j = 0; j < d->nshapes; j++) {
-            struct tp_shape *x = &d->shapes[j];
-            if (x->m == s->shapes[i].m && x->n == s->shapes[i].n && x->k == s->shapes[i].k &&
-                x->transa == s->shapes[i].transa && x->transb == s->shapes[i].transb &&
-                x->layout == s->shapes[i].layout)
-                break;
-        }
+        const struct tp_shape *x = &s->shapes[i];
+        size_t j = 0;
+        while (j < d->nshapes && !same_shape(&d->shapes[j], x))
+            j++;
         if (j == d->nshapes) {
             struct tp_shape *ns = realloc(d->shapes, (d->nshapes + 1) * sizeof *ns);
             if (!ns)
-                continue;
+                return -1;
             d->shapes = ns;
-            copy_shape(&d->shapes[d->nshapes++], &s->shapes[i]);
-            continue;
+            memset(&d->shapes[j], 0, sizeof d->shapes[j]);
+            d->shapes[j] = *x;
+            d->shapes[j].desc = sdup(x->desc);
+            d->shapes[j].calls = d->shapes[j].total_ns = d->shapes[j].flops = d->shapes[j].bytes = 0;
+            d->nshapes++;
         }
-        d->shapes[j].calls += s->shapes[i].calls;
-        d->shapes[j].total_ns += s->shapes[i].total_ns;
-        d->shapes[j].flops += s->shapes[i].flops;
-        d->shapes[j].bytes += s->shapes[i].bytes;
+        struct tp_shape *y = &d->shapes[j];
+        y->calls = add(g, y->calls, x->calls);
+        y->total_ns = add(g, y->total_ns, x->total_ns);
+        y->flops = add(g, y->flops, x->flops);
+        y->bytes = add(g, y->bytes, x->bytes);
     }
+    return 0;
 }
 
-static void add_site(struct tp_report *out, const struct tp_site *s, char (*keys)[1024])
+/* One merged op from refs[0..n) (one name, in input order). weight[i] is how many processes
+ * input i stands for; nproc their sum over every input. */
+static int merge_op(struct merge *g, const struct opref *refs, size_t n, const uint64_t *weight,
+                    uint64_t nproc, struct tp_op *d)
 {
-    char k[1024];
-    tp_site_key(s, k, sizeof k);
-    struct tp_memory *m = &out->memory;
-    size_t i;
-    for (i = 0; i < m->nsites; i++)
-        if (!strcmp(keys[i], k))
+    const struct tp_latency **parts = calloc(n, sizeof *parts);
+    if (!parts)
+        return -1;
+    memset(d, 0, sizeof *d);
+    d->name = sdup(refs[0].op->name);
+    d->kind = sdup(refs[0].op->kind);
+    d->source = sdup(refs[0].op->source);
+    struct lat_acc lat = {0};
+    uint64_t covered = 0;
+    double pmin = INFINITY, pmax = 0;
+    for (size_t i = 0; i < n;) {
+        /* One input's share of this op (an input naming an op twice adds up). */
+        size_t in = refs[i].input;
+        uint64_t total = 0;
+        const struct tp_op *first = refs[i].op;
+        size_t entries = 0;
+        for (; i < n && refs[i].input == in; i++, entries++) {
+            const struct tp_op *s = refs[i].op;
+            d->calls = add(g, d->calls, s->calls);
+            d->total_ns = add(g, d->total_ns, s->total_ns);
+            d->self_ns = add(g, d->self_ns, s->self_ns);
+            d->flops = add(g, d->flops, s->flops);
+            d->bytes = add(g, d->bytes, s->bytes);
+            d->flops_known |= s->flops_known;
+            d->warmup_calls = add(g, d->warmup_calls, s->warmup_calls);
+            d->warmup_ns = add(g, d->warmup_ns, s->warmup_ns);
+            d->alloc_bytes = add(g, d->alloc_bytes, s->alloc_bytes);
+            d->alloc_count = add(g, d->alloc_count, s->alloc_count);
+            lat_add(&lat, &s->latency);
+            parts[i] = &s->latency;
+            if (add_shapes(g, d, s) < 0) {
+                free(parts);
+                return -1;
+            }
+            total = add(g, total, s->total_ns);
+        }
+        covered += weight[in];
+        /* A merged input brings its own spread; a single process is one point. */
+        double lo = (double)total, hi = (double)total;
+        if (weight[in] > 1 && first->nprocs > 1 && entries == 1) {
+            lo = first->proc_min_ns;
+            hi = first->proc_max_ns;
+        } else if (weight[in] > 1) {
+            lo = hi = (double)total / (double)weight[in];
+        }
+        if (lo < pmin)
+            pmin = lo;
+        if (hi > pmax)
+            pmax = hi;
+    }
+    lat_finish(&lat, parts, n, &d->latency);
+    free(parts);
+    d->nprocs = nproc;
+    d->proc_min_ns = covered < nproc ? 0 : pmin; /* some process never ran it */
+    d->proc_max_ns = pmax;
+    d->proc_mean_ns = (double)d->total_ns / (double)nproc;
+    d->imbalance = d->proc_mean_ns > 0 ? d->proc_max_ns / d->proc_mean_ns : 0;
+    return 0;
+}
+
+static int by_total(const void *x, const void *y)
+{
+    const struct tp_op *a = x, *b = y;
+    if (a->total_ns != b->total_ns)
+        return a->total_ns < b->total_ns ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+static int merge_ops(struct merge *g, const struct tp_report *in, size_t nin, const uint64_t *weight,
+                     uint64_t nproc, struct tp_report *r)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < nin; i++)
+        total += in[i].nops;
+    struct opref *refs = calloc(total + 1, sizeof *refs);
+    r->ops = calloc(total + 1, sizeof *r->ops);
+    if (!refs || !r->ops) {
+        free(refs);
+        return -1;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < nin; i++)
+        for (size_t j = 0; j < in[i].nops; j++)
+            refs[m++] = (struct opref){&in[i].ops[j], i};
+    qsort(refs, m, sizeof *refs, by_name_input);
+    int rc = 0;
+    for (size_t i = 0; i < m && rc == 0;) {
+        size_t j = i;
+        while (j < m && !strcmp(refs[j].op->name, refs[i].op->name))
+            j++;
+        rc = merge_op(g, refs + i, j - i, weight, nproc, &r->ops[r->nops]);
+        r->nops++;
+        i = j;
+    }
+    free(refs);
+    qsort(r->ops, r->nops, sizeof *r->ops, by_total);
+    return rc;
+}
+
+/* ---- sites ---- */
+
+static int by_live_at_peak(const void *x, const void *y)
+{
+    const struct tp_keyed_site *a = x, *b = y;
+    if (a->site.live_at_peak_bytes != b->site.live_at_peak_bytes)
+        return a->site.live_at_peak_bytes < b->site.live_at_peak_bytes ? 1 : -1;
+    if (a->site.peak_live_bytes != b->site.peak_live_bytes)
+        return a->site.peak_live_bytes < b->site.peak_live_bytes ? 1 : -1;
+    return strcmp(a->key, b->key);
+}
+
+static int merge_sites(struct merge *g, const struct tp_report *in, size_t nin, struct tp_memory *m)
+{
+    size_t total = 0, dropped = 0;
+    for (size_t i = 0; i < nin; i++) {
+        total += in[i].memory.nsites;
+        if (in[i].memory.nsites_total > in[i].memory.nsites)
+            dropped += in[i].memory.nsites_total - in[i].memory.nsites;
+    }
+    /* All sites side by side (frames borrowed), then grouped by key. */
+    struct tp_site *all = calloc(total + 1, sizeof *all);
+    if (!all)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < nin; i++)
+        for (size_t j = 0; j < in[i].memory.nsites; j++)
+            all[n++] = in[i].memory.sites[j];
+    struct tp_keyed_site *k;
+    size_t nk;
+    /* Site sums are not checked for overflow one by one: a site's figures are bounded by its
+     * process's totals (allocs, bytes allocated), whose sums are. */
+    if (tp_sites_by_key(all, n, &k, &nk) < 0) {
+        free(all);
+        return -1;
+    }
+    free(all);
+    qsort(k, nk, sizeof *k, by_live_at_peak);
+    m->sites = calloc(nk + 1, sizeof *m->sites);
+    if (!m->sites) {
+        tp_keyed_sites_free(k, nk);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < nk; i++) {
+        struct tp_site *d = &m->sites[m->nsites++];
+        *d = k[i].site;
+        d->nframes = 0;
+        d->frames = calloc(k[i].site.nframes + 1, sizeof *d->frames);
+        if (!d->frames) {
+            rc = -1;
             break;
-    if (i == m->nsites) {
-        struct tp_site *d = &m->sites[m->nsites];
-        memcpy(keys[m->nsites], k, sizeof k);
-        m->nsites++;
-        memset(d, 0, sizeof *d);
-        d->frames = calloc(s->nframes ? s->nframes : 1, sizeof *d->frames);
-        for (size_t f = 0; d->frames && f < s->nframes; f++) {
-            d->frames[f] = s->frames[f];
-            d->frames[f].function = dup(s->frames[f].function);
-            d->frames[f].file = dup(s->frames[f].file);
-            d->frames[f].module = dup(s->frames[f].module);
+        }
+        for (size_t f = 0; f < k[i].site.nframes; f++) {
+            const struct tp_frame *s = &k[i].site.frames[f];
+            d->frames[f] = *s;
+            d->frames[f].function = sdup(s->function);
+            d->frames[f].file = sdup(s->file);
+            d->frames[f].module = sdup(s->module);
             d->nframes++;
         }
     }
-    struct tp_site *d = &m->sites[i];
-    d->allocs += s->allocs;
-    d->frees += s->frees;
-    d->bytes += s->bytes;
-    d->peak_live_bytes += s->peak_live_bytes;
-    d->live_at_peak_bytes += s->live_at_peak_bytes;
-    d->live_at_exit_bytes += s->live_at_exit_bytes;
-    d->live_at_exit_allocs += s->live_at_exit_allocs;
+    tp_keyed_sites_free(k, nk);
+    m->nsites_total = add(g, m->nsites, dropped);
+    return rc;
+}
+
+/* ---- the rest of the report ---- */
+
+static int has_note(const struct tp_report *r, const char *note)
+{
+    for (size_t i = 0; i < r->nnotes; i++)
+        if (!strcmp(r->notes[i], note))
+            return 1;
+    return 0;
+}
+
+static void merge_notes(const struct tp_report *in, size_t nin, const char *const *files,
+                        struct tp_report *r)
+{
+    /* A note many ranks wrote is said once, with how many inputs said it. */
+    for (size_t i = 0; i < nin; i++) {
+        for (size_t j = 0; j < in[i].nnotes; j++) {
+            const char *note = in[i].notes[j];
+            int earlier = 0;
+            for (size_t b = 0; b < j && !earlier; b++)
+                earlier = !strcmp(in[i].notes[b], note);
+            for (size_t a = 0; a < i && !earlier; a++)
+                earlier = has_note(&in[a], note);
+            if (earlier)
+                continue;
+            size_t count = 1;
+            for (size_t a = i + 1; a < nin; a++)
+                count += (size_t)has_note(&in[a], note);
+            if (count == 1)
+                tp_report_note(r, "%s: %s", files[i], note);
+            else
+                tp_report_note(r, "%s (in %zu of %zu inputs)", note, count, nin);
+        }
+    }
+}
+
+static int merge_all(const struct tp_report *in, size_t nin, const char *const *files,
+                     struct tp_report *r)
+{
+    struct merge g = {0};
+    uint64_t *weight = calloc(nin, sizeof *weight), nproc = 0;
+    if (!weight)
+        return -1;
+    for (size_t i = 0; i < nin; i++) {
+        weight[i] = in[i].merged_processes ? in[i].merged_processes : 1;
+        nproc = add(&g, nproc, weight[i]);
+    }
+    tp_report_init(r);
+    r->merged_processes = nproc;
+    r->tprof_version = sdup(in[0].tprof_version);
+    const struct tp_program *p0 = &in[0].program;
+    r->program.argv = calloc(p0->argc + 1, sizeof *r->program.argv);
+    for (size_t i = 0; r->program.argv && i < p0->argc; i++)
+        r->program.argv[r->program.argc++] = sdup(p0->argv[i]);
+    r->program.exe = sdup(p0->exe);
+    r->program.host = sdup(p0->host);
+    r->program.rank = p0->rank;
+    r->machine = in[0].machine;
+    r->machine.source = sdup(in[0].machine.source);
+
+    uint64_t peak_sum = 0, wall_sum = 0;
+    int peaks_differ = 0;
+    const struct tp_report *top = &in[0];
+    struct tp_memory *m = &r->memory;
+    for (size_t i = 0; i < nin; i++) {
+        const struct tp_report *s = &in[i];
+        const struct tp_memory *x = &s->memory;
+        if (s->program.wall_ns > r->program.wall_ns)
+            r->program.wall_ns = s->program.wall_ns;
+        wall_sum = add(&g, wall_sum, s->program.wall_ns);
+        if (s->program.start_unix_ns &&
+            (!r->program.start_unix_ns || s->program.start_unix_ns < r->program.start_unix_ns))
+            r->program.start_unix_ns = s->program.start_unix_ns;
+        r->program.threads = add(&g, r->program.threads, s->program.threads);
+        r->partial |= s->partial;
+        peaks_differ |= s->machine.peak_gflops != in[0].machine.peak_gflops ||
+                        s->machine.peak_gbps != in[0].machine.peak_gbps;
+        if (x->peak_bytes > top->memory.peak_bytes)
+            top = s;
+        peak_sum = add(&g, peak_sum, x->peak_bytes);
+        m->allocs = add(&g, m->allocs, x->allocs);
+        m->frees = add(&g, m->frees, x->frees);
+        m->bytes_allocated = add(&g, m->bytes_allocated, x->bytes_allocated);
+        m->live_at_exit_bytes = add(&g, m->live_at_exit_bytes, x->live_at_exit_bytes);
+        m->live_at_exit_allocs = add(&g, m->live_at_exit_allocs, x->live_at_exit_allocs);
+        if (x->peak_rss_bytes > m->peak_rss_bytes)
+            m->peak_rss_bytes = x->peak_rss_bytes;
+        m->unknown_frees = add(&g, m->unknown_frees, x->unknown_frees);
+        m->failed_allocs = add(&g, m->failed_allocs, x->failed_allocs);
+        m->alloc_ns = add(&g, m->alloc_ns, x->alloc_ns);
+    }
+    /* The peak and what it is made of come from the process that peaked highest, so that
+     * persistent + transient still describe peak_bytes. */
+    m->peak_bytes = top->memory.peak_bytes;
+    m->peak_ns = top->memory.peak_ns;
+    m->peak_op = sdup(top->memory.peak_op);
+    m->persistent_bytes = top->memory.persistent_bytes;
+    m->transient_bytes = top->memory.transient_bytes;
+
+    /* Steps: counts add up, the latency merges like an op's. */
+    struct lat_acc lat = {0};
+    const struct tp_latency **parts = calloc(nin, sizeof *parts);
+    size_t np = 0;
+    for (size_t i = 0; parts && i < nin; i++) {
+        const struct tp_steps *s = &in[i].steps;
+        if (!s->count && !s->latency.n)
+            continue;
+        if (!r->steps.name) {
+            r->steps.name = sdup(s->name);
+            r->steps.window_first = s->window_first;
+            r->steps.window_last = s->window_last;
+        }
+        r->steps.count = add(&g, r->steps.count, s->count);
+        r->steps.warmup = add(&g, r->steps.warmup, s->warmup);
+        lat_add(&lat, &s->latency);
+        parts[np++] = &s->latency;
+    }
+    lat_finish(&lat, parts, np, &r->steps.latency);
+    free(parts);
+
+    merge_notes(in, nin, files, r);
+    int rc = merge_ops(&g, in, nin, weight, nproc, r);
+    if (rc == 0)
+        rc = merge_sites(&g, in, nin, m);
+    free(weight);
+    tp_report_note(r, "merged from %llu processes: the heap peak is the largest process's (%s); "
+                      "the processes' peaks add up to %llu bytes and their wall times to %llu ns; "
+                      "call sites' figures are sums over the processes; latency percentiles are "
+                      "means of each process's percentiles weighted by its samples",
+                   (unsigned long long)nproc, files[top - in], (unsigned long long)peak_sum,
+                   (unsigned long long)wall_sum);
+    if (peaks_differ)
+        tp_report_note(r, "the inputs name different machine peaks; the roofline uses those of %s",
+                       files[0]);
+    if (g.saturated)
+        tp_report_note(r, "some sums exceeded 2^64-1 and were capped");
+    return rc;
+}
+
+/* Write atomically: a reader never sees half a report, and a failure leaves no file. */
+static int write_out(const char *out, const struct tp_buf *b)
+{
+    if (!strcmp(out, "-"))
+        return fwrite(b->p, 1, b->len, stdout) == b->len && fflush(stdout) == 0 ? 0 : errno;
+    size_t n = strlen(out) + 32;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return ENOMEM;
+    snprintf(tmp, n, "%s.tmp.%ld", out, (long)getpid());
+    FILE *f = fopen(tmp, "wex");
+    int e = f ? 0 : errno;
+    if (f && fwrite(b->p, 1, b->len, f) != b->len)
+        e = errno ? errno : EIO;
+    if (f && fclose(f) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, out) != 0)
+        e = errno;
+    if (e && f)
+        unlink(tmp);
+    free(tmp);
+    return e;
 }
 
 int tp_cmd_merge(int argc, char **argv)
 {
     const char *out = NULL;
-    const char **files = calloc((size_t)argc, sizeof *files);
-    int nf = 0;
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    size_t nf = 0;
+    int nstdin = 0;
     if (!files)
         return 2;
     for (int i = 1; i < argc; i++) {
@@ -165,125 +519,61 @@ int tp_cmd_merge(int argc, char **argv)
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "tprof merge: unknown option or missing value '%s' (try --help)\n", argv[i]);
+            fprintf(stderr, "tprof merge: unknown option or missing value '%s' (try --help)\n",
+                    argv[i]);
             free(files);
             return 2;
         } else {
+            nstdin += !strcmp(argv[i], "-");
             files[nf++] = argv[i];
         }
     }
-    if (!out || nf == 0) {
-        usage(stderr);
+    const char *bad = !out ? "needs -o OUT.json" : nf == 0 ? "needs at least one report"
+                      : nstdin > 1 ? "only one input can be stdin" : NULL;
+    if (bad) {
+        fprintf(stderr, "tprof merge: %s: tprof merge FILE.json... -o OUT.json (try --help)\n", bad);
         free(files);
         return 2;
     }
-    struct tp_report *in = calloc((size_t)nf, sizeof *in);
+    struct tp_report *in = calloc(nf, sizeof *in);
+    if (!in) {
+        free(files);
+        return 2;
+    }
     char err[512];
-    size_t total_ops = 0, total_sites = 0;
-    for (int i = 0; in && i < nf; i++) {
-        if (tp_report_read_json(files[i], &in[i], err, sizeof err) < 0) {
+    size_t nread = 0;
+    int rc = 0;
+    for (; nread < nf; nread++) {
+        if (tp_report_read_json(files[nread], &in[nread], err, sizeof err) < 0) {
             fprintf(stderr, "tprof merge: %s\n", err);
-            for (int j = 0; j < i; j++)
-                tp_report_free(&in[j]);
-            free(in);
-            free(files);
-            return 2;
+            rc = 2;
+            break;
         }
-        total_ops += in[i].nops;
-        total_sites += in[i].memory.nsites;
     }
     struct tp_report r;
     tp_report_init(&r);
-    r.tprof_version = dup(in[0].tprof_version);
-    r.merged_processes = 0;
-    for (int i = 0; i < nf; i++)
-        r.merged_processes += in[i].merged_processes ? in[i].merged_processes : 1;
-    r.program.argv = calloc(in[0].program.argc ? in[0].program.argc : 1, sizeof(char *));
-    for (size_t i = 0; r.program.argv && i < in[0].program.argc; i++)
-        r.program.argv[r.program.argc++] = dup(in[0].program.argv[i]);
-    r.program.exe = dup(in[0].program.exe);
-    r.program.host = dup(in[0].program.host);
-    r.machine = in[0].machine;
-    r.machine.source = dup(in[0].machine.source);
-    r.ops = calloc(total_ops + 1, sizeof *r.ops);
-    double *sumsq = calloc(total_ops + 1, sizeof *sumsq);
-    r.memory.sites = calloc(total_sites + 1, sizeof *r.memory.sites);
-    char(*keys)[1024] = calloc(total_sites + 1, sizeof *keys);
-    uint64_t peak_sum = 0;
-    for (int i = 0; i < nf && r.ops && sumsq && r.memory.sites && keys; i++) {
-        struct tp_report *s = &in[i];
-        if (s->program.wall_ns > r.program.wall_ns)
-            r.program.wall_ns = s->program.wall_ns;
-        r.program.threads += s->program.threads;
-        r.partial |= s->partial;
-        for (size_t j = 0; j < s->nnotes; j++)
-            tp_report_note(&r, "%s: %s", files[i], s->notes[j]);
-        for (size_t j = 0; j < s->nops; j++)
-            add_op(&r, &s->ops[j], sumsq);
-        struct tp_memory *m = &r.memory, *x = &s->memory;
-        if (x->peak_bytes > m->peak_bytes) {
-            m->peak_bytes = x->peak_bytes;
-            m->peak_ns = x->peak_ns;
-            free(m->peak_op);
-            m->peak_op = dup(x->peak_op);
-        }
-        peak_sum += x->peak_bytes;
-        m->allocs += x->allocs;
-        m->frees += x->frees;
-        m->bytes_allocated += x->bytes_allocated;
-        m->live_at_exit_bytes += x->live_at_exit_bytes;
-        m->live_at_exit_allocs += x->live_at_exit_allocs;
-        if (x->peak_rss_bytes > m->peak_rss_bytes)
-            m->peak_rss_bytes = x->peak_rss_bytes;
-        m->unknown_frees += x->unknown_frees;
-        m->failed_allocs += x->failed_allocs;
-        m->alloc_ns += x->alloc_ns;
-        m->persistent_bytes += x->persistent_bytes;
-        m->transient_bytes += x->transient_bytes;
-        m->nsites_total += x->nsites_total;
-        for (size_t j = 0; j < x->nsites; j++)
-            add_site(&r, &x->sites[j], keys);
-        if (s->steps.count) {
-            free(r.steps.name);
-            r.steps.name = dup(s->steps.name);
-            r.steps.count += s->steps.count;
-            r.steps.warmup += s->steps.warmup;
+    if (rc == 0) {
+        if (merge_all(in, nf, files, &r) < 0) {
+            fprintf(stderr, "tprof merge: out of memory\n");
+            rc = 1;
         }
     }
-    for (size_t i = 0; i < r.nops; i++) {
-        struct tp_op *o = &r.ops[i];
-        o->proc_mean_ns /= (double)o->nprocs;
-        if (o->nprocs < (uint64_t)nf)
-            o->proc_min_ns = 0; /* some processes never ran it */
-        o->imbalance = o->proc_mean_ns > 0 ? o->proc_max_ns / o->proc_mean_ns : 0;
-        if (o->latency.n == 0)
-            o->latency.min = 0;
-        o->nprocs = (uint64_t)nf;
-        if (o->proc_mean_ns > 0) /* the mean over every process, those at zero included */
-            o->proc_mean_ns = (double)o->total_ns / (double)nf,
-            o->imbalance = o->proc_max_ns / o->proc_mean_ns;
+    if (rc == 0) {
+        tp_analyze(&r);
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_render_json(&r, &b);
+        int e = tp_buf_ok(&b) ? write_out(out, &b) : ENOMEM;
+        if (e) {
+            fprintf(stderr, "tprof merge: cannot write %s: %s\n", out, strerror(e));
+            rc = 1;
+        }
+        tp_buf_free(&b);
     }
-    r.memory.nsites_total = r.memory.nsites_total > r.memory.nsites ? r.memory.nsites_total : r.memory.nsites;
-    tp_report_note(&r, "merged from %d processes: the heap peak is the largest process's; the "
-                       "processes' peaks add up to %llu bytes; latency percentiles are call-weighted "
-                       "means of each process's percentiles", nf, (unsigned long long)peak_sum);
-    tp_analyze(&r);
-    struct tp_buf b;
-    tp_buf_init(&b);
-    tp_render_json(&r, &b);
-    int rc = 0;
-    FILE *f = fopen(out, "we");
-    if (!f || fwrite(b.p, 1, b.len, f) != b.len || fclose(f) != 0) {
-        fprintf(stderr, "tprof merge: cannot write %s\n", out);
-        rc = 2;
-    }
-    tp_buf_free(&b);
     tp_report_free(&r);
-    for (int i = 0; i < nf; i++)
+    for (size_t i = 0; i < nread; i++)
         tp_report_free(&in[i]);
     free(in);
     free(files);
-    free(sumsq);
-    free(keys);
     return rc;
 }

@@ -1,17 +1,24 @@
 /* Reading a JSON report back into the model, with json-c. Every value is type-checked; the first
- * problem found is reported as "<file>: <key path>: <what is wrong>" and nothing is half-read. */
+ * problem found is reported as "<file>: <key path>: <what is wrong>" and nothing is half-read.
+ *
+ * json-c is lenient where a report must not be: it clamps integers that do not fit 64 bits to
+ * the nearest limit and accepts NaN and Infinity. Both are refused here (a clamped count would
+ * be a silently wrong figure), so a value of exactly 2^64-1 (or, signed, +-2^63) is taken as
+ * out of range: no real report holds one. */
 #include "json_read.h"
 
 #include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_FILE (1ull << 31)
+/* Deepest valid report: root{ memory{ sites[ {frames[ {...} ] } ] } } is 6 levels. */
+#define MAX_DEPTH 16
 
 struct ctx {
     char *err;
@@ -19,6 +26,9 @@ struct ctx {
     const char *file;
     int failed;
 };
+
+static void fail(struct ctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void fail(struct ctx *c, const char *path, const char *fmt, ...)
 {
@@ -30,166 +40,260 @@ static void fail(struct ctx *c, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(c->err, c->errlen, "%s: %s%s%s", c->file, path ? path : "", path ? ": " : "", what);
+    if (c->errlen)
+        snprintf(c->err, c->errlen, "%s: %s%s%s", c->file, path && *path ? path : "",
+                 path && *path ? ": " : "", what);
 }
 
-static struct json_object *get(struct json_object *o, const char *k)
+/* "what was found instead", for messages. */
+static const char *found(struct json_object *v, char *out, size_t n)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_int:
+        if (json_object_get_int64(v) < 0)
+            snprintf(out, n, "found %lld", (long long)json_object_get_int64(v));
+        else
+            snprintf(out, n, "found %llu", (unsigned long long)json_object_get_uint64(v));
+        break;
+    case json_type_double:
+        snprintf(out, n, "found %.17g", json_object_get_double(v));
+        break;
+    case json_type_string: snprintf(out, n, "found a string"); break;
+    case json_type_boolean: snprintf(out, n, "found %s", json_object_get_boolean(v) ? "true" : "false"); break;
+    case json_type_object: snprintf(out, n, "found an object"); break;
+    case json_type_array: snprintf(out, n, "found an array"); break;
+    default: snprintf(out, n, "found null"); break;
+    }
+    return out;
+}
+
+/* The value of key k of object o, or NULL when absent or null; p gets the key's full path. */
+static struct json_object *get(struct json_object *o, const char *k, const char *path, char *p,
+                               size_t pn)
 {
     struct json_object *v = NULL;
-    return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+    snprintf(p, pn, "%s%s%s", path, *path ? "." : "", k);
+    if (!o || !json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
+        return NULL;
+    return v;
 }
 
-/* Numbers: json-c keeps integers as int64 (or uint64 for larger); doubles may hold integers. */
-static uint64_t u64(struct ctx *c, struct json_object *o, const char *k, const char *path)
+static uint64_t as_u64(struct ctx *c, struct json_object *v, const char *p)
 {
-    struct json_object *v = get(o, k);
-    char p[256];
-    snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
-    if (!v || json_object_is_type(v, json_type_null))
-        return 0;
+    char f[64];
     if (json_object_is_type(v, json_type_int)) {
         if (json_object_get_int64(v) < 0) {
-            fail(c, p, "expected an unsigned integer, found %lld", (long long)json_object_get_int64(v));
+            fail(c, p, "expected an unsigned integer, %s", found(v, f, sizeof f));
             return 0;
         }
-        return json_object_get_uint64(v);
+        uint64_t u = json_object_get_uint64(v);
+        if (u == UINT64_MAX) {
+            fail(c, p, "number out of range (the largest is 18446744073709551614)");
+            return 0;
+        }
+        return u;
     }
+    /* Another writer may print a large count as 1e+09; an integral double is still exact. */
     if (json_object_is_type(v, json_type_double)) {
         double d = json_object_get_double(v);
-        if (d >= 0 && d < 1.8e19 && d == (double)(uint64_t)d)
+        if (d >= 0 && d < 18446744073709551616.0 && d == floor(d))
             return (uint64_t)d;
     }
-    fail(c, p, "expected an unsigned integer");
+    fail(c, p, "expected an unsigned integer, %s", found(v, f, sizeof f));
     return 0;
+}
+
+static uint64_t u64(struct ctx *c, struct json_object *o, const char *k, const char *path)
+{
+    char p[320];
+    struct json_object *v = get(o, k, path, p, sizeof p);
+    return v ? as_u64(c, v, p) : 0;
 }
 
 static int64_t i64(struct ctx *c, struct json_object *o, const char *k, const char *path, int64_t def)
 {
-    struct json_object *v = get(o, k);
-    char p[256];
-    snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
-    if (!v || json_object_is_type(v, json_type_null))
+    char p[320], f[64];
+    struct json_object *v = get(o, k, path, p, sizeof p);
+    if (!v)
         return def;
-    if (json_object_is_type(v, json_type_int))
-        return json_object_get_int64(v);
-    fail(c, p, "expected an integer");
+    if (json_object_is_type(v, json_type_int)) {
+        int64_t x = json_object_get_int64(v);
+        if (x == INT64_MAX || x == INT64_MIN) {
+            fail(c, p, "number out of range for a signed 64-bit integer");
+            return def;
+        }
+        return x;
+    }
+    fail(c, p, "expected an integer, %s", found(v, f, sizeof f));
     return def;
 }
 
 static double dbl(struct ctx *c, struct json_object *o, const char *k, const char *path)
 {
-    struct json_object *v = get(o, k);
-    char p[256];
-    snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
-    if (!v || json_object_is_type(v, json_type_null))
+    char p[320], f[64];
+    struct json_object *v = get(o, k, path, p, sizeof p);
+    if (!v)
         return 0;
-    if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
-        return json_object_get_double(v);
-    fail(c, p, "expected a number");
+    if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) {
+        double d = json_object_get_double(v);
+        if (isfinite(d))
+            return d;
+        fail(c, p, "expected a finite number, %s", found(v, f, sizeof f));
+        return 0;
+    }
+    fail(c, p, "expected a number, %s", found(v, f, sizeof f));
     return 0;
+}
+
+static char *copy(struct ctx *c, const char *s, const char *p)
+{
+    char *d = strdup(s);
+    if (!d)
+        fail(c, p, "out of memory");
+    return d;
 }
 
 static char *str(struct ctx *c, struct json_object *o, const char *k, const char *path)
 {
-    struct json_object *v = get(o, k);
-    char p[256];
-    snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
-    if (!v || json_object_is_type(v, json_type_null))
+    char p[320], f[64];
+    struct json_object *v = get(o, k, path, p, sizeof p);
+    if (!v)
         return NULL;
     if (!json_object_is_type(v, json_type_string)) {
-        fail(c, p, "expected a string");
+        fail(c, p, "expected a string, %s", found(v, f, sizeof f));
         return NULL;
     }
-    return strdup(json_object_get_string(v));
+    return copy(c, json_object_get_string(v), p);
 }
 
 static int boolean(struct ctx *c, struct json_object *o, const char *k, const char *path)
 {
-    struct json_object *v = get(o, k);
-    if (!v || json_object_is_type(v, json_type_null))
+    char p[320], f[64];
+    struct json_object *v = get(o, k, path, p, sizeof p);
+    if (!v)
         return 0;
     if (json_object_is_type(v, json_type_boolean))
         return json_object_get_boolean(v);
-    if (json_object_is_type(v, json_type_int))
-        return json_object_get_int64(v) != 0;
-    char p[256];
-    snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
-    fail(c, p, "expected true or false");
+    /* 0 and 1 are what a C writer might print for a flag. */
+    if (json_object_is_type(v, json_type_int) &&
+        (json_object_get_int64(v) == 0 || json_object_get_int64(v) == 1))
+        return (int)json_object_get_int64(v);
+    fail(c, p, "expected true or false, %s", found(v, f, sizeof f));
     return 0;
 }
 
+/* transa, transb, layout: a one-character string, or null for "not applicable". */
 static char chr(struct ctx *c, struct json_object *o, const char *k, const char *path)
 {
-    char *s = str(c, o, k, path);
-    char r = s && strlen(s) == 1 ? s[0] : 0;
-    if (s && strlen(s) != 1) {
-        char p[256];
-        snprintf(p, sizeof p, "%s.%s", path, k);
-        fail(c, p, "expected one character");
+    char p[320], f[64];
+    struct json_object *v = get(o, k, path, p, sizeof p);
+    if (!v)
+        return 0;
+    if (!json_object_is_type(v, json_type_string)) {
+        fail(c, p, "expected a one-character string, %s", found(v, f, sizeof f));
+        return 0;
     }
-    free(s);
-    return r;
+    if (json_object_get_string_len(v) != 1) {
+        fail(c, p, "expected a one-character string, found \"%.20s\"", json_object_get_string(v));
+        return 0;
+    }
+    return json_object_get_string(v)[0];
 }
 
-/* An array member: NULL when absent; an error when present but not an array or an object. */
-static struct json_object *array(struct ctx *c, struct json_object *o, const char *k, const char *path)
+/* A member that must be an array (or absent/null: NULL, no error). */
+static struct json_object *array(struct ctx *c, struct json_object *o, const char *k,
+                                 const char *path, size_t *n)
 {
-    struct json_object *v = get(o, k);
-    if (!v || json_object_is_type(v, json_type_null))
+    char p[320], f[64];
+    struct json_object *v = get(o, k, path, p, sizeof p);
+    *n = 0;
+    if (!v)
         return NULL;
     if (!json_object_is_type(v, json_type_array)) {
-        char p[256];
-        snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
-        fail(c, p, "expected an array");
+        fail(c, p, "expected an array, %s", found(v, f, sizeof f));
         return NULL;
     }
+    *n = json_object_array_length(v);
     return v;
 }
 
-static struct json_object *object(struct ctx *c, struct json_object *o, const char *k, const char *path)
+static struct json_object *object(struct ctx *c, struct json_object *o, const char *k,
+                                  const char *path)
 {
-    struct json_object *v = get(o, k);
-    if (!v || json_object_is_type(v, json_type_null))
+    char p[320], f[64];
+    struct json_object *v = get(o, k, path, p, sizeof p);
+    if (!v)
         return NULL;
     if (!json_object_is_type(v, json_type_object)) {
-        char p[256];
-        snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
-        fail(c, p, "expected an object");
+        fail(c, p, "expected an object, %s", found(v, f, sizeof f));
         return NULL;
     }
     return v;
 }
 
-static int element_is_object(struct ctx *c, struct json_object *e, const char *path)
+/* Element i of array a, which must be an object; path gets "<prefix>[i]". */
+static struct json_object *element(struct ctx *c, struct json_object *a, size_t i,
+                                   const char *prefix, char *path, size_t pn)
 {
-    if (json_object_is_type(e, json_type_object))
-        return 1;
-    fail(c, path, "expected an object");
-    return 0;
+    char f[64];
+    struct json_object *e = json_object_array_get_idx(a, i);
+    snprintf(path, pn, "%.200s[%zu]", prefix, i);
+    if (e && json_object_is_type(e, json_type_object))
+        return e;
+    fail(c, path, "expected an object, %s", e ? found(e, f, sizeof f) : "found null");
+    return NULL;
 }
 
-static void latency(struct ctx *c, struct json_object *o, const char *path, struct tp_latency *l)
+/* calloc for n elements of an array read from the file; an error (not a crash) when it fails. */
+static void *table(struct ctx *c, size_t n, size_t size, const char *p)
 {
-    if (!o)
+    void *t = calloc(n ? n : 1, size);
+    if (!t)
+        fail(c, p, "out of memory for %zu elements", n);
+    return t;
+}
+
+static void latency(struct ctx *c, struct json_object *o, const char *k, const char *path,
+                    struct tp_latency *l)
+{
+    char p[320];
+    struct json_object *v = object(c, o, k, path);
+    if (!v)
         return;
-    l->n = u64(c, o, "n", path);
-    l->min = u64(c, o, "min", path);
-    l->p50 = u64(c, o, "p50", path);
-    l->p95 = u64(c, o, "p95", path);
-    l->p99 = u64(c, o, "p99", path);
-    l->max = u64(c, o, "max", path);
-    l->mean = dbl(c, o, "mean", path);
-    l->stddev = dbl(c, o, "stddev", path);
-    l->p50_ci_lo = dbl(c, o, "p50_ci_lo", path);
-    l->p50_ci_hi = dbl(c, o, "p50_ci_hi", path);
+    snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
+    l->n = u64(c, v, "n", p);
+    l->min = u64(c, v, "min", p);
+    l->p50 = u64(c, v, "p50", p);
+    l->p95 = u64(c, v, "p95", p);
+    l->p99 = u64(c, v, "p99", p);
+    l->max = u64(c, v, "max", p);
+    l->mean = dbl(c, v, "mean", p);
+    l->stddev = dbl(c, v, "stddev", p);
+    l->p50_ci_lo = dbl(c, v, "p50_ci_lo", p);
+    l->p50_ci_hi = dbl(c, v, "p50_ci_hi", p);
+}
+
+static void read_shape(struct ctx *c, struct json_object *e, const char *sub, struct tp_shape *s)
+{
+    s->desc = str(c, e, "desc", sub);
+    s->m = i64(c, e, "m", sub, 0);
+    s->n = i64(c, e, "n", sub, 0);
+    s->k = i64(c, e, "k", sub, 0);
+    s->transa = chr(c, e, "transa", sub);
+    s->transb = chr(c, e, "transb", sub);
+    s->layout = chr(c, e, "layout", sub);
+    s->calls = u64(c, e, "calls", sub);
+    s->total_ns = u64(c, e, "total_ns", sub);
+    s->flops = u64(c, e, "flops", sub);
+    s->bytes = u64(c, e, "bytes", sub);
 }
 
 static void read_op(struct ctx *c, struct json_object *o, const char *path, struct tp_op *p)
 {
-    char sub[640];
+    char pre[320], sub[340];
     p->name = str(c, o, "name", path);
-    if (!p->name)
-        fail(c, path, "an op needs a name");
+    if (!p->name && !c->failed)
+        fail(c, path, "an op needs a \"name\"");
     p->kind = str(c, o, "kind", path);
     p->source = str(c, o, "source", path);
     p->calls = u64(c, o, "calls", path);
@@ -214,50 +318,41 @@ static void read_op(struct ctx *c, struct json_object *o, const char *path, stru
     p->proc_mean_ns = dbl(c, o, "proc_mean_ns", path);
     p->proc_max_ns = dbl(c, o, "proc_max_ns", path);
     p->imbalance = dbl(c, o, "imbalance", path);
-    snprintf(sub, sizeof sub, "%.500s.latency_ns", path);
-    latency(c, object(c, o, "latency_ns", path), sub, &p->latency);
-    struct json_object *sh = array(c, o, "shapes", path);
-    size_t n = sh ? json_object_array_length(sh) : 0;
-    if (n) {
-        p->shapes = calloc(n, sizeof *p->shapes);
-        for (size_t i = 0; p->shapes && i < n && !c->failed; i++) {
-            struct json_object *e = json_object_array_get_idx(sh, i);
-            snprintf(sub, sizeof sub, "%.500s.shapes[%zu]", path, i);
-            if (!element_is_object(c, e, sub))
-                break;
-            struct tp_shape *s = &p->shapes[p->nshapes++];
-            s->desc = str(c, e, "desc", sub);
-            s->m = i64(c, e, "m", sub, 0);
-            s->n = i64(c, e, "n", sub, 0);
-            s->k = i64(c, e, "k", sub, 0);
-            s->transa = chr(c, e, "transa", sub);
-            s->transb = chr(c, e, "transb", sub);
-            s->layout = chr(c, e, "layout", sub);
-            s->calls = u64(c, e, "calls", sub);
-            s->total_ns = u64(c, e, "total_ns", sub);
-            s->flops = u64(c, e, "flops", sub);
-            s->bytes = u64(c, e, "bytes", sub);
-        }
+    latency(c, o, "latency_ns", path, &p->latency);
+    size_t n;
+    struct json_object *sh = array(c, o, "shapes", path, &n);
+    snprintf(pre, sizeof pre, "%.200s.shapes", path);
+    if (!n || c->failed || !(p->shapes = table(c, n, sizeof *p->shapes, pre)))
+        return;
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        struct json_object *e = element(c, sh, i, pre, sub, sizeof sub);
+        if (!e)
+            break;
+        read_shape(c, e, sub, &p->shapes[p->nshapes++]);
     }
 }
 
 static void read_site(struct ctx *c, struct json_object *o, const char *path, struct tp_site *s)
 {
-    char sub[640];
-    struct json_object *fr = array(c, o, "frames", path);
-    size_t n = fr ? json_object_array_length(fr) : 0;
-    if (n) {
-        s->frames = calloc(n, sizeof *s->frames);
-        for (size_t i = 0; s->frames && i < n && !c->failed; i++) {
-            struct json_object *e = json_object_array_get_idx(fr, i);
-            snprintf(sub, sizeof sub, "%.500s.frames[%zu]", path, i);
-            if (!element_is_object(c, e, sub))
+    char pre[320], sub[320];
+    size_t n;
+    struct json_object *fr = array(c, o, "frames", path, &n);
+    snprintf(pre, sizeof pre, "%.200s.frames", path);
+    if (n && !c->failed && (s->frames = table(c, n, sizeof *s->frames, pre))) {
+        for (size_t i = 0; i < n && !c->failed; i++) {
+            struct json_object *e = element(c, fr, i, pre, sub, sizeof sub);
+            if (!e)
                 break;
             struct tp_frame *f = &s->frames[s->nframes++];
             f->function = str(c, e, "function", sub);
             f->file = str(c, e, "file", sub);
             int64_t line = i64(c, e, "line", sub, 0);
-            f->line = line > 0 && line < INT_MAX ? (int)line : 0;
+            if (line < 0 || line > INT_MAX) {
+                char p[340];
+                snprintf(p, sizeof p, "%s.line", sub);
+                fail(c, p, "expected a line number (0 to %d), found %lld", INT_MAX, (long long)line);
+            }
+            f->line = line >= 0 && line <= INT_MAX ? (int)line : 0;
             f->module = str(c, e, "module", sub);
             f->offset = u64(c, e, "offset", sub);
         }
@@ -271,57 +366,124 @@ static void read_site(struct ctx *c, struct json_object *o, const char *path, st
     s->live_at_exit_allocs = u64(c, o, "live_at_exit_allocs", path);
 }
 
+/* An array of strings into a fresh vector; *count is how many were read. */
+static char **strings(struct ctx *c, struct json_object *o, const char *k, const char *path,
+                      size_t *count)
+{
+    char pre[320], sub[340], f[64];
+    size_t n;
+    struct json_object *a = array(c, o, k, path, &n);
+    snprintf(pre, sizeof pre, "%s%s%s", path, *path ? "." : "", k);
+    *count = 0;
+    if (!n || c->failed)
+        return NULL;
+    char **v = table(c, n, sizeof *v, pre);
+    for (size_t i = 0; v && i < n && !c->failed; i++) {
+        struct json_object *e = json_object_array_get_idx(a, i);
+        snprintf(sub, sizeof sub, "%.200s[%zu]", pre, i);
+        if (!e || !json_object_is_type(e, json_type_string)) {
+            fail(c, sub, "expected a string, %s", e ? found(e, f, sizeof f) : "found null");
+            break;
+        }
+        if ((v[*count] = copy(c, json_object_get_string(e), sub)))
+            (*count)++;
+    }
+    return v;
+}
+
+static void read_memory(struct ctx *c, struct json_object *mem, struct tp_memory *x)
+{
+    char sub[320];
+    x->peak_bytes = u64(c, mem, "peak_bytes", "memory");
+    x->peak_ns = u64(c, mem, "peak_ns", "memory");
+    x->peak_op = str(c, mem, "peak_op", "memory");
+    x->allocs = u64(c, mem, "allocs", "memory");
+    x->frees = u64(c, mem, "frees", "memory");
+    x->bytes_allocated = u64(c, mem, "bytes_allocated", "memory");
+    x->live_at_exit_bytes = u64(c, mem, "live_at_exit_bytes", "memory");
+    x->live_at_exit_allocs = u64(c, mem, "live_at_exit_allocs", "memory");
+    x->peak_rss_bytes = u64(c, mem, "peak_rss_bytes", "memory");
+    x->unknown_frees = u64(c, mem, "unknown_frees", "memory");
+    x->failed_allocs = u64(c, mem, "failed_allocs", "memory");
+    x->alloc_ns = u64(c, mem, "alloc_ns", "memory");
+    x->persistent_bytes = u64(c, mem, "persistent_bytes", "memory");
+    x->transient_bytes = u64(c, mem, "transient_bytes", "memory");
+    x->nsites_total = u64(c, mem, "nsites_total", "memory");
+    size_t n;
+    struct json_object *sites = array(c, mem, "sites", "memory", &n);
+    if (!n || c->failed || !(x->sites = table(c, n, sizeof *x->sites, "memory.sites")))
+        return;
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        struct json_object *e = element(c, sites, i, "memory.sites", sub, sizeof sub);
+        if (!e)
+            break;
+        read_site(c, e, sub, &x->sites[x->nsites++]);
+    }
+}
+
+static void read_verdict(struct ctx *c, struct json_object *v, struct tp_verdict *d)
+{
+    char sub[320];
+    d->op = str(c, v, "op", "verdict");
+    d->share = dbl(c, v, "share", "verdict");
+    d->bound = str(c, v, "bound", "verdict");
+    d->efficiency = dbl(c, v, "efficiency", "verdict");
+    d->text = str(c, v, "text", "verdict");
+    d->outside_ops_ns = u64(c, v, "outside_ops_ns", "verdict");
+    d->alloc_ns = u64(c, v, "alloc_ns", "verdict");
+    size_t n;
+    struct json_object *am = array(c, v, "amdahl", "verdict", &n);
+    if (!n || c->failed || !(d->amdahl = table(c, n, sizeof *d->amdahl, "verdict.amdahl")))
+        return;
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        struct json_object *e = element(c, am, i, "verdict.amdahl", sub, sizeof sub);
+        if (!e)
+            break;
+        struct tp_amdahl *a = &d->amdahl[d->namdahl++];
+        a->op = str(c, e, "op", sub);
+        a->share = dbl(c, e, "share", sub);
+        a->speedup_2x = dbl(c, e, "speedup_2x", sub);
+        a->speedup_max = dbl(c, e, "speedup_max", sub);
+    }
+}
+
 static void read_report(struct ctx *c, struct json_object *root, struct tp_report *r)
 {
-    char sub[640];
+    char sub[320], f[64];
     if (!json_object_is_type(root, json_type_object)) {
-        fail(c, NULL, "not a tprof report (the top level is not a JSON object)");
+        fail(c, NULL, "not a tprof report (the top level is %s, not an object)",
+             found(root, f, sizeof f) + 6);
         return;
     }
-    struct json_object *schema = get(root, "schema");
-    if (!schema || !json_object_is_type(schema, json_type_int)) {
-        fail(c, NULL, "not a tprof report (no \"schema\" number)");
+    struct json_object *schema = NULL;
+    if (!json_object_object_get_ex(root, "schema", &schema)) {
+        fail(c, NULL, "not a tprof report (no \"schema\" key)");
+        return;
+    }
+    if (!json_object_is_type(schema, json_type_int)) {
+        fail(c, "schema", "expected an integer, %s", found(schema, f, sizeof f));
         return;
     }
     int64_t v = json_object_get_int64(schema);
-    if (v != TP_SCHEMA_VERSION) {
-        fail(c, "schema", v > TP_SCHEMA_VERSION ? "version %lld is newer than this tprof understands (%d)"
-                                                : "version %lld is not supported (this tprof reads %d)",
-             (long long)v, TP_SCHEMA_VERSION);
+    if (v > TP_SCHEMA_VERSION) {
+        fail(c, NULL, "schema %lld is newer than this tprof understands (%d)", (long long)v,
+             TP_SCHEMA_VERSION);
+        return;
+    }
+    if (v < 1) {
+        fail(c, NULL, "schema %lld is not a tprof schema (this tprof reads %d)", (long long)v,
+             TP_SCHEMA_VERSION);
         return;
     }
     r->schema = (int)v;
     r->tprof_version = str(c, root, "tprof_version", "");
     r->partial = boolean(c, root, "partial", "");
     r->merged_processes = u64(c, root, "merged_processes", "");
-    struct json_object *notes = array(c, root, "notes", "");
-    size_t nn = notes ? json_object_array_length(notes) : 0;
-    for (size_t i = 0; i < nn && !c->failed; i++) {
-        struct json_object *e = json_object_array_get_idx(notes, i);
-        if (!json_object_is_type(e, json_type_string)) {
-            snprintf(sub, sizeof sub, "notes[%zu]", i);
-            fail(c, sub, "expected a string");
-            break;
-        }
-        tp_report_note(r, "%s", json_object_get_string(e));
-    }
+    r->notes = strings(c, root, "notes", "", &r->nnotes);
 
     struct json_object *p = object(c, root, "program", "");
     if (p) {
-        struct json_object *argv = array(c, p, "argv", "program");
-        size_t n = argv ? json_object_array_length(argv) : 0;
-        if (n) {
-            r->program.argv = calloc(n, sizeof *r->program.argv);
-            for (size_t i = 0; r->program.argv && i < n && !c->failed; i++) {
-                struct json_object *e = json_object_array_get_idx(argv, i);
-                if (!json_object_is_type(e, json_type_string)) {
-                    snprintf(sub, sizeof sub, "program.argv[%zu]", i);
-                    fail(c, sub, "expected a string");
-                    break;
-                }
-                r->program.argv[r->program.argc++] = strdup(json_object_get_string(e));
-            }
-        }
+        r->program.argv = strings(c, p, "argv", "program", &r->program.argc);
         r->program.exe = str(c, p, "exe", "program");
         r->program.host = str(c, p, "host", "program");
         r->program.pid = i64(c, p, "pid", "program", -1);
@@ -337,151 +499,136 @@ static void read_report(struct ctx *c, struct json_object *root, struct tp_repor
         r->machine.peak_gbps = dbl(c, m, "peak_gbps", "machine");
         r->machine.source = str(c, m, "source", "machine");
     }
-    struct json_object *ops = array(c, root, "ops", "");
-    size_t nops = ops ? json_object_array_length(ops) : 0;
-    if (nops) {
-        r->ops = calloc(nops, sizeof *r->ops);
-        for (size_t i = 0; r->ops && i < nops && !c->failed; i++) {
-            struct json_object *e = json_object_array_get_idx(ops, i);
-            snprintf(sub, sizeof sub, "ops[%zu]", i);
-            if (!element_is_object(c, e, sub))
+    size_t n;
+    struct json_object *ops = array(c, root, "ops", "", &n);
+    if (n && !c->failed && (r->ops = table(c, n, sizeof *r->ops, "ops"))) {
+        for (size_t i = 0; i < n && !c->failed; i++) {
+            struct json_object *e = element(c, ops, i, "ops", sub, sizeof sub);
+            if (!e)
                 break;
             read_op(c, e, sub, &r->ops[r->nops++]);
         }
     }
     struct json_object *mem = object(c, root, "memory", "");
-    if (mem) {
-        struct tp_memory *x = &r->memory;
-        x->peak_bytes = u64(c, mem, "peak_bytes", "memory");
-        x->peak_ns = u64(c, mem, "peak_ns", "memory");
-        x->peak_op = str(c, mem, "peak_op", "memory");
-        x->allocs = u64(c, mem, "allocs", "memory");
-        x->frees = u64(c, mem, "frees", "memory");
-        x->bytes_allocated = u64(c, mem, "bytes_allocated", "memory");
-        x->live_at_exit_bytes = u64(c, mem, "live_at_exit_bytes", "memory");
-        x->live_at_exit_allocs = u64(c, mem, "live_at_exit_allocs", "memory");
-        x->peak_rss_bytes = u64(c, mem, "peak_rss_bytes", "memory");
-        x->unknown_frees = u64(c, mem, "unknown_frees", "memory");
-        x->failed_allocs = u64(c, mem, "failed_allocs", "memory");
-        x->alloc_ns = u64(c, mem, "alloc_ns", "memory");
-        x->persistent_bytes = u64(c, mem, "persistent_bytes", "memory");
-        x->transient_bytes = u64(c, mem, "transient_bytes", "memory");
-        x->nsites_total = u64(c, mem, "nsites_total", "memory");
-        struct json_object *sites = array(c, mem, "sites", "memory");
-        size_t ns = sites ? json_object_array_length(sites) : 0;
-        if (ns) {
-            x->sites = calloc(ns, sizeof *x->sites);
-            for (size_t i = 0; x->sites && i < ns && !c->failed; i++) {
-                struct json_object *e = json_object_array_get_idx(sites, i);
-                snprintf(sub, sizeof sub, "memory.sites[%zu]", i);
-                if (!element_is_object(c, e, sub))
-                    break;
-                read_site(c, e, sub, &x->sites[x->nsites++]);
-            }
-        }
-    }
+    if (mem)
+        read_memory(c, mem, &r->memory);
     struct json_object *st = object(c, root, "steps", "");
     if (st) {
         r->steps.name = str(c, st, "name", "steps");
         r->steps.count = u64(c, st, "count", "steps");
         r->steps.warmup = u64(c, st, "warmup", "steps");
-        latency(c, object(c, st, "latency_ns", "steps"), "steps.latency_ns", &r->steps.latency);
+        latency(c, st, "latency_ns", "steps", &r->steps.latency);
         r->steps.window_first = i64(c, st, "window_first", "steps", -1);
         r->steps.window_last = i64(c, st, "window_last", "steps", -1);
     }
-    /* The verdict is derived: tp_analyze() recomputes it; only its shape is checked here. */
-    object(c, root, "verdict", "");
+    /* The verdict is derived (tp_analyze() recomputes it), but it is read so that the model
+     * holds everything the file says. */
+    struct json_object *vd = object(c, root, "verdict", "");
+    if (vd)
+        read_verdict(c, vd, &r->verdict);
 }
 
-int tp_report_read_json(const char *path, struct tp_report *r, char *err, size_t errlen)
+/* Line and column (both from 1) of byte offset off. */
+static void position(const char *buf, size_t len, size_t off, size_t *line, size_t *col)
 {
-    struct ctx c = {err, errlen, path, 0};
-    const char *shown = strcmp(path, "-") ? path : "<stdin>";
-    c.file = shown;
-    tp_report_init(r);
-    FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
-    if (!f) {
-        fail(&c, NULL, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        if (f != stdin)
-            fclose(f);
-        fail(&c, NULL, "is a directory, not a report");
-        return -1;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf)
-            break;
-        if (len == cap) {
-            if (cap >= MAX_FILE) {
-                free(buf);
-                buf = NULL;
-                fail(&c, NULL, "larger than 2 GiB: not a tprof report");
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && i < len; i++) {
+        if (buf[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
         }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
     }
-    int rerr = ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (!buf) {
-        fail(&c, NULL, "out of memory reading it");
-        return -1;
-    }
-    if (rerr) {
-        free(buf);
-        fail(&c, NULL, "read error");
-        return -1;
-    }
+}
+
+int tp_report_parse_json(const char *name, const char *buf, size_t len, struct tp_report *r,
+                         char *err, size_t errlen)
+{
+    struct ctx c = {err, errlen, name, 0};
+    size_t line, col;
+    tp_report_init(r);
+    if (errlen)
+        err[0] = 0;
     if (len == 0) {
-        free(buf);
         fail(&c, NULL, "empty file");
         return -1;
     }
-    struct json_tokener *tok = json_tokener_new_ex(64);
-    struct json_object *root = tok ? json_tokener_parse_ex(tok, buf, (int)(len > INT_MAX ? INT_MAX : len)) : NULL;
-    enum json_tokener_error jerr = tok ? json_tokener_get_error(tok) : json_tokener_error_depth;
-    if (!root || jerr != json_tokener_success) {
-        size_t off = tok ? json_tokener_get_parse_end(tok) : 0;
-        size_t line = 1;
-        for (size_t i = 0; i < off && i < len; i++)
-            line += buf[i] == '\n';
-        if (jerr == json_tokener_continue)
-            fail(&c, NULL, "truncated (the JSON ends early)");
-        else
-            fail(&c, NULL, "not valid JSON (line %zu: %s)", line, json_tokener_error_desc(jerr));
-        if (root)
-            json_object_put(root);
+    if (len > TP_JSON_MAX_BYTES) {
+        fail(&c, NULL, "larger than %llu MiB: not a tprof report", TP_JSON_MAX_BYTES >> 20);
+        return -1;
+    }
+    /* Reports are often compressed for storage: say so rather than "not JSON". */
+    static const struct {
+        const char *magic, *tool;
+        size_t n;
+    } packed[] = {{"\x1f\x8b", "gzip", 2}, {"\x28\xb5\x2f\xfd", "zstd", 4}, {"\xfd" "7zXZ", "xz", 5}};
+    for (size_t i = 0; i < sizeof packed / sizeof packed[0]; i++)
+        if (len >= packed[i].n && !memcmp(buf, packed[i].magic, packed[i].n)) {
+            fail(&c, NULL, "compressed with %s: uncompress it first", packed[i].tool);
+            return -1;
+        }
+    size_t ws = 0;
+    while (ws < len && (buf[ws] == ' ' || buf[ws] == '\n' || buf[ws] == '\t' || buf[ws] == '\r'))
+        ws++;
+    if (ws == len) {
+        fail(&c, NULL, "empty file (white space only)");
+        return -1;
+    }
+    /* json-c takes a NUL as the end of its input, and wants one after the last byte to know
+     * that a trailing number has ended: it parses the text up to the first NUL (if any), and
+     * a NUL is reported where the JSON before it was still good. */
+    const char *nul = memchr(buf, 0, len);
+    size_t plen = nul ? (size_t)(nul - buf) : len;
+    char *text = malloc(plen + 1);
+    struct json_tokener *tok = json_tokener_new_ex(MAX_DEPTH);
+    if (!text || !tok) {
+        free(text);
         if (tok)
             json_tokener_free(tok);
-        free(buf);
+        fail(&c, NULL, "out of memory");
+        return -1;
+    }
+    memcpy(text, buf, plen);
+    text[plen] = 0;
+    /* Trailing data is checked below, to say so in words json-c does not have. */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8 |
+                                    JSON_TOKENER_ALLOW_TRAILING_CHARS);
+    struct json_object *root = json_tokener_parse_ex(tok, text, (int)plen + 1);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    free(text);
+    int eof = jerr == json_tokener_error_parse_eof || jerr == json_tokener_continue;
+    if (!root || jerr != json_tokener_success) {
+        position(buf, len, end, &line, &col);
+        if (eof && nul) {
+            position(buf, len, plen, &line, &col);
+            fail(&c, NULL, "not JSON (line %zu, column %zu: a NUL byte; binary data?)", line, col);
+        } else if (eof) {
+            fail(&c, NULL, "truncated (the JSON ends early, at line %zu)", line);
+        } else if (jerr == json_tokener_error_depth) {
+            fail(&c, NULL, "not a tprof report (line %zu, column %zu: nested deeper than %d "
+                           "levels)", line, col, MAX_DEPTH);
+        } else {
+            fail(&c, NULL, "not JSON (line %zu, column %zu: %s)", line, col,
+                 json_tokener_error_desc(jerr));
+        }
+        if (root)
+            json_object_put(root);
         return -1;
     }
     /* Anything but white space after the document is corruption, not a second document. */
-    size_t end = json_tokener_get_parse_end(tok);
-    while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\t' || buf[end] == '\r'))
-        end++;
-    json_tokener_free(tok);
-    free(buf);
-    if (end < len) {
+    size_t rest = end;
+    while (rest < len && (buf[rest] == ' ' || buf[rest] == '\n' || buf[rest] == '\t' ||
+                          buf[rest] == '\r'))
+        rest++;
+    if (rest < len) {
+        position(buf, len, rest, &line, &col);
+        fail(&c, NULL, "not JSON (line %zu, column %zu: %s)", line, col,
+             buf[rest] ? "more data after the report" : "a NUL byte; binary data?");
         json_object_put(root);
-        fail(&c, NULL, "trailing data after the JSON document");
         return -1;
     }
     read_report(&c, root, r);
@@ -491,4 +638,62 @@ int tp_report_read_json(const char *path, struct tp_report *r, char *err, size_t
         return -1;
     }
     return 0;
+}
+
+int tp_report_read_json(const char *path, struct tp_report *r, char *err, size_t errlen)
+{
+    int is_stdin = !strcmp(path, "-");
+    struct ctx c = {err, errlen, is_stdin ? "<stdin>" : path, 0};
+    tp_report_init(r);
+    FILE *f = is_stdin ? stdin : fopen(path, "re");
+    if (!f) {
+        fail(&c, NULL, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (!is_stdin)
+            fclose(f);
+        fail(&c, NULL, "is a directory, not a report");
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    int too_big = 0, binary = 0, oom = !buf;
+    while (buf) {
+        if (len == cap) {
+            if (cap >= TP_JSON_MAX_BYTES) {
+                too_big = 1;
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                oom = 1;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        /* Stop early on binary input (/dev/zero, a core file): it can never be a report. */
+        if (memchr(buf + len, 0, got))
+            binary = 1;
+        len += got;
+        if (got == 0 || binary)
+            break;
+    }
+    int rerr = ferror(f) ? errno : 0;
+    if (!is_stdin)
+        fclose(f);
+    int rc = -1;
+    if (oom)
+        fail(&c, NULL, "out of memory reading it");
+    else if (rerr)
+        fail(&c, NULL, "cannot read: %s", strerror(rerr));
+    else if (too_big)
+        fail(&c, NULL, "larger than %llu MiB: not a tprof report", TP_JSON_MAX_BYTES >> 20);
+    else
+        rc = tp_report_parse_json(c.file, buf, len, r, err, errlen);
+    free(buf);
+    return rc;
 }
