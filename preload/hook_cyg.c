@@ -1,153 +1,457 @@
-/* Ops in programs built with -finstrument-functions (DESIGN §3).
+/* Ops in programs built with -finstrument-functions (DESIGN §3, PITFALLS P12).
  *
  * glibc exports no-op __cyg_profile_func_enter/exit; ours take precedence when preloaded. Every
  * instrumented function calls both, so the common case, a function that is not an op, must cost
  * next to nothing: the decision (op, step, or neither) is made once per function address and
- * cached, process-wide in a lock-free table and per thread in a small direct-mapped cache that
- * answers most calls with one compare. Names come from the symbol table, so static functions
- * count; ops are the names matching TPROF_OPS, the step function is TPROF_STEP. */
+ * cached, process-wide in a lock-free open-addressing table and per thread in a direct-mapped
+ * initial-exec TLS cache that answers almost every call with one compare. Names come from the
+ * symbol table (symtab.c), so static functions count; ops are the names matching TPROF_OPS, the
+ * step function is TPROF_STEP.
+ *
+ * Hooks on tiny hot functions still cost a few ns each, and an op that calls 10^6 of them would
+ * look slower than it is (PITFALLS, seen in real programs #7). The cost of one non-op hook is
+ * measured at start-up (tp_cyg_hook_cost_fp); each thread counts the non-op hooks it runs
+ * (tp_cyg_hooks), and ops.c takes (hooks run while an op was open) x (cost of one) out of the
+ * op's time. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "clock.h"
 #include "internal.h"
+#include "names.h"
 #include "ops.h"
+#include "report.h"
 #include "symtab.h"
 
 /* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP. */
-#define NOT_OP 0
+#define NOT_OP 0u
 #define IS_STEP (1u << 30)
 #define ID_MASK (IS_STEP - 1)
+#define SKIP 0xffffffffu /* not decided (before init, or tprof's own code runs): do nothing */
 
-#define GLOBAL_BITS 16
-#define LOCAL_SLOTS 512
+#define GLOBAL_BITS 17
+#define LOCAL_BITS 9
+#define SIDE_MAX 128
 
+/* Process-wide: the key is claimed once (CAS from 0); the decision word, (generation << 32) |
+ * decision, is written after the claim and is valid only for the current generation. */
 struct entry {
     _Atomic uintptr_t fn;
-    _Atomic uint32_t decision;
+    _Atomic uint64_t word;
 };
-
-static struct entry *global; /* mmap'ed: no malloc from the hook */
-static _Atomic int global_ready;
-static _Atomic uint64_t global_full;
 
 struct local {
     uintptr_t fn;
-    uint32_t decision;
+    uint32_t decision, gen;
 };
-static TP_TLS struct local local_cache[LOCAL_SLOTS];
 
-static const char *kind_of(const char *name)
+/* An instrumented call that is an op or the step: to match its exit and repair skipped exits. */
+struct side {
+    uintptr_t fn, sp;
+    uint32_t decision;
+    int pushed;      /* tp_op_begin accepted it */
+};
+
+static struct entry *global; /* mmap'ed at init: the hook never calls malloc */
+static _Atomic uint32_t gen = 1; /* bumped by dlclose: every cached decision is void */
+static _Atomic uint64_t global_full, no_name, stale_calls, side_full;
+uint64_t tp_cyg_hook_cost_fp;
+static uint64_t cost_ps;         /* the same in picoseconds, for the report */
+static _Atomic int calibrated, instr_ops_seen;
+static double hook_ns;           /* TPROF_HOOK_NS */
+static int hook_ns_set;
+
+static TP_TLS struct local local_cache[1u << LOCAL_BITS];
+TP_TLS uint64_t tp_cyg_hooks;
+static TP_TLS struct side side[SIDE_MAX];
+static TP_TLS int side_depth;
+static TP_TLS int side_over; /* calls past SIDE_MAX still open: their exits are not ours */
+
+static inline uint32_t hash_bits(uintptr_t fn, int bits)
 {
+    return (uint32_t)(((uint64_t)fn * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+const char *tp_names_kind(const char *name)
+{
+    /* First match wins: forward_convolutional_layer is a conv, gemm_nn a matmul. */
     static const struct {
         const char *word, *kind;
-    } kinds[] = {{"gemm", "matmul"},    {"matmul", "matmul"}, {"gemv", "gemv"},
-                 {"im2col", "conv"},    {"col2im", "conv"},   {"conv", "conv"},
-                 {"attention", "attention"}, {"softmax", "softmax"}, {"norm", "norm"},
-                 {"pool", "pool"},      {"relu", "act"}, {"gelu", "act"},
-                 {"sigmoid", "act"}, {"dropout", "dropout"}, {"embedding", "embedding"},
-                 {"update", "optimizer"}, {"backward", "backward"}, {"forward", "forward"}};
+    } kinds[] = {{"gemm", "matmul"},       {"matmul", "matmul"},       {"gemv", "gemv"},
+                 {"im2col", "conv"},        {"col2im", "conv"},         {"conv", "conv"},
+                 {"attention", "attention"}, {"softmax", "softmax"},    {"norm", "norm"},
+                 {"pool", "pool"},          {"relu", "activation"},     {"gelu", "activation"},
+                 {"sigmoid", "activation"}, {"tanh", "activation"},     {"activat", "activation"},
+                 {"dropout", "dropout"},    {"embedding", "embedding"}, {"update", "optimizer"},
+                 {"backward", "backward"},  {"forward", "forward"}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcasestr(name, kinds[i].word))
             return kinds[i].kind;
     return "op";
 }
 
+int tp_names_is_step(const char *name)
+{
+    const char *s = tp_cfg.step;
+    if (!s || !*s || !name)
+        return 0;
+    size_t n = strlen(s);
+    /* "train_step" names the C function and the C++ "train_step(int)" alike */
+    return strncmp(name, s, n) == 0 && (name[n] == 0 || name[n] == '(');
+}
+
 static uint32_t decide_slow(uintptr_t fn)
 {
-    char name[256];
-    if (tp_symtab_name(fn, name, sizeof name) < 0)
+    char raw[512], name[512];
+    uintptr_t start = 0;
+    /* An instrumented function passes its own first address: a symbol that merely encloses it
+     * is some other function (a stripped binary's nearest export). */
+    if (tp_symtab_lookup(fn, raw, sizeof raw, &start) < 0 || start != fn) {
+        atomic_fetch_add_explicit(&no_name, 1, memory_order_relaxed);
         return NOT_OP;
+    }
+    tp_symtab_demangle(raw, name, sizeof name);
     uint32_t d = NOT_OP;
-    if (tp_cfg.step && !strcmp(name, tp_cfg.step))
+    if (tp_names_is_step(raw) || tp_names_is_step(name))
         d |= IS_STEP;
-    if (tp_ops_match(tp_cfg.ops, name)) {
-        int id = tp_op_intern(name, kind_of(name), TP_SRC_INSTR);
-        if (id >= 0)
+    if (tp_ops_match(tp_cfg.ops, name) || (strcmp(raw, name) && tp_ops_match(tp_cfg.ops, raw))) {
+        int id = tp_op_intern(name, tp_names_kind(name), TP_SRC_INSTR);
+        if (id >= 0 && (uint32_t)id < ID_MASK - 1)
             d |= (uint32_t)id + 1;
     }
     return d;
 }
 
-static uint32_t decide(uintptr_t fn)
+/* The decision for fn from the process-wide table, made here if nobody made it yet. */
+static uint32_t decide_global(uintptr_t fn, uint32_t g)
 {
-    struct local *l = &local_cache[(fn >> 4) & (LOCAL_SLOTS - 1)];
-    if (tp_likely(l->fn == fn))
-        return l->decision;
-    uint32_t d = NOT_OP;
-    int found = 0;
-    if (atomic_load_explicit(&global_ready, memory_order_acquire)) {
-        uint64_t mask = (1ull << GLOBAL_BITS) - 1, h = ((fn >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - GLOBAL_BITS);
-        for (uint64_t i = 0; i <= mask; i++) {
-            struct entry *e = &global[(h + i) & mask];
-            uintptr_t k = atomic_load_explicit(&e->fn, memory_order_acquire);
-            if (k == fn) {
-                /* the decision is stored before the key is published */
-                d = atomic_load_explicit(&e->decision, memory_order_relaxed);
-                found = 1;
-                break;
-            }
-            if (k == 0) {
-                d = decide_slow(fn);
-                /* Claim the slot; a racing thread that claims it first for another function
-                 * only costs us caching here: the decision is still returned. */
-                uintptr_t expect = 0;
-                atomic_store_explicit(&e->decision, d, memory_order_relaxed);
-                atomic_compare_exchange_strong(&e->fn, &expect, fn);
-                found = 1;
-                break;
-            }
+    uint64_t mask = (1ull << GLOBAL_BITS) - 1, h = hash_bits(fn, GLOBAL_BITS);
+    for (uint64_t i = 0; i <= mask && i < 4096; i++) {
+        struct entry *e = &global[(h + i) & mask];
+        uintptr_t k = atomic_load_explicit(&e->fn, memory_order_acquire);
+        if (k == 0) {
+            uintptr_t expect = 0;
+            if (!atomic_compare_exchange_strong(&e->fn, &expect, fn) && expect != fn)
+                continue; /* another function took this slot: probe on */
+            k = fn;
         }
-        if (!found)
-            atomic_fetch_add(&global_full, 1);
+        if (k != fn)
+            continue;
+        uint64_t w = atomic_load_explicit(&e->word, memory_order_acquire);
+        if ((uint32_t)(w >> 32) == g)
+            return (uint32_t)w;
+        /* claimed but not decided yet, or decided before a dlclose: decide (again); two threads
+         * deciding the same function at once reach the same decision */
+        uint32_t d = decide_slow(fn);
+        atomic_store_explicit(&e->word, (uint64_t)g << 32 | d, memory_order_release);
+        return d;
     }
-    if (!found)
-        d = decide_slow(fn);
+    atomic_fetch_add_explicit(&global_full, 1, memory_order_relaxed);
+    return decide_slow(fn);
+}
+
+static void calibrate(void);
+
+/* The decision for fn when this thread's cache does not have it. */
+static uint32_t miss(uintptr_t fn)
+{
+    if (!tp_running() || tp_guard || !global)
+        return SKIP;
+    int e = errno;
+    if (tp_unlikely(!atomic_load_explicit(&calibrated, memory_order_relaxed)))
+        calibrate();
+    uint32_t g = atomic_load_explicit(&gen, memory_order_acquire);
+    uint32_t d = decide_global(fn, g);
+    struct local *l = &local_cache[hash_bits(fn, LOCAL_BITS)];
     l->fn = fn;
     l->decision = d;
+    l->gen = g;
+    errno = e;
     return d;
 }
 
-TP_EXPORT TP_NOINSTR void __cyg_profile_func_enter(void *fn, void *site)
+static inline uint32_t decision_of(uintptr_t fn)
 {
-    (void)site;
-    if (tp_unlikely(!tp_running()) || tp_guard)
-        return;
-    uint32_t d = decide((uintptr_t)fn);
-    if (tp_likely(d == NOT_OP))
+    struct local *l = &local_cache[hash_bits(fn, LOCAL_BITS)];
+    if (l->fn == fn && l->gen == atomic_load_explicit(&gen, memory_order_relaxed))
+        return l->decision;
+    return miss(fn);
+}
+
+static void end_side(const struct side *s)
+{
+    int id = (int)(s->decision & ID_MASK) - 1;
+    if (s->pushed)
+        tp_op_end(id, s->fn, 0, 0, 0, NULL);
+    if (s->decision & IS_STEP)
+        tp_step_end();
+}
+
+/* Close the top entry: its function was left by longjmp or an exception (one built by a compiler
+ * that runs no exit hooks while unwinding: clang). It ends now. */
+static void end_stale(void)
+{
+    end_side(&side[--side_depth]);
+    atomic_fetch_add_explicit(&stale_calls, 1, memory_order_relaxed);
+}
+
+static void op_enter(uintptr_t fn, uint32_t d, uintptr_t sp)
+{
+    if (!tp_running() || tp_guard)
         return;
     int e = errno;
-    if (d & IS_STEP)
-        tp_step_begin();
-    if (d & ID_MASK)
-        tp_op_begin((int)(d & ID_MASK) - 1, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0));
+    /* A function still running is at or above the stack pointer of everything it calls — at it,
+     * for a function inlined into its caller, whose hooks run in the caller's frame. An entry
+     * strictly below this call's was left. (The op stack gets sp 0 for these frames: its own
+     * repair, which also drops frames at an equal sp, would end inlined callers.) */
+    while (side_depth > 0 && side[side_depth - 1].sp < sp)
+        end_stale();
+    if (side_depth < SIDE_MAX) {
+        struct side *s = &side[side_depth];
+        s->fn = fn;
+        s->sp = sp;
+        s->decision = d;
+        s->pushed = 0;
+        if (d & IS_STEP)
+            tp_step_begin();
+        int id = (int)(d & ID_MASK) - 1;
+        /* A function both instrumented and hooked through the PLT is one call, not two. */
+        if (id >= 0 && !(tp_op_top_is(TP_SRC_PLT) && tp_ops_current() == id))
+            s->pushed = tp_op_begin(id, fn, 0);
+        if (s->pushed && !atomic_load_explicit(&instr_ops_seen, memory_order_relaxed))
+            atomic_store_explicit(&instr_ops_seen, 1, memory_order_relaxed);
+        side_depth++;
+    } else {
+        side_over++;
+        atomic_fetch_add_explicit(&side_full, 1, memory_order_relaxed);
+    }
     errno = e;
 }
 
-TP_EXPORT TP_NOINSTR void __cyg_profile_func_exit(void *fn, void *site)
+static void op_exit(uintptr_t fn)
 {
-    (void)site;
-    if (tp_unlikely(!tp_running()) || tp_guard)
+    if (side_over > 0) {
+        side_over--;
         return;
-    uint32_t d = decide((uintptr_t)fn);
-    if (tp_likely(d == NOT_OP))
+    }
+    if (side_depth == 0)
         return;
     int e = errno;
-    if (d & ID_MASK)
-        tp_op_end((int)(d & ID_MASK) - 1, (uintptr_t)fn, (uintptr_t)__builtin_frame_address(0), 0,
-                  0, NULL);
-    if (d & IS_STEP)
-        tp_step_end();
+    /* The topmost entry of fn is this call: entries above it were left by longjmp out of the
+     * functions fn called. (The exit hook's stack pointer cannot tell more: an exit hook reached
+     * by a tail jump has a higher one than the enter hook had, one after alloca a lower.) */
+    int i = side_depth - 1;
+    while (i >= 0 && side[i].fn != fn)
+        i--;
+    if (i >= 0) {
+        while (side_depth - 1 > i)
+            end_stale();
+        side_depth--;
+        end_side(&side[i]);
+    }
     errno = e;
+}
+
+/* Everything but a cache hit on a non-op function: kept out of line so that the hooks below
+ * stay leaf functions without a frame. sp is the instrumented function's stack pointer at the
+ * call of the enter hook (the hook's CFA): lower for everything it calls, so an entry at or
+ * below a new call's sp belongs to a function that longjmp or an exception left. */
+static TP_NOINSTR __attribute__((noinline)) void slow_enter(uintptr_t fn, uintptr_t sp)
+{
+    uint32_t d = decision_of(fn);
+    if (d == NOT_OP)
+        tp_cyg_hooks++;
+    else if (d != SKIP)
+        op_enter(fn, d, sp);
+}
+
+static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
+{
+    uint32_t d = decision_of(fn);
+    if (d == NOT_OP)
+        tp_cyg_hooks++;
+    else if (d != SKIP)
+        op_exit(fn);
+}
+
+/* The fast path: a hit in this thread's cache on a function that is not an op. */
+#define FAST_PATH(fn)                                                                           \
+    struct local *l = &local_cache[hash_bits((uintptr_t)(fn), LOCAL_BITS)];                    \
+    if (tp_likely(l->fn == (uintptr_t)(fn) && l->decision == NOT_OP &&                         \
+                  l->gen == atomic_load_explicit(&gen, memory_order_relaxed))) {               \
+        tp_cyg_hooks++;                                                                         \
+        return;                                                                                 \
+    }
+
+TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void
+__cyg_profile_func_enter(void *fn, void *site)
+{
+    (void)site;
+    FAST_PATH(fn)
+    slow_enter((uintptr_t)fn, (uintptr_t)__builtin_dwarf_cfa());
+}
+
+TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void
+__cyg_profile_func_exit(void *fn, void *site)
+{
+    (void)site;
+    FAST_PATH(fn)
+    slow_exit((uintptr_t)fn);
+}
+
+void tp_cyg_forget(void)
+{
+    atomic_fetch_add(&gen, 1);
+}
+
+/* The cost of one non-op hook, as a program pays it: what -finstrument-functions adds to a tiny
+ * function. The first routine below is what gcc -O2 makes of an instrumented function with an
+ * argument: two callee-saved registers kept across the hook calls, the calls through the PLT,
+ * our fast path. Its body is empty, like the second routine's: a body with a long dependency
+ * chain would hide part of the hooks' cost, which is then under-counted. The difference between
+ * the two, over two hooks, is the cost of one. */
+void tp_cyg_cal_instr(long i) __attribute__((visibility("hidden")));
+void tp_cyg_cal_plain(long i) __attribute__((visibility("hidden")));
+__asm__("    .text\n"
+        "    .p2align 4\n"
+        "    .globl tp_cyg_cal_instr\n"
+        "    .hidden tp_cyg_cal_instr\n"
+        "    .type tp_cyg_cal_instr, @function\n"
+        "tp_cyg_cal_instr:\n"
+        "    pushq %rbp\n"
+        "    leaq tp_cyg_cal_instr(%rip), %rbp\n"
+        "    pushq %rbx\n"
+        "    movq %rdi, %rbx\n"
+        "    movq %rbp, %rdi\n"
+        "    subq $8, %rsp\n"
+        "    movq 24(%rsp), %rsi\n"
+        "    call __cyg_profile_func_enter@PLT\n"
+        "    movq 24(%rsp), %rsi\n"
+        "    addq $8, %rsp\n"
+        "    movq %rbp, %rdi\n"
+        "    popq %rbx\n"
+        "    popq %rbp\n"
+        "    jmp __cyg_profile_func_exit@PLT\n"
+        "    .size tp_cyg_cal_instr, . - tp_cyg_cal_instr\n"
+        "    .p2align 4\n"
+        "    .globl tp_cyg_cal_plain\n"
+        "    .hidden tp_cyg_cal_plain\n"
+        "    .type tp_cyg_cal_plain, @function\n"
+        "tp_cyg_cal_plain:\n"
+        "    ret\n"
+        "    .size tp_cyg_cal_plain, . - tp_cyg_cal_plain\n");
+
+/* The best of several rounds, so that a preemption during the measurement does not count. */
+static uint64_t best_ticks(void (*f)(long), int n, int rounds)
+{
+    void (*volatile call)(long) = f;
+    uint64_t best = UINT64_MAX;
+    for (int r = 0; r < rounds; r++) {
+        uint64_t t0 = tp_ticks();
+        for (long i = 0; i < n; i++)
+            call(i);
+        uint64_t t = tp_ticks() - t0;
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+static void measure(void)
+{
+    enum { N = 4096, ROUNDS = 25 };
+    uintptr_t fake = (uintptr_t)&tp_cyg_cal_instr;
+    struct local *l = &local_cache[hash_bits(fake, LOCAL_BITS)];
+    struct local saved = *l;
+    uint64_t hooks = tp_cyg_hooks;
+    l->fn = fake;
+    l->decision = NOT_OP;
+    l->gen = atomic_load(&gen);
+    uint64_t hooked = UINT64_MAX, plain = UINT64_MAX;
+    /* interleaved, so that a change of clock speed or of load on the machine hits both alike */
+    for (int r = 0; r < ROUNDS; r++) {
+        uint64_t h = best_ticks(tp_cyg_cal_instr, N, 1), p = best_ticks(tp_cyg_cal_plain, N, 1);
+        if (h < hooked)
+            hooked = h;
+        if (p < plain)
+            plain = p;
+    }
+    *l = saved;
+    tp_cyg_hooks = hooks;
+    uint64_t extra = hooked > plain ? hooked - plain : 0;
+    tp_cyg_hook_cost_fp = (extra << 16) / (2 * N);
+    cost_ps = tp_ticks_to_ns(extra * 1000) / (2 * N);
+}
+
+/* Once, at the first instrumented call: a program without -finstrument-functions never pays
+ * for it. TPROF_HOOK_NS replaces the measurement (0 turns the correction off). */
+static void calibrate(void)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&calibrated, &expect, 1))
+        return;
+    int g = tp_guard;
+    tp_guard = 1;
+    if (hook_ns_set) {
+        /* ticks per ns from the clock's own calibration */
+        uint64_t ns = tp_ticks_to_ns(1ull << 30);
+        double ticks_per_ns = ns ? (double)(1ull << 30) / (double)ns : 1.0;
+        tp_cyg_hook_cost_fp = (uint64_t)(hook_ns * ticks_per_ns * 65536.0 + 0.5);
+        cost_ps = (uint64_t)(hook_ns * 1000.0 + 0.5);
+    } else {
+        measure();
+    }
+    tp_guard = g;
+}
+
+static void read_hook_ns(void)
+{
+    const char *v = getenv("TPROF_HOOK_NS");
+    if (!v || !*v)
+        return;
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || end == v || *end || !(d >= 0 && d <= 1e6)) {
+        tp_warn("TPROF_HOOK_NS=%s: expected nanoseconds, 0 to 1000000; using the measured cost", v);
+        return;
+    }
+    hook_ns = d;
+    hook_ns_set = 1;
 }
 
 void tp_cyg_init(void)
 {
     void *m = mmap(NULL, sizeof(struct entry) << GLOBAL_BITS, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m != MAP_FAILED) {
+    if (m != MAP_FAILED)
         global = m;
-        atomic_store_explicit(&global_ready, 1, memory_order_release);
-    }
+    read_hook_ns();
+    tp_plt_init();
+}
+
+void tp_names_collect(struct tp_report *r)
+{
+    if (atomic_load(&instr_ops_seen) && tp_cyg_hook_cost_fp)
+        tp_report_note(r, "op times exclude the -finstrument-functions hooks of the non-op "
+                          "functions called inside them: %.2f ns each (%s)",
+                       (double)cost_ps / 1000.0, hook_ns_set ? "TPROF_HOOK_NS" : "measured");
+    if (atomic_load(&stale_calls))
+        tp_report_note(r, "%llu instrumented op calls were left by longjmp or an exception "
+                          "without their exit hook; each ended when that was noticed",
+                       (unsigned long long)atomic_load(&stale_calls));
+    if (atomic_load(&side_full))
+        tp_report_note(r, "%llu instrumented op calls nested deeper than %d were not timed",
+                       (unsigned long long)atomic_load(&side_full), SIDE_MAX);
+    if (atomic_load(&no_name))
+        tp_report_note(r, "%llu instrumented functions have no symbol (a stripped binary?): they "
+                          "cannot be ops", (unsigned long long)atomic_load(&no_name));
+    if (atomic_load(&global_full))
+        tp_report_note(r, "%llu instrumented-function lookups missed the decision table (too "
+                          "many distinct functions): those calls were slower",
+                       (unsigned long long)atomic_load(&global_full));
+    tp_plt_collect(r);
 }

@@ -1,13 +1,51 @@
-/* Function names by address for the ops-by-name hooks: from each module's .symtab when it has one
- * (static functions included), else .dynsym; modules loaded later are picked up on a miss. */
+/* Function names by address for the ops-by-name hooks (PITFALLS P13).
+ *
+ * Each loaded module's function symbols are read with libelf into a sorted array: from .symtab
+ * when the file has one (static functions included), else from a separate debug file found by
+ * build-id under /usr/lib/debug, else from .dynsym. The main program is read through
+ * /proc/self/exe (dl_iterate_phdr names it ""). Modules are listed lazily and read on their first
+ * lookup; an address in no known module (a library dlopen'ed since) makes the list be read again.
+ *
+ * Every function here is thread-safe and slow (a lock, maybe file reads): callers cache. Each sets
+ * the recursion guard while it runs, because libelf allocates. Names are copied out, so a module
+ * unloaded later never leaves a dangling pointer behind. */
 #ifndef TPROF_SYMTAB_H
 #define TPROF_SYMTAB_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* The name of the function starting at (or containing) addr, into out. 0, or -1 if unknown.
- * Thread-safe; slow (the caller caches): takes a lock and may read ELF files. */
+/* The name of the function containing addr, into out (truncated to n-1 bytes; "@VERSION" cut).
+ * *start, when not NULL, receives the function's first address. 0, or -1 if no symbol covers
+ * addr. */
+int tp_symtab_lookup(uintptr_t addr, char *out, size_t n, uintptr_t *start);
+
+/* Same, for callers that only need the name. */
 int tp_symtab_name(uintptr_t addr, char *out, size_t n);
+
+/* The module containing addr: its path ("" → the path of /proc/self/exe for the main program),
+ * load bias and the address range of its PT_LOAD segments. 0, or -1 if no module maps addr. */
+int tp_symtab_module(uintptr_t addr, char *path, size_t n, uintptr_t *bias, uintptr_t *lo,
+                     uintptr_t *hi);
+
+/* Call fn(name, start, size, arg) for every defined function of the module containing in_module
+ * whose name satisfies want(name, arg) (want NULL: all), in address order. fn runs under the
+ * symtab lock: it must not call back into this file. fn returning non-zero stops the walk.
+ * Returns the number of calls made, or -1 if no module maps in_module. */
+int tp_symtab_functions(uintptr_t in_module, int (*want)(const char *name, void *arg),
+                        int (*fn)(const char *name, uintptr_t start, uint64_t size, void *arg),
+                        void *arg);
+
+/* A module was unloaded (dlclose): list the modules again before the next lookup. */
+void tp_symtab_stale(void);
+
+/* C++ names read better demangled: "ns::conv2d(float*, int)". Copies name unchanged when it is
+ * not a mangled name or no demangler (libstdc++'s __cxa_demangle) is loaded. */
+void tp_symtab_demangle(const char *name, char *out, size_t n);
+
+/* fork handlers (the lock must not be held by another thread across fork). */
+void tp_symtab_lock(void);
+void tp_symtab_unlock(void);
+void tp_symtab_reset_lock(void);
 
 #endif

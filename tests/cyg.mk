@@ -1,9 +1,46 @@
-# Ops by name: instrumented functions, the annotation API.
-check_PROGRAMS += tests/victims/v_cyg
+# Ops by name: instrumented functions, PLT/GOT hooks on shared-library exports (also in libraries
+# loaded later), the annotation API, and the symbol tables behind them.
+
+# -finstrument-functions victims.
+check_PROGRAMS += tests/victims/v_cyg tests/victims/v_cyg_cost tests/victims/v_cyg_cxx
 tests_victims_v_cyg_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
-TESTS += tests/cyg_ops.sh
-EXTRA_DIST += tests/cyg_ops.sh
+tests_victims_v_cyg_LDADD = -lpthread
+tests_victims_v_cyg_cost_CFLAGS = -O2 -g -finstrument-functions
+tests_victims_v_cyg_cxx_SOURCES = tests/victims/v_cyg_cxx.cc
+tests_victims_v_cyg_cxx_CXXFLAGS = -g -O1 -fno-inline -fno-optimize-sibling-calls -finstrument-functions
+TESTS += tests/cyg_ops.sh tests/cyg_cost.sh tests/cyg_cxx.sh
+EXTRA_DIST += tests/cyg_ops.sh tests/cyg_cost.sh tests/cyg_cxx.sh
+
+# A prebuilt library and its users. The libraries are built as plain programs linked -shared
+# (libtool would make them libtool libraries with wrapper scripts); the programs find them next to
+# themselves through DT_RUNPATH $ORIGIN, as installed software finds its own libraries.
+check_PROGRAMS += tests/victims/libtpop.so tests/victims/libtpop_user.so tests/victims/v_cyg_plt \
+	tests/victims/v_cyg_dl
+tests_victims_libtpop_so_SOURCES = tests/victims/libtpop.c
+tests_victims_libtpop_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpop_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpop.so
+tests_victims_libtpop_user_so_SOURCES = tests/victims/libtpop_user.c
+tests_victims_libtpop_user_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpop_user_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpop_user.so -Wl,-rpath,'$$ORIGIN'
+tests_victims_libtpop_user_so_LDADD = tests/victims/libtpop.so
+tests_victims_v_cyg_plt_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_cyg_plt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_cyg_plt_LDADD = tests/victims/libtpop.so
+tests_victims_v_cyg_dl_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_cyg_dl_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_cyg_dl_LDADD = -ldl
+TESTS += tests/plt_ops.sh tests/plt_dlopen.sh
+EXTRA_DIST += tests/plt_ops.sh tests/plt_dlopen.sh
+
+# The annotation API.
 check_PROGRAMS += tests/victims/v_api
 tests_victims_v_api_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/api_regions.sh
 EXTRA_DIST += tests/api_regions.sh
+
+# Symbol tables, unit-tested on the test program itself (needs libtpop.so, built above).
+check_PROGRAMS += tests/check_symtab
+tests_check_symtab_SOURCES = tests/check_symtab.c preload/symtab.c
+tests_check_symtab_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBELF_CFLAGS)
+tests_check_symtab_LDADD = $(TEST_LIBS) $(LIBELF_LIBS) -ldl
+TESTS += tests/check_symtab

@@ -1,0 +1,173 @@
+/* dlopen and dlclose, wrapped so that the op hooks follow the modules a program loads and
+ * unloads while it runs (PITFALLS P13, P14).
+ *
+ * dlopen: RTLD_DEEPBIND is removed (a deep-bound library resolves its imports inside itself
+ * first and so bypasses every wrapper tprof interposes), then the new modules' GOTs are hooked.
+ * A wrapped dlopen is called from libtprof.so, and glibc searches a bare library name with the
+ * *caller's* DT_RUNPATH: a program whose RUNPATH ($ORIGIN/lib...) finds its plugins would fail to
+ * load them. So for a bare name the caller's own search directories (dlinfo RTLD_DI_SERINFO of
+ * the calling module: its RPATH, LD_LIBRARY_PATH, its RUNPATH) are tried first, in glibc's order.
+ *
+ * dlclose: the module's address range is remembered for naming call sites (modules.c), then,
+ * once it is gone, libunwind's caches, the symbol lists and the cached per-address decisions of
+ * the instrumented-function hooks are dropped: the same addresses may hold other code next. */
+#define UNW_LOCAL_ONLY /* the local-only API, as preload/sites.c uses it */
+#include <dlfcn.h>
+#include <errno.h>
+#include <libunwind.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "modules.h"
+#include "names.h"
+#include "symtab.h"
+
+typedef void *(*dlopen_fn)(const char *, int);
+typedef int (*dlclose_fn)(void *);
+
+static _Atomic(dlopen_fn) real_dlopen;
+static _Atomic(dlclose_fn) real_dlclose;
+static _Atomic int deepbind_warned;
+
+static dlopen_fn get_dlopen(void)
+{
+    dlopen_fn f = atomic_load_explicit(&real_dlopen, memory_order_acquire);
+    if (!f) {
+        int g = tp_guard;
+        tp_guard = 1;
+        f = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+        tp_guard = g;
+        atomic_store_explicit(&real_dlopen, f, memory_order_release);
+    }
+    return f;
+}
+
+static dlclose_fn get_dlclose(void)
+{
+    dlclose_fn f = atomic_load_explicit(&real_dlclose, memory_order_acquire);
+    if (!f) {
+        int g = tp_guard;
+        tp_guard = 1;
+        f = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+        tp_guard = g;
+        atomic_store_explicit(&real_dlclose, f, memory_order_release);
+    }
+    return f;
+}
+
+static int has_search_path(const struct link_map *lm)
+{
+    for (const ElfW(Dyn) *d = lm->l_ld; d && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_RUNPATH || d->d_tag == DT_RPATH)
+            return 1;
+    return 0;
+}
+
+/* Open a bare name the way the caller's own dlopen would search it. NULL, errno untouched, when
+ * none of the caller's directories has it: then the plain dlopen searches the rest (the
+ * ld.so cache and the default directories) exactly as it would have. */
+static void *open_as_caller(dlopen_fn real, const char *file, int mode, const void *ra)
+{
+    Dl_info info;
+    struct link_map *caller = NULL, *main_map = NULL;
+    if (!dladdr1(ra, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
+        return NULL;
+    /* DT_RPATH of the main program applies to every lookup (when the caller has no RUNPATH);
+     * DT_RUNPATH and DT_RPATH of the caller apply to its own. */
+    void *self = real(NULL, RTLD_LAZY | RTLD_NOLOAD);
+    if (self && dlinfo(self, RTLD_DI_LINKMAP, &main_map) != 0)
+        main_map = NULL;
+    if (!has_search_path(caller) && !(main_map && has_search_path(main_map)))
+        return NULL;
+    /* Already loaded (by file name or soname): the plain dlopen finds it whatever the caller. */
+    void *h = real(file, RTLD_LAZY | RTLD_NOLOAD);
+    if (h) {
+        get_dlclose()(h);
+        return NULL;
+    }
+    Dl_serinfo size;
+    if (dlinfo(caller, RTLD_DI_SERINFOSIZE, &size) != 0 || size.dls_size < sizeof size)
+        return NULL;
+    Dl_serinfo *si = tp_alloc(size.dls_size);
+    if (!si)
+        return NULL;
+    si->dls_size = size.dls_size;
+    si->dls_cnt = size.dls_cnt;
+    h = NULL;
+    if (dlinfo(caller, RTLD_DI_SERINFO, si) == 0) {
+        for (unsigned i = 0; i < si->dls_cnt && !h; i++) {
+            /* The default directories come last; the plain dlopen searches the cache before
+             * them, so leave them to it. */
+            if (si->dls_serpath[i].dls_flags == LA_SER_DEFAULT)
+                break;
+            char path[4096];
+            int n = snprintf(path, sizeof path, "%s/%s", si->dls_serpath[i].dls_name, file);
+            if (n <= 0 || (size_t)n >= sizeof path || access(path, F_OK) != 0)
+                continue;
+            h = real(path, mode);
+        }
+    }
+    tp_free(si);
+    return h;
+}
+
+TP_EXPORT TP_NOINSTR void *dlopen(const char *file, int mode)
+{
+    dlopen_fn real = get_dlopen();
+    if (!real)
+        return NULL;
+    /* tprof's own lookups (resolve.c, hook_plt.c) and anything before start-up pass straight. */
+    if (tp_guard || !tp_running())
+        return real(file, mode);
+    int e = errno;
+    if (mode & RTLD_DEEPBIND) {
+        mode &= ~RTLD_DEEPBIND;
+        tp_dl_note_deepbind();
+        int w = 0;
+        if (atomic_compare_exchange_strong(&deepbind_warned, &w, 1))
+            tp_warn("dlopen(%s, RTLD_DEEPBIND): RTLD_DEEPBIND removed: it would bypass tprof's "
+                    "wrappers", file ? file : "NULL");
+    }
+    void *h = NULL;
+    if (file && !strchr(file, '/') && !(mode & RTLD_NOLOAD)) {
+        int g = tp_guard;
+        tp_guard = 1;
+        h = open_as_caller(real, file, mode, __builtin_return_address(0));
+        tp_guard = g;
+    }
+    errno = e;
+    if (!h)
+        h = real(file, mode);
+    e = errno;
+    if (h && !(mode & RTLD_NOLOAD))
+        tp_plt_scan();
+    errno = e;
+    return h;
+}
+
+TP_EXPORT TP_NOINSTR int dlclose(void *handle)
+{
+    dlclose_fn real = get_dlclose();
+    if (!real)
+        return -1;
+    if (tp_guard || !tp_running())
+        return real(handle);
+    int g = tp_guard;
+    tp_guard = 1;
+    tp_modules_before_dlclose(handle);
+    tp_guard = g;
+    int rc = real(handle);
+    int e = errno;
+    g = tp_guard;
+    tp_guard = 1;
+    unw_flush_cache(unw_local_addr_space, 0, 0);
+    tp_symtab_stale();
+    tp_cyg_forget();
+    tp_plt_forget();
+    tp_guard = g;
+    errno = e;
+    return rc;
+}

@@ -1,0 +1,45 @@
+/* Ops by name: the -finstrument-functions hooks (hook_cyg.c), the PLT/GOT hooks on shared-library
+ * exports (hook_plt.c) and the dlopen/dlclose wrappers that keep both current (hook_dl.c). */
+#ifndef TPROF_NAMES_H
+#define TPROF_NAMES_H
+
+#include <stdint.h>
+
+#include "internal.h"
+
+struct tp_report;
+
+/* Non-op -finstrument-functions hooks run so far by this thread, and the measured cost of one,
+ * in clock ticks << 16 (0 until measured). An op's time less (hooks during it) x cost is the time
+ * it would have taken without tprof's hooks (ops.c applies it to every op). */
+extern TP_TLS uint64_t tp_cyg_hooks;
+extern uint64_t tp_cyg_hook_cost_fp;
+
+/* Called once from tp_init(), after tp_ops_init(): measures the cost of a hook, reads
+ * TPROF_PLT and hooks the PLT/GOT of the modules loaded at start. */
+void tp_cyg_init(void);
+
+/* The family of an op from its name: matmul, gemv, conv, attention, softmax, norm, pool,
+ * activation, ... else "op". */
+const char *tp_names_kind(const char *name);
+
+/* TPROF_STEP names this function (plain, or demangled with or without its parameter list). */
+int tp_names_is_step(const char *name);
+
+/* A module was unloaded: function addresses may now mean something else. */
+void tp_cyg_forget(void);
+
+/* PLT/GOT hooking: set up (from tp_cyg_init), hook the modules not hooked yet (after dlopen),
+ * forget the modules that are gone (after dlclose). */
+void tp_plt_init(void);
+void tp_plt_scan(void);
+void tp_plt_forget(void);
+void tp_plt_collect(struct tp_report *r);
+/* RTLD_DEEPBIND flags removed by the dlopen wrapper, for the report. */
+void tp_dl_note_deepbind(void);
+
+/* Notes for the report (hook cost correction, PLT hooks, tables that ran out); to be called
+ * from tp_collect(). */
+void tp_names_collect(struct tp_report *r);
+
+#endif

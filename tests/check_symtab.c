@@ -1,0 +1,229 @@
+/* Unit tests of preload/symtab.c on this test program itself (static functions from .symtab),
+ * on libc (.dynsym), and on a library loaded and unloaded while it runs. Not preloaded. */
+#include <check.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "symtab.h"
+
+TP_TLS int tp_guard;
+void *tp_alloc(size_t n) { return malloc(n); }
+void *tp_realloc(void *p, size_t n) { return realloc(p, n); }
+void tp_free(void *p) { free(p); }
+char *tp_strdup(const char *s) { return strdup(s); }
+
+static volatile int sink;
+static int data_word[64];
+
+__attribute__((noinline, used)) static void tpsym_alpha(int i) { sink += i; }
+__attribute__((noinline, used)) static void tpsym_beta(int i) { sink -= i; tpsym_alpha(i); }
+__attribute__((noinline, used)) static int tpsym_gamma(int i) { return sink * i; }
+
+static uintptr_t A(void (*f)(int)) { return (uintptr_t)f; }
+
+START_TEST(test_static_functions_by_name)
+{
+    char name[64];
+    uintptr_t start = 0;
+    ck_assert_int_eq(tp_symtab_lookup(A(tpsym_alpha), name, sizeof name, &start), 0);
+    ck_assert_str_eq(name, "tpsym_alpha");
+    ck_assert_uint_eq(start, A(tpsym_alpha));
+    /* inside the function: same function, same start */
+    ck_assert_int_eq(tp_symtab_lookup(A(tpsym_beta) + 3, name, sizeof name, &start), 0);
+    ck_assert_str_eq(name, "tpsym_beta");
+    ck_assert_uint_eq(start, A(tpsym_beta));
+    ck_assert_int_eq(tp_symtab_name((uintptr_t)tpsym_gamma, name, sizeof name), 0);
+    ck_assert_str_eq(name, "tpsym_gamma");
+    /* truncated to the buffer */
+    char small[6];
+    ck_assert_int_eq(tp_symtab_name(A(tpsym_alpha), small, sizeof small), 0);
+    ck_assert_str_eq(small, "tpsym");
+}
+END_TEST
+
+START_TEST(test_not_a_function)
+{
+    char name[64];
+    /* data of a mapped module is covered by no function symbol */
+    ck_assert_int_eq(tp_symtab_name((uintptr_t)&data_word[10], name, sizeof name), -1);
+    /* an address no module maps */
+    ck_assert_int_eq(tp_symtab_name((uintptr_t)16, name, sizeof name), -1);
+}
+END_TEST
+
+START_TEST(test_module_of_address)
+{
+    char path[4096], exe[4096];
+    uintptr_t bias, lo, hi;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ck_assert_int_gt(n, 0);
+    exe[n] = 0;
+    ck_assert_int_eq(tp_symtab_module(A(tpsym_alpha), path, sizeof path, &bias, &lo, &hi), 0);
+    ck_assert_str_eq(path, exe);
+    ck_assert(lo <= A(tpsym_alpha) && A(tpsym_alpha) < hi);
+    ck_assert(lo <= (uintptr_t)&data_word[0] && (uintptr_t)&data_word[0] < hi);
+    ck_assert(bias <= lo);
+    uintptr_t q = (uintptr_t)dlsym(RTLD_DEFAULT, "qsort");
+    ck_assert_int_eq(tp_symtab_module(q, path, sizeof path, NULL, NULL, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(path, "libc.so"));
+    ck_assert_int_eq(tp_symtab_module((uintptr_t)16, path, sizeof path, NULL, NULL, NULL), -1);
+}
+END_TEST
+
+START_TEST(test_libc_from_dynsym)
+{
+    char name[64];
+    uintptr_t start;
+    uintptr_t q = (uintptr_t)dlsym(RTLD_DEFAULT, "qsort");
+    ck_assert_int_eq(tp_symtab_lookup(q, name, sizeof name, &start), 0);
+    ck_assert_str_eq(name, "qsort");
+    ck_assert_uint_eq(start, q);
+}
+END_TEST
+
+struct collected {
+    int n;
+    uintptr_t start[8];
+    char name[8][32];
+};
+
+static int want_tpsym(const char *name, void *arg)
+{
+    (void)arg;
+    return !strncmp(name, "tpsym_", 6);
+}
+
+static int collect(const char *name, uintptr_t start, uint64_t size, void *arg)
+{
+    struct collected *c = arg;
+    ck_assert_uint_gt(size, 0);
+    if (c->n < 8) {
+        c->start[c->n] = start;
+        snprintf(c->name[c->n], sizeof c->name[0], "%s", name);
+    }
+    c->n++;
+    return 0;
+}
+
+static int stop_at_first(const char *name, uintptr_t start, uint64_t size, void *arg)
+{
+    (void)name;
+    (void)start;
+    (void)size;
+    (*(int *)arg)++;
+    return 1;
+}
+
+START_TEST(test_functions_of_module)
+{
+    struct collected c = {0};
+    ck_assert_int_eq(tp_symtab_functions(A(tpsym_alpha), want_tpsym, collect, &c), 3);
+    ck_assert_int_eq(c.n, 3);
+    /* in address order, each at its own address */
+    for (int i = 0; i < 3; i++) {
+        uintptr_t expect = !strcmp(c.name[i], "tpsym_alpha") ? A(tpsym_alpha)
+                           : !strcmp(c.name[i], "tpsym_beta") ? A(tpsym_beta)
+                                                              : (uintptr_t)tpsym_gamma;
+        ck_assert_uint_eq(c.start[i], expect);
+        if (i)
+            ck_assert_uint_lt(c.start[i - 1], c.start[i]);
+    }
+    int calls = 0;
+    ck_assert_int_eq(tp_symtab_functions(A(tpsym_alpha), NULL, stop_at_first, &calls), 1);
+    ck_assert_int_eq(calls, 1);
+    ck_assert_int_eq(tp_symtab_functions((uintptr_t)16, NULL, stop_at_first, &calls), -1);
+}
+END_TEST
+
+START_TEST(test_dlopen_then_dlclose)
+{
+    const char *tb = getenv("TB");
+    char lib[4096], name[64], path[4096];
+    ck_assert_ptr_nonnull(tb);
+    snprintf(lib, sizeof lib, "%s/victims/libtpop.so", tb);
+    ck_assert_int_eq(tp_symtab_name(A(tpsym_alpha), name, sizeof name), 0); /* list read */
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(h != NULL, "%s", dlerror());
+    uintptr_t g = (uintptr_t)dlsym(h, "tpop_gemm");
+    ck_assert(g != 0);
+    /* not in the list read before: found by reading the list again */
+    ck_assert_int_eq(tp_symtab_name(g, name, sizeof name), 0);
+    ck_assert_str_eq(name, "tpop_gemm");
+    ck_assert_int_eq(tp_symtab_module(g, path, sizeof path, NULL, NULL, NULL), 0);
+    ck_assert_str_eq(path, lib);
+    ck_assert_int_eq(dlclose(h), 0);
+    tp_symtab_stale();
+    ck_assert_int_eq(tp_symtab_name(g, name, sizeof name), -1);
+    ck_assert_int_eq(tp_symtab_name(A(tpsym_beta), name, sizeof name), 0);
+    ck_assert_str_eq(name, "tpsym_beta");
+}
+END_TEST
+
+START_TEST(test_demangle)
+{
+    char out[128];
+    tp_symtab_demangle("conv2d", out, sizeof out);
+    ck_assert_str_eq(out, "conv2d");
+    void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_GLOBAL);
+    if (!h)
+        return; /* no C++ runtime on this machine: nothing to demangle with */
+    tp_symtab_demangle("_Z6conv2dPfi", out, sizeof out);
+    ck_assert_str_eq(out, "conv2d(float*, int)");
+    tp_symtab_demangle("_Zbroken", out, sizeof out);
+    ck_assert_str_eq(out, "_Zbroken");
+}
+END_TEST
+
+static void *lookups(void *arg)
+{
+    (void)arg;
+    char name[64];
+    uintptr_t q = (uintptr_t)dlsym(RTLD_DEFAULT, "qsort");
+    for (int i = 0; i < 2000; i++) {
+        uintptr_t a = i % 3 == 0 ? A(tpsym_alpha) : i % 3 == 1 ? A(tpsym_beta) : q;
+        const char *want = i % 3 == 0 ? "tpsym_alpha" : i % 3 == 1 ? "tpsym_beta" : "qsort";
+        if (i % 500 == 0)
+            tp_symtab_stale(); /* lists read again under the others' feet */
+        if (tp_symtab_name(a, name, sizeof name) != 0 || strcmp(name, want) != 0)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+START_TEST(test_threads)
+{
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, lookups, NULL), 0);
+    for (int i = 0; i < 4; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        ck_assert_ptr_null(r);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("symtab");
+    TCase *tc = tcase_create("symtab");
+    tcase_add_test(tc, test_static_functions_by_name);
+    tcase_add_test(tc, test_not_a_function);
+    tcase_add_test(tc, test_module_of_address);
+    tcase_add_test(tc, test_libc_from_dynsym);
+    tcase_add_test(tc, test_functions_of_module);
+    tcase_add_test(tc, test_dlopen_then_dlclose);
+    tcase_add_test(tc, test_demangle);
+    tcase_add_test(tc, test_threads);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
