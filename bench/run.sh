@@ -1,10 +1,11 @@
 #!/bin/bash
 # What tprof costs, measured side by side in one run (issue 2 "Speed", issue 6 item 4):
 #   - allocation churn (bench/churn, 64 B - 4 MiB) natively, under tprof (TPROF_STACK=8, the
-#     default, and TPROF_STACK=1) and under heaptrack, with 1 and 2 threads: wall seconds (median
+#     default, and TPROF_STACK=1) and under heaptrack, with 1 and 2 threads: wall seconds (best
 #     of REPS runs, configurations interleaved), ratio to native, added ns per malloc/free pair;
 #   - tprof's memory: bytes per live allocation (peak RSS with 10^6 live small blocks against
-#     one live block, with and without tprof) and its own fixed RSS;
+#     one live block, with and without tprof), its own fixed RSS, and how much its RSS grows with
+#     churn alone (the table's 1,024 live blocks after OPS pairs against no churn);
 #   - the exit-report time of a program with 10^5 distinct call sites (bench/sites) with
 #     TPROF_JSON on: from the program's last instruction to the moment it has been reaped.
 # Then PASS or MISS for each target of the issues.
@@ -51,15 +52,18 @@ HEAPTRACK=$(command -v heaptrack || true)
 GNUTIME=
 [ -x /usr/bin/time ] && /usr/bin/time -f %M true > /dev/null 2>&1 && GNUTIME=/usr/bin/time
 
-# Wall seconds of one run, appended to $W/<key>. Fails loudly if the program's output is not
-# the one expected: a profiler that changes the program's work is not measured, it is broken.
+# Wall seconds of one run, appended to $W/<key>, and its peak RSS in kB to $W/rss.<key> (GNU
+# time, when installed, wraps every configuration alike). Fails loudly if the program's output is
+# not the one expected: a profiler that changes the program's work is not measured, it is broken.
 timed() { # key expected-stdout-line cmd...
     local key=$1 want=$2
     shift 2
-    local s e
+    local s e rc
+    local wrap=()
+    [ -n "$GNUTIME" ] && wrap=("$GNUTIME" -f %M -o "$W/rss")
     s=$EPOCHREALTIME
-    "$@" > "$W/out" 2> "$W/err"
-    local rc=$?
+    "${wrap[@]}" "$@" > "$W/out" 2> "$W/err"
+    rc=$?
     e=$EPOCHREALTIME
     if [ $rc -ne 0 ] || ! grep -qx "$want" "$W/out"; then
         echo "bench: $key: exit status $rc, expected \"$want\" on stdout; stderr:" >&2
@@ -67,9 +71,11 @@ timed() { # key expected-stdout-line cmd...
         exit 1
     fi
     awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f\n", e - s }' >> "$W/$key"
+    [ -n "$GNUTIME" ] && tail -1 "$W/rss" >> "$W/rss.$key"
 }
 
 median() { sort -n "$W/$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+best() { sort -n "$W/$1" | head -1; }
 
 CONFIGS="native tprof8 tprof1"
 [ -n "$HEAPTRACK" ] && CONFIGS="$CONFIGS heaptrack heaptrack_raw"
@@ -101,7 +107,8 @@ label() {
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 echo "tprof overhead benchmark: $(nproc) cores, ${cpu:-unknown CPU}, $(uname -r)"
 echo "allocation churn: $OPS malloc/free pairs per thread, 1024 live blocks per thread,"
-echo "sizes 64 B - 4 MiB log-uniform; wall time, median of $REPS runs (configurations interleaved)"
+echo "sizes 64 B - 4 MiB log-uniform; wall time, best of $REPS runs (configurations interleaved:"
+echo "other load on the machine only ever adds time)"
 [ -n "$HEAPTRACK" ] || echo "(heaptrack not installed: its rows are skipped; apt-get install heaptrack)"
 
 for r in $(seq "$REPS"); do
@@ -112,49 +119,69 @@ for r in $(seq "$REPS"); do
     done
 done
 
-# Added nanoseconds per pair, for the target lines.
+# The table; SEC and ADD keep the figures for the target lines.
 declare -A SEC ADD
 echo
-printf "%-24s %7s %9s %9s %14s\n" "configuration" "threads" "seconds" "x native" "ns/pair added"
+printf "%-24s %7s %9s %9s %14s %9s\n" "configuration" "threads" "seconds" "x native" "ns/pair added" "peak RSS"
 for t in 1 2; do
-    n=$(median "native.$t")
+    n=$(best "native.$t")
     for c in $CONFIGS; do
-        s=$(median "$c.$t")
+        s=$(best "$c.$t")
         SEC[$c.$t]=$s
         ADD[$c.$t]=$(awk -v s="$s" -v n="$n" -v p="$((OPS * t))" 'BEGIN { printf "%.1f", (s - n) * 1e9 / p }')
-        awk -v l="$(label "$c")" -v t="$t" -v s="$s" -v n="$n" -v a="${ADD[$c.$t]}" 'BEGIN {
-            printf "%-24s %7d %9.3f %8.2fx %14.0f\n", l, t, s, s / n, a }'
+        rss=-
+        [ -n "$GNUTIME" ] && rss="$(($(median "rss.$c.$t") / 1024)) MiB"
+        awk -v l="$(label "$c")" -v t="$t" -v s="$s" -v n="$n" -v a="${ADD[$c.$t]}" -v r="$rss" 'BEGIN {
+            printf "%-24s %7d %9.3f %8.2fx %14.0f %9s\n", l, t, s, s / n, a, r }'
     done
 done
 
-# Memory: peak RSS (kB) of churn holding LIVE small blocks at once, and holding one.
+# Memory. (1) Peak RSS of churn holding LIVE small blocks at once, and holding one: the slope is
+# what each live allocation costs, the rest is tprof's own fixed RSS. (2) The same churn as the
+# table (1 thread, 1,024 live blocks) against the same working set with no churn: what tprof's
+# RSS grows by with the number of allocations made rather than with the blocks live.
+PER_LIVE= CHURN_PER_LIVE=
+echo
 if [ -n "$GNUTIME" ]; then
-    rss() { # key live cmd-prefix...
-        local key=$1 live=$2
-        shift 2
+    rss() { # key cmd-prefix... -- churn-args...
+        local key=$1
+        shift
+        local pre=()
+        while [ "$1" != -- ]; do
+            pre+=("$1")
+            shift
+        done
+        shift
         for r in 1 2 3; do
-            "$@" "$GNUTIME" -f %M -o "$W/rss" "$CHURN" --ops 0 --live "$live" --min 16 --max 64 > /dev/null 2>&1 ||
-                die "churn --live $live failed under: $*"
-            cat "$W/rss" >> "$W/$key"
+            "${pre[@]}" "$GNUTIME" -f %M -o "$W/rss" "$CHURN" "$@" > /dev/null 2>&1 ||
+                die "churn $* failed under: ${pre[*]}"
+            tail -1 "$W/rss" >> "$W/$key"
         done
     }
-    rss mem_native_big "$LIVE"
-    rss mem_native_one 1
-    rss mem_tprof_big "$LIVE" env LD_PRELOAD="$SO" TPROF_OUTPUT=none
-    rss mem_tprof_one 1 env LD_PRELOAD="$SO" TPROF_OUTPUT=none
+    small=(--ops 0 --min 16 --max 64)
+    rss mem_native_big -- "${small[@]}" --live "$LIVE"
+    rss mem_native_one -- "${small[@]}" --live 1
+    rss mem_tprof_big env LD_PRELOAD="$SO" TPROF_OUTPUT=none -- "${small[@]}" --live "$LIVE"
+    rss mem_tprof_one env LD_PRELOAD="$SO" TPROF_OUTPUT=none -- "${small[@]}" --live 1
+    rss mem_native_still -- --ops 0
+    rss mem_tprof_still env LD_PRELOAD="$SO" TPROF_OUTPUT=none -- --ops 0
     nb=$(median mem_native_big) n1=$(median mem_native_one)
     tb=$(median mem_tprof_big) t1=$(median mem_tprof_one)
     PER_LIVE=$(awk -v nb="$nb" -v n1="$n1" -v tb="$tb" -v t1="$t1" -v l="$LIVE" 'BEGIN {
         printf "%.1f", ((tb - nb) - (t1 - n1)) * 1024 / (l - 1) }')
     RAW_PER_LIVE=$(awk -v nb="$nb" -v tb="$tb" -v l="$LIVE" 'BEGIN { printf "%.1f", (tb - nb) * 1024 / l }')
     OWN_MB=$(awk -v n1="$n1" -v t1="$t1" 'BEGIN { printf "%.1f", (t1 - n1) / 1024 }')
-    echo
-    echo "memory (peak RSS, median of 3): $LIVE live blocks of 16-63 B: native $((nb / 1024)) MiB, tprof $((tb / 1024)) MiB"
-    echo "  tprof's own RSS with one live block: $OWN_MB MiB (libraries, tables, the exit report)"
-    echo "  bytes per live allocation: $PER_LIVE (above that fixed part); $RAW_PER_LIVE including it"
+    ns=$(median mem_native_still) ts=$(median mem_tprof_still)
+    nc=$(median rss.native.1) tc=$(median rss.tprof8.1)
+    CHURN_PER_LIVE=$(awk -v ns="$ns" -v ts="$ts" -v nc="$nc" -v tc="$tc" 'BEGIN {
+        d = (tc - nc) - (ts - ns); printf "%.0f", (d > 0 ? d : 0) * 1024 / 1024 }')
+    echo "memory (peak RSS, median of 3):"
+    echo "  $LIVE live blocks of 16-63 B: native $((nb / 1024)) MiB, tprof $((tb / 1024)) MiB;" \
+        "with one live block tprof adds $OWN_MB MiB (libraries, tables, exit report)"
+    echo "  bytes per live allocation: $PER_LIVE above that fixed part ($RAW_PER_LIVE with it)"
+    echo "  after $OPS pairs of churn over 1,024 live blocks tprof's RSS has grown by" \
+        "$(((tc - nc - ts + ns) / 1024)) MiB more than with no churn: $CHURN_PER_LIVE bytes per live block"
 else
-    PER_LIVE=
-    echo
     echo "memory: skipped (/usr/bin/time not found: apt-get install time)"
 fi
 
@@ -199,6 +226,9 @@ for t in 1 2; do
     verdict "$t thread(s): churn at TPROF_STACK=8 is ${r8}x native (<= 1.30)" "$r8" "<=" 1.30
     verdict "$t thread(s): churn at TPROF_STACK=1 is ${r1}x native (<= 1.10)" "$r1" "<=" 1.10
 done
-[ -n "$PER_LIVE" ] && verdict "$PER_LIVE bytes per live allocation (<= 32)" "$PER_LIVE" "<=" 32
+if [ -n "$PER_LIVE" ]; then
+    verdict "$PER_LIVE bytes per live allocation, $LIVE live blocks (<= 32)" "$PER_LIVE" "<=" 32
+    verdict "$CHURN_PER_LIVE bytes per live allocation after $OPS pairs of churn (<= 32)" "$CHURN_PER_LIVE" "<=" 32
+fi
 verdict "exit report at 10^5 call sites: $EXIT_MS ms (<= 100)" "$EXIT_MS" "<=" 100
 exit 0
