@@ -5,6 +5,7 @@
  * form shows each op or site as a name line and three rows (before, after, change) on a grid of
  * a 20-column label and four 20-column cells, so that it fits 100 columns; the JSON form
  * (docs/cli.md) has every figure exactly. */
+#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -555,30 +556,35 @@ int tp_cmd_diff(int argc, char **argv)
     struct tp_keyed_site *ka = NULL, *kb = NULL;
     size_t nops = 0, na = 0, nb = 0, nsites = 0;
     struct siterow *sites = NULL;
-    int rc = 1;
+    int rc = 1, written = 0;
     if (op_rows(&A, &B, &ops, &nops) == 0 &&
         tp_sites_by_key(A.memory.sites, A.memory.nsites, &ka, &na) == 0 &&
         tp_sites_by_key(B.memory.sites, B.memory.nsites, &kb, &nb) == 0 &&
         (sites = calloc(na + nb + 1, sizeof *sites))) {
         nsites = site_rows(ka, na, kb, nb, sites);
+        struct tp_buf b;
+        tp_buf_init(&b);
         if (!strcmp(format, "json")) {
             struct json_object *d = json(files[0], files[1], &A, &B, ops, nops, sites, nsites);
             const char *s = json_object_to_json_string_ext(
                 d, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-            rc = s && printf("%s\n", s) > 0 ? 0 : 1;
+            if (s)
+                tp_buf_printf(&b, "%s\n", s);
+            else
+                b.oom = 1;
             json_object_put(d);
         } else {
-            struct tp_buf b;
-            tp_buf_init(&b);
             text(files[0], files[1], &A, &B, ops, nops, sites, nsites, (size_t)top, &b);
-            rc = tp_buf_ok(&b) && fwrite(b.p ? b.p : "", 1, b.len, stdout) == b.len ? 0 : 1;
-            tp_buf_free(&b);
         }
+        if (tp_buf_ok(&b)) {
+            written = 1;
+            rc = fwrite(b.p ? b.p : "", 1, b.len, stdout) == b.len && fflush(stdout) == 0 ? 0 : 1;
+        }
+        tp_buf_free(&b);
     }
     if (rc)
-        fprintf(stderr, "tprof diff: out of memory or cannot write the output\n");
-    if (fflush(stdout) != 0)
-        rc = 1;
+        fprintf(stderr, "tprof diff: %s%s\n", written ? "cannot write the diff: " : "out of memory",
+                written ? strerror(errno) : "");
     free(ops);
     free(sites);
     tp_keyed_sites_free(ka, na);

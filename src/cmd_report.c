@@ -1,4 +1,5 @@
 /* tprof report: re-render a saved JSON report, as text or JSON, optionally with other peaks. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,14 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: tprof report FILE.json [--top N] [--format text|json]\n"
                "                    [--peak-gflops X --peak-gbps Y]\n\n"
-               "Renders a report written with TPROF_JSON (or `tprof run --json`). FILE - reads\n"
-               "stdin. New peaks recompute every op's bound and efficiency and the verdict.\n");
+               "Renders a report written with TPROF_JSON (or `tprof run --json`) again, as text\n"
+               "or JSON. Derived figures are recomputed; new machine peaks re-derive every op's\n"
+               "bound and efficiency and the verdict.\n\n"
+               "  --top N          rows per section (default 10)\n"
+               "  --format F       text (default) or json\n"
+               "  --peak-gflops X  machine peak GFLOP/s for the roofline\n"
+               "  --peak-gbps Y    machine peak GB/s for the roofline\n"
+               "  -                as FILE reads stdin\n");
 }
 
 int tp_cmd_report(int argc, char **argv)
@@ -63,7 +70,7 @@ int tp_cmd_report(int argc, char **argv)
         }
     }
     if (!file) {
-        usage(stderr);
+        fprintf(stderr, "tprof report: needs a report: tprof report FILE.json (try --help)\n");
         return 2;
     }
     struct tp_report r;
@@ -91,8 +98,11 @@ int tp_cmd_report(int argc, char **argv)
         struct tp_text_opts o = {(int)top, 100};
         tp_render_text(&r, &o, &b);
     }
-    fwrite(b.p ? b.p : "", 1, b.len, stdout);
-    int ok = tp_buf_ok(&b);
+    int ok = tp_buf_ok(&b) && fwrite(b.p ? b.p : "", 1, b.len, stdout) == b.len &&
+             fflush(stdout) == 0;
+    if (!ok)
+        fprintf(stderr, "tprof report: cannot write the report: %s\n",
+                tp_buf_ok(&b) ? strerror(errno) : "out of memory");
     tp_buf_free(&b);
     tp_report_free(&r);
     return ok ? 0 : 1;

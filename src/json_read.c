@@ -40,9 +40,14 @@ static void fail(struct ctx *c, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    if (c->errlen)
-        snprintf(c->err, c->errlen, "%s: %s%s%s", c->file, path && *path ? path : "",
-                 path && *path ? ": " : "", what);
+    if (!c->errlen)
+        return;
+    snprintf(c->err, c->errlen, "%s: %s%s%s", c->file, path && *path ? path : "",
+             path && *path ? ": " : "", what);
+    /* One line, whatever the file name or a quoted value holds. */
+    for (char *p = c->err; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
 }
 
 /* "what was found instead", for messages. */
@@ -143,6 +148,20 @@ static double dbl(struct ctx *c, struct json_object *o, const char *k, const cha
     }
     fail(c, p, "expected a number, %s", found(v, f, sizeof f));
     return 0;
+}
+
+/* A duration in nanoseconds held as a double (a mean, a spread): finite, 0 or more, and below
+ * 2^64 so that it converts to uint64_t without undefined behaviour. */
+static double dbl_ns(struct ctx *c, struct json_object *o, const char *k, const char *path)
+{
+    char p[320];
+    double d = dbl(c, o, k, path);
+    if (d < 0 || d >= 18446744073709551616.0) {
+        snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
+        fail(c, p, "expected nanoseconds (0 to 2^64), found %.17g", d);
+        return 0;
+    }
+    return d;
 }
 
 static char *copy(struct ctx *c, const char *s, const char *p)
@@ -267,10 +286,10 @@ static void latency(struct ctx *c, struct json_object *o, const char *k, const c
     l->p95 = u64(c, v, "p95", p);
     l->p99 = u64(c, v, "p99", p);
     l->max = u64(c, v, "max", p);
-    l->mean = dbl(c, v, "mean", p);
-    l->stddev = dbl(c, v, "stddev", p);
-    l->p50_ci_lo = dbl(c, v, "p50_ci_lo", p);
-    l->p50_ci_hi = dbl(c, v, "p50_ci_hi", p);
+    l->mean = dbl_ns(c, v, "mean", p);
+    l->stddev = dbl_ns(c, v, "stddev", p);
+    l->p50_ci_lo = dbl_ns(c, v, "p50_ci_lo", p);
+    l->p50_ci_hi = dbl_ns(c, v, "p50_ci_hi", p);
 }
 
 static void read_shape(struct ctx *c, struct json_object *e, const char *sub, struct tp_shape *s)
@@ -314,9 +333,9 @@ static void read_op(struct ctx *c, struct json_object *o, const char *path, stru
     p->alloc_bytes = u64(c, o, "alloc_bytes", path);
     p->alloc_count = u64(c, o, "alloc_count", path);
     p->nprocs = u64(c, o, "nprocs", path);
-    p->proc_min_ns = dbl(c, o, "proc_min_ns", path);
-    p->proc_mean_ns = dbl(c, o, "proc_mean_ns", path);
-    p->proc_max_ns = dbl(c, o, "proc_max_ns", path);
+    p->proc_min_ns = dbl_ns(c, o, "proc_min_ns", path);
+    p->proc_mean_ns = dbl_ns(c, o, "proc_mean_ns", path);
+    p->proc_max_ns = dbl_ns(c, o, "proc_max_ns", path);
     p->imbalance = dbl(c, o, "imbalance", path);
     latency(c, o, "latency_ns", path, &p->latency);
     size_t n;

@@ -48,6 +48,9 @@ expect "deep.json: not a tprof report (line 1, column 17: nested deeper than 16 
 expect "binary.json: not JSON (line 1, column 1: invalid utf-8 string)$" "$T" report "$WORK/binary.json"
 expect "gzip.json: compressed with gzip: uncompress it first$" "$T" report "$WORK/gzip.json"
 expect "missing.json: cannot open: No such file or directory$" "$T" report "$WORK/missing.json"
+# a file name with a newline still gives one line
+expect "^tprof report: $WORK/new?line.json: cannot open: No such file or directory$" "$T" report "$WORK/new
+line.json"
 # root can read a chmod 000 file, so unreadability is tested with a directory
 expect "^tprof report: $WORK: is a directory, not a report$" "$T" report "$WORK"
 expect "^tprof report: <stdin>: empty file$" "$T" report - < /dev/null
@@ -55,6 +58,17 @@ expect "^tprof diff: $WORK/schema.json: schema 2" "$T" diff "$WORK/schema.json" 
 expect "^tprof merge: $WORK/type.json: ops\[0\].calls" "$T" merge "$A" "$WORK/type.json" "$A" -o "$WORK/out.json"
 [ ! -e "$WORK/out.json" ] || fail "merge wrote output despite a bad input"
 ls "$WORK" | grep -q 'out.json.tmp' && fail "merge left a temporary file"
+
+# output that cannot be written: exit 1, one line
+if [ -w /dev/full ]; then
+  for c in "report $A" "diff $A $A" "diff $A $A --format json" "merge $A -o -"; do
+    # shellcheck disable=SC2086 # a subcommand and its arguments
+    "$T" $c > /dev/full 2> "$WORK/err"; rc=$?
+    [ $rc -eq 1 ] || fail "tprof $c > /dev/full exited $rc, expected 1"
+    [ "$(wc -l < "$WORK/err")" -eq 1 ] && grep -q "No space left on device" "$WORK/err" ||
+      fail "tprof $c > /dev/full: $(cat "$WORK/err")"
+  done
+fi
 
 # usage errors: exit 2, one line
 expect "unknown option or missing value '--bogus'" "$T" report --bogus "$A"
