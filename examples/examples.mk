@@ -1,18 +1,33 @@
-# Example models, built with -finstrument-functions so their layer functions are ops.
-EXAMPLE_CFLAGS = -std=gnu11 -O2 -g -finstrument-functions \
+# Example models (docs/examples.md). They are built with -finstrument-functions, so that their
+# layer functions are ops; /usr/include is left out so that inline functions of system headers
+# cost nothing.
+EXAMPLE_CFLAGS = -std=gnu11 -Wall -Wextra -O2 -g -finstrument-functions \
 	-finstrument-functions-exclude-file-list=/usr/include $(OPENBLAS_CFLAGS)
+EXAMPLE_LIBS = $(OPENBLAS_LIBS) -lm
+noinst_HEADERS += examples/layers.h
+EXTRA_DIST += examples/questions.sh
+
 if HAVE_OPENBLAS
-noinst_PROGRAMS = examples/mlp
-examples_mlp_SOURCES = examples/mlp.c
+noinst_PROGRAMS = examples/mlp examples/cnn examples/transformer
+examples_mlp_SOURCES = examples/mlp.c examples/layers.c
 examples_mlp_CFLAGS = $(EXAMPLE_CFLAGS)
-examples_mlp_LDADD = $(OPENBLAS_LIBS) -lm
+examples_mlp_LDADD = $(EXAMPLE_LIBS)
+examples_cnn_SOURCES = examples/cnn.c examples/layers.c
+examples_cnn_CFLAGS = $(EXAMPLE_CFLAGS)
+examples_cnn_LDADD = $(EXAMPLE_LIBS)
+examples_transformer_SOURCES = examples/transformer.c examples/layers.c
+examples_transformer_CFLAGS = $(EXAMPLE_CFLAGS)
+examples_transformer_LDADD = $(EXAMPLE_LIBS)
 endif
-DEMO_EXAMPLES = mlp
 
 # make demo: profile every example and print its report (the README's first command).
+DEMO_EXAMPLES = mlp cnn transformer
 demo: all
+	@if test ! -x examples/mlp; then \
+	  echo "make demo: the examples need OpenBLAS (apt-get install libopenblas-dev, then configure)"; \
+	  exit 1; fi
 	@for ex in $(DEMO_EXAMPLES); do \
-	  echo; echo "=== tprof run -- examples/$$ex"; \
-	  ./tprof run -- examples/$$ex || exit 1; \
+	  echo; echo "=== tprof run --step train_step -- examples/$$ex"; \
+	  ./tprof run --step train_step -- examples/$$ex || exit 1; \
 	done
 .PHONY: demo
