@@ -219,7 +219,7 @@ static void op_enter(uintptr_t fn, uint32_t d, uintptr_t sp)
             tp_step_begin();
         int id = (int)(d & ID_MASK) - 1;
         /* A function both instrumented and hooked through the PLT is one call, not two. */
-        if (id >= 0 && !(tp_op_top_is(TP_SRC_PLT) && tp_ops_current() == id))
+        if (id >= 0 && !(tp_plt_hooked && tp_op_top_is(TP_SRC_PLT) && tp_ops_current() == id))
             s->pushed = tp_op_begin(id, fn, 0);
         if (s->pushed && !atomic_load_explicit(&instr_ops_seen, memory_order_relaxed))
             atomic_store_explicit(&instr_ops_seen, 1, memory_order_relaxed);

@@ -180,6 +180,7 @@ struct frame {
     struct tp_shape_key shape;
 };
 
+int tp_plt_hooked;
 static struct slot slots[NSTUBS];
 static _Atomic int nslots;
 static int plt_on;
@@ -553,6 +554,7 @@ static int slot_for(uintptr_t target, const char *name, int want_op, int step)
         family_of_id[s->id] = (unsigned char)s->family;
     atomic_store_explicit(&s->target, target, memory_order_release);
     atomic_store(&nslots, n + 1);
+    tp_plt_hooked = 1;
     return n;
 }
 

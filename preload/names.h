@@ -32,6 +32,8 @@ void tp_cyg_forget(void);
 /* PLT/GOT hooking: set up (from tp_cyg_init), hook the modules not hooked yet (after dlopen),
  * forget the modules that are gone (after dlclose). */
 void tp_plt_init(void);
+/* 1 once some function is hooked through the PLT. */
+extern int tp_plt_hooked;
 void tp_plt_scan(void);
 void tp_plt_forget(void);
 void tp_plt_collect(struct tp_report *r);

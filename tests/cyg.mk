@@ -2,9 +2,11 @@
 # loaded later), the annotation API, and the symbol tables behind them.
 
 # -finstrument-functions victims.
-check_PROGRAMS += tests/victims/v_cyg tests/victims/v_cyg_cost tests/victims/v_cyg_cxx
+check_PROGRAMS += tests/victims/v_cyg tests/victims/v_cyg_cost tests/victims/v_cyg_cxx \
+	tests/victims/v_cyg_inline
 tests_victims_v_cyg_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
 tests_victims_v_cyg_LDADD = -lpthread
+tests_victims_v_cyg_inline_CFLAGS = -O2 -g -finstrument-functions
 tests_victims_v_cyg_cost_CFLAGS = -O2 -g -finstrument-functions
 tests_victims_v_cyg_cxx_SOURCES = tests/victims/v_cyg_cxx.cc
 tests_victims_v_cyg_cxx_CXXFLAGS = -g -O1 -fno-inline -fno-optimize-sibling-calls -finstrument-functions
@@ -29,8 +31,12 @@ tests_victims_v_cyg_plt_LDADD = tests/victims/libtpop.so
 tests_victims_v_cyg_dl_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_cyg_dl_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_cyg_dl_LDADD = -ldl
-TESTS += tests/plt_ops.sh tests/plt_dlopen.sh
-EXTRA_DIST += tests/plt_ops.sh tests/plt_dlopen.sh
+check_PROGRAMS += tests/victims/v_cyg_threads
+tests_victims_v_cyg_threads_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
+tests_victims_v_cyg_threads_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_cyg_threads_LDADD = tests/victims/libtpop.so -lpthread
+TESTS += tests/plt_ops.sh tests/plt_dlopen.sh tests/cyg_threads.sh
+EXTRA_DIST += tests/plt_ops.sh tests/plt_dlopen.sh tests/cyg_threads.sh
 
 # The annotation API.
 check_PROGRAMS += tests/victims/v_api

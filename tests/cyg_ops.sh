@@ -1,6 +1,7 @@
 #!/bin/sh
 # -finstrument-functions: static functions found by name with exact calls; recursion; nesting;
-# longjmp out of nested ops leaves the op stack sound; TPROF_STEP makes train_step the step.
+# longjmp out of nested ops leaves the op stack sound; TPROF_STEP makes train_step the step; an
+# op inlined into another nests.
 . "$TS/lib.sh"
 native=$("$TB/victims/v_cyg") || fail "native run failed"
 out=$(TPROF_OPS='*matmul*,*conv*,*norm*,*softmax*' TPROF_STEP=train_step TPROF_OUTPUT=none \
@@ -25,6 +26,15 @@ if objdump -d "$TPROF_SO" | grep -q 'call.*<tp_names_collect>'; then
 else
   echo "note: tp_collect() does not call tp_names_collect() yet: report notes not checked"
 fi
+# An op inlined into another (gcc -O2 still calls its hooks, from the caller's frame) nests.
+native=$("$TB/victims/v_cyg_inline") || fail "native run failed (inline)"
+out=$(TPROF_OPS='*matmul*,*conv*' TPROF_OUTPUT=none TPROF_JSON="$WORK/i.json" \
+      LD_PRELOAD="$TPROF_SO" "$TB/victims/v_cyg_inline") || fail "victim failed (inline)"
+[ "$out" = "$native" ] || fail "stdout changed (inline): $out"
+jcheck "$WORK/i.json" "ops['conv_layer']['calls'] == 100" "ops['small_matmul']['calls'] == 200" \
+  "ops['conv_layer']['self_ns'] < ops['conv_layer']['total_ns']" \
+  "ops['conv_layer']['total_ns'] >= ops['small_matmul']['total_ns']" \
+  "not any('left by' in n or 'no matching begin' in n for n in d['notes'])"
 # with a schedule: 2 skipped, 3 warm-up, 5 recorded
 TPROF_OPS='*matmul*,*conv*' TPROF_STEP=train_step TPROF_SCHEDULE=2:3:5 TPROF_WARMUP=0 TPROF_OUTPUT=none \
   TPROF_JSON="$WORK/s.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_cyg" > /dev/null || fail "victim failed"
