@@ -151,7 +151,16 @@ static void cell_change(const struct fig *f, enum unit u, char *out, size_t n)
     }
     uint64_t d = udelta(f, &neg);
     fmt_value(u, d, 0, v, sizeof v);
-    snprintf(out, n, "%c%s (%s)", neg ? '-' : '+', v, p);
+    snprintf(out, n, "%s%s (%s)", d == 0 ? "" : neg ? "-" : "+", v, p);
+}
+
+/* A section title ruled to the full width, as the text report does. */
+static void heading(struct tp_buf *b, const char *title)
+{
+    tp_buf_printf(b, "\n%s ", title);
+    for (size_t i = strlen(title) + 1; i < LABEL + 4 * CELL; i++)
+        tp_buf_putc(b, '-');
+    tp_buf_putc(b, '\n');
 }
 
 /* One row of the grid: a label and up to four cells. */
@@ -357,7 +366,7 @@ static void text(const char *fa_, const char *fb_, const struct tp_report *A,
 
     static const enum unit ou[] = {U_COUNT, U_NS, U_NS, U_GFLOPS};
     if (nops) {
-        tp_buf_puts(b, "\nOPS, by change in total time\n");
+        heading(b, "OPS (by change in total time)");
         snprintf(cells[0], sizeof cells[0], "calls");
         snprintf(cells[1], sizeof cells[1], "total time");
         snprintf(cells[2], sizeof cells[2], "self time");
@@ -380,7 +389,7 @@ static void text(const char *fa_, const char *fb_, const struct tp_report *A,
 
     static const enum unit su[] = {U_BYTES, U_BYTES, U_COUNT, U_BYTES};
     if (nsites) {
-        tp_buf_puts(b, "\nCALL SITES, by change in their own peak\n");
+        heading(b, "CALL SITES (by change in their own peak)");
         snprintf(cells[0], sizeof cells[0], "own peak");
         snprintf(cells[1], sizeof cells[1], "live at heap peak");
         snprintf(cells[2], sizeof cells[2], "allocations");
