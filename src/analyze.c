@@ -1,8 +1,10 @@
 /* From raw figures to answers: roofline per op, the verdict, Amdahl projections (DESIGN §5).
  *
- * Shares are of wall time. Self time is what an op would give back if it took no time, so Amdahl
- * uses self shares; ops on different threads can overlap, which a note says when their self
- * times add up to more than the wall time. */
+ * Shares are of the program's time: its wall time, or for a report merged from N processes
+ * N times the longest wall time (the ranks run side by side, and an op's times are summed over
+ * them). Self time is what an op would give back if it took no time, so Amdahl uses self
+ * shares; ops on different threads can overlap, which a note says when their self times add
+ * up to more than the program's time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,18 +13,38 @@
 #include "render.h"
 #include "units.h"
 
-static char *dup(const char *s)
+#define AMDAHL_TOP 10 /* TPROF_TOP's default: the analysis runs without a configuration */
+
+static const char OVERLAP_NOTE[] =
+    "ops ran on several threads at once: their self times add up to more than the wall time, "
+    "so their shares of it overlap";
+
+static char *sdup(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
 
+static const char *nz(const char *s)
+{
+    return s ? s : "?";
+}
+
+/* a / b, or 0 where that is not a finite number (b == 0, NaN or infinite inputs). */
 static double ratio(double a, double b)
 {
-    return b > 0 && isfinite(a / b) ? a / b : 0;
+    double q = a / b;
+    return b > 0 && isfinite(q) ? q : 0;
+}
+
+static double finite_or0(double v)
+{
+    return isfinite(v) && v > 0 ? v : 0;
 }
 
 void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint64_t wall_ns)
 {
+    peak_gflops = finite_or0(peak_gflops);
+    peak_gbps = finite_or0(peak_gbps);
     o->gflops = ratio((double)o->flops, (double)o->total_ns); /* FLOP/ns == GFLOP/s */
     o->intensity = ratio((double)o->flops, (double)o->bytes);
     o->share = ratio((double)o->total_ns, (double)wall_ns);
@@ -30,7 +52,7 @@ void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint6
     free(o->bound);
     o->attainable_gflops = 0;
     o->efficiency = 0;
-    if (o->flops == 0 || o->bytes == 0 || peak_gflops <= 0 || peak_gbps <= 0) {
+    if (o->flops == 0 || o->bytes == 0 || peak_gflops == 0 || peak_gbps == 0) {
         o->bound = strdup("unknown");
         return;
     }
@@ -43,11 +65,12 @@ void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint6
 
 double tp_amdahl(double share, double factor)
 {
-    if (share <= 0)
+    if (!(share > 0) || !(factor > 0))
         return 1;
+    /* A share of 1 or more (overlapping threads) would make "no time at all" infinite. */
     if (share > 0.999999)
         share = 0.999999;
-    if (!isfinite(factor))
+    if (isinf(factor))
         return 1 / (1 - share);
     return 1 / ((1 - share) + share / factor);
 }
@@ -71,14 +94,14 @@ static void clear_verdict(struct tp_verdict *v)
     memset(v, 0, sizeof *v);
 }
 
-/* The top site by live-at-peak, as "function (file:line)" or "module+0xoff". */
+/* A site in words: "function (file:line)" or "module+0xoff"; behind an allocation wrapper
+ * (xmalloc, ex_alloc...), which says little, its caller "via" the wrapper. */
 static void site_name(const struct tp_site *s, char *out, size_t n)
 {
     if (!s || s->nframes == 0) {
-        snprintf(out, n, "an unknown site");
+        snprintf(out, n, "a site without a stack");
         return;
     }
-    /* An allocation wrapper (xmalloc, checked_alloc...) says little: name its caller too. */
     const char *f0 = s->frames[0].function;
     if (f0 && strcasestr(f0, "alloc") && s->nframes > 1) {
         char caller[200];
@@ -92,21 +115,29 @@ static void site_name(const struct tp_site *s, char *out, size_t n)
 static void memory_story(const struct tp_report *r, struct tp_buf *t)
 {
     const struct tp_memory *m = &r->memory;
-    char a[32], b[32], where[256];
-    if (m->peak_bytes == 0)
+    char a[32], b[32], where[300];
+    if (m->peak_bytes == 0 && m->allocs == 0) {
+        tp_buf_puts(t, " No heap allocation was seen.");
         return;
+    }
     tp_fmt_bytes(m->peak_bytes, a, sizeof a);
     const struct tp_site *top = NULL;
     for (size_t i = 0; i < m->nsites; i++)
-        if (!top || m->sites[i].live_at_peak_bytes > top->live_at_peak_bytes)
+        if (m->sites[i].live_at_peak_bytes && (!top || m->sites[i].live_at_peak_bytes >
+                                                           top->live_at_peak_bytes))
             top = &m->sites[i];
-    site_name(top, where, sizeof where);
     tp_buf_printf(t, " The heap peaks at %s", a);
     if (m->peak_op)
         tp_buf_printf(t, " inside %s", m->peak_op);
-    if (top && top->live_at_peak_bytes) {
+    if (top) {
+        site_name(top, where, sizeof where);
         tp_fmt_bytes(top->live_at_peak_bytes, b, sizeof b);
-        tp_buf_printf(t, "; %s of it from %s", b, where);
+        /* In a merged report the sites are summed over processes but the peak is the largest
+         * process's: "of it" would not hold. */
+        if (top->live_at_peak_bytes <= m->peak_bytes)
+            tp_buf_printf(t, "; %s of it from %s", b, where);
+        else
+            tp_buf_printf(t, "; its largest holder is %s (%s at the peak)", where, b);
     }
     tp_buf_putc(t, '.');
     if (m->persistent_bytes || m->transient_bytes) {
@@ -117,25 +148,101 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
     }
     if (m->live_at_exit_bytes) {
         tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
-        tp_buf_printf(t, " %s in %llu blocks is still allocated at exit.", a,
-                      (unsigned long long)m->live_at_exit_allocs);
+        tp_buf_printf(t, " %s in %llu block%s is still allocated at exit.", a,
+                      (unsigned long long)m->live_at_exit_allocs,
+                      m->live_at_exit_allocs == 1 ? "" : "s");
     }
+}
+
+/* A percentage in words: "71%", "<1%" rather than a misleading "0%". */
+static char *pct(double frac, char *out, size_t n)
+{
+    double p = isfinite(frac) && frac > 0 ? 100 * frac : 0;
+    if (p > 0 && p < 0.5)
+        snprintf(out, n, "<1%%");
+    else
+        snprintf(out, n, "%.0f%%", p);
+    return out;
+}
+
+static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
+                      struct tp_buf *t)
+{
+    const struct tp_verdict *v = &r->verdict;
+    if (r->nops == 0) {
+        tp_buf_puts(t, "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
+                       "region): this report covers the heap only.");
+        return;
+    }
+    const struct tp_op *d = order[0];
+    if (d->self_ns == 0) {
+        tp_buf_printf(t, "%zu op%s ran but took no measurable time.", r->nops,
+                      r->nops == 1 ? "" : "s");
+        return;
+    }
+    char p[32];
+    if (denom == 0) {
+        char s[32];
+        tp_buf_printf(t, "%s takes the most time of all ops (%s of self time); the wall time is "
+                         "unknown, so its share is too.",
+                      nz(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
+        return;
+    }
+    tp_buf_printf(t, "%s takes %s of the time", nz(d->name),
+                  pct(d->self_share, p, sizeof p));
+    if (d->bound && strcmp(d->bound, "unknown") != 0) {
+        if (d->efficiency > 1.1)
+            tp_buf_printf(t, " and runs faster than this machine's peaks allow (%s of them at its "
+                             "arithmetic intensity, %s-bound): the peaks are too low (run `tprof "
+                             "calibrate`) or its FLOP count too high",
+                          pct(d->efficiency, p, sizeof p), d->bound);
+        else
+            tp_buf_printf(t, " and runs at %s of what this machine can do at its arithmetic "
+                             "intensity (%s-bound)",
+                          pct(d->efficiency, p, sizeof p), d->bound);
+    } else if (!d->flops || !d->bytes) {
+        tp_buf_puts(t, " (its FLOPs or bytes are unknown, so its bound is too)");
+    } else {
+        tp_buf_puts(t, " (the machine's peaks are unknown, so its bound is too)");
+    }
+    tp_buf_printf(t, "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
+                     "%.2fx.",
+                  nz(d->name), v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
+    double outside = ratio((double)v->outside_ops_ns, (double)denom);
+    if (outside >= 0.5)
+        tp_buf_printf(t, " Most of the time (%s) is spent outside every op: TPROF_OPS can name "
+                         "more functions as ops.",
+                      pct(outside, p, sizeof p));
+}
+
+static int has_note(const struct tp_report *r, const char *s)
+{
+    for (size_t i = 0; i < r->nnotes; i++)
+        if (r->notes[i] && !strcmp(r->notes[i], s))
+            return 1;
+    return 0;
 }
 
 void tp_analyze(struct tp_report *r)
 {
     uint64_t wall = r->program.wall_ns;
+    /* Merged: the processes' time side by side, saturating rather than wrapping. */
+    uint64_t denom = wall;
+    if (r->merged_processes > 1)
+        denom = wall > UINT64_MAX / r->merged_processes ? UINT64_MAX
+                                                        : wall * r->merged_processes;
     double pg = r->machine.peak_gflops, pb = r->machine.peak_gbps;
     uint64_t self_sum = 0;
     for (size_t i = 0; i < r->nops; i++) {
-        tp_op_roofline(&r->ops[i], pg, pb, wall);
-        self_sum += r->ops[i].self_ns;
+        tp_op_roofline(&r->ops[i], pg, pb, denom);
+        uint64_t s = r->ops[i].self_ns;
+        self_sum = self_sum > UINT64_MAX - s ? UINT64_MAX : self_sum + s;
     }
 
     struct tp_verdict *v = &r->verdict;
     clear_verdict(v);
     v->alloc_ns = r->memory.alloc_ns;
-    v->outside_ops_ns = wall > self_sum ? wall - self_sum : 0;
+    v->outside_ops_ns = denom > self_sum ? denom - self_sum : 0;
 
     struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
     if (!order)
@@ -144,46 +251,38 @@ void tp_analyze(struct tp_report *r)
         order[i] = &r->ops[i];
     qsort(order, r->nops, sizeof *order, by_self);
 
-    size_t top = r->nops < 10 ? r->nops : 10;
+    size_t top = r->nops < AMDAHL_TOP ? r->nops : AMDAHL_TOP;
     v->amdahl = calloc(top ? top : 1, sizeof *v->amdahl);
-    for (size_t i = 0; v->amdahl && i < top; i++) {
+    if (!v->amdahl) {
+        free(order);
+        return;
+    }
+    for (size_t i = 0; i < top; i++) {
         struct tp_amdahl *a = &v->amdahl[v->namdahl++];
-        a->op = dup(order[i]->name);
+        a->op = sdup(order[i]->name);
         a->share = order[i]->self_share > 1 ? 1 : order[i]->self_share;
         a->speedup_2x = tp_amdahl(a->share, 2);
         a->speedup_max = tp_amdahl(a->share, INFINITY);
     }
+    if (r->nops > 0 && order[0]->self_ns > 0) {
+        const struct tp_op *d = order[0];
+        v->op = sdup(d->name);
+        v->share = d->self_share;
+        v->bound = sdup(d->bound);
+        v->efficiency = d->efficiency;
+    }
+    if (self_sum > denom && denom > 0 && !has_note(r, OVERLAP_NOTE))
+        tp_report_note(r, "%s", OVERLAP_NOTE);
 
     struct tp_buf t;
     tp_buf_init(&t);
-    if (r->nops > 0 && order[0]->self_ns > 0) {
-        const struct tp_op *d = order[0];
-        v->op = dup(d->name);
-        v->share = d->self_share;
-        v->bound = dup(d->bound);
-        v->efficiency = d->efficiency;
-        tp_buf_printf(&t, "%s takes %.0f%% of the time", d->name, 100 * d->self_share);
-        if (d->bound && strcmp(d->bound, "unknown") != 0)
-            tp_buf_printf(&t, " and runs at %.0f%% of what this machine can do at its "
-                              "arithmetic intensity (%s-bound)",
-                          100 * d->efficiency, d->bound);
-        else if (!d->flops)
-            tp_buf_puts(&t, " (its FLOPs are unknown, so its bound is too)");
-        tp_buf_printf(&t, "; a 2x faster %s makes the program %.2fx faster, an infinitely fast "
-                          "one %.2fx.",
-                      d->name, v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
-        if (self_sum > wall && wall > 0)
-            tp_report_note(r, "ops ran on several threads at once: their self times add up to "
-                              "more than the wall time, and shares of wall time overlap");
-    } else {
-        tp_buf_puts(&t, "No op was seen: this report covers the heap only.");
-    }
+    ops_story(r, order, denom, &t);
     memory_story(r, &t);
-    if (wall > 0 && r->memory.alloc_ns * 20 > wall) {
-        char a[32];
-        tp_fmt_ns(r->memory.alloc_ns, a, sizeof a);
-        tp_buf_printf(&t, " The allocator itself takes %s (%.0f%% of the wall time).", a,
-                      100.0 * (double)r->memory.alloc_ns / (double)wall);
+    if (denom > 0 && r->memory.alloc_ns > denom / 20) {
+        char a[32], p[32];
+        tp_buf_printf(&t, " The allocator itself takes %s (%s of the time).",
+                      tp_fmt_ns(r->memory.alloc_ns, a, sizeof a),
+                      pct(ratio((double)r->memory.alloc_ns, (double)denom), p, sizeof p));
     }
     v->text = tp_buf_ok(&t) ? strdup(tp_buf_str(&t)) : NULL;
     tp_buf_free(&t);

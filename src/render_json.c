@@ -3,12 +3,44 @@
  * to load; the CLI reads it back with json-c. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
 
-/* JSON string: quotes, backslash and control characters escaped; bytes that are not valid
- * UTF-8 become U+FFFD so that the document always parses. */
+/* Length of the valid UTF-8 sequence at p (2 to 4 bytes, p[0] >= 0x80), or 0 when it is not
+ * one: overlong forms, UTF-16 surrogates, code points beyond U+10FFFF and truncated sequences
+ * are all refused, as strict parsers (Python's, for one) refuse them. */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0], lo = 0x80, hi = 0xBF;
+    int len;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4;
+    else
+        return 0;
+    if (c == 0xE0)
+        lo = 0xA0;
+    else if (c == 0xED)
+        hi = 0x9F;
+    else if (c == 0xF0)
+        lo = 0x90;
+    else if (c == 0xF4)
+        hi = 0x8F;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+/* JSON string: quotes, backslash and control characters escaped; each byte that is not part of
+ * valid UTF-8 becomes U+FFFD, so that the document always parses. */
 static void jstr(struct tp_buf *b, const char *s)
 {
     if (!s) {
@@ -23,11 +55,13 @@ static void jstr(struct tp_buf *b, const char *s)
             tp_buf_putc(b, '\\');
             tp_buf_putc(b, (char)c);
             p++;
-        } else if (c < 0x20) {
+        } else if (c < 0x20 || c == 0x7f) {
             switch (c) {
             case '\n': tp_buf_puts(b, "\\n"); break;
             case '\t': tp_buf_puts(b, "\\t"); break;
             case '\r': tp_buf_puts(b, "\\r"); break;
+            case '\b': tp_buf_puts(b, "\\b"); break;
+            case '\f': tp_buf_puts(b, "\\f"); break;
             default: tp_buf_printf(b, "\\u%04x", c); break;
             }
             p++;
@@ -35,11 +69,8 @@ static void jstr(struct tp_buf *b, const char *s)
             tp_buf_putc(b, (char)c);
             p++;
         } else {
-            int len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-            int ok = len > 0 && !(c == 0xC0 || c == 0xC1 || c > 0xF4);
-            for (int i = 1; ok && i < len; i++)
-                ok = (p[i] & 0xC0) == 0x80;
-            if (ok) {
+            int len = utf8_len(p);
+            if (len) {
                 tp_buf_put(b, (const char *)p, (size_t)len);
                 p += len;
             } else {
@@ -51,15 +82,20 @@ static void jstr(struct tp_buf *b, const char *s)
     tp_buf_putc(b, '"');
 }
 
-/* Doubles: never NaN or Inf (not JSON), locale-independent enough for "%.*g" in the C locale
- * the library and the CLI run in. */
+/* Doubles: never NaN or Inf (not JSON: written as 0), in the fewest digits that read back as the
+ * same double (0.6, not 0.59999999999999998), and with a decimal point whatever LC_NUMERIC the
+ * profiled program chose. */
 static void jdbl(struct tp_buf *b, double v)
 {
     if (!isfinite(v))
         v = 0;
     char tmp[64];
-    snprintf(tmp, sizeof tmp, "%.17g", v);
-    /* A locale with a decimal comma would produce invalid JSON. */
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        /* strtod reads the same locale's decimal separator that snprintf wrote. */
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
     for (char *c = tmp; *c; c++)
         if (*c == ',')
             *c = '.';

@@ -1,5 +1,11 @@
-/* The text report (DESIGN §7): what a person reads at exit. At most o->width columns, human
- * units, the answer first (verdict), then the figures behind it. */
+/* The text report (DESIGN §7): what a person reads at exit, in the order of the spec: header,
+ * ops (with latency and shapes), steps, the verdict with Amdahl, memory, call sites, leaks.
+ *
+ * Every line fits o->width columns (100; the first column of each table grows or shrinks with
+ * it). Cells are built with tp_fmt_cell, which counts characters rather than bytes and turns
+ * control characters into '?', so that a symbol or path with odd bytes neither breaks the
+ * alignment nor reaches the terminal. Numbers that would not fit their column change unit or
+ * precision (src/units.c) rather than push the row wider. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,36 +14,126 @@
 #include "render.h"
 #include "units.h"
 
-#define RULE "----------------------------------------------------------------------------------------------------"
+#define BASE_WIDTH 100 /* the width the tables are laid out for */
+#define MIN_WIDTH 86   /* below this the first columns would be too narrow to name anything */
+#define MAX_WIDTH 200
+#define SHAPE_OPS 3    /* ops whose shapes are listed */
 
-static void heading(struct tp_buf *b, const char *title, int width)
+struct ctx {
+    const struct tp_report *r;
+    struct tp_buf *b;
+    int width, top;
+    int extra;             /* width - BASE_WIDTH: added to the first column of each table */
+    uint64_t program_ns;   /* what shares are of: wall time, times N for a merged report */
+};
+
+static size_t col(const struct ctx *c, int base)
 {
-    int n = (int)strlen(title);
-    tp_buf_printf(b, "\n%s %.*s\n", title, width - n - 1 > 0 ? width - n - 1 : 0, RULE);
+    int w = base + c->extra;
+    return (size_t)(w < 10 ? 10 : w);
 }
 
-/* Wrap a paragraph at width columns, with an indent for every line. */
-static void wrap(struct tp_buf *b, const char *text, int width, int indent)
+/* ---- text helpers ---- */
+
+static void heading(struct ctx *c, const char *title)
 {
-    const char *p = text;
+    size_t n = tp_text_width(title);
+    tp_buf_printf(c->b, "\n%s ", title);
+    for (size_t i = n + 1; i < (size_t)c->width; i++)
+        tp_buf_putc(c->b, '-');
+    tp_buf_putc(c->b, '\n');
+}
+
+/* A paragraph wrapped at the width: the first line after prefix, the others indented. Words
+ * longer than a line are cut. */
+static void wrap(struct ctx *c, const char *prefix, const char *text, int indent)
+{
+    size_t len = strlen(text ? text : "");
+    char *s = malloc(len + 1);
+    if (!s)
+        return;
+    tp_fmt_fit(text ? text : "", (size_t)-1, s, len + 1); /* sanitised, same length or shorter */
+    size_t room = (size_t)c->width, used = tp_text_width(prefix);
+    tp_buf_puts(c->b, prefix);
+    int line_empty = 1;
+    const char *p = s;
     while (*p) {
         while (*p == ' ')
             p++;
         if (!*p)
             break;
-        int room = width - indent;
-        int len = (int)strlen(p);
-        int cut = len;
-        if (len > room) {
-            cut = room;
-            while (cut > 0 && p[cut] != ' ')
-                cut--;
-            if (cut == 0)
-                cut = room;
+        const char *e = p;
+        while (*e && *e != ' ')
+            e++;
+        char word[1024];
+        size_t wl = (size_t)(e - p) < sizeof word - 1 ? (size_t)(e - p) : sizeof word - 1;
+        memcpy(word, p, wl);
+        word[wl] = 0;
+        size_t ww = tp_text_width(word);
+        if (!line_empty && used + 1 + ww > room) {
+            tp_buf_printf(c->b, "\n%*s", indent, "");
+            used = (size_t)indent;
+            line_empty = 1;
         }
-        tp_buf_printf(b, "%*s%.*s\n", indent, "", cut, p);
-        p += cut;
+        if (!line_empty) {
+            tp_buf_putc(c->b, ' ');
+            used++;
+        }
+        if (used + ww > room) { /* a word wider than a line */
+            char cut[1024];
+            tp_fmt_fit(word, room - used, cut, sizeof cut);
+            tp_buf_puts(c->b, cut);
+            used = room;
+        } else {
+            tp_buf_puts(c->b, word);
+            used += ww;
+        }
+        line_empty = 0;
+        p = e;
     }
+    tp_buf_putc(c->b, '\n');
+    free(s);
+}
+
+/* One line of free text built with printf, wrapped at the width with an indent of 2. */
+static void say(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct ctx *c, const char *fmt, ...)
+{
+    struct tp_buf t;
+    tp_buf_init(&t);
+    va_list ap;
+    va_start(ap, fmt);
+    tp_buf_vprintf(&t, fmt, ap);
+    va_end(ap);
+    wrap(c, "", tp_buf_str(&t), 2);
+    tp_buf_free(&t);
+}
+
+/* Cells: left-aligned text, right-aligned text. */
+static const char *L(char *out, size_t n, const char *s, size_t w)
+{
+    return tp_fmt_cell(s, w, 0, out, n);
+}
+
+static const char *R(char *out, size_t n, const char *s, size_t w)
+{
+    return tp_fmt_cell(s, w, 1, out, n);
+}
+
+static double frac(uint64_t a, uint64_t b)
+{
+    return b ? (double)a / (double)b : 0;
+}
+
+static uint64_t ns_of(double v)
+{
+    return isfinite(v) && v > 0 ? (v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)llround(v))
+                                : 0;
+}
+
+static int known_bound(const char *b)
+{
+    return b && (!strcmp(b, "compute") || !strcmp(b, "memory"));
 }
 
 static int by_self(const void *a, const void *b)
@@ -48,343 +144,541 @@ static int by_self(const void *a, const void *b)
     return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-static void header(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
+/* ---- header ---- */
+
+/* argv as a shell would take it back: words with unusual characters in single quotes. */
+static void command_line(const struct tp_program *p, struct tp_buf *t)
 {
+    for (size_t i = 0; i < p->argc; i++) {
+        const char *a = p->argv[i] ? p->argv[i] : "";
+        int plain = *a != 0;
+        for (const char *q = a; *q && plain; q++)
+            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                           "_./=:,+@%-", *q) != NULL;
+        if (i)
+            tp_buf_putc(t, ' ');
+        if (plain) {
+            tp_buf_puts(t, a);
+            continue;
+        }
+        tp_buf_putc(t, '\'');
+        for (const char *q = a; *q; q++)
+            if (*q == '\'')
+                tp_buf_puts(t, "'\\''");
+            else
+                tp_buf_putc(t, *q);
+        tp_buf_putc(t, '\'');
+    }
+}
+
+static void header(struct ctx *c)
+{
+    const struct tp_report *r = c->r;
     const struct tp_program *p = &r->program;
-    char cmd[256] = "", wall[32], tmp[512];
-    size_t used = 0;
-    for (size_t i = 0; i < p->argc && used < sizeof cmd - 2; i++)
-        used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s", i ? " " : "", p->argv[i]);
+    char wall[32], a[64], b[64], line[1024];
+    struct tp_buf t;
+    tp_buf_init(&t);
+    tp_buf_printf(&t, "tprof %s: ", r->tprof_version ? r->tprof_version : "?");
+    if (p->argc)
+        command_line(p, &t);
+    else
+        tp_buf_puts(&t, p->exe ? p->exe : "(program unknown)");
+    tp_buf_printf(c->b, "%s\n", tp_fmt_fit(tp_buf_str(&t), (size_t)c->width, line, sizeof line));
+    tp_buf_free(&t);
+
     tp_fmt_ns(p->wall_ns, wall, sizeof wall);
-    snprintf(tmp, sizeof tmp, "tprof %s: %s", r->tprof_version ? r->tprof_version : "?",
-             cmd[0] ? cmd : (p->exe ? p->exe : "?"));
-    char fit[128];
-    tp_buf_printf(b, "%s\n", tp_fmt_fit(tmp, (size_t)o->width, fit, sizeof fit));
     if (r->merged_processes > 1)
-        tp_buf_printf(b, "merged from %llu processes; longest wall time %s\n",
-                      (unsigned long long)r->merged_processes, wall);
-    else
-        tp_buf_printf(b, "pid %lld, wall time %s, threads %llu%s%s\n", (long long)p->pid, wall,
-                      (unsigned long long)p->threads, p->host ? ", host " : "",
-                      p->host ? p->host : "");
+        say(c, "merged from %llu processes, %llu threads in all; longest wall time %s (shares "
+               "below are of %llu times that)",
+            (unsigned long long)r->merged_processes, (unsigned long long)p->threads, wall,
+            (unsigned long long)r->merged_processes);
+    else if (r->merged_processes == 1)
+        say(c, "merged from 1 process: pid %lld, wall time %s, threads %llu", (long long)p->pid,
+            wall, (unsigned long long)p->threads);
+    else {
+        char rank[48] = "", host[300] = "";
+        if (p->rank > 0)
+            snprintf(rank, sizeof rank, " (rank %lld)", (long long)p->rank);
+        if (p->host)
+            snprintf(host, sizeof host, ", host %s", p->host);
+        say(c, "pid %lld%s, wall time %s, threads %llu%s", (long long)p->pid, rank, wall,
+            (unsigned long long)p->threads, host);
+    }
     const struct tp_machine *m = &r->machine;
-    if (m->peak_gflops > 0 && m->peak_gbps > 0)
-        tp_buf_printf(b, "machine peaks %.1f GFLOP/s, %.1f GB/s (from %s)\n", m->peak_gflops,
-                      m->peak_gbps, m->source ? m->source : "?");
+    if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
+        isfinite(m->peak_gbps))
+        say(c, "machine peaks %s, %s (from %s)", tp_fmt_rate(m->peak_gflops * 1e9, "FLOP/s", a,
+                                                             sizeof a),
+            tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b), m->source ? m->source : "?");
     else
-        tp_buf_printf(b, "machine peaks unknown (run `tprof calibrate`, or set TPROF_PEAK_GFLOPS "
-                         "and TPROF_PEAK_GBPS): no roofline\n");
+        say(c, "machine peaks unknown (run `tprof calibrate`, or set TPROF_PEAK_GFLOPS and "
+               "TPROF_PEAK_GBPS): no roofline");
     if (r->partial)
-        tp_buf_puts(b, "PARTIAL REPORT: some data was dropped (see notes)\n");
-    for (size_t i = 0; i < r->nnotes; i++) {
-        tp_buf_puts(b, "note: ");
-        wrap(b, r->notes[i], o->width, 0);
-    }
+        say(c, "PARTIAL REPORT: tprof ran out of room for some of its tables and dropped data "
+               "(see the notes)");
+    for (size_t i = 0; i < r->nnotes; i++)
+        wrap(c, "note: ", r->notes[i], 6);
 }
 
-static void verdict(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
-{
-    const struct tp_verdict *v = &r->verdict;
-    char t1[32], t2[32];
-    heading(b, "VERDICT", o->width);
-    if (v->text)
-        wrap(b, v->text, o->width, 0);
-    uint64_t wall = r->program.wall_ns;
-    tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
-    tp_fmt_ns(v->alloc_ns, t2, sizeof t2);
-    if (r->nops)
-        tp_buf_printf(b, "time outside any op: %s (%.1f%%)   ", t1,
-                      wall ? 100.0 * (double)v->outside_ops_ns / (double)wall : 0.0);
-    tp_buf_printf(b, "time inside the allocator: %s (%.1f%%)\n", t2,
-                  wall ? 100.0 * (double)v->alloc_ns / (double)wall : 0.0);
-    if (v->namdahl == 0)
-        return;
-    tp_buf_printf(b, "\n%-44s %8s %16s %16s\n", "Amdahl: if this op ran...", "self%",
-                  "2x faster", "in no time");
-    size_t n = v->namdahl < (size_t)o->top ? v->namdahl : (size_t)o->top;
-    for (size_t i = 0; i < n; i++) {
-        const struct tp_amdahl *a = &v->amdahl[i];
-        char name[48];
-        tp_fmt_fit(a->op, 44, name, sizeof name);
-        tp_buf_printf(b, "%-44s %7.1f%% %15.2fx %15.2fx\n", name, 100 * a->share, a->speedup_2x,
-                      a->speedup_max);
-    }
-}
+/* ---- ops ---- */
 
-static void ops_table(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b,
-                      struct tp_op **order, size_t n)
+static void ops_table(struct ctx *c, struct tp_op **order, size_t n)
 {
-    heading(b, "OPS (by self time)", o->width);
-    tp_buf_printf(b, "%-25s %-9s %7s %9s %9s %6s %8s %6s %-7s %5s\n", "op", "kind", "calls",
-                  "total", "self", "self%", "GFLOP/s", "AI", "bound", "eff%");
+    char h[10][128];
+    size_t nw = col(c, 24);
+    heading(c, "OPS (by self time)");
+    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, "op", nw),
+                  L(h[1], 128, "kind", 10), R(h[2], 128, "calls", 7), R(h[3], 128, "total", 9),
+                  R(h[4], 128, "self", 9), R(h[5], 128, "self%", 6), R(h[6], 128, "GFLOP/s", 8),
+                  R(h[7], 128, "AI", 6), L(h[8], 128, "bound", 7), R(h[9], 128, "eff%", 5));
     for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
-        char name[32], kind[16], calls[16], tot[16], self[16], gf[16], ai[16], eff[8];
-        tp_fmt_fit(p->name, 25, name, sizeof name);
-        tp_fmt_fit(p->kind, 9, kind, sizeof kind);
+        char calls[32], tot[32], self[32], pct[32], gf[32], ai[32], eff[32];
+        int roof = known_bound(p->bound);
         tp_fmt_count(p->calls, calls, sizeof calls);
         tp_fmt_ns(p->total_ns, tot, sizeof tot);
         tp_fmt_ns(p->self_ns, self, sizeof self);
-        if (p->flops) {
-            snprintf(gf, sizeof gf, "%.2f", p->gflops);
-            snprintf(ai, sizeof ai, "%.1f", p->intensity);
-        } else {
+        tp_fmt_pct(p->self_share, 6, pct, sizeof pct);
+        if (p->flops && p->total_ns)
+            tp_fmt_num(p->gflops, 2, 8, gf, sizeof gf);
+        else
             strcpy(gf, "-");
+        if (p->flops && p->bytes)
+            tp_fmt_num(p->intensity, 1, 6, ai, sizeof ai);
+        else
             strcpy(ai, "-");
-        }
-        if (p->bound && strcmp(p->bound, "unknown") != 0)
-            snprintf(eff, sizeof eff, "%.0f", 100 * p->efficiency);
+        if (roof)
+            tp_fmt_num(100 * p->efficiency, 0, 5, eff, sizeof eff);
         else
             strcpy(eff, "-");
-        tp_buf_printf(b, "%-25s %-9s %7s %9s %9s %5.1f%% %8s %6s %-7s %5s\n", name, kind, calls,
-                      tot, self, 100 * p->self_share, gf, ai,
-                      p->bound && strcmp(p->bound, "unknown") ? p->bound : "-", eff);
+        tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
+                      L(h[1], 128, p->kind, 10), R(h[2], 128, calls, 7), R(h[3], 128, tot, 9),
+                      R(h[4], 128, self, 9), R(h[5], 128, pct, 6), R(h[6], 128, gf, 8),
+                      R(h[7], 128, ai, 6), L(h[8], 128, roof ? p->bound : "-", 7),
+                      R(h[9], 128, eff, 5));
     }
-    int merged = 0;
-    for (size_t i = 0; i < n; i++)
-        merged |= order[i]->nprocs > 1;
-    if (merged) {
-        tp_buf_printf(b, "\n%-44s %6s %12s %12s %12s %10s\n", "per process (total time)", "procs",
-                      "min", "mean", "max", "imbalance");
-        for (size_t i = 0; i < n; i++) {
-            const struct tp_op *p = order[i];
-            if (p->nprocs < 2)
-                continue;
-            char name[48], a[16], m[16], x[16];
-            tp_fmt_fit(p->name, 44, name, sizeof name);
-            tp_fmt_ns((uint64_t)p->proc_min_ns, a, sizeof a);
-            tp_fmt_ns((uint64_t)p->proc_mean_ns, m, sizeof m);
-            tp_fmt_ns((uint64_t)p->proc_max_ns, x, sizeof x);
-            tp_buf_printf(b, "%-44s %6llu %12s %12s %12s %9.2fx\n", name,
-                          (unsigned long long)p->nprocs, a, m, x, p->imbalance);
-        }
-    }
+    if (c->r->nops > n)
+        say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
+            c->r->nops - n == 1 ? "" : "s");
 }
 
-static void latency_row(struct tp_buf *b, const char *label, uint64_t warm, const struct tp_latency *l)
-{
-    char name[32], p50[16], p95[16], p99[16], mn[16], mx[16], mean[16], sd[16];
-    tp_fmt_fit(label, 24, name, sizeof name);
-    tp_fmt_ns(l->min, mn, sizeof mn);
-    tp_fmt_ns(l->p50, p50, sizeof p50);
-    tp_fmt_ns(l->p95, p95, sizeof p95);
-    tp_fmt_ns(l->p99, p99, sizeof p99);
-    tp_fmt_ns(l->max, mx, sizeof mx);
-    tp_fmt_ns((uint64_t)llround(l->mean), mean, sizeof mean);
-    tp_fmt_ns((uint64_t)llround(l->stddev), sd, sizeof sd);
-    tp_buf_printf(b, "%-24s %6llu %5llu %8s %8s %8s %8s %8s %8s %8s\n", name,
-                  (unsigned long long)l->n, (unsigned long long)warm, mn, p50, p95, p99, mx, mean,
-                  sd);
-}
-
-static void latency_table(const struct tp_text_opts *o, struct tp_buf *b, struct tp_op **order,
-                          size_t n)
-{
-    heading(b, "LATENCY per call (warm-up calls left out)", o->width);
-    tp_buf_printf(b, "%-24s %6s %5s %8s %8s %8s %8s %8s %8s %8s\n", "op", "n", "warm", "min", "p50",
-                  "p95", "p99", "max", "mean", "stddev");
-    for (size_t i = 0; i < n; i++)
-        if (order[i]->latency.n)
-            latency_row(b, order[i]->name, order[i]->warmup_calls, &order[i]->latency);
-}
-
-static void shapes(const struct tp_text_opts *o, struct tp_buf *b, struct tp_op **order, size_t n)
+static void spread_table(struct ctx *c, struct tp_op **order, size_t n)
 {
     int any = 0;
-    for (size_t i = 0; i < n && i < 3; i++)
-        any |= order[i]->nshapes > 0;
+    for (size_t i = 0; i < n; i++)
+        any |= order[i]->nprocs > 1;
     if (!any)
         return;
-    heading(b, "SHAPES of the top ops", o->width);
-    tp_buf_printf(b, "%-30s %-34s %7s %9s %8s %6s\n", "op", "shape", "calls", "total", "GFLOP/s",
-                  "AI");
-    for (size_t i = 0; i < n && i < 3; i++) {
+    char h[6][128];
+    size_t nw = col(c, 40);
+    tp_buf_putc(c->b, '\n');
+    tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, "per process (total time)", nw),
+                  R(h[1], 128, "procs", 6), R(h[2], 128, "min", 12), R(h[3], 128, "mean", 12),
+                  R(h[4], 128, "max", 12), R(h[5], 128, "imbalance", 10));
+    for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
-        size_t k = p->nshapes < (size_t)o->top ? p->nshapes : (size_t)o->top;
+        if (p->nprocs < 2)
+            continue;
+        char procs[32], mn[32], mean[32], mx[32], imb[32], num[32];
+        tp_fmt_count(p->nprocs, procs, sizeof procs);
+        tp_fmt_ns(ns_of(p->proc_min_ns), mn, sizeof mn);
+        tp_fmt_ns(ns_of(p->proc_mean_ns), mean, sizeof mean);
+        tp_fmt_ns(ns_of(p->proc_max_ns), mx, sizeof mx);
+        snprintf(imb, sizeof imb, "%sx", tp_fmt_num(p->imbalance, 2, 9, num, sizeof num));
+        tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
+                      R(h[1], 128, procs, 6), R(h[2], 128, mn, 12), R(h[3], 128, mean, 12),
+                      R(h[4], 128, mx, 12), R(h[5], 128, imb, 10));
+    }
+}
+
+static void latency_head(struct ctx *c, const char *first)
+{
+    char h[10][128];
+    size_t nw = col(c, 24);
+    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, first, nw),
+                  R(h[1], 128, "n", 6), R(h[2], 128, "warm", 5), R(h[3], 128, "min", 8),
+                  R(h[4], 128, "p50", 8), R(h[5], 128, "p95", 8), R(h[6], 128, "p99", 8),
+                  R(h[7], 128, "max", 8), R(h[8], 128, "mean", 8), R(h[9], 128, "stddev", 8));
+}
+
+static void latency_row(struct ctx *c, const char *label, uint64_t warm, const struct tp_latency *l)
+{
+    char h[10][128], v[9][32];
+    size_t nw = col(c, 24);
+    tp_fmt_count(l->n, v[0], 32);
+    tp_fmt_count(warm, v[1], 32);
+    tp_fmt_ns(l->min, v[2], 32);
+    tp_fmt_ns(l->p50, v[3], 32);
+    tp_fmt_ns(l->p95, v[4], 32);
+    tp_fmt_ns(l->p99, v[5], 32);
+    tp_fmt_ns(l->max, v[6], 32);
+    tp_fmt_ns(ns_of(l->mean), v[7], 32);
+    tp_fmt_ns(ns_of(l->stddev), v[8], 32);
+    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, label, nw),
+                  R(h[1], 128, v[0], 6), R(h[2], 128, v[1], 5), R(h[3], 128, v[2], 8),
+                  R(h[4], 128, v[3], 8), R(h[5], 128, v[4], 8), R(h[6], 128, v[5], 8),
+                  R(h[7], 128, v[6], 8), R(h[8], 128, v[7], 8), R(h[9], 128, v[8], 8));
+}
+
+static void latency_table(struct ctx *c, struct tp_op **order, size_t n)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= order[i]->latency.n > 0;
+    if (!any)
+        return;
+    heading(c, "LATENCY per call (warm-up calls left out)");
+    latency_head(c, "op");
+    for (size_t i = 0; i < n; i++)
+        if (order[i]->latency.n)
+            latency_row(c, order[i]->name, order[i]->warmup_calls, &order[i]->latency);
+}
+
+static int by_shape_time(const void *a, const void *b)
+{
+    const struct tp_shape *x = *(const struct tp_shape *const *)a,
+                          *y = *(const struct tp_shape *const *)b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    if (x->calls != y->calls)
+        return x->calls < y->calls ? 1 : -1;
+    return 0;
+}
+
+static void shapes(struct ctx *c, struct tp_op **order, size_t n)
+{
+    size_t with = 0;
+    for (size_t i = 0; i < n; i++)
+        with += order[i]->nshapes > 0;
+    if (!with)
+        return;
+    char h[6][160];
+    size_t nw = col(c, 24);
+    heading(c, "SHAPES of the top ops (by time)");
+    tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 160, "op", nw), L(h[1], 160, "shape", 40),
+                  R(h[2], 160, "calls", 7), R(h[3], 160, "total", 9), R(h[4], 160, "GFLOP/s", 8),
+                  R(h[5], 160, "AI", 6));
+    size_t listed = 0;
+    for (size_t i = 0; i < n && listed < SHAPE_OPS; i++) {
+        const struct tp_op *p = order[i];
+        if (!p->nshapes)
+            continue;
+        listed++;
+        const struct tp_shape **v = malloc(p->nshapes * sizeof *v);
+        if (!v)
+            return;
+        for (size_t j = 0; j < p->nshapes; j++)
+            v[j] = &p->shapes[j];
+        qsort(v, p->nshapes, sizeof *v, by_shape_time);
+        size_t k = p->nshapes < (size_t)c->top ? p->nshapes : (size_t)c->top;
         for (size_t j = 0; j < k; j++) {
-            const struct tp_shape *s = &p->shapes[j];
-            char name[32], desc[36], calls[16], tot[16];
-            tp_fmt_fit(j == 0 ? p->name : "", 30, name, sizeof name);
-            tp_fmt_fit(s->desc, 34, desc, sizeof desc);
+            const struct tp_shape *s = v[j];
+            char calls[32], tot[32], gf[32], ai[32];
             tp_fmt_count(s->calls, calls, sizeof calls);
             tp_fmt_ns(s->total_ns, tot, sizeof tot);
-            tp_buf_printf(b, "%-30s %-34s %7s %9s %8.2f %6.1f\n", name, desc, calls, tot,
-                          s->total_ns ? (double)s->flops / (double)s->total_ns : 0.0,
-                          s->bytes ? (double)s->flops / (double)s->bytes : 0.0);
+            if (s->flops && s->total_ns)
+                tp_fmt_num((double)s->flops / (double)s->total_ns, 2, 8, gf, sizeof gf);
+            else
+                strcpy(gf, "-");
+            if (s->flops && s->bytes)
+                tp_fmt_num((double)s->flops / (double)s->bytes, 1, 6, ai, sizeof ai);
+            else
+                strcpy(ai, "-");
+            tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 160, j ? "" : p->name, nw),
+                          L(h[1], 160, s->desc ? s->desc : "?", 40), R(h[2], 160, calls, 7),
+                          R(h[3], 160, tot, 9), R(h[4], 160, gf, 8), R(h[5], 160, ai, 6));
         }
         if (p->nshapes > k)
-            tp_buf_printf(b, "%-30s ... %zu more shapes\n", "", p->nshapes - k);
+            tp_buf_printf(c->b, "%s ... %zu more shape%s\n", L(h[0], 160, "", nw),
+                          p->nshapes - k, p->nshapes - k == 1 ? "" : "s");
+        free(v);
     }
+    if (with > listed)
+        say(c, "(the shapes of %zu more op%s are in the JSON report)", with - listed,
+            with - listed == 1 ? "" : "s");
 }
 
-static void steps(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
+static void steps(struct ctx *c)
 {
-    const struct tp_steps *s = &r->steps;
+    const struct tp_steps *s = &c->r->steps;
     if (s->count == 0)
         return;
-    heading(b, "STEPS", o->width);
-    tp_buf_printf(b, "%llu steps of %s", (unsigned long long)s->count, s->name ? s->name : "?");
+    char win[96] = "", lo[32], hi[32];
+    heading(c, "STEPS");
     if (s->window_first >= 0)
-        tp_buf_printf(b, " recorded (steps %lld to %lld of the run)", (long long)s->window_first,
-                      (long long)s->window_last);
-    tp_buf_printf(b, "; %llu warm-up step%s left out\n", (unsigned long long)s->warmup,
-                  s->warmup == 1 ? "" : "s");
-    if (s->latency.n) {
-        tp_buf_printf(b, "%-24s %6s %5s %8s %8s %8s %8s %8s %8s %8s\n", "", "n", "warm", "min",
-                      "p50", "p95", "p99", "max", "mean", "stddev");
-        latency_row(b, "latency per step", s->warmup, &s->latency);
-        char lo[16], hi[16];
-        tp_fmt_ns((uint64_t)s->latency.p50_ci_lo, lo, sizeof lo);
-        tp_fmt_ns((uint64_t)s->latency.p50_ci_hi, hi, sizeof hi);
-        tp_buf_printf(b, "median step latency: 95%% confidence interval %s to %s\n", lo, hi);
+        snprintf(win, sizeof win, " (steps %lld to %lld of the run were recorded)",
+                 (long long)s->window_first, (long long)s->window_last);
+    say(c, "%llu step%s of %s%s; %llu warm-up step%s left out of the latency",
+        (unsigned long long)s->count, s->count == 1 ? "" : "s", s->name ? s->name : "?", win,
+        (unsigned long long)s->warmup, s->warmup == 1 ? "" : "s");
+    if (!s->latency.n)
+        return;
+    latency_head(c, "");
+    latency_row(c, "latency per step", s->warmup, &s->latency);
+    tp_fmt_ns(ns_of(s->latency.p50_ci_lo), lo, sizeof lo);
+    tp_fmt_ns(ns_of(s->latency.p50_ci_hi), hi, sizeof hi);
+    if (s->latency.mean > 0 && isfinite(s->latency.mean)) {
+        double per_s = 1e9 / s->latency.mean;
+        say(c, "median step latency: 95%% confidence interval %s to %s; %.*f steps/s at the mean",
+            lo, hi, per_s < 9.995 ? 2 : per_s < 99.95 ? 1 : 0, per_s);
+    } else {
+        say(c, "median step latency: 95%% confidence interval %s to %s", lo, hi);
     }
 }
 
-static void memory(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
+/* ---- verdict ---- */
+
+static void verdict(struct ctx *c)
 {
-    const struct tp_memory *m = &r->memory;
-    char a[32], c[32], d[32], e[32];
-    heading(b, "MEMORY (heap: sizes as requested)", o->width);
-    tp_fmt_bytes(m->peak_bytes, a, sizeof a);
-    tp_fmt_ns(m->peak_ns, c, sizeof c);
-    tp_buf_printf(b, "peak heap %s at %s", a, c);
-    if (m->peak_op)
-        tp_buf_printf(b, ", inside %s", m->peak_op);
+    const struct tp_report *r = c->r;
+    const struct tp_verdict *v = &r->verdict;
+    char t1[32], t2[32], p1[32], p2[32];
+    heading(c, "VERDICT");
+    if (v->text)
+        wrap(c, "", v->text, 0);
+    tp_fmt_ns(v->alloc_ns, t2, sizeof t2);
+    tp_fmt_pct(frac(v->alloc_ns, c->program_ns), 8, p2, sizeof p2);
+    if (r->nops) {
+        tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
+        tp_fmt_pct(frac(v->outside_ops_ns, c->program_ns), 8, p1, sizeof p1);
+        say(c, "time outside every op: %s (%s); inside the allocator: %s (%s)", t1, p1, t2, p2);
+    } else {
+        say(c, "time inside the allocator: %s (%s)", t2, p2);
+    }
+    if (v->namdahl == 0)
+        return;
+    char h[4][128];
+    size_t nw = col(c, 44);
+    tp_buf_putc(c->b, '\n');
+    tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, "Amdahl: if this op ran...", nw),
+                  R(h[1], 128, "self%", 8), R(h[2], 128, "2x faster", 16),
+                  R(h[3], 128, "in no time", 16));
+    size_t n = v->namdahl < (size_t)c->top ? v->namdahl : (size_t)c->top;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_amdahl *a = &v->amdahl[i];
+        char pct[32], s2[32], sm[32], num[32];
+        tp_fmt_pct(a->share, 8, pct, sizeof pct);
+        snprintf(s2, sizeof s2, "%sx", tp_fmt_num(a->speedup_2x, 2, 15, num, sizeof num));
+        snprintf(sm, sizeof sm, "%sx", tp_fmt_num(a->speedup_max, 2, 15, num, sizeof num));
+        tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, a->op, nw), R(h[1], 128, pct, 8),
+                      R(h[2], 128, s2, 16), R(h[3], 128, sm, 16));
+    }
+}
+
+/* ---- memory ---- */
+
+static void memory(struct ctx *c)
+{
+    const struct tp_memory *m = &c->r->memory;
+    char a[32], b[32], d[32], e[32];
+    heading(c, "MEMORY (heap: sizes as requested)");
     tp_fmt_bytes(m->peak_rss_bytes, d, sizeof d);
-    tp_buf_printf(b, "; peak RSS %s\n", d);
+    if (m->allocs == 0 && m->peak_bytes == 0) {
+        if (m->peak_rss_bytes)
+            say(c, "no heap allocation was seen; peak RSS %s", d);
+        else
+            say(c, "no heap allocation was seen");
+        return;
+    }
+    tp_fmt_bytes(m->peak_bytes, a, sizeof a);
+    tp_fmt_ns(m->peak_ns, b, sizeof b);
+    char inside[300] = "";
+    if (m->peak_op)
+        snprintf(inside, sizeof inside, ", inside %s", m->peak_op);
+    if (m->peak_rss_bytes)
+        say(c, "peak heap %s at %s%s; peak RSS %s", a, b, inside, d);
+    else
+        say(c, "peak heap %s at %s%s", a, b, inside);
     if (m->persistent_bytes || m->transient_bytes) {
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
-        tp_fmt_bytes(m->transient_bytes, c, sizeof c);
-        tp_buf_printf(b, "at the peak: %s persistent (allocated before the first op), %s transient\n",
-                      a, c);
+        tp_fmt_bytes(m->transient_bytes, b, sizeof b);
+        say(c, "at the peak: %s persistent (allocated before the first op), %s transient", a, b);
     }
     tp_fmt_count(m->allocs, a, sizeof a);
-    tp_fmt_count(m->frees, c, sizeof c);
+    tp_fmt_count(m->frees, b, sizeof b);
     tp_fmt_bytes(m->bytes_allocated, d, sizeof d);
     tp_fmt_ns(m->alloc_ns, e, sizeof e);
-    tp_buf_printf(b, "%s allocations, %s frees, %s requested in all, %s inside the allocator\n", a,
-                  c, d, e);
+    say(c, "%s allocation%s, %s free%s, %s requested in all, %s inside the allocator", a,
+        m->allocs == 1 ? "" : "s", b, m->frees == 1 ? "" : "s", d, e);
+    struct tp_buf t;
+    tp_buf_init(&t);
     tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
-    tp_buf_printf(b, "live at exit: %s in %llu blocks", a,
-                  (unsigned long long)m->live_at_exit_allocs);
+    tp_buf_printf(&t, "live at exit: %s in %llu block%s", a,
+                  (unsigned long long)m->live_at_exit_allocs, m->live_at_exit_allocs == 1 ? "" : "s");
     if (m->unknown_frees)
-        tp_buf_printf(b, "; %llu frees of blocks tprof never saw (passed through)",
-                      (unsigned long long)m->unknown_frees);
+        tp_buf_printf(&t, "; %llu free%s of %s tprof never saw (passed through)",
+                      (unsigned long long)m->unknown_frees, m->unknown_frees == 1 ? "" : "s",
+                      m->unknown_frees == 1 ? "a block" : "blocks");
     if (m->failed_allocs)
-        tp_buf_printf(b, "; %llu failed allocations", (unsigned long long)m->failed_allocs);
-    tp_buf_putc(b, '\n');
+        tp_buf_printf(&t, "; %llu failed allocation%s", (unsigned long long)m->failed_allocs,
+                      m->failed_allocs == 1 ? "" : "s");
+    wrap(c, "", tp_buf_str(&t), 2);
+    tp_buf_free(&t);
 }
 
-/* "f (a.c:3) < g (b.c:9) < main (m.c:1)" cut to the room left. */
+/* "f (a.c:3) < g (b.c:9) < main (m.c:1)" cut to room columns. */
 static void chain(const struct tp_site *s, char *out, size_t n, size_t room)
 {
-    char buf[1024] = "", fr[300];
-    size_t used = 0;
-    for (size_t i = 0; i < s->nframes && used < sizeof buf - 1; i++) {
+    if (s->nframes == 0) {
+        tp_fmt_fit("(no stack)", room, out, n);
+        return;
+    }
+    struct tp_buf t;
+    tp_buf_init(&t);
+    for (size_t i = 0; i < s->nframes; i++) {
+        char fr[600];
         tp_fmt_frame(&s->frames[i], fr, sizeof fr);
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " < " : "", fr);
+        tp_buf_printf(&t, "%s%s", i ? " < " : "", fr);
         /* What called main is the C runtime: noise in a one-line site. */
         if (s->frames[i].function && !strcmp(s->frames[i].function, "main"))
             break;
+        if (t.len > room * 4 + 16)
+            break;
     }
-    tp_fmt_fit(buf, room, out, n);
+    tp_fmt_fit(tp_buf_str(&t), room, out, n);
+    tp_buf_free(&t);
 }
 
 static int by_at_peak(const void *a, const void *b)
 {
-    const struct tp_site *x = *(const struct tp_site *const *)a, *y = *(const struct tp_site *const *)b;
+    const struct tp_site *x = *(const struct tp_site *const *)a,
+                         *y = *(const struct tp_site *const *)b;
     if (x->live_at_peak_bytes != y->live_at_peak_bytes)
         return x->live_at_peak_bytes < y->live_at_peak_bytes ? 1 : -1;
     if (x->peak_live_bytes != y->peak_live_bytes)
         return x->peak_live_bytes < y->peak_live_bytes ? 1 : -1;
-    return 0;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return x < y ? -1 : x > y;
 }
 
 static int by_leak(const void *a, const void *b)
 {
-    const struct tp_site *x = *(const struct tp_site *const *)a, *y = *(const struct tp_site *const *)b;
+    const struct tp_site *x = *(const struct tp_site *const *)a,
+                         *y = *(const struct tp_site *const *)b;
     if (x->live_at_exit_bytes != y->live_at_exit_bytes)
         return x->live_at_exit_bytes < y->live_at_exit_bytes ? 1 : -1;
-    return 0;
+    if (x->live_at_exit_allocs != y->live_at_exit_allocs)
+        return x->live_at_exit_allocs < y->live_at_exit_allocs ? 1 : -1;
+    return x < y ? -1 : x > y;
 }
 
-static void sites(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
+static void sites(struct ctx *c)
 {
-    const struct tp_memory *m = &r->memory;
-    if (!m->nsites)
-        return;
-    const struct tp_site **v = malloc(m->nsites * sizeof *v);
-    if (!v)
-        return;
-    for (size_t i = 0; i < m->nsites; i++)
-        v[i] = &m->sites[i];
-    size_t room = (size_t)o->width - 42;
-    char line[1100], a[16], p[16], c[16];
-
-    qsort(v, m->nsites, sizeof *v, by_at_peak);
-    heading(b, "CALL SITES holding the peak (frames[0] called the allocator)", o->width);
-    tp_buf_printf(b, "%10s %10s %8s %10s  %s\n", "at peak", "own peak", "allocs", "bytes", "site");
-    size_t shown = 0;
-    for (size_t i = 0; i < m->nsites && shown < (size_t)o->top; i++) {
-        const struct tp_site *s = v[i];
-        if (!s->live_at_peak_bytes && !s->peak_live_bytes)
-            continue;
-        char t[16];
-        tp_fmt_bytes(s->live_at_peak_bytes, a, sizeof a);
-        tp_fmt_bytes(s->peak_live_bytes, p, sizeof p);
-        tp_fmt_count(s->allocs, c, sizeof c);
-        tp_fmt_bytes(s->bytes, t, sizeof t);
-        chain(s, line, sizeof line, room);
-        tp_buf_printf(b, "%10s %10s %8s %10s  %s\n", a, p, c, t, line);
-        shown++;
-    }
-    if (m->nsites_total > m->nsites)
-        tp_buf_printf(b, "(%llu sites in all; the JSON report has %zu)\n",
-                      (unsigned long long)m->nsites_total, m->nsites);
-
-    qsort(v, m->nsites, sizeof *v, by_leak);
-    if (v[0]->live_at_exit_bytes) {
-        heading(b, "LEAKS (still allocated at exit)", o->width);
-        tp_buf_printf(b, "%10s %8s %10s %10s  %s\n", "bytes", "blocks", "", "", "site");
-        for (size_t i = 0; i < m->nsites && i < (size_t)o->top && v[i]->live_at_exit_bytes; i++) {
-            tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
-            tp_fmt_count(v[i]->live_at_exit_allocs, c, sizeof c);
-            chain(v[i], line, sizeof line, room);
-            tp_buf_printf(b, "%10s %8s %10s %10s  %s\n", a, c, "", "", line);
+    const struct tp_memory *m = &c->r->memory;
+    size_t room = (size_t)c->width - 43;
+    char h[5][128], line[2048];
+    if (m->nsites) {
+        const struct tp_site **v = malloc(m->nsites * sizeof *v);
+        if (!v)
+            return;
+        for (size_t i = 0; i < m->nsites; i++)
+            v[i] = &m->sites[i];
+        qsort(v, m->nsites, sizeof *v, by_at_peak);
+        size_t held = 0;
+        for (size_t i = 0; i < m->nsites; i++)
+            held += v[i]->live_at_peak_bytes || v[i]->peak_live_bytes;
+        if (held) {
+            heading(c, "CALL SITES holding the peak (frames[0] called the allocator)");
+            tp_buf_printf(c->b, "%s %s %s %s  %s\n", R(h[0], 128, "at peak", 10),
+                          R(h[1], 128, "own peak", 10), R(h[2], 128, "allocs", 8),
+                          R(h[3], 128, "bytes", 10), "site");
+            size_t shown = 0;
+            for (size_t i = 0; i < m->nsites && shown < (size_t)c->top; i++) {
+                const struct tp_site *s = v[i];
+                if (!s->live_at_peak_bytes && !s->peak_live_bytes)
+                    continue;
+                char a[32], p[32], n[32], t[32];
+                tp_fmt_bytes(s->live_at_peak_bytes, a, sizeof a);
+                tp_fmt_bytes(s->peak_live_bytes, p, sizeof p);
+                tp_fmt_count(s->allocs, n, sizeof n);
+                tp_fmt_bytes(s->bytes, t, sizeof t);
+                chain(s, line, sizeof line, room);
+                tp_buf_printf(c->b, "%s %s %s %s  %s\n", R(h[0], 128, a, 10),
+                              R(h[1], 128, p, 10), R(h[2], 128, n, 8), R(h[3], 128, t, 10), line);
+                shown++;
+            }
+            if (m->nsites_total > m->nsites)
+                say(c, "(%llu sites in all; the JSON report keeps the %zu largest)",
+                    (unsigned long long)m->nsites_total, m->nsites);
+            else if (held > shown)
+                say(c, "(%zu more site%s in the JSON report)", held - shown,
+                    held - shown == 1 ? "" : "s");
         }
+        qsort(v, m->nsites, sizeof *v, by_leak);
+        if (v[0]->live_at_exit_bytes) {
+            size_t lroom = (size_t)c->width - 21, leaking = 0, shown = 0;
+            heading(c, "LEAKS (still allocated at exit)");
+            tp_buf_printf(c->b, "%s %s  %s\n", R(h[0], 128, "bytes", 10),
+                          R(h[1], 128, "blocks", 8), "site");
+            for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
+                leaking++;
+                if (shown >= (size_t)c->top)
+                    continue;
+                char a[32], n[32];
+                tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
+                tp_fmt_count(v[i]->live_at_exit_allocs, n, sizeof n);
+                chain(v[i], line, sizeof line, lroom);
+                tp_buf_printf(c->b, "%s %s  %s\n", R(h[0], 128, a, 10), R(h[1], 128, n, 8),
+                              line);
+                shown++;
+            }
+            if (leaking > shown)
+                say(c, "(%zu more leaking site%s in the JSON report)", leaking - shown,
+                    leaking - shown == 1 ? "" : "s");
+            free(v);
+            return;
+        }
+        free(v);
     }
-    free(v);
+    if (m->live_at_exit_bytes) {
+        char a[32];
+        heading(c, "LEAKS (still allocated at exit)");
+        say(c, "%s in %llu block%s; their call sites are not in this report",
+            tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a),
+            (unsigned long long)m->live_at_exit_allocs, m->live_at_exit_allocs == 1 ? "" : "s");
+    }
 }
 
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
 {
-    struct tp_text_opts opts = *o;
-    if (opts.width < 80)
-        opts.width = 80;
-    if (opts.width > 100)
-        opts.width = 100;
-    if (opts.top < 1)
-        opts.top = 10;
+    struct ctx c = {r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, 0};
+    if (c.width <= 0)
+        c.width = BASE_WIDTH;
+    if (c.width < MIN_WIDTH)
+        c.width = MIN_WIDTH;
+    if (c.width > MAX_WIDTH)
+        c.width = MAX_WIDTH;
+    c.extra = c.width - BASE_WIDTH;
+    if (c.top < 1)
+        c.top = 10;
+    c.program_ns = r->program.wall_ns;
+    if (r->merged_processes > 1)
+        c.program_ns = c.program_ns > UINT64_MAX / r->merged_processes
+                           ? UINT64_MAX
+                           : c.program_ns * r->merged_processes;
+
     struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
-    if (!order)
+    if (!order) {
+        b->oom = 1;
         return;
+    }
     for (size_t i = 0; i < r->nops; i++)
         order[i] = &r->ops[i];
     qsort(order, r->nops, sizeof *order, by_self);
-    size_t n = r->nops < (size_t)opts.top ? r->nops : (size_t)opts.top;
+    size_t n = r->nops < (size_t)c.top ? r->nops : (size_t)c.top;
 
     tp_buf_puts(b, "\n");
-    header(r, &opts, b);
-    verdict(r, &opts, b);
+    header(&c);
     if (r->nops) {
-        ops_table(r, &opts, b, order, n);
-        if (r->nops > n)
-            tp_buf_printf(b, "(%zu more ops in the JSON report)\n", r->nops - n);
-        latency_table(&opts, b, order, n);
-        shapes(&opts, b, order, n);
+        ops_table(&c, order, n);
+        spread_table(&c, order, n);
+        latency_table(&c, order, n);
+        shapes(&c, order, n);
     }
-    steps(r, &opts, b);
-    memory(r, &opts, b);
-    sites(r, &opts, b);
+    steps(&c);
+    verdict(&c);
+    memory(&c);
+    sites(&c);
     free(order);
 }

@@ -1,0 +1,519 @@
+/* tp_analyze and its parts on synthetic reports: roofline figures on both sides of the ridge and
+ * on it, Amdahl projections, the verdict and its text, zero / unknown / NaN inputs, merged
+ * reports, overlapping threads, idempotence. Figures are chosen so that the expected doubles are
+ * exact (or computed by the same expression), and compared with ==. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "render.h"
+
+static struct tp_op *add_op(struct tp_report *r, const char *name, uint64_t total, uint64_t self,
+                            uint64_t flops, uint64_t bytes)
+{
+    r->ops = realloc(r->ops, (r->nops + 1) * sizeof *r->ops);
+    ck_assert_ptr_nonnull(r->ops);
+    struct tp_op *o = &r->ops[r->nops++];
+    memset(o, 0, sizeof *o);
+    o->name = strdup(name);
+    o->kind = strdup("op");
+    o->source = strdup("api");
+    o->calls = 1;
+    o->total_ns = total;
+    o->self_ns = self;
+    o->flops = flops;
+    o->bytes = bytes;
+    o->flops_known = flops > 0;
+    return o;
+}
+
+static struct tp_op one(uint64_t total, uint64_t flops, uint64_t bytes)
+{
+    struct tp_op o;
+    memset(&o, 0, sizeof o);
+    o.total_ns = o.self_ns = total;
+    o.flops = flops;
+    o.bytes = bytes;
+    return o;
+}
+
+/* Peaks 100 GFLOP/s and 10 GB/s: the ridge is at 10 FLOP/byte. */
+START_TEST(test_roofline_compute_bound)
+{
+    struct tp_op o = one(1000000, 50000000, 1000000); /* 50 GFLOP/s, 50 FLOP/byte */
+    tp_op_roofline(&o, 100, 10, 2000000);
+    ck_assert(o.gflops == 50.0);
+    ck_assert(o.intensity == 50.0);
+    ck_assert(o.attainable_gflops == 100.0); /* min(100, 50 * 10) */
+    ck_assert(o.efficiency == 0.5);
+    ck_assert_str_eq(o.bound, "compute");
+    ck_assert(o.share == 0.5);
+    ck_assert(o.self_share == 0.5);
+    free(o.bound);
+}
+END_TEST
+
+START_TEST(test_roofline_memory_bound)
+{
+    struct tp_op o = one(1000000, 4000000, 2000000); /* 4 GFLOP/s, 2 FLOP/byte */
+    tp_op_roofline(&o, 100, 10, 4000000);
+    ck_assert(o.gflops == 4.0);
+    ck_assert(o.intensity == 2.0);
+    ck_assert(o.attainable_gflops == 20.0); /* 2 FLOP/byte * 10 GB/s */
+    ck_assert(o.efficiency == 0.2);
+    ck_assert_str_eq(o.bound, "memory");
+    ck_assert(o.share == 0.25);
+    free(o.bound);
+}
+END_TEST
+
+START_TEST(test_roofline_at_and_near_the_ridge)
+{
+    /* Exactly on the ridge: not below it, so compute-bound, and both roofs agree. */
+    struct tp_op o = one(1000000, 10000000, 1000000);
+    tp_op_roofline(&o, 100, 10, 1000000);
+    ck_assert(o.intensity == 10.0);
+    ck_assert_str_eq(o.bound, "compute");
+    ck_assert(o.attainable_gflops == 100.0);
+    ck_assert(o.efficiency == 0.1);
+    free(o.bound);
+    /* One FLOP less: just below the ridge, memory-bound. */
+    o = one(1000000, 9999999, 1000000);
+    tp_op_roofline(&o, 100, 10, 1000000);
+    ck_assert_str_eq(o.bound, "memory");
+    ck_assert(o.attainable_gflops == 9999999.0 / 1000000.0 * 10);
+    free(o.bound);
+    /* One FLOP more: compute. */
+    o = one(1000000, 10000001, 1000000);
+    tp_op_roofline(&o, 100, 10, 1000000);
+    ck_assert_str_eq(o.bound, "compute");
+    ck_assert(o.attainable_gflops == 100.0);
+    free(o.bound);
+}
+END_TEST
+
+START_TEST(test_roofline_unknown)
+{
+    /* No FLOPs: no rate, no intensity, no bound; no division by zero anywhere. */
+    struct tp_op o = one(1000, 0, 0);
+    tp_op_roofline(&o, 100, 10, 1000);
+    ck_assert(o.gflops == 0 && o.intensity == 0 && o.attainable_gflops == 0 && o.efficiency == 0);
+    ck_assert_str_eq(o.bound, "unknown");
+    ck_assert(o.share == 1.0);
+    free(o.bound);
+    /* FLOPs but no bytes: the rate is known, the intensity and bound are not. */
+    o = one(1000, 3000, 0);
+    tp_op_roofline(&o, 100, 10, 1000);
+    ck_assert(o.gflops == 3.0 && o.intensity == 0);
+    ck_assert_str_eq(o.bound, "unknown");
+    free(o.bound);
+    /* Peaks unknown (0), or not numbers: no bound, but rate and intensity stand. */
+    double bad[][2] = {{0, 10}, {100, 0}, {0, 0}, {NAN, 10}, {100, NAN}, {INFINITY, 10},
+                       {-1, 10}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        o = one(1000, 5000, 1000);
+        tp_op_roofline(&o, bad[i][0], bad[i][1], 1000);
+        ck_assert_msg(!strcmp(o.bound, "unknown"), "peaks %g %g gave %s", bad[i][0], bad[i][1],
+                      o.bound);
+        ck_assert(o.gflops == 5.0 && o.intensity == 5.0);
+        ck_assert(o.attainable_gflops == 0 && o.efficiency == 0);
+        free(o.bound);
+    }
+    /* No time and no wall: every ratio is 0, not NaN or infinity. */
+    o = one(0, 5000, 1000);
+    tp_op_roofline(&o, 100, 10, 0);
+    ck_assert(o.gflops == 0 && o.share == 0 && o.self_share == 0);
+    ck_assert(o.intensity == 5.0);
+    ck_assert_str_eq(o.bound, "memory");
+    ck_assert(o.attainable_gflops == 50.0 && o.efficiency == 0);
+    free(o.bound);
+    /* Idempotent on the same op: the old bound is released, not leaked or kept. */
+    o = one(1000, 5000, 1000);
+    tp_op_roofline(&o, 100, 10, 1000);
+    tp_op_roofline(&o, 0, 0, 1000);
+    ck_assert_str_eq(o.bound, "unknown");
+    free(o.bound);
+}
+END_TEST
+
+START_TEST(test_amdahl)
+{
+    ck_assert(tp_amdahl(0.5, 2) == 1 / 0.75); /* 1.333... */
+    ck_assert(tp_amdahl(0.5, INFINITY) == 2.0);
+    ck_assert(tp_amdahl(0.75, 2) == 1 / 0.625);
+    ck_assert(tp_amdahl(0.75, INFINITY) == 4.0);
+    ck_assert(tp_amdahl(0.4, 2) == 1 / ((1 - 0.4) + 0.4 / 2));
+    ck_assert(tp_amdahl(0.4, INFINITY) == 1 / (1 - 0.4));
+    ck_assert(tp_amdahl(0.5, 4) == 1 / 0.625);
+    ck_assert(tp_amdahl(0, 2) == 1.0);
+    ck_assert(tp_amdahl(0, INFINITY) == 1.0);
+    ck_assert(tp_amdahl(-0.5, 2) == 1.0);
+    ck_assert(tp_amdahl(NAN, 2) == 1.0);
+    ck_assert(tp_amdahl(0.5, NAN) == 1.0);
+    ck_assert(tp_amdahl(0.5, 0) == 1.0);
+    /* A share of 1 or more (overlapping threads) is capped below 1: large but finite. */
+    double cap = 1 / (1 - 0.999999);
+    ck_assert(tp_amdahl(1.0, INFINITY) == cap);
+    ck_assert(tp_amdahl(3.0, INFINITY) == cap);
+    ck_assert(isfinite(tp_amdahl(INFINITY, INFINITY)));
+    ck_assert(tp_amdahl(1.0, 2) == 1 / (1 - 0.999999 + 0.999999 / 2));
+}
+END_TEST
+
+/* wall 2 ms; gemm 800 us self (40%), compute-bound at 50%; conv 500 us self (25%), FLOPs
+ * unknown; relu 100 us (5%). Peaks 100 GFLOP/s, 10 GB/s. */
+static void model_a(struct tp_report *r)
+{
+    tp_report_init(r);
+    r->program.wall_ns = 2000000;
+    r->machine.peak_gflops = 100;
+    r->machine.peak_gbps = 10;
+    r->machine.source = strdup("env");
+    add_op(r, "relu", 100000, 100000, 0, 0);
+    add_op(r, "gemm", 1000000, 800000, 50000000, 1000000);
+    add_op(r, "conv", 500000, 500000, 0, 0);
+    r->memory.peak_bytes = 5000;
+    r->memory.peak_op = strdup("gemm");
+    r->memory.allocs = 12;
+    r->memory.frees = 10;
+    r->memory.alloc_ns = 2000;
+    r->memory.persistent_bytes = 4000;
+    r->memory.transient_bytes = 1000;
+    r->memory.live_at_exit_bytes = 4096;
+    r->memory.live_at_exit_allocs = 2;
+    r->memory.sites = calloc(2, sizeof *r->memory.sites);
+    r->memory.nsites = 2;
+    struct tp_site *s = &r->memory.sites[0];
+    s->frames = calloc(2, sizeof *s->frames);
+    s->nframes = 2;
+    s->frames[0].function = strdup("ex_alloc");
+    s->frames[0].file = strdup("/src/util.c");
+    s->frames[0].line = 7;
+    s->frames[1].function = strdup("load_weights");
+    s->frames[1].file = strdup("/src/model.c");
+    s->frames[1].line = 99;
+    s->live_at_peak_bytes = 4000;
+    s = &r->memory.sites[1];
+    s->frames = calloc(1, sizeof *s->frames);
+    s->nframes = 1;
+    s->frames[0].module = strdup("/usr/lib/libopenblas.so.0");
+    s->frames[0].offset = 0x12345;
+    s->live_at_peak_bytes = 1000;
+}
+
+START_TEST(test_verdict_and_amdahl)
+{
+    struct tp_report r;
+    model_a(&r);
+    tp_analyze(&r);
+    const struct tp_verdict *v = &r.verdict;
+    ck_assert_str_eq(v->op, "gemm");
+    ck_assert(v->share == 0.4);
+    ck_assert_str_eq(v->bound, "compute");
+    ck_assert(v->efficiency == 0.5);
+    ck_assert_uint_eq(v->outside_ops_ns, 2000000 - 800000 - 500000 - 100000);
+    ck_assert_uint_eq(v->alloc_ns, 2000);
+    ck_assert_uint_eq(v->namdahl, 3);
+    /* By self time: gemm, conv, relu. */
+    ck_assert_str_eq(v->amdahl[0].op, "gemm");
+    ck_assert_str_eq(v->amdahl[1].op, "conv");
+    ck_assert_str_eq(v->amdahl[2].op, "relu");
+    ck_assert(v->amdahl[0].share == 0.4);
+    ck_assert(v->amdahl[0].speedup_2x == 1 / ((1 - 0.4) + 0.4 / 2)); /* 1.25 */
+    ck_assert(v->amdahl[0].speedup_max == 1 / (1 - 0.4));     /* 1.666... */
+    ck_assert(v->amdahl[1].share == 0.25);
+    ck_assert(v->amdahl[1].speedup_2x == 1 / 0.875);
+    ck_assert(v->amdahl[1].speedup_max == 1 / 0.75);
+    ck_assert(v->amdahl[2].share == 0.05);
+    /* The ops themselves: conv is unknown-bound, relu too. */
+    ck_assert_str_eq(r.ops[2].bound, "unknown");
+    ck_assert(r.ops[1].gflops == 50.0 && r.ops[1].efficiency == 0.5);
+    ck_assert(r.ops[1].share == 0.5 && r.ops[1].self_share == 0.4);
+    ck_assert_str_eq(v->text,
+                     "gemm takes 40% of the time and runs at 50% of what this machine can do at "
+                     "its arithmetic intensity (compute-bound); a 2x faster gemm makes the program "
+                     "1.25x faster, an infinitely fast one 1.67x. The heap peaks at 4.88 KiB "
+                     "inside gemm; 3.91 KiB of it from load_weights (model.c:99) via ex_alloc. Of "
+                     "the peak, 3.91 KiB is persistent (allocated before the first op: "
+                     "parameters, buffers) and 1000 B transient (activations, workspaces). 4.00 "
+                     "KiB in 2 blocks is still allocated at exit.");
+    ck_assert_uint_eq(r.nnotes, 0);
+    tp_report_free(&r);
+}
+END_TEST
+
+static char *json_of(const struct tp_report *r)
+{
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_render_json(r, &b);
+    ck_assert(tp_buf_ok(&b));
+    char *s = strdup(tp_buf_str(&b));
+    tp_buf_free(&b);
+    return s;
+}
+
+START_TEST(test_idempotent)
+{
+    struct tp_report r;
+    model_a(&r);
+    /* Threads overlap: self times add up to more than the wall. */
+    add_op(&r, "worker_gemm", 1500000, 1500000, 0, 0);
+    tp_analyze(&r);
+    char *first = json_of(&r);
+    tp_analyze(&r);
+    tp_analyze(&r);
+    char *third = json_of(&r);
+    ck_assert_str_eq(first, third);
+    ck_assert_uint_eq(r.nnotes, 1); /* the overlap note, once */
+    ck_assert_ptr_nonnull(strstr(r.notes[0], "several threads"));
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 0);
+    ck_assert_str_eq(r.verdict.op, "worker_gemm");
+    ck_assert(r.verdict.share == 0.75);
+    free(first);
+    free(third);
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_overlap_capped)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000;
+    add_op(&r, "a", 3000, 3000, 0, 0); /* 3 threads' worth */
+    tp_analyze(&r);
+    ck_assert(r.ops[0].self_share == 3.0);
+    ck_assert(r.verdict.amdahl[0].share == 1.0);
+    ck_assert(r.verdict.amdahl[0].speedup_max == 1 / (1 - 0.999999));
+    ck_assert(r.verdict.amdahl[0].speedup_2x == 1 / (1 - 0.999999 + 0.999999 / 2));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "a takes 300% of the time"));
+    ck_assert_uint_eq(r.nnotes, 1);
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_top_ten)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000;
+    char name[16];
+    for (int i = 0; i < 12; i++) {
+        snprintf(name, sizeof name, "op%02d", i);
+        add_op(&r, name, 1000 * (uint64_t)(i + 1), 1000 * (uint64_t)(i + 1), 0, 0);
+    }
+    add_op(&r, "tie_b", 5000, 5000, 0, 0);
+    add_op(&r, "tie_a", 5000, 5000, 0, 0);
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.verdict.namdahl, 10);
+    ck_assert_str_eq(r.verdict.amdahl[0].op, "op11");
+    ck_assert_str_eq(r.verdict.amdahl[6].op, "op05");
+    /* Equal self times: by name. */
+    ck_assert_str_eq(r.verdict.amdahl[7].op, "op04");
+    ck_assert_str_eq(r.verdict.amdahl[8].op, "tie_a");
+    ck_assert_str_eq(r.verdict.amdahl[9].op, "tie_b");
+    ck_assert(r.verdict.amdahl[0].share == 0.012);
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_merged_shares)
+{
+    /* 4 processes of 1 s each side by side: gemm's 2 s of self time summed over them is half
+     * of the 4 s they ran, not twice the wall time. */
+    struct tp_report r;
+    tp_report_init(&r);
+    r.merged_processes = 4;
+    r.program.wall_ns = 1000000000;
+    add_op(&r, "gemm", 3000000000u, 2000000000u, 0, 0);
+    tp_analyze(&r);
+    ck_assert(r.ops[0].self_share == 0.5);
+    ck_assert(r.ops[0].share == 0.75);
+    ck_assert(r.verdict.amdahl[0].speedup_max == 2.0);
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 2000000000u);
+    ck_assert_uint_eq(r.nnotes, 0);
+    /* A huge wall time saturates instead of wrapping. */
+    r.program.wall_ns = UINT64_MAX / 2;
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, UINT64_MAX - 2000000000u);
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_heap_only)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000;
+    r.memory.peak_bytes = 2048;
+    r.memory.allocs = 3;
+    tp_analyze(&r);
+    ck_assert_ptr_null(r.verdict.op);
+    ck_assert_ptr_null(r.verdict.bound);
+    ck_assert_uint_eq(r.verdict.namdahl, 0);
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 1000);
+    ck_assert_str_eq(r.verdict.text,
+                     "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
+                     "region): this report covers the heap only. The heap peaks at 2.00 KiB.");
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_nothing_at_all)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.text,
+                     "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
+                     "region): this report covers the heap only. No heap allocation was seen.");
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 0);
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_zero_time_and_unknown_wall)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000;
+    add_op(&r, "noop", 0, 0, 0, 0);
+    tp_analyze(&r);
+    ck_assert_ptr_null(r.verdict.op);
+    ck_assert_uint_eq(r.verdict.namdahl, 1);
+    ck_assert(r.verdict.amdahl[0].speedup_2x == 1.0);
+    ck_assert_str_eq(r.verdict.text, "1 op ran but took no measurable time. No heap allocation "
+                                     "was seen.");
+    /* No wall time: the op is named, its share is not invented. */
+    r.program.wall_ns = 0;
+    r.ops[0].self_ns = r.ops[0].total_ns = 1500;
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.op, "noop");
+    ck_assert(r.verdict.share == 0);
+    ck_assert_str_eq(r.verdict.text, "noop takes the most time of all ops (1.50 us of self "
+                                     "time); the wall time is unknown, so its share is too. No "
+                                     "heap allocation was seen.");
+    ck_assert_uint_eq(r.nnotes, 0);
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_text_variants)
+{
+    struct tp_report r;
+    model_a(&r);
+    /* FLOPs far above what the peaks allow: say the peaks are wrong, not "5000%". */
+    r.ops[1].flops = 5000000000u; /* 5000 GFLOP/s */
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "runs faster than this machine's peaks allow "
+                                                 "(5000% of them at its arithmetic intensity, "
+                                                 "compute-bound)"));
+    /* No peaks. */
+    r.machine.peak_gflops = 0;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "gemm takes 40% of the time (the machine's "
+                                                 "peaks are unknown, so its bound is too); a 2x"));
+    /* Dominant op without FLOPs. */
+    r.ops[1].self_ns = 10;
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.op, "conv");
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "conv takes 25% of the time (its FLOPs or bytes "
+                                                 "are unknown, so its bound is too)"));
+    /* Mostly outside every op, and a busy allocator. */
+    r.program.wall_ns = 16000000;
+    r.memory.alloc_ns = 1600000;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "conv takes 3% of the time"));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "Most of the time (96%) is spent outside every "
+                                                 "op"));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "The allocator itself takes 1.60 ms (10% of the "
+                                                 "time)."));
+    /* A share under half a percent is "<1%", not "0%". */
+    r.program.wall_ns = 2000000000;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "conv takes <1% of the time"));
+    /* Merged: sites summed over processes hold more than the largest process's peak. */
+    r.memory.sites[0].live_at_peak_bytes = 9000;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "; its largest holder is load_weights "
+                                                 "(model.c:99) via ex_alloc (8.79 KiB at the "
+                                                 "peak)."));
+    /* A site without a stack is named as such; one block is "block". */
+    tp_site_free_frames(&r.memory.sites[0]);
+    r.memory.live_at_exit_allocs = 1;
+    r.memory.sites[0].live_at_peak_bytes = 3000;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "2.93 KiB of it from a site without a stack."));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "4.00 KiB in 1 block is still allocated"));
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_nan_inputs)
+{
+    struct tp_report r;
+    model_a(&r);
+    r.machine.peak_gflops = NAN;
+    r.machine.peak_gbps = INFINITY;
+    r.ops[0].latency.mean = NAN;
+    r.ops[0].latency.stddev = INFINITY;
+    r.ops[0].proc_mean_ns = NAN;
+    r.ops[0].imbalance = -INFINITY;
+    r.steps.count = 3;
+    r.steps.latency.n = 2;
+    r.steps.latency.mean = NAN;
+    r.steps.latency.p50_ci_lo = NAN;
+    tp_analyze(&r);
+    for (size_t i = 0; i < r.nops; i++) {
+        ck_assert_str_eq(r.ops[i].bound, "unknown");
+        ck_assert(isfinite(r.ops[i].gflops) && isfinite(r.ops[i].efficiency));
+    }
+    char *j = json_of(&r);
+    /* No number that is not JSON: nan, -nan, inf, -inf (printf), NaN, Infinity. */
+    const char *bad[] = {":nan", ":-nan", ":inf", ":-inf", "NaN", "Infinity"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!strstr(j, bad[i]), "JSON holds %s", bad[i]);
+    free(j);
+    struct tp_buf b;
+    tp_buf_init(&b);
+    struct tp_text_opts o = {10, 100};
+    tp_render_text(&r, &o, &b);
+    ck_assert(tp_buf_ok(&b));
+    ck_assert_ptr_null(strstr(tp_buf_str(&b), "nan"));
+    ck_assert_ptr_null(strstr(tp_buf_str(&b), "inf "));
+    tp_buf_free(&b);
+    tp_report_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("analyze");
+    TCase *tc = tcase_create("analyze");
+    tcase_add_test(tc, test_roofline_compute_bound);
+    tcase_add_test(tc, test_roofline_memory_bound);
+    tcase_add_test(tc, test_roofline_at_and_near_the_ridge);
+    tcase_add_test(tc, test_roofline_unknown);
+    tcase_add_test(tc, test_amdahl);
+    tcase_add_test(tc, test_verdict_and_amdahl);
+    tcase_add_test(tc, test_idempotent);
+    tcase_add_test(tc, test_overlap_capped);
+    tcase_add_test(tc, test_top_ten);
+    tcase_add_test(tc, test_merged_shares);
+    tcase_add_test(tc, test_heap_only);
+    tcase_add_test(tc, test_nothing_at_all);
+    tcase_add_test(tc, test_zero_time_and_unknown_wall);
+    tcase_add_test(tc, test_text_variants);
+    tcase_add_test(tc, test_nan_inputs);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
