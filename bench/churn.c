@@ -6,7 +6,10 @@
  * sequence is fixed (xorshift64, seeded per thread), so every run does the same work. stdout gets
  * one line, the operations done; time and memory are measured from outside.
  *
- *   churn [--ops N] [--threads T] [--live L] [--min BYTES] [--max BYTES]
+ *   churn [--ops N] [--threads T] [--live L] [--min BYTES] [--max BYTES] [--rss]
+ *
+ * --rss writes "peak_rss_kb N" on stderr as main's last act: the process's high-water mark while
+ * the program ran, before any exit-time work of a preloaded profiler.
  *
  * With --ops 0 the working set is filled and freed only: `--live 1000000 --min 16 --max 64 --ops 0`
  * holds a million small blocks at once, for the profiler's memory per live block. */
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #define MAX_THREADS 64
 
@@ -102,23 +106,31 @@ int main(int argc, char **argv)
 {
     long threads = 1;
     long lo = 64, hi = 4 << 20;
-    for (int i = 1; i < argc; i += 2) {
+    int want_rss = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *flag = argv[i];
+        if (!strcmp(flag, "--rss")) {
+            want_rss = 1;
+            continue;
+        }
         if (i + 1 >= argc) {
-            fprintf(stderr, "churn: %s needs a value\n", argv[i]);
+            fprintf(stderr, "churn: %s needs a value\n", flag);
             return 2;
         }
-        if (!strcmp(argv[i], "--ops"))
-            n_ops = number("--ops", argv[i + 1], 0, 1L << 40);
-        else if (!strcmp(argv[i], "--threads"))
-            threads = number("--threads", argv[i + 1], 1, MAX_THREADS);
-        else if (!strcmp(argv[i], "--live"))
-            n_live = number("--live", argv[i + 1], 1, 1L << 30);
-        else if (!strcmp(argv[i], "--min"))
-            lo = number("--min", argv[i + 1], 1, 1L << 40);
-        else if (!strcmp(argv[i], "--max"))
-            hi = number("--max", argv[i + 1], 2, 1L << 40);
+        const char *v = argv[++i];
+        if (!strcmp(flag, "--ops"))
+            n_ops = number(flag, v, 0, 1L << 40);
+        else if (!strcmp(flag, "--threads"))
+            threads = number(flag, v, 1, MAX_THREADS);
+        else if (!strcmp(flag, "--live"))
+            n_live = number(flag, v, 1, 1L << 30);
+        else if (!strcmp(flag, "--min"))
+            lo = number(flag, v, 1, 1L << 40);
+        else if (!strcmp(flag, "--max"))
+            hi = number(flag, v, 2, 1L << 40);
         else {
-            fprintf(stderr, "churn: unknown flag %s (--ops --threads --live --min --max)\n", argv[i]);
+            fprintf(stderr, "churn: unknown flag %s (--ops --threads --live --min --max --rss)\n",
+                    flag);
             return 2;
         }
     }
@@ -138,5 +150,10 @@ int main(int argc, char **argv)
     for (long i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
     printf("%ld operations\n", n_ops * threads);
+    if (want_rss) {
+        struct rusage ru;
+        if (getrusage(RUSAGE_SELF, &ru) == 0)
+            fprintf(stderr, "peak_rss_kb %ld\n", ru.ru_maxrss);
+    }
     return 0;
 }

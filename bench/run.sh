@@ -3,9 +3,9 @@
 #   - allocation churn (bench/churn, 64 B - 4 MiB) natively, under tprof (TPROF_STACK=8, the
 #     default, and TPROF_STACK=1) and under heaptrack, with 1 and 2 threads: wall seconds (best
 #     of REPS runs, configurations interleaved), ratio to native, added ns per malloc/free pair;
-#   - tprof's memory: bytes per live allocation (peak RSS with 10^6 live small blocks against
-#     one live block, with and without tprof), its own fixed RSS, and how much its RSS grows with
-#     churn alone (the table's 1,024 live blocks after OPS pairs against no churn);
+#   - tprof's memory (the program's peak RSS before exit, from churn --rss): bytes per live
+#     allocation (10^6 live small blocks against one, with and without tprof), its own fixed RSS,
+#     and how much its RSS grows with churn alone (1,024 live blocks, OPS pairs against none);
 #   - the exit-report time of a program with 10^5 distinct call sites (bench/sites) with
 #     TPROF_JSON on: from the program's last instruction to the moment it has been reaped.
 # Then PASS or MISS for each target of the issues.
@@ -49,20 +49,17 @@ W=$(mktemp -d /tmp/tprof-bench.XXXXXX) || die "cannot make a temporary directory
 trap 'rm -rf "$W"' EXIT
 
 HEAPTRACK=$(command -v heaptrack || true)
-GNUTIME=
-[ -x /usr/bin/time ] && /usr/bin/time -f %M true > /dev/null 2>&1 && GNUTIME=/usr/bin/time
 
-# Wall seconds of one run, appended to $W/<key>, and its peak RSS in kB to $W/rss.<key> (GNU
-# time, when installed, wraps every configuration alike). Fails loudly if the program's output is
-# not the one expected: a profiler that changes the program's work is not measured, it is broken.
+# Wall seconds of one run, appended to $W/<key>, and the program's peak RSS in kB (churn --rss:
+# its high-water mark while it ran, before any exit-time work) to $W/rss.<key>. Fails loudly if
+# the program's output is not the one expected: a profiler that changes the program's work is not
+# measured, it is broken.
 timed() { # key expected-stdout-line cmd...
     local key=$1 want=$2
     shift 2
     local s e rc
-    local wrap=()
-    [ -n "$GNUTIME" ] && wrap=("$GNUTIME" -f %M -o "$W/rss")
     s=$EPOCHREALTIME
-    "${wrap[@]}" "$@" > "$W/out" 2> "$W/err"
+    "$@" > "$W/out" 2> "$W/err"
     rc=$?
     e=$EPOCHREALTIME
     if [ $rc -ne 0 ] || ! grep -qx "$want" "$W/out"; then
@@ -71,8 +68,11 @@ timed() { # key expected-stdout-line cmd...
         exit 1
     fi
     awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f\n", e - s }' >> "$W/$key"
-    [ -n "$GNUTIME" ] && tail -1 "$W/rss" >> "$W/rss.$key"
+    peak_rss < "$W/err" >> "$W/rss.$key"
 }
+
+# The figure churn --rss wrote on stderr.
+peak_rss() { awk '$1 == "peak_rss_kb" { v = $2 } END { if (v == "") exit 1; print v }'; }
 
 median() { sort -n "$W/$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 best() { sort -n "$W/$1" | head -1; }
@@ -83,7 +83,7 @@ CONFIGS="native tprof8 tprof1"
 run_config() { # config threads
     local c=$1 t=$2 want
     want="$((OPS * t)) operations"
-    local args=(--ops "$OPS" --threads "$t")
+    local args=(--ops "$OPS" --threads "$t" --rss)
     case $c in
     native) timed "$c.$t" "$want" "$CHURN" "${args[@]}" ;;
     tprof8) timed "$c.$t" "$want" env LD_PRELOAD="$SO" TPROF_OUTPUT=none TPROF_STACK=8 "$CHURN" "${args[@]}" ;;
@@ -129,8 +129,7 @@ for t in 1 2; do
         s=$(best "$c.$t")
         SEC[$c.$t]=$s
         ADD[$c.$t]=$(awk -v s="$s" -v n="$n" -v p="$((OPS * t))" 'BEGIN { printf "%.1f", (s - n) * 1e9 / p }')
-        rss=-
-        [ -n "$GNUTIME" ] && rss="$(($(median "rss.$c.$t") / 1024)) MiB"
+        rss="$(($(median "rss.$c.$t") / 1024)) MiB"
         awk -v l="$(label "$c")" -v t="$t" -v s="$s" -v n="$n" -v a="${ADD[$c.$t]}" -v r="$rss" 'BEGIN {
             printf "%-24s %7d %9.3f %8.2fx %14.0f %9s\n", l, t, s, s / n, a, r }'
     done
@@ -140,50 +139,45 @@ done
 # what each live allocation costs, the rest is tprof's own fixed RSS. (2) The same churn as the
 # table (1 thread, 1,024 live blocks) against the same working set with no churn: what tprof's
 # RSS grows by with the number of allocations made rather than with the blocks live.
-PER_LIVE= CHURN_PER_LIVE=
 echo
-if [ -n "$GNUTIME" ]; then
-    rss() { # key cmd-prefix... -- churn-args...
-        local key=$1
+rss() { # key cmd-prefix... -- churn-args...
+    local key=$1
+    shift
+    local pre=()
+    while [ "$1" != -- ]; do
+        pre+=("$1")
         shift
-        local pre=()
-        while [ "$1" != -- ]; do
-            pre+=("$1")
-            shift
-        done
-        shift
-        for r in 1 2 3; do
-            "${pre[@]}" "$GNUTIME" -f %M -o "$W/rss" "$CHURN" "$@" > /dev/null 2>&1 ||
-                die "churn $* failed under: ${pre[*]}"
-            tail -1 "$W/rss" >> "$W/$key"
-        done
-    }
-    small=(--ops 0 --min 16 --max 64)
-    rss mem_native_big -- "${small[@]}" --live "$LIVE"
-    rss mem_native_one -- "${small[@]}" --live 1
-    rss mem_tprof_big env LD_PRELOAD="$SO" TPROF_OUTPUT=none -- "${small[@]}" --live "$LIVE"
-    rss mem_tprof_one env LD_PRELOAD="$SO" TPROF_OUTPUT=none -- "${small[@]}" --live 1
-    rss mem_native_still -- --ops 0
-    rss mem_tprof_still env LD_PRELOAD="$SO" TPROF_OUTPUT=none -- --ops 0
-    nb=$(median mem_native_big) n1=$(median mem_native_one)
-    tb=$(median mem_tprof_big) t1=$(median mem_tprof_one)
-    PER_LIVE=$(awk -v nb="$nb" -v n1="$n1" -v tb="$tb" -v t1="$t1" -v l="$LIVE" 'BEGIN {
-        printf "%.1f", ((tb - nb) - (t1 - n1)) * 1024 / (l - 1) }')
-    RAW_PER_LIVE=$(awk -v nb="$nb" -v tb="$tb" -v l="$LIVE" 'BEGIN { printf "%.1f", (tb - nb) * 1024 / l }')
-    OWN_MB=$(awk -v n1="$n1" -v t1="$t1" 'BEGIN { printf "%.1f", (t1 - n1) / 1024 }')
-    ns=$(median mem_native_still) ts=$(median mem_tprof_still)
-    nc=$(median rss.native.1) tc=$(median rss.tprof8.1)
-    CHURN_PER_LIVE=$(awk -v ns="$ns" -v ts="$ts" -v nc="$nc" -v tc="$tc" 'BEGIN {
-        d = (tc - nc) - (ts - ns); printf "%.0f", (d > 0 ? d : 0) * 1024 / 1024 }')
-    echo "memory (peak RSS, median of 3):"
-    echo "  $LIVE live blocks of 16-63 B: native $((nb / 1024)) MiB, tprof $((tb / 1024)) MiB;" \
-        "with one live block tprof adds $OWN_MB MiB (libraries, tables, exit report)"
-    echo "  bytes per live allocation: $PER_LIVE above that fixed part ($RAW_PER_LIVE with it)"
-    echo "  after $OPS pairs of churn over 1,024 live blocks tprof's RSS has grown by" \
-        "$(((tc - nc - ts + ns) / 1024)) MiB more than with no churn: $CHURN_PER_LIVE bytes per live block"
-else
-    echo "memory: skipped (/usr/bin/time not found: apt-get install time)"
-fi
+    done
+    shift
+    for r in 1 2 3; do
+        "${pre[@]}" "$CHURN" "$@" --rss > /dev/null 2> "$W/err" || die "churn $* failed under: ${pre[*]}"
+        peak_rss < "$W/err" >> "$W/$key" || die "churn $* wrote no peak_rss_kb"
+    done
+}
+tp=(env LD_PRELOAD="$SO" TPROF_OUTPUT=none)
+small=(--ops 0 --min 16 --max 64)
+rss mem_native_big -- "${small[@]}" --live "$LIVE"
+rss mem_native_one -- "${small[@]}" --live 1
+rss mem_tprof_big "${tp[@]}" -- "${small[@]}" --live "$LIVE"
+rss mem_tprof_one "${tp[@]}" -- "${small[@]}" --live 1
+rss mem_native_still -- --ops 0
+rss mem_tprof_still "${tp[@]}" -- --ops 0
+nb=$(median mem_native_big) n1=$(median mem_native_one)
+tb=$(median mem_tprof_big) t1=$(median mem_tprof_one)
+PER_LIVE=$(awk -v nb="$nb" -v n1="$n1" -v tb="$tb" -v t1="$t1" -v l="$LIVE" 'BEGIN {
+    printf "%.1f", ((tb - nb) - (t1 - n1)) * 1024 / (l - 1) }')
+RAW_PER_LIVE=$(awk -v nb="$nb" -v tb="$tb" -v l="$LIVE" 'BEGIN { printf "%.1f", (tb - nb) * 1024 / l }')
+OWN_MB=$(awk -v n1="$n1" -v t1="$t1" 'BEGIN { printf "%.1f", (t1 - n1) / 1024 }')
+ns=$(median mem_native_still) ts=$(median mem_tprof_still)
+nc=$(median rss.native.1) tc=$(median rss.tprof8.1)
+GROWTH_KB=$((tc - nc - (ts - ns)))
+CHURN_PER_LIVE=$((GROWTH_KB > 0 ? GROWTH_KB : 0)) # kB over 1,024 blocks = bytes per block
+echo "memory (the program's peak RSS before exit, median of 3):"
+echo "  $LIVE live blocks of 16-63 B: native $((nb / 1024)) MiB, tprof $((tb / 1024)) MiB;" \
+    "with one live block tprof adds $OWN_MB MiB"
+echo "  bytes per live allocation: $PER_LIVE above that fixed part ($RAW_PER_LIVE with it)"
+echo "  churn (1 thread, 1,024 live blocks): tprof adds $(((tc - nc) / 1024)) MiB after $OPS pairs," \
+    "$(((ts - ns) / 1024)) MiB with no churn: $CHURN_PER_LIVE bytes per live block grown"
 
 # Exit report: the program prints CLOCK_REALTIME as its last act; the shell notes the time when
 # the process has been reaped (command substitution returns after wait).
@@ -217,7 +211,11 @@ echo "targets:"
 for t in 1 2; do
     if [ -n "$HEAPTRACK" ]; then
         for h in heaptrack heaptrack_raw; do
-            f=$(awk -v a="${ADD[tprof8.$t]}" -v h="${ADD[$h.$t]}" 'BEGIN { printf "%.2f", (h > 0 ? a / h : 99) }')
+            f=$(awk -v a="${ADD[tprof8.$t]}" -v h="${ADD[$h.$t]}" 'BEGIN { if (h > 0) printf "%.2f", a / h }')
+            if [ -z "$f" ]; then
+                printf "  %-4s %s\n" "n/a" "$t thread(s): $(label $h) added no measurable time (too few OPS?)"
+                continue
+            fi
             verdict "$t thread(s): tprof default adds $f of $(label $h)'s ns/pair (<= 0.20)" "$f" "<=" 0.20
         done
     fi
@@ -226,9 +224,7 @@ for t in 1 2; do
     verdict "$t thread(s): churn at TPROF_STACK=8 is ${r8}x native (<= 1.30)" "$r8" "<=" 1.30
     verdict "$t thread(s): churn at TPROF_STACK=1 is ${r1}x native (<= 1.10)" "$r1" "<=" 1.10
 done
-if [ -n "$PER_LIVE" ]; then
-    verdict "$PER_LIVE bytes per live allocation, $LIVE live blocks (<= 32)" "$PER_LIVE" "<=" 32
-    verdict "$CHURN_PER_LIVE bytes per live allocation after $OPS pairs of churn (<= 32)" "$CHURN_PER_LIVE" "<=" 32
-fi
+verdict "$PER_LIVE bytes per live allocation, $LIVE live blocks (<= 32)" "$PER_LIVE" "<=" 32
+verdict "$CHURN_PER_LIVE bytes per live allocation grown by $OPS pairs of churn (<= 32)" "$CHURN_PER_LIVE" "<=" 32
 verdict "exit report at 10^5 call sites: $EXIT_MS ms (<= 100)" "$EXIT_MS" "<=" 100
 exit 0
