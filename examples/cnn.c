@@ -155,7 +155,8 @@ static void conv2d_backward(struct conv *l, const float *x, const float *dy, flo
             /* dcol (ckk x hw) = W^T dy, folded back into the image */
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, ckk, hw, l->cout, 1.0f, l->w.w,
                         ckk, dyb, hw, 0.0f, dcol, hw);
-            col2im_cpu(dcol, l->cin, l->height, l->width, l->k, l->pad, dx + (size_t)b * l->cin * hw);
+            float *dxb = dx + (size_t)b * l->cin * hw;
+            col2im_cpu(dcol, l->cin, l->height, l->width, l->k, l->pad, dxb);
         }
     }
     free(col);

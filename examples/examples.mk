@@ -31,3 +31,15 @@ demo: all
 	  ./tprof run --step train_step -- examples/$$ex || exit 1; \
 	done
 .PHONY: demo
+
+# make questions: MLP vs CNN vs transformer, attention at n and 2n, direct vs im2col convolution,
+# each answered by tprof runs (docs/examples.md shows the output).
+questions: all
+	@$(SHELL) $(srcdir)/examples/questions.sh
+.PHONY: questions
+
+# The examples' reports, asserted exactly where the truth is known (tests skip without OpenBLAS).
+TESTS += tests/examples_mlp.sh tests/examples_cnn.sh tests/examples_transformer.sh \
+	tests/examples_questions.sh
+EXTRA_DIST += tests/examples_mlp.sh tests/examples_cnn.sh tests/examples_transformer.sh \
+	tests/examples_questions.sh

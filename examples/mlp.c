@@ -8,7 +8,7 @@
  * momenta) are allocated once, before the first step, and are the persistent heap; activations
  * are allocated and freed in every step, the transient heap.
  *
- *   mlp [--steps N]      N steps (default 200); the loss is printed every 50 steps and at the end */
+ *   mlp [--steps N]    N steps (default 200); the loss is printed every 50 steps and at the end */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -13,8 +13,8 @@
  * target at every position is the sequence's mean, which only attention can gather. The loss is
  * the mean squared error.
  *
- *   transformer [--steps N] [--seq N]   N steps (default 40) of 2 sequences of length N (default
- *                                       512); the loss is printed every 10 steps and at the end */
+ *   transformer [--steps N] [--seq N]   N steps (default 60) of 2 sequences of length N (default
+ *                                       512); the loss is printed every 20 steps and at the end */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
@@ -184,7 +184,8 @@ static float train_step(struct block *blk, const float *x, const float *target, 
     const size_t rows = (size_t)BATCH * n, nd = rows * DIM, nh = rows * HIDDEN;
     float *h1 = ex_alloc(sizeof(float) * nd), *h2 = ex_alloc(sizeof(float) * nd);
     float *stats = ex_alloc(sizeof(float) * 4 * rows); /* mean and 1/std of both layer norms */
-    float *mean1 = stats, *rstd1 = stats + rows, *mean2 = stats + 2 * rows, *rstd2 = stats + 3 * rows;
+    float *mean1 = stats, *rstd1 = stats + rows;
+    float *mean2 = stats + 2 * rows, *rstd2 = stats + 3 * rows;
     float *qkv = ex_alloc(sizeof(float) * 3 * nd);
     float *p = ex_alloc(sizeof(float) * BATCH * HEADS * (size_t)n * n);
     float *att = ex_alloc(sizeof(float) * nd), *r = ex_alloc(sizeof(float) * nd);
@@ -253,7 +254,7 @@ static void make_batch(float *x, float *target, int n)
 int main(int argc, char **argv)
 {
     const char *usage = "transformer [--steps N] [--seq N]";
-    int steps = 40, n = 512;
+    int steps = 60, n = 512;
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (ex_option(argc, argv, &i, "--steps", &v))
@@ -280,7 +281,7 @@ int main(int argc, char **argv)
     for (int s = 1; s <= steps; s++) {
         make_batch(x, target, n);
         float loss = train_step(&blk, x, target, n, s);
-        if (s % 10 == 0 || s == steps)
+        if (s % 20 == 0 || s == steps)
             printf("step %d loss %.3f\n", s, loss);
     }
 
