@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "exitpaths.h"
 #include "heap.h"
+#include "names.h"
 #include "internal.h"
 #include "ops.h"
 #include "path.h"
@@ -212,6 +213,7 @@ void tp_collect(struct tp_report *r, const char *why)
     collect_program(&r->program);
     collect_memory(r);
     tp_ops_collect(r);
+    tp_names_collect(r);
     /* A quick measurement costs a quarter of a second: only when a roofline needs it. */
     int need = 0;
     for (size_t i = 0; i < r->nops; i++)

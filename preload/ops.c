@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "histo.h"
 #include "internal.h"
+#include "names.h"
 #include "report.h"
 
 #define MAX_DEPTH 64
@@ -47,6 +48,7 @@ struct frame {
     int recursive; /* the same op is open below: do not add to its total */
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
+    uint64_t hooks0; /* non-op instrumentation hooks run on this thread when the op began */
     const struct tp_shape_key *shape;
 };
 
@@ -236,6 +238,14 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
     struct frame *f = &stack.f[--stack.depth];
     struct op_rec *r = &recs[f->id];
     uint64_t dur = t > f->t0 ? t - f->t0 : 0;
+    /* Take out what tprof's own -finstrument-functions hooks of the non-op functions called
+     * inside the op cost (PITFALLS, seen in real programs #7): without it a loop over a tiny
+     * instrumented helper makes its op look several times slower than it is. */
+    uint64_t hooks = tp_cyg_hooks - f->hooks0;
+    if (hooks && tp_cyg_hook_cost_fp) {
+        uint64_t cost = (uint64_t)(((unsigned __int128)hooks * tp_cyg_hook_cost_fp) >> 16);
+        dur = dur > cost ? dur - cost : 0;
+    }
     uint64_t self = dur > f->child ? dur - f->child : 0;
     if (stack.depth > 0)
         stack.f[stack.depth - 1].child += dur;
@@ -295,6 +305,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
         }
     stack.depth++;
     note_first();
+    f->hooks0 = tp_cyg_hooks;
     f->t0 = tp_ticks();
     return 1;
 }
