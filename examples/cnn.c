@@ -196,8 +196,8 @@ struct cnn {
     int direct; /* 1: conv2d_direct_forward, 0: conv2d_im2col_forward */
 };
 
-/* An op too (its name matches *conv*): in both builds it stands for the whole forward convolution,
- * so that `tprof diff` of a direct and an im2col run has one line that compares them. */
+/* An op too (its name matches *conv*): with either implementation it stands for the whole forward
+ * convolution, so that `tprof diff` of a direct and an im2col run has one line comparing them. */
 static void conv_forward(const struct cnn *net, const struct conv *l, const float *x, float *y)
 {
     if (net->direct)
@@ -226,7 +226,7 @@ static float train_step(struct cnn *net, const float *x, const int *label)
     softmax_forward(logits, BATCH, CLASSES);
     float loss = softmax_xent_backward(logits, label, dlogits, BATCH, CLASSES);
 
-    /* The forward buffers become the gradients of the same tensors once they are read. */
+    /* Backward: the gradients of the activations, in reverse order. */
     float *dh2 = ex_alloc(sizeof(float) * p2), *da2 = ex_alloc(sizeof(float) * n2);
     float *dh1 = ex_alloc(sizeof(float) * p1), *da1 = ex_alloc(sizeof(float) * n1);
     dense_backward(&net->fc, h2, dlogits, dh2, BATCH);

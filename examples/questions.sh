@@ -30,6 +30,7 @@ for f in "$cli" "$ex/mlp" "$ex/cnn" "$ex/transformer"; do
     [ -x "$f" ] || { echo "questions.sh: $f not found: run make first (from the build directory)" >&2
                      exit 1; }
 done
+case $cli in /*) ;; *) cli=$(pwd)/$cli ;; esac # the diff runs in the reports' directory
 command -v python3 > /dev/null || { echo "questions.sh: needs python3 to read the JSON reports" >&2
                                     exit 1; }
 if [ -n "$keep" ]; then
@@ -80,7 +81,7 @@ def mib(b):
 
 
 def ms(ns):
-    return f"{ns / 1e6:.1f} ms" if ns < 1e10 else f"{ns / 1e9:.2f} s"
+    return f"{ns / 1e6:.1f} ms" if ns < 1e9 else f"{ns / 1e9:.2f} s"
 
 
 def pct(x):
@@ -174,4 +175,4 @@ table(["direct", "im2col", "ratio"], [
 ])
 EOF
 echo
-"$cli" diff "$out/conv-direct.json" "$out/conv-im2col.json" --top 6
+cd "$out" && "$cli" diff conv-direct.json conv-im2col.json --top 4
