@@ -1,11 +1,25 @@
-/* Typed BLAS wrappers (DESIGN §3-§4): cblas_?gemm, cblas_?gemv, ?gemm_, ?gemv_ for s and d.
+/* Typed BLAS wrappers (DESIGN §3-§4), reached through the PLT like any interposed symbol.
  *
- * Reached through the PLT like any interposed symbol. Each wrapper knows its signature, so FLOPs,
- * bytes and the call shape come from the arguments:
- *   gemm: 2*m*n*k FLOPs; bytes = elem * (m*k + k*n + m*n, + m*n again when beta != 0)
- *   gemv: 2*m*n FLOPs;   bytes = elem * (m*n + len(x) + len(y), + len(y) again when beta != 0)
+ * Each wrapper knows its signature, so FLOPs, bytes and the call shape come from the arguments
+ * (the formulas are in docs/ops.md; "elem" is the element size, 8 and 16 for complex):
+ *   gemm  m,n,k       2·m·n·k FLOPs (8· complex); elem·(m·k + k·n + m·n, + m·n when beta ≠ 0)
+ *   gemv  m,n         2·m·n (8· complex);         elem·(m·n + len x + len y, + len y when beta ≠ 0)
+ *   symm  m,n, A ka²  2·ka·m·n;                   elem·(ka(ka+1)/2 + 2·m·n, + m·n when beta ≠ 0)
+ *   syrk  n,k         k·n·(n+1);                  elem·(n·k + n(n+1)/2, + n(n+1)/2 when beta ≠ 0)
+ *   trmm, trsm m,n    ka·m·n;                     elem·(ka(ka+1)/2 + 2·m·n)
+ *   dot   n           2·n;                        elem·2·n
+ *   axpy  n           2·n;                        elem·3·n
+ * where ka is m when A is on the left (side L) and n when it is on the right.
+ *
  * A BLAS call made inside another (reference CBLAS calls sgemm_ through its own PLT, with m and n
- * swapped for row-major) passes straight through: the outermost call is the op. */
+ * swapped for row-major) passes straight through: the outermost call is the op. So does every
+ * call before tprof runs, from tprof itself, or when the op cannot be opened. errno is preserved:
+ * tprof's own work around the real call never changes it.
+ *
+ * Not wrapped: Fortran sdot_ (whether a REAL function returns a float or a double depends on the
+ * compiler convention the BLAS was built with; calling it with the wrong one corrupts the result)
+ * and the complex dot products (their return conventions differ too); cblas_?gemm_batch, which
+ * OpenBLAS 0.3.21 and the reference BLAS do not have. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,22 +30,43 @@
 
 /* CBLAS enum values (cblas.h), spelled out to need no BLAS headers. */
 enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };
+enum { UPPER = 121, LOWER = 122, LEFT = 141, RIGHT = 142 };
 
 static char trans_char(int t)
 {
     return t == TRANS ? 'T' : t == CONJ_TRANS ? 'C' : 'N';
 }
 
-static char fortran_trans(const char *t)
+static char uplo_char(int u)
 {
-    char c = t ? *t : 'N';
-    if (c == 'n')
-        return 'N';
-    if (c == 't')
-        return 'T';
-    if (c == 'c')
-        return 'C';
-    return c == 'T' || c == 'C' ? c : 'N';
+    return u == LOWER ? 'L' : 'U';
+}
+
+static char side_char(int s)
+{
+    return s == RIGHT ? 'R' : 'L';
+}
+
+static char layout_char(int l)
+{
+    return l == ROW_MAJOR ? 'R' : 'C';
+}
+
+/* A Fortran character argument, upper-cased; what when absent or not one of ok. */
+static char fchar(const char *p, const char *ok, char what)
+{
+    char c = p ? *p : what;
+    if (c >= 'a' && c <= 'z')
+        c = (char)(c - 'a' + 'A');
+    for (; *ok; ok++)
+        if (c == *ok)
+            return c;
+    return what;
+}
+
+static char ftrans(const char *t)
+{
+    return fchar(t, "NTC", 'N');
 }
 
 static uint64_t nn(long v)
@@ -39,42 +74,59 @@ static uint64_t nn(long v)
     return v > 0 ? (uint64_t)v : 0;
 }
 
-static void gemm_work(long m, long n, long k, int beta_nonzero, unsigned elem, uint64_t *fl,
-                      uint64_t *by)
+/* The work of one call. cplx: complex arithmetic (a multiply-add is 8 real FLOPs, not 2). */
+struct work {
+    uint64_t flops, bytes;
+};
+
+static struct work gemm_work(long m, long n, long k, int beta_nz, unsigned elem, int cplx)
 {
     uint64_t M = nn(m), N = nn(n), K = nn(k);
-    *fl = 2 * M * N * K;
-    *by = elem * (M * K + K * N + M * N + (beta_nonzero ? M * N : 0));
+    struct work w = {(cplx ? 8 : 2) * M * N * K,
+                     elem * (M * K + K * N + M * N + (beta_nz ? M * N : 0))};
+    return w;
 }
 
-/* gemv y = A x (no trans: x has n elements, y m) or A^T x (x m, y n). */
-static void gemv_work(long m, long n, int trans, int beta_nonzero, unsigned elem, uint64_t *fl,
-                      uint64_t *by)
+/* y = A x (no transpose: x has n elements, y m) or A^T x (x m, y n). */
+static struct work gemv_work(long m, long n, int trans, int beta_nz, unsigned elem, int cplx)
 {
     uint64_t M = nn(m), N = nn(n);
     uint64_t lx = trans ? M : N, ly = trans ? N : M;
-    *fl = 2 * M * N;
-    *by = elem * (M * N + lx + ly + (beta_nonzero ? ly : 0));
+    struct work w = {(cplx ? 8 : 2) * M * N, elem * (M * N + lx + ly + (beta_nz ? ly : 0))};
+    return w;
 }
 
-/* The real function, found once (and looked for again while it is missing). */
-static void *real_of(_Atomic(void *) *cache, const char *name)
+/* C = alpha A B + beta C (side L, A m x m) or alpha B A + beta C (side R, A n x n); A symmetric,
+ * only one triangle read. */
+static struct work symm_work(int right, long m, long n, int beta_nz, unsigned elem)
 {
-    void *f = atomic_load_explicit(cache, memory_order_acquire);
-    if (tp_likely(f != NULL))
-        return f;
-    f = tp_resolve_next(name);
-    if (f)
-        atomic_store_explicit(cache, f, memory_order_release);
-    return f;
+    uint64_t M = nn(m), N = nn(n), KA = right ? N : M;
+    struct work w = {2 * KA * M * N,
+                     elem * (KA * (KA + 1) / 2 + 2 * M * N + (beta_nz ? M * N : 0))};
+    return w;
 }
 
-static void missing(_Atomic int *warned, const char *name)
+/* C = alpha A A^T + beta C, C n x n of which one triangle is written, A n x k. */
+static struct work syrk_work(long n, long k, int beta_nz, unsigned elem)
 {
-    int w = 0;
-    if (atomic_compare_exchange_strong(warned, &w, 1))
-        tp_warn("%s: the real function was not found in any loaded library; the call did nothing",
-                name);
+    uint64_t N = nn(n), K = nn(k), tri = N * (N + 1) / 2;
+    struct work w = {K * N * (N + 1), elem * (N * K + tri + (beta_nz ? tri : 0))};
+    return w;
+}
+
+/* B = alpha op(A) B or alpha B op(A) (trmm), or the solve of that for B (trsm): A triangular,
+ * B m x n read and written. */
+static struct work tri_work(int right, long m, long n, unsigned elem)
+{
+    uint64_t M = nn(m), N = nn(n), KA = right ? N : M;
+    struct work w = {KA * M * N, elem * (KA * (KA + 1) / 2 + 2 * M * N)};
+    return w;
+}
+
+static struct work vec_work(long n, unsigned elem, unsigned streams)
+{
+    struct work w = {2 * nn(n), elem * streams * nn(n)};
+    return w;
 }
 
 /* Should this call be recorded as an op? Not before init, not from tprof itself, not when a
@@ -84,25 +136,52 @@ static inline int want(void)
     return tp_running() && !tp_guard && !tp_op_top_is(TP_SRC_BLAS);
 }
 
+/* Open the op; -1 when it was not opened (then the call is not recorded). */
 static inline int begin(_Atomic int *id, const char *name, const char *kind)
 {
+    if (!want())
+        return -1;
+    int e = errno;
     int i = atomic_load_explicit(id, memory_order_relaxed);
     if (tp_unlikely(i < 0)) {
         i = tp_op_intern(name, kind, TP_SRC_BLAS);
         atomic_store_explicit(id, i, memory_order_relaxed);
     }
-    int e = errno;
     int pushed = tp_op_begin(i, 0, 0);
     errno = e;
     return pushed ? i : -1;
 }
 
-static inline void end(int id, uint64_t fl, uint64_t by, const struct tp_shape_key *k)
+static inline void end(int id, struct work w, const struct tp_shape_key *k)
 {
     int e = errno;
-    tp_op_end(id, 0, 0, fl, by, k);
+    tp_op_end(id, 0, 0, w.flops, w.bytes, k);
     errno = e;
 }
+
+/* Complex scalars are passed by address; beta is zero when both parts are. */
+static int cbeta_nz_f(const void *b)
+{
+    const float *v = b;
+    return v && (v[0] != 0 || v[1] != 0);
+}
+
+static int cbeta_nz_d(const void *b)
+{
+    const double *v = b;
+    return v && (v[0] != 0 || v[1] != 0);
+}
+
+/* The head of every wrapper: its real function and op id, and the last resort when no loaded
+ * object defines the function (then the call does nothing rather than jump to NULL). */
+#define REAL(NAME, RET)                                                                       \
+    static struct tp_real real = {#NAME};                                                     \
+    static _Atomic int id = -1;                                                               \
+    NAME##_fn f = (NAME##_fn)tp_real_fn(&real);                                               \
+    if (tp_unlikely(!f)) {                                                                    \
+        tp_real_missing(&real);                                                               \
+        return RET;                                                                           \
+    }
 
 /* ---- CBLAS ---- */
 
@@ -113,21 +192,31 @@ static inline void end(int id, uint64_t fl, uint64_t by, const struct tp_shape_k
                                    const T *a, int lda, const T *b, int ldb, T beta, T *c,      \
                                    int ldc)                                                     \
     {                                                                                           \
-        static _Atomic(void *) real;                                                            \
-        static _Atomic int id = -1, warned;                                                     \
-        NAME##_fn f = (NAME##_fn)real_of(&real, #NAME);                                         \
-        if (!f) {                                                                               \
-            missing(&warned, #NAME);                                                            \
-            return;                                                                             \
-        }                                                                                       \
-        int op = want() ? begin(&id, #NAME, "matmul") : -1;                                     \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "matmul");                                                   \
         f(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                        \
         if (op >= 0) {                                                                          \
-            uint64_t fl, by;                                                                    \
-            gemm_work(m, n, k, beta != 0, sizeof(T), &fl, &by);                                 \
             struct tp_shape_key key = {m, n, k, trans_char(ta), trans_char(tb),                 \
-                                       layout == ROW_MAJOR ? 'R' : 'C'};                        \
-            end(op, fl, by, &key);                                                              \
+                                       layout_char(layout)};                                    \
+            end(op, gemm_work(m, n, k, beta != 0, sizeof(T), 0), &key);                         \
+        }                                                                                       \
+    }
+
+#define CBLAS_CGEMM(NAME, T)                                                                  \
+    typedef void (*NAME##_fn)(int, int, int, int, int, int, const void *, const void *, int,    \
+                              const void *, int, const void *, void *, int);                  \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int tb, int m, int n, int k,             \
+                                   const void *alpha, const void *a, int lda, const void *b,    \
+                                   int ldb, const void *beta, void *c, int ldc)                 \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "matmul");                                                   \
+        int bnz = op >= 0 && cbeta_nz_##T(beta); /* read before C (and beta) may change */      \
+        f(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                        \
+        if (op >= 0) {                                                                          \
+            struct tp_shape_key key = {m, n, k, trans_char(ta), trans_char(tb),                 \
+                                       layout_char(layout)};                                    \
+            end(op, gemm_work(m, n, k, bnz, 2 * sizeof(T##_elem), 1), &key);                    \
         }                                                                                       \
     }
 
@@ -137,85 +226,288 @@ static inline void end(int id, uint64_t fl, uint64_t by, const struct tp_shape_k
     TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int m, int n, T alpha, const T *a,       \
                                    int lda, const T *x, int incx, T beta, T *y, int incy)       \
     {                                                                                           \
-        static _Atomic(void *) real;                                                            \
-        static _Atomic int id = -1, warned;                                                     \
-        NAME##_fn f = (NAME##_fn)real_of(&real, #NAME);                                         \
-        if (!f) {                                                                               \
-            missing(&warned, #NAME);                                                            \
-            return;                                                                             \
-        }                                                                                       \
-        int op = want() ? begin(&id, #NAME, "gemv") : -1;                                       \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "gemv");                                                     \
         f(layout, ta, m, n, alpha, a, lda, x, incx, beta, y, incy);                             \
         if (op >= 0) {                                                                          \
-            uint64_t fl, by;                                                                    \
-            gemv_work(m, n, ta != NO_TRANS, beta != 0, sizeof(T), &fl, &by);                    \
-            struct tp_shape_key key = {m, n, 0, trans_char(ta), 0,                              \
-                                       layout == ROW_MAJOR ? 'R' : 'C'};                        \
-            end(op, fl, by, &key);                                                              \
+            struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout)};        \
+            end(op, gemv_work(m, n, ta != NO_TRANS, beta != 0, sizeof(T), 0), &key);            \
         }                                                                                       \
     }
 
+#define CBLAS_CGEMV(NAME, T)                                                                  \
+    typedef void (*NAME##_fn)(int, int, int, int, const void *, const void *, int,             \
+                              const void *, int, const void *, void *, int);                  \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int m, int n, const void *alpha,         \
+                                   const void *a, int lda, const void *x, int incx,             \
+                                   const void *beta, void *y, int incy)                         \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "gemv");                                                     \
+        int bnz = op >= 0 && cbeta_nz_##T(beta);                                                \
+        f(layout, ta, m, n, alpha, a, lda, x, incx, beta, y, incy);                             \
+        if (op >= 0) {                                                                          \
+            struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout)};        \
+            end(op, gemv_work(m, n, ta != NO_TRANS, bnz, 2 * sizeof(T##_elem), 1), &key);       \
+        }                                                                                       \
+    }
+
+#define CBLAS_SYMM(NAME, T)                                                                   \
+    typedef void (*NAME##_fn)(int, int, int, int, int, T, const T *, int, const T *, int, T,   \
+                              T *, int);                                                      \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int side, int uplo, int m, int n, T alpha,       \
+                                   const T *a, int lda, const T *b, int ldb, T beta, T *c,      \
+                                   int ldc)                                                     \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "matmul");                                                   \
+        f(layout, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);                       \
+        if (op >= 0) {                                                                          \
+            struct tp_shape_key key = {m, n, 0, 0, 0, layout_char(layout), side_char(side),     \
+                                       uplo_char(uplo)};                                        \
+            end(op, symm_work(side == RIGHT, m, n, beta != 0, sizeof(T)), &key);                \
+        }                                                                                       \
+    }
+
+#define CBLAS_SYRK(NAME, T)                                                                   \
+    typedef void (*NAME##_fn)(int, int, int, int, int, T, const T *, int, T, T *, int);       \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int uplo, int trans, int n, int k, T alpha,      \
+                                   const T *a, int lda, T beta, T *c, int ldc)                  \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "matmul");                                                   \
+        f(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);                              \
+        if (op >= 0) {                                                                          \
+            struct tp_shape_key key = {n, n, k, trans_char(trans), 0, layout_char(layout), 0,   \
+                                       uplo_char(uplo)};                                        \
+            end(op, syrk_work(n, k, beta != 0, sizeof(T)), &key);                               \
+        }                                                                                       \
+    }
+
+/* trmm and trsm share their signature and their work. */
+#define CBLAS_TRI(NAME, T)                                                                    \
+    typedef void (*NAME##_fn)(int, int, int, int, int, int, int, T, const T *, int, T *, int); \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int side, int uplo, int ta, int diag, int m,     \
+                                   int n, T alpha, const T *a, int lda, T *b, int ldb)          \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "matmul");                                                   \
+        f(layout, side, uplo, ta, diag, m, n, alpha, a, lda, b, ldb);                           \
+        if (op >= 0) {                                                                          \
+            struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout),         \
+                                       side_char(side), uplo_char(uplo)};                       \
+            end(op, tri_work(side == RIGHT, m, n, sizeof(T)), &key);                            \
+        }                                                                                       \
+    }
+
+#define CBLAS_DOT(NAME, T)                                                                    \
+    typedef T (*NAME##_fn)(int, const T *, int, const T *, int);                              \
+    TP_EXPORT TP_NOINSTR T NAME(int n, const T *x, int incx, const T *y, int incy)              \
+    {                                                                                           \
+        REAL(NAME, 0)                                                                           \
+        int op = begin(&id, #NAME, "dot");                                                      \
+        T r = f(n, x, incx, y, incy);                                                           \
+        if (op >= 0) {                                                                          \
+            struct tp_shape_key key = {0, n};                                                   \
+            end(op, vec_work(n, sizeof(T), 2), &key);                                           \
+        }                                                                                       \
+        return r;                                                                               \
+    }
+
+#define CBLAS_AXPY(NAME, T)                                                                   \
+    typedef void (*NAME##_fn)(int, T, const T *, int, T *, int);                              \
+    TP_EXPORT TP_NOINSTR void NAME(int n, T alpha, const T *x, int incx, T *y, int incy)        \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "axpy");                                                     \
+        f(n, alpha, x, incx, y, incy);                                                          \
+        if (op >= 0) {                                                                          \
+            struct tp_shape_key key = {0, n};                                                   \
+            end(op, vec_work(n, sizeof(T), 3), &key);                                           \
+        }                                                                                       \
+    }
+
+typedef float f_elem;
+typedef double d_elem;
+
 CBLAS_GEMM(cblas_sgemm, float)
 CBLAS_GEMM(cblas_dgemm, double)
+CBLAS_CGEMM(cblas_cgemm, f)
+CBLAS_CGEMM(cblas_zgemm, d)
 CBLAS_GEMV(cblas_sgemv, float)
 CBLAS_GEMV(cblas_dgemv, double)
+CBLAS_CGEMV(cblas_cgemv, f)
+CBLAS_CGEMV(cblas_zgemv, d)
+CBLAS_SYMM(cblas_ssymm, float)
+CBLAS_SYMM(cblas_dsymm, double)
+CBLAS_SYRK(cblas_ssyrk, float)
+CBLAS_SYRK(cblas_dsyrk, double)
+CBLAS_TRI(cblas_strmm, float)
+CBLAS_TRI(cblas_dtrmm, double)
+CBLAS_TRI(cblas_strsm, float)
+CBLAS_TRI(cblas_dtrsm, double)
+CBLAS_DOT(cblas_sdot, float)
+CBLAS_DOT(cblas_ddot, double)
+CBLAS_AXPY(cblas_saxpy, float)
+CBLAS_AXPY(cblas_daxpy, double)
 
 /* ---- Fortran BLAS: every argument by reference, column-major; gfortran appends the lengths
  * of the character arguments, which are forwarded untouched. ---- */
 
-#define F77_GEMM(NAME, T)                                                                     \
+#define F77_GEMM(NAME, T, CPLX)                                                               \
     typedef void (*NAME##_fn)(const char *, const char *, const int *, const int *,           \
-                              const int *, const T *, const T *, const int *, const T *,      \
-                              const int *, const T *, T *, const int *, size_t, size_t);      \
+                              const int *, const void *, const void *, const int *,           \
+                              const void *, const int *, const void *, void *, const int *,   \
+                              size_t, size_t);                                                \
     TP_EXPORT TP_NOINSTR void NAME(const char *ta, const char *tb, const int *m, const int *n,  \
-                                   const int *k, const T *alpha, const T *a, const int *lda,    \
-                                   const T *b, const int *ldb, const T *beta, T *c,             \
-                                   const int *ldc, size_t la, size_t lb)                        \
+                                   const int *k, const void *alpha, const void *a,              \
+                                   const int *lda, const void *b, const int *ldb,               \
+                                   const void *beta, void *c, const int *ldc, size_t la,        \
+                                   size_t lb)                                                   \
     {                                                                                           \
-        static _Atomic(void *) real;                                                            \
-        static _Atomic int id = -1, warned;                                                     \
-        NAME##_fn f = (NAME##_fn)real_of(&real, #NAME);                                         \
-        if (!f) {                                                                               \
-            missing(&warned, #NAME);                                                            \
-            return;                                                                             \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "matmul");                                                   \
+        int bnz = 0;                                                                            \
+        if (op >= 0) {                                                                          \
+            const T *bv = beta;                                                                 \
+            bnz = bv[0] != 0 || (CPLX && bv[CPLX] != 0);                                        \
         }                                                                                       \
-        int op = want() ? begin(&id, #NAME, "matmul") : -1;                                     \
         f(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, la, lb);                        \
         if (op >= 0) {                                                                          \
-            uint64_t fl, by;                                                                    \
-            gemm_work(*m, *n, *k, *beta != 0, sizeof(T), &fl, &by);                             \
-            struct tp_shape_key key = {*m, *n, *k, fortran_trans(ta), fortran_trans(tb), 'C'};  \
-            end(op, fl, by, &key);                                                              \
+            struct tp_shape_key key = {*m, *n, *k, ftrans(ta), ftrans(tb), 'C'};                \
+            end(op, gemm_work(*m, *n, *k, bnz, (CPLX + 1) * sizeof(T), CPLX), &key);            \
         }                                                                                       \
     }
 
-#define F77_GEMV(NAME, T)                                                                     \
-    typedef void (*NAME##_fn)(const char *, const int *, const int *, const T *, const T *,   \
-                              const int *, const T *, const int *, const T *, T *,            \
-                              const int *, size_t);                                           \
-    TP_EXPORT TP_NOINSTR void NAME(const char *ta, const int *m, const int *n, const T *alpha,  \
-                                   const T *a, const int *lda, const T *x, const int *incx,     \
-                                   const T *beta, T *y, const int *incy, size_t la)             \
+#define F77_GEMV(NAME, T, CPLX)                                                               \
+    typedef void (*NAME##_fn)(const char *, const int *, const int *, const void *,           \
+                              const void *, const int *, const void *, const int *,           \
+                              const void *, void *, const int *, size_t);                     \
+    TP_EXPORT TP_NOINSTR void NAME(const char *ta, const int *m, const int *n,                  \
+                                   const void *alpha, const void *a, const int *lda,            \
+                                   const void *x, const int *incx, const void *beta, void *y,   \
+                                   const int *incy, size_t la)                                  \
     {                                                                                           \
-        static _Atomic(void *) real;                                                            \
-        static _Atomic int id = -1, warned;                                                     \
-        NAME##_fn f = (NAME##_fn)real_of(&real, #NAME);                                         \
-        if (!f) {                                                                               \
-            missing(&warned, #NAME);                                                            \
-            return;                                                                             \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "gemv");                                                     \
+        int bnz = 0;                                                                            \
+        if (op >= 0) {                                                                          \
+            const T *bv = beta;                                                                 \
+            bnz = bv[0] != 0 || (CPLX && bv[CPLX] != 0);                                        \
         }                                                                                       \
-        int op = want() ? begin(&id, #NAME, "gemv") : -1;                                       \
         f(ta, m, n, alpha, a, lda, x, incx, beta, y, incy, la);                                 \
         if (op >= 0) {                                                                          \
-            uint64_t fl, by;                                                                    \
-            char t = fortran_trans(ta);                                                         \
-            gemv_work(*m, *n, t != 'N', *beta != 0, sizeof(T), &fl, &by);                       \
+            char t = ftrans(ta);                                                                \
             struct tp_shape_key key = {*m, *n, 0, t, 0, 'C'};                                   \
-            end(op, fl, by, &key);                                                              \
+            end(op, gemv_work(*m, *n, t != 'N', bnz, (CPLX + 1) * sizeof(T), CPLX), &key);      \
         }                                                                                       \
     }
 
-F77_GEMM(sgemm_, float)
-F77_GEMM(dgemm_, double)
-F77_GEMV(sgemv_, float)
-F77_GEMV(dgemv_, double)
+#define F77_SYMM(NAME, T)                                                                     \
+    typedef void (*NAME##_fn)(const char *, const char *, const int *, const int *,           \
+                              const T *, const T *, const int *, const T *, const int *,      \
+                              const T *, T *, const int *, size_t, size_t);                   \
+    TP_EXPORT TP_NOINSTR void NAME(const char *side, const char *uplo, const int *m,            \
+                                   const int *n, const T *alpha, const T *a, const int *lda,    \
+                                   const T *b, const int *ldb, const T *beta, T *c,             \
+                                   const int *ldc, size_t ls, size_t lu)                        \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "matmul");                                                   \
+        int bnz = op >= 0 && *beta != 0;                                                        \
+        f(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc, ls, lu);                       \
+        if (op >= 0) {                                                                          \
+            char s = fchar(side, "LR", 'L');                                                    \
+            struct tp_shape_key key = {*m, *n, 0, 0, 0, 'C', s, fchar(uplo, "UL", 'U')};        \
+            end(op, symm_work(s == 'R', *m, *n, bnz, sizeof(T)), &key);                         \
+        }                                                                                       \
+    }
+
+#define F77_SYRK(NAME, T)                                                                     \
+    typedef void (*NAME##_fn)(const char *, const char *, const int *, const int *,           \
+                              const T *, const T *, const int *, const T *, T *,              \
+                              const int *, size_t, size_t);                                   \
+    TP_EXPORT TP_NOINSTR void NAME(const char *uplo, const char *trans, const int *n,           \
+                                   const int *k, const T *alpha, const T *a, const int *lda,    \
+                                   const T *beta, T *c, const int *ldc, size_t lu, size_t lt)   \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "matmul");                                                   \
+        int bnz = op >= 0 && *beta != 0;                                                        \
+        f(uplo, trans, n, k, alpha, a, lda, beta, c, ldc, lu, lt);                              \
+        if (op >= 0) {                                                                          \
+            struct tp_shape_key key = {*n, *n, *k, ftrans(trans), 0, 'C', 0,                    \
+                                       fchar(uplo, "UL", 'U')};                                 \
+            end(op, syrk_work(*n, *k, bnz, sizeof(T)), &key);                                   \
+        }                                                                                       \
+    }
+
+#define F77_TRI(NAME, T)                                                                      \
+    typedef void (*NAME##_fn)(const char *, const char *, const char *, const char *,         \
+                              const int *, const int *, const T *, const T *, const int *,    \
+                              T *, const int *, size_t, size_t, size_t, size_t);              \
+    TP_EXPORT TP_NOINSTR void NAME(const char *side, const char *uplo, const char *ta,          \
+                                   const char *diag, const int *m, const int *n,                \
+                                   const T *alpha, const T *a, const int *lda, T *b,            \
+                                   const int *ldb, size_t ls, size_t lu, size_t lt, size_t ld)  \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "matmul");                                                   \
+        f(side, uplo, ta, diag, m, n, alpha, a, lda, b, ldb, ls, lu, lt, ld);                   \
+        if (op >= 0) {                                                                          \
+            char s = fchar(side, "LR", 'L');                                                    \
+            struct tp_shape_key key = {*m, *n, 0, ftrans(ta), 0, 'C', s,                        \
+                                       fchar(uplo, "UL", 'U')};                                 \
+            end(op, tri_work(s == 'R', *m, *n, sizeof(T)), &key);                               \
+        }                                                                                       \
+    }
+
+#define F77_AXPY(NAME, T)                                                                     \
+    typedef void (*NAME##_fn)(const int *, const T *, const T *, const int *, T *,            \
+                              const int *);                                                   \
+    TP_EXPORT TP_NOINSTR void NAME(const int *n, const T *alpha, const T *x, const int *incx,   \
+                                   T *y, const int *incy)                                       \
+    {                                                                                           \
+        REAL(NAME, )                                                                            \
+        int op = begin(&id, #NAME, "axpy");                                                     \
+        f(n, alpha, x, incx, y, incy);                                                          \
+        if (op >= 0) {                                                                          \
+            struct tp_shape_key key = {0, *n};                                                  \
+            end(op, vec_work(*n, sizeof(T), 3), &key);                                          \
+        }                                                                                       \
+    }
+
+F77_GEMM(sgemm_, float, 0)
+F77_GEMM(dgemm_, double, 0)
+F77_GEMM(cgemm_, float, 1)
+F77_GEMM(zgemm_, double, 1)
+F77_GEMV(sgemv_, float, 0)
+F77_GEMV(dgemv_, double, 0)
+F77_GEMV(cgemv_, float, 1)
+F77_GEMV(zgemv_, double, 1)
+F77_SYMM(ssymm_, float)
+F77_SYMM(dsymm_, double)
+F77_SYRK(ssyrk_, float)
+F77_SYRK(dsyrk_, double)
+F77_TRI(strmm_, float)
+F77_TRI(dtrmm_, double)
+F77_TRI(strsm_, float)
+F77_TRI(dtrsm_, double)
+F77_AXPY(saxpy_, float)
+F77_AXPY(daxpy_, double)
+
+/* ddot_ returns a DOUBLE PRECISION: the same register under every convention. */
+typedef double (*ddot__fn)(const int *, const double *, const int *, const double *,
+                           const int *);
+TP_EXPORT TP_NOINSTR double ddot_(const int *n, const double *x, const int *incx, const double *y,
+                                  const int *incy)
+{
+    REAL(ddot_, 0)
+    int op = begin(&id, "ddot_", "dot");
+    double r = f(n, x, incx, y, incy);
+    if (op >= 0) {
+        struct tp_shape_key key = {0, *n};
+        end(op, vec_work(*n, sizeof(double), 2), &key);
+    }
+    return r;
+}

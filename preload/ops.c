@@ -21,8 +21,9 @@
 #include "internal.h"
 #include "names.h"
 #include "report.h"
+#include "resolve.h"
 
-#define MAX_DEPTH 64
+#define MAX_DEPTH 128
 #define MAX_SHAPES 64
 
 struct shape_rec {
@@ -49,7 +50,6 @@ struct frame {
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
     uint64_t hooks0; /* non-op instrumentation hooks run on this thread when the op began */
-    const struct tp_shape_key *shape;
 };
 
 struct opstack {
@@ -170,6 +170,16 @@ int tp_op_intern(const char *name, const char *kind, enum tp_op_source src)
 
 /* ---- schedule (TPROF_SCHEDULE wait:warmup:active) ---- */
 
+/* Is step k (0-based) recorded? The one place that decides it. */
+static int step_recorded(uint64_t k)
+{
+    if (tp_cfg.sched_active < 0)
+        return 1;
+    uint64_t lo = (uint64_t)(tp_cfg.sched_wait + tp_cfg.sched_warmup);
+    return k >= lo && k < lo + (uint64_t)tp_cfg.sched_active;
+}
+
+/* Is what runs now recorded? */
 static int in_window(void)
 {
     if (tp_cfg.sched_active < 0)
@@ -181,8 +191,7 @@ static int in_window(void)
      * after a mark belongs to the next step. */
     if (tp_cfg.step && !atomic_load_explicit(&step_running, memory_order_relaxed))
         return 0;
-    uint64_t k = begun - 1, lo = (uint64_t)(tp_cfg.sched_wait + tp_cfg.sched_warmup);
-    return k >= lo && k < lo + (uint64_t)tp_cfg.sched_active;
+    return step_recorded(begun - 1);
 }
 
 static void note_first(void)
@@ -199,7 +208,8 @@ static void note_first(void)
 static int same_shape(const struct tp_shape_key *a, const struct tp_shape_key *b)
 {
     return a->m == b->m && a->n == b->n && a->k == b->k && a->transa == b->transa &&
-           a->transb == b->transb && a->layout == b->layout;
+           a->transb == b->transb && a->layout == b->layout && a->side == b->side &&
+           a->uplo == b->uplo;
 }
 
 static void add_shape(struct op_rec *r, const struct tp_shape_key *k, uint64_t ticks, uint64_t fl,
@@ -281,12 +291,14 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
         return 0;
     if (!in_window())
         return 0;
-    uint64_t t = tp_ticks();
     /* An active ancestor always has a higher frame address (the stack grows down): frames at
      * the same depth or deeper than the new one were skipped by longjmp or an exception. */
-    if (sp)
+    if (sp && stack.depth > 0 && stack.f[stack.depth - 1].sp &&
+        stack.f[stack.depth - 1].sp <= sp) {
+        uint64_t t = tp_ticks();
         while (stack.depth > 0 && stack.f[stack.depth - 1].sp && stack.f[stack.depth - 1].sp <= sp)
             close_top(t, 0, 0, NULL, 1);
+    }
     if (stack.depth >= MAX_DEPTH) {
         atomic_fetch_add_explicit(&overflow, 1, memory_order_relaxed);
         return 0;
@@ -296,7 +308,6 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->key = key;
     f->sp = sp;
     f->child = f->flops = f->bytes = 0;
-    f->shape = NULL;
     f->recursive = 0;
     for (int i = 0; i < stack.depth; i++)
         if (stack.f[i].id == id) {
@@ -406,13 +417,8 @@ void tp_step_end(void)
     atomic_store(&step_running, 0);
     /* step_index_started was bumped at begin: judge this step by its own index */
     uint64_t t = tp_ticks();
-    if (tp_cfg.sched_active >= 0) {
-        uint64_t k = atomic_load(&step_index_started) - 1,
-                 lo = (uint64_t)(tp_cfg.sched_wait + tp_cfg.sched_warmup);
-        if (k < lo || k >= lo + (uint64_t)tp_cfg.sched_active)
-            return;
-    }
-    record_step(t - step_t0);
+    if (step_recorded(atomic_load(&step_index_started) - 1))
+        record_step(t - step_t0);
 }
 
 void tp_step_mark(void)
@@ -424,12 +430,8 @@ void tp_step_mark(void)
     note_first();
     if (last) {
         uint64_t k = atomic_fetch_add(&step_index_started, 1);
-        if (tp_cfg.sched_active >= 0) {
-            uint64_t lo = (uint64_t)(tp_cfg.sched_wait + tp_cfg.sched_warmup);
-            if (k < lo || k >= lo + (uint64_t)tp_cfg.sched_active)
-                return;
-        }
-        record_step(t - last);
+        if (step_recorded(k))
+            record_step(t - last);
     }
 }
 
@@ -490,6 +492,30 @@ static char layout_word(char c)
     return c == 'R' ? 'R' : 'C';
 }
 
+/* "m=64 n=32 k=16 NN row", "m=100 n=50 T col", "m=10 n=20 T col left lower", "n=4096": only
+ * what the op has (level-1 BLAS ops have a length and no layout). */
+static void shape_desc(const struct tp_shape_key *k, char *out, size_t size)
+{
+    size_t u = 0;
+#define PUT(...) u += (size_t)snprintf(out + u, u < size ? size - u : 0, __VA_ARGS__)
+    if (k->m || k->layout)
+        PUT("m=%lld ", (long long)k->m);
+    PUT("n=%lld", (long long)k->n);
+    if (k->k)
+        PUT(" k=%lld", (long long)k->k);
+    if (k->transb)
+        PUT(" %c%c", k->transa ? k->transa : '-', k->transb);
+    else if (k->transa)
+        PUT(" %c", k->transa);
+    if (k->layout)
+        PUT(" %s", layout_word(k->layout) == 'R' ? "row" : "col");
+    if (k->side)
+        PUT(" %s", k->side == 'R' ? "right" : "left");
+    if (k->uplo)
+        PUT(" %s", k->uplo == 'L' ? "lower" : "upper");
+#undef PUT
+}
+
 static void collect_shapes(struct op_rec *r, struct tp_op *o, double ratio)
 {
     int n = 0;
@@ -513,13 +539,7 @@ static void collect_shapes(struct op_rec *r, struct tp_op *o, double ratio)
         d->transa = s->key.transa;
         d->transb = s->key.transb;
         d->layout = s->key.layout ? layout_word(s->key.layout) : 0;
-        if (s->key.k)
-            snprintf(desc, sizeof desc, "m=%lld n=%lld k=%lld %c%c %s", (long long)d->m,
-                     (long long)d->n, (long long)d->k, d->transa ? d->transa : '-',
-                     d->transb ? d->transb : '-', d->layout == 'R' ? "row" : "col");
-        else
-            snprintf(desc, sizeof desc, "m=%lld n=%lld %c %s", (long long)d->m, (long long)d->n,
-                     d->transa ? d->transa : '-', d->layout == 'R' ? "row" : "col");
+        shape_desc(&s->key, desc, sizeof desc);
         d->desc = strdup(desc);
         d->calls = atomic_load(&s->calls);
         d->total_ns = to_ns(atomic_load(&s->ticks), ratio);
@@ -581,12 +601,15 @@ void tp_ops_collect(struct tp_report *r)
                        tp_cfg.sched_wait + tp_cfg.sched_warmup + tp_cfg.sched_active - 1);
     if (atomic_load(&dropped_ops)) {
         r->partial = 1;
-        tp_report_note(r, "op table full (TPROF_MAX_OPS=%d): %llu more ops were not recorded", cap,
+        tp_report_note(r, "op table full (TPROF_MAX_OPS=%d): ops with other names were not "
+                          "recorded (%llu refused lookups)", cap,
                        (unsigned long long)atomic_load(&dropped_ops));
     }
-    if (atomic_load(&overflow))
+    if (atomic_load(&overflow)) {
+        r->partial = 1;
         tp_report_note(r, "%llu op calls nested deeper than %d were not timed",
                        (unsigned long long)atomic_load(&overflow), MAX_DEPTH);
+    }
     if (skipped)
         tp_report_note(r, "%llu op calls were left by longjmp or an exception; they were closed "
                           "when that was noticed", (unsigned long long)skipped);
@@ -596,4 +619,5 @@ void tp_ops_collect(struct tp_report *r)
     if (shapes_dropped)
         tp_report_note(r, "%llu calls had shapes beyond the %d kept per op", (unsigned long long)shapes_dropped,
                        MAX_SHAPES);
+    tp_resolve_collect(r);
 }

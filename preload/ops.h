@@ -18,10 +18,13 @@ struct tp_report;
 /* Where an op was seen; goes to the report as op.source. */
 enum tp_op_source { TP_SRC_BLAS, TP_SRC_INSTR, TP_SRC_PLT, TP_SRC_API };
 
-/* A typed op's call shape (gemm: m, n, k, transposes, layout; gemv: m, n, trans). */
+/* A typed op's call shape (gemm: m, n, k, transposes, layout; gemv: m, n, trans; symm, trmm,
+ * trsm: m, n, side, uplo; syrk: n, n, k, trans, uplo; dot, axpy: n only, m = 0). Characters are
+ * 0 where they do not apply. */
 struct tp_shape_key {
     int64_t m, n, k;
     char transa, transb, layout;
+    char side, uplo; /* 'L'/'R' and 'U'/'L' for symm, syrk, trmm, trsm */
 };
 
 /* Intern an op by name; the same name always gives the same id. kind: matmul, gemv, conv,

@@ -1,10 +1,49 @@
-/* Finding the real definition of a symbol tprof interposes. */
+/* Finding the real definition of a symbol tprof interposes (PITFALLS P1, P14 and "Seen in real
+ * ML programs" 1). */
 #ifndef TPROF_RESOLVE_H
 #define TPROF_RESOLVE_H
 
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tp_report;
+
 /* dlsym(RTLD_NEXT) first; when that fails (the library was loaded RTLD_LOCAL by a plugin or a
- * Python extension, so it is not in the global scope), every loaded object is asked through
- * dlopen(RTLD_NOLOAD) + dlsym(handle). NULL if no object defines it (yet). */
+ * Python extension, so it is not in the global scope), every loaded object but the main program
+ * and libtprof itself is asked through dlopen(RTLD_NOLOAD) + dlsym(handle), in load order.
+ * NULL if no object defines it (yet). Runs under the recursion guard (a failing dlsym allocates)
+ * and leaves errno as it found it. */
 void *tp_resolve_next(const char *name);
+
+/* One interposed function: its real definition, found on first use and cached. While it is
+ * missing, it is looked for again only after another object has been loaded (dl_iterate_phdr's
+ * load counter changed), so a program that keeps calling a missing function pays one
+ * dl_iterate_phdr per call, not a failing dlsym and a walk of every object. */
+struct tp_real {
+    const char *name;
+    _Atomic(void *) fn;
+    _Atomic unsigned long long tried_adds; /* load counter at the last failed search, 0 never */
+    _Atomic uint64_t missed;               /* calls made while no definition was found */
+    _Atomic int listed;                    /* on the list of missing functions (for the report) */
+    struct tp_real *next;
+};
+
+void *tp_real_lookup(struct tp_real *r);
+
+/* The real function, or NULL when no loaded object defines it. */
+static inline void *tp_real_fn(struct tp_real *r)
+{
+    void *f = atomic_load_explicit(&r->fn, memory_order_acquire);
+    return __builtin_expect(f != NULL, 1) ? f : tp_real_lookup(r);
+}
+
+/* A call found no real function and did nothing: count it; the first time, say so on stderr
+ * ("tprof: NAME: real function not found"). Leaves errno as it found it. */
+void tp_real_missing(struct tp_real *r);
+
+/* Notes for the report: each function that was called while no definition existed, with the
+ * number of calls that did nothing. */
+void tp_resolve_collect(struct tp_report *r);
 
 #endif
