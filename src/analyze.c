@@ -137,7 +137,8 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
         if (top->live_at_peak_bytes <= m->peak_bytes)
             tp_buf_printf(t, "; %s of it from %s", b, where);
         else
-            tp_buf_printf(t, "; its largest holder is %s (%s at the peak)", where, b);
+            tp_buf_printf(t, "; the site holding the most is %s, with %s at the peak%s", where, b,
+                          r->merged_processes > 1 ? " (summed over the processes)" : "");
     }
     tp_buf_putc(t, '.');
     if (m->persistent_bytes || m->transient_bytes) {

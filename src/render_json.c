@@ -39,8 +39,8 @@ static int utf8_len(const unsigned char *p)
     return len;
 }
 
-/* JSON string: quotes, backslash and control characters escaped; each byte that is not part of
- * valid UTF-8 becomes U+FFFD, so that the document always parses. */
+/* JSON string: quotes, backslash, control characters and DEL escaped; each byte that is not
+ * part of valid UTF-8 becomes U+FFFD, so that the document always parses, strictly. */
 static void jstr(struct tp_buf *b, const char *s)
 {
     if (!s) {

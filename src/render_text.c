@@ -188,8 +188,8 @@ static void header(struct ctx *c)
 
     tp_fmt_ns(p->wall_ns, wall, sizeof wall);
     if (r->merged_processes > 1)
-        say(c, "merged from %llu processes, %llu threads in all; longest wall time %s (shares "
-               "below are of %llu times that)",
+        say(c, "merged from %llu processes (%llu threads); longest wall time %s; shares are of "
+               "%llu x that",
             (unsigned long long)r->merged_processes, (unsigned long long)p->threads, wall,
             (unsigned long long)r->merged_processes);
     else if (r->merged_processes == 1)
@@ -211,8 +211,8 @@ static void header(struct ctx *c)
                                                              sizeof a),
             tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b), m->source ? m->source : "?");
     else
-        say(c, "machine peaks unknown (run `tprof calibrate`, or set TPROF_PEAK_GFLOPS and "
-               "TPROF_PEAK_GBPS): no roofline");
+        say(c, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
+               "TPROF_PEAK_GFLOPS and _GBPS)");
     if (r->partial)
         say(c, "PARTIAL REPORT: tprof ran out of room for some of its tables and dropped data "
                "(see the notes)");
@@ -406,21 +406,23 @@ static void steps(struct ctx *c)
     char win[96] = "", lo[32], hi[32];
     heading(c, "STEPS");
     if (s->window_first >= 0)
-        snprintf(win, sizeof win, " (steps %lld to %lld of the run were recorded)",
-                 (long long)s->window_first, (long long)s->window_last);
-    say(c, "%llu step%s of %s%s; %llu warm-up step%s left out of the latency",
+        snprintf(win, sizeof win, " (steps %lld to %lld of the run)", (long long)s->window_first,
+                 (long long)s->window_last);
+    say(c, "%llu step%s of %s%s, %llu of them warm-up, left out of the latency",
         (unsigned long long)s->count, s->count == 1 ? "" : "s", s->name ? s->name : "?", win,
-        (unsigned long long)s->warmup, s->warmup == 1 ? "" : "s");
+        (unsigned long long)s->warmup);
     if (!s->latency.n)
         return;
     latency_head(c, "");
     latency_row(c, "latency per step", s->warmup, &s->latency);
     tp_fmt_ns(ns_of(s->latency.p50_ci_lo), lo, sizeof lo);
     tp_fmt_ns(ns_of(s->latency.p50_ci_hi), hi, sizeof hi);
-    if (s->latency.mean > 0 && isfinite(s->latency.mean)) {
-        double per_s = 1e9 / s->latency.mean;
-        say(c, "median step latency: 95%% confidence interval %s to %s; %.*f steps/s at the mean",
-            lo, hi, per_s < 9.995 ? 2 : per_s < 99.95 ? 1 : 0, per_s);
+    double per_s = s->latency.mean > 0 ? 1e9 / s->latency.mean : 0;
+    if (isfinite(per_s) && per_s > 0) {
+        char rate[32];
+        tp_fmt_num(per_s, per_s < 9.995 ? 2 : per_s < 99.95 ? 1 : 0, 9, rate, sizeof rate);
+        say(c, "median step latency: 95%% confidence interval %s to %s; %s steps/s at the mean",
+            lo, hi, rate);
     } else {
         say(c, "median step latency: 95%% confidence interval %s to %s", lo, hi);
     }
@@ -486,9 +488,9 @@ static void memory(struct ctx *c)
     if (m->peak_op)
         snprintf(inside, sizeof inside, ", inside %s", m->peak_op);
     if (m->peak_rss_bytes)
-        say(c, "peak heap %s at %s%s; peak RSS %s", a, b, inside, d);
+        say(c, "peak heap %s at %s into the run%s; peak RSS %s", a, b, inside, d);
     else
-        say(c, "peak heap %s at %s%s", a, b, inside);
+        say(c, "peak heap %s at %s into the run%s", a, b, inside);
     if (m->persistent_bytes || m->transient_bytes) {
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
@@ -503,8 +505,12 @@ static void memory(struct ctx *c)
     struct tp_buf t;
     tp_buf_init(&t);
     tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
-    tp_buf_printf(&t, "live at exit: %s in %llu block%s", a,
-                  (unsigned long long)m->live_at_exit_allocs, m->live_at_exit_allocs == 1 ? "" : "s");
+    if (m->live_at_exit_bytes || m->live_at_exit_allocs)
+        tp_buf_printf(&t, "live at exit: %s in %llu block%s", a,
+                      (unsigned long long)m->live_at_exit_allocs,
+                      m->live_at_exit_allocs == 1 ? "" : "s");
+    else
+        tp_buf_puts(&t, "live at exit: nothing");
     if (m->unknown_frees)
         tp_buf_printf(&t, "; %llu free%s of %s tprof never saw (passed through)",
                       (unsigned long long)m->unknown_frees, m->unknown_frees == 1 ? "" : "s",

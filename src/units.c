@@ -168,16 +168,17 @@ char *tp_fmt_frame(const struct tp_frame *f, char *out, size_t n)
     return out;
 }
 
-/* Length of the valid, printable UTF-8 character at p (1 to 4 bytes), or 0 when p holds a
- * control character (C0, DEL, C1) or bytes that are not valid UTF-8 (overlong forms,
- * surrogates, beyond U+10FFFF, truncated sequences). */
-static int printable_len(const unsigned char *p)
+/* The character at p: its length in bytes (1 to 4; 1 for a byte that does not start valid
+ * UTF-8), and in *ok whether it may be shown as is: not a control character (C0, DEL, C1), not
+ * part of invalid UTF-8 (overlong forms, surrogates, beyond U+10FFFF, truncated sequences). */
+static int char_at(const unsigned char *p, int *ok)
 {
     unsigned c = p[0];
-    if (c < 0x20 || c == 0x7f)
-        return 0;
-    if (c < 0x80)
+    *ok = 0;
+    if (c < 0x80) {
+        *ok = c >= 0x20 && c != 0x7f;
         return 1;
+    }
     int len;
     unsigned lo = 0x80, hi = 0xBF;
     if (c >= 0xC2 && c <= 0xDF)
@@ -187,7 +188,7 @@ static int printable_len(const unsigned char *p)
     else if (c >= 0xF0 && c <= 0xF4)
         len = 4;
     else
-        return 0;
+        return 1;
     if (c == 0xE0)
         lo = 0xA0;
     else if (c == 0xED)
@@ -197,12 +198,11 @@ static int printable_len(const unsigned char *p)
     else if (c == 0xF4)
         hi = 0x8F;
     if (p[1] < lo || p[1] > hi)
-        return 0;
+        return 1;
     for (int i = 2; i < len; i++)
         if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    if (c == 0xC2 && p[1] < 0xA0) /* U+0080..U+009F: C1 controls */
-        return 0;
+            return 1;
+    *ok = !(c == 0xC2 && p[1] < 0xA0); /* U+0080..U+009F: C1 controls, one '?' */
     return len;
 }
 
@@ -211,8 +211,8 @@ size_t tp_text_width(const char *s)
     size_t w = 0;
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
-        int l = printable_len(p);
-        p += l ? l : 1;
+        int ok;
+        p += char_at(p, &ok);
         w++;
     }
     return w;
@@ -225,16 +225,16 @@ static size_t copy_cols(const char *s, size_t cols, char *out, size_t n, size_t 
     const unsigned char *p = (const unsigned char *)s;
     size_t w = 0, o = *used;
     while (*p && w < cols) {
-        int l = printable_len(p);
-        size_t need = l ? (size_t)l : 1;
+        int ok, l = char_at(p, &ok);
+        size_t need = ok ? (size_t)l : 1;
         if (o + need + 1 > n)
             break;
-        if (l)
+        if (ok)
             memcpy(out + o, p, need);
         else
             out[o] = '?';
         o += need;
-        p += l ? l : 1;
+        p += l;
         w++;
     }
     out[o] = 0;

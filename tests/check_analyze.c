@@ -440,9 +440,14 @@ START_TEST(test_text_variants)
     /* Merged: sites summed over processes hold more than the largest process's peak. */
     r.memory.sites[0].live_at_peak_bytes = 9000;
     tp_analyze(&r);
-    ck_assert_ptr_nonnull(strstr(r.verdict.text, "; its largest holder is load_weights "
-                                                 "(model.c:99) via ex_alloc (8.79 KiB at the "
-                                                 "peak)."));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "; the site holding the most is load_weights "
+                                                 "(model.c:99) via ex_alloc, with 8.79 KiB at "
+                                                 "the peak."));
+    r.merged_processes = 2;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "with 8.79 KiB at the peak (summed over the "
+                                                 "processes)."));
+    r.merged_processes = 0;
     /* A site without a stack is named as such; one block is "block". */
     tp_site_free_frames(&r.memory.sites[0]);
     r.memory.live_at_exit_allocs = 1;
