@@ -545,6 +545,24 @@ static void chain(const struct tp_site *s, char *out, size_t n, size_t room)
     tp_buf_free(&t);
 }
 
+/* Every frame inside a system library: libc's stdio buffers, constructors of libraries loaded at
+ * start-up. Allocated once and kept on purpose, they are seldom the program's leaks. */
+static int system_only(const struct tp_site *s)
+{
+    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
+    if (s->nframes == 0)
+        return 0;
+    for (size_t i = 0; i < s->nframes; i++) {
+        const char *m = s->frames[i].module;
+        int sys = 0;
+        for (size_t d = 0; m && d < sizeof dirs / sizeof dirs[0]; d++)
+            sys |= !strncmp(m, dirs[d], strlen(dirs[d]));
+        if (!sys)
+            return 0;
+    }
+    return 1;
+}
+
 static int by_at_peak(const void *a, const void *b)
 {
     const struct tp_site *x = *(const struct tp_site *const *)a,
@@ -613,7 +631,7 @@ static void sites(struct ctx *c)
         }
         qsort(v, m->nsites, sizeof *v, by_leak);
         if (v[0]->live_at_exit_bytes) {
-            size_t lroom = (size_t)c->width - 21, leaking = 0, shown = 0;
+            size_t lroom = (size_t)c->width - 21, leaking = 0, shown = 0, marked = 0;
             heading(c, "LEAKS (still allocated at exit)");
             tp_buf_printf(c->b, "%s %s  %s\n", R(h[0], 128, "bytes", 10),
                           R(h[1], 128, "blocks", 8), "site");
@@ -624,7 +642,11 @@ static void sites(struct ctx *c)
                 char a[32], n[32];
                 tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
                 tp_fmt_count(v[i]->live_at_exit_allocs, n, sizeof n);
-                chain(v[i], line, sizeof line, lroom);
+                int sys = system_only(v[i]);
+                chain(v[i], line + (sys ? 6 : 0), sizeof line - 6, lroom - (sys ? 6 : 0));
+                if (sys)
+                    memcpy(line, "[lib] ", 6);
+                marked += sys;
                 tp_buf_printf(c->b, "%s %s  %s\n", R(h[0], 128, a, 10), R(h[1], 128, n, 8),
                               line);
                 shown++;
@@ -632,6 +654,9 @@ static void sites(struct ctx *c)
             if (leaking > shown)
                 say(c, "(%zu more leaking site%s in the JSON report)", leaking - shown,
                     leaking - shown == 1 ? "" : "s");
+            if (marked)
+                say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
+                       "internal caches): kept on purpose, seldom the program's leak");
             free(v);
             return;
         }
