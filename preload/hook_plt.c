@@ -321,6 +321,10 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
     struct tp_plt_go go = {atomic_load_explicit(&s->target, memory_order_acquire), 0};
     if (!tp_running() || tp_guard || busy)
         return go;
+    /* Reached through another stub already (a GOT entry pointing at the executable's canonical
+     * PLT entry, whose own GOT entry is hooked too): that one records the call. */
+    if (*retslot == (uintptr_t)tp_plt_return)
+        return go;
     int e = errno;
     busy = 1;
     uintptr_t rs = (uintptr_t)retslot;
@@ -584,6 +588,23 @@ static uintptr_t bind_of(void *handle, const char *name)
     return (uintptr_t)f;
 }
 
+static uintptr_t defined_elsewhere(const struct modlist *l, const struct module *m,
+                                   const char *name)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const struct module *o = &l->v[i];
+        if (o == m || !*o->name || o->deny)
+            continue;
+        void *h = dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD);
+        uintptr_t f = h ? (uintptr_t)dlsym(h, name) : 0;
+        if (h)
+            dlclose(h);
+        if (f && (f < m->lo || f >= m->hi))
+            return f;
+    }
+    return 0;
+}
+
 static void patch_relocs(const struct modlist *l, const struct module *m, void *handle,
                          const ElfW(Rela) *rel, size_t count, const ElfW(Sym) *symtab,
                          const char *strtab, size_t strsz)
@@ -615,6 +636,11 @@ static void patch_relocs(const struct modlist *l, const struct module *m, void *
             target = cur;
         else
             target = bind_of(handle, name);
+        /* An import that binds into the importing module itself is the canonical PLT entry of a
+         * non-PIE executable that takes the function's address: the entry jumps through this
+         * very GOT slot. The function is in another module. */
+        if (sym->st_shndx == SHN_UNDEF && target >= m->lo && target < m->hi)
+            target = defined_elsewhere(l, m, name);
         if (!target || is_stub(target) || tp_addr_is_ours(target))
             continue; /* tprof interposes it itself (BLAS) */
         const struct module *def = module_at(l, target);
@@ -765,6 +791,9 @@ void tp_plt_init(void)
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     if (!plt_on)
         return;
+    /* This thread's stack now, not in a hooked call that may run in a signal handler, where
+     * glibc's reading of /proc/self/maps for the main thread could deadlock. */
+    stack_bounds();
     family_cap = (int)tp_cfg.max_ops;
     family_of_id = tp_calloc((size_t)family_cap, 1);
     if (!family_of_id)

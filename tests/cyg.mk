@@ -17,7 +17,7 @@ EXTRA_DIST += tests/cyg_ops.sh tests/cyg_cost.sh tests/cyg_cxx.sh
 # (libtool would make them libtool libraries with wrapper scripts); the programs find them next to
 # themselves through DT_RUNPATH $ORIGIN, as installed software finds its own libraries.
 check_PROGRAMS += tests/victims/libtpop.so tests/victims/libtpop_user.so tests/victims/v_cyg_plt \
-	tests/victims/v_cyg_dl
+	tests/victims/v_cyg_plt_nopie tests/victims/v_cyg_dl
 tests_victims_libtpop_so_SOURCES = tests/victims/libtpop.c
 tests_victims_libtpop_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
 tests_victims_libtpop_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpop.so
@@ -28,6 +28,10 @@ tests_victims_libtpop_user_so_LDADD = tests/victims/libtpop.so
 tests_victims_v_cyg_plt_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_cyg_plt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_cyg_plt_LDADD = tests/victims/libtpop.so
+tests_victims_v_cyg_plt_nopie_SOURCES = tests/victims/v_cyg_plt.c
+tests_victims_v_cyg_plt_nopie_CFLAGS = $(VICTIM_CFLAGS) -fno-pie
+tests_victims_v_cyg_plt_nopie_LDFLAGS = -no-pie -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_cyg_plt_nopie_LDADD = tests/victims/libtpop.so
 tests_victims_v_cyg_dl_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_cyg_dl_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_cyg_dl_LDADD = -ldl

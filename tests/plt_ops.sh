@@ -12,15 +12,17 @@ out=$(TPROF_OPS="$OPS" TPROF_STEP=tpop_step TPROF_OUTPUT=none TPROF_JSON="$WORK/
       LD_PRELOAD="$TPROF_SO" "$V" 2>"$WORK/err") || fail "victim failed: $(cat "$WORK/err")"
 [ "$out" = "$native" ] || fail "stdout changed: $out vs $native"
 [ -s "$WORK/err" ] && fail "unexpected stderr: $(cat "$WORK/err")"
-# tpop_gemm: 5 calls 4x3x2 (beta 0), 3 calls 8x8x8 (beta 1), 4 from tpop_conv 1x8x3 (beta 0),
-# 6 from tpop_step 2x2x2 (beta 0). FLOPs 2mnk; bytes 4(mk + kn + mn [+ mn when beta != 0]).
-# Its inner tpop_gemm_nn calls are part of it; the program's 2 direct 2x2x2 calls are not.
-jcheck "$WORK/r.json" \
-  "ops['tpop_gemm']['calls'] == 18" \
-  "ops['tpop_gemm']['flops'] == 5*48 + 3*1024 + 4*48 + 6*16" \
-  "ops['tpop_gemm']['bytes'] == 5*4*(8+6+12) + 3*4*(64*4) + 4*4*(3+24+8) + 6*4*(4+4+4)" \
+# tpop_gemm: 5 calls 4x3x2 (beta 0), 3 calls 8x8x8 (beta 1), 2 through a pointer 3x1x2 (beta 0),
+# 4 from tpop_conv 1x8x3 (beta 0), 6 from tpop_step 2x2x2 (beta 0). FLOPs 2mnk; bytes
+# 4(mk + kn + mn [+ mn when beta != 0]). Its inner tpop_gemm_nn calls are part of it; the
+# program's 2 direct 2x2x2 calls are not.
+check() {
+jcheck "$1" \
+  "ops['tpop_gemm']['calls'] == 20" \
+  "ops['tpop_gemm']['flops'] == 5*48 + 3*1024 + 2*12 + 4*48 + 6*16" \
+  "ops['tpop_gemm']['bytes'] == 5*4*(8+6+12) + 3*4*(64*4) + 2*4*(6+2+3) + 4*4*(3+24+8) + 6*4*(4+4+4)" \
   "ops['tpop_gemm']['kind'] == 'matmul' and ops['tpop_gemm']['source'] == 'plt'" \
-  "sorted((s['m'], s['n'], s['k'], s['calls'], s['flops']) for s in ops['tpop_gemm']['shapes']) == [(1, 8, 3, 4, 192), (2, 2, 2, 6, 96), (4, 3, 2, 5, 240), (8, 8, 8, 3, 3072)]" \
+  "sorted((s['m'], s['n'], s['k'], s['calls'], s['flops']) for s in ops['tpop_gemm']['shapes']) == [(1, 8, 3, 4, 192), (2, 2, 2, 6, 96), (3, 1, 2, 2, 24), (4, 3, 2, 5, 240), (8, 8, 8, 3, 3072)]" \
   "all(s['transa'] == 'N' and s['transb'] == 'N' and s['layout'] == 'R' for s in ops['tpop_gemm']['shapes'])" \
   "ops['tpop_gemm_nn']['calls'] == 2 and ops['tpop_gemm_nn']['flops'] == 32 and ops['tpop_gemm_nn']['bytes'] == 128" \
   "ops['tpop_conv']['calls'] == 4 and ops['tpop_conv']['kind'] == 'conv' and ops['tpop_conv']['flops'] == 0" \
@@ -30,8 +32,10 @@ jcheck "$WORK/r.json" \
   "ops['tpop_relu_cb']['calls'] == 5" \
   "'tpop_step' not in ops" \
   "d['steps']['count'] == 6 and d['steps']['name'] == 'tpop_step'" \
-  "sum(o['calls'] for o in d['ops']) == 18 + 2 + 4 + 3 + 6 + 5" \
+  "sum(o['calls'] for o in d['ops']) == 20 + 2 + 4 + 3 + 6 + 5" \
   "not any('no matching begin' in n for n in d['notes'])"
+}
+check "$WORK/r.json"
 # 3 calls of tpop_relu_cb left by longjmp; their ends are noticed at the next hooked call.
 if objdump -d "$TPROF_SO" | grep -q 'call.*<tp_names_collect>'; then
   jcheck "$WORK/r.json" "any(n.startswith('3 calls hooked through the PLT were left by longjmp') for n in d['notes'])"
@@ -50,9 +54,16 @@ out=$(TPROF_PLT=yes TPROF_OPS="$OPS" TPROF_OUTPUT=none TPROF_JSON="$WORK/bad.jso
 [ "$out" = "$native" ] || fail "stdout changed with TPROF_PLT=yes"
 [ "$(cat "$WORK/err")" = "tprof: TPROF_PLT=yes: expected 0 or 1; using 1" ] || \
   fail "TPROF_PLT=yes warning: $(cat "$WORK/err")"
-jcheck "$WORK/bad.json" "ops['tpop_gemm']['calls'] == 18"
+jcheck "$WORK/bad.json" "ops['tpop_gemm']['calls'] == 20"
 # Default TPROF_OPS: gemm, conv, norm, pool and relu are in it; libc's exports never are.
 TPROF_OUTPUT=none TPROF_JSON="$WORK/def.json" LD_PRELOAD="$TPROF_SO" "$V" >/dev/null || fail "victim failed"
-jcheck "$WORK/def.json" "ops['tpop_gemm']['calls'] == 18" "ops['tpop_conv']['calls'] == 4" \
+jcheck "$WORK/def.json" "ops['tpop_gemm']['calls'] == 20" "ops['tpop_conv']['calls'] == 4" \
   "all(o['name'].startswith('tpop_') for o in d['ops'])"
+# A non-PIE executable that takes the function's address: every module's GOT entry for it holds
+# the executable's PLT entry, which jumps through the executable's own (hooked) entry.
+V="$TB/victims/v_cyg_plt_nopie"
+out=$(TPROF_OPS="$OPS" TPROF_STEP=tpop_step TPROF_OUTPUT=none TPROF_JSON="$WORK/nopie.json" \
+      LD_PRELOAD="$TPROF_SO" "$V" 2>"$WORK/err") || fail "non-PIE victim failed: $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed (non-PIE): $out vs $native"
+check "$WORK/nopie.json"
 exit 0

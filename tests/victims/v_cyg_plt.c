@@ -1,6 +1,8 @@
 /* An unmodified program calling a shared library's ops through the PLT (tests/plt_ops.sh has
- * the expected figures). Its output must be the same with and without tprof: every hooked call
- * returns exactly what it would have. */
+ * the expected figures), and through a pointer to one of them. Its output must be the same with
+ * and without tprof: every hooked call returns exactly what it would have. Built twice: as a
+ * PIE, and as a non-PIE executable, where taking the function's address makes the executable's
+ * PLT entry the function's address for every module. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -25,6 +27,9 @@ long double tpop_pool_ld(long double x);
 void tpop_relu_cb(void (*cb)(int), int i);
 float tpop_step(int i);
 
+typedef void (*gemm_fn)(int, int, int, int, int, float, float *, int, float *, int, float,
+                        float *, int);
+static gemm_fn volatile gemm_ptr;
 static jmp_buf env;
 static int called_back;
 
@@ -63,6 +68,11 @@ int main(void)
     for (int r = 0; r < 3; r++) {
         tpop_gemm(0, 0, 8, 8, 8, 0.5f, A, 8, B, 8, 1.0f, C, 8);
         check += sum(C, 64);
+    }
+    gemm_ptr = tpop_gemm;
+    for (int r = 0; r < 2; r++) {
+        gemm_ptr(0, 0, 3, 1, 2, 1.0f, A, 2, B, 1, 0.0f, C, 1);
+        check += sum(C, 3);
     }
     for (int r = 0; r < 2; r++) {
         tpop_gemm_nn(2, 2, 2, 1.0f, A, 2, B, 2, C, 2);
