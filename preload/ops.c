@@ -428,11 +428,11 @@ void tp_step_mark(void)
     uint64_t t = tp_ticks();
     uint64_t last = atomic_exchange(&step_last_mark, t);
     note_first();
-    if (last) {
-        uint64_t k = atomic_fetch_add(&step_index_started, 1);
-        if (step_recorded(k))
-            record_step(t - last);
-    }
+    /* Every mark starts a step (so the ops after the first mark belong to step 0 and are in
+     * its TPROF_SCHEDULE window), and every mark but the first ends the one before. */
+    uint64_t started = atomic_fetch_add(&step_index_started, 1);
+    if (last && started > 0 && step_recorded(started - 1))
+        record_step(t - last);
 }
 
 /* ---- fork and report ---- */

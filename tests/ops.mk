@@ -1,8 +1,38 @@
-# Ops tests: the typed BLAS wrappers against OpenBLAS and the reference BLAS.
+# Ops tests: the op registry and stack (unit tests), the typed BLAS wrappers against OpenBLAS and
+# the reference BLAS, a BLAS loaded RTLD_LOCAL by a plugin, functions no object defines, threads.
+
+# The registry and the op stack, linked straight into the test (never preloaded).
+check_PROGRAMS += tests/check_ops
+tests_check_ops_SOURCES = tests/check_ops.c preload/ops.c
+tests_check_ops_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
+tests_check_ops_LDADD = $(TEST_LIBS)
+TESTS += tests/check_ops
+
+# Victims not linked to any BLAS: they load it (or fail to) at run time.
+check_PROGRAMS += tests/victims/v_blas_plugin tests/victims/v_blas_missing
+tests_victims_v_blas_plugin_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_blas_plugin_LDADD = -ldl
+tests_victims_v_blas_missing_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_blas_missing_LDADD = -ldl
+
 if HAVE_OPENBLAS
-check_PROGRAMS += tests/victims/v_blas
+check_PROGRAMS += tests/victims/v_blas tests/victims/v_blas_more tests/victims/v_blas_threads
 tests_victims_v_blas_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_blas_LDADD = -lblas
+tests_victims_v_blas_more_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_blas_more_LDADD = -lblas
+tests_victims_v_blas_threads_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_blas_threads_LDADD = -lblas -lpthread
+# The plugin: a plain program linked -shared (see tests/cyg.mk), with the BLAS as its own
+# dependency.
+check_PROGRAMS += tests/victims/libtpblasplug.so
+tests_victims_libtpblasplug_so_SOURCES = tests/victims/libtpblasplug.c
+tests_victims_libtpblasplug_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpblasplug_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpblasplug.so
+tests_victims_libtpblasplug_so_LDADD = -lblas
 endif
-TESTS += tests/blas_ops.sh
-EXTRA_DIST += tests/blas_ops.sh
+
+TESTS += tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
+	tests/blas_threads.sh
+EXTRA_DIST += tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
+	tests/blas_threads.sh

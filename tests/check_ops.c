@@ -1,0 +1,514 @@
+/* Unit tests of the op registry and the per-thread op stack (preload/ops.c), linked directly into
+ * this program — not preloaded — with the few symbols it needs from the rest of the library
+ * defined here. The TSC is left off, so ticks are CLOCK_MONOTONIC nanoseconds and the relations
+ * between total and self times hold exactly. Each test forks (Check's default) and starts from
+ * fresh tables. */
+#include <check.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "names.h"
+#include "ops.h"
+#include "report.h"
+#include "resolve.h"
+
+_Atomic int tp_state = TP_RUNNING;
+TP_TLS int tp_guard;
+struct tp_config tp_cfg;
+uint64_t tp_start_ns;
+TP_TLS uint64_t tp_cyg_hooks;
+uint64_t tp_cyg_hook_cost_fp;
+void tp_warn(const char *fmt, ...) { (void)fmt; }
+void *tp_calloc(size_t n, size_t m) { return calloc(n, m); }
+char *tp_strdup(const char *s) { return strdup(s); }
+void tp_resolve_collect(struct tp_report *r) { (void)r; }
+
+static void setup_ops(int max_ops, int warmup)
+{
+    tp_config_defaults(&tp_cfg);
+    tp_cfg.max_ops = (uint64_t)max_ops;
+    tp_cfg.warmup = warmup;
+    tp_ops_init();
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {0, (long)ms * 1000000L};
+    while (nanosleep(&ts, &ts))
+        ;
+}
+
+static struct tp_report rep;
+
+static void collect(void)
+{
+    tp_report_init(&rep);
+    tp_ops_collect(&rep);
+}
+
+static const struct tp_op *op(const char *name)
+{
+    for (size_t i = 0; i < rep.nops; i++)
+        if (!strcmp(rep.ops[i].name, name))
+            return &rep.ops[i];
+    ck_abort_msg("op %s not in the report", name);
+    return NULL;
+}
+
+static int has_note(const char *text)
+{
+    for (size_t i = 0; i < rep.nnotes; i++)
+        if (strstr(rep.notes[i], text))
+            return 1;
+    return 0;
+}
+
+START_TEST(test_intern)
+{
+    setup_ops(3, 1);
+    int a = tp_op_intern("a", "matmul", TP_SRC_BLAS);
+    int b = tp_op_intern("b", NULL, TP_SRC_API);
+    ck_assert_int_ge(a, 0);
+    ck_assert_int_ne(a, b);
+    ck_assert_int_eq(tp_op_intern("a", "other", TP_SRC_INSTR), a);
+    ck_assert_str_eq(tp_ops_name(a), "a");
+    ck_assert_ptr_null(tp_ops_name(17));
+    ck_assert_int_ge(tp_op_intern("c", "conv", TP_SRC_PLT), 0);
+    ck_assert_int_eq(tp_op_intern("d", "conv", TP_SRC_PLT), -1); /* table of 3 is full */
+    ck_assert_int_eq(tp_op_intern("e", "conv", TP_SRC_PLT), -1);
+    ck_assert_int_eq(tp_op_intern("c", "conv", TP_SRC_PLT), 2);  /* known names still work */
+    ck_assert_int_eq(tp_op_begin(-1, 0, 0), 0);
+    ck_assert_int_eq(tp_op_begin(b, 0, 0), 1);
+    tp_op_end(b, 0, 0, 0, 0, NULL);
+    collect();
+    ck_assert_uint_eq(rep.nops, 1); /* ops never called are left out */
+    ck_assert_str_eq(op("b")->kind, "op");
+    ck_assert_str_eq(op("b")->source, "api");
+    ck_assert_int_eq(rep.partial, 1);
+    ck_assert(has_note("op table full (TPROF_MAX_OPS=3)"));
+    ck_assert(has_note("(2 refused lookups)"));
+}
+END_TEST
+
+START_TEST(test_nested_self_total)
+{
+    setup_ops(16, 0);
+    int outer = tp_op_intern("outer", "op", TP_SRC_INSTR), inner = tp_op_intern("inner", "op", TP_SRC_INSTR);
+    ck_assert_uint_eq(tp_ops_first_ns(), 0);
+    ck_assert_int_eq(tp_op_begin(outer, 0x10, 0), 1);
+    ck_assert_uint_gt(tp_ops_first_ns(), 0);
+    sleep_ms(5);
+    ck_assert_int_eq(tp_op_begin(inner, 0x20, 0), 1);
+    ck_assert_int_eq(tp_op_depth(), 2);
+    ck_assert_int_eq(tp_ops_current(), inner);
+    ck_assert_int_eq(tp_op_top_is(TP_SRC_INSTR), 1);
+    ck_assert_int_eq(tp_op_top_is(TP_SRC_BLAS), 0);
+    sleep_ms(10);
+    tp_op_end(inner, 0x20, 0, 100, 40, NULL);
+    sleep_ms(5);
+    tp_op_end(outer, 0x10, 0, 0, 0, NULL);
+    ck_assert_int_eq(tp_op_depth(), 0);
+    ck_assert_int_eq(tp_ops_current(), -1);
+    collect();
+    const struct tp_op *o = op("outer"), *i = op("inner");
+    ck_assert_uint_eq(o->calls, 1);
+    ck_assert_uint_eq(i->calls, 1);
+    ck_assert_uint_eq(o->self_ns, o->total_ns - i->total_ns);
+    ck_assert_uint_eq(i->self_ns, i->total_ns);
+    ck_assert_uint_ge(i->total_ns, 10000000);
+    ck_assert_uint_ge(o->self_ns, 10000000);
+    ck_assert_uint_eq(i->flops, 100);
+    ck_assert_uint_eq(i->bytes, 40);
+    ck_assert_int_eq(i->flops_known, 1);
+    ck_assert_uint_eq(o->flops, 0);
+    ck_assert_int_eq(o->flops_known, 0);
+    ck_assert_uint_eq(rep.nnotes, 0);
+    ck_assert_int_eq(rep.partial, 0);
+}
+END_TEST
+
+/* An op that recurses into itself: every call counts, the total only once. */
+START_TEST(test_recursion)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("a", "op", TP_SRC_INSTR);
+    tp_op_begin(a, 0x10, 0);
+    sleep_ms(2);
+    tp_op_begin(a, 0x10, 0);
+    sleep_ms(2);
+    tp_op_end(a, 0x10, 0, 0, 0, NULL);
+    tp_op_end(a, 0x10, 0, 0, 0, NULL);
+    collect();
+    ck_assert_uint_eq(op("a")->calls, 2);
+    ck_assert_uint_eq(op("a")->self_ns, op("a")->total_ns);
+    ck_assert_uint_ge(op("a")->total_ns, 4000000);
+}
+END_TEST
+
+/* longjmp over frames: a begin whose frame address is at or above an open frame's. */
+START_TEST(test_longjmp_by_frame_address)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("a", "op", TP_SRC_PLT), b = tp_op_intern("b", "op", TP_SRC_PLT),
+        c = tp_op_intern("c", "op", TP_SRC_PLT);
+    tp_op_begin(a, 0, 1000);
+    tp_op_begin(b, 0, 900);
+    sleep_ms(1);
+    tp_op_begin(c, 0, 950); /* b's frame is gone: it was longjmp'd over */
+    ck_assert_int_eq(tp_op_depth(), 2);
+    ck_assert_int_eq(tp_ops_current(), c);
+    tp_op_begin(b, 0, 0);    /* no frame address: nothing to judge by */
+    ck_assert_int_eq(tp_op_depth(), 3);
+    tp_op_end(b, 0, 0, 0, 0, NULL);
+    tp_op_end(c, 0, 950, 0, 0, NULL);
+    tp_op_end(a, 0, 1000, 0, 0, NULL);
+    ck_assert_int_eq(tp_op_depth(), 0);
+    collect();
+    ck_assert_uint_eq(op("b")->calls, 2);
+    /* Every nanosecond of a is in exactly one op's self time. */
+    ck_assert_uint_eq(op("a")->self_ns + op("b")->self_ns + op("c")->self_ns, op("a")->total_ns);
+    ck_assert_uint_eq(op("b")->self_ns, op("b")->total_ns);
+    ck_assert_uint_ge(op("b")->total_ns, 1000000);
+    ck_assert(has_note("1 op calls were left by longjmp or an exception"));
+}
+END_TEST
+
+/* An end below open frames closes them (they were skipped); the time is still consistent. */
+START_TEST(test_end_repairs_skipped)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("a", "op", TP_SRC_INSTR), b = tp_op_intern("b", "op", TP_SRC_INSTR),
+        c = tp_op_intern("c", "op", TP_SRC_INSTR);
+    tp_op_begin(a, 1, 0);
+    tp_op_begin(b, 2, 0);
+    tp_op_begin(c, 3, 0);
+    sleep_ms(2);
+    tp_op_end(a, 1, 0, 0, 0, NULL);
+    ck_assert_int_eq(tp_op_depth(), 0);
+    collect();
+    ck_assert_uint_eq(op("a")->calls, 1);
+    ck_assert_uint_eq(op("b")->calls, 1);
+    ck_assert_uint_eq(op("c")->calls, 1);
+    ck_assert_uint_eq(op("a")->self_ns, op("a")->total_ns - op("b")->total_ns);
+    ck_assert_uint_eq(op("b")->self_ns, op("b")->total_ns - op("c")->total_ns);
+    ck_assert(has_note("2 op calls were left by longjmp or an exception"));
+}
+END_TEST
+
+START_TEST(test_unpaired)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("a", "op", TP_SRC_INSTR), b = tp_op_intern("b", "op", TP_SRC_INSTR);
+    tp_op_end(a, 0, 0, 0, 0, NULL); /* nothing open */
+    tp_op_begin(a, 1, 0);
+    tp_op_end(b, 1, 0, 0, 0, NULL); /* another op */
+    tp_op_end(a, 2, 0, 0, 0, NULL); /* the same op, another frame */
+    ck_assert_int_eq(tp_op_depth(), 1);
+    tp_op_end(a, 1, 0, 0, 0, NULL);
+    collect();
+    ck_assert_uint_eq(op("a")->calls, 1);
+    ck_assert_uint_eq(rep.nops, 1);
+    ck_assert(has_note("3 op ends had no matching begin and were dropped"));
+    ck_assert_int_eq(rep.partial, 0);
+}
+END_TEST
+
+START_TEST(test_stack_overflow)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("a", "op", TP_SRC_API);
+    int pushed = 0;
+    for (int i = 0; i < 130; i++)
+        pushed += tp_op_begin(a, 0, 0);
+    ck_assert_int_eq(pushed, 128);
+    ck_assert_int_eq(tp_op_depth(), 128);
+    for (int i = 0; i < pushed; i++)
+        tp_op_end(a, 0, 0, 0, 0, NULL);
+    ck_assert_int_eq(tp_op_depth(), 0);
+    collect();
+    ck_assert_uint_eq(op("a")->calls, 128);
+    ck_assert_int_eq(rep.partial, 1);
+    ck_assert(has_note("2 op calls nested deeper than 128 were not timed"));
+}
+END_TEST
+
+START_TEST(test_not_running_or_guarded)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("a", "op", TP_SRC_API);
+    tp_state = TP_FINISHING;
+    ck_assert_int_eq(tp_op_begin(a, 0, 0), 0);
+    tp_state = TP_RUNNING;
+    tp_guard = 1;
+    ck_assert_int_eq(tp_op_begin(a, 0, 0), 0);
+    tp_guard = 0;
+    ck_assert_int_eq(tp_op_depth(), 0);
+    ck_assert_uint_eq(tp_ops_first_ns(), 0);
+}
+END_TEST
+
+/* The first TPROF_WARMUP calls of each op stay out of its latency distribution. */
+START_TEST(test_warmup)
+{
+    setup_ops(16, _i);
+    int a = tp_op_intern("a", "op", TP_SRC_API), b = tp_op_intern("b", "op", TP_SRC_API);
+    for (int i = 0; i < 5; i++) {
+        tp_op_begin(a, 0, 0);
+        tp_op_end(a, 0, 0, 0, 0, NULL);
+    }
+    tp_op_begin(b, 0, 0);
+    tp_op_end(b, 0, 0, 0, 0, NULL);
+    collect();
+    int w = _i;
+    ck_assert_uint_eq(op("a")->calls, 5);
+    ck_assert_uint_eq(op("a")->warmup_calls, (uint64_t)w);
+    ck_assert_uint_eq(op("a")->latency.n, (uint64_t)(5 - w));
+    ck_assert_uint_le(op("a")->warmup_ns, op("a")->total_ns);
+    ck_assert_uint_eq(op("b")->warmup_calls, w >= 1 ? 1 : 0);
+    ck_assert_uint_eq(op("b")->latency.n, w >= 1 ? 0 : 1);
+}
+END_TEST
+
+START_TEST(test_work_and_shapes)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("gemm", "matmul", TP_SRC_BLAS);
+    struct tp_shape_key k1, k2;
+    memset(&k1, 0xab, sizeof k1); /* padding differs between keys of equal fields */
+    memset(&k2, 0xcd, sizeof k2);
+    k1.m = k2.m = 64, k1.n = k2.n = 32, k1.k = k2.k = 16;
+    k1.transa = k2.transa = 'N', k1.transb = k2.transb = 'T', k1.layout = k2.layout = 'R';
+    k1.side = k2.side = 0, k1.uplo = k2.uplo = 0;
+    struct tp_shape_key tri = {10, 20, 0, 'T', 0, 'C', 'R', 'L'}, vec = {0, 4096};
+    for (int i = 0; i < 3; i++) {
+        tp_op_begin(a, 0, 0);
+        tp_op_end(a, 0, 0, 1000, 10, i ? &k2 : &k1);
+    }
+    tp_op_begin(a, 0, 0);
+    tp_op_add_work(7, 3); /* the annotation API adds to the innermost op */
+    tp_op_end(a, 0, 0, 0, 0, &tri);
+    tp_op_begin(a, 0, 0);
+    tp_op_end(a, 0, 0, 5, 5, &vec);
+    tp_op_add_work(1, 1); /* no op open: nothing */
+    collect();
+    const struct tp_op *o = op("gemm");
+    ck_assert_uint_eq(o->calls, 5);
+    ck_assert_uint_eq(o->flops, 3012);
+    ck_assert_uint_eq(o->bytes, 38);
+    ck_assert_uint_eq(o->nshapes, 3);
+    uint64_t calls = 0, tot = 0;
+    for (size_t i = 0; i < o->nshapes; i++) {
+        const struct tp_shape *s = &o->shapes[i];
+        calls += s->calls;
+        tot += s->total_ns;
+        if (s->k) {
+            ck_assert_str_eq(s->desc, "m=64 n=32 k=16 NT row");
+            ck_assert_uint_eq(s->calls, 3);
+            ck_assert_uint_eq(s->flops, 3000);
+            ck_assert_uint_eq(s->bytes, 30);
+            ck_assert_int_eq(s->transb, 'T');
+            ck_assert_int_eq(s->layout, 'R');
+        } else if (s->m) {
+            ck_assert_str_eq(s->desc, "m=10 n=20 T col right lower");
+            ck_assert_uint_eq(s->flops, 7);
+            ck_assert_uint_eq(s->bytes, 3);
+        } else {
+            ck_assert_str_eq(s->desc, "n=4096");
+            ck_assert_int_eq(s->layout, 0);
+        }
+    }
+    ck_assert_uint_eq(calls, 5);
+    ck_assert_uint_eq(tot, o->total_ns);
+}
+END_TEST
+
+START_TEST(test_shape_table_full)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("gemm", "matmul", TP_SRC_BLAS);
+    for (int i = 1; i <= 66; i++) {
+        struct tp_shape_key k = {i, i, i, 'N', 'N', 'C'};
+        tp_op_begin(a, 0, 0);
+        tp_op_end(a, 0, 0, 2, 1, &k);
+    }
+    collect();
+    ck_assert_uint_eq(op("gemm")->calls, 66);
+    ck_assert_uint_eq(op("gemm")->flops, 132); /* the op's figures stay whole */
+    ck_assert_uint_eq(op("gemm")->nshapes, 64);
+    ck_assert(has_note("2 calls had shapes beyond the 64 kept per op"));
+}
+END_TEST
+
+/* Heap requested while an op is open belongs to the innermost op. */
+START_TEST(test_alloc_attribution)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("a", "op", TP_SRC_API), b = tp_op_intern("b", "op", TP_SRC_API);
+    tp_ops_on_alloc(1000); /* outside every op */
+    tp_op_begin(a, 0, 0);
+    tp_ops_on_alloc(10);
+    tp_op_begin(b, 0, 0);
+    tp_ops_on_alloc(512 * 1024);
+    tp_ops_on_alloc(1);
+    tp_op_end(b, 0, 0, 0, 0, NULL);
+    tp_ops_on_alloc(20);
+    tp_op_end(a, 0, 0, 0, 0, NULL);
+    collect();
+    ck_assert_uint_eq(op("a")->alloc_bytes, 30);
+    ck_assert_uint_eq(op("a")->alloc_count, 2);
+    ck_assert_uint_eq(op("b")->alloc_bytes, 512 * 1024 + 1);
+    ck_assert_uint_eq(op("b")->alloc_count, 2);
+}
+END_TEST
+
+/* Marks: a step is the time between consecutive marks. */
+START_TEST(test_step_marks)
+{
+    setup_ops(16, 1);
+    for (int i = 0; i < 4; i++) {
+        tp_step_mark();
+        sleep_ms(2);
+    }
+    collect();
+    ck_assert_str_eq(rep.steps.name, "tprof_step");
+    ck_assert_uint_eq(rep.steps.count, 3);
+    ck_assert_uint_eq(rep.steps.warmup, 1);
+    ck_assert_uint_eq(rep.steps.latency.n, 2);
+    ck_assert_uint_ge(rep.steps.latency.min, 2000000);
+}
+END_TEST
+
+/* A step function: the outermost of nested (recursive) calls is the step. */
+START_TEST(test_step_function)
+{
+    setup_ops(16, 0);
+    tp_cfg.step = strdup("train_step");
+    for (int i = 0; i < 3; i++) {
+        tp_step_begin();
+        tp_step_begin();
+        tp_step_end();
+        tp_step_end();
+    }
+    tp_step_end(); /* unpaired: ignored */
+    collect();
+    ck_assert_str_eq(rep.steps.name, "train_step");
+    ck_assert_uint_eq(rep.steps.count, 3);
+    ck_assert_uint_eq(rep.steps.latency.n, 3);
+}
+END_TEST
+
+/* TPROF_SCHEDULE=1:1:2 with marks: steps 2 and 3 (0-based) and the ops inside them only. */
+START_TEST(test_schedule_marks)
+{
+    setup_ops(16, 0);
+    tp_cfg.sched_wait = 1, tp_cfg.sched_warmup = 1, tp_cfg.sched_active = 2;
+    int a = tp_op_intern("a", "op", TP_SRC_API);
+    int recorded = 0;
+    recorded += tp_op_begin(a, 0, 0); /* before the first mark: no step yet */
+    if (recorded)
+        tp_op_end(a, 0, 0, 0, 0, NULL);
+    for (int step = 0; step < 6; step++) {
+        tp_step_mark(); /* starts step `step` */
+        for (int i = 0; i <= step; i++) {
+            int p = tp_op_begin(a, 0, 0);
+            recorded += p;
+            if (p)
+                tp_op_end(a, 0, 0, 0, 0, NULL);
+        }
+    }
+    tp_step_mark(); /* ends step 5 */
+    ck_assert_int_eq(recorded, 3 + 4);
+    collect();
+    ck_assert_uint_eq(op("a")->calls, 7);
+    ck_assert_uint_eq(rep.steps.count, 2);
+    ck_assert_int_eq(rep.steps.window_first, 2);
+    ck_assert_int_eq(rep.steps.window_last, 3);
+    ck_assert(has_note("TPROF_SCHEDULE=1:1:2: ops and steps cover steps 2 to 3 only"));
+}
+END_TEST
+
+/* Many threads on one op and one shape: exact totals. */
+enum { THREADS = 4, PER_THREAD = 20000 };
+
+static void *hammer(void *arg)
+{
+    int a = tp_op_intern("shared", "matmul", TP_SRC_BLAS);
+    struct tp_shape_key k = {8, 8, 8, 'N', 'N', 'R'};
+    char name[32];
+    for (int i = 0; i < PER_THREAD; i++) {
+        /* interned concurrently by every thread: the same names must give the same ids */
+        snprintf(name, sizeof name, "op%d", i % 50);
+        int b = tp_op_intern(name, "op", TP_SRC_API);
+        tp_op_begin(a, 0, 0);
+        tp_op_begin(b, 0, 0);
+        tp_ops_on_alloc(3);
+        tp_op_end(b, 0, 0, 0, 0, NULL);
+        tp_op_end(a, 0, 0, 1024, 16, &k);
+    }
+    (void)arg;
+    return NULL;
+}
+
+START_TEST(test_threads_exact)
+{
+    setup_ops(64, 1);
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, hammer, NULL);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    collect();
+    ck_assert_uint_eq(rep.nops, 51);
+    const struct tp_op *o = op("shared");
+    ck_assert_uint_eq(o->calls, THREADS * PER_THREAD);
+    ck_assert_uint_eq(o->flops, 1024ull * THREADS * PER_THREAD);
+    ck_assert_uint_eq(o->bytes, 16ull * THREADS * PER_THREAD);
+    ck_assert_uint_eq(o->warmup_calls, 1);
+    ck_assert_uint_eq(o->latency.n, THREADS * PER_THREAD - 1);
+    ck_assert_uint_eq(o->nshapes, 1);
+    ck_assert_uint_eq(o->shapes[0].calls, THREADS * PER_THREAD);
+    ck_assert_uint_eq(o->alloc_count, 0);
+    uint64_t calls = 0, allocs = 0;
+    for (size_t i = 0; i < rep.nops; i++)
+        if (strncmp(rep.ops[i].name, "op", 2) == 0) {
+            calls += rep.ops[i].calls;
+            allocs += rep.ops[i].alloc_bytes;
+        }
+    ck_assert_uint_eq(calls, THREADS * PER_THREAD);
+    ck_assert_uint_eq(allocs, 3ull * THREADS * PER_THREAD);
+    ck_assert_uint_eq(rep.nnotes, 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ops");
+    TCase *tc = tcase_create("stack");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_intern);
+    tcase_add_test(tc, test_nested_self_total);
+    tcase_add_test(tc, test_recursion);
+    tcase_add_test(tc, test_longjmp_by_frame_address);
+    tcase_add_test(tc, test_end_repairs_skipped);
+    tcase_add_test(tc, test_unpaired);
+    tcase_add_test(tc, test_stack_overflow);
+    tcase_add_test(tc, test_not_running_or_guarded);
+    tcase_add_loop_test(tc, test_warmup, 0, 3);
+    tcase_add_test(tc, test_work_and_shapes);
+    tcase_add_test(tc, test_shape_table_full);
+    tcase_add_test(tc, test_alloc_attribution);
+    tcase_add_test(tc, test_step_marks);
+    tcase_add_test(tc, test_step_function);
+    tcase_add_test(tc, test_schedule_marks);
+    tcase_add_test(tc, test_threads_exact);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
