@@ -32,7 +32,16 @@ tests_victims_libtpblasplug_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpblasplug.s
 tests_victims_libtpblasplug_so_LDADD = -lblas
 endif
 
-TESTS += tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
+# A stand-in BLAS that allocates inside cblas_sgemm, and its user.
+check_PROGRAMS += tests/victims/libtpfakeblas.so tests/victims/v_blas_alloc
+tests_victims_libtpfakeblas_so_SOURCES = tests/victims/libtpfakeblas.c
+tests_victims_libtpfakeblas_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpfakeblas_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpfakeblas.so
+tests_victims_v_blas_alloc_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_blas_alloc_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_blas_alloc_LDADD = tests/victims/libtpfakeblas.so
+
+TESTS += tests/blas_alloc.sh tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
 	tests/blas_threads.sh
-EXTRA_DIST += tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
+EXTRA_DIST += tests/blas_alloc.sh tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
 	tests/blas_threads.sh
