@@ -91,13 +91,13 @@ native=$(best native) noop=$(best noop) tprof=$(best tprof)
 awk -v n="$native" -v z="$noop" -v t="$tprof" -v u="${UFTRACE:+$(best uftrace)}" \
     -v on="$(best op_native)" -v ot="$(best op_tprof)" \
     -v pn="$(best plt_native)" -v pt="$(best plt_tprof)" -v calls="$CALLS" -v opcalls="$OPCALLS" '
-function row(what, ns, base) { printf "%-44s %9.2f %9.2f\n", what, ns, ns - base }
+function row(what, ns, base) { printf "%-62s %9.2f %9.2f\n", what, ns, ns - base }
 BEGIN {
-    printf "%-44s %9s %9s\n", "configuration (best of runs)", "ns/call", "added"
+    printf "%-62s %9s %9s\n", "configuration (best of runs)", "ns/call", "added"
     row(sprintf("non-op: native (%d calls)", calls), n, n)
     row("non-op: -finstrument-functions, no tprof", z, n)
     row("non-op: -finstrument-functions, tprof", t, n)
-    if (u != "") row(sprintf("non-op: -finstrument-functions, uftrace record (%d)", opcalls), u, n)
+    if (u != "") row(sprintf("non-op: -finstrument-functions, uftrace record (%d calls)", opcalls), u, n)
     row(sprintf("op: native (%d calls)", opcalls), on, on)
     row("op: -finstrument-functions, tprof", ot, on)
     row(sprintf("PLT op: native (%d calls)", opcalls), pn, pn)
