@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tprof.h>
 
 #define EX_NOINSTR __attribute__((no_instrument_function))
 
@@ -47,12 +48,17 @@ void param_free(struct param *p)
     free(p->v);
 }
 
+/* The optimizers call no BLAS, so nothing tells tprof what they compute: they say it through
+ * the annotation API (no-ops without tprof), and the report gets their roofline: a few FLOPs per
+ * parameter against many bytes, memory-bound. */
 void sgd_update(struct param *p, float lr, float mu)
 {
     for (size_t i = 0; i < p->n; i++) {
         p->m[i] = mu * p->m[i] + p->grad[i];
         p->w[i] -= lr * p->m[i];
     }
+    tprof_add_flops(4 * (uint64_t)p->n);
+    tprof_add_bytes(5 * sizeof(float) * (uint64_t)p->n); /* read w, m, grad; write w, m */
 }
 
 void adam_update(struct param *p, float lr, int t)
@@ -66,6 +72,8 @@ void adam_update(struct param *p, float lr, int t)
         p->v[i] = b2 * p->v[i] + (1 - b2) * g * g;
         p->w[i] -= step * p->m[i] / (sqrtf(p->v[i]) + eps);
     }
+    tprof_add_flops(12 * (uint64_t)p->n);
+    tprof_add_bytes(7 * sizeof(float) * (uint64_t)p->n); /* read w, m, v, grad; write w, m, v */
 }
 
 void dense_init(struct dense *l, int in, int out, int adam)

@@ -30,7 +30,7 @@ for conv in im2col direct; do
     "ops['maxpool_forward']['kind'] == 'pool' and ops['conv2d_backward']['kind'] == 'conv'" \
     "ops['dense_forward']['calls'] == $S and ops['dense_backward']['calls'] == $S" \
     "ops['softmax_forward']['calls'] == $S and ops['softmax_xent_backward']['calls'] == $S" \
-    "ops['sgd_update']['calls'] == 6 * $S" \
+    "ops['sgd_update']['calls'] == 6 * $S and ops['sgd_update']['flops'] == 4 * $P * $S" \
     "ops['col2im_cpu']['calls'] == $B * $S" \
     "$shapes == sorted((m, n, k, a, b, c * $S) for m, n, k, a, b, beta, c in $E)" \
     "ops['cblas_sgemm']['flops'] == $S * sum(2 * m * n * k * c for m, n, k, a, b, beta, c in $E)" \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # examples/mlp under tprof: its stdout unchanged; every layer op called steps x layers times;
 # the sgemm shapes, FLOPs and bytes those of a 784-1024-1024-10 MLP on batches of 64; the
-# parameters (values, gradients, momenta) the persistent heap, the step's activations transient.
+# parameters (values, gradients, momenta) the persistent heap, the step's activations transient;
+# the optimizer's FLOPs and bytes (annotation API) per parameter, memory-bound.
 . "$TS/lib.sh"
 X="$TB/../examples/mlp"
 [ -x "$X" ] || { echo "SKIP: examples/mlp was not built (configure found no OpenBLAS)"; exit 77; }
@@ -23,6 +24,8 @@ jcheck "$WORK/r.json" \
   "ops['relu_forward']['calls'] == 2 * $S and ops['relu_backward']['calls'] == 2 * $S" \
   "ops['softmax_forward']['calls'] == $S and ops['softmax_xent_backward']['calls'] == $S" \
   "ops['sgd_update']['calls'] == 6 * $S and ops['sgd_update']['kind'] == 'optimizer'" \
+  "ops['sgd_update']['flops'] == 4 * $P * $S and ops['sgd_update']['bytes'] == 20 * $P * $S" \
+  "ops['sgd_update']['bound'] == 'memory'" \
   "ops['cblas_sgemm']['calls'] == 8 * $S" \
   "sorted((s['m'], s['n'], s['k'], s['transa'], s['transb'], s['calls']) for s in ops['cblas_sgemm']['shapes']) == sorted((m, n, k, a, b, $S) for m, n, k, a, b, beta in $E)" \
   "ops['cblas_sgemm']['flops'] == $S * sum(2 * m * n * k for m, n, k, a, b, beta in $E)" \

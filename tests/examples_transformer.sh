@@ -31,6 +31,7 @@ jcheck "$WORK/r.json" \
   "ops['dense_forward']['calls'] == 4 * $S and ops['dense_backward']['calls'] == 4 * $S" \
   "ops['gelu_forward']['calls'] == $S and ops['gelu_backward']['calls'] == $S" \
   "ops['mse_loss_backward']['calls'] == $S and ops['adam_update']['calls'] == 12 * $S" \
+  "ops['adam_update']['flops'] == 12 * $P * $S and ops['adam_update']['bytes'] == 28 * $P * $S" \
   "ops['cblas_sgemm']['calls'] == (6 * $B * $H + 12) * $S" \
   "sorted((s['m'], s['n'], s['k'], s['transa'], s['transb'], s['calls']) for s in ops['cblas_sgemm']['shapes']) == sorted((m, n, k, a, b, c * $S) for m, n, k, a, b, beta, c in $E)" \
   "ops['cblas_sgemm']['flops'] == $S * sum(2 * m * n * k * c for m, n, k, a, b, beta, c in $E)" \
