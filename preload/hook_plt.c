@@ -418,8 +418,10 @@ struct modlist {
 struct done {
     char *name;
     uintptr_t bias;
+    int initial; /* loaded before main: never unloaded */
 };
 static struct done *done;
+static int scanned; /* the modules loaded at start have been hooked */
 static size_t ndone, capdone;
 
 static uintptr_t dyn_ptr(const struct module *m, uintptr_t v)
@@ -588,6 +590,58 @@ static uintptr_t bind_of(void *handle, const char *name)
     return (uintptr_t)f;
 }
 
+static int is_done(const struct module *m)
+{
+    for (size_t i = 0; i < ndone; i++)
+        if (done[i].bias == m->bias && !strcmp(done[i].name, m->name))
+            return 1;
+    return 0;
+}
+
+static void mark_done(const struct module *m)
+{
+    if (ndone == capdone) {
+        size_t cap = capdone ? 2 * capdone : 64;
+        struct done *v = tp_realloc(done, cap * sizeof *v);
+        if (!v)
+            return;
+        done = v;
+        capdone = cap;
+    }
+    done[ndone].name = tp_strdup(m->name);
+    if (done[ndone].name) {
+        done[ndone].bias = m->bias;
+        done[ndone].initial = !scanned;
+        ndone++;
+    }
+}
+
+static int is_initial(const struct module *m)
+{
+    for (size_t i = 0; i < ndone; i++)
+        if (done[i].bias == m->bias && !strcmp(done[i].name, m->name))
+            return done[i].initial;
+    return !scanned;
+}
+
+/* We bind a lazy slot ourselves; ld.so, binding it, would have recorded that m now depends on
+ * def, so that dlclose cannot unload def under m. When def is not already a dependency of m (in
+ * its local scope) nor loaded for good, keep it loaded: else a call through the hooked slot after
+ * dlclose(def) would jump into unmapped memory. */
+static int keep_loaded(const struct module *m, void *handle, const struct module *def,
+                       const char *name, uintptr_t target)
+{
+    if (def == m || is_initial(def))
+        return 1;
+    if (*m->name && handle && (uintptr_t)dlsym(handle, name) == target)
+        return 1;
+    void *p = dlopen(def->name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+    if (!p)
+        return 0;
+    dlclose(p);
+    return 1;
+}
+
 static uintptr_t defined_elsewhere(const struct modlist *l, const struct module *m,
                                    const char *name)
 {
@@ -632,7 +686,8 @@ static void patch_relocs(const struct modlist *l, const struct module *m, void *
             continue;
         /* A lazy JUMP_SLOT still points back into the module's own PLT: bind it ourselves
          * (the resolver would otherwise overwrite our stub on the first call). */
-        if (cur && (cur < m->lo || cur >= m->hi))
+        int lazy = !(cur && (cur < m->lo || cur >= m->hi));
+        if (!lazy)
             target = cur;
         else
             target = bind_of(handle, name);
@@ -645,6 +700,8 @@ static void patch_relocs(const struct modlist *l, const struct module *m, void *
             continue; /* tprof interposes it itself (BLAS) */
         const struct module *def = module_at(l, target);
         if (!def || def->deny || def->cxx)
+            continue;
+        if (lazy && !keep_loaded(m, handle, def, name, target))
             continue;
         int s = slot_for(target, name, want_op, step);
         if (s >= 0)
@@ -680,31 +737,6 @@ static void patch_module(const struct modlist *l, const struct module *m, void *
         patch_relocs(l, m, handle, rela, relasz / sizeof(ElfW(Rela)), symtab, strtab, strsz);
 }
 
-static int is_done(const struct module *m)
-{
-    for (size_t i = 0; i < ndone; i++)
-        if (done[i].bias == m->bias && !strcmp(done[i].name, m->name))
-            return 1;
-    return 0;
-}
-
-static void mark_done(const struct module *m)
-{
-    if (ndone == capdone) {
-        size_t cap = capdone ? 2 * capdone : 64;
-        struct done *v = tp_realloc(done, cap * sizeof *v);
-        if (!v)
-            return;
-        done = v;
-        capdone = cap;
-    }
-    done[ndone].name = tp_strdup(m->name);
-    if (done[ndone].name) {
-        done[ndone].bias = m->bias;
-        ndone++;
-    }
-}
-
 void tp_plt_scan(void)
 {
     if (!plt_on)
@@ -734,6 +766,7 @@ void tp_plt_scan(void)
         mark_done(m);
     }
     free_list(&l);
+    scanned = 1;
     pthread_mutex_unlock(&lock);
     tp_guard = g;
 }

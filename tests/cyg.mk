@@ -16,7 +16,8 @@ EXTRA_DIST += tests/cyg_ops.sh tests/cyg_cost.sh tests/cyg_cxx.sh
 # A prebuilt library and its users. The libraries are built as plain programs linked -shared
 # (libtool would make them libtool libraries with wrapper scripts); the programs find them next to
 # themselves through DT_RUNPATH $ORIGIN, as installed software finds its own libraries.
-check_PROGRAMS += tests/victims/libtpop.so tests/victims/libtpop_user.so tests/victims/v_cyg_plt \
+check_PROGRAMS += tests/victims/libtpop.so tests/victims/libtpop_user.so tests/victims/libtpop_free.so \
+	tests/victims/v_cyg_plt \
 	tests/victims/v_cyg_plt_nopie tests/victims/v_cyg_dl
 tests_victims_libtpop_so_SOURCES = tests/victims/libtpop.c
 tests_victims_libtpop_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
@@ -25,6 +26,9 @@ tests_victims_libtpop_user_so_SOURCES = tests/victims/libtpop_user.c
 tests_victims_libtpop_user_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
 tests_victims_libtpop_user_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpop_user.so -Wl,-rpath,'$$ORIGIN'
 tests_victims_libtpop_user_so_LDADD = tests/victims/libtpop.so
+tests_victims_libtpop_free_so_SOURCES = tests/victims/libtpop_free.c
+tests_victims_libtpop_free_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpop_free_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpop_free.so
 tests_victims_v_cyg_plt_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_cyg_plt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_cyg_plt_LDADD = tests/victims/libtpop.so

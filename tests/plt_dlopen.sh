@@ -8,6 +8,7 @@
 . "$TS/lib.sh"
 V="$TB/victims/v_cyg_dl"
 native=$("$V") || fail "native run failed"
+[ "$native" = "total 640.0 unloaded 2" ] || fail "native run: $native"
 out=$(TPROF_OPS='*gemm*' TPROF_OUTPUT=none TPROF_JSON="$WORK/r.json" LD_PRELOAD="$TPROF_SO" "$V" \
       2>"$WORK/err") || fail "victim failed: $(cat "$WORK/err")"
 [ "$out" = "$native" ] || fail "stdout changed: $out vs $native"
@@ -32,6 +33,22 @@ if objdump -d "$TPROF_SO" | grep -q 'call.*<tp_names_collect>'; then
 else
   echo "note: tp_collect() does not call tp_names_collect() yet: report notes not checked"
 fi
+# Loaded lazily: the plugin's PLT slot is bound by tprof; libtpop.so, in the plugin's own scope,
+# is still unloaded by dlclose.
+out=$(TPROF_OPS='*gemm*' TPROF_OUTPUT=none TPROF_JSON="$WORK/lazy.json" LD_PRELOAD="$TPROF_SO" "$V" lazy \
+      2>"$WORK/err") || fail "victim failed (lazy): $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed (lazy): $out vs $native"
+jcheck "$WORK/lazy.json" "ops['tpop_gemm']['calls'] == 15" "ops['tpop_gemm_nn']['calls'] == 2"
+# A lazily loaded plugin calling into a library of the global scope it does not depend on: the
+# library is dlclose'd between two calls (ld.so's binding at the first call keeps it loaded; a
+# slot bound by tprof must keep it loaded too).
+native=$("$V" global) || fail "native run failed (global)"
+[ "$native" = "global 20.0" ] || fail "native run (global): $native"
+out=$(TPROF_OPS='*gemm*' TPROF_OUTPUT=none TPROF_JSON="$WORK/global.json" LD_PRELOAD="$TPROF_SO" "$V" global \
+      2>"$WORK/err") || fail "victim failed (global): $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed (global): $out vs $native"
+jcheck "$WORK/global.json" "ops['tpop_gemm']['calls'] == 2"
+native=$("$V")
 # With hooks off the plugin still loads by its bare name.
 out=$(TPROF_PLT=0 TPROF_OUTPUT=none LD_PRELOAD="$TPROF_SO" "$V") || fail "victim failed with TPROF_PLT=0"
 [ "$out" = "$native" ] || fail "stdout changed with TPROF_PLT=0"
