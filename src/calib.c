@@ -1,154 +1,416 @@
 /* Measuring the machine: peak FLOP/s and memory bandwidth for the roofline.
  *
  * FLOP/s comes from the system BLAS (a large sgemm), loaded with dlopen(RTLD_LOCAL) and called
- * through dlsym(handle) so that, inside a profiled process, the call never reaches tprof's own
- * wrapper and never counts as the program's op. Bandwidth is a STREAM triad a = b + s*c over
- * arrays much larger than the last-level cache, one slice per core; it counts the 24 bytes a
- * triad element reads and writes (not the write-allocate read), as STREAM does. Arrays come
- * from mmap so that the measurement never shows in a heap profile. */
+ * through dlsym(handle), never through the global scope: if this ever runs in a profiled process,
+ * the call must not reach tprof's cblas_sgemm wrapper and count as the program's op. Each thread
+ * count is measured in a child process, because most BLAS libraries read their thread count once,
+ * when they initialise.
+ *
+ * Bandwidth is a STREAM triad over arrays much larger than the last-level cache, one slice per
+ * thread. Every buffer comes from mmap, so that a measurement never shows in a heap profile. */
+#include "calib.h"
+
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
-#include "peaks.h"
 
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
                          int, float, float *, int);
 typedef void (*set_threads_fn)(int);
 typedef int (*get_threads_fn)(void);
+typedef char *(*get_config_fn)(void);
 
 static void *map(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    /* Huge pages where the kernel allows them: 512 times fewer first-touch faults (most of a
+     * quick triad's time otherwise) and TLB misses that do not cut into the bandwidth. */
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
 }
 
-double tp_calib_gflops(double seconds, int n, int threads, char *blas, size_t blas_len)
+int tp_calib_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && n < 4096 ? (int)n : 1;
+}
+
+size_t tp_calib_llc_bytes(void)
+{
+    size_t best = 0;
+    for (int i = 0; i < 16; i++) {
+        char path[128], buf[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        if (fgets(buf, sizeof buf, f)) {
+            unsigned long long v = 0;
+            char unit = 0;
+            if (sscanf(buf, "%llu%c", &v, &unit) >= 1) {
+                if (unit == 'K')
+                    v <<= 10;
+                else if (unit == 'M')
+                    v <<= 20;
+                else if (unit == 'G')
+                    v <<= 30;
+                if (v > best)
+                    best = (size_t)v;
+            }
+        }
+        fclose(f);
+    }
+    return best;
+}
+
+/* ---- sgemm through the BLAS ---- */
+
+static void set_thread_env(int threads)
+{
+    static const char *vars[] = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "GOTO_NUM_THREADS",
+                                 "BLIS_NUM_THREADS", "MKL_NUM_THREADS"};
+    char v[16];
+    snprintf(v, sizeof v, "%d", threads);
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        setenv(vars[i], v, 1);
+}
+
+/* In the child: load, measure, fill out. */
+static int measure_sgemm(const char *lib, int n, int threads, double seconds, struct tp_blas_run *out)
 {
     static const char *libs[] = {"libblas.so.3", "libopenblas.so.0", "libcblas.so.3"};
+    const char **list = lib ? &lib : libs;
+    size_t nlist = lib ? 1 : sizeof libs / sizeof libs[0];
+    if (threads > 0)
+        set_thread_env(threads);
     void *h = NULL;
     sgemm_fn f = NULL;
-    for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !f; i++) {
-        h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+    char tried[200] = "";
+    for (size_t i = 0; i < nlist && !f; i++) {
+        h = dlopen(list[i], RTLD_NOW | RTLD_LOCAL);
         if (h)
             f = (sgemm_fn)dlsym(h, "cblas_sgemm");
         if (h && !f)
             dlclose(h);
+        size_t len = strlen(tried);
+        snprintf(tried + len, sizeof tried - len, "%s%s", i ? ", " : "", list[i]);
     }
-    if (!f)
-        return 0;
-    if (blas && blas_len) {
-        Dl_info info;
-        if (dladdr((void *)f, &info) && info.dli_fname)
-            snprintf(blas, blas_len, "%s", info.dli_fname);
+    if (!f) {
+        snprintf(out->error, sizeof out->error, "no BLAS with cblas_sgemm could be loaded (tried %s)",
+                 tried);
+        return -1;
+    }
+    Dl_info info;
+    if (dladdr((void *)f, &info) && info.dli_fname) {
+        char real[PATH_MAX];
+        const char *name = realpath(info.dli_fname, real) ? real : info.dli_fname;
+        if (strlen(name) < sizeof out->path)
+            memcpy(out->path, name, strlen(name) + 1);
     }
     set_threads_fn set = (set_threads_fn)dlsym(h, "openblas_set_num_threads");
     get_threads_fn get = (get_threads_fn)dlsym(h, "openblas_get_num_threads");
-    int before = get ? get() : 0;
+    get_config_fn cfg = (get_config_fn)dlsym(h, "openblas_get_config");
     if (set && threads > 0)
         set(threads);
+    out->threads = get ? get() : 0;
+    if (cfg && cfg())
+        snprintf(out->config, sizeof out->config, "%s", cfg());
 
-    size_t bytes = sizeof(float) * (size_t)n * (size_t)n;
+    if (n < 256)
+        n = 256;
+    size_t elems = (size_t)n * (size_t)n, bytes = sizeof(float) * elems;
     float *a = map(bytes), *b = map(bytes), *c = map(bytes);
-    double best = 0;
-    if (a && b && c) {
-        for (size_t i = 0; i < (size_t)n * (size_t)n; i++) {
-            a[i] = (float)(i % 13) / 13;
-            b[i] = (float)(i % 7) / 7;
-        }
-        enum { ROW = 101, NOTRANS = 111 };
-        f(ROW, NOTRANS, NOTRANS, n, n, n, 1, a, n, b, n, 0, c, n); /* warm up, start threads */
-        uint64_t start = tp_now_ns();
-        do {
-            uint64_t t0 = tp_now_ns();
-            f(ROW, NOTRANS, NOTRANS, n, n, n, 1, a, n, b, n, 0, c, n);
-            double dt = (double)(tp_now_ns() - t0);
-            double rate = 2.0 * n * (double)n * n / dt; /* FLOP/ns = GFLOP/s */
-            if (rate > best)
-                best = rate;
-        } while ((double)(tp_now_ns() - start) < seconds * 1e9);
+    if (!a || !b || !c) {
+        snprintf(out->error, sizeof out->error, "cannot map 3 x %zu bytes for the matrices", bytes);
+        return -2;
     }
-    if (a)
-        munmap(a, bytes);
-    if (b)
-        munmap(b, bytes);
-    if (c)
-        munmap(c, bytes);
-    if (set && before > 0)
-        set(before);
-    /* The handle is kept: unloading a BLAS with live worker threads is not safe. */
+    for (size_t i = 0; i < elems; i++) {
+        a[i] = (float)(i % 13) / 13;
+        b[i] = (float)(i % 7) / 7;
+    }
+    enum { ROW = 101, NOTRANS = 111 };
+    /* A 256^3 probe (after one that starts the library's threads): a slow BLAS (the reference one does
+     * 1-3 GFLOP/s) gets a smaller n, so that a measurement never takes minutes. Small matrices
+     * run below peak, so the estimate errs towards keeping n. */
+    int m = 256;
+    f(ROW, NOTRANS, NOTRANS, m, m, m, 1, a, m, b, m, 0, c, m);
+    uint64_t p0 = tp_now_ns();
+    f(ROW, NOTRANS, NOTRANS, m, m, m, 1, a, m, b, m, 0, c, m);
+    double probe = 2.0 * m * (double)m * m / (double)(tp_now_ns() - p0 + 1); /* GFLOP/s */
+    while (n > 256 && 2.0 * n * (double)n * n / probe > seconds * 1e9 / 3)
+        n = n * 4 / 5 < 256 ? 256 : n * 4 / 5;
+    out->n = n;
+    f(ROW, NOTRANS, NOTRANS, n, n, n, 1, a, n, b, n, 0, c, n); /* warm up at size */
+    double flop = 2.0 * n * (double)n * n, best = 0;
+    uint64_t start = tp_now_ns();
+    do {
+        uint64_t t0 = tp_now_ns();
+        f(ROW, NOTRANS, NOTRANS, n, n, n, 1, a, n, b, n, 0, c, n);
+        double dt = (double)(tp_now_ns() - t0);
+        if (dt > 0 && flop / dt > best)
+            best = flop / dt; /* FLOP per ns = GFLOP/s */
+        out->calls++;
+    } while (out->calls < 3 || (double)(tp_now_ns() - start) < seconds * 1e9);
+    out->gflops = best;
+    /* No munmap or dlclose: the child exits now, and unloading a BLAS whose worker threads are
+     * alive is not safe. */
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = read(fd, (char *)buf + got, len - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+int tp_calib_sgemm(const char *lib, int n, int threads, double seconds, struct tp_blas_run *out)
+{
+    memset(out, 0, sizeof *out);
+    struct {
+        int rc;
+        struct tp_blas_run run;
+    } msg;
+    int fds[2];
+    if (pipe(fds) < 0) {
+        snprintf(out->error, sizeof out->error, "pipe: %s", strerror(errno));
+        return -2;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(out->error, sizeof out->error, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -2;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        memset(&msg, 0, sizeof msg);
+        msg.rc = measure_sgemm(lib, n, threads, seconds, &msg.run);
+        ssize_t w = write(fds[1], &msg, sizeof msg);
+        _exit(w == (ssize_t)sizeof msg ? 0 : 1);
+    }
+    close(fds[1]);
+    int ok = read_all(fds[0], &msg, sizeof msg) == 0;
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!ok) {
+        if (WIFSIGNALED(status))
+            snprintf(out->error, sizeof out->error, "the sgemm measurement died of signal %d (%s)",
+                     WTERMSIG(status), strsignal(WTERMSIG(status)));
+        else
+            snprintf(out->error, sizeof out->error, "the sgemm measurement exited with status %d",
+                     WEXITSTATUS(status));
+        return -2;
+    }
+    *out = msg.run;
+    out->error[sizeof out->error - 1] = 0;
+    out->path[sizeof out->path - 1] = 0;
+    out->config[sizeof out->config - 1] = 0;
+    return msg.rc;
+}
+
+/* ---- a team of threads timed together ---- */
+
+/* Each pass starts every thread at a barrier and ends at another; its time runs from the first
+ * thread's start to the last one's end, on the threads' own clocks (the coordinating thread may
+ * wait for a CPU after the start barrier while the work is done). The best pass counts: other
+ * load on the machine only ever adds time. */
+struct member;
+struct team {
+    void (*setup)(struct member *); /* once per thread before the passes (may be NULL) */
+    void (*work)(struct member *);  /* one pass of one thread */
+    void *arg;
+    int nt;                         /* threads that started, fixed before go */
+    int go;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_barrier_t start, done;
+    atomic_int stop;
+};
+
+struct member {
+    struct team *team;
+    int index;
+    uint64_t t0, t1;
+    double sink;                    /* results the compiler must not drop */
+};
+
+static void *member_main(void *arg)
+{
+    struct member *m = arg;
+    struct team *t = m->team;
+    pthread_mutex_lock(&t->mu);
+    while (!t->go)
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+    if (t->setup)
+        t->setup(m);
+    for (;;) {
+        pthread_barrier_wait(&t->start);
+        if (atomic_load(&t->stop))
+            return NULL;
+        m->t0 = tp_now_ns();
+        t->work(m);
+        m->t1 = tp_now_ns();
+        pthread_barrier_wait(&t->done);
+    }
+}
+
+/* Run passes on up to `threads` threads for about `seconds` (and at least 3); the first pass
+ * warms caches and TLBs and is not counted. Returns the best pass in ns (0 if none ran); *nt gets
+ * the threads that ran, *passes the passes counted. */
+static double team_run(struct team *t, int threads, double seconds, int *nt, int *passes)
+{
+    enum { MAXT = 256 };
+    pthread_t th[MAXT];
+    struct member m[MAXT];
+    int want = threads < 1 ? 1 : threads > MAXT ? MAXT : threads, started = 0;
+    double best = 0;
+    *nt = *passes = 0;
+    t->go = t->nt = 0;
+    atomic_store(&t->stop, 0);
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    for (int i = 0; i < want; i++) {
+        m[i] = (struct member){t, i, 0, 0, 0};
+        if (pthread_create(&th[i], NULL, member_main, &m[i]) != 0)
+            break;
+        started++;
+    }
+    if (started > 0) {
+        /* Threads that started share the work if some could not. */
+        t->nt = started;
+        pthread_barrier_init(&t->start, NULL, (unsigned)started + 1);
+        pthread_barrier_init(&t->done, NULL, (unsigned)started + 1);
+        pthread_mutex_lock(&t->mu);
+        t->go = 1;
+        pthread_cond_broadcast(&t->cv);
+        pthread_mutex_unlock(&t->mu);
+        uint64_t begin = tp_now_ns();
+        int p = 0;
+        do {
+            pthread_barrier_wait(&t->start);
+            pthread_barrier_wait(&t->done);
+            uint64_t t0 = UINT64_MAX, t1 = 0;
+            for (int i = 0; i < started; i++) {
+                t0 = m[i].t0 < t0 ? m[i].t0 : t0;
+                t1 = m[i].t1 > t1 ? m[i].t1 : t1;
+            }
+            double dt = (double)(t1 - t0);
+            if (p > 0 && dt > 0 && (best == 0 || dt < best))
+                best = dt;
+            p++;
+        } while (p < 4 || (double)(tp_now_ns() - begin) < seconds * 1e9);
+        atomic_store(&t->stop, 1);
+        pthread_barrier_wait(&t->start);
+        for (int i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        pthread_barrier_destroy(&t->start);
+        pthread_barrier_destroy(&t->done);
+        *nt = started;
+        *passes = p - 1;
+    }
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
     return best;
 }
+
+/* ---- STREAM triad ---- */
 
 struct triad {
     double *a, *b, *c;
-    size_t lo, hi;
-    pthread_barrier_t *start;
+    size_t n;
 };
 
-static void *triad_slice(void *arg)
+static void triad_slice(struct member *m, size_t *lo, size_t *hi)
 {
-    struct triad *t = arg;
-    pthread_barrier_wait(t->start);
-    for (size_t i = t->lo; i < t->hi; i++)
-        t->a[i] = t->b[i] + 3.0 * t->c[i];
-    return NULL;
+    struct triad *w = m->team->arg;
+    *lo = w->n * (size_t)m->index / (size_t)m->team->nt;
+    *hi = w->n * (size_t)(m->index + 1) / (size_t)m->team->nt;
 }
 
-double tp_calib_gbps(double seconds, size_t bytes)
+/* First touch by the thread that streams the slice: its pages land on its NUMA node. */
+static void triad_setup(struct member *m)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = ncpu > 0 && ncpu < 256 ? (int)ncpu : 1;
-    size_t n = bytes / sizeof(double);
-    double *a = map(bytes), *b = map(bytes), *c = map(bytes);
-    double best = 0;
-    if (a && b && c) {
-        for (size_t i = 0; i < n; i++) {
-            a[i] = 0;
-            b[i] = 1;
-            c[i] = 2;
-        }
-        uint64_t start = tp_now_ns();
-        int passes = 0;
-        do {
-            pthread_t th[256];
-            struct triad t[256];
-            pthread_barrier_t bar;
-            pthread_barrier_init(&bar, NULL, (unsigned)nt + 1);
-            for (int i = 0; i < nt; i++) {
-                t[i] = (struct triad){a, b, c, n * (size_t)i / (size_t)nt,
-                                      n * (size_t)(i + 1) / (size_t)nt, &bar};
-                pthread_create(&th[i], NULL, triad_slice, &t[i]);
-            }
-            uint64_t t0 = tp_now_ns();
-            pthread_barrier_wait(&bar);
-            for (int i = 0; i < nt; i++)
-                pthread_join(th[i], NULL);
-            double dt = (double)(tp_now_ns() - t0);
-            pthread_barrier_destroy(&bar);
-            double rate = 3.0 * (double)bytes / dt; /* bytes/ns = GB/s */
-            if (rate > best)
-                best = rate;
-            passes++;
-        } while (passes < 2 || (double)(tp_now_ns() - start) < seconds * 1e9);
+    struct triad *w = m->team->arg;
+    size_t lo, hi;
+    triad_slice(m, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
+        w->a[i] = 0;
+        w->b[i] = 1;
+        w->c[i] = 2;
     }
-    if (a)
-        munmap(a, bytes);
-    if (b)
-        munmap(b, bytes);
-    if (c)
-        munmap(c, bytes);
+}
+
+static void triad_work(struct member *m)
+{
+    struct triad *w = m->team->arg;
+    double *restrict a = w->a;
+    const double *restrict b = w->b, *restrict c = w->c;
+    size_t lo, hi;
+    triad_slice(m, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        a[i] = b[i] + 3.0 * c[i];
+}
+
+double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes)
+{
+    size_t n = bytes / sizeof(double);
+    bytes = n * sizeof(double);
+    int dummy, nt;
+    if (!passes)
+        passes = &dummy;
+    *passes = 0;
+    struct triad w = {map(bytes), map(bytes), map(bytes), n};
+    double best = 0;
+    if (w.a && w.b && w.c && n >= (size_t)(threads < 1 ? 1 : threads)) {
+        struct team t = {.setup = triad_setup, .work = triad_work, .arg = &w};
+        double ns = team_run(&t, threads, seconds, &nt, passes);
+        if (ns > 0)
+            best = 3.0 * (double)bytes / ns; /* bytes per ns = GB/s */
+    }
+    if (w.a)
+        munmap(w.a, bytes);
+    if (w.b)
+        munmap(w.b, bytes);
+    if (w.c)
+        munmap(w.c, bytes);
     return best;
 }
 
-/* A synthetic peak for the quick calibration at exit: independent fused multiply-adds on vector
- * registers, all cores. Unlike calling the BLAS, this is safe inside any process at any moment
- * (a program's BLAS may already have shut its thread pool down when our destructor runs). */
+/* ---- synthetic FMA peak ---- */
+
 typedef float v16f __attribute__((vector_size(64)));
 typedef float v8f __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
@@ -184,60 +446,51 @@ __attribute__((target("avx2,fma"), noinline)) static double fma_256(uint64_t ite
     FMA_KERNEL(v8f, 8)
 }
 
+/* SSE: a multiply and an add, counted as 2 FLOPs like an FMA. */
 __attribute__((noinline)) static double fma_128(uint64_t iters)
 {
     FMA_KERNEL(v4f, 4)
 }
 
-struct fma_job {
-    double seconds, gflops, sink;
-    int width; /* floats per vector: 16, 8 or 4 */
-};
+enum { FMA_ITERS = 1 << 19 }; /* one pass: a few ms */
 
-static void *fma_thread(void *arg)
+static double fma_run(int width, uint64_t iters)
 {
-    struct fma_job *j = arg;
-    uint64_t iters = 1 << 16, flops_per_iter = 12 * (uint64_t)j->width * 2;
-    uint64_t start = tp_now_ns();
-    double best = 0;
-    while ((double)(tp_now_ns() - start) < j->seconds * 1e9) {
+    return width == 16 ? fma_512(iters) : width == 8 ? fma_256(iters) : fma_128(iters);
+}
+
+static void fma_work(struct member *m)
+{
+    m->sink += fma_run(*(int *)m->team->arg, FMA_ITERS);
+}
+
+/* FLOP per ns of one thread, best of a few short runs (to choose the vector width). */
+static double fma_probe(int width)
+{
+    double best = 0, sink = 0;
+    for (int i = 0; i < 4; i++) {
         uint64_t t0 = tp_now_ns();
-        j->sink += j->width == 16 ? fma_512(iters) : j->width == 8 ? fma_256(iters) : fma_128(iters);
-        double rate = (double)(iters * flops_per_iter) / (double)(tp_now_ns() - t0);
-        if (rate > best)
+        sink += fma_run(width, FMA_ITERS / 8);
+        double dt = (double)(tp_now_ns() - t0);
+        double rate = (double)(FMA_ITERS / 8) * 24 * width / dt;
+        if (dt > 0 && rate > best)
             best = rate;
     }
-    j->gflops = best;
-    return NULL;
+    return best + sink * 0; /* sink keeps the work; it is finite */
 }
 
 double tp_calib_fma(double seconds)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = ncpu > 0 && ncpu < 256 ? (int)ncpu : 1;
     __builtin_cpu_init();
-    /* AVX-512 is often no faster than AVX2 (one 512-bit FMA pipe): take the wider only if the
-     * CPU has it, and let the measurement decide nothing else. */
     int width = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 8 : 4;
-    if (__builtin_cpu_supports("avx512f") && width == 8) {
-        struct fma_job probe8 = {0.02, 0, 0, 8}, probe16 = {0.02, 0, 0, 16};
-        fma_thread(&probe8);
-        fma_thread(&probe16);
-        if (probe16.gflops > probe8.gflops * 1.1)
-            width = 16;
-    }
-    pthread_t th[256];
-    struct fma_job jobs[256];
-    double total = 0;
-    for (int i = 0; i < nt; i++) {
-        jobs[i] = (struct fma_job){seconds, 0, 0, width};
-        if (pthread_create(&th[i], NULL, fma_thread, &jobs[i]) != 0)
-            jobs[i].seconds = -1;
-    }
-    for (int i = 0; i < nt; i++)
-        if (jobs[i].seconds >= 0) {
-            pthread_join(th[i], NULL);
-            total += jobs[i].gflops;
-        }
-    return total;
+    /* AVX-512 is often no faster than AVX2 (one 512-bit pipe, or 256-bit halves): take the
+     * wider registers only if they measure faster. */
+    if (width == 8 && __builtin_cpu_supports("avx512f") && fma_probe(16) > fma_probe(8) * 1.1)
+        width = 16;
+    /* All threads together, over one time span: SMT siblings share their core's FMA units, and
+     * a sum of per-thread bests would count those units twice. */
+    struct team t = {.work = fma_work, .arg = &width};
+    int nt, passes;
+    double ns = team_run(&t, tp_calib_cpus(), seconds, &nt, &passes);
+    return ns > 0 ? (double)nt * FMA_ITERS * 24 * width / ns : 0;
 }

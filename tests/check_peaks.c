@@ -1,88 +1,332 @@
-/* Machine peaks: environment over cache over quick measurement; the cache round-trips; a corrupt
- * cache is ignored with a warning. */
+/* Machine peaks: the environment over the cache over the quick measurement; the cache
+ * round-trips byte for byte; every kind of corrupt cache is ignored with exactly one line on
+ * stderr; the measurements return sane figures in bounded time. */
 #include <check.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "calib.h"
 #include "peaks.h"
 
-static char dir[] = "/tmp/tprof-peaks-XXXXXX";
+static char dir[64], path[1024];
 
+/* A fresh XDG_CACHE_HOME for each test (each runs in its own process). */
 static void setup(void)
 {
+    snprintf(dir, sizeof dir, "/tmp/tprof-peaks-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     setenv("XDG_CACHE_HOME", dir, 1);
+    ck_assert_int_eq(tp_peaks_cache_path(path, sizeof path), 0);
 }
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* stderr into a file between begin and end; end returns what was written. */
+static int saved_fd = -1;
+static char captured[4096];
+static void capture_begin(void)
+{
+    char f[128];
+    snprintf(f, sizeof f, "%s/stderr", dir);
+    fflush(stderr);
+    saved_fd = dup(2);
+    int fd = open(f, O_CREAT | O_TRUNC | O_RDWR, 0600);
+    ck_assert_int_ge(fd, 0);
+    dup2(fd, 2);
+    close(fd);
+}
+
+static const char *capture_end(void)
+{
+    char f[128];
+    snprintf(f, sizeof f, "%s/stderr", dir);
+    fflush(stderr);
+    dup2(saved_fd, 2);
+    close(saved_fd);
+    FILE *in = fopen(f, "r");
+    size_t n = fread(captured, 1, sizeof captured - 1, in);
+    fclose(in);
+    captured[n] = 0;
+    return captured;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void write_file(const char *p, const char *data, size_t len)
+{
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+static const struct tp_peaks sample = {123.5, 61.25, 17.75, 2, 2048, 134217728, "full",
+                                       "/usr/lib/libblas.so.3", "OpenBLAS 0.3.21 Zen",
+                                       "2026-01-01T00:00:00Z"};
+
+START_TEST(test_cache_path)
+{
+    char p[1024], want[1100], host[256] = "";
+    gethostname(host, sizeof host - 1);
+    setenv("XDG_CACHE_HOME", "/x/cache", 1);
+    setenv("HOME", "/home/u", 1);
+    ck_assert_int_eq(tp_peaks_cache_path(p, sizeof p), 0);
+    snprintf(want, sizeof want, "/x/cache/tprof/peaks-%s", host);
+    ck_assert_str_eq(p, want);
+    setenv("XDG_CACHE_HOME", "relative/cache", 1); /* not absolute: ignored, as the spec says */
+    ck_assert_int_eq(tp_peaks_cache_path(p, sizeof p), 0);
+    snprintf(want, sizeof want, "/home/u/.cache/tprof/peaks-%s", host);
+    ck_assert_str_eq(p, want);
+    unsetenv("XDG_CACHE_HOME");
+    ck_assert_int_eq(tp_peaks_cache_path(p, sizeof p), 0);
+    ck_assert_str_eq(p, want);
+    unsetenv("HOME");
+    ck_assert_int_eq(tp_peaks_cache_path(p, sizeof p), -1);
+    setenv("HOME", "/home/u", 1);
+    ck_assert_int_eq(tp_peaks_cache_path(p, 10), -1); /* too small a buffer */
+}
+END_TEST
+
+START_TEST(test_round_trip)
+{
+    ck_assert_int_eq(tp_peaks_save(path, &sample), 0); /* creates $XDG_CACHE_HOME/tprof */
+    FILE *f = fopen(path, "r");
+    char text[1024];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    ck_assert_str_eq(text, "tprof-peaks 1\npeak_gflops 123.500\npeak_gflops_1t 61.250\n"
+                           "peak_gbps 17.750\nthreads 2\nsgemm_n 2048\ntriad_bytes 134217728\n"
+                           "method full\nblas /usr/lib/libblas.so.3\n"
+                           "blas_config OpenBLAS 0.3.21 Zen\ndate 2026-01-01T00:00:00Z\n");
+    struct tp_peaks q;
+    capture_begin();
+    ck_assert_int_eq(tp_peaks_load(path, &q), 0);
+    ck_assert_str_eq(capture_end(), "");
+    ck_assert(q.gflops == 123.5 && q.gflops_1t == 61.25 && q.gbps == 17.75);
+    ck_assert(q.threads == 2 && q.sgemm_n == 2048 && q.triad_bytes == 134217728);
+    ck_assert_str_eq(q.method, "full");
+    ck_assert_str_eq(q.blas, sample.blas);
+    ck_assert_str_eq(q.blas_config, sample.blas_config);
+    ck_assert_str_eq(q.date, sample.date);
+
+    struct tp_machine m = {0};
+    char want[1100];
+    snprintf(want, sizeof want, "cache:%s", path);
+    ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 1), 0); /* the cache, not a measurement */
+    ck_assert(m.peak_gflops == 123.5 && m.peak_gbps == 17.75);
+    ck_assert_str_eq(m.source, want);
+    free(m.source);
+
+    /* Control characters cannot break the one-line format; an empty string is "-". */
+    struct tp_peaks odd = sample;
+    snprintf(odd.blas, sizeof odd.blas, "/lib/a\nb\tc.so");
+    odd.blas_config[0] = 0;
+    ck_assert_int_eq(tp_peaks_save(path, &odd), 0);
+    ck_assert_int_eq(tp_peaks_load(path, &q), 0);
+    ck_assert_str_eq(q.blas, "/lib/a?b?c.so");
+    ck_assert_str_eq(q.blas_config, "-");
+}
+END_TEST
 
 START_TEST(test_env_wins)
 {
+    ck_assert_int_eq(tp_peaks_save(path, &sample), 0);
     struct tp_machine m = {0};
-    ck_assert_int_eq(tp_peaks_resolve(&m, 100, 20, 0), 0);
+    ck_assert_int_eq(tp_peaks_resolve(&m, 100, 20, 1), 0);
     ck_assert(m.peak_gflops == 100 && m.peak_gbps == 20);
     ck_assert_str_eq(m.source, "env");
-    free(m.source);
-}
-END_TEST
-
-START_TEST(test_cache_round_trip)
-{
-    setup();
-    char path[1024];
-    ck_assert_int_eq(tp_peaks_cache_path(path, sizeof path), 0);
-    ck_assert(strncmp(path, dir, strlen(dir)) == 0);
-    struct tp_peaks p = {123.5, 61.25, 17.75, "/usr/lib/libblas.so.3", "2026-01-01T00:00:00Z"}, q;
-    ck_assert_int_eq(tp_peaks_save(path, &p), 0);
-    ck_assert_int_eq(tp_peaks_load(path, &q), 0);
-    ck_assert(q.gflops == 123.5 && q.gflops_1t == 61.25 && q.gbps == 17.75);
-    ck_assert_str_eq(q.blas, p.blas);
-    struct tp_machine m = {0};
-    ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 0), 0);
-    ck_assert(m.peak_gflops == 123.5 && m.peak_gbps == 17.75);
-    ck_assert(strncmp(m.source, "cache:", 6) == 0);
-    free(m.source);
-    m.source = NULL;
-    ck_assert_int_eq(tp_peaks_resolve(&m, 50, 0, 0), 0); /* one from env, one from the cache */
+    /* One from the environment, the other from the cache. */
+    char want[1100];
+    snprintf(want, sizeof want, "env+cache:%s", path);
+    ck_assert_int_eq(tp_peaks_resolve(&m, 50, 0, 1), 0);
     ck_assert(m.peak_gflops == 50 && m.peak_gbps == 17.75);
-    ck_assert(strncmp(m.source, "env+cache:", 10) == 0);
+    ck_assert_str_eq(m.source, want);
+    ck_assert_int_eq(tp_peaks_resolve(&m, -1, 9, 1), 0); /* not > 0: not a value */
+    ck_assert(m.peak_gflops == 123.5 && m.peak_gbps == 9);
+    ck_assert_str_eq(m.source, want);
     free(m.source);
 }
 END_TEST
 
-START_TEST(test_corrupt_cache)
+START_TEST(test_absent)
 {
-    setup();
-    char path[1024];
-    tp_peaks_cache_path(path, sizeof path);
-    struct tp_peaks p = {1, 1, 1, "", ""};
-    ck_assert_int_eq(tp_peaks_save(path, &p), 0);
-    FILE *f = fopen(path, "w");
-    fputs("tprof-peaks 1\npeak_gflops banana\npeak_gbps -3\n", f);
-    fclose(f);
     struct tp_peaks q;
-    ck_assert_int_eq(tp_peaks_load(path, &q), -1);
-    f = fopen(path, "w");
-    fputs("\x7f" "ELF garbage", f);
-    fclose(f);
-    ck_assert_int_eq(tp_peaks_load(path, &q), -1);
     struct tp_machine m = {0};
+    capture_begin();
+    ck_assert_int_eq(tp_peaks_load(path, &q), -1);
     ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 0), -1); /* no quick measurement allowed */
+    ck_assert_str_eq(capture_end(), ""); /* absent is not a problem worth a line */
     ck_assert_str_eq(m.source, "none");
     ck_assert(m.peak_gflops == 0 && m.peak_gbps == 0);
+    /* Only one peak from the environment: kept, the other unknown. */
+    ck_assert_int_eq(tp_peaks_resolve(&m, 7, 0, 0), -1);
+    ck_assert_str_eq(m.source, "env");
+    ck_assert(m.peak_gflops == 7 && m.peak_gbps == 0);
     free(m.source);
 }
 END_TEST
+
+static const struct {
+    const char *data, *why;
+} bad[] = {
+    {"tprof-peaks 1\npeak_gflops banana\npeak_gbps 3\n", "line 2: peak_gflops 'banana' is not valid"},
+    {"tprof-peaks 1\npeak_gflops nan\npeak_gbps 3\n", "line 2: peak_gflops 'nan' is not valid"},
+    {"tprof-peaks 1\npeak_gflops inf\npeak_gbps 3\n", "line 2: peak_gflops 'inf' is not valid"},
+    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps -3\n", "line 3: peak_gbps '-3' is not valid"},
+    {"tprof-peaks 1\npeak_gflops 0\npeak_gbps 3\n", "line 2: peak_gflops '0' is not valid"},
+    {"tprof-peaks 1\npeak_gflops 5x\npeak_gbps 3\n", "line 2: peak_gflops '5x' is not valid"},
+    {"tprof-peaks 1\npeak_gflops 1e400\npeak_gbps 3\n", "line 2: peak_gflops '1e400' is not valid"},
+    {"tprof-peaks 1\npeak_gflops 5\n", "no peak_gbps"},
+    {"tprof-peaks 1\npeak_gbps 5\n", "no peak_gflops"},
+    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\npeak_gflops 6\n", "line 4: peak_gflops given twice"},
+    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3", "truncated: no newline at the end"},
+    {"tprof-peaks 2\npeak_gflops 5\npeak_gbps 3\n", "first line is not 'tprof-peaks 1'"},
+    {"", "empty"},
+    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps\n", "line 3: 'peak_gbps' is not 'key value'"},
+    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\nthreads two\n", "line 4: threads 'two' is not valid"},
+    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\nmethod slow\n", "line 4: method 'slow' is not valid"},
+    {"\x7f" "ELF\x02\x01\x01\n", "first line is not 'tprof-peaks 1'"},
+};
+
+START_TEST(test_corrupt)
+{
+    char want[1200];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mkdir(dir, 0700);
+        char d[1100];
+        snprintf(d, sizeof d, "%s/tprof", dir);
+        mkdir(d, 0700);
+        write_file(path, bad[i].data, strlen(bad[i].data));
+        struct tp_peaks q;
+        struct tp_machine m = {0};
+        capture_begin();
+        int rc = tp_peaks_load(path, &q);
+        const char *err = capture_end();
+        snprintf(want, sizeof want, "tprof: %s: not a valid peaks cache (%s); ignoring it (run "
+                                    "`tprof calibrate --force`)\n", path, bad[i].why);
+        ck_assert_msg(rc == -2, "case %zu: rc %d", i, rc);
+        ck_assert_str_eq(err, want);
+        ck_assert(q.gflops == 0 && q.gbps == 0);
+        capture_begin();
+        ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 0), -1);
+        err = capture_end();
+        ck_assert_msg(lines(err) == 1 && strstr(err, bad[i].why), "case %zu: %s", i, err);
+        ck_assert_str_eq(m.source, "none");
+        ck_assert(m.peak_gflops == 0 && m.peak_gbps == 0);
+        free(m.source);
+    }
+}
+END_TEST
+
+START_TEST(test_corrupt_binary)
+{
+    struct tp_peaks q;
+    ck_assert_int_eq(tp_peaks_save(path, &sample), 0);
+    char big[9000];
+    memset(big, 'x', sizeof big);
+    write_file(path, big, sizeof big);
+    capture_begin();
+    ck_assert_int_eq(tp_peaks_load(path, &q), -2);
+    ck_assert(strstr(capture_end(), "(larger than 8192 bytes)"));
+    write_file(path, "tprof-peaks 1\npeak_gflops 5\0\npeak_gbps 3\n", 41);
+    capture_begin();
+    ck_assert_int_eq(tp_peaks_load(path, &q), -2);
+    ck_assert(strstr(capture_end(), "(contains a NUL byte)"));
+    unlink(path);
+    mkdir(path, 0700); /* a directory where the file should be */
+    capture_begin();
+    ck_assert_int_eq(tp_peaks_load(path, &q), -2);
+    const char *err = capture_end();
+    ck_assert_msg(lines(err) == 1 && strstr(err, "(Is a directory)"), "%s", err);
+    ck_assert_int_eq(tp_peaks_save(path, &sample), -1); /* cannot replace a directory */
+}
+END_TEST
+
+START_TEST(test_lenient)
+{
+    /* Unknown keys (a later tprof), blank lines, only the required keys: valid. */
+    const char *ok = "tprof-peaks 1\n\nfuture_key something\npeak_gbps 3.5\npeak_gflops 5\n";
+    char d[1100];
+    snprintf(d, sizeof d, "%s/tprof", dir);
+    mkdir(d, 0700);
+    write_file(path, ok, strlen(ok));
+    struct tp_peaks q;
+    capture_begin();
+    ck_assert_int_eq(tp_peaks_load(path, &q), 0);
+    ck_assert_str_eq(capture_end(), "");
+    ck_assert(q.gflops == 5 && q.gbps == 3.5 && q.gflops_1t == 0 && q.threads == 0);
+}
+END_TEST
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 START_TEST(test_quick_is_sane)
 {
-    setup();
     struct tp_machine m = {0};
+    double t0 = now();
     ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 1), 0);
+    double dt = now() - t0;
     ck_assert_str_eq(m.source, "quick");
-    ck_assert(m.peak_gflops > 0.1 && m.peak_gflops < 1e5);
-    ck_assert(m.peak_gbps > 0.1 && m.peak_gbps < 1e4);
+    ck_assert_msg(isfinite(m.peak_gflops) && m.peak_gflops > 0.1 && m.peak_gflops < 1e5, "%g",
+                  m.peak_gflops);
+    ck_assert_msg(isfinite(m.peak_gbps) && m.peak_gbps > 0.1 && m.peak_gbps < 1e4, "%g", m.peak_gbps);
+    ck_assert_msg(dt <= 1.0, "quick calibration took %.3f s", dt);
+    /* What the environment gives is not measured again. */
+    ck_assert_int_eq(tp_peaks_resolve(&m, 0, 42, 1), 0);
+    ck_assert_str_eq(m.source, "env+quick");
+    ck_assert(m.peak_gbps == 42 && m.peak_gflops > 0.1);
     free(m.source);
+    ck_assert_msg(access(path, F_OK) != 0, "a quick measurement must not be cached");
+}
+END_TEST
+
+START_TEST(test_measurements)
+{
+    int passes = 0;
+    double gbps = tp_calib_triad(0.02, 16u << 20, 2, &passes);
+    ck_assert_msg(gbps > 0.1 && gbps < 1e4, "%g", gbps);
+    ck_assert_int_ge(passes, 2);
+    ck_assert(tp_calib_triad(0.01, 0, 1, NULL) == 0); /* nothing to stream */
+    ck_assert_int_ge(tp_calib_cpus(), 1);
+
+    struct tp_blas_run r;
+    ck_assert_int_eq(tp_calib_sgemm("/nonexistent/libblas.so", 256, 1, 0.01, &r), -1);
+    ck_assert_str_eq(r.error, "no BLAS with cblas_sgemm could be loaded (tried /nonexistent/libblas.so)");
+    ck_assert_int_eq(tp_calib_sgemm("libm.so.6", 256, 1, 0.01, &r), -1); /* loads, no cblas_sgemm */
+    int rc = tp_calib_sgemm(NULL, 256, 1, 0.05, &r);
+    if (rc == -1)
+        return; /* no system BLAS: nothing more to measure (the shell test says so) */
+    ck_assert_msg(rc == 0, "%s", r.error);
+    ck_assert_msg(r.gflops > 0.1 && r.gflops < 1e5, "%g", r.gflops);
+    ck_assert_int_eq(r.n, 256);
+    ck_assert_int_ge(r.calls, 3);
+    ck_assert(r.path[0] == '/');
+    if (r.config[0]) /* OpenBLAS: it says how many threads it used */
+        ck_assert_int_eq(r.threads, 1);
 }
 END_TEST
 
@@ -91,10 +335,16 @@ int main(void)
     Suite *s = suite_create("peaks");
     TCase *tc = tcase_create("peaks");
     tcase_set_timeout(tc, 30);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_cache_path);
+    tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_env_wins);
-    tcase_add_test(tc, test_cache_round_trip);
-    tcase_add_test(tc, test_corrupt_cache);
+    tcase_add_test(tc, test_absent);
+    tcase_add_test(tc, test_corrupt);
+    tcase_add_test(tc, test_corrupt_binary);
+    tcase_add_test(tc, test_lenient);
     tcase_add_test(tc, test_quick_is_sane);
+    tcase_add_test(tc, test_measurements);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

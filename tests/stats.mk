@@ -1,3 +1,5 @@
+# Statistics and machine peaks: the histogram and the peaks cache (unit), tprof calibrate and
+# the library's use of the cache (shell).
 check_PROGRAMS += tests/check_histo tests/check_peaks
 tests_check_histo_SOURCES = tests/check_histo.c
 tests_check_histo_CFLAGS = $(TEST_CFLAGS)
@@ -5,4 +7,5 @@ tests_check_histo_LDADD = $(TEST_LIBS)
 tests_check_peaks_SOURCES = tests/check_peaks.c
 tests_check_peaks_CFLAGS = $(TEST_CFLAGS)
 tests_check_peaks_LDADD = $(TEST_LIBS) -ldl
-TESTS += tests/check_histo tests/check_peaks
+TESTS += tests/check_histo tests/check_peaks tests/calibrate.sh
+EXTRA_DIST += tests/calibrate.sh

@@ -1,0 +1,45 @@
+/* Measuring the machine (src/calib.c): peak FLOP/s and memory bandwidth for the roofline. */
+#ifndef TPROF_CALIB_H
+#define TPROF_CALIB_H
+
+#include <stddef.h>
+
+/* One sgemm measurement through a BLAS reached with dlopen + dlsym(handle). */
+struct tp_blas_run {
+    double gflops;          /* best of the timed calls */
+    int threads;            /* what the library reports using; 0 when it cannot say */
+    int calls;              /* timed calls */
+    int n;                  /* matrix size used: smaller than asked when a call would be slow */
+    char path[512];         /* the library file, symlinks resolved */
+    char config[256];       /* openblas_get_config(), or "" */
+    char error[256];        /* why it failed, when it did */
+};
+
+/* Best GFLOP/s of an n x n x n sgemm repeated for about `seconds` (n shrunk, not below 256, when
+ * a 256^3 probe says one call would take more than a third of that), with `threads` threads
+ * (0: the library's default), in a child process so that the thread count is set before the
+ * library initialises (OpenBLAS's openblas_set_num_threads when present, else
+ * OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, GOTO_NUM_THREADS, BLIS_NUM_THREADS and
+ * MKL_NUM_THREADS) and a crashing BLAS cannot take the caller down. lib: a file or soname to
+ * load, or NULL for libblas.so.3, then libopenblas.so.0, then libcblas.so.3.
+ * Returns 0, -1 when no BLAS with cblas_sgemm could be loaded, -2 when the measurement failed;
+ * out->error says why. For the CLI: it forks. */
+int tp_calib_sgemm(const char *lib, int n, int threads, double seconds, struct tp_blas_run *out);
+
+/* Synthetic single-precision peak: independent FMAs on the widest useful vector registers, on
+ * every allowed CPU, for about `seconds`. Needs no library, so it is safe in a profiled process
+ * at exit (after the program's BLAS may have run its destructors). GFLOP/s. */
+double tp_calib_fma(double seconds);
+
+/* STREAM triad a[i] = b[i] + s * c[i] over three mmap'd arrays of `bytes` each, one slice per
+ * thread (first touched by the thread that uses it), best pass after at least two and about
+ * `seconds`. Counts 24 bytes per element (2 reads, 1 write; not the write-allocate read), as
+ * STREAM does. GB/s, 0 if the arrays cannot be mapped. passes may be NULL. */
+double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes);
+
+/* CPUs this process may run on (sched_getaffinity), at least 1. */
+int tp_calib_cpus(void);
+/* Largest cache size listed for cpu0 in sysfs, 0 if none. */
+size_t tp_calib_llc_bytes(void);
+
+#endif
