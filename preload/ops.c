@@ -212,6 +212,9 @@ static int same_shape(const struct tp_shape_key *a, const struct tp_shape_key *b
            a->uplo == b->uplo;
 }
 
+/* A slot another thread (or an interrupted caller on this one: a signal handler) is still
+ * filling is skipped, never waited for; the same key may then get a second slot, and the report
+ * adds such slots up. */
 static void add_shape(struct op_rec *r, const struct tp_shape_key *k, uint64_t ticks, uint64_t fl,
                       uint64_t by)
 {
@@ -228,9 +231,7 @@ static void add_shape(struct op_rec *r, const struct tp_shape_key *k, uint64_t t
                 u = expect;
             }
         }
-        while (u == 1)
-            u = atomic_load_explicit(&s->used, memory_order_acquire);
-        if (same_shape(&s->key, k)) {
+        if (u == 2 && same_shape(&s->key, k)) {
             atomic_fetch_add_explicit(&s->calls, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&s->ticks, ticks, memory_order_relaxed);
             atomic_fetch_add_explicit(&s->flops, fl, memory_order_relaxed);
@@ -518,33 +519,45 @@ static void shape_desc(const struct tp_shape_key *k, char *out, size_t size)
 
 static void collect_shapes(struct op_rec *r, struct tp_op *o, double ratio)
 {
-    int n = 0;
-    for (int i = 0; i < MAX_SHAPES; i++)
-        if (atomic_load(&r->shapes[i].used) == 2)
-            n++;
+    /* One look at which slots are ready: others may be filled while the report is made. */
+    int ready[MAX_SHAPES], out_of[MAX_SHAPES], n = 0;
+    for (int i = 0; i < MAX_SHAPES; i++) {
+        ready[i] = atomic_load(&r->shapes[i].used) == 2;
+        n += ready[i];
+    }
     if (!n)
         return;
     o->shapes = calloc((size_t)n, sizeof *o->shapes);
     if (!o->shapes)
         return;
     for (int i = 0; i < MAX_SHAPES; i++) {
-        struct shape_rec *s = &r->shapes[i];
-        if (atomic_load(&s->used) != 2)
+        if (!ready[i])
             continue;
-        struct tp_shape *d = &o->shapes[o->nshapes++];
-        char desc[96];
-        d->m = s->key.m;
-        d->n = s->key.n;
-        d->k = s->key.k;
-        d->transa = s->key.transa;
-        d->transb = s->key.transb;
-        d->layout = s->key.layout ? layout_word(s->key.layout) : 0;
-        shape_desc(&s->key, desc, sizeof desc);
-        d->desc = strdup(desc);
-        d->calls = atomic_load(&s->calls);
-        d->total_ns = to_ns(atomic_load(&s->ticks), ratio);
-        d->flops = atomic_load(&s->flops);
-        d->bytes = atomic_load(&s->bytes);
+        struct shape_rec *s = &r->shapes[i];
+        int j = 0;
+        while (j < i && !(ready[j] && same_shape(&r->shapes[j].key, &s->key)))
+            j++;
+        struct tp_shape *d;
+        if (j < i) { /* a second slot of the same key (see add_shape) */
+            d = &o->shapes[out_of[j]];
+            out_of[i] = out_of[j];
+        } else {
+            char desc[96];
+            out_of[i] = (int)o->nshapes;
+            d = &o->shapes[o->nshapes++];
+            d->m = s->key.m;
+            d->n = s->key.n;
+            d->k = s->key.k;
+            d->transa = s->key.transa;
+            d->transb = s->key.transb;
+            d->layout = s->key.layout ? layout_word(s->key.layout) : 0;
+            shape_desc(&s->key, desc, sizeof desc);
+            d->desc = strdup(desc);
+        }
+        d->calls += atomic_load(&s->calls);
+        d->total_ns += to_ns(atomic_load(&s->ticks), ratio);
+        d->flops += atomic_load(&s->flops);
+        d->bytes += atomic_load(&s->bytes);
     }
 }
 
