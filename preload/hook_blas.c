@@ -143,11 +143,12 @@ static inline int begin(_Atomic int *id, const char *name, const char *kind)
         return -1;
     int e = errno;
     int i = atomic_load_explicit(id, memory_order_relaxed);
-    if (tp_unlikely(i < 0)) {
+    if (tp_unlikely(i == -1)) {
+        /* -2: the op table was full; it never empties, so do not ask (and lock) again */
         i = tp_op_intern(name, kind, TP_SRC_BLAS);
-        atomic_store_explicit(id, i, memory_order_relaxed);
+        atomic_store_explicit(id, i >= 0 ? i : -2, memory_order_relaxed);
     }
-    int pushed = tp_op_begin(i, 0, 0);
+    int pushed = i >= 0 && tp_op_begin(i, 0, 0);
     errno = e;
     return pushed ? i : -1;
 }
