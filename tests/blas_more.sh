@@ -72,3 +72,17 @@ if [ -n "${REFBLAS_SO:-}" ] && [ -f "$REFBLAS_SO" ]; then
 else
   echo "note: reference BLAS not found; only OpenBLAS checked"
 fi
+# An op table with room for 16 ops: the 16 CBLAS ops, called first, are recorded exactly; each of
+# the 15 Fortran ones is refused once (its wrapper does not ask again) and the report is partial.
+# TPROF_OPS matches nothing, so no PLT hook takes a place in the table.
+native=$(OPENBLAS_NUM_THREADS=1 "$TB/victims/v_blas_more") || fail "native run failed"
+out=$(OPENBLAS_NUM_THREADS=1 TPROF_OPS=zzz_none TPROF_MAX_OPS=16 TPROF_OUTPUT=none \
+      TPROF_JSON="$WORK/full.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_blas_more" 2>"$WORK/full.err") ||
+  fail "full table: victim failed"
+[ "$out" = "$native" ] || fail "full table: stdout changed: $out vs $native"
+[ ! -s "$WORK/full.err" ] || fail "full table: stderr: $(cat "$WORK/full.err")"
+cblas=$(echo "$expect" | grep '^cblas_')
+jcheck "$WORK/full.json" "len(d['ops']) == 16" "d['partial'] == True" \
+  "sorted(o['name'] for o in d['ops']) == sorted('''$cblas'''.split()[0::4])" \
+  "sum(o['calls'] for o in d['ops']) == sum(map(int, '''$cblas'''.split()[1::4]))" \
+  "'op table full (TPROF_MAX_OPS=16): ops with other names were not recorded (15 refused lookups)' in d['notes']"
