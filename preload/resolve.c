@@ -2,7 +2,12 @@
  *
  * dlsym(RTLD_NEXT) only sees the global scope. A BLAS that a plugin or a Python extension loaded
  * with RTLD_LOCAL is not there, yet the plugin's own PLT still binds to our wrapper (the preloaded
- * library comes first in every lookup scope): then every loaded object is asked in turn. */
+ * library comes first in every lookup scope): then every loaded object is asked in turn.
+ *
+ * A definition found is cached for good, so the object that holds it must stay: tprof takes a
+ * reference on it (dlopen RTLD_NOLOAD, never closed). Without that, a program that unloads a
+ * plugin and its BLAS and loads them again would have its next call jump into unmapped memory.
+ * The price: such a library stays mapped after the program's last dlclose of it. */
 #include "resolve.h"
 
 #include <dlfcn.h>
@@ -53,6 +58,15 @@ static int ask(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+/* Keep the object defining f loaded (see the top of this file). */
+static void pin(void *f)
+{
+    Dl_info info;
+    if (!dladdr(f, &info) || !info.dli_fname || !*info.dli_fname)
+        return; /* the main program: never unloaded */
+    (void)dlopen(info.dli_fname, RTLD_NOLOAD | RTLD_LAZY | RTLD_NODELETE);
+}
+
 void *tp_resolve_next(const char *name)
 {
     int e = errno;
@@ -64,6 +78,8 @@ void *tp_resolve_next(const char *name)
         dl_iterate_phdr(ask, &s);
         f = s.found;
     }
+    if (f)
+        pin(f);
     tp_guard = g;
     errno = e;
     return f;

@@ -12,8 +12,9 @@ struct tp_report;
 /* dlsym(RTLD_NEXT) first; when that fails (the library was loaded RTLD_LOCAL by a plugin or a
  * Python extension, so it is not in the global scope), every loaded object but the main program
  * and libtprof itself is asked through dlopen(RTLD_NOLOAD) + dlsym(handle), in load order.
- * NULL if no object defines it (yet). Runs under the recursion guard (a failing dlsym allocates)
- * and leaves errno as it found it. */
+ * NULL if no object defines it (yet). The object that defines it is kept loaded from then on, so
+ * the address stays valid. Runs under the recursion guard (a failing dlsym allocates) and leaves
+ * errno as it found it. */
 void *tp_resolve_next(const char *name);
 
 /* One interposed function: its real definition, found on first use and cached. While it is

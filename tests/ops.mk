@@ -9,9 +9,11 @@ tests_check_ops_LDADD = $(TEST_LIBS)
 TESTS += tests/check_ops
 
 # Victims not linked to any BLAS: they load it (or fail to) at run time.
-check_PROGRAMS += tests/victims/v_blas_plugin tests/victims/v_blas_missing
+check_PROGRAMS += tests/victims/v_blas_plugin tests/victims/v_blas_missing tests/victims/v_blas_reload
 tests_victims_v_blas_plugin_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_blas_plugin_LDADD = -ldl
+tests_victims_v_blas_reload_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_blas_reload_LDADD = -ldl
 tests_victims_v_blas_missing_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_blas_missing_LDADD = -ldl
 
@@ -42,6 +44,6 @@ tests_victims_v_blas_alloc_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_blas_alloc_LDADD = tests/victims/libtpfakeblas.so
 
 TESTS += tests/blas_alloc.sh tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
-	tests/blas_threads.sh
+	tests/blas_threads.sh tests/blas_reload.sh
 EXTRA_DIST += tests/blas_alloc.sh tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
-	tests/blas_threads.sh
+	tests/blas_threads.sh tests/blas_reload.sh
