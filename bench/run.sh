@@ -110,6 +110,7 @@ echo "allocation churn: $OPS malloc/free pairs per thread, 1024 live blocks per 
 echo "sizes 64 B - 4 MiB log-uniform; wall time, best of $REPS runs (configurations interleaved:"
 echo "other load on the machine only ever adds time)"
 [ -n "$HEAPTRACK" ] || echo "(heaptrack not installed: its rows are skipped; apt-get install heaptrack)"
+[ "$OPS" -ge 500000 ] || echo "(OPS=$OPS: runs this short are dominated by start-up, exit and noise; the ratios mean little)"
 
 for r in $(seq "$REPS"); do
     for t in 1 2; do
