@@ -5,7 +5,7 @@ EXAMPLE_CFLAGS = -std=gnu11 -Wall -Wextra -O2 -g -finstrument-functions \
 	-finstrument-functions-exclude-file-list=/usr/include $(OPENBLAS_CFLAGS)
 EXAMPLE_LIBS = $(OPENBLAS_LIBS) -lm
 noinst_HEADERS += examples/layers.h
-EXTRA_DIST += examples/questions.sh
+EXTRA_DIST += examples/questions.sh docs/examples.md
 
 if HAVE_OPENBLAS
 noinst_PROGRAMS = examples/mlp examples/cnn examples/transformer

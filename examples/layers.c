@@ -195,7 +195,8 @@ EX_NOINSTR int ex_option(int argc, char **argv, int *i, const char *name, const 
     if (a[n] != 0)
         return 0;
     if (*i + 1 >= argc) {
-        fprintf(stderr, "%s: %s needs a value\n", argv[0], name);
+        const char *prog = strrchr(argv[0], '/');
+        fprintf(stderr, "%s: %s needs a value\n", prog ? prog + 1 : argv[0], name);
         exit(2);
     }
     *value = argv[++*i];

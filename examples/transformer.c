@@ -13,7 +13,7 @@
  * target at every position is the sequence's mean, which only attention can gather. The loss is
  * the mean squared error.
  *
- *   transformer [--steps N] [--seq N]   N steps (default 60) of 2 sequences of length N (default
+ *   transformer [--steps N] [--seq N]   N steps (default 80) of 2 sequences of length N (default
  *                                       512); the loss is printed every 20 steps and at the end */
 #include <cblas.h>
 #include <math.h>
@@ -254,7 +254,7 @@ static void make_batch(float *x, float *target, int n)
 int main(int argc, char **argv)
 {
     const char *usage = "transformer [--steps N] [--seq N]";
-    int steps = 60, n = 512;
+    int steps = 80, n = 512;
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (ex_option(argc, argv, &i, "--steps", &v))
