@@ -129,6 +129,49 @@ static void maybe_grow(int g)
     pthread_mutex_unlock(&grow_lock);
 }
 
+/* A tombstone whose right neighbour is empty ends no probe chain that would otherwise reach a
+ * key, so it can become empty itself, and then so can a tombstone to its left. Without this every
+ * address the allocator ever handed out keeps a claimed slot, and the table grows with the
+ * allocations made instead of the blocks live (1,024 live blocks churned 10^6 times: 7
+ * generations, 8 MiB of cache-cold slots). */
+static void reclaim(struct gen *G, uint64_t i)
+{
+    for (uint64_t n = 0; n <= G->mask; n++, i--) {
+        if (atomic_load(&G->slots[(i + 1) & G->mask].key) != KEY_EMPTY)
+            return;
+        uintptr_t t = KEY_TOMB;
+        if (!atomic_compare_exchange_strong(&G->slots[i & G->mask].key, &t, KEY_EMPTY))
+            return;
+        atomic_fetch_sub_explicit(&G->used, 1, memory_order_relaxed);
+    }
+}
+
+/* p was placed at distance d from its home h: every slot between must stay non-empty, or lookups
+ * stop before p. Checked right to left: a slot only turns empty when its right neighbour is empty,
+ * so the slots seen non-empty from p leftwards stay so while p is in the table. If one turned
+ * empty meanwhile (reclaim() racing with this insert), p moves there; p is not yet known to the
+ * program, so nobody looks it up while it moves. */
+static void settle(struct gen *G, uint64_t h, uint64_t d, uintptr_t p, uint64_t val)
+{
+    while (d > 0) {
+        uint64_t b = d - 1;
+        struct slot *s = &G->slots[(h + b) & G->mask];
+        uintptr_t k = atomic_load(&s->key);
+        if (k != KEY_EMPTY) {
+            d = b;
+            continue;
+        }
+        if (!atomic_compare_exchange_strong(&s->key, &k, p))
+            continue; /* filled by someone else meanwhile: look at it again */
+        atomic_store_explicit(&s->val, val, memory_order_release);
+        atomic_fetch_add_explicit(&G->used, 1, memory_order_relaxed);
+        uintptr_t mine = p;
+        atomic_compare_exchange_strong(&G->slots[(h + d) & G->mask].key, &mine, KEY_TOMB);
+        reclaim(G, h + d);
+        d = b;
+    }
+}
+
 static int table_insert(uintptr_t p, uint64_t val)
 {
     for (int attempt = 0; attempt < 4; attempt++) {
@@ -140,24 +183,25 @@ static int table_insert(uintptr_t p, uint64_t val)
             uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
             if (k != KEY_EMPTY && k != KEY_TOMB)
                 continue;
-            if (atomic_compare_exchange_strong_explicit(&s->key, &k, p, memory_order_relaxed,
-                                                        memory_order_relaxed)) {
+            if (atomic_compare_exchange_strong(&s->key, &k, p)) {
                 /* Nobody reads the value before the program frees p, which it can only do
                  * after malloc returned it, i.e. after this store. */
                 atomic_store_explicit(&s->val, val, memory_order_release);
-                if (k == KEY_EMPTY) {
+                if (k == KEY_EMPTY)
                     atomic_fetch_add_explicit(&G->used, 1, memory_order_relaxed);
+                settle(G, h, i, p, val);
+                if (k == KEY_EMPTY)
                     maybe_grow(g);
-                }
                 return 0;
             }
+            i--; /* the slot changed under us: look at it again */
         }
         maybe_grow(g);
     }
     return -1;
 }
 
-/* Find p and replace its key with a tombstone; 1 and *val when found. */
+/* Find p and replace its key with a tombstone (then empty, where it can); 1 and *val when found. */
 static int table_remove(uintptr_t p, uint64_t *val)
 {
     for (int g = atomic_load_explicit(&ngens, memory_order_acquire) - 1; g >= 0; g--) {
@@ -171,8 +215,10 @@ static int table_remove(uintptr_t p, uint64_t *val)
             if (k != p)
                 continue;
             *val = atomic_load_explicit(&s->val, memory_order_relaxed);
-            if (atomic_compare_exchange_strong(&s->key, &k, KEY_TOMB))
+            if (atomic_compare_exchange_strong(&s->key, &k, KEY_TOMB)) {
+                reclaim(G, h + i);
                 return 1;
+            }
             return 0; /* someone else removed it: a double free in the program */
         }
     }
