@@ -36,14 +36,10 @@ typedef char *(*get_config_fn)(void);
 static void *map(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    /* Huge pages where the kernel allows them: 512 times fewer first-touch faults (most of a
-     * quick triad's time otherwise) and TLB misses that do not cut into the bandwidth. */
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    return p;
+    /* No MADV_HUGEPAGE: pages as the system gives a program's own arrays by default. (Asking
+     * for huge pages measured up to 2x more here, but only when the kernel found them, after
+     * compaction stalls of up to a second.) */
+    return p == MAP_FAILED ? NULL : p;
 }
 
 int tp_calib_cpus(void)
@@ -464,19 +460,20 @@ static void fma_work(struct member *m)
     m->sink += fma_run(*(int *)m->team->arg, FMA_ITERS);
 }
 
+static volatile double fma_sink; /* keeps the probes' work */
+
 /* FLOP per ns of one thread, best of a few short runs (to choose the vector width). */
 static double fma_probe(int width)
 {
-    double best = 0, sink = 0;
+    double best = 0;
     for (int i = 0; i < 4; i++) {
         uint64_t t0 = tp_now_ns();
-        sink += fma_run(width, FMA_ITERS / 8);
+        fma_sink = fma_run(width, FMA_ITERS / 8);
         double dt = (double)(tp_now_ns() - t0);
-        double rate = (double)(FMA_ITERS / 8) * 24 * width / dt;
-        if (dt > 0 && rate > best)
-            best = rate;
+        if (dt > 0 && (double)(FMA_ITERS / 8) * 24 * width / dt > best)
+            best = (double)(FMA_ITERS / 8) * 24 * width / dt;
     }
-    return best + sink * 0; /* sink keeps the work; it is finite */
+    return best;
 }
 
 double tp_calib_fma(double seconds)

@@ -52,12 +52,12 @@ static void progress(const char *what)
         fprintf(stderr, "tprof calibrate: %s...\n", what);
 }
 
-/* The triad arrays: at least 4x the last-level cache each and 64 MiB (quick: 1x and 32 MiB),
- * at most 1 GiB (quick: 256 MiB). */
+/* The triad arrays: at least 4x the last-level cache each and 64 MiB (quick: 2x and 32 MiB),
+ * at most 1 GiB (quick: 128 MiB). */
 static size_t triad_bytes(int quick)
 {
-    size_t llc = tp_calib_llc_bytes(), b = quick ? llc : 4 * llc;
-    size_t lo = (quick ? (size_t)32 : 64) << 20, hi = (quick ? (size_t)256 : 1024) << 20;
+    size_t llc = tp_calib_llc_bytes(), b = quick ? 2 * llc : 4 * llc;
+    size_t lo = (quick ? (size_t)32 : 64) << 20, hi = (quick ? (size_t)128 : 1024) << 20;
     return b < lo ? lo : b > hi ? hi : b;
 }
 
