@@ -189,6 +189,22 @@ static void note_alloc(void *p, size_t n, void *ra, uint64_t ns)
     tp_heap_alloc(p, n, ra, ns);
 }
 
+/* The common end of an allocating shim, entered with the guard held: record the block (or the
+ * failure), drop the guard, give the program the errno of the real call, and act on a signal
+ * that was deferred while we were inside the allocator. */
+static inline void *finish_alloc(void *p, size_t n, void *ra, uint64_t elapsed)
+{
+    int e = errno;
+    if (p)
+        note_alloc(p, n, ra, elapsed);
+    else
+        tp_heap_failed(elapsed);
+    tp_guard = 0;
+    errno = e;
+    tp_heap_after_hook();
+    return p;
+}
+
 /* The allocator's own time is sampled: one call in CLOCK_EVERY per thread is timed and counts
  * CLOCK_EVERY times. Reading the TSC twice on every call cost 10-15 ns per malloc/free pair. */
 #define CLOCK_EVERY 16
@@ -222,15 +238,7 @@ TP_EXPORT TP_NOINSTR void *malloc(size_t n)
     void *p;
     tp_guard = 1;
     TIMED(real_malloc(n), p);
-    int e = errno;
-    if (p)
-        note_alloc(p, n, ra, elapsed);
-    else
-        tp_heap_failed(elapsed);
-    tp_guard = 0;
-    errno = e;
-    tp_heap_after_hook();
-    return p;
+    return finish_alloc(p, n, ra, elapsed);
 }
 
 TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
@@ -244,15 +252,7 @@ TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
     void *p;
     tp_guard = 1;
     TIMED(real_calloc(n, m), p);
-    int e = errno;
-    if (p)
-        note_alloc(p, n * m, ra, elapsed); /* no overflow: the real calloc succeeded */
-    else
-        tp_heap_failed(elapsed);
-    tp_guard = 0;
-    errno = e;
-    tp_heap_after_hook();
-    return p;
+    return finish_alloc(p, n * m, ra, elapsed); /* no overflow: the real calloc succeeded */
 }
 
 TP_EXPORT TP_NOINSTR void free(void *p)
@@ -345,15 +345,7 @@ TP_EXPORT TP_NOINSTR void *realloc(void *p, size_t n)
         void *q;
         tp_guard = 1;
         TIMED(real_realloc(NULL, n), q);
-        int e = errno;
-        if (q)
-            note_alloc(q, n, ra, elapsed);
-        else
-            tp_heap_failed(elapsed);
-        tp_guard = 0;
-        errno = e;
-        tp_heap_after_hook();
-        return q;
+        return finish_alloc(q, n, ra, elapsed);
     }
     return do_realloc(p, n, ra, 0, 0, 0);
 }
@@ -380,15 +372,7 @@ TP_EXPORT TP_NOINSTR void *reallocarray(void *p, size_t cnt, size_t sz)
         void *q;
         tp_guard = 1;
         TIMED(real_reallocarray(NULL, cnt, sz), q);
-        int e = errno;
-        if (q)
-            note_alloc(q, n, ra, elapsed);
-        else
-            tp_heap_failed(elapsed);
-        tp_guard = 0;
-        errno = e;
-        tp_heap_after_hook();
-        return q;
+        return finish_alloc(q, n, ra, elapsed);
     }
     return do_realloc(p, n, ra, 1, cnt, sz);
 }
@@ -400,15 +384,7 @@ static void *aligned_common(aligned_alloc_fn fn, size_t align, size_t n, void *r
     void *p;
     tp_guard = 1;
     TIMED(fn(align, n), p);
-    int e = errno;
-    if (p)
-        note_alloc(p, n, ra, elapsed);
-    else
-        tp_heap_failed(elapsed);
-    tp_guard = 0;
-    errno = e;
-    tp_heap_after_hook();
-    return p;
+    return finish_alloc(p, n, ra, elapsed);
 }
 
 TP_EXPORT TP_NOINSTR int posix_memalign(void **out, size_t align, size_t n)
@@ -430,16 +406,9 @@ TP_EXPORT TP_NOINSTR int posix_memalign(void **out, size_t align, size_t n)
     void *p = NULL;
     tp_guard = 1;
     TIMED(real_posix_memalign(&p, align, n), rc);
-    int e = errno;
-    if (rc == 0) {
-        note_alloc(p, n, ra, elapsed);
+    finish_alloc(rc == 0 ? p : NULL, n, ra, elapsed);
+    if (rc == 0)
         *out = p; /* only on success: the spec leaves *out alone on error */
-    } else {
-        tp_heap_failed(elapsed);
-    }
-    tp_guard = 0;
-    errno = e;
-    tp_heap_after_hook();
     return rc;
 }
 
@@ -467,15 +436,7 @@ static void *valloc_common(valloc_fn fn, size_t n, void *ra)
     void *p;
     tp_guard = 1;
     TIMED(fn(n), p);
-    int e = errno;
-    if (p)
-        note_alloc(p, n, ra, elapsed);
-    else
-        tp_heap_failed(elapsed);
-    tp_guard = 0;
-    errno = e;
-    tp_heap_after_hook();
-    return p;
+    return finish_alloc(p, n, ra, elapsed);
 }
 
 TP_EXPORT TP_NOINSTR void *valloc(size_t n)

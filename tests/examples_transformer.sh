@@ -5,6 +5,9 @@
 # length, attention (built for it) takes more time than any other layer and its n x n
 # probabilities are the largest buffer of the step.
 . "$TS/lib.sh"
+# One BLAS thread: which op dominates is a matter of time, and a busy machine slows a thread pool
+# far more than one thread (the figures asserted exactly do not depend on it).
+export OPENBLAS_NUM_THREADS=1
 X="$TB/../examples/transformer"
 [ -x "$X" ] || { echo "SKIP: examples/transformer was not built (configure found no OpenBLAS)"; exit 77; }
 S=2 B=2 H=2 N=64
