@@ -7,37 +7,7 @@
 #include <string.h>
 
 #include "render.h"
-
-/* Length of the valid UTF-8 sequence at p (2 to 4 bytes, p[0] >= 0x80), or 0 when it is not
- * one: overlong forms, UTF-16 surrogates, code points beyond U+10FFFF and truncated sequences
- * are all refused, as strict parsers (Python's, for one) refuse them. */
-static int utf8_len(const unsigned char *p)
-{
-    unsigned c = p[0], lo = 0x80, hi = 0xBF;
-    int len;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4;
-    else
-        return 0;
-    if (c == 0xE0)
-        lo = 0xA0;
-    else if (c == 0xED)
-        hi = 0x9F;
-    else if (c == 0xF0)
-        lo = 0x90;
-    else if (c == 0xF4)
-        hi = 0x8F;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (int i = 2; i < len; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    return len;
-}
+#include "units.h"
 
 /* JSON string: quotes, backslash, control characters and DEL escaped; each byte that is not
  * part of valid UTF-8 becomes U+FFFD, so that the document always parses, strictly. */
@@ -69,7 +39,7 @@ static void jstr(struct tp_buf *b, const char *s)
             tp_buf_putc(b, (char)c);
             p++;
         } else {
-            int len = utf8_len(p);
+            int len = tp_utf8_len(p);
             if (len) {
                 tp_buf_put(b, (const char *)p, (size_t)len);
                 p += len;

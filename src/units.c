@@ -168,19 +168,10 @@ char *tp_fmt_frame(const struct tp_frame *f, char *out, size_t n)
     return out;
 }
 
-/* The character at p: its length in bytes (1 to 4; 1 for a byte that does not start valid
- * UTF-8), and in *ok whether it may be shown as is: not a control character (C0, DEL, C1), not
- * part of invalid UTF-8 (overlong forms, surrogates, beyond U+10FFFF, truncated sequences). */
-static int char_at(const unsigned char *p, int *ok)
+int tp_utf8_len(const unsigned char *p)
 {
-    unsigned c = p[0];
-    *ok = 0;
-    if (c < 0x80) {
-        *ok = c >= 0x20 && c != 0x7f;
-        return 1;
-    }
+    unsigned c = p[0], lo = 0x80, hi = 0xBF;
     int len;
-    unsigned lo = 0x80, hi = 0xBF;
     if (c >= 0xC2 && c <= 0xDF)
         len = 2;
     else if (c >= 0xE0 && c <= 0xEF)
@@ -188,7 +179,7 @@ static int char_at(const unsigned char *p, int *ok)
     else if (c >= 0xF0 && c <= 0xF4)
         len = 4;
     else
-        return 1;
+        return 0;
     if (c == 0xE0)
         lo = 0xA0;
     else if (c == 0xED)
@@ -198,10 +189,27 @@ static int char_at(const unsigned char *p, int *ok)
     else if (c == 0xF4)
         hi = 0x8F;
     if (p[1] < lo || p[1] > hi)
-        return 1;
+        return 0;
     for (int i = 2; i < len; i++)
         if ((p[i] & 0xC0) != 0x80)
-            return 1;
+            return 0;
+    return len;
+}
+
+/* The character at p: its length in bytes (1 to 4; 1 for a byte that does not start valid
+ * UTF-8), and in *ok whether it may be shown as is: not a control character (C0, DEL, C1), not
+ * part of invalid UTF-8. */
+static int char_at(const unsigned char *p, int *ok)
+{
+    unsigned c = p[0];
+    *ok = 0;
+    if (c < 0x80) {
+        *ok = c >= 0x20 && c != 0x7f;
+        return 1;
+    }
+    int len = tp_utf8_len(p);
+    if (!len)
+        return 1;
     *ok = !(c == 0xC2 && p[1] < 0xA0); /* U+0080..U+009F: C1 controls, one '?' */
     return len;
 }
