@@ -9,7 +9,7 @@ PKGS="build-essential autoconf automake libtool pkg-config \
   libunwind-dev uthash-dev check libdw-dev libelf-dev libjson-c-dev \
   libopenblas-dev libblas-dev python3 python3-jsonschema"
 # The benchmarks compare against heaptrack and uftrace: BENCH=1 scripts/setup.sh adds them.
-if [ "${BENCH:-0}" = 1 ]; then PKGS="$PKGS heaptrack uftrace bc"; fi
+if [ "${BENCH:-0}" = 1 ]; then PKGS="$PKGS heaptrack uftrace bc linux-perf valgrind"; fi
 missing=
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
