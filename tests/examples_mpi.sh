@@ -7,7 +7,8 @@
 # max / mean, exactly as computed from the two reports, and `tprof report` prints that table.
 . "$TS/lib.sh"
 X="$TB/../examples/mpi_mlp"
-[ -x "$X" ] || { echo "SKIP: examples/mpi_mlp was not built (configure found no OpenBLAS or no Open MPI)"; exit 77; }
+[ -x "$X" ] || {
+  echo "SKIP: examples/mpi_mlp was not built (configure found no OpenBLAS or no Open MPI)"; exit 77; }
 command -v mpirun > /dev/null 2>&1 || { echo "SKIP: no mpirun (apt-get install openmpi-bin)"; exit 77; }
 # Open MPI refuses root without these two; oversubscribe: 2 ranks also on a 1-core machine; one
 # host, shared memory only (plm isolated: no ssh; btl self,vader and pml ob1: no network or
