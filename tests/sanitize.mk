@@ -1,0 +1,24 @@
+# ./configure --enable-sanitizers: the CLI and the Check unit tests are built with ASan and UBSan
+# (any finding fails the test: -fno-sanitize-recover). libtprof.so never is: ASan must be the first
+# DSO of a process and replaces malloc, so an instrumented libtprof.so could not be preloaded into
+# an ordinary program, and its malloc shims would sit behind ASan's. The shared core is therefore
+# built twice, instrumented for the CLI and the tests, plain for the library. Shell scenarios go
+# through tests/sanitize_gate.sh, which runs the CLI ones and skips those that preload the library
+# (the normal build runs them). Included last: it extends what the other fragments define.
+if SANITIZE
+SAN_CFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+noinst_LTLIBRARIES += libtprofcore_san.la
+libtprofcore_san_la_SOURCES = $(libtprofcore_la_SOURCES)
+libtprofcore_san_la_CFLAGS = $(libtprofcore_la_CFLAGS) $(SAN_CFLAGS)
+TP_CORE = libtprofcore_san.la
+# Per-target CFLAGS also reach automake's link line, which is where -fsanitize must be too.
+tprof_CFLAGS += $(SAN_CFLAGS)
+TEST_CFLAGS += $(SAN_CFLAGS)
+AM_SH_LOG_FLAGS = $(srcdir)/tests/sanitize_gate.sh '$(SHELL)'
+# Instrumented code runs 2-3 times slower: Check's per-test time limits grow to match.
+AM_TESTS_ENVIRONMENT += export ASAN_OPTIONS=detect_leaks=1; \
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export CK_TIMEOUT_MULTIPLIER=3;
+else
+TP_CORE = libtprofcore.la
+endif
+EXTRA_DIST += tests/sanitize_gate.sh
