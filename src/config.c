@@ -387,8 +387,10 @@ int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn)
         }
     }
     if ((v = get("TPROF_TRACE_MAX"))) {
-        if (tp_parse_size(v, &u, &why) < 0 || u < 4096) {
-            warn_line(warn, "TPROF_TRACE_MAX", v, u < 4096 ? "below 4K" : why, "64M");
+        /* u is only set when the parse succeeds */
+        int bad = tp_parse_size(v, &u, &why) < 0;
+        if (bad || u < 4096) {
+            warn_line(warn, "TPROF_TRACE_MAX", v, bad ? why : "below 4K", "64M");
             nw++;
         } else {
             c->trace_max = u;
