@@ -2,6 +2,7 @@
  * ops.c; machine peaks from src/peaks.c. Runs once per report, with the guard held. */
 #include "collect.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "names.h"
 #include "internal.h"
 #include "ops.h"
+#include "optree.h"
 #include "path.h"
 #include "peaks.h"
 #include "sites.h"
@@ -93,6 +95,20 @@ static int is_allocator_frame(const struct tp_frame *f)
                            !strncmp(f->function, "operator new", 12));
 }
 
+/* A frame inside libtprof.so itself. */
+static int is_own_frame(const struct tp_frame *f)
+{
+    static char self[4096];
+    static int known = -1;
+    if (known < 0) {
+        Dl_info di;
+        known = dladdr((void *)&tp_collect, &di) && di.dli_fname && strlen(di.dli_fname) < sizeof self;
+        if (known)
+            strcpy(self, di.dli_fname);
+    }
+    return known && f->module && !strcmp(f->module, self);
+}
+
 static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_site *out)
 {
     uint32_t n;
@@ -107,11 +123,14 @@ static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_sit
     }
     for (uint32_t i = 0; i < n; i++) {
         tp_sym_frame(sym, pcs[i], 1, &out->frames[out->nframes]);
-        if (out->nframes == 0 && is_allocator_frame(&out->frames[0])) {
-            free(out->frames[0].function);
-            free(out->frames[0].file);
-            free(out->frames[0].module);
-            memset(&out->frames[0], 0, sizeof out->frames[0]);
+        /* tprof's own wrappers (a BLAS op that allocates) are not the program's call path. */
+        if (is_own_frame(&out->frames[out->nframes]) ||
+            (out->nframes == 0 && is_allocator_frame(&out->frames[0]))) {
+            struct tp_frame *f = &out->frames[out->nframes];
+            free(f->function);
+            free(f->file);
+            free(f->module);
+            memset(f, 0, sizeof *f);
             continue;
         }
         out->nframes++;
@@ -213,6 +232,7 @@ void tp_collect(struct tp_report *r, const char *why)
     collect_program(&r->program);
     collect_memory(r);
     tp_ops_collect(r);
+    tp_optree_collect(r);
     tp_names_collect(r);
     /* A quick measurement costs a quarter of a second: only when a roofline needs it. */
     int need = 0;

@@ -20,8 +20,10 @@
 #include "histo.h"
 #include "internal.h"
 #include "names.h"
+#include "optree.h"
 #include "report.h"
 #include "resolve.h"
+#include "trace.h"
 
 #define MAX_DEPTH 128
 #define MAX_SHAPES 64
@@ -47,6 +49,7 @@ struct op_rec {
 struct frame {
     int id;
     int recursive; /* the same op is open below: do not add to its total */
+    int node;      /* op-stack node (preload/optree.h) when TPROF_FOLDED is on */
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
     uint64_t hooks0; /* non-op instrumentation hooks run on this thread when the op began */
@@ -215,8 +218,8 @@ static int same_shape(const struct tp_shape_key *a, const struct tp_shape_key *b
 /* A slot another thread (or an interrupted caller on this one: a signal handler) is still
  * filling is skipped, never waited for; the same key may then get a second slot, and the report
  * adds such slots up. */
-static void add_shape(struct op_rec *r, const struct tp_shape_key *k, uint64_t ticks, uint64_t fl,
-                      uint64_t by)
+static int add_shape(struct op_rec *r, const struct tp_shape_key *k, uint64_t ticks, uint64_t fl,
+                     uint64_t by)
 {
     for (int i = 0; i < MAX_SHAPES; i++) {
         struct shape_rec *s = &r->shapes[i];
@@ -236,10 +239,11 @@ static void add_shape(struct op_rec *r, const struct tp_shape_key *k, uint64_t t
             atomic_fetch_add_explicit(&s->ticks, ticks, memory_order_relaxed);
             atomic_fetch_add_explicit(&s->flops, fl, memory_order_relaxed);
             atomic_fetch_add_explicit(&s->bytes, by, memory_order_relaxed);
-            return;
+            return i;
         }
     }
     atomic_fetch_add(&r->shapes_dropped, 1);
+    return -1;
 }
 
 /* Close frame i (the top of the stack) at time t. */
@@ -278,8 +282,11 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
         if (!atomic_load_explicit(&r->flops_known, memory_order_relaxed))
             atomic_store_explicit(&r->flops_known, 1, memory_order_relaxed);
     }
-    if (shape)
-        add_shape(r, shape, dur, fl, by);
+    int slot = shape ? add_shape(r, shape, dur, fl, by) : -1;
+    if (f->node != TP_OPTREE_NONE)
+        tp_optree_add(f->node, dur, self);
+    if (tp_trace_on)
+        tp_trace_call(f->id, f->t0, f->t0 + dur, fl, slot);
     if (skipped) {
         atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
@@ -310,6 +317,9 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->sp = sp;
     f->child = f->flops = f->bytes = 0;
     f->recursive = 0;
+    f->node = tp_optree_on ? tp_optree_child(stack.depth ? stack.f[stack.depth - 1].node
+                                                         : TP_OPTREE_NONE, id)
+                           : TP_OPTREE_NONE;
     for (int i = 0; i < stack.depth; i++)
         if (stack.f[i].id == id) {
             f->recursive = 1;
@@ -383,6 +393,22 @@ void tp_ops_on_alloc(size_t bytes)
 const char *tp_ops_name(int id)
 {
     return id >= 0 && id < atomic_load(&nrecs) ? recs[id].name : NULL;
+}
+
+const char *tp_ops_kind(int id)
+{
+    return id >= 0 && id < atomic_load(&nrecs) ? recs[id].kind : NULL;
+}
+
+static void shape_desc(const struct tp_shape_key *k, char *out, size_t size);
+
+int tp_ops_shape_desc(int id, int slot, char *out, size_t n)
+{
+    if (id < 0 || id >= atomic_load(&nrecs) || slot < 0 || slot >= MAX_SHAPES ||
+        atomic_load(&recs[id].shapes[slot].used) != 2)
+        return -1;
+    shape_desc(&recs[id].shapes[slot].key, out, n);
+    return 0;
 }
 
 uint64_t tp_ops_first_ns(void)
@@ -561,9 +587,17 @@ static void collect_shapes(struct op_rec *r, struct tp_op *o, double ratio)
     }
 }
 
+static double last_ratio;
+
+double tp_ops_ns_per_tick(void)
+{
+    return last_ratio > 0 ? last_ratio : (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
+}
+
 void tp_ops_collect(struct tp_report *r)
 {
     double ratio = (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
+    last_ratio = ratio;
     int n = atomic_load(&nrecs);
     r->ops = calloc(n ? (size_t)n : 1, sizeof *r->ops);
     if (!r->ops)

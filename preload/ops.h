@@ -56,6 +56,11 @@ void tp_op_add_work(uint64_t flops, uint64_t bytes);
 void tp_ops_on_alloc(size_t bytes);
 /* Name of op id (valid for the life of the process), NULL if unknown. */
 const char *tp_ops_name(int id);
+/* Kind of op id (matmul, conv, ...), NULL if unknown. */
+const char *tp_ops_kind(int id);
+/* The shape in slot `slot` of op id as the report writes it ("m=64 n=32 k=16 NN row"): 0, or -1
+ * when there is no such shape. */
+int tp_ops_shape_desc(int id, int slot, char *out, size_t n);
 /* CLOCK_MONOTONIC ns of the first op begin or step anywhere, 0 while none has happened. */
 uint64_t tp_ops_first_ns(void);
 
@@ -67,5 +72,8 @@ void tp_step_mark(void);
 /* Set-up (from tp_init, after the configuration is read) and the report (from tp_finish). */
 void tp_ops_init(void);
 void tp_ops_collect(struct tp_report *r);
+/* The nanoseconds per tick the last tp_ops_collect() used: other tables of the same report
+ * convert with it, so that their times add up exactly to the ops'. */
+double tp_ops_ns_per_tick(void);
 
 #endif

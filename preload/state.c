@@ -21,11 +21,13 @@
 #include "heap.h"
 #include "internal.h"
 #include "ops.h"
+#include "optree.h"
 #include "path.h"
 #include "render.h"
 #include "reporter.h"
 #include "report.h"
 #include "sites.h"
+#include "trace.h"
 
 _Atomic int tp_state = TP_BOOT;
 TP_TLS int tp_guard;
@@ -126,6 +128,8 @@ static void fork_child(void)
     tp_start_ns = tp_now_ns();
     tp_heap_fork_child();
     tp_ops_fork_child();
+    tp_optree_fork_child();
+    tp_trace_fork_child();
     tp_reporter_fork_child();
     tp_guard = g;
 }
@@ -151,6 +155,8 @@ void tp_init(void)
     tp_heap_init();
     tp_sites_init();
     tp_ops_init();
+    tp_optree_init();
+    tp_trace_init();
     tp_cyg_init();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     tp_exitpaths_init();
@@ -163,8 +169,10 @@ __attribute__((constructor)) static void tp_ctor(void)
 {
     tp_init();
     /* Threads are started here rather than in tp_init, which may run inside the first malloc. */
-    if (tp_running())
+    if (tp_running()) {
         tp_reporter_start();
+        tp_trace_start();
+    }
 }
 
 __attribute__((destructor)) static void tp_dtor(void)
@@ -188,16 +196,16 @@ static int report_path(const char *var, const char *tmpl, int sig_seq, char *pat
 
 /* Write a report file atomically (a temporary file renamed over the target), so that a reader,
  * or a program killed while a snapshot is written, never sees half a report. */
-static void write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b)
+static char *write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b)
 {
     char path[4096], tmp[4200];
     if (report_path(var, tmpl, sig_seq, path, sizeof path) < 0)
-        return;
+        return NULL;
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         tp_warn("%s: cannot write %s: %s", var, path, strerror(errno));
-        return;
+        return NULL;
     }
     int bad = tp_buf_write_fd(b, fd) < 0;
     int e = errno;
@@ -210,6 +218,50 @@ static void write_out(const char *var, const char *tmpl, int sig_seq, const stru
             e = errno;
         tp_warn("%s: writing %s failed: %s", var, path, strerror(e));
         unlink(tmp);
+        return NULL;
+    }
+    return strdup(path);
+}
+
+/* TPROF_FOLDED names the op-time file; the heap-at-peak file goes beside it: "x.folded" gives
+ * "x.heap.folded", any other name gets ".heap" appended. */
+static void heap_folded_template(const char *tmpl, char *out, size_t n)
+{
+    size_t len = strlen(tmpl);
+    if (len > 7 && !strcmp(tmpl + len - 7, ".folded"))
+        snprintf(out, n, "%.*s.heap.folded", (int)(len - 7), tmpl);
+    else
+        snprintf(out, n, "%s.heap", tmpl);
+}
+
+/* The trace and the folded stacks, before the report so that it can say what they hold. A
+ * periodic snapshot skips the trace: rewriting up to TPROF_TRACE_MAX bytes every period would
+ * cost the program more than the snapshot is worth; exit and TPROF_SIGNAL write it. */
+static void write_extras(struct tp_report *r, const char *why, int sig_seq)
+{
+    if (tp_cfg.trace && tp_trace_on && strcmp(why, "snapshot") != 0) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_trace_render(r, &b);
+        if (tp_buf_ok(&b))
+            r->outputs.trace = write_out("TPROF_TRACE", tp_cfg.trace, sig_seq, &b);
+        else
+            tp_warn("TPROF_TRACE: out of memory while rendering the trace; not written");
+        tp_buf_free(&b);
+    }
+    if (tp_cfg.folded) {
+        char heap[4200];
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_render_folded(r, TP_FOLDED_TIME, &b);
+        if (tp_buf_ok(&b))
+            r->outputs.folded_time = write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &b);
+        b.len = 0;
+        tp_render_folded(r, TP_FOLDED_HEAP, &b);
+        heap_folded_template(tp_cfg.folded, heap, sizeof heap);
+        if (tp_buf_ok(&b))
+            r->outputs.folded_heap = write_out("TPROF_FOLDED", heap, sig_seq, &b);
+        tp_buf_free(&b);
     }
 }
 
@@ -220,6 +272,7 @@ static void write_reports(const char *why, int sig_seq)
     tp_report_init(&r);
     tp_collect(&r, why);
     tp_analyze(&r);
+    write_extras(&r, why, sig_seq);
 
     if (strcmp(tp_cfg.output, "none") != 0) {
         struct tp_buf b;
@@ -234,7 +287,7 @@ static void write_reports(const char *why, int sig_seq)
                 tp_buf_write_fd(&b, 2) < 0) {
             }
         } else {
-            write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b);
+            free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b));
         }
         tp_buf_free(&b);
     }
@@ -242,7 +295,7 @@ static void write_reports(const char *why, int sig_seq)
         struct tp_buf b;
         tp_buf_init(&b);
         tp_render_json(&r, &b);
-        write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b);
+        free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b));
         tp_buf_free(&b);
     }
     tp_report_free(&r);

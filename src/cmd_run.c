@@ -32,6 +32,10 @@ static const struct {
     {"--trace-max", "TPROF_TRACE_MAX", "SIZE", "trace size budget (default 64M)"},
     {"--max-sites", "TPROF_MAX_SITES", "N", "call-site table capacity (default 131072)"},
     {"--json-sites", "TPROF_JSON_SITES", "N", "sites written to JSON (default 1000, 0 = all)"},
+    {"--trace-cap", "TPROF_TRACE_CAP", "N", "op calls drawn one by one in the trace (default 1000000)"},
+    {"--max-ops", "TPROF_MAX_OPS", "N", "op table capacity (default 1024)"},
+    {"--plt", "TPROF_PLT", "0|1", "0: do not hook shared-library exports through the PLT"},
+    {"--hook-ns", "TPROF_HOOK_NS", "NS", "cost of one non-op instrumentation hook (default measured)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 

@@ -545,6 +545,33 @@ static void read_report(struct ctx *c, struct json_object *root, struct tp_repor
     struct json_object *vd = object(c, root, "verdict", "");
     if (vd)
         read_verdict(c, vd, &r->verdict);
+    struct json_object *os = array(c, root, "op_stacks", "", &n);
+    if (n && !c->failed && (r->opstacks = table(c, n, sizeof *r->opstacks, "op_stacks"))) {
+        for (size_t i = 0; i < n && !c->failed; i++) {
+            struct json_object *e = element(c, os, i, "op_stacks", sub, sizeof sub);
+            if (!e)
+                break;
+            struct tp_opstack *s = &r->opstacks[r->nopstacks++];
+            s->ops = strings(c, e, "ops", sub, &s->depth);
+            s->calls = u64(c, e, "calls", sub);
+            s->total_ns = u64(c, e, "total_ns", sub);
+            s->self_ns = u64(c, e, "self_ns", sub);
+        }
+    }
+    r->opstacks_dropped = u64(c, root, "op_stacks_dropped", "");
+    struct json_object *out = object(c, root, "outputs", "");
+    if (out) {
+        struct tp_outputs *x = &r->outputs;
+        x->trace = str(c, out, "trace", "outputs");
+        x->trace_calls = u64(c, out, "trace_calls", "outputs");
+        x->trace_events = u64(c, out, "trace_events", "outputs");
+        x->trace_past_cap = u64(c, out, "trace_past_cap", "outputs");
+        x->trace_past_max = u64(c, out, "trace_past_max", "outputs");
+        x->trace_heap_samples = u64(c, out, "trace_heap_samples", "outputs");
+        x->trace_bytes = u64(c, out, "trace_bytes", "outputs");
+        x->folded_time = str(c, out, "folded_time", "outputs");
+        x->folded_heap = str(c, out, "folded_heap", "outputs");
+    }
 }
 
 /* Line and column (both from 1) of byte offset off. */

@@ -19,6 +19,17 @@ double tp_amdahl(double share, double factor);
 /* The JSON report (schema in docs/tprof.schema.json). */
 void tp_render_json(const struct tp_report *r, struct tp_buf *b);
 
+/* A JSON string literal (null for NULL), escaped as the report writer does it. */
+void tp_json_str(struct tp_buf *b, const char *s);
+
+/* Folded stacks ("frame;frame;frame value" per line, outermost frame first) for flamegraph.pl,
+ * speedscope and inferno. TP_FOLDED_TIME: op stacks, value = self time in ns, plus a line for
+ * the wall time outside any op; needs r->opstacks. TP_FOLDED_HEAP: call sites, value = bytes
+ * live at the heap peak, with the rest of the peak on one line so that the lines add up to the
+ * peak. Returns the number of lines. */
+enum tp_folded_kind { TP_FOLDED_TIME, TP_FOLDED_HEAP };
+size_t tp_render_folded(const struct tp_report *r, enum tp_folded_kind kind, struct tp_buf *b);
+
 struct tp_text_opts {
     int top;    /* rows per section */
     int width;  /* columns, 100 */

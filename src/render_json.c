@@ -52,6 +52,11 @@ static void jstr(struct tp_buf *b, const char *s)
     tp_buf_putc(b, '"');
 }
 
+void tp_json_str(struct tp_buf *b, const char *s)
+{
+    jstr(b, s);
+}
+
 /* Doubles: never NaN or Inf (not JSON: written as 0), in the fewest digits that read back as the
  * same double (0.6, not 0.59999999999999998), and with a decimal point whatever LC_NUMERIC the
  * profiled program chose. */
@@ -349,6 +354,44 @@ void tp_render_json(const struct tp_report *r, struct tp_buf *b)
             tp_buf_putc(b, '}');
         }
         tp_buf_puts(b, "]}");
+    }
+    tp_buf_putc(b, '\n');
+    key(&o, "op_stacks");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < r->nopstacks; i++) {
+        const struct tp_opstack *s = &r->opstacks[i];
+        struct obj z = {b, 0};
+        tp_buf_puts(b, i ? ",\n{" : "\n{");
+        key(&z, "ops");
+        tp_buf_putc(b, '[');
+        for (size_t d = 0; d < s->depth; d++) {
+            if (d)
+                tp_buf_putc(b, ',');
+            jstr(b, s->ops[d]);
+        }
+        tp_buf_putc(b, ']');
+        k_u64(&z, "calls", s->calls);
+        k_u64(&z, "total_ns", s->total_ns);
+        k_u64(&z, "self_ns", s->self_ns);
+        tp_buf_putc(b, '}');
+    }
+    tp_buf_puts(b, "]\n");
+    k_u64(&o, "op_stacks_dropped", r->opstacks_dropped);
+    key(&o, "outputs");
+    {
+        const struct tp_outputs *x = &r->outputs;
+        struct obj q = {b, 0};
+        tp_buf_putc(b, '{');
+        k_str(&q, "trace", x->trace);
+        k_u64(&q, "trace_calls", x->trace_calls);
+        k_u64(&q, "trace_events", x->trace_events);
+        k_u64(&q, "trace_past_cap", x->trace_past_cap);
+        k_u64(&q, "trace_past_max", x->trace_past_max);
+        k_u64(&q, "trace_heap_samples", x->trace_heap_samples);
+        k_u64(&q, "trace_bytes", x->trace_bytes);
+        k_str(&q, "folded_time", x->folded_time);
+        k_str(&q, "folded_heap", x->folded_heap);
+        tp_buf_putc(b, '}');
     }
     tp_buf_puts(b, "}\n");
 }

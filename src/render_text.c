@@ -671,6 +671,43 @@ static void sites(struct ctx *c)
     }
 }
 
+/* ---- other outputs ---- */
+
+static void outputs(struct ctx *c)
+{
+    const struct tp_outputs *x = &c->r->outputs;
+    if (!x->trace && !x->folded_time && !x->folded_heap)
+        return;
+    char a[32], b[32], line[5000];
+    heading(c, "OUTPUTS");
+    if (x->trace) {
+        tp_fmt_bytes(x->trace_bytes, a, sizeof a);
+        tp_fmt_count(x->trace_events, b, sizeof b);
+        snprintf(line, sizeof line, "%s (%s): %s op calls drawn one by one, %llu heap samples; open "
+                 "it in ui.perfetto.dev", x->trace, a, b, (unsigned long long)x->trace_heap_samples);
+        wrap(c, "trace: ", line, 2);
+        if (x->trace_past_cap) {
+            snprintf(line, sizeof line, "%s calls past TPROF_TRACE_CAP are summarised per op, not "
+                     "drawn one by one", tp_fmt_count(x->trace_past_cap, a, sizeof a));
+            wrap(c, "trace: ", line, 2);
+        }
+        if (x->trace_past_max) {
+            snprintf(line, sizeof line, "%s calls did not fit the TPROF_TRACE_MAX size budget and "
+                     "are summarised per op", tp_fmt_count(x->trace_past_max, a, sizeof a));
+            wrap(c, "trace: ", line, 2);
+        }
+    }
+    if (x->folded_time) {
+        snprintf(line, sizeof line, "%s (op self time in ns; flamegraph.pl, speedscope, inferno)",
+                 x->folded_time);
+        wrap(c, "op-time flame graph: ", line, 2);
+    }
+    if (x->folded_heap) {
+        snprintf(line, sizeof line, "%s (bytes live at the heap peak)", x->folded_heap);
+        wrap(c, "heap flame graph: ", line, 2);
+    }
+}
+
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
 {
     struct ctx c = {r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, 0};
@@ -711,5 +748,6 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
     verdict(&c);
     memory(&c);
     sites(&c);
+    outputs(&c);
     free(order);
 }

@@ -205,6 +205,15 @@ void tp_report_free(struct tp_report *r)
     for (size_t i = 0; i < r->verdict.namdahl; i++)
         free(r->verdict.amdahl[i].op);
     free(r->verdict.amdahl);
+    for (size_t i = 0; i < r->nopstacks; i++) {
+        for (size_t j = 0; j < r->opstacks[i].depth; j++)
+            free(r->opstacks[i].ops[j]);
+        free(r->opstacks[i].ops);
+    }
+    free(r->opstacks);
+    free(r->outputs.trace);
+    free(r->outputs.folded_time);
+    free(r->outputs.folded_heap);
     tp_report_init(r);
 }
 

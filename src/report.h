@@ -127,6 +127,26 @@ struct tp_steps {
     int64_t window_first, window_last; /* TPROF_SCHEDULE window (step indices), -1 if unset */
 };
 
+/* One path of nested ops (outermost first) with the time spent in its innermost op: the op-time
+ * flame graph (TPROF_FOLDED). */
+struct tp_opstack {
+    char **ops;                     /* op names, outermost first */
+    size_t depth;
+    uint64_t calls, self_ns, total_ns;
+};
+
+/* What the run wrote besides the report, and what the trace had to leave out. */
+struct tp_outputs {
+    char *trace;                    /* path of the Chrome trace written, NULL when none */
+    uint64_t trace_calls;           /* op calls the run recorded while the trace was on */
+    uint64_t trace_events;          /* of those, calls written as complete events */
+    uint64_t trace_past_cap;        /* calls summarised per op: past TPROF_TRACE_CAP */
+    uint64_t trace_past_max;        /* calls summarised per op: past TPROF_TRACE_MAX */
+    uint64_t trace_heap_samples;    /* heap counter samples written */
+    uint64_t trace_bytes;           /* size of the file */
+    char *folded_time, *folded_heap;/* paths of the folded-stack files written, NULL when none */
+};
+
 struct tp_report {
     int schema;
     char *tprof_version;
@@ -141,6 +161,10 @@ struct tp_report {
     struct tp_memory memory;
     struct tp_steps steps;          /* count == 0 when no step was seen */
     struct tp_verdict verdict;
+    struct tp_opstack *opstacks;    /* empty unless TPROF_FOLDED was set */
+    size_t nopstacks;
+    uint64_t opstacks_dropped;      /* op calls whose stack did not fit the table */
+    struct tp_outputs outputs;
 };
 
 void tp_report_init(struct tp_report *r);

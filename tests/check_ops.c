@@ -6,15 +6,20 @@
 #include <check.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "buf.h"
+#include "heap.h"
 #include "internal.h"
 #include "names.h"
 #include "ops.h"
+#include "optree.h"
 #include "report.h"
 #include "resolve.h"
+#include "trace.h"
 
 _Atomic int tp_state = TP_RUNNING;
 TP_TLS int tp_guard;
@@ -26,6 +31,14 @@ void tp_warn(const char *fmt, ...) { (void)fmt; }
 void *tp_calloc(size_t n, size_t m) { return calloc(n, m); }
 char *tp_strdup(const char *s) { return strdup(s); }
 void tp_resolve_collect(struct tp_report *r) { (void)r; }
+void tp_free(void *p) { free(p); }
+/* The heap as the trace's counter track sees it: a figure the tests set. */
+static uint64_t heap_live;
+void tp_heap_totals(struct tp_heap_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    t->live = heap_live;
+}
 
 static void setup_ops(int max_ops, int warmup)
 {
@@ -484,6 +497,169 @@ START_TEST(test_threads_exact)
 }
 END_TEST
 
+/* TPROF_FOLDED: one node per path of nested ops, with exact calls and self = total - children. */
+START_TEST(test_optree_paths)
+{
+    tp_config_defaults(&tp_cfg);
+    tp_cfg.warmup = 0;
+    tp_cfg.folded = strdup("x.folded");
+    tp_ops_init();
+    tp_optree_init();
+    ck_assert_int_eq(tp_optree_on, 1);
+    int a = tp_op_intern("fwd", "op", TP_SRC_INSTR), b = tp_op_intern("mm", "matmul", TP_SRC_BLAS),
+        c = tp_op_intern("relu", "op", TP_SRC_INSTR);
+    for (int rep_ = 0; rep_ < 3; rep_++) {
+        tp_op_begin(a, 1, 0);
+        tp_op_begin(b, 2, 0);
+        sleep_ms(2);
+        tp_op_end(b, 2, 0, 0, 0, NULL);
+        tp_op_begin(c, 3, 0);
+        tp_op_begin(b, 2, 0); /* mm inside relu: a different path from mm inside fwd */
+        tp_op_end(b, 2, 0, 0, 0, NULL);
+        tp_op_end(c, 3, 0, 0, 0, NULL);
+        tp_op_end(a, 1, 0, 0, 0, NULL);
+    }
+    tp_op_begin(b, 2, 0); /* mm at the outermost level */
+    tp_op_end(b, 2, 0, 0, 0, NULL);
+    tp_report_init(&rep);
+    tp_ops_collect(&rep);
+    tp_optree_collect(&rep);
+    ck_assert_uint_eq(rep.nopstacks, 5);
+    uint64_t self_sum = 0, mm_calls = 0;
+    int seen = 0;
+    for (size_t i = 0; i < rep.nopstacks; i++) {
+        const struct tp_opstack *s = &rep.opstacks[i];
+        char path[128] = "";
+        for (size_t d = 0; d < s->depth; d++) {
+            strcat(path, d ? ";" : "");
+            strcat(path, s->ops[d]);
+        }
+        self_sum += s->self_ns;
+        ck_assert_uint_le(s->self_ns, s->total_ns);
+        uint64_t want = 3;
+        if (!strcmp(path, "fwd"))
+            seen |= 1;
+        else if (!strcmp(path, "fwd;mm")) {
+            seen |= 2;
+            mm_calls += s->calls;
+            ck_assert_uint_ge(s->self_ns, 6000000);
+        } else if (!strcmp(path, "fwd;relu"))
+            seen |= 4;
+        else if (!strcmp(path, "fwd;relu;mm")) {
+            seen |= 8;
+            mm_calls += s->calls;
+        } else if (!strcmp(path, "mm")) {
+            seen |= 16;
+            mm_calls += s->calls;
+            want = 1;
+        }
+        else
+            ck_abort_msg("unexpected path %s", path);
+        ck_assert_uint_eq(s->calls, want);
+    }
+    ck_assert_int_eq(seen, 31);
+    ck_assert_uint_eq(mm_calls, op("mm")->calls);
+    /* The paths' self times are the ops' self times, split by path. */
+    uint64_t op_self = op("fwd")->self_ns + op("mm")->self_ns + op("relu")->self_ns;
+    ck_assert_uint_le(self_sum > op_self ? self_sum - op_self : op_self - self_sum, 5);
+    ck_assert_uint_eq(rep.opstacks_dropped, 0);
+}
+END_TEST
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void setup_trace(uint64_t cap, uint64_t max)
+{
+    tp_config_defaults(&tp_cfg);
+    tp_cfg.warmup = 0;
+    tp_cfg.trace = strdup("t.json");
+    tp_cfg.trace_cap = cap;
+    tp_cfg.trace_max = max;
+    tp_ops_init();
+    tp_trace_init();
+    ck_assert_int_eq(tp_trace_on, 1);
+}
+
+static void render_trace(struct tp_buf *b, uint64_t peak)
+{
+    tp_report_init(&rep);
+    tp_ops_collect(&rep);
+    rep.program.pid = 42;
+    rep.program.wall_ns = 1000000;
+    rep.memory.peak_bytes = peak;
+    rep.memory.peak_ns = 500;
+    tp_buf_init(b);
+    tp_trace_render(&rep, b);
+    ck_assert(tp_buf_ok(b));
+}
+
+/* Every call under the cap is an event; calls past it are summarised per op, with their count. */
+START_TEST(test_trace_cap)
+{
+    setup_trace(5, 64 << 20);
+    int a = tp_op_intern("gemm_op", "matmul", TP_SRC_BLAS), b = tp_op_intern("norm_op", "norm", TP_SRC_INSTR);
+    struct tp_shape_key k = {.m = 2, .n = 3, .k = 4, .transa = 'N', .transb = 'N', .layout = 'R'};
+    for (int i = 0; i < 6; i++) {
+        tp_op_begin(a, 1, 0);
+        tp_op_end(a, 1, 0, 48, 0, &k);
+    }
+    for (int i = 0; i < 2; i++) {
+        tp_op_begin(b, 2, 0);
+        tp_op_end(b, 2, 0, 0, 0, NULL);
+    }
+    heap_live = 777;
+    struct tp_buf t;
+    render_trace(&t, 4096);
+    const char *s = tp_buf_str(&t);
+    ck_assert_uint_eq(rep.outputs.trace_calls, 8);
+    ck_assert_uint_eq(rep.outputs.trace_events, 5);
+    ck_assert_uint_eq(rep.outputs.trace_past_cap, 3);
+    ck_assert_uint_eq(rep.outputs.trace_past_max, 0);
+    ck_assert_uint_eq(count(s, "\"ph\":\"X\",\"name\":\"gemm_op\",\"cat\":\"matmul\""), 5);
+    ck_assert_uint_eq(count(s, "\"shape\":\"m=2 n=3 k=4 NN row\",\"flops\":48"), 5);
+    ck_assert_uint_eq(count(s, "\"name\":\"gemm_op (1 calls summarised)\""), 1);
+    ck_assert_uint_eq(count(s, "\"name\":\"norm_op (2 calls summarised)\""), 1);
+    ck_assert_uint_eq(count(s, "\"why\":\"past TPROF_TRACE_CAP\""), 2);
+    /* the exact peak and the live bytes at exit are on the heap track */
+    ck_assert_uint_eq(count(s, "\"ts\":0.500,\"args\":{\"live_bytes\":4096}"), 1);
+    ck_assert_uint_eq(count(s, "\"name\":\"heap\""), 2);
+    ck_assert_uint_eq(count(s, "\"events\":5,\"summarised_past_cap\":3,"), 1);
+    ck_assert_uint_eq(rep.outputs.trace_bytes, t.len);
+    tp_buf_free(&t);
+}
+END_TEST
+
+/* Past the size budget, events stop and the rest is summarised: the file never exceeds it. */
+START_TEST(test_trace_budget)
+{
+    setup_trace(1000000, 8192);
+    int a = tp_op_intern("a_rather_long_op_name_for_the_budget", "op", TP_SRC_INSTR);
+    for (int i = 0; i < 500; i++) {
+        tp_op_begin(a, 1, 0);
+        tp_op_end(a, 1, 0, 0, 0, NULL);
+    }
+    struct tp_buf t;
+    render_trace(&t, 100);
+    ck_assert_uint_le(t.len, 8192);
+    ck_assert_uint_eq(rep.outputs.trace_calls, 500);
+    ck_assert_uint_eq(rep.outputs.trace_past_cap, 0);
+    ck_assert_uint_gt(rep.outputs.trace_events, 10);
+    ck_assert_uint_gt(rep.outputs.trace_past_max, 0);
+    ck_assert_uint_eq(rep.outputs.trace_events + rep.outputs.trace_past_max, 500);
+    char want[128];
+    snprintf(want, sizeof want, "(%llu calls summarised)", (unsigned long long)rep.outputs.trace_past_max);
+    ck_assert_uint_eq(count(tp_buf_str(&t), want), 1);
+    ck_assert_uint_eq(count(tp_buf_str(&t), "past TPROF_TRACE_MAX"), 1);
+    tp_buf_free(&t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ops");
@@ -505,6 +681,9 @@ int main(void)
     tcase_add_test(tc, test_step_function);
     tcase_add_test(tc, test_schedule_marks);
     tcase_add_test(tc, test_threads_exact);
+    tcase_add_test(tc, test_optree_paths);
+    tcase_add_test(tc, test_trace_cap);
+    tcase_add_test(tc, test_trace_budget);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

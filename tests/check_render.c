@@ -484,6 +484,32 @@ static void model_full(struct tp_report *r)
             2500000, 37800000, 38300000);
     r->steps.window_first = 10;
     r->steps.window_last = 59;
+
+    /* TPROF_TRACE and TPROF_FOLDED were set: the OUTPUTS section and the op stacks. */
+    r->opstacks = calloc(2, sizeof *r->opstacks);
+    r->opstacks[0].ops = calloc(2, sizeof(char *));
+    r->opstacks[0].ops[0] = S("conv2d_forward");
+    r->opstacks[0].ops[1] = S("cblas_sgemm");
+    r->opstacks[0].depth = 2;
+    r->opstacks[0].calls = 5000;
+    r->opstacks[0].total_ns = 500000000;
+    r->opstacks[0].self_ns = 500000000;
+    r->opstacks[1].ops = calloc(1, sizeof(char *));
+    r->opstacks[1].ops[0] = S("conv2d_forward");
+    r->opstacks[1].depth = 1;
+    r->opstacks[1].calls = 500;
+    r->opstacks[1].total_ns = 650000000;
+    r->opstacks[1].self_ns = 150000000;
+    r->nopstacks = 2;
+    r->outputs.trace = S("/tmp/run/trace.json");
+    r->outputs.trace_calls = 1500000;
+    r->outputs.trace_events = 1000000;
+    r->outputs.trace_past_cap = 450000;
+    r->outputs.trace_past_max = 50000;
+    r->outputs.trace_heap_samples = 8193;
+    r->outputs.trace_bytes = 67100000;
+    r->outputs.folded_time = S("/tmp/run/run.folded");
+    r->outputs.folded_heap = S("/tmp/run/run.heap.folded");
 }
 
 /* No op at all: a heap-only program, machine peaks unknown. */

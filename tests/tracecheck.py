@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Check a Chrome trace and folded stacks against the JSON report of the same run.
+
+tracecheck.py REPORT.json trace TRACE.json [--cap N] [--max BYTES]
+tracecheck.py REPORT.json folded TIME.folded HEAP.folded
+
+trace: the file parses; every event is well formed (ph, name, pid, ts >= 0, dur >= 0 for X,
+tid for X and M); per op, the complete events plus the summarised calls equal the report's calls;
+with no cap or budget hit, every call is an event; nested events lie inside their parent on the
+same thread; the heap counter track holds the exact peak; thread names are given for every tid
+that has events; otherData and the report's outputs agree; with --max the file fits.
+folded: every line is "frames value" with an integer value; op-time lines match the report's
+op_stacks and add up to the ops' self time plus the time outside ops; heap lines add up to the
+peak exactly. Prints what is wrong and exits 1."""
+import json
+import os
+import re
+import sys
+
+LINE = re.compile(r"^(\S.*) (\d+)$")
+
+
+def bad(msg):
+    print("tracecheck:", msg)
+    sys.exit(1)
+
+
+def check_trace(d, path, cap, budget):
+    size = os.path.getsize(path)
+    try:
+        t = json.load(open(path))
+    except Exception as e:  # noqa: BLE001 - any parse failure is the finding
+        bad(f"{path} does not parse: {e}")
+    if budget is not None and size > budget:
+        bad(f"{path} is {size} bytes, over the budget {budget}")
+    ev = t.get("traceEvents")
+    if not isinstance(ev, list) or not ev:
+        bad("no traceEvents")
+    calls = {o["name"]: o["calls"] for o in d["ops"]}
+    xs, summ, counters, names, procs = {}, {}, [], {}, 0
+    by_tid = {}
+    for e in ev:
+        ph = e.get("ph")
+        if ph not in ("X", "C", "M") or not isinstance(e.get("name"), str) or not isinstance(e.get("pid"), int):
+            bad(f"malformed event {e}")
+        if e["pid"] != d["program"]["pid"]:
+            bad(f"event of pid {e['pid']}, the run was {d['program']['pid']}")
+        if ph == "M":
+            if e["name"] == "thread_name":
+                names[e["tid"]] = e["args"]["name"]
+            elif e["name"] == "process_name":
+                procs += 1
+            continue
+        if not isinstance(e.get("ts"), (int, float)) or e["ts"] < 0:
+            bad(f"bad ts in {e}")
+        if ph == "C":
+            if e["name"] != "heap" or not isinstance(e["args"].get("live_bytes"), int):
+                bad(f"bad counter {e}")
+            counters.append(e)
+            continue
+        if not isinstance(e.get("dur"), (int, float)) or e["dur"] < 0 or not isinstance(e.get("tid"), int):
+            bad(f"bad complete event {e}")
+        if e.get("cat") == "summary":
+            name = e["name"].rsplit(" (", 1)[0]
+            summ[name] = summ.get(name, 0) + e["args"]["calls"]
+            continue
+        if e["name"] not in calls:
+            bad(f"event of an op not in the report: {e['name']}")
+        xs[e["name"]] = xs.get(e["name"], 0) + 1
+        by_tid.setdefault(e["tid"], []).append(e)
+    out, other = d["outputs"], t["otherData"]
+    for name, n in calls.items():
+        if xs.get(name, 0) + summ.get(name, 0) != n:
+            bad(f"{name}: {xs.get(name, 0)} events + {summ.get(name, 0)} summarised != {n} calls")
+    total = sum(calls.values())
+    if out["trace_events"] != sum(xs.values()) or other["events"] != out["trace_events"]:
+        bad(f"events: report {out['trace_events']}, file {other['events']}, counted {sum(xs.values())}")
+    if out["trace_past_cap"] + out["trace_past_max"] != sum(summ.values()):
+        bad("summarised calls in the report and in the file differ")
+    if out["trace_calls"] != total:
+        bad(f"trace_calls {out['trace_calls']} != {total} op calls")
+    if cap is not None and out["trace_events"] + out["trace_past_max"] > cap:
+        bad(f"more than {cap} calls kept")
+    if cap is None and budget is None and sum(summ.values()):
+        bad("calls were summarised with neither cap nor budget hit")
+    if out["trace_bytes"] != size:
+        bad(f"trace_bytes {out['trace_bytes']} != file size {size}")
+    if procs != 1:
+        bad("no process name")
+    for tid in by_tid:
+        if tid not in names:
+            bad(f"tid {tid} has events but no thread_name")
+    # Nesting: on one thread, events either nest or do not overlap (0.002 us of rounding).
+    for tid, es in by_tid.items():
+        es.sort(key=lambda e: (e["ts"], -e["dur"]))
+        open_ = []
+        for e in es:
+            while open_ and e["ts"] >= open_[-1]["ts"] + open_[-1]["dur"] - 0.002:
+                open_.pop()
+            if open_ and e["ts"] + e["dur"] > open_[-1]["ts"] + open_[-1]["dur"] + 0.002:
+                bad(f"events overlap without nesting on tid {tid}: {open_[-1]} and {e}")
+            open_.append(e)
+    peak = d["memory"]["peak_bytes"]
+    if peak and not any(c["args"]["live_bytes"] == peak for c in counters):
+        bad(f"the heap track does not hold the peak {peak}")
+    if any(c["args"]["live_bytes"] > peak for c in counters):
+        bad("a heap sample above the peak")
+    if len(counters) != out["trace_heap_samples"]:
+        bad(f"{len(counters)} heap samples, report says {out['trace_heap_samples']}")
+    return names, by_tid
+
+
+def read_folded(path):
+    lines = {}
+    for n, line in enumerate(open(path), 1):
+        m = LINE.match(line.rstrip("\n"))
+        if not m:
+            bad(f"{path}:{n}: not 'frames value': {line!r}")
+        if m.group(1) in lines:
+            bad(f"{path}:{n}: stack written twice")
+        lines[m.group(1)] = int(m.group(2))
+    return lines
+
+
+def check_folded(d, time_path, heap_path):
+    tl = read_folded(time_path)
+    want = {";".join(s["ops"]): s["self_ns"] for s in d["op_stacks"] if s["self_ns"]}
+    got = {k: v for k, v in tl.items() if k != "[outside ops]"}
+    if got != want:
+        bad(f"op-time lines {got} != op_stacks {want}")
+    self_sum = sum(o["self_ns"] for o in d["ops"])
+    if abs(sum(got.values()) - self_sum) > len(got) + 1:
+        bad(f"op-time lines add to {sum(got.values())}, the ops' self time to {self_sum}")
+    if tl.get("[outside ops]", 0) != d["verdict"]["outside_ops_ns"]:
+        bad("[outside ops] is not the report's outside_ops_ns")
+    hl = read_folded(heap_path)
+    if sum(hl.values()) != d["memory"]["peak_bytes"]:
+        bad(f"heap lines add to {sum(hl.values())}, the peak is {d['memory']['peak_bytes']}")
+    return tl, hl
+
+
+def main():
+    a = sys.argv[1:]
+    d = json.load(open(a[0]))
+    if a[1] == "trace":
+        cap = int(a[a.index("--cap") + 1]) if "--cap" in a else None
+        budget = int(a[a.index("--max") + 1]) if "--max" in a else None
+        names, by_tid = check_trace(d, a[2], cap, budget)
+        if "--names" in a:
+            want = a[a.index("--names") + 1].split(",")
+            have = [names[t] for t in by_tid]
+            for w in want:
+                if not any(h.startswith(w + " ") for h in have):
+                    bad(f"no thread named {w} among {have}")
+    elif a[1] == "folded":
+        tl, hl = check_folded(d, a[2], a[3])
+        for want in a[4:]:  # "time:stack=value" / "heap:stack=value": the lines whose stack
+            kind, rest = want.split(":", 1)  # is or ends with ";stack" add up to value
+            k, v = rest.rsplit("=", 1)
+            lines = tl if kind == "time" else hl
+            got = sum(n for s, n in lines.items() if s == k or s.endswith(";" + k))
+            if got != int(v):
+                bad(f"{kind} lines ending in {k!r}: want {v}, have {got}")
+    else:
+        bad("usage")
+
+
+main()
