@@ -26,7 +26,7 @@
 #include "trace.h"
 
 #define MAX_DEPTH 128
-#define MAX_SHAPES 64
+#define MAX_SHAPES TP_OPS_MAX_SHAPES
 
 struct shape_rec {
     struct tp_shape_key key;

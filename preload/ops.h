@@ -56,6 +56,9 @@ void tp_op_add_work(uint64_t flops, uint64_t bytes);
 void tp_ops_on_alloc(size_t bytes);
 /* Name of op id (valid for the life of the process), NULL if unknown. */
 const char *tp_ops_name(int id);
+/* Shapes kept per op (slots of tp_ops_shape_desc). */
+#define TP_OPS_MAX_SHAPES 64
+
 /* Kind of op id (matmul, conv, ...), NULL if unknown. */
 const char *tp_ops_kind(int id);
 /* The shape in slot `slot` of op id as the report writes it ("m=64 n=32 k=16 NN row"): 0, or -1

@@ -39,6 +39,11 @@ static int reserve(struct tp_buf *b, size_t n)
     return 0;
 }
 
+int tp_buf_reserve(struct tp_buf *b, size_t n)
+{
+    return reserve(b, n);
+}
+
 void tp_buf_put(struct tp_buf *b, const char *s, size_t n)
 {
     if (reserve(b, n) < 0)

@@ -14,6 +14,8 @@ struct tp_buf {
 
 void tp_buf_init(struct tp_buf *b);
 void tp_buf_free(struct tp_buf *b);
+/* Make room for n more bytes at once (a large render then never copies itself as it grows). */
+int tp_buf_reserve(struct tp_buf *b, size_t n);
 void tp_buf_put(struct tp_buf *b, const char *s, size_t n);
 void tp_buf_puts(struct tp_buf *b, const char *s);
 void tp_buf_putc(struct tp_buf *b, char c);
