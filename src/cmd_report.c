@@ -11,13 +11,15 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tprof report FILE.json [--top N] [--format text|json]\n"
+    fprintf(f, "usage: tprof report FILE.json [--top N] [--format text|json|folded|folded-heap]\n"
                "                    [--peak-gflops X --peak-gbps Y]\n\n"
                "Renders a report written with TPROF_JSON (or `tprof run --json`) again, as text\n"
                "or JSON. Derived figures are recomputed; new machine peaks re-derive every op's\n"
                "bound and efficiency and the verdict.\n\n"
                "  --top N          rows per section (default 10)\n"
-               "  --format F       text (default) or json\n"
+               "  --format F       text (default), json, folded (op time in ns, from op_stacks:\n"
+               "                   the run needs TPROF_FOLDED) or folded-heap (bytes live at\n"
+               "                   the heap peak per call site), for flamegraph.pl\n"
                "  --peak-gflops X  machine peak GFLOP/s for the roofline\n"
                "  --peak-gbps Y    machine peak GB/s for the roofline\n"
                "  -                as FILE reads stdin\n");
@@ -42,8 +44,10 @@ int tp_cmd_report(int argc, char **argv)
             }
             i++;
         } else if (!strcmp(a, "--format") && v) {
-            if (strcmp(v, "text") && strcmp(v, "json")) {
-                fprintf(stderr, "tprof report: --format %s: expected text or json\n", v);
+            if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "folded") &&
+                strcmp(v, "folded-heap")) {
+                fprintf(stderr, "tprof report: --format %s: expected text, json, folded or "
+                                "folded-heap\n", v);
                 return 2;
             }
             format = v;
@@ -94,6 +98,13 @@ int tp_cmd_report(int argc, char **argv)
     tp_buf_init(&b);
     if (!strcmp(format, "json")) {
         tp_render_json(&r, &b);
+    } else if (!strcmp(format, "folded-heap")) {
+        tp_render_folded(&r, TP_FOLDED_HEAP, &b);
+    } else if (!strcmp(format, "folded")) {
+        if (r.nops && !r.nopstacks)
+            fprintf(stderr, "tprof report: %s has no op stacks (the run did not set TPROF_FOLDED): "
+                            "only the time outside ops is written\n", file);
+        tp_render_folded(&r, TP_FOLDED_TIME, &b);
     } else {
         struct tp_text_opts o = {(int)top, 100};
         tp_render_text(&r, &o, &b);

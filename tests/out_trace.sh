@@ -22,6 +22,11 @@ python3 "$TS/tracecheck.py" "$WORK/r.json" trace "$WORK/t.json" --names trainer,
 # The 1 MiB activation of the step running at the peak and the three 64 KiB parameter blocks.
 python3 "$TS/tracecheck.py" "$WORK/r.json" folded "$WORK/f.folded" "$WORK/f.heap.folded" \
   "heap:main;train_step=1048576" "heap:__libc_start_call_main;main=196608" || fail "folded"
+# tprof report renders the same folded lines from the JSON report.
+"$TPROF_CLI" report "$WORK/r.json" --format folded > "$WORK/cli.folded" || fail "tprof report --format folded"
+"$TPROF_CLI" report "$WORK/r.json" --format folded-heap > "$WORK/cli.heap" || fail "tprof report --format folded-heap"
+cmp -s "$WORK/cli.folded" "$WORK/f.folded" || fail "tprof report --format folded differs from TPROF_FOLDED's file"
+cmp -s "$WORK/cli.heap" "$WORK/f.heap.folded" || fail "tprof report --format folded-heap differs"
 grep -q '^trace: .*/t.json (.*): 250 op calls drawn one by one' "$WORK/r.txt" || fail "text report: no trace line"
 grep -q '^op-time flame graph: .*/f.folded' "$WORK/r.txt" || fail "text report: no folded line"
 # The report with op_stacks and outputs filled validates against the schema.
