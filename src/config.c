@@ -227,8 +227,13 @@ void tp_config_free(struct tp_config *c)
 static void warn_line(tp_warn_fn warn, const char *var, const char *val, const char *why,
                       const char *def)
 {
-    char line[512];
-    snprintf(line, sizeof line, "tprof: %s=%.200s: %s; using %s\n", var, val, why, def);
+    char line[512], shown[201];
+    /* A value may hold a newline or any control character: the warning stays one line. */
+    size_t n = 0;
+    for (; val[n] && n < sizeof shown - 1; n++)
+        shown[n] = (unsigned char)val[n] < 0x20 || val[n] == 0x7f ? '?' : val[n];
+    shown[n] = 0;
+    snprintf(line, sizeof line, "tprof: %s=%s: %s; using %s\n", var, shown, why, def);
     if (warn)
         warn(line);
 }
