@@ -238,18 +238,20 @@ static void warn_line(tp_warn_fn warn, const char *var, const char *val, const c
         warn(line);
 }
 
-/* A path-like value: any non-empty string without control characters. */
-static char *parse_path(const char *var, const char *v, tp_warn_fn warn, int *nwarn)
+/* A path-like value: any non-empty string without control characters; def is what the caller
+ * uses instead, for the warning. */
+static char *parse_path(const char *var, const char *v, const char *def, tp_warn_fn warn,
+                        int *nwarn)
 {
     for (const char *p = v; *p; p++) {
         if ((unsigned char)*p < 0x20) {
-            warn_line(warn, var, v, "contains a control character", "none");
+            warn_line(warn, var, v, "contains a control character", def);
             (*nwarn)++;
             return NULL;
         }
     }
     if (!*v) {
-        warn_line(warn, var, v, "empty path", "none");
+        warn_line(warn, var, v, "empty path", def);
         (*nwarn)++;
         return NULL;
     }
@@ -290,20 +292,18 @@ int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn)
     if (v && (!strcmp(v, "stderr") || !strcmp(v, "none"))) {
         c->output = strdup(v);
     } else if (v) {
-        c->output = parse_path("TPROF_OUTPUT", v, warn, &nw);
-        if (!c->output) {
-            /* parse_path said "using none"; stderr is the real default */
+        c->output = parse_path("TPROF_OUTPUT", v, "stderr", warn, &nw);
+        if (!c->output)
             c->output = strdup("stderr");
-        }
     } else {
         c->output = strdup("stderr");
     }
     if ((v = get("TPROF_JSON")))
-        c->json = parse_path("TPROF_JSON", v, warn, &nw);
+        c->json = parse_path("TPROF_JSON", v, "none", warn, &nw);
     if ((v = get("TPROF_TRACE")))
-        c->trace = parse_path("TPROF_TRACE", v, warn, &nw);
+        c->trace = parse_path("TPROF_TRACE", v, "none", warn, &nw);
     if ((v = get("TPROF_FOLDED")))
-        c->folded = parse_path("TPROF_FOLDED", v, warn, &nw);
+        c->folded = parse_path("TPROF_FOLDED", v, "none", warn, &nw);
     if ((v = get("TPROF_OPS"))) {
         if (valid_ops(v)) {
             c->ops = strdup(v);
