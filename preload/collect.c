@@ -137,6 +137,65 @@ static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_sit
     }
 }
 
+/* Symbolised frames by site id, kept from one report to the next: a site's return addresses
+ * never change, and opening libdw and looking every address up again made each periodic
+ * snapshot (TPROF_SNAPSHOT) cost tens of milliseconds. Only reports write it, under the report
+ * lock. */
+static struct frame_cache {
+    struct tp_frame *frames;
+    size_t n;
+    int set;
+} *fcache;
+static size_t fcache_len;
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void copy_frames(const struct tp_frame *from, size_t n, struct tp_frame **to, size_t *nto)
+{
+    *to = calloc(n ? n : 1, sizeof **to);
+    *nto = 0;
+    if (!*to)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        struct tp_frame *f = &(*to)[i];
+        *f = from[i];
+        f->function = dup_or_null(from[i].function);
+        f->file = dup_or_null(from[i].file);
+        f->module = dup_or_null(from[i].module);
+    }
+    *nto = n;
+}
+
+static int cached_frames(uint32_t id, struct tp_site *out)
+{
+    if (id == 0 || id >= fcache_len || !fcache[id].set)
+        return 0;
+    copy_frames(fcache[id].frames, fcache[id].n, &out->frames, &out->nframes);
+    return out->frames != NULL;
+}
+
+static void cache_frames(uint32_t id, const struct tp_site *s)
+{
+    if (id == 0 || !s->frames)
+        return;
+    if (id >= fcache_len) {
+        size_t len = fcache_len ? fcache_len : 1024;
+        while (len <= id)
+            len *= 2;
+        struct frame_cache *c = realloc(fcache, len * sizeof *c);
+        if (!c)
+            return;
+        memset(c + fcache_len, 0, (len - fcache_len) * sizeof *c);
+        fcache = c;
+        fcache_len = len;
+    }
+    copy_frames(s->frames, s->nframes, &fcache[id].frames, &fcache[id].n);
+    fcache[id].set = fcache[id].frames != NULL;
+}
+
 static void collect_memory(struct tp_report *r)
 {
     struct tp_memory *m = &r->memory;
@@ -199,13 +258,19 @@ static void collect_memory(struct tp_report *r)
     size_t nsym = k;
     if (tp_cfg.json_sites > 0 && nsym > 4 * (size_t)tp_cfg.json_sites)
         nsym = 4 * (size_t)tp_cfg.json_sites;
-    struct tp_symbolizer *sym = tp_sym_open();
+    struct tp_symbolizer *sym = NULL;
     for (size_t i = 0; i < nsym; i++) {
         uint32_t id = (uint32_t)all[i].nframes;
         all[i].nframes = 0;
+        if (cached_frames(id, &all[i]))
+            continue;
+        if (!sym)
+            sym = tp_sym_open();
         symbolize_site(sym, id, &all[i]);
+        cache_frames(id, &all[i]);
     }
-    tp_sym_close(sym);
+    if (sym)
+        tp_sym_close(sym);
     for (size_t i = nsym; i < k; i++)
         all[i].nframes = 0;
     size_t merged = tp_sites_merge_same_lines(all, nsym, m->peak_bytes);
@@ -238,7 +303,20 @@ void tp_collect(struct tp_report *r, const char *why)
     int need = 0;
     for (size_t i = 0; i < r->nops; i++)
         need |= r->ops[i].flops > 0;
-    tp_peaks_resolve(&r->machine, tp_cfg.peak_gflops, tp_cfg.peak_gbps, need);
+    /* Once measured, the machine's peaks are the same for every later report of this run (a
+     * periodic snapshot must not measure them again each period). */
+    static struct tp_machine known;
+    if (need && known.source) {
+        r->machine.peak_gflops = known.peak_gflops;
+        r->machine.peak_gbps = known.peak_gbps;
+        r->machine.source = strdup(known.source);
+    } else {
+        tp_peaks_resolve(&r->machine, tp_cfg.peak_gflops, tp_cfg.peak_gbps, need);
+        if (need && r->machine.source) {
+            known = r->machine;
+            known.source = strdup(r->machine.source);
+        }
+    }
     if (r->machine.source && strstr(r->machine.source, "quick"))
         tp_report_note(r, "machine peaks from a quick synthetic measurement at exit; run `tprof "
                           "calibrate` once for BLAS-measured peaks");
