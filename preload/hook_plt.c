@@ -165,7 +165,7 @@ enum family { FAM_OTHER, FAM_MATMUL, FAM_GEMV };
 
 struct slot {
     _Atomic uintptr_t target; /* the real function; 0 while the slot is free */
-    int id;                   /* op id, -1 when only the step */
+    _Atomic int id;           /* op id; -1 when only the step; ID_PENDING until the first call */
     int step;                 /* TPROF_STEP */
     enum sig sig;
     enum family family;
@@ -281,6 +281,23 @@ static int part_of_top(const struct slot *s)
     return tn && !strncmp(s->name, tn, strlen(tn));
 }
 
+/* A hooked export becomes an op on its first call, not when it is hooked: a library exports
+ * many functions that match TPROF_OPS and a program calls few of them, and each op takes a slot
+ * of TPROF_MAX_OPS. */
+#define ID_PENDING (-2)
+
+static int slot_op(struct slot *s)
+{
+    int id = atomic_load_explicit(&s->id, memory_order_acquire);
+    if (id != ID_PENDING)
+        return id;
+    id = tp_op_intern(s->name, tp_names_kind(s->name), TP_SRC_PLT);
+    if (id >= 0 && id < family_cap)
+        family_of_id[id] = (unsigned char)s->family;
+    atomic_store_explicit(&s->id, id, memory_order_release);
+    return id;
+}
+
 static void stack_bounds(void)
 {
     pthread_attr_t a;
@@ -317,7 +334,7 @@ static void end_frame(const struct frame *f, int stale)
 
 struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_plt_regs *r)
 {
-    const struct slot *s = &slots[i];
+    struct slot *s = &slots[i];
     struct tp_plt_go go = {atomic_load_explicit(&s->target, memory_order_acquire), 0};
     if (!tp_running() || tp_guard || busy)
         return go;
@@ -351,8 +368,9 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
             tp_step_begin();
             f->step = 1;
         }
-        if (s->id >= 0)
-            f->pushed = tp_op_begin(s->id, rs, rs);
+        int id = slot_op(s);
+        if (id >= 0)
+            f->pushed = tp_op_begin(id, rs, rs);
         if (f->pushed || f->step) {
             depth++;
             go.hooked = 1;
@@ -552,12 +570,10 @@ static int slot_for(uintptr_t target, const char *name, int want_op, int step)
     if (!s->name)
         return -1;
     const char *kind = tp_names_kind(name);
-    s->id = want_op ? tp_op_intern(name, kind, TP_SRC_PLT) : -1;
     s->step = step;
     s->sig = sig_of(name);
     s->family = family_of(kind);
-    if (s->id >= 0 && s->id < family_cap)
-        family_of_id[s->id] = (unsigned char)s->family;
+    atomic_store(&s->id, want_op ? ID_PENDING : -1);
     atomic_store_explicit(&s->target, target, memory_order_release);
     atomic_store(&nslots, n + 1);
     tp_plt_hooked = 1;

@@ -59,6 +59,14 @@ jcheck "$WORK/bad.json" "ops['tpop_gemm']['calls'] == 20"
 TPROF_OUTPUT=none TPROF_JSON="$WORK/def.json" LD_PRELOAD="$TPROF_SO" "$V" >/dev/null || fail "victim failed"
 jcheck "$WORK/def.json" "ops['tpop_gemm']['calls'] == 20" "ops['tpop_conv']['calls'] == 4" \
   "all(o['name'].startswith('tpop_') for o in d['ops'])"
+# An import that is hooked but never called takes no slot of the op table: with room for the
+# four ops called (TPROF_MAX_OPS=4, the smallest), all four are recorded and the report is whole.
+TPROF_OPS='tpop_unused*,tpop_conv,tpop_gemm,tpop_norm*,tpop_pool_pair' TPROF_MAX_OPS=4 TPROF_OUTPUT=none \
+  TPROF_JSON="$WORK/four.json" LD_PRELOAD="$TPROF_SO" "$V" > /dev/null 2> "$WORK/err" ||
+  fail "victim failed (TPROF_MAX_OPS=4)"
+[ -s "$WORK/err" ] && fail "unexpected stderr with TPROF_MAX_OPS=4: $(cat "$WORK/err")"
+jcheck "$WORK/four.json" "ops['tpop_conv']['calls'] == 4" "ops['tpop_gemm']['calls'] == 20" \
+  "ops['tpop_pool_pair']['calls'] == 2" "len(d['ops']) == 4" "not d['partial']"
 # A non-PIE executable that takes the function's address: every module's GOT entry for it holds
 # the executable's PLT entry, which jumps through the executable's own (hooked) entry.
 V="$TB/victims/v_cyg_plt_nopie"

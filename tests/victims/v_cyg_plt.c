@@ -26,6 +26,7 @@ struct tpop_big tpop_pool_big(double a, double b, double c, double d, double e, 
 long double tpop_pool_ld(long double x);
 void tpop_relu_cb(void (*cb)(int), int i);
 float tpop_step(int i);
+float tpop_unused_norm(float x);
 
 typedef void (*gemm_fn)(int, int, int, int, int, float, float *, int, float *, int, float,
                         float *, int);
@@ -48,8 +49,9 @@ static double sum(const float *v, int n)
     return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argv;
     float A[64], B[64], C[64];
     double check = 0;
     for (int i = 0; i < 64; i++) {
@@ -96,6 +98,8 @@ int main(void)
     float st = 0;
     for (int i = 0; i < 6; i++)
         st += tpop_step(i);
+    if (argc > 100)
+        st += tpop_unused_norm(st);
     printf("gemm %.3f conv errno %d varargs %.2f pair %ld %ld %ld %ld\n", check, errno_kept, v,
            p.a, p.b, q.a, q.b);
     printf("big %.2f %.2f %.2f %.2f %.2f ld %.3Lf step %.1f callbacks %d\n", g.v[0], g.v[1],
