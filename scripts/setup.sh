@@ -7,7 +7,7 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 PKGS="build-essential autoconf automake libtool pkg-config \
   libunwind-dev uthash-dev check libdw-dev libelf-dev libjson-c-dev \
-  libopenblas-dev libblas-dev python3 python3-jsonschema openmpi-bin libopenmpi-dev"
+  libopenblas-dev libblas-dev python3 python3-jsonschema openmpi-bin libopenmpi-dev darknet dpkg-dev"
 # The benchmarks compare against heaptrack and uftrace: BENCH=1 scripts/setup.sh adds them.
 if [ "${BENCH:-0}" = 1 ]; then PKGS="$PKGS heaptrack uftrace bc linux-perf valgrind"; fi
 missing=
