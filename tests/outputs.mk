@@ -10,3 +10,8 @@ tests_victims_v_omp_CFLAGS = $(VICTIM_CFLAGS) -fopenmp -finstrument-functions
 tests_victims_v_omp_LDFLAGS = -fopenmp
 TESTS += tests/load_openmp.sh
 EXTRA_DIST += tests/load_openmp.sh
+# Faults: tprof's own tables full.
+check_PROGRAMS += tests/victims/v_deepsites
+tests_victims_v_deepsites_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/fault_tables.sh
+EXTRA_DIST += tests/fault_tables.sh
