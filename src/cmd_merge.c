@@ -343,6 +343,54 @@ static int merge_sites(struct merge *g, const struct tp_report *in, size_t nin, 
 
 /* ---- the rest of the report ---- */
 
+static int same_path(const struct tp_opstack *a, const struct tp_opstack *b)
+{
+    if (a->depth != b->depth)
+        return 0;
+    for (size_t i = 0; i < a->depth; i++)
+        if (strcmp(a->ops[i] ? a->ops[i] : "", b->ops[i] ? b->ops[i] : ""))
+            return 0;
+    return 1;
+}
+
+/* Op stacks (TPROF_FOLDED runs): the same path of ops in several processes adds up, so that
+ * `tprof report merged.json --format folded` draws the whole job. */
+static int merge_opstacks(struct merge *g, const struct tp_report *in, size_t nin, struct tp_report *r)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < nin; i++) {
+        cap += in[i].nopstacks;
+        r->opstacks_dropped = add(g, r->opstacks_dropped, in[i].opstacks_dropped);
+    }
+    if (!cap)
+        return 0;
+    r->opstacks = calloc(cap, sizeof *r->opstacks);
+    if (!r->opstacks)
+        return -1;
+    for (size_t i = 0; i < nin; i++)
+        for (size_t j = 0; j < in[i].nopstacks; j++) {
+            const struct tp_opstack *s = &in[i].opstacks[j];
+            size_t k = 0;
+            while (k < r->nopstacks && !same_path(&r->opstacks[k], s))
+                k++;
+            struct tp_opstack *d = &r->opstacks[k];
+            if (k == r->nopstacks) {
+                d->ops = calloc(s->depth ? s->depth : 1, sizeof *d->ops);
+                if (!d->ops)
+                    return -1;
+                for (size_t x = 0; x < s->depth; x++)
+                    if (!(d->ops[x] = sdup(s->ops[x] ? s->ops[x] : "?")))
+                        return -1;
+                d->depth = s->depth;
+                r->nopstacks++;
+            }
+            d->calls = add(g, d->calls, s->calls);
+            d->total_ns = add(g, d->total_ns, s->total_ns);
+            d->self_ns = add(g, d->self_ns, s->self_ns);
+        }
+    return 0;
+}
+
 static int has_note(const struct tp_report *r, const char *note)
 {
     for (size_t i = 0; i < r->nnotes; i++)
@@ -464,6 +512,8 @@ static int merge_all(const struct tp_report *in, size_t nin, const char *const *
     int rc = merge_ops(&g, in, nin, weight, nproc, r);
     if (rc == 0)
         rc = merge_sites(&g, in, nin, m);
+    if (rc == 0)
+        rc = merge_opstacks(&g, in, nin, r);
     free(weight);
     tp_report_note(r, "merged from %llu processes: the heap peak is the largest process's (%s); "
                       "the processes' peaks add up to %llu bytes and their wall times to %llu ns; "

@@ -27,6 +27,11 @@ python3 "$TS/tracecheck.py" "$WORK/r.json" folded "$WORK/f.folded" "$WORK/f.heap
 "$TPROF_CLI" report "$WORK/r.json" --format folded-heap > "$WORK/cli.heap" || fail "tprof report --format folded-heap"
 cmp -s "$WORK/cli.folded" "$WORK/f.folded" || fail "tprof report --format folded differs from TPROF_FOLDED's file"
 cmp -s "$WORK/cli.heap" "$WORK/f.heap.folded" || fail "tprof report --format folded-heap differs"
+# tprof merge adds the op stacks of the processes path by path.
+cp "$WORK/r.json" "$WORK/r2.json"
+"$TPROF_CLI" merge "$WORK/r.json" "$WORK/r2.json" -o "$WORK/merged.json" || fail "tprof merge"
+jcheck "$WORK/merged.json" "len(d['op_stacks']) == 4" \
+  "[s['calls'] for s in d['op_stacks'] if s['ops'] == ['layer_forward', 'small_matmul']] == [420]"
 grep -q '^trace: .*/t.json (.*): 250 op calls drawn one by one' "$WORK/r.txt" || fail "text report: no trace line"
 grep -q '^op-time flame graph: .*/f.folded' "$WORK/r.txt" || fail "text report: no folded line"
 # The report with op_stacks and outputs filled validates against the schema.
