@@ -8,7 +8,23 @@
  * would have had (143 for SIGTERM, a core for SIGSEGV). If the signal lands while this thread is
  * inside tprof or the allocator (the guard is set), writing the report there could deadlock on the
  * allocator's lock: an asynchronous signal is then deferred until the hook returns; a synchronous
- * fault there means the heap is corrupt, and we only say so. */
+ * fault there means the heap is corrupt, and we only say so.
+ *
+ * Such a signal is "armed": our handler stands in for its default action. When the program
+ * later installs its own action for it (sigaction and signal shims, reporter.c), we stay out of
+ * the way, unlike profilers that keep their handler first and call the program's from it
+ * (libmonitor, which also drops the program's SA_ONSTACK and SA_RESETHAND):
+ * - a handler or SIG_IGN is installed for real, with the program's flags and mask, so the kernel
+ *   delivers the signal to it exactly as without tprof (same siginfo, alternate stack, mask);
+ * - SIG_DFL installs our stand-in again, so dying by that signal still writes the report (a
+ *   handler that restores the default and re-raises, or returns from a fault that happens again);
+ * - a handler with SA_RESETHAND is entered through oneshot_entry(), which puts the stand-in back
+ *   where the kernel has just put SIG_DFL, then calls the handler with the kernel's arguments;
+ * - queries report what the program installed, never our stand-in or entry.
+ * A handler that calls _exit reaches our _exit below; one that calls abort() reaches SIGABRT's
+ * stand-in. Not covered: a program's SIGABRT handler that returns from abort() (glibc restores
+ * the default inside libc, out of our sight), and actions set through sigset(), bsd_signal() or
+ * the raw system call. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -27,6 +43,48 @@ _Atomic int tp_pending_signal;
 static const int watched[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
                               SIGSEGV, SIGBUS,  SIGFPE, SIGILL};
 
+/* Per armed signal: what the program last asked for when it asked for SIG_DFL (flags and mask,
+ * reported back while our stand-in is installed), and its action with SA_RESETHAND (called by
+ * oneshot_entry). Written by the shims before the kernel action changes, read in handlers. */
+static struct {
+    _Atomic int armed;
+    int dfl_set;              /* the program has asked for SIG_DFL itself */
+    struct sigaction dfl;     /* that request */
+    struct sigaction oneshot; /* the program's SA_RESETHAND action */
+} sigs[NSIG];
+
+static void *next_fn(const char *name);
+static int in_vfork_child(void);
+
+tp_sigaction_fn tp_real_sigaction(void)
+{
+    static tp_sigaction_fn fn;
+    if (!fn)
+        fn = (tp_sigaction_fn)next_fn("sigaction");
+    return fn;
+}
+
+/* sigaction() itself is ours (reporter.c): everything here goes to the real one. */
+static int ksigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    tp_sigaction_fn real = tp_real_sigaction();
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real(sig, act, old);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc);
+
+static void standin_action(struct sigaction *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sa_sigaction = on_signal;
+    sa->sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa->sa_mask);
+}
+
 static int is_async(int sig)
 {
     return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
@@ -38,7 +96,7 @@ static void die_by(int sig)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
     sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, NULL);
+    ksigaction(sig, &sa, NULL);
     /* Blocked while the handler runs: delivered, with the default action, when it returns.
      * A hardware fault simply happens again on return. */
     raise(sig);
@@ -80,20 +138,110 @@ void tp_signal_deferred(void)
 void tp_exitpaths_init(void)
 {
     for (size_t i = 0; i < sizeof watched / sizeof watched[0]; i++) {
-        struct sigaction old;
-        if (sigaction(watched[i], NULL, &old) < 0)
-            continue;
-        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL)
+        int sig = watched[i];
+        struct sigaction old, sa;
+        if (atomic_load(&sigs[sig].armed))
+            continue; /* a forked child: armed already */
+        if (ksigaction(sig, NULL, &old) < 0 || old.sa_handler != SIG_DFL)
             continue; /* ignored or handled by the program: leave it alone */
-        if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction)
-            continue;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_signal;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        sigaction(watched[i], &sa, NULL);
+        standin_action(&sa);
+        if (ksigaction(sig, &sa, NULL) == 0)
+            atomic_store(&sigs[sig].armed, 1);
     }
+}
+
+int tp_exitpaths_armed(int sig)
+{
+    return sig > 0 && sig < NSIG && atomic_load(&sigs[sig].armed);
+}
+
+/* The kernel reset the action of an SA_RESETHAND handler to SIG_DFL on the way here: put the
+ * stand-in back first (the handler may re-raise, with or without SA_NODEFER, or return from a
+ * fault that happens again), then run the handler as the kernel would have. */
+static void oneshot_entry(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction h = sigs[sig].oneshot, now, sa;
+    int e = errno;
+    if (ksigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_DFL) {
+        /* what a query now returns: SIG_DFL with the flags and mask kept by the kernel */
+        sigs[sig].dfl = h;
+        sigs[sig].dfl.sa_handler = SIG_DFL;
+        sigs[sig].dfl_set = 1;
+        standin_action(&sa);
+        ksigaction(sig, &sa, NULL);
+    }
+    errno = e;
+    if (h.sa_flags & SA_SIGINFO)
+        h.sa_sigaction(sig, si, uc);
+    else if (h.sa_handler != SIG_DFL && h.sa_handler != SIG_IGN)
+        h.sa_handler(sig);
+}
+
+/* What the program would see in place of the kernel action k: its own requests, never ours. */
+void tp_exitpaths_view(int sig, struct sigaction *k)
+{
+    if (!tp_exitpaths_armed(sig))
+        return;
+    /* glibc's own bit (SA_RESTORER) is on every action it installs, the program's included */
+    int libc_bits = k->sa_flags & ~(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK |
+                                    SA_RESTART | SA_NODEFER | SA_RESETHAND);
+    void (*restorer)(void) = k->sa_restorer; /* glibc's, as on the program's own actions */
+    if (k->sa_sigaction == on_signal) {
+        if (sigs[sig].dfl_set) {
+            *k = sigs[sig].dfl;
+            k->sa_flags |= libc_bits;
+            k->sa_restorer = restorer;
+        } else {
+            memset(k, 0, sizeof *k); /* as the process started: SIG_DFL, no flags */
+            sigemptyset(&k->sa_mask);
+        }
+    } else if (k->sa_sigaction == oneshot_entry) {
+        int flags = sigs[sig].oneshot.sa_flags | libc_bits;
+        sigset_t mask = k->sa_mask;
+        *k = sigs[sig].oneshot;
+        k->sa_flags = flags;
+        k->sa_mask = mask;
+        k->sa_restorer = restorer;
+    }
+}
+
+/* For the report signal's shim (reporter.c): the action to chain to when the program asks
+ * for act, which for SIG_DFL on an armed signal is our stand-in. */
+void tp_exitpaths_chain_action(int sig, struct sigaction *act)
+{
+    if (tp_exitpaths_armed(sig) && act->sa_handler == SIG_DFL)
+        standin_action(act);
+}
+
+/* sigaction() for an armed signal (see the top of this file). */
+int tp_exitpaths_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    struct sigaction cur;
+    if (in_vfork_child()) /* it shares our memory, not our signal actions */
+        return ksigaction(sig, act, old);
+    if (old || act) {
+        if (ksigaction(sig, NULL, &cur) < 0)
+            return -1;
+    }
+    if (act) {
+        struct sigaction k = *act;
+        if (act->sa_handler == SIG_DFL) {
+            sigs[sig].dfl = *act;
+            sigs[sig].dfl_set = 1;
+            standin_action(&k);
+        } else if (act->sa_handler != SIG_IGN && (act->sa_flags & SA_RESETHAND)) {
+            sigs[sig].oneshot = *act;
+            k.sa_sigaction = oneshot_entry;
+            k.sa_flags |= SA_SIGINFO;
+        }
+        if (ksigaction(sig, &k, NULL) < 0)
+            return -1;
+    }
+    if (old) {
+        tp_exitpaths_view(sig, &cur);
+        *old = cur;
+    }
+    return 0;
 }
 
 /* ---- _exit and _Exit: not caught by destructors. Raw exit_group syscalls cannot be seen. ---- */
@@ -114,10 +262,21 @@ static void *next_fn(const char *name)
     return f;
 }
 
+/* _exit from a signal handler is common. If that handler interrupted tprof or the allocator on
+ * this thread (the guard is set), writing the report could deadlock on a lock held below us. */
+static void finish_before_exit(const char *why)
+{
+    if (!tp_running() || in_vfork_child())
+        return;
+    if (tp_guard)
+        tp_warn("%s in a signal handler that interrupted the allocator or tprof: no report", why);
+    else
+        tp_finish(why);
+}
+
 TP_EXPORT TP_NOINSTR void _exit(int status)
 {
-    if (tp_running() && !in_vfork_child())
-        tp_finish("_exit");
+    finish_before_exit("_exit");
     void (*real)(int) = (void (*)(int))next_fn("_exit");
     if (real)
         real(status);
@@ -127,8 +286,7 @@ TP_EXPORT TP_NOINSTR void _exit(int status)
 
 TP_EXPORT TP_NOINSTR void _Exit(int status)
 {
-    if (tp_running() && !in_vfork_child())
-        tp_finish("_Exit");
+    finish_before_exit("_Exit");
     void (*real)(int) = (void (*)(int))next_fn("_Exit");
     if (real)
         real(status);

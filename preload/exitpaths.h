@@ -4,7 +4,20 @@
 #ifndef TPROF_EXITPATHS_H
 #define TPROF_EXITPATHS_H
 
+#include <signal.h>
+
 void tp_exitpaths_init(void);
+
+/* The program's actions for the signals whose default action tprof stands in for ("armed";
+ * see exitpaths.c). The sigaction and signal shims (reporter.c) send armed signals here. */
+typedef int (*tp_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+tp_sigaction_fn tp_real_sigaction(void);
+int tp_exitpaths_armed(int sig);
+int tp_exitpaths_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* Turn a kernel action into what the program installed (our stand-in reads as SIG_DFL). */
+void tp_exitpaths_view(int sig, struct sigaction *k);
+/* The action the report signal's handler chains to when the program installs act. */
+void tp_exitpaths_chain_action(int sig, struct sigaction *act);
 /* Write the report unless already written; 1 if this call wrote it. */
 int tp_finish(const char *why);
 /* An exec failed after tp_finish(): carry on recording (a later report replaces that one). */

@@ -38,21 +38,9 @@ static void on_report_signal(int sig, siginfo_t *si, void *uc)
 
 /* A program that installs its own handler for TPROF_SIGNAL after we did would silently turn
  * reports on demand off: the sigaction and signal shims keep ours installed and record the
- * program's as the one to chain to, reporting the program's own previous action back to it. */
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-
-static sigaction_fn real_sigaction(void)
-{
-    static sigaction_fn fn;
-    if (!fn) {
-        int g = tp_guard;
-        tp_guard = 1;
-        fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-        tp_guard = g;
-    }
-    return fn;
-}
-
+ * program's as the one to chain to, reporting the program's own previous action back to it.
+ * The fatal signals whose default action tprof stands in for go to exitpaths.c, which installs
+ * the program's actions for real. */
 static int ours(int sig)
 {
     return started && tp_cfg.signal && sig == tp_cfg.signal;
@@ -60,18 +48,25 @@ static int ours(int sig)
 
 TP_EXPORT TP_NOINSTR int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    sigaction_fn real = real_sigaction();
+    tp_sigaction_fn real = tp_real_sigaction();
     if (!real) {
         errno = ENOSYS;
         return -1;
     }
-    if (!ours(sig))
-        return real(sig, act, old);
-    if (old)
-        *old = host_action;
-    if (act)
-        host_action = *act;
-    return 0;
+    if (ours(sig)) {
+        if (old) {
+            *old = host_action;
+            tp_exitpaths_view(sig, old);
+        }
+        if (act) {
+            host_action = *act;
+            tp_exitpaths_chain_action(sig, &host_action);
+        }
+        return 0;
+    }
+    if (tp_exitpaths_armed(sig))
+        return tp_exitpaths_sigaction(sig, act, old);
+    return real(sig, act, old);
 }
 
 TP_EXPORT TP_NOINSTR sighandler_t signal(int sig, sighandler_t handler)
@@ -138,7 +133,7 @@ void tp_reporter_start(void)
         sa.sa_sigaction = on_report_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        sigaction_fn real = real_sigaction();
+        tp_sigaction_fn real = tp_real_sigaction();
         if (real)
             real(tp_cfg.signal, &sa, &host_action);
     }

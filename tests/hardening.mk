@@ -1,0 +1,6 @@
+# Hardening tests: a program with its own fatal-signal handlers under tprof (signal chaining),
+# and the CLI on good and bad reports under valgrind.
+check_PROGRAMS += tests/victims/sighost
+tests_victims_sighost_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_sighost.sh
+EXTRA_DIST += tests/proc_sighost.sh
