@@ -7,9 +7,11 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 PKGS="build-essential autoconf automake libtool pkg-config \
   libunwind-dev uthash-dev check libdw-dev libelf-dev libjson-c-dev \
-  libopenblas-dev libblas-dev python3 python3-jsonschema openmpi-bin libopenmpi-dev darknet dpkg-dev"
+  libopenblas-dev libblas-dev python3 python3-jsonschema openmpi-bin libopenmpi-dev darknet dpkg-dev valgrind"
 # The benchmarks compare against heaptrack and uftrace: BENCH=1 scripts/setup.sh adds them.
-if [ "${BENCH:-0}" = 1 ]; then PKGS="$PKGS heaptrack uftrace bc linux-perf valgrind"; fi
+if [ "${BENCH:-0}" = 1 ]; then PKGS="$PKGS heaptrack uftrace bc linux-perf"; fi
+# The fuzz targets (fuzz/README.md) need clang and libFuzzer: FUZZ=1 scripts/setup.sh adds them.
+if [ "${FUZZ:-0}" = 1 ]; then PKGS="$PKGS clang libclang-rt-14-dev"; fi
 missing=
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
