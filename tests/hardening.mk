@@ -2,5 +2,5 @@
 # and the CLI on good and bad reports under valgrind.
 check_PROGRAMS += tests/victims/sighost
 tests_victims_sighost_CFLAGS = $(VICTIM_CFLAGS)
-TESTS += tests/proc_sighost.sh
-EXTRA_DIST += tests/proc_sighost.sh
+TESTS += tests/proc_sighost.sh tests/cli_valgrind.sh
+EXTRA_DIST += tests/proc_sighost.sh tests/cli_valgrind.sh
