@@ -25,7 +25,7 @@ t0=$(date +%s)
 # The tree above is configured in place, and a second, out-of-tree build cannot share it (make
 # would find the plain objects through VPATH). build-asan/src gets the sources as git has them
 # (HEAD plus uncommitted changes to tracked files, never build products) and the generated build
-# system; unchanged files keep their times, so a second run rebuilds only what changed.
+# system. Files get the snapshot's time: a second run on the same commit rebuilds nothing.
 echo "==== sanitizer build (ASan+UBSan) in build-asan/"
 mkdir -p build-asan/src
 if git rev-parse --git-dir > /dev/null 2>&1; then
