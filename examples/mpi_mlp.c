@@ -14,8 +14,8 @@
  * allreduce is a named region of the annotation API (include/tprof.h), an op called
  * "allreduce_gradients", so the report shows the waiting next to the layers.
  *
- * Profile every rank into its own report and merge them:
- *   mpirun -np 2 -x LD_PRELOAD=libtprof.so -x TPROF_JSON=out.%r.json examples/mpi_mlp
+ * Profile every rank into its own report (%r: the rank) and merge them (docs/examples.md):
+ *   mpirun -np 2 tprof run --step train_step --output none --json 'out.%r.json' -- examples/mpi_mlp
  *   tprof merge out.0.json out.1.json -o all.json && tprof report all.json
  *
  *   mpi_mlp [--steps N] [--rows N] [--balanced]
