@@ -18,10 +18,14 @@
  * PLT op of the same family (gemm → gemm_cpu → gemm_nn) is part of it and is not recorded again.
  *
  * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime and tprof's own
- * dependencies, C++ libraries (an exception unwinding through a hooked call would find
- * tp_plt_return, which has no unwind information, instead of the real caller). */
+ * dependencies, and the exports of C++ libraries matched only by a glob of TPROF_OPS (an exception
+ * unwinding through a hooked call would find tp_plt_return, which has no unwind information,
+ * instead of the real caller). A C function of such a library (darknet's gemm in a libdarknet.so
+ * that links libstdc++ for its OpenCV glue) is hooked when TPROF_OPS names it exactly: the user
+ * says it does not throw. The report counts the exports left alone. */
 #include <dlfcn.h>
 #include <elf.h>
+#include <stdio.h>
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
@@ -632,6 +636,24 @@ static void mark_done(const struct module *m)
     }
 }
 
+/* A handle of m for dlsym, or NULL. The first scan runs inside the first malloc, often inside
+ * some library's constructor, where dlopen(RTLD_NOLOAD) would run every constructor still
+ * pending, out of order (gobject's before glib's own had finished: GLib programs aborted). It
+ * needs no handle: at start-up every object is relocated and in the global scope, where
+ * dlsym(RTLD_DEFAULT) finds it. (A link_map is a handle in glibc, but dlsym on one that was never
+ * dlopen'ed walks a search list ld.so has not built: it crashed.) Later scans use
+ * dlopen(RTLD_NOLOAD), which also waits for a dlopen running on another thread to finish
+ * relocating. *opened says whether to dlclose the handle. */
+static void *handle_of(const struct module *m, int *opened)
+{
+    *opened = 0;
+    if (!scanned)
+        return NULL;
+    void *h = dlopen(*m->name ? m->name : NULL, RTLD_LAZY | RTLD_NOLOAD);
+    *opened = h != NULL;
+    return h;
+}
+
 static int is_initial(const struct module *m)
 {
     for (size_t i = 0; i < ndone; i++)
@@ -661,18 +683,53 @@ static int keep_loaded(const struct module *m, void *handle, const struct module
 static uintptr_t defined_elsewhere(const struct modlist *l, const struct module *m,
                                    const char *name)
 {
+    if (!scanned) {
+        /* At start-up (see handle_of): the objects after libtprof.so in the search order are
+         * the program's libraries; the executable, whose PLT entry this is, comes before. */
+        uintptr_t f = (uintptr_t)dlsym(RTLD_NEXT, name);
+        return f && (f < m->lo || f >= m->hi) ? f : 0;
+    }
     for (size_t i = 0; i < l->n; i++) {
         const struct module *o = &l->v[i];
         if (o == m || !*o->name || o->deny)
             continue;
-        void *h = dlopen(o->name, RTLD_LAZY | RTLD_NOLOAD);
+        int opened;
+        void *h = handle_of(o, &opened);
         uintptr_t f = h ? (uintptr_t)dlsym(h, name) : 0;
-        if (h)
+        if (opened)
             dlclose(h);
         if (f && (f < m->lo || f >= m->hi))
             return f;
     }
     return 0;
+}
+
+/* Is name an entry of TPROF_OPS written out in full (no wildcard), not a glob that caught it? */
+static int named_exactly(const char *name)
+{
+    const char *p = tp_cfg.ops;
+    size_t n = strlen(name);
+    while (p && *p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && *p == ' ')
+            p++, len--;
+        while (len && p[len - 1] == ' ')
+            len--;
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+static _Atomic uint64_t cxx_skipped;
+static char cxx_example[128];
+
+static void note_cxx_skipped(const char *name)
+{
+    if (atomic_fetch_add(&cxx_skipped, 1) == 0)
+        snprintf(cxx_example, sizeof cxx_example, "%s", name);
 }
 
 static void patch_relocs(const struct modlist *l, const struct module *m, void *handle,
@@ -715,8 +772,13 @@ static void patch_relocs(const struct modlist *l, const struct module *m, void *
         if (!target || is_stub(target) || tp_addr_is_ours(target))
             continue; /* tprof interposes it itself (BLAS) */
         const struct module *def = module_at(l, target);
-        if (!def || def->deny || def->cxx)
+        if (!def || def->deny)
             continue;
+        if (def->cxx && !(want_op && named_exactly(name))) {
+            if (want_op)
+                note_cxx_skipped(name);
+            continue;
+        }
         if (lazy && !keep_loaded(m, handle, def, name, target))
             continue;
         int s = slot_for(target, name, want_op, step);
@@ -772,13 +834,15 @@ void tp_plt_scan(void)
             mark_done(m);
             continue;
         }
-        /* dlopen(RTLD_NOLOAD) waits for a dlopen running on another thread to finish: a module
-         * is patched only once ld.so has relocated it, else ld.so would overwrite our entries. */
-        void *h = dlopen(*m->name ? m->name : NULL, RTLD_LAZY | RTLD_NOLOAD);
-        if (!h)
+        /* A module is patched only once ld.so has relocated it, else ld.so would overwrite our
+         * entries (handle_of). */
+        int opened;
+        void *h = handle_of(m, &opened);
+        if (!h && scanned)
             continue;
         patch_module(&l, m, h);
-        dlclose(h);
+        if (opened)
+            dlclose(h);
         mark_done(m);
     }
     free_list(&l);
@@ -859,6 +923,12 @@ void tp_plt_collect(struct tp_report *r)
 {
     if (!plt_on)
         return;
+    if (atomic_load(&cxx_skipped))
+        tp_report_note(r, "%llu imports matching TPROF_OPS lead into libraries that link a C++ "
+                          "runtime and were not hooked (%s, ...): an exception could not unwind "
+                          "through the hook; a C function that never lets one through is hooked "
+                          "when TPROF_OPS names it exactly", (unsigned long long)atomic_load(&cxx_skipped),
+                       cxx_example);
     if (atomic_load(&slots_full))
         tp_report_note(r, "%llu shared-library functions were not hooked: all %d PLT stubs are "
                           "in use", (unsigned long long)atomic_load(&slots_full), NSTUBS);

@@ -4,9 +4,6 @@
 # libdarknet.so built from the same source (darknet_ownlib), with gemm and im2col_cpu hooked
 # through the PLT. Each test skips (77) when darknet is not installed or cannot be built.
 TESTS += tests/darknet_bin.sh tests/darknet_plt.sh tests/darknet_ownlib.sh
-# Expected to fail until tprof hooks Debian's libdarknet.so (it links GLib and libstdc++ through
-# OpenCV): see docs/darknet.md. An unexpected pass is an error: then drop this line.
-XFAIL_TESTS = tests/darknet_plt.sh
 EXTRA_DIST += tests/darknet_bin.sh tests/darknet_plt.sh tests/darknet_ownlib.sh \
 	tests/darknet/small.cfg tests/darknet/expect.py tests/darknet/common.sh \
 	scripts/darknet-cli.sh docs/darknet.md
