@@ -622,7 +622,11 @@ static void sites(struct ctx *c)
                               R(h[1], 128, p, 10), R(h[2], 128, n, 8), R(h[3], 128, t, 10), line);
                 shown++;
             }
-            if (m->nsites_total > m->nsites)
+            if (m->nsites_total > m->nsites && c->r->merged_processes > 1)
+                say(c, "(up to %llu sites in all: the processes' sites left out of their JSON "
+                       "reports may repeat; the merged report keeps %zu)",
+                    (unsigned long long)m->nsites_total, m->nsites);
+            else if (m->nsites_total > m->nsites)
                 say(c, "(%llu sites in all; the JSON report keeps the %zu largest)",
                     (unsigned long long)m->nsites_total, m->nsites);
             else if (held > shown)
