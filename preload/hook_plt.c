@@ -468,7 +468,10 @@ static int denied(const char *path)
         "libdl.so",    "librt.so",   "libgcc_s.so", "libstdc++", "libc++",    "libunwind",
         "libdw.so",    "libdw-",     "libelf.so",  "libelf-",   "libz.so",   "liblzma.so",
         "libbz2.so",   "libzstd.so", "libgomp.so", "libtprof",  "linux-vdso", "libresolv.so",
-        "libnss_",     "libcrypt.so", "libatomic.so", "libquadmath.so", "libgfortran.so"};
+        "libnss_",     "libcrypt.so", "libatomic.so", "libquadmath.so", "libgfortran.so",
+        /* MPI runtimes' internals (opal_convertor_* matched *conv*); libmpi's API stays. */
+        "libopen-pal.so", "libopen-rte.so", "libpmix.so", "mca_", "libhwloc.so", "libevent",
+        "libucp.so",   "libucs.so",  "libuct.so",  "libfabric.so", "libpsm"};
     const char *b = base_name(path);
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
@@ -723,6 +726,17 @@ static int named_exactly(const char *name)
     return 0;
 }
 
+/* Internals of MPI runtimes exported from libmpi itself (ompi_datatype_default_convertors_init
+ * matched *conv*): never a model's op unless named exactly. */
+static int runtime_internal(const char *name)
+{
+    static const char *const prefixes[] = {"ompi_", "opal_", "orte_", "pmix_", "mca_"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+            return 1;
+    return 0;
+}
+
 static _Atomic uint64_t cxx_skipped;
 static char cxx_example[128];
 
@@ -751,6 +765,8 @@ static void patch_relocs(const struct modlist *l, const struct module *m, void *
         if (name[0] == '_' && name[1] == 'Z')
             continue; /* C++: see the top of this file */
         int want_op = tp_ops_match(tp_cfg.ops, name), step = tp_names_is_step(name);
+        if (want_op && runtime_internal(name) && !named_exactly(name))
+            want_op = 0;
         if (!want_op && !step)
             continue;
         uintptr_t *got = (uintptr_t *)(m->bias + rel[i].r_offset);
