@@ -523,7 +523,27 @@ static void memory(struct ctx *c)
 }
 
 /* "f (a.c:3) < g (b.c:9) < main (m.c:1)" cut to room columns. */
-static void chain(const struct tp_site *s, char *out, size_t n, size_t room)
+/* Without source lines, two sites allocating from different places of one function look the
+ * same (darknet's make_convolutional_layer in Debian's libdarknet.so): is there such a twin? */
+static int has_twin(const struct tp_memory *m, const struct tp_site *s)
+{
+    if (!s->nframes || !s->frames[0].function || (s->frames[0].file && s->frames[0].line > 0))
+        return 0;
+    const struct tp_frame *f = &s->frames[0];
+    for (size_t i = 0; i < m->nsites; i++) {
+        const struct tp_site *o = &m->sites[i];
+        if (o == s || !o->nframes)
+            continue;
+        const struct tp_frame *g = &o->frames[0];
+        if (g->function && !strcmp(g->function, f->function) && g->offset != f->offset &&
+            ((!g->module && !f->module) || (g->module && f->module && !strcmp(g->module, f->module))))
+            return 1;
+    }
+    return 0;
+}
+
+/* A site's stack on one line; with_offset adds the allocating frame's module offset (has_twin). */
+static void chain(const struct tp_site *s, char *out, size_t n, size_t room, int with_offset)
 {
     if (s->nframes == 0) {
         tp_fmt_fit("(no stack)", room, out, n);
@@ -533,7 +553,14 @@ static void chain(const struct tp_site *s, char *out, size_t n, size_t room)
     tp_buf_init(&t);
     for (size_t i = 0; i < s->nframes; i++) {
         char fr[600];
-        tp_fmt_frame(&s->frames[i], fr, sizeof fr);
+        const struct tp_frame *f = &s->frames[i];
+        if (i == 0 && with_offset && f->function) {
+            const char *m = f->module ? strrchr(f->module, '/') : NULL;
+            snprintf(fr, sizeof fr, "%s (%s+0x%llx)", f->function,
+                     m ? m + 1 : f->module ? f->module : "?", (unsigned long long)f->offset);
+        } else {
+            tp_fmt_frame(f, fr, sizeof fr);
+        }
         tp_buf_printf(&t, "%s%s", i ? " < " : "", fr);
         /* What called main is the C runtime: noise in a one-line site. */
         if (s->frames[i].function && !strcmp(s->frames[i].function, "main"))
@@ -617,7 +644,7 @@ static void sites(struct ctx *c)
                 tp_fmt_bytes(s->peak_live_bytes, p, sizeof p);
                 tp_fmt_count(s->allocs, n, sizeof n);
                 tp_fmt_bytes(s->bytes, t, sizeof t);
-                chain(s, line, sizeof line, room);
+                chain(s, line, sizeof line, room, has_twin(m, s));
                 tp_buf_printf(c->b, "%s %s %s %s  %s\n", R(h[0], 128, a, 10),
                               R(h[1], 128, p, 10), R(h[2], 128, n, 8), R(h[3], 128, t, 10), line);
                 shown++;
@@ -647,7 +674,8 @@ static void sites(struct ctx *c)
                 tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
                 tp_fmt_count(v[i]->live_at_exit_allocs, n, sizeof n);
                 int sys = system_only(v[i]);
-                chain(v[i], line + (sys ? 6 : 0), sizeof line - 6, lroom - (sys ? 6 : 0));
+                chain(v[i], line + (sys ? 6 : 0), sizeof line - 6, lroom - (sys ? 6 : 0),
+                      has_twin(m, v[i]));
                 if (sys)
                     memcpy(line, "[lib] ", 6);
                 marked += sys;

@@ -739,6 +739,33 @@ static void golden_model(void (*build)(struct tp_report *), const char *json, co
     tp_report_free(&r);
 }
 
+/* Two sites in one function without source lines (a library from /usr/lib): told apart by the
+ * allocating frame's module offset; a site without a twin keeps the short form. */
+START_TEST(test_text_site_twins)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000;
+    r.memory.peak_bytes = 3000;
+    struct tp_site *a = site(&r, 1, 0, 1000, 1000, 1000, 1000, 1);
+    frame(a, "make_conv", NULL, 0, "/usr/lib/libdn.so", 0x13b16);
+    frame(a, "main", "/src/m.c", 3, "/opt/m", 0x100);
+    struct tp_site *b = site(&r, 1, 0, 1000, 1000, 1000, 1000, 1);
+    frame(b, "make_conv", NULL, 0, "/usr/lib/libdn.so", 0x13b26);
+    frame(b, "main", "/src/m.c", 3, "/opt/m", 0x100);
+    struct tp_site *c = site(&r, 1, 0, 1000, 1000, 1000, 1000, 1);
+    frame(c, "make_pool", NULL, 0, "/usr/lib/libdn.so", 0x4e5bc);
+    frame(c, "main", "/src/m.c", 4, "/opt/m", 0x100);
+    tp_analyze(&r);
+    char *t = text_of(&r, 10, 100);
+    ck_assert_msg(strstr(t, "make_conv (libdn.so+0x13b16) < main (m.c:3)"), "%s", t);
+    ck_assert_msg(strstr(t, "make_conv (libdn.so+0x13b26) < main (m.c:3)"), "%s", t);
+    ck_assert_msg(strstr(t, "make_pool (libdn.so) < main (m.c:4)"), "%s", t);
+    free(t);
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_golden_full)
 {
     golden_model(model_full, "report.json", "report.txt");
@@ -1005,6 +1032,7 @@ int main(void)
     tcase_add_test(tc, test_text_top_and_sections);
     tcase_add_test(tc, test_text_widths_under_stress);
     tcase_add_test(tc, test_text_nothing);
+    tcase_add_test(tc, test_text_site_twins);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
