@@ -31,11 +31,20 @@ int tp_parse_int(const char *s, long min, long max, long *out, const char **why)
     return 0;
 }
 
+/* strtoull skips blanks and then takes a minus sign, negating modulo 2^64: " -18446744073709551600"
+ * would be read as 16. */
+static int negative(const char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    return *s == '-';
+}
+
 int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const char **why)
 {
     char *end;
-    if (!s || !*s || *s == '-') {
-        *why = s && *s == '-' ? "negative" : "empty value";
+    if (!s || !*s || negative(s)) {
+        *why = s && *s ? "negative" : "empty value";
         return -1;
     }
     errno = 0;
@@ -76,7 +85,7 @@ int tp_parse_double(const char *s, double min, double max, double *out, const ch
 int tp_parse_size(const char *s, uint64_t *out, const char **why)
 {
     char *end;
-    if (!s || !*s || *s == '-') {
+    if (!s || !*s || negative(s)) {
         *why = "not a size";
         return -1;
     }

@@ -109,6 +109,9 @@ START_TEST(test_parsers)
     ck_assert_int_eq(tp_parse_size("64KiB", &u, &why), 0);
     ck_assert_uint_eq(u, 64 << 10);
     ck_assert_int_eq(tp_parse_size("99999999999999999999G", &u, &why), -1);
+    /* blanks, then a minus sign: strtoull would wrap it to 16 */
+    ck_assert_int_eq(tp_parse_u64(" -18446744073709551600", 0, 100, &u, &why), -1);
+    ck_assert_int_eq(tp_parse_size(" -18446744073709551600", &u, &why), -1);
     ck_assert_int_eq(tp_parse_schedule("0:0:1", &a, &b, &s, &why), 0);
     ck_assert_int_eq(tp_parse_schedule("1:1:0", &a, &b, &s, &why), -1);
     ck_assert_int_eq(tp_parse_schedule("1:1:1:1", &a, &b, &s, &why), -1);
