@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,12 +317,72 @@ static void after_failed_exec(int wrote, int e)
     errno = e;
 }
 
+/* An environment the program built before it forked (Open MPI's launcher, Python's subprocess
+ * with env=...) carries its parent's TPROF_IMAGE, so the new image would not know it follows an
+ * exec of this process and its report would take the name of this image's. The copy handed to
+ * exec carries this process's TPROF_IMAGE and TPROF_ROOT_PID instead. NULL: use envp as it is
+ * (no copy needed, or in a vfork child, which must not allocate). */
+static char **fix_env(char *const envp[])
+{
+    extern char **environ;
+    if (!envp || envp == environ || in_vfork_child() || !tp_running())
+        return NULL;
+    const char *img = getenv("TPROF_IMAGE"), *root = getenv("TPROF_ROOT_PID");
+    if (!img || !root)
+        return NULL;
+    size_t n = 0, stale = 0, preload = 0;
+    for (; envp[n]; n++) {
+        if (!strncmp(envp[n], "TPROF_IMAGE=", 12))
+            stale |= strcmp(envp[n] + 12, img) != 0;
+        else if (!strncmp(envp[n], "TPROF_ROOT_PID=", 15))
+            stale |= strcmp(envp[n] + 15, root) != 0;
+        else if (!strncmp(envp[n], "LD_PRELOAD=", 11))
+            preload = 1;
+    }
+    if (!stale && !preload)
+        return NULL;
+    static char img_entry[96], root_entry[64];
+    snprintf(img_entry, sizeof img_entry, "TPROF_IMAGE=%s", img);
+    snprintf(root_entry, sizeof root_entry, "TPROF_ROOT_PID=%s", root);
+    int g = tp_guard;
+    tp_guard = 1;
+    char **v = tp_alloc((n + 3) * sizeof *v);
+    tp_guard = g;
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    int has_img = 0, has_root = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strncmp(envp[i], "TPROF_IMAGE=", 12))
+            v[k++] = img_entry, has_img = 1;
+        else if (!strncmp(envp[i], "TPROF_ROOT_PID=", 15))
+            v[k++] = root_entry, has_root = 1;
+        else
+            v[k++] = envp[i];
+    }
+    if (!has_img)
+        v[k++] = img_entry;
+    if (!has_root)
+        v[k++] = root_entry;
+    v[k] = NULL;
+    return v;
+}
+
+static void free_env(char **v)
+{
+    if (v)
+        tp_free(v);
+}
+
 TP_EXPORT TP_NOINSTR int execve(const char *path, char *const argv[], char *const envp[])
 {
     execve_fn real = (execve_fn)next_fn("execve");
+    char **env = fix_env(envp);
     int wrote = before_exec();
-    int rc = real ? real(path, argv, envp) : (errno = ENOSYS, -1);
-    after_failed_exec(wrote, errno);
+    int rc = real ? real(path, argv, env ? env : envp) : (errno = ENOSYS, -1);
+    int e = errno;
+    free_env(env);
+    after_failed_exec(wrote, e);
     return rc;
 }
 
@@ -346,18 +407,26 @@ TP_EXPORT TP_NOINSTR int execvp(const char *file, char *const argv[])
 TP_EXPORT TP_NOINSTR int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     execve_fn real = (execve_fn)next_fn("execvpe");
+    char **env = fix_env(envp);
     int wrote = before_exec();
-    int rc = real ? real(file, argv, envp) : (errno = ENOSYS, -1);
-    after_failed_exec(wrote, errno);
+    int rc = real ? real(file, argv, env ? env : envp) : (errno = ENOSYS, -1);
+    int e = errno;
+    free_env(env);
+    after_failed_exec(wrote, e);
     return rc;
 }
 
 TP_EXPORT TP_NOINSTR int fexecve(int fd, char *const argv[], char *const envp[])
 {
     fexecve_fn real = (fexecve_fn)next_fn("fexecve");
+    char **env = fix_env(envp);
+    if (env)
+        envp = env;
     int wrote = before_exec();
     int rc = real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
-    after_failed_exec(wrote, errno);
+    int e = errno;
+    free_env(env);
+    after_failed_exec(wrote, e);
     return rc;
 }
 

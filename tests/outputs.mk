@@ -15,3 +15,6 @@ check_PROGRAMS += tests/victims/v_deepsites
 tests_victims_v_deepsites_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/fault_tables.sh
 EXTRA_DIST += tests/fault_tables.sh
+# exec with an environment copied before fork (tests/proc_exec.sh).
+check_PROGRAMS += tests/victims/v_envexec
+tests_victims_v_envexec_CFLAGS = $(VICTIM_CFLAGS)
