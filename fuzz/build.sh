@@ -1,5 +1,6 @@
 #!/bin/sh
-# Build the libFuzzer target for the JSON reader: fuzz/build.sh [OUT]  (default ./fuzz_json_read)
+# Build a libFuzzer target: fuzz/build.sh [OUT]  (default ./fuzz_json_read). The name of OUT
+# says which target: fuzz_json_read (the JSON reader) or fuzz_env (the TPROF_* parser).
 # Needs clang and its runtime (Debian: apt-get install clang libclang-rt-14-dev) and
 # libjson-c-dev. See fuzz/README.md.
 set -eu
@@ -7,11 +8,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 out=${1:-./fuzz_json_read}
 CC=${CC:-clang}
-# shellcheck disable=SC2046 # pkg-config output is a list of flags
-exec "$CC" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-D_GNU_SOURCE -I"$top/src" -I"$top/include" -I"$top/fuzz" $(pkg-config --cflags json-c) \
-	"$here/fuzz_json_read.c" "$here/shim_diff.c" "$here/shim_merge.c" \
-	"$top/src/json_read.c" "$top/src/sitekey.c" "$top/src/report.c" "$top/src/buf.c" \
-	"$top/src/analyze.c" "$top/src/render_json.c" "$top/src/render_text.c" "$top/src/units.c" \
-	"$top/src/config.c" \
-	$(pkg-config --libs json-c) -lm -o "$out"
+flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+case $(basename "$out") in
+fuzz_json_read*)
+	# shellcheck disable=SC2046,SC2086 # pkg-config output and $flags are lists of flags
+	exec "$CC" $flags \
+		-D_GNU_SOURCE -I"$top/src" -I"$top/include" -I"$top/fuzz" $(pkg-config --cflags json-c) \
+		"$here/fuzz_json_read.c" "$here/shim_diff.c" "$here/shim_merge.c" \
+		"$top/src/json_read.c" "$top/src/sitekey.c" "$top/src/report.c" "$top/src/buf.c" \
+		"$top/src/analyze.c" "$top/src/render_json.c" "$top/src/render_text.c" "$top/src/units.c" \
+		"$top/src/config.c" \
+		$(pkg-config --libs json-c) -lm -o "$out" ;;
+fuzz_env*)
+	# shellcheck disable=SC2086
+	exec "$CC" $flags -D_GNU_SOURCE -I"$top/src" "$here/fuzz_env.c" "$top/src/config.c" -lm -o "$out" ;;
+*)
+	echo "fuzz/build.sh: $out: the name must start with a target: fuzz_json_read or fuzz_env" >&2
+	exit 2 ;;
+esac
