@@ -121,11 +121,18 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
         return;
     }
     tp_fmt_bytes(m->peak_bytes, a, sizeof a);
-    const struct tp_site *top = NULL;
-    for (size_t i = 0; i < m->nsites; i++)
-        if (m->sites[i].live_at_peak_bytes && (!top || m->sites[i].live_at_peak_bytes >
-                                                           top->live_at_peak_bytes))
-            top = &m->sites[i];
+    /* The program's own largest site: start-up allocations of system libraries (a GUI toolkit's
+     * type tables, an image library's dictionaries) can be larger and say nothing about the
+     * model. */
+    const struct tp_site *top = NULL, *top_sys = NULL;
+    for (size_t i = 0; i < m->nsites; i++) {
+        const struct tp_site *s = &m->sites[i];
+        const struct tp_site **best = tp_site_system_only(s) ? &top_sys : &top;
+        if (s->live_at_peak_bytes && (!*best || s->live_at_peak_bytes > (*best)->live_at_peak_bytes))
+            *best = s;
+    }
+    if (!top)
+        top = top_sys;
     tp_buf_printf(t, " The heap peaks at %s", a);
     if (m->peak_op)
         tp_buf_printf(t, " inside %s", m->peak_op);
@@ -139,6 +146,11 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
         else
             tp_buf_printf(t, "; the site holding the most is %s, with %s at the peak%s", where, b,
                           r->merged_processes > 1 ? " (summed over the processes)" : "");
+        if (top != top_sys && top_sys && top_sys->live_at_peak_bytes > top->live_at_peak_bytes) {
+            char c[32];
+            tp_buf_printf(t, " (a system library's own allocation holds more: %s)",
+                          tp_fmt_bytes(top_sys->live_at_peak_bytes, c, sizeof c));
+        }
     }
     tp_buf_putc(t, '.');
     if (m->persistent_bytes || m->transient_bytes) {
@@ -172,7 +184,10 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
     const struct tp_verdict *v = &r->verdict;
     if (r->nops == 0) {
         tp_buf_puts(t, "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
-                       "region): this report covers the heap only.");
+                       "region): this report covers the heap only. An executable with its math "
+                       "linked in and stripped offers nothing to hook: build it with "
+                       "-finstrument-functions, call BLAS or the model's library as a shared "
+                       "library, or mark regions with tprof.h.");
         return;
     }
     const struct tp_op *d = order[0];
@@ -281,9 +296,11 @@ void tp_analyze(struct tp_report *r)
     memory_story(r, &t);
     if (denom > 0 && r->memory.alloc_ns > denom / 20) {
         char a[32], p[32];
-        tp_buf_printf(&t, " The allocator itself takes %s (%s of the time).",
+        /* one decimal, as the line under the verdict gives the same figure */
+        tp_buf_printf(&t, " The allocator itself takes %s (%.1f%% of the time).",
                       tp_fmt_ns(r->memory.alloc_ns, a, sizeof a),
-                      pct(ratio((double)r->memory.alloc_ns, (double)denom), p, sizeof p));
+                      100 * ratio((double)r->memory.alloc_ns, (double)denom));
+        (void)p;
     }
     v->text = tp_buf_ok(&t) ? strdup(tp_buf_str(&t)) : NULL;
     tp_buf_free(&t);

@@ -572,22 +572,9 @@ static void chain(const struct tp_site *s, char *out, size_t n, size_t room, int
     tp_buf_free(&t);
 }
 
-/* Every frame inside a system library: libc's stdio buffers, constructors of libraries loaded at
- * start-up. Allocated once and kept on purpose, they are seldom the program's leaks. */
 static int system_only(const struct tp_site *s)
 {
-    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
-    if (s->nframes == 0)
-        return 0;
-    for (size_t i = 0; i < s->nframes; i++) {
-        const char *m = s->frames[i].module;
-        int sys = 0;
-        for (size_t d = 0; m && d < sizeof dirs / sizeof dirs[0]; d++)
-            sys |= !strncmp(m, dirs[d], strlen(dirs[d]));
-        if (!sys)
-            return 0;
-    }
-    return 1;
+    return tp_site_system_only(s);
 }
 
 static int by_at_peak(const void *a, const void *b)
@@ -634,7 +621,7 @@ static void sites(struct ctx *c)
             tp_buf_printf(c->b, "%s %s %s %s  %s\n", R(h[0], 128, "at peak", 10),
                           R(h[1], 128, "own peak", 10), R(h[2], 128, "allocs", 8),
                           R(h[3], 128, "bytes", 10), "site");
-            size_t shown = 0;
+            size_t shown = 0, marked_sites = 0;
             for (size_t i = 0; i < m->nsites && shown < (size_t)c->top; i++) {
                 const struct tp_site *s = v[i];
                 if (!s->live_at_peak_bytes && !s->peak_live_bytes)
@@ -644,7 +631,12 @@ static void sites(struct ctx *c)
                 tp_fmt_bytes(s->peak_live_bytes, p, sizeof p);
                 tp_fmt_count(s->allocs, n, sizeof n);
                 tp_fmt_bytes(s->bytes, t, sizeof t);
-                chain(s, line, sizeof line, room, has_twin(m, s));
+                int sys = system_only(s);
+                chain(s, line + (sys ? 6 : 0), sizeof line - 6, room - (sys ? 6 : 0),
+                      has_twin(m, s));
+                if (sys)
+                    memcpy(line, "[lib] ", 6);
+                marked_sites += sys;
                 tp_buf_printf(c->b, "%s %s %s %s  %s\n", R(h[0], 128, a, 10),
                               R(h[1], 128, p, 10), R(h[2], 128, n, 8), R(h[3], 128, t, 10), line);
                 shown++;
@@ -659,6 +651,9 @@ static void sites(struct ctx *c)
             else if (held > shown)
                 say(c, "(%zu more site%s in the JSON report)", held - shown,
                     held - shown == 1 ? "" : "s");
+            if (marked_sites)
+                say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
+                       "internal caches), not by the program's code");
         }
         qsort(v, m->nsites, sizeof *v, by_leak);
         if (v[0]->live_at_exit_bytes) {

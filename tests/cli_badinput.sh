@@ -72,7 +72,7 @@ fi
 
 # usage errors: exit 2, one line
 expect "unknown option or missing value '--bogus'" "$T" report --bogus "$A"
-expect "expected text or json$" "$T" report "$A" --format xml
+expect "expected text, json, folded or folded-heap$" "$T" report "$A" --format xml
 expect "^tprof report: --top 0: " "$T" report "$A" --top 0
 expect "^tprof report: --peak-gflops -1: " "$T" report "$A" --peak-gflops -1
 expect "^tprof report: one file at a time" "$T" report "$A" "$A"

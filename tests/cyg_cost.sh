@@ -33,7 +33,8 @@ jcheck "$WORK/off.json" \
   "ops['hooked_matmul']['latency_ns']['p50'] > 2.5 * ops['plain_matmul']['latency_ns']['p50']" \
   "not any('TPROF_HOOK_NS' in n or 'measured' in n for n in d['notes'])"
 # The measured cost: the two come out close. The measurement is of a typical instrumented
-# function on a machine that may be busy, so it is an estimate: the best of three runs counts.
+# function on a machine that may be busy, so it is an estimate: the best of three runs (the one
+# closest to 1) counts.
 ratio() {
   python3 -c "import json,sys; o={x['name']: x for x in json.load(open(sys.argv[1]))['ops']}; \
 print(o['hooked_matmul']['latency_ns']['p50'] / o['plain_matmul']['latency_ns']['p50'])" "$1"
@@ -42,7 +43,8 @@ best=99
 for k in 1 2 3; do
   run measured
   jcheck "$WORK/measured.json" "any('ns each (measured)' in n for n in d['notes'])"
-  best=$(python3 -c "print(min($best, $(ratio "$WORK/measured.json")))")
+  # the run closest to 1 either way: load can make the measured cost too high or too low
+  best=$(python3 -c "import math; r = $(ratio "$WORK/measured.json"); print(min($best, r, key=lambda x: abs(math.log(x))))")
 done
 python3 -c "import sys; sys.exit(not (0.5 < $best < 2.0))" || \
   fail "hooked/plain median with the measured hook cost: $best (expected 0.5 to 2)"
