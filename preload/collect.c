@@ -18,6 +18,7 @@
 #include "optree.h"
 #include "path.h"
 #include "peaks.h"
+#include "reporter.h"
 #include "sites.h"
 #include "symbolize.h"
 
@@ -325,4 +326,10 @@ void tp_collect(struct tp_report *r, const char *why)
                        "for one thread", (unsigned long long)r->program.threads);
     if (why && strcmp(why, "exit") != 0)
         tp_report_note(r, "report written on %s", why);
+    uint64_t sn, sns, smax;
+    tp_snapshot_stats(&sn, &sns, &smax);
+    if (sn)
+        tp_report_note(r, "TPROF_SNAPSHOT: %llu snapshots written, %.2f ms each on average, %.2f ms "
+                          "at most, by a thread of tprof's beside the program",
+                       (unsigned long long)sn, (double)sns / 1e6 / (double)sn, (double)smax / 1e6);
 }

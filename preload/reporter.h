@@ -7,5 +7,7 @@ void tp_reporter_fork_child(void);
 /* Write the report so far and carry on. sig_seq > 0 numbers the files (".sig<N>"); 0 writes
  * the regular files (a snapshot). Returns 1 if written. */
 int tp_report_now(const char *why, int sig_seq);
+/* Periodic snapshots written so far, their total and longest wall time (ns). */
+void tp_snapshot_stats(uint64_t *n, uint64_t *ns, uint64_t *max_ns);
 
 #endif

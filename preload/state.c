@@ -321,6 +321,16 @@ int tp_finish(const char *why)
     return 1;
 }
 
+/* What the snapshots cost so far: the report says it (README: "what a snapshot costs"). */
+static uint64_t snapshots, snapshot_ns, snapshot_max_ns;
+
+void tp_snapshot_stats(uint64_t *n, uint64_t *ns, uint64_t *max_ns)
+{
+    *n = snapshots;
+    *ns = snapshot_ns;
+    *max_ns = snapshot_max_ns;
+}
+
 int tp_report_now(const char *why, int sig_seq)
 {
     if (!tp_running())
@@ -329,8 +339,18 @@ int tp_report_now(const char *why, int sig_seq)
     tp_guard = 1;
     pthread_mutex_lock(&report_lock);
     int ok = tp_running();
-    if (ok)
+    if (ok) {
+        int snap = !strcmp(why, "snapshot");
+        uint64_t t0 = tp_now_ns();
         write_reports(why, sig_seq);
+        if (snap) {
+            uint64_t d = tp_now_ns() - t0;
+            snapshots++;
+            snapshot_ns += d;
+            if (d > snapshot_max_ns)
+                snapshot_max_ns = d;
+        }
+    }
     pthread_mutex_unlock(&report_lock);
     tp_guard = g;
     return ok;
