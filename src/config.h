@@ -10,9 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Constructors, loaders and initialisers are set-up, not a model's work, whatever their names
+ * contain (darknet's make_convolutional_layer matched *conv*, rand_normal *norm*): as ops they
+ * would also move the start of the persistent heap. */
 #define TP_DEFAULT_OPS                                                                     \
     "*gemm*,*gemv*,*matmul*,*conv*,*attention*,*softmax*,*norm*,*im2col*,*col2im*,"        \
-    "*pool*,*relu*,*gelu*,*sigmoid*,*dropout*,*embedding*,*forward*,*backward*,*update*"
+    "*pool*,*relu*,*gelu*,*sigmoid*,*dropout*,*embedding*,*forward*,*backward*,*update*,"    \
+    "!make_*,!parse_*,!load_*,!free_*,!rand*,!print*,!*init*"
 
 #define TP_MAX_STACK 64
 

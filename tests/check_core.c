@@ -127,6 +127,11 @@ START_TEST(test_ops_match)
     ck_assert(tp_ops_match(TP_DEFAULT_OPS, "layernorm_forward"));
     ck_assert(!tp_ops_match(TP_DEFAULT_OPS, "main"));
     ck_assert(!tp_ops_match(TP_DEFAULT_OPS, "rand_float"));
+    /* set-up is not an op, whatever its name holds */
+    ck_assert(!tp_ops_match(TP_DEFAULT_OPS, "make_convolutional_layer"));
+    ck_assert(!tp_ops_match(TP_DEFAULT_OPS, "rand_normal"));
+    ck_assert(!tp_ops_match(TP_DEFAULT_OPS, "conv_init_weights"));
+    ck_assert(tp_ops_match(TP_DEFAULT_OPS, "forward_convolutional_layer"));
     ck_assert(tp_ops_match("mm*, attn", "attn"));
     ck_assert(!tp_ops_match("mm*,!mm_tiny", "mm_tiny"));
     ck_assert(tp_ops_match("mm*,!mm_tiny", "mm_big"));
