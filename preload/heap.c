@@ -1,11 +1,11 @@
 /* Heap accounting: the live-block table, the global live and peak, per-site figures.
  *
  * The live-block table is lock-free open addressing (linear probing) over mmap'ed slots: a key is
- * claimed with a CAS, a free turns it into a tombstone that a later insert may reuse. The table
- * never moves: when the newest generation fills up, a new generation twice its size is added and
- * takes the inserts; lookups search newest to oldest. Keys are unique among live blocks (the
- * allocator never hands out a live address twice, and the free shim removes the record before the
- * real free), which is what makes tombstone reuse safe without locks.
+ * claimed with a CAS; a free turns it into a tombstone, or into an empty slot where no probe chain
+ * needs it (see vacate()). The table never moves: when the newest generation fills up, a new
+ * generation twice its size is added and takes the inserts; lookups search newest to oldest. Keys
+ * are unique among live blocks (the allocator never hands out a live address twice, and the free
+ * shim removes the record before the real free), which is what makes this safe without locks.
  *
  * "Live at the global peak" per site is kept lazily: every new global peak bumps a sequence
  * number; a site that is modified after a peak first saves its pre-modification live bytes as its
@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -24,8 +25,10 @@
 #include "ops.h"
 #include "sites.h"
 
+/* Keys: a block's address, or one of these (no block lives at address 0, 1 or 2). */
 #define KEY_EMPTY ((uintptr_t)0)
 #define KEY_TOMB ((uintptr_t)1)
+#define KEY_BUSY ((uintptr_t)2) /* being vacated: becomes TOMB or EMPTY in a few instructions */
 #define MAX_GENS 40
 #define FIRST_BITS 12 /* 64 KiB: a small live set stays in cache; the table grows with it */
 
@@ -45,7 +48,7 @@ struct gen {
     struct slot *slots;
     uint64_t mask;
     unsigned bits;
-    _Atomic uint64_t used; /* slots ever claimed (live or tombstone) */
+    _Atomic uint64_t used; /* slots claimed (live or tombstone), as a signed count */
 };
 
 static struct gen gens[MAX_GENS];
@@ -74,13 +77,23 @@ static inline void add_ticks(uint64_t t)
     }
 }
 
-/* Addresses, not a scrambled hash: blocks the allocator hands out close together land in nearby
- * slots, so the table is touched with the program's own locality (a scrambling hash made every
- * insert and remove a cache miss). Linear probing absorbs the collisions of addresses that agree
- * modulo the table size. */
+/* Keep the program's locality, but not its runs. The low 6 bits of a slot number are address bits
+ * 4-9, the rest a hash of the 1 KiB span above: blocks allocated close together share a 64-slot
+ * run of the table (its lines are touched with the program's own locality; a hash of the whole
+ * address made every insert and remove a cache miss in a large table), and spans land
+ * independently. With the address alone (bits 4 and up) a dense series of 16-byte blocks filled
+ * one run as long as the series, and every lookup of a block in an older generation whose home
+ * fell inside it probed to its end: freeing 800,000 such blocks took minutes. */
+#define SPAN_BITS 6
 static inline uint64_t hash_ptr(uintptr_t p, unsigned bits)
 {
-    return (uint64_t)((p >> 4) ^ (p >> (4 + bits))) & ((1ull << bits) - 1);
+    uint64_t span = ((uint64_t)(p >> (4 + SPAN_BITS)) * 0x9E3779B97F4A7C15ull) >> (64 - (bits - SPAN_BITS));
+    return (span << SPAN_BITS) | ((p >> 4) & ((1u << SPAN_BITS) - 1));
+}
+
+static inline void used_add(int gi, int64_t d)
+{
+    atomic_fetch_add_explicit(&gens[gi].used, (uint64_t)d, memory_order_relaxed);
 }
 
 static int add_gen(unsigned bits)
@@ -117,46 +130,71 @@ int tp_heap_tracking(void)
            atomic_load_explicit(&tp_state, memory_order_relaxed) < TP_FINISHING;
 }
 
-/* Grow when the newest generation is 70% claimed. */
-static void maybe_grow(int g)
+/* Grow when the newest generation is 70% claimed, or when an insert found no free slot in it at
+ * all (force). */
+static void maybe_grow(int gi, int force)
 {
-    struct gen *G = &gens[g];
-    if (atomic_load_explicit(&G->used, memory_order_relaxed) * 10 < (G->mask + 1) * 7)
+    struct gen *G = &gens[gi];
+    int64_t used = (int64_t)atomic_load_explicit(&G->used, memory_order_relaxed);
+    if (!force && used * 10 < (int64_t)(G->mask + 1) * 7)
         return;
     pthread_mutex_lock(&grow_lock);
-    if (atomic_load(&ngens) == g + 1 && add_gen(G->bits + 1) < 0)
+    if (atomic_load(&ngens) == gi + 1 && add_gen(G->bits + 1) < 0)
         tp_warn("cannot grow the heap table");
     pthread_mutex_unlock(&grow_lock);
 }
 
-/* A tombstone whose right neighbour is empty ends no probe chain that would otherwise reach a
- * key, so it can become empty itself, and then so can a tombstone to its left. Without this every
- * address the allocator ever handed out keeps a claimed slot, and the table grows with the
- * allocations made instead of the blocks live (1,024 live blocks churned 10^6 times: 7
- * generations, 8 MiB of cache-cold slots). */
-static void reclaim(struct gen *G, uint64_t i)
+/* Wait for a slot being vacated by another thread to settle (a few instructions, unless that
+ * thread lost its core). */
+static uintptr_t settled_key(struct slot *s)
 {
-    for (uint64_t n = 0; n <= G->mask; n++, i--) {
-        if (atomic_load(&G->slots[(i + 1) & G->mask].key) != KEY_EMPTY)
+    uintptr_t k;
+    for (unsigned n = 0; (k = atomic_load(&s->key)) == KEY_BUSY; n++) {
+        if (n < 64)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
+    return k;
+}
+
+/* Slot i of G is KEY_BUSY, ours: give it up. A slot may become empty only while its right
+ * neighbour is empty, else a key further right could be cut off from its home. The neighbour is
+ * read after the slot was made busy (a locked instruction), and an insert reads the slots left of
+ * its own after claiming it (settle()), so of a vacate and an insert racing on two neighbouring
+ * slots, at least one sees the other: either this finds the neighbour taken and leaves a
+ * tombstone, or the insert finds the slot empty and moves left into it. Then the same for a
+ * tombstone to the left. Without this every address the allocator ever handed out keeps a claimed
+ * slot, and the table grows with the allocations made instead of the blocks live (1,024 live
+ * blocks churned 10^6 times: 7 generations, 8 MiB of cache-cold slots). */
+static void vacate(int gi, uint64_t i)
+{
+    struct gen *G = &gens[gi];
+    for (uint64_t n = 0;; n++, i--) {
+        struct slot *s = &G->slots[i & G->mask];
+        if (n > G->mask || atomic_load(&G->slots[(i + 1) & G->mask].key) != KEY_EMPTY) {
+            atomic_store_explicit(&s->key, KEY_TOMB, memory_order_release);
             return;
+        }
+        atomic_store_explicit(&s->key, KEY_EMPTY, memory_order_release);
+        used_add(gi, -1);
         uintptr_t t = KEY_TOMB;
-        if (!atomic_compare_exchange_strong(&G->slots[i & G->mask].key, &t, KEY_EMPTY))
+        if (!atomic_compare_exchange_strong(&G->slots[(i - 1) & G->mask].key, &t, KEY_BUSY))
             return;
-        atomic_fetch_sub_explicit(&G->used, 1, memory_order_relaxed);
     }
 }
 
 /* p was placed at distance d from its home h: every slot between must stay non-empty, or lookups
- * stop before p. Checked right to left: a slot only turns empty when its right neighbour is empty,
- * so the slots seen non-empty from p leftwards stay so while p is in the table. If one turned
- * empty meanwhile (reclaim() racing with this insert), p moves there; p is not yet known to the
- * program, so nobody looks it up while it moves. */
-static void settle(struct gen *G, uint64_t h, uint64_t d, uintptr_t p, uint64_t val)
+ * stop before p. Checked right to left, after the claim (see vacate()): a slot found non-empty
+ * stays so while its right neighbour is. If one turned empty meanwhile, p moves there; p is not
+ * yet known to the program, so nobody looks it up while it moves. */
+static void settle(int gi, uint64_t h, uint64_t d, uintptr_t p, uint64_t val)
 {
+    struct gen *G = &gens[gi];
     while (d > 0) {
         uint64_t b = d - 1;
         struct slot *s = &G->slots[(h + b) & G->mask];
-        uintptr_t k = atomic_load(&s->key);
+        uintptr_t k = settled_key(s);
         if (k != KEY_EMPTY) {
             d = b;
             continue;
@@ -164,10 +202,10 @@ static void settle(struct gen *G, uint64_t h, uint64_t d, uintptr_t p, uint64_t 
         if (!atomic_compare_exchange_strong(&s->key, &k, p))
             continue; /* filled by someone else meanwhile: look at it again */
         atomic_store_explicit(&s->val, val, memory_order_release);
-        atomic_fetch_add_explicit(&G->used, 1, memory_order_relaxed);
+        used_add(gi, 1);
         uintptr_t mine = p;
-        atomic_compare_exchange_strong(&G->slots[(h + d) & G->mask].key, &mine, KEY_TOMB);
-        reclaim(G, h + d);
+        if (atomic_compare_exchange_strong(&G->slots[(h + d) & G->mask].key, &mine, KEY_BUSY))
+            vacate(gi, h + d);
         d = b;
     }
 }
@@ -175,37 +213,37 @@ static void settle(struct gen *G, uint64_t h, uint64_t d, uintptr_t p, uint64_t 
 static int table_insert(uintptr_t p, uint64_t val)
 {
     for (int attempt = 0; attempt < 4; attempt++) {
-        int g = atomic_load_explicit(&ngens, memory_order_acquire) - 1;
-        struct gen *G = &gens[g];
+        int gi = atomic_load_explicit(&ngens, memory_order_acquire) - 1;
+        struct gen *G = &gens[gi];
         uint64_t h = hash_ptr(p, G->bits);
         for (uint64_t i = 0; i <= G->mask; i++) {
             struct slot *s = &G->slots[(h + i) & G->mask];
             uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
             if (k != KEY_EMPTY && k != KEY_TOMB)
-                continue;
+                continue; /* a key, or busy (it will not become ours to use: pass it) */
             if (atomic_compare_exchange_strong(&s->key, &k, p)) {
                 /* Nobody reads the value before the program frees p, which it can only do
                  * after malloc returned it, i.e. after this store. */
                 atomic_store_explicit(&s->val, val, memory_order_release);
                 if (k == KEY_EMPTY)
-                    atomic_fetch_add_explicit(&G->used, 1, memory_order_relaxed);
-                settle(G, h, i, p, val);
+                    used_add(gi, 1);
+                settle(gi, h, i, p, val);
                 if (k == KEY_EMPTY)
-                    maybe_grow(g);
+                    maybe_grow(gi, 0);
                 return 0;
             }
             i--; /* the slot changed under us: look at it again */
         }
-        maybe_grow(g);
+        maybe_grow(gi, 1);
     }
     return -1;
 }
 
-/* Find p and replace its key with a tombstone (then empty, where it can); 1 and *val when found. */
+/* Find p and take it out of the table; 1 and *val when found. */
 static int table_remove(uintptr_t p, uint64_t *val)
 {
-    for (int g = atomic_load_explicit(&ngens, memory_order_acquire) - 1; g >= 0; g--) {
-        struct gen *G = &gens[g];
+    for (int gi = atomic_load_explicit(&ngens, memory_order_acquire) - 1; gi >= 0; gi--) {
+        struct gen *G = &gens[gi];
         uint64_t h = hash_ptr(p, G->bits);
         for (uint64_t i = 0; i <= G->mask; i++) {
             struct slot *s = &G->slots[(h + i) & G->mask];
@@ -213,10 +251,10 @@ static int table_remove(uintptr_t p, uint64_t *val)
             if (k == KEY_EMPTY)
                 break;
             if (k != p)
-                continue;
+                continue; /* another key, a tombstone, or busy (never p: p is live) */
             *val = atomic_load_explicit(&s->val, memory_order_relaxed);
-            if (atomic_compare_exchange_strong(&s->key, &k, KEY_TOMB)) {
-                reclaim(G, h + i);
+            if (atomic_compare_exchange_strong(&s->key, &k, KEY_BUSY)) {
+                vacate(gi, h + i);
                 return 1;
             }
             return 0; /* someone else removed it: a double free in the program */
