@@ -11,7 +11,12 @@
  * number; a site that is modified after a peak first saves its pre-modification live bytes as its
  * at-peak figure. A site untouched since the last peak still has, at exit, the value it had then.
  * Exact for one thread; with several threads a site's at-peak figure can be off by what other
- * threads did between two instructions. */
+ * threads did between two instructions.
+ *
+ * Cost (bench/RESULTS.md): every locked instruction on a line that another core also writes costs
+ * a cache-line transfer, so the hot path writes as few shared lines as exactness allows: the
+ * global live/peak line, the site's live line, and the table's slots. Counts that need no exact
+ * order (a site's allocations, frees and bytes; the table's occupancy) are kept per thread. */
 #include "heap.h"
 
 #include <errno.h>
@@ -48,7 +53,8 @@ struct gen {
     struct slot *slots;
     uint64_t mask;
     unsigned bits;
-    _Atomic uint64_t used; /* slots claimed (live or tombstone), as a signed count */
+    int64_t batch;          /* per-thread change of `used` kept before it is added in */
+    _Atomic uint64_t used; /* slots claimed (live or tombstone), as a signed count: see used_add */
 };
 
 static struct gen gens[MAX_GENS];
@@ -56,17 +62,35 @@ static _Atomic int ngens;
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int tracking;
 
-static _Atomic uint64_t g_live, g_peak, g_peak_ns, g_pseq;
-/* Live bytes allocated before the first op or step, now and when the heap peaked: the
- * "persistent" part of the peak (the model's parameters, in an ML program). */
-static _Atomic uint64_t g_early_live, g_early_at_peak;
-static _Atomic int g_peak_op = -1;
-static _Atomic uint64_t g_unknown_frees, g_failed, g_alloc_ns, g_dropped, g_threads;
+/* Written on every allocation and free, by every thread: on a line of their own, so a call
+ * moves one line between cores for them, not three. */
+static struct {
+    _Atomic uint64_t live, peak, pseq;
+    /* Live bytes allocated after the first op or step began. The rest of the live bytes were
+     * allocated before ("early": the model's parameters, in an ML program), so a program with no
+     * ops never writes this. */
+    _Atomic uint64_t late_live;
+    _Atomic uint64_t peak_ns, early_at_peak; /* the early part of the peak */
+    _Atomic int peak_op;
+} g __attribute__((aligned(64))) = {.peak_op = -1};
+
+static _Atomic uint64_t g_unknown_frees __attribute__((aligned(64)));
+static _Atomic uint64_t g_failed, g_alloc_ns, g_dropped, g_threads;
 static TP_TLS int thread_seen;
 /* Time in the allocator is summed per thread and added to the global total in batches: one
  * shared counter written on every call would cost more than the call often does. */
 static TP_TLS uint64_t local_alloc_ticks;
 #define ALLOC_TICKS_BATCH (1ull << 22)
+
+/* The table's occupancy is counted per thread too: this thread's change to gens[used_gen].used
+ * not yet added in. Flushed every gens[].batch slots (a 4,096-slot generation is over-filled by
+ * at most 16 slots per thread before it grows), at the thread's exit, and whenever the thread
+ * touches another generation. */
+static TP_TLS int used_gen = -1;
+static TP_TLS int64_t used_delta;
+static TP_TLS int thread_exiting;
+static pthread_key_t exit_key;
+static int have_exit_key;
 
 static inline void add_ticks(uint64_t t)
 {
@@ -75,6 +99,37 @@ static inline void add_ticks(uint64_t t)
         atomic_fetch_add_explicit(&g_alloc_ns, local_alloc_ticks, memory_order_relaxed);
         local_alloc_ticks = 0;
     }
+}
+
+static void used_flush(void)
+{
+    if (used_delta != 0)
+        atomic_fetch_add_explicit(&gens[used_gen].used, (uint64_t)used_delta, memory_order_relaxed);
+    used_delta = 0;
+}
+
+static inline void used_add(int gi, int64_t d)
+{
+    if (tp_unlikely(used_gen != gi)) {
+        if (used_gen >= 0)
+            used_flush();
+        used_gen = gi;
+    }
+    used_delta += d;
+    int64_t b = gens[gi].batch;
+    if (used_delta >= b || used_delta <= -b || tp_unlikely(thread_exiting))
+        used_flush();
+}
+
+/* Key destructor: a thread's last change to the occupancy is added in when it exits. */
+static void thread_exit(void *arg)
+{
+    (void)arg;
+    thread_exiting = 1;
+    if (used_gen >= 0)
+        used_flush();
+    atomic_fetch_add_explicit(&g_alloc_ns, local_alloc_ticks, memory_order_relaxed);
+    local_alloc_ticks = 0;
 }
 
 /* Keep the program's locality, but not its runs. The low 6 bits of a slot number are address bits
@@ -91,11 +146,6 @@ static inline uint64_t hash_ptr(uintptr_t p, unsigned bits)
     return (span << SPAN_BITS) | ((p >> 4) & ((1u << SPAN_BITS) - 1));
 }
 
-static inline void used_add(int gi, int64_t d)
-{
-    atomic_fetch_add_explicit(&gens[gi].used, (uint64_t)d, memory_order_relaxed);
-}
-
 static int add_gen(unsigned bits)
 {
     int n = atomic_load(&ngens);
@@ -109,6 +159,7 @@ static int add_gen(unsigned bits)
     gens[n].slots = m;
     gens[n].bits = bits;
     gens[n].mask = (1ull << bits) - 1;
+    gens[n].batch = bits > 14 ? 64 : (int64_t)1 << (bits - 8);
     atomic_store(&gens[n].used, 0);
     atomic_store_explicit(&ngens, n + 1, memory_order_release);
     return 0;
@@ -117,10 +168,12 @@ static int add_gen(unsigned bits)
 void tp_heap_init(void)
 {
     int saved = errno;
-    if (atomic_load(&ngens) == 0 && add_gen(FIRST_BITS) < 0)
+    if (atomic_load(&ngens) == 0 && add_gen(FIRST_BITS) < 0) {
         tp_warn("cannot map the heap table; heap accounting is off");
-    else
+    } else {
+        have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
         atomic_store(&tracking, 1);
+    }
     errno = saved;
 }
 
@@ -130,8 +183,8 @@ int tp_heap_tracking(void)
            atomic_load_explicit(&tp_state, memory_order_relaxed) < TP_FINISHING;
 }
 
-/* Grow when the newest generation is 70% claimed, or when an insert found no free slot in it at
- * all (force). */
+/* Grow when the newest generation is 70% claimed (as the threads' flushed counts say), or when
+ * an insert found no free slot in it at all (force). */
 static void maybe_grow(int gi, int force)
 {
     struct gen *G = &gens[gi];
@@ -284,24 +337,33 @@ static inline void max_store(_Atomic uint64_t *a, uint64_t v)
         ;
 }
 
-/* Bring a site's at-peak figure up to date before its live bytes change. */
-static inline void site_sync_peak(struct tp_site_rec *s, uint64_t pseq)
+/* Bring a site's at-peak figure up to date: `before` is its live bytes before the change just
+ * made. The change comes first and this after, and the global line is likewise written before it
+ * is read: a line that other cores write is then fetched once, for writing, instead of once to
+ * read and again to write. */
+static inline void site_sync_peak(struct tp_site_rec *s, uint64_t pseq, uint64_t before)
 {
     if (atomic_load_explicit(&s->seen_pseq, memory_order_relaxed) != pseq) {
-        atomic_store_explicit(&s->at_peak, atomic_load_explicit(&s->live, memory_order_relaxed),
-                              memory_order_relaxed);
+        atomic_store_explicit(&s->at_peak, before, memory_order_relaxed);
         atomic_store_explicit(&s->seen_pseq, pseq, memory_order_relaxed);
     }
+}
+
+/* A thread's first recorded allocation: count it, and have its exit flush what it keeps. */
+static void thread_first(void)
+{
+    thread_seen = 1;
+    atomic_fetch_add(&g_threads, 1);
+    if (have_exit_key)
+        pthread_setspecific(exit_key, (void *)1);
 }
 
 void tp_heap_alloc(void *p, size_t n, void *ra, uint64_t ns)
 {
     if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return;
-    if (tp_unlikely(!thread_seen)) {
-        thread_seen = 1;
-        atomic_fetch_add(&g_threads, 1);
-    }
+    if (tp_unlikely(!thread_seen))
+        thread_first();
     add_ticks(ns);
     uint32_t site = tp_site_capture(ra);
     struct tp_blk b = {n, site, tp_ops_first_ns() == 0};
@@ -310,14 +372,15 @@ void tp_heap_alloc(void *p, size_t n, void *ra, uint64_t ns)
         return;
     }
     tp_ops_on_alloc(n);
-    if (b.early)
-        atomic_fetch_add_explicit(&g_early_live, n, memory_order_relaxed);
+    /* late_live before live: at a peak that this block makes, it is already counted as late. */
+    if (!b.early)
+        atomic_fetch_add_explicit(&g.late_live, n, memory_order_relaxed);
 
-    uint64_t live = atomic_fetch_add_explicit(&g_live, n, memory_order_relaxed) + n;
-    uint64_t peak = atomic_load_explicit(&g_peak, memory_order_relaxed);
+    uint64_t live = atomic_fetch_add_explicit(&g.live, n, memory_order_relaxed) + n;
+    uint64_t peak = atomic_load_explicit(&g.peak, memory_order_relaxed);
     int is_peak = 0;
     while (live > peak) {
-        if (atomic_compare_exchange_weak_explicit(&g_peak, &peak, live, memory_order_relaxed,
+        if (atomic_compare_exchange_weak_explicit(&g.peak, &peak, live, memory_order_relaxed,
                                                   memory_order_relaxed)) {
             is_peak = 1;
             break;
@@ -325,36 +388,35 @@ void tp_heap_alloc(void *p, size_t n, void *ra, uint64_t ns)
     }
     uint64_t pseq;
     if (is_peak) {
-        pseq = atomic_fetch_add_explicit(&g_pseq, 1, memory_order_relaxed) + 1;
-        atomic_store_explicit(&g_peak_ns, tp_now_ns(), memory_order_relaxed);
-        atomic_store_explicit(&g_peak_op, tp_ops_current(), memory_order_relaxed);
-        atomic_store_explicit(&g_early_at_peak, atomic_load_explicit(&g_early_live, memory_order_relaxed),
-                              memory_order_relaxed);
+        pseq = atomic_fetch_add_explicit(&g.pseq, 1, memory_order_relaxed) + 1;
+        atomic_store_explicit(&g.peak_ns, tp_now_ns(), memory_order_relaxed);
+        atomic_store_explicit(&g.peak_op, tp_ops_current(), memory_order_relaxed);
+        uint64_t late = atomic_load_explicit(&g.late_live, memory_order_relaxed);
+        atomic_store_explicit(&g.early_at_peak, live > late ? live - late : 0, memory_order_relaxed);
     } else {
-        pseq = atomic_load_explicit(&g_pseq, memory_order_relaxed);
+        pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
     }
 
-    struct tp_site_rec *s = tp_site_get(site);
-    site_sync_peak(s, pseq);
-    atomic_fetch_add_explicit(&s->allocs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->bytes, n, memory_order_relaxed);
+    struct tp_site_rec *s = tp_site_hot(site);
     uint64_t slive = atomic_fetch_add_explicit(&s->live, n, memory_order_relaxed) + n;
+    site_sync_peak(s, pseq, slive - n);
     max_store(&s->peak_live, slive);
     if (is_peak)
         atomic_store_explicit(&s->at_peak, slive, memory_order_relaxed);
+    tp_site_count_alloc(site, n);
 }
 
 /* The accounting half of a free, for a block already taken out of the table. */
 static void account_free(const struct tp_blk *b)
 {
-    uint64_t pseq = atomic_load_explicit(&g_pseq, memory_order_relaxed);
-    struct tp_site_rec *s = tp_site_get(b->site);
-    site_sync_peak(s, pseq);
-    atomic_fetch_add_explicit(&s->frees, 1, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&s->live, b->size, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&g_live, b->size, memory_order_relaxed);
-    if (b->early)
-        atomic_fetch_sub_explicit(&g_early_live, b->size, memory_order_relaxed);
+    if (!b->early)
+        atomic_fetch_sub_explicit(&g.late_live, b->size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&g.live, b->size, memory_order_relaxed);
+    uint64_t pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
+    struct tp_site_rec *s = tp_site_hot(b->site);
+    uint64_t before = atomic_fetch_sub_explicit(&s->live, b->size, memory_order_relaxed);
+    site_sync_peak(s, pseq, before);
+    tp_site_count_free(b->site);
 }
 
 void tp_heap_free(void *p)
@@ -421,18 +483,18 @@ void tp_heap_restore(void *p, const struct tp_blk *b)
 void tp_heap_totals(struct tp_heap_totals *t)
 {
     memset(t, 0, sizeof *t);
-    t->live = atomic_load(&g_live);
-    t->peak = atomic_load(&g_peak);
-    t->peak_ns = atomic_load(&g_peak_ns);
-    t->pseq = atomic_load(&g_pseq);
-    t->peak_op = atomic_load(&g_peak_op);
+    t->live = atomic_load(&g.live);
+    t->peak = atomic_load(&g.peak);
+    t->peak_ns = atomic_load(&g.peak_ns);
+    t->pseq = atomic_load(&g.pseq);
+    t->peak_op = atomic_load(&g.peak_op);
     t->unknown_frees = atomic_load(&g_unknown_frees);
     t->failed_allocs = atomic_load(&g_failed);
-    /* Accumulated in ticks; this thread's unflushed share is added, other live threads' (under
-     * 2^22 ticks each) are not. */
+    /* Accumulated in ticks; this thread's unflushed share and the exited threads' are added,
+     * other live threads' (under 2^22 ticks each) are not. */
     t->alloc_ns = tp_ticks_to_ns(atomic_load(&g_alloc_ns) + local_alloc_ticks);
     t->dropped = atomic_load(&g_dropped);
-    t->early_at_peak = atomic_load(&g_early_at_peak);
+    t->early_at_peak = atomic_load(&g.early_at_peak);
 }
 
 uint64_t tp_heap_threads(void)
@@ -443,28 +505,29 @@ uint64_t tp_heap_threads(void)
 void tp_heap_fork_child(void)
 {
     /* Only this thread exists now: plain stores are safe. The inherited blocks stay in the
-     * table (their frees must be recognised) and stay live; everything counted restarts. */
+     * table (their frees must be recognised) and stay live; everything counted restarts. The
+     * other threads' unflushed occupancy counts are lost: at most a batch each, which only
+     * moves the next growth a little (the count is compared signed). */
     pthread_mutex_init(&grow_lock, NULL);
-    uint64_t live = atomic_load(&g_live);
-    atomic_store(&g_peak, live);
-    atomic_store(&g_peak_ns, tp_now_ns());
-    atomic_store(&g_peak_op, -1);
-    atomic_store(&g_early_at_peak, atomic_load(&g_early_live));
-    atomic_store(&g_pseq, atomic_load(&g_pseq) + 1);
+    uint64_t live = atomic_load(&g.live), late = atomic_load(&g.late_live);
+    atomic_store(&g.peak, live);
+    atomic_store(&g.peak_ns, tp_now_ns());
+    atomic_store(&g.peak_op, -1);
+    atomic_store(&g.early_at_peak, live > late ? live - late : 0);
+    atomic_store(&g.pseq, atomic_load(&g.pseq) + 1);
     atomic_store(&g_unknown_frees, 0);
     atomic_store(&g_failed, 0);
     atomic_store(&g_alloc_ns, 0);
     atomic_store(&g_threads, 1);
+    local_alloc_ticks = 0;
     thread_seen = 1;
+    tp_sites_fork_child();
     uint32_t n = tp_sites_count();
     for (uint32_t i = 0; i < n; i++) {
-        struct tp_site_rec *s = tp_site_get(i);
+        struct tp_site_rec *s = tp_site_hot(i);
         uint64_t l = atomic_load(&s->live);
-        atomic_store(&s->allocs, 0);
-        atomic_store(&s->frees, 0);
-        atomic_store(&s->bytes, 0);
         atomic_store(&s->peak_live, l);
         atomic_store(&s->at_peak, l);
-        atomic_store(&s->seen_pseq, atomic_load(&g_pseq));
+        atomic_store(&s->seen_pseq, atomic_load(&g.pseq));
     }
 }
