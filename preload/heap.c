@@ -358,14 +358,14 @@ static void thread_first(void)
         pthread_setspecific(exit_key, (void *)1);
 }
 
-void tp_heap_alloc(void *p, size_t n, void *ra, uint64_t ns)
+void tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64_t ns)
 {
     if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return;
     if (tp_unlikely(!thread_seen))
         thread_first();
     add_ticks(ns);
-    uint32_t site = tp_site_capture(ra);
+    uint32_t site = tp_site_find(raw, got, ra);
     struct tp_blk b = {n, site, tp_ops_first_ns() == 0};
     if (table_insert((uintptr_t)p, pack(&b)) < 0) {
         atomic_fetch_add(&g_dropped, 1);

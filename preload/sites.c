@@ -24,7 +24,6 @@
 /* An index entry: record number + 1 in the low IDX_ID_BITS (0 = empty), the hash's top bits above. */
 #define IDX_ID_BITS 24
 #define IDX_ID_MASK ((1ull << IDX_ID_BITS) - 1)
-#define SKIP_MAX 6 /* our own frames above the program's: capture, shim, maybe a helper */
 
 struct tp_site_rec *tp_site_recs;
 static uintptr_t *frames;     /* depth entries per record; unused entries stay 0 */
@@ -192,6 +191,11 @@ void tp_sites_init(void)
     errno = saved;
 }
 
+int tp_sites_want(void)
+{
+    return depth > 1 && cap > 1 ? depth + TP_STACK_ROOM : 0;
+}
+
 static inline uint64_t hash_frames(const uintptr_t *f, int n)
 {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -250,33 +254,27 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
     return 0;
 }
 
-uint32_t tp_site_capture(void *ra)
+uint32_t tp_site_find(void *const *raw, int got, void *ra)
 {
     uintptr_t f[TP_MAX_STACK];
-    int n;
+    int n = 0;
     if (tp_unlikely(cap <= 1))
         return 0;
-    if (depth == 1) {
-        /* The shim's return address is the call site: no unwinding at all. */
-        f[0] = (uintptr_t)ra;
-        n = 1;
-    } else {
-        void *raw[TP_MAX_STACK + SKIP_MAX];
-        int got = unw_backtrace(raw, depth + SKIP_MAX);
+    if (depth > 1) {
         int k = 0;
-        /* Drop our own frames (the capture, the shim) wherever inlining left them. */
+        /* Drop our own frames (the shim, a helper) wherever inlining left them. */
         while (k < got && tp_addr_is_ours((uintptr_t)raw[k]))
             k++;
-        n = 0;
         for (; k < got && n < depth; k++) {
             if (!raw[k])
                 break;
             f[n++] = (uintptr_t)raw[k];
         }
-        if (n == 0) {
-            f[0] = (uintptr_t)ra;
-            n = 1;
-        }
+    }
+    if (n == 0) {
+        /* TPROF_STACK=1, or no frames: the shim's return address is the call site. */
+        f[0] = (uintptr_t)ra;
+        n = 1;
     }
     return lookup_or_insert(f, n);
 }
