@@ -1,15 +1,23 @@
-# Benchmarks: built on demand by `make bench`, which then runs bench/run.sh; never part of
-# `make all` or `make check`.
-EXTRA_PROGRAMS = bench/churn bench/sites
+# Benchmarks (docs/bench.md): `make bench` runs bench/run.sh, one table of what tprof, heaptrack and
+# uftrace cost on allocation churn, an sgemm-bound MLP, an instrumented-call storm and the
+# examples; `make bench-quick` the same with short runs (QUICK=1: checks that it runs, about a
+# minute; not figures to quote). The programs are check programs so that `make check` builds them
+# for bench/smoke.sh, which runs the script in its smallest form and checks the table's shape,
+# never a figure: timings are measurements, not tests.
+check_PROGRAMS += bench/churn bench/sites
 bench_churn_SOURCES = bench/churn.c
 bench_churn_CFLAGS = -std=gnu11 -O2 -g
 bench_churn_LDADD = -lpthread
 # The call chains of sites must survive compilation: no inlining, no sibling calls, no folding.
 bench_sites_SOURCES = bench/sites.c
 bench_sites_CFLAGS = $(VICTIM_CFLAGS)
-CLEANFILES += bench/churn bench/sites
-EXTRA_DIST += bench/run.sh bench/RESULTS.md docs/bench.md
+TESTS += bench/smoke.sh
+EXTRA_DIST += bench/run.sh bench/smoke.sh bench/ab.sh bench/RESULTS.md docs/bench.md
 
-bench: all bench/churn bench/sites
+BENCH_DEPS = bench/churn bench/sites bench/cyg_storm bench/cyg_storm_native bench/libcygstorm.so \
+	$(BENCH_BLAS)
+bench: all $(BENCH_DEPS)
 	bash $(srcdir)/bench/run.sh $(abs_top_builddir)
-.PHONY: bench
+bench-quick: all $(BENCH_DEPS)
+	QUICK=1 bash $(srcdir)/bench/run.sh $(abs_top_builddir)
+.PHONY: bench bench-quick

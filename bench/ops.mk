@@ -1,13 +1,17 @@
-# BLAS-wrapper benchmark: `make bench-ops` builds bench/mlp_blas (an sgemm-bound MLP on the
-# system CBLAS) and runs bench/run_ops.sh: tprof/native in one run. Never part of `make all` or
-# `make check`.
-EXTRA_PROGRAMS += bench/mlp_blas
+# BLAS-wrapper benchmark: `make bench-ops` builds bench/mlp_blas (an sgemm-bound MLP on OpenBLAS)
+# and runs bench/run_ops.sh (the detail behind the sgemm row of `make bench`: tiny passes, medians,
+# OpenBLAS's own threads). A check program when OpenBLAS is found, so that `make check` builds it
+# for bench/smoke.sh.
+if HAVE_OPENBLAS
+check_PROGRAMS += bench/mlp_blas
+BENCH_BLAS = bench/mlp_blas
+endif
 bench_mlp_blas_SOURCES = bench/mlp_blas.c
 bench_mlp_blas_CFLAGS = -std=gnu11 -O2 -g
-bench_mlp_blas_LDADD = -lblas -lm
-CLEANFILES += bench/mlp_blas
+bench_mlp_blas_LDADD = $(OPENBLAS_LIBS) -lm
 EXTRA_DIST += bench/run_ops.sh
 
-bench-ops: all bench/mlp_blas
+bench-ops: all $(BENCH_BLAS)
+	@test -n "$(BENCH_BLAS)" || { echo "make bench-ops: bench/mlp_blas needs OpenBLAS (apt-get install libopenblas-dev, then configure)"; exit 1; }
 	bash $(srcdir)/bench/run_ops.sh $(abs_top_builddir)
 .PHONY: bench-ops
