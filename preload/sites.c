@@ -48,6 +48,7 @@ struct tally_block {
 
 static _Atomic(struct tally_block *) blocks;
 static struct tp_tally *spill; /* shared rows for threads without a block: atomic adds */
+static _Atomic int spill_used; /* the report reads spill's rows only then (their pages are unmapped) */
 static struct tp_tally fallback_rows[1];
 static pthread_key_t tally_key;
 static int have_key;
@@ -139,6 +140,8 @@ void tp_tally_slow(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t byte
         tally_bump(&t[site].bytes, bytes);
         return;
     }
+    if (!atomic_load_explicit(&spill_used, memory_order_relaxed))
+        atomic_store(&spill_used, 1);
     atomic_fetch_add_explicit(&spill[site].allocs, allocs, memory_order_relaxed);
     atomic_fetch_add_explicit(&spill[site].frees, frees, memory_order_relaxed);
     atomic_fetch_add_explicit(&spill[site].bytes, bytes, memory_order_relaxed);
@@ -175,6 +178,7 @@ void tp_sites_init(void)
     /* Blocks of an earlier initialisation (the unit tests initialise again) have the old
      * capacity: start a new list. */
     atomic_store(&blocks, NULL);
+    atomic_store(&spill_used, 0);
     tp_tally_mine = NULL;
     my_block = NULL;
     tally_retired = 0;
@@ -288,9 +292,12 @@ uint32_t tp_sites_count(void)
 struct tp_site_rec *tp_site_get(uint32_t id)
 {
     struct tp_site_rec *r = &tp_site_recs[id];
-    uint64_t a = atomic_load_explicit(&spill[id].allocs, memory_order_relaxed);
-    uint64_t f = atomic_load_explicit(&spill[id].frees, memory_order_relaxed);
-    uint64_t b = atomic_load_explicit(&spill[id].bytes, memory_order_relaxed);
+    uint64_t a = 0, f = 0, b = 0;
+    if (atomic_load(&spill_used)) {
+        a = atomic_load_explicit(&spill[id].allocs, memory_order_relaxed);
+        f = atomic_load_explicit(&spill[id].frees, memory_order_relaxed);
+        b = atomic_load_explicit(&spill[id].bytes, memory_order_relaxed);
+    }
     for (struct tally_block *k = atomic_load_explicit(&blocks, memory_order_acquire); k; k = k->next) {
         a += atomic_load_explicit(&k->rows[id].allocs, memory_order_relaxed);
         f += atomic_load_explicit(&k->rows[id].frees, memory_order_relaxed);
@@ -333,7 +340,8 @@ void tp_sites_fork_child(void)
 {
     /* Only this thread exists now. */
     uint32_t n = tp_sites_count();
-    zero_rows(spill, n);
+    if (atomic_load(&spill_used))
+        zero_rows(spill, n);
     for (struct tally_block *b = atomic_load(&blocks); b; b = b->next) {
         zero_rows(b->rows, n);
         if (b != my_block)
