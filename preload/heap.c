@@ -62,9 +62,10 @@ static _Atomic int ngens;
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int tracking;
 
-/* Written on every allocation and free, by every thread: on a line of their own, so a call
- * moves one line between cores for them, not three. */
-static struct {
+/* Written on every allocation and free, by every thread: on a line of their own (the type's
+ * alignment pads it to the whole line, so no other variable is placed after it), so a call moves
+ * one line between cores for them, not three. */
+static struct __attribute__((aligned(64))) {
     _Atomic uint64_t live, peak, pseq;
     /* Live bytes allocated after the first op or step began. The rest of the live bytes were
      * allocated before ("early": the model's parameters, in an ML program), so a program with no
@@ -72,7 +73,7 @@ static struct {
     _Atomic uint64_t late_live;
     _Atomic uint64_t peak_ns, early_at_peak; /* the early part of the peak */
     _Atomic int peak_op;
-} g __attribute__((aligned(64))) = {.peak_op = -1};
+} g = {.peak_op = -1};
 
 static _Atomic uint64_t g_unknown_frees __attribute__((aligned(64)));
 static _Atomic uint64_t g_failed, g_alloc_ns, g_dropped, g_threads;
