@@ -137,6 +137,12 @@ void tp_reporter_start(void)
         if (real)
             real(tp_cfg.signal, &sa, &host_action);
     }
+    if (tp_start_thread(loop) != 0)
+        tp_warn("cannot start the report thread: TPROF_SIGNAL and TPROF_SNAPSHOT are off");
+}
+
+int tp_start_thread(void *(*fn)(void *))
+{
     /* The thread inherits this mask: it must never receive the program's signals. */
     sigset_t all, old;
     sigfillset(&all);
@@ -145,10 +151,14 @@ void tp_reporter_start(void)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &attr, loop, NULL) != 0)
-        tp_warn("cannot start the report thread: TPROF_SIGNAL and TPROF_SNAPSHOT are off");
+    pthread_attr_setstacksize(&attr, 1024 * 1024); /* static TLS comes out of it too */
+    int g = tp_guard;
+    tp_guard = 1; /* its stack and thread descriptor are not the program's allocations */
+    int rc = pthread_create(&t, &attr, fn, NULL) == 0 ? 0 : -1;
+    tp_guard = g;
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 void tp_reporter_fork_child(void)

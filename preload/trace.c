@@ -27,6 +27,7 @@
 #include "ops.h"
 #include "render.h"
 #include "report.h"
+#include "reporter.h"
 
 #define CHUNK_EVENTS 4096
 #define MAX_THREADS 4096    /* threads named in the trace; later ones share the last track */
@@ -225,24 +226,10 @@ void tp_trace_start(void)
 {
     if (!tp_trace_on || sampler_started)
         return;
-    /* Block every signal in the new thread: the program's signals are the program's. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t th;
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&a, 1024 * 1024); /* static TLS comes out of it too */
-    int g = tp_guard;
-    tp_guard = 1;
-    if (pthread_create(&th, &a, sampler, NULL) == 0)
+    if (tp_start_thread(sampler) == 0)
         sampler_started = 1;
     else
         tp_warn("TPROF_TRACE: cannot start the heap sampler; the heap track has only the peak");
-    tp_guard = g;
-    pthread_attr_destroy(&a);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void tp_trace_fork_child(void)

@@ -32,6 +32,8 @@ void *tp_calloc(size_t n, size_t m) { return calloc(n, m); }
 char *tp_strdup(const char *s) { return strdup(s); }
 void tp_resolve_collect(struct tp_report *r) { (void)r; }
 void tp_free(void *p) { free(p); }
+/* trace.c's heap sampler thread is never started here (tp_trace_start is not called). */
+int tp_start_thread(void *(*fn)(void *)) { (void)fn; return -1; }
 /* The heap as the trace's counter track sees it: a figure the tests set. */
 static uint64_t heap_live;
 void tp_heap_totals(struct tp_heap_totals *t)
