@@ -131,9 +131,10 @@ int main(int argc, char **argv)
     }
 
     /* Same seed on every rank: the same initial parameters and the same class templates. They
-     * are made before MPI_Init, whose own functions include ops by name (Open MPI's
-     * opal_convertor_* match *conv*, mca_mpool_* match *pool*): tprof counts what was allocated
-     * before the first op as the persistent heap, and the parameters are. */
+     * are made before MPI_Init, so that they are allocated before any op however TPROF_OPS is
+     * set (Open MPI's own opal_convertor_* and mca_mpool_* would match *conv* and *pool* if
+     * tprof did not leave MPI internals out): tprof counts what was allocated before the first
+     * op as the persistent heap. */
     struct mlp net;
     dense_init(&net.l1, IN, HIDDEN, 0);
     dense_init(&net.l2, HIDDEN, HIDDEN, 0);
