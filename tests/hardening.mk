@@ -4,6 +4,12 @@ check_PROGRAMS += tests/victims/sighost
 tests_victims_sighost_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/proc_sighost.sh tests/cli_valgrind.sh
 EXTRA_DIST += tests/proc_sighost.sh tests/cli_valgrind.sh
+# Issue 6's load and fault cases not covered elsewhere: a fork+exec chain two levels deep, death
+# by SIGSEGV/SIGABRT with core dumps enabled, and OpenBLAS running its own thread pool.
+check_PROGRAMS += tests/victims/v_chain
+tests_victims_v_chain_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_chain.sh tests/proc_core.sh
+EXTRA_DIST += tests/proc_chain.sh tests/proc_core.sh
 # The TPROF_* parser's fuzz target and the script that runs every target (fuzz/README.md);
 # never built by make. fuzz/corpus, env/ included, is distributed by src/cli.mk.
 EXTRA_DIST += fuzz/fuzz_env.c fuzz/env.dict fuzz/run.sh

@@ -25,6 +25,9 @@ tests_victims_v_blas_more_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_blas_more_LDADD = -lblas
 tests_victims_v_blas_threads_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_blas_threads_LDADD = -lblas -lpthread
+check_PROGRAMS += tests/victims/v_blas_pool
+tests_victims_v_blas_pool_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_blas_pool_LDADD = -lblas
 # The plugin: a plain program linked -shared (see tests/cyg.mk), with the BLAS as its own
 # dependency.
 check_PROGRAMS += tests/victims/libtpblasplug.so
@@ -44,6 +47,6 @@ tests_victims_v_blas_alloc_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_blas_alloc_LDADD = tests/victims/libtpfakeblas.so
 
 TESTS += tests/blas_alloc.sh tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
-	tests/blas_threads.sh tests/blas_reload.sh
+	tests/blas_threads.sh tests/blas_reload.sh tests/blas_pool.sh
 EXTRA_DIST += tests/blas_alloc.sh tests/blas_ops.sh tests/blas_more.sh tests/blas_plugin.sh tests/blas_missing.sh \
-	tests/blas_threads.sh tests/blas_reload.sh
+	tests/blas_threads.sh tests/blas_reload.sh tests/blas_pool.sh
