@@ -3,7 +3,7 @@
  * The live-block table is lock-free open addressing (linear probing) over mmap'ed slots: a key is
  * claimed with a CAS; a free turns it into a tombstone, or into an empty slot where no probe chain
  * needs it (see vacate()). The table never moves: when the newest generation fills up, a new
- * generation twice its size is added and takes the inserts; lookups search newest to oldest. Keys
+ * generation is added and takes the inserts; lookups search newest to oldest. Keys
  * are unique among live blocks (the allocator never hands out a live address twice, and the free
  * shim removes the record before the real free), which is what makes this safe without locks.
  *
@@ -34,8 +34,15 @@
 #define KEY_EMPTY ((uintptr_t)0)
 #define KEY_TOMB ((uintptr_t)1)
 #define KEY_BUSY ((uintptr_t)2) /* being vacated: becomes TOMB or EMPTY in a few instructions */
-#define MAX_GENS 40
-#define FIRST_BITS 12 /* 64 KiB: a small live set stays in cache; the table grows with it */
+#define FIRST_SLOTS 4096 /* 64 KiB: a small live set stays in cache; the table grows with it */
+/* Each generation is a quarter bigger than the last. Memory per live block is 16 bytes / 0.7 just
+ * before a growth and 16 * growth / 0.7 just after it (the hash spreads a new generation's first
+ * entries over all of its pages): doubling swung between 22.9 and 45.7 bytes, a quarter stays
+ * under 28.6. The price is more generations for a free to search (a million blocks fill 20, not
+ * 9), but only the big ones cost a cache miss each, and the newest, where young blocks are, is
+ * searched first (bench/RESULTS.md). */
+/* 4,096 slots growing by 1.25 reach 2^36 slots (1 TiB of table) in 76 generations */
+#define MAX_GENS 80
 
 /* value: size in the low 40 bits, site in the next 23, "early" in the top bit */
 #define VAL_SIZE_BITS 40
@@ -51,8 +58,8 @@ struct slot {
 
 struct gen {
     struct slot *slots;
-    uint64_t mask;
-    unsigned bits;
+    uint64_t n;             /* slots, a multiple of 256 (whole pages) */
+    uint64_t spans;         /* n / 64 */
     int64_t batch;          /* per-thread change of `used` kept before it is added in */
     _Atomic uint64_t used; /* slots claimed (live or tombstone), as a signed count: see used_add */
 };
@@ -141,35 +148,55 @@ static void thread_exit(void *arg)
  * one run as long as the series, and every lookup of a block in an older generation whose home
  * fell inside it probed to its end: freeing 800,000 such blocks took minutes. */
 #define SPAN_BITS 6
-static inline uint64_t hash_ptr(uintptr_t p, unsigned bits)
+static inline uint64_t hash_ptr(uintptr_t p, const struct gen *G)
 {
-    uint64_t span = ((uint64_t)(p >> (4 + SPAN_BITS)) * 0x9E3779B97F4A7C15ull) >> (64 - (bits - SPAN_BITS));
+    uint64_t mix = (uint64_t)(p >> (4 + SPAN_BITS)) * 0x9E3779B97F4A7C15ull;
+    uint64_t span = (uint64_t)(((unsigned __int128)mix * G->spans) >> 64);
     return (span << SPAN_BITS) | ((p >> 4) & ((1u << SPAN_BITS) - 1));
 }
 
-static int add_gen(unsigned bits)
+/* i + 1 and i - 1 around the ring of G's slots; at(G, i) for an i below 2n. */
+static inline uint64_t at(const struct gen *G, uint64_t i)
+{
+    return i >= G->n ? i - G->n : i;
+}
+static inline uint64_t next_i(const struct gen *G, uint64_t i)
+{
+    return i + 1 == G->n ? 0 : i + 1;
+}
+static inline uint64_t prev_i(const struct gen *G, uint64_t i)
+{
+    return i == 0 ? G->n - 1 : i - 1;
+}
+
+static int add_gen(uint64_t slots)
 {
     int n = atomic_load(&ngens);
     if (n >= MAX_GENS)
         return -1;
-    size_t bytes = sizeof(struct slot) << bits;
+    size_t bytes = sizeof(struct slot) * slots;
     void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     if (m == MAP_FAILED)
         return -1;
     gens[n].slots = m;
-    gens[n].bits = bits;
-    gens[n].mask = (1ull << bits) - 1;
-    gens[n].batch = bits > 14 ? 64 : (int64_t)1 << (bits - 8);
+    gens[n].n = slots;
+    gens[n].spans = slots >> SPAN_BITS;
+    gens[n].batch = slots > 16384 ? 64 : (int64_t)(slots >> 8);
     atomic_store(&gens[n].used, 0);
     atomic_store_explicit(&ngens, n + 1, memory_order_release);
     return 0;
 }
 
+static uint64_t next_size(uint64_t slots)
+{
+    return (slots + slots / 4 + 255) & ~(uint64_t)255;
+}
+
 void tp_heap_init(void)
 {
     int saved = errno;
-    if (atomic_load(&ngens) == 0 && add_gen(FIRST_BITS) < 0) {
+    if (atomic_load(&ngens) == 0 && add_gen(FIRST_SLOTS) < 0) {
         tp_warn("cannot map the heap table; heap accounting is off");
     } else {
         have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
@@ -190,10 +217,10 @@ static void maybe_grow(int gi, int force)
 {
     struct gen *G = &gens[gi];
     int64_t used = (int64_t)atomic_load_explicit(&G->used, memory_order_relaxed);
-    if (!force && used * 10 < (int64_t)(G->mask + 1) * 7)
+    if (!force && used * 10 < (int64_t)G->n * 7)
         return;
     pthread_mutex_lock(&grow_lock);
-    if (atomic_load(&ngens) == gi + 1 && add_gen(G->bits + 1) < 0)
+    if (atomic_load(&ngens) == gi + 1 && add_gen(next_size(G->n)) < 0)
         tp_warn("cannot grow the heap table");
     pthread_mutex_unlock(&grow_lock);
 }
@@ -224,16 +251,17 @@ static uintptr_t settled_key(struct slot *s)
 static void vacate(int gi, uint64_t i)
 {
     struct gen *G = &gens[gi];
-    for (uint64_t n = 0;; n++, i--) {
-        struct slot *s = &G->slots[i & G->mask];
-        if (n > G->mask || atomic_load(&G->slots[(i + 1) & G->mask].key) != KEY_EMPTY) {
+    for (uint64_t n = 0;; n++) {
+        struct slot *s = &G->slots[i];
+        if (n >= G->n || atomic_load(&G->slots[next_i(G, i)].key) != KEY_EMPTY) {
             atomic_store_explicit(&s->key, KEY_TOMB, memory_order_release);
             return;
         }
         atomic_store_explicit(&s->key, KEY_EMPTY, memory_order_release);
         used_add(gi, -1);
         uintptr_t t = KEY_TOMB;
-        if (!atomic_compare_exchange_strong(&G->slots[(i - 1) & G->mask].key, &t, KEY_BUSY))
+        i = prev_i(G, i);
+        if (!atomic_compare_exchange_strong(&G->slots[i].key, &t, KEY_BUSY))
             return;
     }
 }
@@ -247,7 +275,7 @@ static void settle(int gi, uint64_t h, uint64_t d, uintptr_t p, uint64_t val)
     struct gen *G = &gens[gi];
     while (d > 0) {
         uint64_t b = d - 1;
-        struct slot *s = &G->slots[(h + b) & G->mask];
+        struct slot *s = &G->slots[at(G, h + b)];
         uintptr_t k = settled_key(s);
         if (k != KEY_EMPTY) {
             d = b;
@@ -258,8 +286,8 @@ static void settle(int gi, uint64_t h, uint64_t d, uintptr_t p, uint64_t val)
         atomic_store_explicit(&s->val, val, memory_order_release);
         used_add(gi, 1);
         uintptr_t mine = p;
-        if (atomic_compare_exchange_strong(&G->slots[(h + d) & G->mask].key, &mine, KEY_BUSY))
-            vacate(gi, h + d);
+        if (atomic_compare_exchange_strong(&G->slots[at(G, h + d)].key, &mine, KEY_BUSY))
+            vacate(gi, at(G, h + d));
         d = b;
     }
 }
@@ -269,9 +297,9 @@ static int table_insert(uintptr_t p, uint64_t val)
     for (int attempt = 0; attempt < 4; attempt++) {
         int gi = atomic_load_explicit(&ngens, memory_order_acquire) - 1;
         struct gen *G = &gens[gi];
-        uint64_t h = hash_ptr(p, G->bits);
-        for (uint64_t i = 0; i <= G->mask; i++) {
-            struct slot *s = &G->slots[(h + i) & G->mask];
+        uint64_t h = hash_ptr(p, G);
+        for (uint64_t i = 0; i < G->n; i++) {
+            struct slot *s = &G->slots[at(G, h + i)];
             uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
             if (k != KEY_EMPTY && k != KEY_TOMB)
                 continue; /* a key, or busy (it will not become ours to use: pass it) */
@@ -298,9 +326,9 @@ static int table_remove(uintptr_t p, uint64_t *val)
 {
     for (int gi = atomic_load_explicit(&ngens, memory_order_acquire) - 1; gi >= 0; gi--) {
         struct gen *G = &gens[gi];
-        uint64_t h = hash_ptr(p, G->bits);
-        for (uint64_t i = 0; i <= G->mask; i++) {
-            struct slot *s = &G->slots[(h + i) & G->mask];
+        uint64_t h = hash_ptr(p, G);
+        for (uint64_t i = 0; i < G->n; i++) {
+            struct slot *s = &G->slots[at(G, h + i)];
             uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
             if (k == KEY_EMPTY)
                 break;
@@ -308,7 +336,7 @@ static int table_remove(uintptr_t p, uint64_t *val)
                 continue; /* another key, a tombstone, or busy (never p: p is live) */
             *val = atomic_load_explicit(&s->val, memory_order_relaxed);
             if (atomic_compare_exchange_strong(&s->key, &k, KEY_BUSY)) {
-                vacate(gi, h + i);
+                vacate(gi, at(G, h + i));
                 return 1;
             }
             return 0; /* someone else removed it: a double free in the program */
