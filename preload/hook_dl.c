@@ -24,6 +24,7 @@
 #include "modules.h"
 #include "names.h"
 #include "symtab.h"
+#include "unwind.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);
@@ -153,6 +154,9 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     dlclose_fn real = get_dlclose();
     if (!real)
         return -1;
+    /* Even for a call we do not otherwise follow: the unloaded code's cached stack rules would
+     * describe whatever is mapped at those addresses next. */
+    tp_unwind_disable();
     if (tp_guard || !tp_running())
         return real(handle);
     int g = tp_guard;

@@ -17,6 +17,7 @@
 #include "heap.h"
 #include "internal.h"
 #include "sites.h"
+#include "unwind.h"
 
 typedef void *(*malloc_fn)(size_t);
 typedef void (*free_fn)(void *);
@@ -186,14 +187,22 @@ static inline int recording(void)
     return 0;
 }
 
-/* Record a new block. Called with the guard held. Always inlined, so that unw_backtrace is called
- * from the shim's own frame: the shim is then the only frame of ours it walks, where a call from
- * heap.c walked three (bench/RESULTS.md). */
+/* Record a new block. Called with the guard held. Always inlined, so that the walk starts at the
+ * shim's own frame: tp_unwind from its caller, or (where tp_unwind cannot) unw_backtrace with the
+ * shim as the only frame of ours. Either way the frames of ours at the top (the shim, or the
+ * realloc shim above do_realloc) are dropped by tp_site_find. */
 static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, void *ra, uint64_t ns)
 {
     void *raw[TP_MAX_STACK + TP_STACK_ROOM];
     int want = tp_sites_want();
-    int got = want ? unw_backtrace(raw, want) : 0;
+    int got = 0;
+    if (want) {
+        /* tp_unwind has no frame of ours to skip but the realloc shim's: one more than the depth */
+        got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
+                        __builtin_frame_address(0));
+        if (got < 0)
+            got = unw_backtrace(raw, want);
+    }
     tp_heap_alloc(p, n, ra, raw, got, ns);
 }
 

@@ -28,6 +28,7 @@
 #include "report.h"
 #include "sites.h"
 #include "trace.h"
+#include "unwind.h"
 
 _Atomic int tp_state = TP_BOOT;
 TP_TLS int tp_guard;
@@ -127,6 +128,7 @@ static void fork_child(void)
     setenv("TPROF_IMAGE", buf, 1);
     tp_start_ns = tp_now_ns();
     tp_heap_fork_child();
+    tp_unwind_fork_child();
     tp_ops_fork_child();
     tp_optree_fork_child();
     tp_trace_fork_child();

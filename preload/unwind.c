@@ -1,0 +1,328 @@
+/* The malloc shims' stack walk (see unwind.h).
+ *
+ * Why not libunwind alone: unw_backtrace costs about 700 instructions for a five-frame stack
+ * (getcontext, unw_init_local, a cache lookup and a __tls_get_addr per frame), 77 ns of every
+ * malloc/free pair on the churn benchmark (bench/RESULTS.md). On x86-64 nearly every frame's rule
+ * is "CFA = rsp or rbp + k, return address at CFA - 8, rbp saved at CFA + j or unchanged": once
+ * known for a return address, a step is a table lookup and two loads. libunwind's own fast path
+ * (tdep_trace) works the same way; this keeps the table shared by all threads, lock-free to read,
+ * and skips the context set-up.
+ *
+ * Rules come from the module's .eh_frame through libdw (dwarf_getcfi_elf), under a lock taken
+ * with trylock: a thread that finds it busy (another thread reading CFI, or a signal handler
+ * interrupting this one) walks with libunwind this time. Return addresses whose frame needs more
+ * (a signal trampoline, a DWARF expression, code with no CFI, the vDSO) are cached as "use
+ * libunwind", so the answer for such a stack is the same as before this file existed. */
+#include "unwind.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define REG_RBP 6
+#define REG_RSP 7
+#define REG_RA 16
+
+/* A rule, packed in 64 bits: bits 0-31 the CFA's offset from its register, 32-47 where the
+ * return address is (from the CFA), 48-57 where rbp was saved (from the CFA), 58-63 flags. */
+#define R_VALID (1ull << 63)     /* the entry is filled */
+#define R_ON_RBP (1ull << 62)    /* CFA = rbp + off, else rsp + off */
+#define R_RBP_SAVED (1ull << 61) /* the caller's rbp is at CFA + its offset */
+#define R_RBP_LOST (1ull << 60)  /* the caller's rbp cannot be known */
+#define R_LAST (1ull << 59)      /* the outermost frame: no return address */
+#define R_NO (1ull << 58)        /* not a simple rule: use libunwind */
+#define R_FLAGS (R_VALID | R_ON_RBP | R_RBP_SAVED | R_RBP_LOST | R_LAST | R_NO)
+
+struct rule_slot {
+    _Atomic uintptr_t pc;
+    _Atomic uint64_t rule;
+};
+
+#define RULE_BITS 14 /* 16,384 return addresses, 256 KiB mapped, touched as used */
+#define RULE_SLOTS (1u << RULE_BITS)
+#define RULE_MAX (RULE_SLOTS / 4 * 3)
+
+static struct rule_slot *rules;
+static _Atomic unsigned rules_used;
+static _Atomic int state; /* 0 not set up, 1 on, -1 off */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Where a frame's CFA may be: above the frame's stack pointer, and not absurdly far (a frame of
+ * 16 MiB is no frame). The walk stops at anything else rather than read it. */
+#define FRAME_MAX (16u << 20)
+
+/* ---- modules and their CFI (all under the lock) ---- */
+
+struct module {
+    uintptr_t lo, hi, bias;
+    Elf *elf;
+    Dwarf_CFI *cfi; /* NULL: no usable CFI */
+};
+#define MAX_MODULES 256
+static struct module mods[MAX_MODULES];
+static int nmods;
+
+struct find {
+    uintptr_t pc;
+    struct module *m;
+};
+
+/* The file stays mapped (ELF_C_READ_MMAP) and the descriptor is closed at once: a program that
+ * counts or closes its descriptors never meets one of ours. */
+static void open_cfi(struct module *m, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    m->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (m->elf) {
+        m->cfi = dwarf_getcfi_elf(m->elf);
+        elf_cntl(m->elf, ELF_C_FDDONE);
+    }
+    close(fd);
+}
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct find *f = arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (f->pc < lo || f->pc >= hi)
+            continue;
+        if (nmods == MAX_MODULES)
+            return 1;
+        struct module *m = &mods[nmods++];
+        memset(m, 0, sizeof *m);
+        m->lo = lo;
+        m->hi = hi;
+        m->bias = info->dlpi_addr;
+        const char *name = info->dlpi_name;
+        if (!name || !*name)
+            name = "/proc/self/exe"; /* the program itself */
+        if (name[0] == '/')
+            open_cfi(m, name); /* the vDSO ("linux-vdso.so.1") has no file: no rules */
+        f->m = m;
+        return 1;
+    }
+    return 0;
+}
+
+static struct module *module_of(uintptr_t pc)
+{
+    for (int i = 0; i < nmods; i++)
+        if (pc >= mods[i].lo && pc < mods[i].hi)
+            return &mods[i];
+    struct find f = {pc, NULL};
+    dl_iterate_phdr(find_module, &f);
+    return f.m;
+}
+
+/* ---- reading a rule ---- */
+
+/* "CFA + k" as libdw states a saved register's place: call_frame_cfa, then plus_uconst k (k
+ * wrapped to 64 bits when negative), or nothing more for k = 0. */
+static int cfa_offset(const Dwarf_Op *ops, size_t n, int64_t *off)
+{
+    if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+        *off = 0;
+        return 1;
+    }
+    if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
+        *off = (int64_t)ops[1].number;
+        return 1;
+    }
+    return 0;
+}
+
+static uint64_t read_rule(uintptr_t pc)
+{
+    struct module *m = module_of(pc);
+    if (!m || !m->cfi)
+        return R_VALID | R_NO;
+    Dwarf_Frame *fr = NULL;
+    /* pc is a return address: the call is the instruction before it. */
+    if (dwarf_cfi_addrframe(m->cfi, pc - 1 - m->bias, &fr) != 0 || !fr)
+        return R_VALID | R_NO;
+    uint64_t r = R_VALID | R_NO;
+    Dwarf_Op *ops, mem[3];
+    size_t n;
+    int64_t ra_off = 0, rbp_off = 0;
+    if (dwarf_frame_cfa(fr, &ops, &n) != 0 || n != 1 || ops[0].atom != DW_OP_bregx ||
+        (ops[0].number != REG_RSP && ops[0].number != REG_RBP))
+        goto out;
+    int64_t cfa_off = (int64_t)ops[0].number2;
+    if (cfa_off < INT32_MIN || cfa_off > INT32_MAX)
+        goto out;
+    uint64_t flags = R_VALID | (ops[0].number == REG_RBP ? R_ON_RBP : 0);
+    if (dwarf_frame_register(fr, REG_RA, mem, &ops, &n) != 0)
+        goto out;
+    if (n == 0 && ops == mem) {
+        flags |= R_LAST; /* return address undefined: _start, a thread's start */
+    } else if (!cfa_offset(ops, n, &ra_off) || ra_off < INT16_MIN || ra_off > INT16_MAX || ra_off >= 0) {
+        goto out;
+    }
+    if (dwarf_frame_register(fr, REG_RBP, mem, &ops, &n) != 0)
+        goto out;
+    if (n == 0 && ops == NULL) {
+        /* same value: the caller's rbp is this frame's */
+    } else if (n == 0) {
+        flags |= R_RBP_LOST;
+    } else if (cfa_offset(ops, n, &rbp_off) && rbp_off >= -512 && rbp_off <= 511) {
+        flags |= R_RBP_SAVED; /* 10 bits: the flags take the rest of its 16 */
+    } else {
+        goto out;
+    }
+    r = flags | (uint64_t)(uint32_t)(int32_t)cfa_off | ((uint64_t)(uint16_t)(int16_t)ra_off << 32) |
+        (((uint64_t)rbp_off & 0x3ff) << 48);
+out:
+    tp_free(fr);
+    return r;
+}
+
+static inline int32_t r_cfa_off(uint64_t r) { return (int32_t)(uint32_t)r; }
+static inline int16_t r_ra_off(uint64_t r) { return (int16_t)(uint16_t)(r >> 32); }
+static inline int16_t r_rbp_off(uint64_t r)
+{
+    /* 10-bit two's complement in bits 48-57 */
+    int v = (int)((r >> 48) & 0x3ff);
+    return (int16_t)(v >= 512 ? v - 1024 : v);
+}
+
+/* ---- the cache ---- */
+
+static inline uint32_t home(uintptr_t pc)
+{
+    return (uint32_t)(((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> (64 - RULE_BITS));
+}
+
+static inline uint64_t cached(uintptr_t pc)
+{
+    for (uint32_t i = home(pc), n = 0; n < RULE_SLOTS; n++, i = (i + 1) & (RULE_SLOTS - 1)) {
+        uintptr_t k = atomic_load_explicit(&rules[i].pc, memory_order_acquire);
+        if (k == pc)
+            return atomic_load_explicit(&rules[i].rule, memory_order_relaxed);
+        if (k == 0)
+            return 0;
+    }
+    return 0;
+}
+
+/* Under the lock: readers see the rule before the key (release/acquire). */
+static void remember(uintptr_t pc, uint64_t r)
+{
+    if (atomic_load_explicit(&rules_used, memory_order_relaxed) >= RULE_MAX)
+        return; /* full: such return addresses are read again each time, under the lock */
+    for (uint32_t i = home(pc);; i = (i + 1) & (RULE_SLOTS - 1)) {
+        uintptr_t k = atomic_load_explicit(&rules[i].pc, memory_order_relaxed);
+        if (k == pc)
+            return;
+        if (k == 0) {
+            atomic_store_explicit(&rules[i].rule, r, memory_order_relaxed);
+            atomic_store_explicit(&rules[i].pc, pc, memory_order_release);
+            atomic_fetch_add_explicit(&rules_used, 1, memory_order_relaxed);
+            return;
+        }
+    }
+}
+
+static int set_up(void)
+{
+    int s = atomic_load_explicit(&state, memory_order_acquire);
+    if (tp_likely(s != 0))
+        return s > 0;
+    if (pthread_mutex_trylock(&lock) != 0)
+        return 0;
+    if (atomic_load(&state) == 0) {
+        void *m = mmap(NULL, sizeof *rules * RULE_SLOTS, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED || elf_version(EV_CURRENT) == EV_NONE) {
+            atomic_store(&state, -1);
+        } else {
+            rules = m;
+            atomic_store_explicit(&state, 1, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return atomic_load(&state) > 0;
+}
+
+static uint64_t rule_of(uintptr_t pc)
+{
+    uint64_t r = cached(pc);
+    if (tp_likely(r != 0))
+        return r;
+    if (pthread_mutex_trylock(&lock) != 0)
+        return 0;
+    r = 0;
+    if (atomic_load_explicit(&state, memory_order_relaxed) > 0) {
+        r = cached(pc);
+        if (!r) {
+            r = read_rule(pc);
+            remember(pc, r);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+int tp_unwind(void **out, int max, void *ra, void *fp)
+{
+    if (!set_up())
+        return -1;
+    /* fp is the calling frame's own: its saved rbp at fp, its return address above, and its
+     * caller's stack pointer just past that. */
+    uintptr_t pc = (uintptr_t)ra;
+    uintptr_t sp = (uintptr_t)fp + 16;
+    uintptr_t rbp = *(const uintptr_t *)fp;
+    int rbp_known = 1;
+    int n = 0;
+    while (n < max && pc >= 4096) {
+        out[n++] = (void *)pc;
+        if (n == max)
+            break;
+        uint64_t r = rule_of(pc);
+        if (r == 0 || (r & R_NO))
+            return -1;
+        if (r & R_LAST)
+            break;
+        uintptr_t base = sp;
+        if (r & R_ON_RBP) {
+            if (!rbp_known)
+                return -1;
+            base = rbp;
+        }
+        uintptr_t cfa = base + (uintptr_t)(intptr_t)r_cfa_off(r);
+        if (cfa <= sp || cfa - sp > FRAME_MAX || (cfa & 7))
+            return -1;
+        if (r & R_RBP_SAVED)
+            rbp = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r_rbp_off(r));
+        else if (r & R_RBP_LOST)
+            rbp_known = 0;
+        pc = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r_ra_off(r));
+        sp = cfa;
+    }
+    return n;
+}
+
+void tp_unwind_disable(void)
+{
+    atomic_store(&state, -1);
+}
+
+void tp_unwind_fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+}
