@@ -33,6 +33,7 @@ static uint32_t cap;
 static int depth;
 static _Atomic uint32_t nrecs;
 static _Atomic uint64_t dropped;
+static uint32_t epoch; /* initialisations so far: see struct recent */
 
 static uintptr_t self_lo, self_hi; /* text of libtprof.so */
 static struct tp_site_rec fallback_rec;  /* used when the tables cannot be mapped */
@@ -173,6 +174,7 @@ void tp_sites_init(void)
     }
     /* Record 0 is the overflow site: allocations made once the table is full. */
     atomic_store(&nrecs, 1);
+    epoch++; /* starts at 1: a thread's zeroed cache entries match no initialisation */
     tp_site_recs[0].nframes = 1;
     frames[0] = 0;
     /* Blocks of an earlier initialisation (the unit tests initialise again) have the old
@@ -258,6 +260,46 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
     return 0;
 }
 
+/* The stacks this thread found last, direct-mapped by their first frame: a loop that allocates
+ * from the same few places finds its site by comparing a few words, without hashing the stack
+ * and reading the shared index. Entries name the initialisation they belong to (the unit tests
+ * initialise again); a site number, once given, never changes. */
+#define RECENT 8
+#define RECENT_FRAMES 8
+struct recent {
+    uint32_t epoch, site;
+    int n;
+    uintptr_t f[RECENT_FRAMES];
+};
+static TP_TLS struct recent recent[RECENT];
+
+static inline uint32_t recent_slot(uintptr_t f0)
+{
+    return (uint32_t)((f0 >> 2) ^ (f0 >> 9)) & (RECENT - 1);
+}
+
+static uint32_t find_cached(const uintptr_t *f, int n)
+{
+    if (n > RECENT_FRAMES)
+        return lookup_or_insert(f, n);
+    struct recent *r = &recent[recent_slot(f[0])];
+    if (r->epoch == epoch && r->n == n) {
+        int i = 0;
+        while (i < n && r->f[i] == f[i])
+            i++;
+        if (i == n)
+            return r->site;
+    }
+    uint32_t site = lookup_or_insert(f, n);
+    if (site != 0) { /* the overflow site: the table was full; a later find may still be too */
+        r->epoch = epoch;
+        r->n = n;
+        r->site = site;
+        memcpy(r->f, f, sizeof *f * (size_t)n);
+    }
+    return site;
+}
+
 uint32_t tp_site_find(void *const *raw, int got, void *ra)
 {
     uintptr_t f[TP_MAX_STACK];
@@ -280,7 +322,7 @@ uint32_t tp_site_find(void *const *raw, int got, void *ra)
         f[0] = (uintptr_t)ra;
         n = 1;
     }
-    return lookup_or_insert(f, n);
+    return find_cached(f, n);
 }
 
 uint32_t tp_sites_count(void)

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "heap.h"
 #include "internal.h"
@@ -218,6 +219,51 @@ START_TEST(test_concurrent_churn)
 }
 END_TEST
 
+/* A site by its whole stack. */
+static struct tp_site_rec *site_of_stack(const uintptr_t *want, uint32_t nwant)
+{
+    for (uint32_t i = 1; i < tp_sites_count(); i++) {
+        uint32_t n;
+        const uintptr_t *f = tp_site_frames(i, &n);
+        if (n == nwant && !memcmp(f, want, sizeof *f * n))
+            return tp_site_get(i);
+    }
+    return NULL;
+}
+
+/* Stacks that share their first frame (one entry of a thread's cache of recent stacks), one a
+ * prefix of another, in turn: each keeps its own site and exact figures. */
+START_TEST(test_recent_stacks)
+{
+    tp_config_defaults(&tp_cfg);
+    tp_cfg.stack = 4;
+    tp_cfg.max_sites = 1024;
+    tp_heap_init();
+    tp_sites_init();
+    static const uintptr_t s1[] = {0x7000, 0x7100}, s2[] = {0x7000, 0x7200},
+                           s3[] = {0x7000, 0x7100, 0x7300};
+    void *r1[] = {(void *)s1[0], (void *)s1[1], NULL};
+    void *r2[] = {(void *)s2[0], (void *)s2[1], NULL};
+    void *r3[] = {(void *)s3[0], (void *)s3[1], (void *)s3[2], NULL};
+    for (int i = 0; i < 300; i += 3) {
+        tp_heap_alloc(P(i), 10, NULL, r1, 3, 0);
+        tp_heap_alloc(P(i + 1), 20, NULL, r2, 3, 0);
+        tp_heap_alloc(P(i + 2), 30, NULL, r3, 4, 0);
+    }
+    struct tp_site_rec *a = site_of_stack(s1, 2), *b = site_of_stack(s2, 2), *c = site_of_stack(s3, 3);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(tp_sites_count(), 4);
+    ck_assert_uint_eq(a->allocs, 100);
+    ck_assert_uint_eq(a->bytes, 1000);
+    ck_assert_uint_eq(b->allocs, 100);
+    ck_assert_uint_eq(b->live, 2000);
+    ck_assert_uint_eq(c->allocs, 100);
+    ck_assert_uint_eq(c->live, 3000);
+}
+END_TEST
+
 START_TEST(test_site_table_full)
 {
     setup_tables(16);
@@ -237,6 +283,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_peak_and_live_at_peak);
     tcase_add_test(tc, test_growth_and_reuse);
+    tcase_add_test(tc, test_recent_stacks);
     tcase_add_test(tc, test_concurrent_exact);
     tcase_add_test(tc, test_concurrent_churn);
     tcase_add_test(tc, test_site_table_full);
