@@ -109,11 +109,17 @@ static inline void add_ticks(uint64_t t)
     }
 }
 
+static void maybe_grow(int gi, int force);
+
+/* The shared count changes only here, so this is where a generation is seen to fill up. */
 static void used_flush(void)
 {
-    if (used_delta != 0)
-        atomic_fetch_add_explicit(&gens[used_gen].used, (uint64_t)used_delta, memory_order_relaxed);
+    int64_t d = used_delta;
     used_delta = 0;
+    if (d != 0)
+        atomic_fetch_add_explicit(&gens[used_gen].used, (uint64_t)d, memory_order_relaxed);
+    if (d > 0)
+        maybe_grow(used_gen, 0);
 }
 
 static inline void used_add(int gi, int64_t d)
@@ -292,7 +298,7 @@ static void settle(int gi, uint64_t h, uint64_t d, uintptr_t p, uint64_t val)
     }
 }
 
-static int table_insert(uintptr_t p, uint64_t val)
+static inline __attribute__((always_inline)) int table_insert(uintptr_t p, uint64_t val)
 {
     for (int attempt = 0; attempt < 4; attempt++) {
         int gi = atomic_load_explicit(&ngens, memory_order_acquire) - 1;
@@ -308,10 +314,9 @@ static int table_insert(uintptr_t p, uint64_t val)
                  * after malloc returned it, i.e. after this store. */
                 atomic_store_explicit(&s->val, val, memory_order_release);
                 if (k == KEY_EMPTY)
-                    used_add(gi, 1);
-                settle(gi, h, i, p, val);
-                if (k == KEY_EMPTY)
-                    maybe_grow(gi, 0);
+                    used_add(gi, 1); /* may add the next generation: see used_flush() */
+                if (i > 0)
+                    settle(gi, h, i, p, val);
                 return 0;
             }
             i--; /* the slot changed under us: look at it again */
@@ -322,7 +327,7 @@ static int table_insert(uintptr_t p, uint64_t val)
 }
 
 /* Find p and take it out of the table; 1 and *val when found. */
-static int table_remove(uintptr_t p, uint64_t *val)
+static inline __attribute__((always_inline)) int table_remove(uintptr_t p, uint64_t *val)
 {
     for (int gi = atomic_load_explicit(&ngens, memory_order_acquire) - 1; gi >= 0; gi--) {
         struct gen *G = &gens[gi];
@@ -436,7 +441,7 @@ void tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint6
 }
 
 /* The accounting half of a free, for a block already taken out of the table. */
-static void account_free(const struct tp_blk *b)
+static inline __attribute__((always_inline)) void account_free(const struct tp_blk *b)
 {
     if (!b->early)
         atomic_fetch_sub_explicit(&g.late_live, b->size, memory_order_relaxed);

@@ -278,7 +278,7 @@ static inline uint32_t recent_slot(uintptr_t f0)
     return (uint32_t)((f0 >> 2) ^ (f0 >> 9)) & (RECENT - 1);
 }
 
-static uint32_t find_cached(const uintptr_t *f, int n)
+static inline __attribute__((always_inline)) uint32_t find_cached(const uintptr_t *f, int n)
 {
     if (n > RECENT_FRAMES)
         return lookup_or_insert(f, n);
@@ -300,13 +300,12 @@ static uint32_t find_cached(const uintptr_t *f, int n)
     return site;
 }
 
-uint32_t tp_site_find(void *const *raw, int got, void *ra)
+/* Apart from tp_site_find, so that TPROF_STACK=1 does not pay for this frame's array. */
+static __attribute__((noinline)) uint32_t find_stack(void *const *raw, int got, void *ra)
 {
     uintptr_t f[TP_MAX_STACK];
     int n = 0;
-    if (tp_unlikely(cap <= 1))
-        return 0;
-    if (depth > 1) {
+    {
         int k = 0;
         /* Drop our own frames (the shim, a helper) wherever inlining left them. */
         while (k < got && tp_addr_is_ours((uintptr_t)raw[k]))
@@ -318,11 +317,22 @@ uint32_t tp_site_find(void *const *raw, int got, void *ra)
         }
     }
     if (n == 0) {
-        /* TPROF_STACK=1, or no frames: the shim's return address is the call site. */
+        /* no frames: the shim's return address is the call site */
         f[0] = (uintptr_t)ra;
         n = 1;
     }
     return find_cached(f, n);
+}
+
+uint32_t tp_site_find(void *const *raw, int got, void *ra)
+{
+    if (tp_unlikely(cap <= 1))
+        return 0;
+    if (depth > 1)
+        return find_stack(raw, got, ra);
+    /* TPROF_STACK=1: the shim's return address is the call site. */
+    uintptr_t f0 = (uintptr_t)ra;
+    return find_cached(&f0, 1);
 }
 
 uint32_t tp_sites_count(void)
