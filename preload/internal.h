@@ -52,7 +52,11 @@ char *tp_strdup(const char *s);
 /* One line on stderr through write(2), prefixed "tprof: ". No allocation. */
 void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Bytes of the bootstrap arena given out before the real allocator was known. */
+/* Bytes of the static arenas: the bootstrap one (before the real allocator was known) and the
+ * private heap. */
 int tp_boot_owns(const void *p);
+/* Set on a thread, with the guard held, while the libraries tprof calls should allocate from
+ * tprof's private heap instead of the program's arenas (preload/hook_malloc.c). */
+extern TP_TLS int tp_private_heap;
 
 #endif

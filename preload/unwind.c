@@ -270,7 +270,12 @@ static uint64_t rule_of(uintptr_t pc)
     if (atomic_load_explicit(&state, memory_order_relaxed) > 0) {
         r = cached(pc);
         if (!r) {
+            /* libdw's blocks (the module's ELF and CFI, kept for good) go to tprof's private
+             * heap, not next to the program's in its arena (preload/hook_malloc.c). */
+            int was = tp_private_heap;
+            tp_private_heap = 1;
             r = read_rule(pc);
+            tp_private_heap = was;
             remember(pc, r);
         }
     }

@@ -14,6 +14,7 @@
 #include "unwind.h"
 
 void tp_free(void *p) { free(p); }
+TP_TLS int tp_private_heap;
 
 #define MAXF 32
 

@@ -1,5 +1,5 @@
 # Foundation tests: unit tests of the shared core, and victims run under LD_PRELOAD.
-check_PROGRAMS += tests/check_core tests/check_heap tests/check_unwind tests/victims/v_sites tests/victims/v_realloc \
+check_PROGRAMS += tests/check_core tests/check_heap tests/check_unwind tests/victims/v_sites tests/victims/v_private tests/victims/v_realloc \
 	tests/victims/v_aligned tests/victims/v_cxx tests/victims/v_threads tests/victims/v_fork \
 	tests/victims/v_thread_exit tests/victims/v_signal tests/victims/v_exec tests/victims/v_loop \
 	tests/victims/v_load tests/victims/v_manythreads tests/victims/v_forkthreads tests/victims/v_spawn
@@ -17,6 +17,7 @@ tests_check_unwind_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBUNWIND_CFLAGS) 
 tests_check_unwind_LDADD = $(TEST_LIBS) $(LIBUNWIND_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) -lpthread
 tests_victims_v_sites_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_realloc_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_private_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_aligned_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_cxx_SOURCES = tests/victims/v_cxx.cc
 tests_victims_v_cxx_CXXFLAGS = -g -O1 -fno-inline -fno-optimize-sibling-calls -fno-ipa-icf
@@ -35,12 +36,12 @@ tests_victims_v_manythreads_LDADD = -lpthread
 tests_victims_v_forkthreads_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_forkthreads_LDADD = -lpthread
 tests_victims_v_spawn_CFLAGS = $(VICTIM_CFLAGS)
-TESTS += tests/check_core tests/check_heap tests/check_unwind tests/heap_sites.sh tests/heap_realloc.sh tests/heap_aligned.sh \
+TESTS += tests/check_core tests/check_heap tests/check_unwind tests/heap_sites.sh tests/heap_private.sh tests/heap_realloc.sh tests/heap_aligned.sh \
 	tests/heap_cxx.sh tests/heap_threads.sh tests/proc_fork.sh tests/proc_thread_exit.sh \
 	tests/proc_signal.sh tests/proc_exec.sh tests/env_config.sh tests/long_signal.sh \
 	tests/long_snapshot.sh tests/load_mixed.sh tests/load_threads.sh tests/load_forkthreads.sh \
 	tests/proc_spawn.sh
-EXTRA_DIST += tests/lib.sh tests/jcheck.py tests/heap_sites.sh tests/heap_realloc.sh \
+EXTRA_DIST += tests/lib.sh tests/jcheck.py tests/heap_sites.sh tests/heap_private.sh tests/heap_realloc.sh \
 	tests/heap_aligned.sh tests/heap_cxx.sh tests/heap_threads.sh tests/proc_fork.sh \
 	tests/proc_thread_exit.sh tests/proc_signal.sh tests/proc_exec.sh tests/env_config.sh \
 	tests/long_signal.sh tests/long_snapshot.sh tests/load_mixed.sh tests/load_threads.sh \
