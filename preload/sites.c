@@ -278,18 +278,26 @@ static inline uint32_t recent_slot(uintptr_t f0)
     return (uint32_t)((f0 >> 2) ^ (f0 >> 9)) & (RECENT - 1);
 }
 
-static inline __attribute__((always_inline)) uint32_t find_cached(const uintptr_t *f, int n)
+/* The site of the n frames fr[] (return addresses, as void * from the walk): from this thread's
+ * cache when it has them, else from the shared index, copied for it. */
+static inline __attribute__((always_inline)) uint32_t find_cached(void *const *fr, int n)
 {
-    if (n > RECENT_FRAMES)
+    uintptr_t f[TP_MAX_STACK];
+    if (n > RECENT_FRAMES) {
+        for (int i = 0; i < n; i++)
+            f[i] = (uintptr_t)fr[i];
         return lookup_or_insert(f, n);
-    struct recent *r = &recent[recent_slot(f[0])];
+    }
+    struct recent *r = &recent[recent_slot((uintptr_t)fr[0])];
     if (r->epoch == epoch && r->n == n) {
         int i = 0;
-        while (i < n && r->f[i] == f[i])
+        while (i < n && r->f[i] == (uintptr_t)fr[i])
             i++;
         if (i == n)
             return r->site;
     }
+    for (int i = 0; i < n; i++)
+        f[i] = (uintptr_t)fr[i];
     uint32_t site = lookup_or_insert(f, n);
     if (site != 0) { /* the overflow site: the table was full; a later find may still be too */
         r->epoch = epoch;
@@ -300,28 +308,24 @@ static inline __attribute__((always_inline)) uint32_t find_cached(const uintptr_
     return site;
 }
 
-/* Apart from tp_site_find, so that TPROF_STACK=1 does not pay for this frame's array. */
+/* Apart from tp_site_find, so that TPROF_STACK=1 does not pay for this frame's arrays. */
 static __attribute__((noinline)) uint32_t find_stack(void *const *raw, int got, void *ra)
 {
-    uintptr_t f[TP_MAX_STACK];
-    int n = 0;
-    {
-        int k = 0;
-        /* Drop our own frames (the shim, a helper) wherever inlining left them. */
-        while (k < got && tp_addr_is_ours((uintptr_t)raw[k]))
-            k++;
-        for (; k < got && n < depth; k++) {
-            if (!raw[k])
-                break;
-            f[n++] = (uintptr_t)raw[k];
+    int k = 0;
+    /* Drop our own frames (the shim, a helper) wherever inlining left them. */
+    while (k < got && tp_addr_is_ours((uintptr_t)raw[k]))
+        k++;
+    int n = got - k < depth ? got - k : depth;
+    for (int i = 0; i < n; i++)
+        if (!raw[k + i]) {
+            n = i;
+            break;
         }
-    }
     if (n == 0) {
         /* no frames: the shim's return address is the call site */
-        f[0] = (uintptr_t)ra;
-        n = 1;
+        return find_cached(&ra, 1);
     }
-    return find_cached(f, n);
+    return find_cached(raw + k, n);
 }
 
 uint32_t tp_site_find(void *const *raw, int got, void *ra)
@@ -331,8 +335,7 @@ uint32_t tp_site_find(void *const *raw, int got, void *ra)
     if (depth > 1)
         return find_stack(raw, got, ra);
     /* TPROF_STACK=1: the shim's return address is the call site. */
-    uintptr_t f0 = (uintptr_t)ra;
-    return find_cached(&f0, 1);
+    return find_cached(&ra, 1);
 }
 
 uint32_t tp_sites_count(void)

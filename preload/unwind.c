@@ -32,19 +32,27 @@
 #define REG_RSP 7
 #define REG_RA 16
 
-/* A rule, packed in 64 bits: bits 0-31 the CFA's offset from its register, 32-47 where the
- * return address is (from the CFA), 48-57 where rbp was saved (from the CFA), 58-63 flags. */
-#define R_VALID (1ull << 63)     /* the entry is filled */
-#define R_ON_RBP (1ull << 62)    /* CFA = rbp + off, else rsp + off */
-#define R_RBP_SAVED (1ull << 61) /* the caller's rbp is at CFA + its offset */
-#define R_RBP_LOST (1ull << 60)  /* the caller's rbp cannot be known */
-#define R_LAST (1ull << 59)      /* the outermost frame: no return address */
-#define R_NO (1ull << 58)        /* not a simple rule: use libunwind */
-#define R_FLAGS (R_VALID | R_ON_RBP | R_RBP_SAVED | R_RBP_LOST | R_LAST | R_NO)
+/* A return address's rule: where its frame's CFA is (rsp or rbp + cfa_off), where the return
+ * address and the caller's rbp are (CFA + offset), and what kind of frame it is. Written once,
+ * before the slot's pc is published (release); read after the pc is seen (acquire). */
+enum {
+    R_ON_RBP = 1,    /* CFA = rbp + off, else rsp + off */
+    R_RBP_SAVED = 2, /* the caller's rbp is at CFA + rbp_off */
+    R_RBP_LOST = 4,  /* the caller's rbp cannot be known */
+    R_LAST = 8,      /* the outermost frame: no return address */
+    R_NO = 16,       /* not a simple rule: use libunwind */
+    R_VALID = 32,
+};
+
+struct rule {
+    int32_t cfa_off;
+    int16_t ra_off, rbp_off;
+    uint32_t flags;
+};
 
 struct rule_slot {
     _Atomic uintptr_t pc;
-    _Atomic uint64_t rule;
+    struct rule r;
 };
 
 #define RULE_BITS 14 /* 16,384 return addresses, 256 KiB mapped, touched as used */
@@ -147,16 +155,17 @@ static int cfa_offset(const Dwarf_Op *ops, size_t n, int64_t *off)
     return 0;
 }
 
-static uint64_t read_rule(uintptr_t pc)
+static struct rule read_rule(uintptr_t pc)
 {
+    struct rule no = {0, 0, 0, R_VALID | R_NO};
     struct module *m = module_of(pc);
     if (!m || !m->cfi)
-        return R_VALID | R_NO;
+        return no;
     Dwarf_Frame *fr = NULL;
     /* pc is a return address: the call is the instruction before it. */
     if (dwarf_cfi_addrframe(m->cfi, pc - 1 - m->bias, &fr) != 0 || !fr)
-        return R_VALID | R_NO;
-    uint64_t r = R_VALID | R_NO;
+        return no;
+    struct rule r = no;
     Dwarf_Op *ops, mem[3];
     size_t n;
     int64_t ra_off = 0, rbp_off = 0;
@@ -166,12 +175,12 @@ static uint64_t read_rule(uintptr_t pc)
     int64_t cfa_off = (int64_t)ops[0].number2;
     if (cfa_off < INT32_MIN || cfa_off > INT32_MAX)
         goto out;
-    uint64_t flags = R_VALID | (ops[0].number == REG_RBP ? R_ON_RBP : 0);
+    uint32_t flags = R_VALID | (ops[0].number == REG_RBP ? R_ON_RBP : 0);
     if (dwarf_frame_register(fr, REG_RA, mem, &ops, &n) != 0)
         goto out;
     if (n == 0 && ops == mem) {
         flags |= R_LAST; /* return address undefined: _start, a thread's start */
-    } else if (!cfa_offset(ops, n, &ra_off) || ra_off < INT16_MIN || ra_off > INT16_MAX || ra_off >= 0) {
+    } else if (!cfa_offset(ops, n, &ra_off) || ra_off < INT16_MIN || ra_off >= 0) {
         goto out;
     }
     if (dwarf_frame_register(fr, REG_RBP, mem, &ops, &n) != 0)
@@ -180,25 +189,15 @@ static uint64_t read_rule(uintptr_t pc)
         /* same value: the caller's rbp is this frame's */
     } else if (n == 0) {
         flags |= R_RBP_LOST;
-    } else if (cfa_offset(ops, n, &rbp_off) && rbp_off >= -512 && rbp_off <= 511) {
-        flags |= R_RBP_SAVED; /* 10 bits: the flags take the rest of its 16 */
+    } else if (cfa_offset(ops, n, &rbp_off) && rbp_off >= INT16_MIN && rbp_off <= INT16_MAX) {
+        flags |= R_RBP_SAVED;
     } else {
         goto out;
     }
-    r = flags | (uint64_t)(uint32_t)(int32_t)cfa_off | ((uint64_t)(uint16_t)(int16_t)ra_off << 32) |
-        (((uint64_t)rbp_off & 0x3ff) << 48);
+    r = (struct rule){(int32_t)cfa_off, (int16_t)ra_off, (int16_t)rbp_off, flags};
 out:
     tp_free(fr);
     return r;
-}
-
-static inline int32_t r_cfa_off(uint64_t r) { return (int32_t)(uint32_t)r; }
-static inline int16_t r_ra_off(uint64_t r) { return (int16_t)(uint16_t)(r >> 32); }
-static inline int16_t r_rbp_off(uint64_t r)
-{
-    /* 10-bit two's complement in bits 48-57 */
-    int v = (int)((r >> 48) & 0x3ff);
-    return (int16_t)(v >= 512 ? v - 1024 : v);
 }
 
 /* ---- the cache ---- */
@@ -208,32 +207,32 @@ static inline uint32_t home(uintptr_t pc)
     return (uint32_t)(((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> (64 - RULE_BITS));
 }
 
-static inline uint64_t cached(uintptr_t pc)
+static inline const struct rule *cached(uintptr_t pc)
 {
     for (uint32_t i = home(pc), n = 0; n < RULE_SLOTS; n++, i = (i + 1) & (RULE_SLOTS - 1)) {
         uintptr_t k = atomic_load_explicit(&rules[i].pc, memory_order_acquire);
         if (k == pc)
-            return atomic_load_explicit(&rules[i].rule, memory_order_relaxed);
+            return &rules[i].r;
         if (k == 0)
-            return 0;
+            return NULL;
     }
-    return 0;
+    return NULL;
 }
 
 /* Under the lock: readers see the rule before the key (release/acquire). */
-static void remember(uintptr_t pc, uint64_t r)
+static const struct rule *remember(uintptr_t pc, struct rule r)
 {
     if (atomic_load_explicit(&rules_used, memory_order_relaxed) >= RULE_MAX)
-        return; /* full: such return addresses are read again each time, under the lock */
+        return NULL; /* full: such return addresses are read again each time, under the lock */
     for (uint32_t i = home(pc);; i = (i + 1) & (RULE_SLOTS - 1)) {
         uintptr_t k = atomic_load_explicit(&rules[i].pc, memory_order_relaxed);
         if (k == pc)
-            return;
+            return &rules[i].r;
         if (k == 0) {
-            atomic_store_explicit(&rules[i].rule, r, memory_order_relaxed);
+            rules[i].r = r;
             atomic_store_explicit(&rules[i].pc, pc, memory_order_release);
             atomic_fetch_add_explicit(&rules_used, 1, memory_order_relaxed);
-            return;
+            return &rules[i].r;
         }
     }
 }
@@ -259,14 +258,14 @@ static int set_up(void)
     return atomic_load(&state) > 0;
 }
 
-static uint64_t rule_of(uintptr_t pc)
+/* The rule for pc, or NULL where it cannot be had now (the lock is busy, the cache full). */
+static const struct rule *rule_of(uintptr_t pc)
 {
-    uint64_t r = cached(pc);
-    if (tp_likely(r != 0))
+    const struct rule *r = cached(pc);
+    if (tp_likely(r != NULL))
         return r;
     if (pthread_mutex_trylock(&lock) != 0)
-        return 0;
-    r = 0;
+        return NULL;
     if (atomic_load_explicit(&state, memory_order_relaxed) > 0) {
         r = cached(pc);
         if (!r) {
@@ -274,9 +273,9 @@ static uint64_t rule_of(uintptr_t pc)
              * heap, not next to the program's in its arena (preload/hook_malloc.c). */
             int was = tp_private_heap;
             tp_private_heap = 1;
-            r = read_rule(pc);
+            struct rule got = read_rule(pc);
             tp_private_heap = was;
-            remember(pc, r);
+            r = remember(pc, got);
         }
     }
     pthread_mutex_unlock(&lock);
@@ -285,6 +284,8 @@ static uint64_t rule_of(uintptr_t pc)
 
 int tp_unwind(void **out, int max, void *ra, void *fp)
 {
+    if (max <= 0)
+        return 0;
     if (!set_up())
         return -1;
     /* fp is the calling frame's own: its saved rbp at fp, its return address above, and its
@@ -294,29 +295,33 @@ int tp_unwind(void **out, int max, void *ra, void *fp)
     uintptr_t rbp = *(const uintptr_t *)fp;
     int rbp_known = 1;
     int n = 0;
-    while (n < max && pc >= 4096) {
+    while (pc >= 4096) {
         out[n++] = (void *)pc;
         if (n == max)
             break;
-        uint64_t r = rule_of(pc);
-        if (r == 0 || (r & R_NO))
+        const struct rule *r = rule_of(pc);
+        if (!r)
             return -1;
-        if (r & R_LAST)
+        uint32_t fl = r->flags;
+        if (fl & (R_NO | R_LAST)) {
+            if (fl & R_NO)
+                return -1;
             break;
+        }
         uintptr_t base = sp;
-        if (r & R_ON_RBP) {
+        if (fl & R_ON_RBP) {
             if (!rbp_known)
                 return -1;
             base = rbp;
         }
-        uintptr_t cfa = base + (uintptr_t)(intptr_t)r_cfa_off(r);
+        uintptr_t cfa = base + (uintptr_t)(intptr_t)r->cfa_off;
         if (cfa <= sp || cfa - sp > FRAME_MAX || (cfa & 7))
             return -1;
-        if (r & R_RBP_SAVED)
-            rbp = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r_rbp_off(r));
-        else if (r & R_RBP_LOST)
+        if (fl & R_RBP_SAVED)
+            rbp = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r->rbp_off);
+        else if (fl & R_RBP_LOST)
             rbp_known = 0;
-        pc = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r_ra_off(r));
+        pc = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r->ra_off);
         sp = cfa;
     }
     return n;
