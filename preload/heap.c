@@ -267,7 +267,11 @@ static void vacate(int gi, uint64_t i)
         used_add(gi, -1);
         uintptr_t t = KEY_TOMB;
         i = prev_i(G, i);
-        if (!atomic_compare_exchange_strong(&G->slots[i].key, &t, KEY_BUSY))
+        /* Looked at first: the locked instruction only for a tombstone (most frees find a key or
+         * an empty slot there). One that turns into a tombstone just after is left for an insert
+         * to reuse, as when the CAS loses a race. */
+        if (atomic_load_explicit(&G->slots[i].key, memory_order_relaxed) != KEY_TOMB ||
+            !atomic_compare_exchange_strong(&G->slots[i].key, &t, KEY_BUSY))
             return;
     }
 }

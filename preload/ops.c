@@ -68,7 +68,7 @@ static int cap;
 static _Atomic int *index_; /* open addressing over names: op id + 1, 0 empty */
 static int index_mask;
 static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint64_t first_ns;
+_Atomic uint64_t tp_ops_first_ns_v; /* read inline by tp_ops_first_ns() (ops.h) */
 static _Atomic uint64_t dropped_ops, overflow, unpaired, skipped_total;
 
 /* Steps. */
@@ -199,9 +199,9 @@ static int in_window(void)
 
 static void note_first(void)
 {
-    if (!atomic_load_explicit(&first_ns, memory_order_relaxed)) {
+    if (!atomic_load_explicit(&tp_ops_first_ns_v, memory_order_relaxed)) {
         uint64_t zero = 0;
-        atomic_compare_exchange_strong(&first_ns, &zero, tp_now_ns());
+        atomic_compare_exchange_strong(&tp_ops_first_ns_v, &zero, tp_now_ns());
     }
 }
 
@@ -411,10 +411,6 @@ int tp_ops_shape_desc(int id, int slot, char *out, size_t n)
     return 0;
 }
 
-uint64_t tp_ops_first_ns(void)
-{
-    return atomic_load_explicit(&first_ns, memory_order_relaxed);
-}
 
 /* ---- steps ---- */
 

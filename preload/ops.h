@@ -10,6 +10,7 @@
 #ifndef TPROF_OPS_H
 #define TPROF_OPS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,7 +66,12 @@ const char *tp_ops_kind(int id);
  * when there is no such shape. */
 int tp_ops_shape_desc(int id, int slot, char *out, size_t n);
 /* CLOCK_MONOTONIC ns of the first op begin or step anywhere, 0 while none has happened. */
-uint64_t tp_ops_first_ns(void);
+extern _Atomic uint64_t tp_ops_first_ns_v;
+static inline uint64_t tp_ops_first_ns(void)
+{
+    /* inline: the allocation path asks on every call */
+    return atomic_load_explicit(&tp_ops_first_ns_v, memory_order_relaxed);
+}
 
 /* Steps: each call of the TPROF_STEP function, or each tprof_step() marker, is one iteration. */
 void tp_step_begin(void);

@@ -19,14 +19,17 @@ struct tp_site_rec {
 } __attribute__((aligned(64)));
 
 void tp_sites_init(void);
-/* The site of the current allocation from the frames unw_backtrace gave (raw, got; got 0 at
+/* The site of the current allocation from the frames the walk gave (raw, got; got 0 at
  * TPROF_STACK=1, or when there are none). ra is the shim's return address, the whole site at
  * TPROF_STACK=1. Our own frames at the top of raw are skipped. */
 uint32_t tp_site_find(void *const *raw, int got, void *ra);
 /* How many frames to ask unw_backtrace for, 0 for none (TPROF_STACK=1): the depth plus room for
- * our own frames. Asked from the exported shim itself (TP_STACK_GRAB), which makes the shim the
- * only frame of ours above the program's in the common case. */
-int tp_sites_want(void);
+ * our own frames (tp_unwind, which starts at the shim's caller, needs one of them at most). */
+extern int tp_sites_want_n;
+static inline int tp_sites_want(void)
+{
+    return tp_sites_want_n; /* inline: asked on every allocation */
+}
 #define TP_STACK_ROOM 3 /* our frames above the program's: the shim, maybe a helper, ... */
 uint32_t tp_sites_count(void);
 /* The record for the report: allocs, frees and bytes summed over the threads first. */
