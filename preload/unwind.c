@@ -24,6 +24,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -64,9 +65,33 @@ static _Atomic unsigned rules_used;
 static _Atomic int state; /* 0 not set up, 1 on, -1 off */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Where a frame's CFA may be: above the frame's stack pointer, and not absurdly far (a frame of
- * 16 MiB is no frame). The walk stops at anything else rather than read it. */
+/* Where a frame's CFA may be: above the frame's stack pointer, not absurdly far (a frame of
+ * 16 MiB is no frame), and below the top of the thread's stack. The walk hands anything else to
+ * libunwind rather than read it: rules read from a file that was replaced on disk, a stack the
+ * program switched to (sigaltstack, ucontext, a green-thread library). */
 #define FRAME_MAX (16u << 20)
+extern void *__libc_stack_end; /* ld.so: the main thread's stack pointer at start */
+static TP_TLS uintptr_t stack_top; /* this thread's, 0 until known, 1 if it cannot be */
+
+static uintptr_t find_stack_top(void)
+{
+    uintptr_t top = 1;
+    if (syscall(SYS_gettid) == getpid()) {
+        /* The main thread: pthread_getattr_np would read /proc/self/maps. Every frame's CFA is
+         * below the stack pointer _start was given; its page is mapped to its end. */
+        top = ((uintptr_t)__libc_stack_end | 4095) + 1;
+    } else {
+        pthread_attr_t a;
+        void *lo;
+        size_t size;
+        if (pthread_getattr_np(pthread_self(), &a) == 0) {
+            if (pthread_attr_getstack(&a, &lo, &size) == 0)
+                top = (uintptr_t)lo + size;
+            pthread_attr_destroy(&a);
+        }
+    }
+    return top;
+}
 
 /* ---- modules and their CFI (all under the lock) ---- */
 
@@ -290,8 +315,13 @@ int tp_unwind(void **out, int max, void *ra, void *fp)
         return -1;
     /* fp is the calling frame's own: its saved rbp at fp, its return address above, and its
      * caller's stack pointer just past that. */
+    uintptr_t top = stack_top;
+    if (tp_unlikely(top == 0))
+        stack_top = top = find_stack_top();
     uintptr_t pc = (uintptr_t)ra;
     uintptr_t sp = (uintptr_t)fp + 16;
+    if (sp >= top)
+        return -1; /* not on the thread's own stack, or its top is unknown (1) */
     uintptr_t rbp = *(const uintptr_t *)fp;
     int rbp_known = 1;
     int n = 0;
@@ -315,7 +345,7 @@ int tp_unwind(void **out, int max, void *ra, void *fp)
             base = rbp;
         }
         uintptr_t cfa = base + (uintptr_t)(intptr_t)r->cfa_off;
-        if (cfa <= sp || cfa - sp > FRAME_MAX || (cfa & 7))
+        if (cfa <= sp || cfa - sp > FRAME_MAX || cfa > top || (cfa & 7))
             return -1;
         if (fl & R_RBP_SAVED)
             rbp = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r->rbp_off);

@@ -1,12 +1,14 @@
 /* The malloc shims' stack walk (preload/unwind.c) against libunwind: from the same frame, the
  * same return addresses, frame for frame, through frames with and without a frame pointer, an
- * alloca'd frame (its CFA on rbp), libc calling back into the program, another thread, and a
- * signal handler (where the walk must either agree or leave the stack to libunwind). */
+ * alloca'd frame (its CFA on rbp), libc calling back into the program, another thread, a signal
+ * handler and a stack made with makecontext (where the walk must either agree or leave the stack
+ * to libunwind). */
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -135,6 +137,35 @@ START_TEST(test_signal_frame)
 }
 END_TEST
 
+/* A stack the program made itself (makecontext on the heap, as coroutine and green-thread
+ * libraries do): the walk either agrees with libunwind or leaves it to libunwind. */
+static struct walk ctx_walk;
+static ucontext_t ctx_main, ctx_co;
+static void co_main(void)
+{
+    leaf_nofp(&ctx_walk);
+}
+
+START_TEST(test_own_stack)
+{
+    size_t size = 256 * 1024;
+    char *stack = malloc(size);
+    ck_assert_ptr_nonnull(stack);
+    ck_assert_int_eq(getcontext(&ctx_co), 0);
+    ctx_co.uc_stack.ss_sp = stack;
+    ctx_co.uc_stack.ss_size = size;
+    ctx_co.uc_link = &ctx_main;
+    makecontext(&ctx_co, co_main, 0);
+    ck_assert_int_eq(swapcontext(&ctx_main, &ctx_co), 0);
+    ck_assert_int_gt(ctx_walk.n_lib, 2);
+    if (ctx_walk.n_mine >= 0)
+        ck_assert_int_eq(ctx_walk.n_mine, ctx_walk.n_lib - 1);
+    for (int i = 0; i < ctx_walk.n_mine; i++)
+        ck_assert_ptr_eq(ctx_walk.mine[i], ctx_walk.lib[i + 1]);
+    free(stack);
+}
+END_TEST
+
 /* The depth limit is respected, and a disabled walker declines. */
 START_TEST(test_limit_and_disable)
 {
@@ -157,6 +188,7 @@ int main(void)
     tcase_add_test(tc, test_through_libc);
     tcase_add_test(tc, test_thread);
     tcase_add_test(tc, test_signal_frame);
+    tcase_add_test(tc, test_own_stack);
     tcase_add_test(tc, test_limit_and_disable);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
