@@ -39,6 +39,7 @@
 #include "ops.h"
 #include "report.h"
 #include "sites.h"
+#include "stack.h"
 
 #define NSTUBS 4096
 #define STUB_SIZE 16
@@ -196,7 +197,6 @@ static _Atomic uint64_t patched, slots_full, protect_failed, frames_full, deepbi
 static TP_TLS struct frame frames[FRAMES_MAX];
 static TP_TLS int depth;
 static TP_TLS volatile int busy; /* a signal handler's hooked call while we work passes through */
-static TP_TLS uintptr_t stack_lo, stack_hi; /* this thread's own stack, 0 until known */
 
 /* Signatures tprof knows, by exported name. tpop_gemm and tpop_gemm_nn are the test library's
  * stand-ins for darknet's (tests/victims/libtpop.c). */
@@ -302,29 +302,6 @@ static int slot_op(struct slot *s)
     return id;
 }
 
-static void stack_bounds(void)
-{
-    pthread_attr_t a;
-    void *lo;
-    size_t size;
-    int g = tp_guard;
-    tp_guard = 1; /* for the main thread glibc reads /proc/self/maps with stdio */
-    stack_hi = 1;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        if (pthread_attr_getstack(&a, &lo, &size) == 0) {
-            stack_lo = (uintptr_t)lo;
-            stack_hi = (uintptr_t)lo + size;
-        }
-        pthread_attr_destroy(&a);
-    }
-    tp_guard = g;
-}
-
-static int on_own_stack(uintptr_t a)
-{
-    return a >= stack_lo && a < stack_hi;
-}
-
 static void end_frame(const struct frame *f, int stale)
 {
     if (f->pushed)
@@ -349,13 +326,12 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
     int e = errno;
     busy = 1;
     uintptr_t rs = (uintptr_t)retslot;
-    if (tp_unlikely(!stack_hi))
-        stack_bounds();
+    tp_stack_known();
     /* On the thread's own stack a live caller's slot is above ours: entries at or below it were
      * left by longjmp or an exception, and end now. Calls on another stack (sigaltstack,
      * coroutines) are left alone. */
-    if (on_own_stack(rs))
-        while (depth > 0 && frames[depth - 1].retslot <= rs && on_own_stack(frames[depth - 1].retslot))
+    if (tp_on_own_stack(rs))
+        while (depth > 0 && frames[depth - 1].retslot <= rs && tp_on_own_stack(frames[depth - 1].retslot))
             end_frame(&frames[--depth], 1);
     if (depth >= FRAMES_MAX) {
         atomic_fetch_add_explicit(&frames_full, 1, memory_order_relaxed);
@@ -407,11 +383,11 @@ uintptr_t tp_plt_leave(uintptr_t sp)
      * first; calls of other stacks (coroutines) stay. */
     struct frame f = frames[i];
     for (int j = depth - 1; j > i; j--)
-        if (frames[j].retslot < rs && on_own_stack(frames[j].retslot) == on_own_stack(rs))
+        if (frames[j].retslot < rs && tp_on_own_stack(frames[j].retslot) == tp_on_own_stack(rs))
             end_frame(&frames[j], 1);
     int k = i;
     for (int j = i + 1; j < depth; j++)
-        if (!(frames[j].retslot < rs && on_own_stack(frames[j].retslot) == on_own_stack(rs)))
+        if (!(frames[j].retslot < rs && tp_on_own_stack(frames[j].retslot) == tp_on_own_stack(rs)))
             frames[k++] = frames[j];
     depth = k;
     end_frame(&f, 0);
@@ -918,11 +894,12 @@ void tp_plt_init(void)
             tp_warn("TPROF_PLT=%s: expected 0 or 1; using 1", v);
     }
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    /* This thread's stack now (the malloc shims' stack walk needs it too, PLT hooks or not), not
+     * in a hooked call that may run in a signal handler, where glibc's reading of
+     * /proc/self/maps for the main thread could deadlock. */
+    tp_stack_learn();
     if (!plt_on)
         return;
-    /* This thread's stack now, not in a hooked call that may run in a signal handler, where
-     * glibc's reading of /proc/self/maps for the main thread could deadlock. */
-    stack_bounds();
     family_cap = (int)tp_cfg.max_ops;
     family_of_id = tp_calloc((size_t)family_cap, 1);
     if (!family_of_id)

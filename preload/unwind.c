@@ -24,10 +24,10 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "stack.h"
 
 #define REG_RBP 6
 #define REG_RSP 7
@@ -70,28 +70,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * libunwind rather than read it: rules read from a file that was replaced on disk, a stack the
  * program switched to (sigaltstack, ucontext, a green-thread library). */
 #define FRAME_MAX (16u << 20)
-extern void *__libc_stack_end; /* ld.so: the main thread's stack pointer at start */
-static TP_TLS uintptr_t stack_top; /* this thread's, 0 until known, 1 if it cannot be */
-
-static uintptr_t find_stack_top(void)
-{
-    uintptr_t top = 1;
-    if (syscall(SYS_gettid) == getpid()) {
-        /* The main thread: pthread_getattr_np would read /proc/self/maps. Every frame's CFA is
-         * below the stack pointer _start was given; its page is mapped to its end. */
-        top = ((uintptr_t)__libc_stack_end | 4095) + 1;
-    } else {
-        pthread_attr_t a;
-        void *lo;
-        size_t size;
-        if (pthread_getattr_np(pthread_self(), &a) == 0) {
-            if (pthread_attr_getstack(&a, &lo, &size) == 0)
-                top = (uintptr_t)lo + size;
-            pthread_attr_destroy(&a);
-        }
-    }
-    return top;
-}
 
 /* ---- modules and their CFI (all under the lock) ---- */
 
@@ -315,13 +293,12 @@ int tp_unwind(void **out, int max, void *ra, void *fp)
         return -1;
     /* fp is the calling frame's own: its saved rbp at fp, its return address above, and its
      * caller's stack pointer just past that. */
-    uintptr_t top = stack_top;
-    if (tp_unlikely(top == 0))
-        stack_top = top = find_stack_top();
+    tp_stack_known();
+    uintptr_t top = tp_stack_hi;
     uintptr_t pc = (uintptr_t)ra;
     uintptr_t sp = (uintptr_t)fp + 16;
-    if (sp >= top)
-        return -1; /* not on the thread's own stack, or its top is unknown (1) */
+    if (!tp_on_own_stack(sp))
+        return -1; /* another stack (sigaltstack, makecontext), or the bounds are unknown */
     uintptr_t rbp = *(const uintptr_t *)fp;
     int rbp_known = 1;
     int n = 0;

@@ -17,6 +17,7 @@
 
 void tp_free(void *p) { free(p); }
 TP_TLS int tp_private_heap;
+TP_TLS int tp_guard;
 
 #define MAXF 32
 

@@ -12,7 +12,7 @@ tests_check_heap_SOURCES = tests/check_heap.c preload/heap.c preload/sites.c
 tests_check_heap_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBUNWIND_CFLAGS)
 tests_check_heap_LDADD = $(TEST_LIBS) $(LIBUNWIND_LIBS)
 # The shims' stack walk against libunwind's, from the same frames.
-tests_check_unwind_SOURCES = tests/check_unwind.c preload/unwind.c
+tests_check_unwind_SOURCES = tests/check_unwind.c preload/unwind.c preload/stack.c
 tests_check_unwind_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBUNWIND_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_unwind_LDADD = $(TEST_LIBS) $(LIBUNWIND_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) -lpthread
 tests_victims_v_sites_CFLAGS = $(VICTIM_CFLAGS)
