@@ -42,7 +42,6 @@ enum {
     R_RBP_LOST = 4,  /* the caller's rbp cannot be known */
     R_LAST = 8,      /* the outermost frame: no return address */
     R_NO = 16,       /* not a simple rule: use libunwind */
-    R_VALID = 32,
 };
 
 struct rule {
@@ -160,7 +159,7 @@ static int cfa_offset(const Dwarf_Op *ops, size_t n, int64_t *off)
 
 static struct rule read_rule(uintptr_t pc)
 {
-    struct rule no = {0, 0, 0, R_VALID | R_NO};
+    struct rule no = {0, 0, 0, R_NO};
     struct module *m = module_of(pc);
     if (!m || !m->cfi)
         return no;
@@ -178,7 +177,7 @@ static struct rule read_rule(uintptr_t pc)
     int64_t cfa_off = (int64_t)ops[0].number2;
     if (cfa_off < INT32_MIN || cfa_off > INT32_MAX)
         goto out;
-    uint32_t flags = R_VALID | (ops[0].number == REG_RBP ? R_ON_RBP : 0);
+    uint32_t flags = ops[0].number == REG_RBP ? R_ON_RBP : 0;
     if (dwarf_frame_register(fr, REG_RA, mem, &ops, &n) != 0)
         goto out;
     if (n == 0 && ops == mem) {
