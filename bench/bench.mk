@@ -5,11 +5,11 @@
 # for bench/smoke.sh, which runs the script in its smallest form and checks the table's shape,
 # never a figure: timings are measurements, not tests.
 check_PROGRAMS += bench/churn bench/sites bench/costs
-bench_churn_SOURCES = bench/churn.c
+bench_churn_SOURCES = bench/churn.c bench/churn_mix.h
 bench_churn_CFLAGS = -std=gnu11 -O2 -g
 bench_churn_LDADD = -lpthread
 # What each kind of hot-path work costs beside churn's calls, without tprof (bench/RESULTS.md).
-bench_costs_SOURCES = bench/costs.c
+bench_costs_SOURCES = bench/costs.c bench/churn_mix.h
 bench_costs_CFLAGS = -std=gnu11 -O2 -g
 bench_costs_LDADD = -lpthread
 # The call chains of sites must survive compilation: no inlining, no sibling calls, no folding.

@@ -21,32 +21,17 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "churn_mix.h"
+
 #define MAX_THREADS 64
 
 static long n_ops = 2000000;
 static long n_live = 1024;
 static unsigned lg_min = 6, lg_max = 22; /* sizes in [2^lg_min, 2^lg_max) */
 
-static inline uint64_t next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
-/* Log-uniform: a power of two picked uniformly, then a uniform offset inside that octave. */
-static size_t pick_size(uint64_t r)
-{
-    unsigned e = lg_min + (unsigned)((r >> 8) % (lg_max - lg_min));
-    size_t base = (size_t)1 << e;
-    return base + (size_t)((r >> 32) & (base - 1));
-}
-
 static char *fresh(uint64_t r)
 {
-    char *p = malloc(pick_size(r));
+    char *p = malloc(churn_size(r, lg_min, lg_max));
     if (!p) {
         fprintf(stderr, "churn: out of memory\n");
         exit(1);
@@ -64,12 +49,12 @@ static void *worker(void *arg)
         exit(1);
     }
     for (long k = 0; k < n_live; k++)
-        slot[k] = fresh(next(&s));
+        slot[k] = fresh(churn_next(&s));
     for (long i = 0; i < n_ops; i++) {
-        uint64_t r = next(&s);
+        uint64_t r = churn_next(&s);
         size_t k = (size_t)(r % (uint64_t)n_live);
         free(slot[k]);
-        slot[k] = fresh(next(&s));
+        slot[k] = fresh(churn_next(&s));
     }
     for (long k = 0; k < n_live; k++)
         free(slot[k]);

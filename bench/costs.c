@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "churn_mix.h"
+
 #define LIVE 1024
 #define TABLE_SLOTS 4096
 enum { NATIVE, LOCKED, PLAIN, TABLE, MODES };
@@ -38,22 +40,6 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static inline uint64_t next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
-static size_t pick_size(uint64_t r)
-{
-    unsigned e = 6 + (unsigned)((r >> 8) % 16);
-    size_t base = (size_t)1 << e;
-    return base + (size_t)((r >> 32) & (base - 1));
 }
 
 /* The work done beside one malloc or free of p, as the mode says. noinline: a call, as tprof's
@@ -87,7 +73,7 @@ static double run(int mode, long ops)
     static char *slot[LIVE];
     uint64_t s = 0x9E3779B97F4A7C15ull;
     for (int k = 0; k < LIVE; k++) {
-        size_t n = pick_size(next(&s));
+        size_t n = churn_size(churn_next(&s), 6, 22);
         slot[k] = malloc(n);
         if (!slot[k])
             return -1;
@@ -95,10 +81,10 @@ static double run(int mode, long ops)
     }
     double t0 = now();
     for (long i = 0; i < ops; i++) {
-        size_t k = (size_t)(next(&s) % LIVE);
+        size_t k = (size_t)(churn_next(&s) % LIVE);
         beside(mode, slot[k], 1);
         free(slot[k]);
-        size_t n = pick_size(next(&s));
+        size_t n = churn_size(churn_next(&s), 6, 22);
         char *p = malloc(n);
         if (!p)
             return -1;
