@@ -123,6 +123,19 @@ static inline void *own_alloc(size_t n, void *(*real)(size_t))
     return real(n);
 }
 
+/* The same for calloc. */
+static inline void *own_calloc(size_t n, size_t m)
+{
+    if (tp_unlikely(tp_private_heap) && !(m && n > SIZE_MAX / m)) {
+        void *p = private_alloc(n * m, 16);
+        if (p) {
+            memset(p, 0, n * m); /* a block taken back may be given out again */
+            return p;
+        }
+    }
+    return real_calloc(n, m);
+}
+
 /* ---- resolving the real functions ---- */
 
 static _Atomic int resolve_state; /* 0 not yet, 1 in progress, 2 done */
@@ -314,16 +327,8 @@ TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
 {
     if (tp_unlikely(!ready()))
         return tp_calloc(n, m);
-    if (!recording()) {
-        if (tp_unlikely(tp_private_heap) && !(m && n > SIZE_MAX / m)) {
-            void *p = private_alloc(n * m, 16);
-            if (p) {
-                memset(p, 0, n * m); /* a block taken back may be given out again */
-                return p;
-            }
-        }
-        return real_calloc(n, m);
-    }
+    if (!recording())
+        return own_calloc(n, m);
     void *ra = __builtin_return_address(0);
     uint64_t elapsed;
     void *p;

@@ -411,7 +411,6 @@ int tp_ops_shape_desc(int id, int slot, char *out, size_t n)
     return 0;
 }
 
-
 /* ---- steps ---- */
 
 static void record_step(uint64_t dur)

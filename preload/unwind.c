@@ -225,7 +225,7 @@ static inline const struct rule *cached(uintptr_t pc)
 static const struct rule *remember(uintptr_t pc, struct rule r)
 {
     if (atomic_load_explicit(&rules_used, memory_order_relaxed) >= RULE_MAX)
-        return NULL; /* full: such return addresses are read again each time, under the lock */
+        return NULL; /* filled by another thread since rule_of looked */
     for (uint32_t i = home(pc);; i = (i + 1) & (RULE_SLOTS - 1)) {
         uintptr_t k = atomic_load_explicit(&rules[i].pc, memory_order_relaxed);
         if (k == pc)
@@ -266,6 +266,10 @@ static const struct rule *rule_of(uintptr_t pc)
     const struct rule *r = cached(pc);
     if (tp_likely(r != NULL))
         return r;
+    /* Full: a new return address would be read from the file on every walk that meets it, to be
+     * dropped again; its stacks go to libunwind instead. */
+    if (atomic_load_explicit(&rules_used, memory_order_relaxed) >= RULE_MAX)
+        return NULL;
     if (pthread_mutex_trylock(&lock) != 0)
         return NULL;
     if (atomic_load_explicit(&state, memory_order_relaxed) > 0) {
