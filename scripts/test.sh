@@ -8,18 +8,22 @@ t0=$(date +%s)
 ./scripts/setup.sh
 [ -f Makefile ] || ./configure -q
 make -j"$(nproc)" >/dev/null
-# Print the log of every failed test under directory $1.
+# Print the log of every failed test under directory $1 (automake's .trs files hold lines such
+# as ":test-result: FAIL").
 failures() {
-  for f in $(find "$1" -path ./build-asan -prune -o -name '*.log' ! -name config.log ! -name test-suite.log -print); do
-    grep -q '^FAIL\|^ERROR' "${f%.log}.trs" 2>/dev/null && { echo "==== $f"; tail -40 "$f"; }
+  for f in $(find "$1" -path ./build-asan -prune -o -name '*.trs' -print); do
+    grep -q '^:test-result: \(FAIL\|ERROR\|XPASS\)' "$f" 2>/dev/null || continue
+    echo "==== ${f%.trs}.log"
+    tail -60 "${f%.trs}.log"
   done
 }
+status=0
 if ! make -j"$(nproc)" check; then
   failures .
-  exit 1
+  status=1
 fi
 echo "==== make check: $(($(date +%s) - t0)) s"
-[ "${SANITIZE:-1}" = 0 ] && exit 0
+[ "${SANITIZE:-1}" = 0 ] && exit $status
 t0=$(date +%s)
 
 # The tree above is configured in place, and a second, out-of-tree build cannot share it (make
@@ -41,6 +45,7 @@ cd build-asan
 # this build (tests/sanitize.mk), so their victims are not even built.
 if ! make -j"$(nproc)" check-sanitized; then
   failures .
-  exit 1
+  status=1
 fi
 echo "==== sanitizer build and make check: $(($(date +%s) - t0)) s"
+exit $status
