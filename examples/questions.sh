@@ -127,10 +127,15 @@ def split(r):
 
 
 def table(header, rows, width=14):
+    # A cell wider than the column (an op name such as maxpool_backward) widens its column, so
+    # that neighbouring cells never run together.
+    ncol = max(len(header), *(len(cells) for _, cells in rows))
+    w = [max([width] + [len(str(c)) + 2 for _, cells in rows for c in cells[i:i + 1]] +
+             [len(h) + 2 for h in header[i:i + 1]]) for i in range(ncol)]
     if header:
-        print(f"{'':<24}" + "".join(f"{h:>{width}}" for h in header))
+        print(f"{'':<24}" + "".join(f"{h:>{w[i]}}" for i, h in enumerate(header)))
     for label, cells in rows:
-        print(f"{label:<24}" + "".join(f"{c:>{width}}" for c in cells))
+        print(f"{label:<24}" + "".join(f"{c:>{w[i]}}" for i, c in enumerate(cells)))
 
 
 models = [("mlp", load("mlp")), ("cnn", load("cnn")), ("transformer", load("transformer"))]
