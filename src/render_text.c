@@ -12,22 +12,15 @@
 #include <string.h>
 
 #include "render.h"
+#include "render_text.h"
 #include "units.h"
 
-#define BASE_WIDTH 100 /* the width the tables are laid out for */
 #define MIN_WIDTH 86   /* below this the first columns would be too narrow to name anything */
 #define MAX_WIDTH 200
 #define SHAPE_OPS 3    /* ops whose shapes are listed */
 
-struct ctx {
-    const struct tp_report *r;
-    struct tp_buf *b;
-    int width, top;
-    int extra;             /* width - BASE_WIDTH: added to the first column of each table */
-    uint64_t program_ns;   /* what shares are of: wall time, times N for a merged report */
-};
 
-static size_t col(const struct ctx *c, int base)
+size_t tp_text_col(const struct tp_text_ctx *c, int base)
 {
     int w = base + c->extra;
     return (size_t)(w < 10 ? 10 : w);
@@ -35,7 +28,7 @@ static size_t col(const struct ctx *c, int base)
 
 /* ---- text helpers ---- */
 
-static void heading(struct ctx *c, const char *title)
+void tp_text_heading(struct tp_text_ctx *c, const char *title)
 {
     size_t n = tp_text_width(title);
     tp_buf_printf(c->b, "\n%s ", title);
@@ -46,7 +39,7 @@ static void heading(struct ctx *c, const char *title)
 
 /* A paragraph wrapped at the width: the first line after prefix, the others indented. Words
  * longer than a line are cut. */
-static void wrap(struct ctx *c, const char *prefix, const char *text, int indent)
+void tp_text_wrap(struct tp_text_ctx *c, const char *prefix, const char *text, int indent)
 {
     size_t len = strlen(text ? text : "");
     char *s = malloc(len + 1);
@@ -96,8 +89,7 @@ static void wrap(struct ctx *c, const char *prefix, const char *text, int indent
 }
 
 /* One line of free text built with printf, wrapped at the width with an indent of 2. */
-static void say(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct ctx *c, const char *fmt, ...)
+void tp_text_say(struct tp_text_ctx *c, const char *fmt, ...)
 {
     struct tp_buf t;
     tp_buf_init(&t);
@@ -105,17 +97,17 @@ static void say(struct ctx *c, const char *fmt, ...)
     va_start(ap, fmt);
     tp_buf_vprintf(&t, fmt, ap);
     va_end(ap);
-    wrap(c, "", tp_buf_str(&t), 2);
+    tp_text_wrap(c, "", tp_buf_str(&t), 2);
     tp_buf_free(&t);
 }
 
-/* Cells: left-aligned text, right-aligned text. */
+/* Cells: left-aligned text; right-aligned in tp_text_right. */
 static const char *L(char *out, size_t n, const char *s, size_t w)
 {
     return tp_fmt_cell(s, w, 0, out, n);
 }
 
-static const char *R(char *out, size_t n, const char *s, size_t w)
+const char *tp_text_right(char *out, size_t n, const char *s, size_t w)
 {
     return tp_fmt_cell(s, w, 1, out, n);
 }
@@ -171,7 +163,7 @@ static void command_line(const struct tp_program *p, struct tp_buf *t)
     }
 }
 
-static void header(struct ctx *c)
+static void header(struct tp_text_ctx *c)
 {
     const struct tp_report *r = c->r;
     const struct tp_program *p = &r->program;
@@ -188,12 +180,12 @@ static void header(struct ctx *c)
 
     tp_fmt_ns(p->wall_ns, wall, sizeof wall);
     if (r->merged_processes > 1)
-        say(c, "merged from %llu processes (%llu threads); longest wall time %s; shares are of "
+        tp_text_say(c, "merged from %llu processes (%llu threads); longest wall time %s; shares are of "
                "%llu x that",
             (unsigned long long)r->merged_processes, (unsigned long long)p->threads, wall,
             (unsigned long long)r->merged_processes);
     else if (r->merged_processes == 1)
-        say(c, "merged from 1 process: pid %lld, wall time %s, threads %llu", (long long)p->pid,
+        tp_text_say(c, "merged from 1 process: pid %lld, wall time %s, threads %llu", (long long)p->pid,
             wall, (unsigned long long)p->threads);
     else {
         char rank[48] = "", host[300] = "";
@@ -201,36 +193,36 @@ static void header(struct ctx *c)
             snprintf(rank, sizeof rank, " (rank %lld)", (long long)p->rank);
         if (p->host)
             snprintf(host, sizeof host, ", host %s", p->host);
-        say(c, "pid %lld%s, wall time %s, threads %llu%s", (long long)p->pid, rank, wall,
+        tp_text_say(c, "pid %lld%s, wall time %s, threads %llu%s", (long long)p->pid, rank, wall,
             (unsigned long long)p->threads, host);
     }
     const struct tp_machine *m = &r->machine;
     if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
         isfinite(m->peak_gbps))
-        say(c, "machine peaks %s, %s (from %s)", tp_fmt_rate(m->peak_gflops * 1e9, "FLOP/s", a,
+        tp_text_say(c, "machine peaks %s, %s (from %s)", tp_fmt_rate(m->peak_gflops * 1e9, "FLOP/s", a,
                                                              sizeof a),
             tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b), m->source ? m->source : "?");
     else
-        say(c, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
+        tp_text_say(c, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
                "TPROF_PEAK_GFLOPS and _GBPS)");
     if (r->partial)
-        say(c, "PARTIAL REPORT: tprof ran out of room for some of its tables and dropped data "
+        tp_text_say(c, "PARTIAL REPORT: tprof ran out of room for some of its tables and dropped data "
                "(see the notes)");
     for (size_t i = 0; i < r->nnotes; i++)
-        wrap(c, "note: ", r->notes[i], 6);
+        tp_text_wrap(c, "note: ", r->notes[i], 6);
 }
 
 /* ---- ops ---- */
 
-static void ops_table(struct ctx *c, struct tp_op **order, size_t n)
+static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
 {
     char h[10][128];
-    size_t nw = col(c, 24);
-    heading(c, "OPS (by self time)");
+    size_t nw = tp_text_col(c, 24);
+    tp_text_heading(c, "OPS (by self time)");
     tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, "op", nw),
-                  L(h[1], 128, "kind", 10), R(h[2], 128, "calls", 7), R(h[3], 128, "total", 9),
-                  R(h[4], 128, "self", 9), R(h[5], 128, "self%", 6), R(h[6], 128, "GFLOP/s", 8),
-                  R(h[7], 128, "AI", 6), L(h[8], 128, "bound", 7), R(h[9], 128, "eff%", 5));
+                  L(h[1], 128, "kind", 10), tp_text_right(h[2], 128, "calls", 7), tp_text_right(h[3], 128, "total", 9),
+                  tp_text_right(h[4], 128, "self", 9), tp_text_right(h[5], 128, "self%", 6), tp_text_right(h[6], 128, "GFLOP/s", 8),
+                  tp_text_right(h[7], 128, "AI", 6), L(h[8], 128, "bound", 7), tp_text_right(h[9], 128, "eff%", 5));
     for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
         char calls[32], tot[32], self[32], pct[32], gf[32], ai[32], eff[32];
@@ -252,17 +244,17 @@ static void ops_table(struct ctx *c, struct tp_op **order, size_t n)
         else
             strcpy(eff, "-");
         tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
-                      L(h[1], 128, p->kind, 10), R(h[2], 128, calls, 7), R(h[3], 128, tot, 9),
-                      R(h[4], 128, self, 9), R(h[5], 128, pct, 6), R(h[6], 128, gf, 8),
-                      R(h[7], 128, ai, 6), L(h[8], 128, roof ? p->bound : "-", 7),
-                      R(h[9], 128, eff, 5));
+                      L(h[1], 128, p->kind, 10), tp_text_right(h[2], 128, calls, 7), tp_text_right(h[3], 128, tot, 9),
+                      tp_text_right(h[4], 128, self, 9), tp_text_right(h[5], 128, pct, 6), tp_text_right(h[6], 128, gf, 8),
+                      tp_text_right(h[7], 128, ai, 6), L(h[8], 128, roof ? p->bound : "-", 7),
+                      tp_text_right(h[9], 128, eff, 5));
     }
     if (c->r->nops > n)
-        say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
+        tp_text_say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
             c->r->nops - n == 1 ? "" : "s");
 }
 
-static void spread_table(struct ctx *c, struct tp_op **order, size_t n)
+static void spread_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
 {
     int any = 0;
     for (size_t i = 0; i < n; i++)
@@ -270,11 +262,11 @@ static void spread_table(struct ctx *c, struct tp_op **order, size_t n)
     if (!any)
         return;
     char h[6][128];
-    size_t nw = col(c, 40);
+    size_t nw = tp_text_col(c, 40);
     tp_buf_putc(c->b, '\n');
     tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, "per process (total time)", nw),
-                  R(h[1], 128, "procs", 6), R(h[2], 128, "min", 12), R(h[3], 128, "mean", 12),
-                  R(h[4], 128, "max", 12), R(h[5], 128, "imbalance", 10));
+                  tp_text_right(h[1], 128, "procs", 6), tp_text_right(h[2], 128, "min", 12), tp_text_right(h[3], 128, "mean", 12),
+                  tp_text_right(h[4], 128, "max", 12), tp_text_right(h[5], 128, "imbalance", 10));
     for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
         if (p->nprocs < 2)
@@ -286,25 +278,25 @@ static void spread_table(struct ctx *c, struct tp_op **order, size_t n)
         tp_fmt_ns(ns_of(p->proc_max_ns), mx, sizeof mx);
         snprintf(imb, sizeof imb, "%sx", tp_fmt_num(p->imbalance, 2, 9, num, sizeof num));
         tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
-                      R(h[1], 128, procs, 6), R(h[2], 128, mn, 12), R(h[3], 128, mean, 12),
-                      R(h[4], 128, mx, 12), R(h[5], 128, imb, 10));
+                      tp_text_right(h[1], 128, procs, 6), tp_text_right(h[2], 128, mn, 12), tp_text_right(h[3], 128, mean, 12),
+                      tp_text_right(h[4], 128, mx, 12), tp_text_right(h[5], 128, imb, 10));
     }
 }
 
-static void latency_head(struct ctx *c, const char *first)
+static void latency_head(struct tp_text_ctx *c, const char *first)
 {
     char h[10][128];
-    size_t nw = col(c, 24);
+    size_t nw = tp_text_col(c, 24);
     tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, first, nw),
-                  R(h[1], 128, "n", 6), R(h[2], 128, "warm", 5), R(h[3], 128, "min", 8),
-                  R(h[4], 128, "p50", 8), R(h[5], 128, "p95", 8), R(h[6], 128, "p99", 8),
-                  R(h[7], 128, "max", 8), R(h[8], 128, "mean", 8), R(h[9], 128, "stddev", 8));
+                  tp_text_right(h[1], 128, "n", 6), tp_text_right(h[2], 128, "warm", 5), tp_text_right(h[3], 128, "min", 8),
+                  tp_text_right(h[4], 128, "p50", 8), tp_text_right(h[5], 128, "p95", 8), tp_text_right(h[6], 128, "p99", 8),
+                  tp_text_right(h[7], 128, "max", 8), tp_text_right(h[8], 128, "mean", 8), tp_text_right(h[9], 128, "stddev", 8));
 }
 
-static void latency_row(struct ctx *c, const char *label, uint64_t warm, const struct tp_latency *l)
+static void latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm, const struct tp_latency *l)
 {
     char h[10][128], v[9][32];
-    size_t nw = col(c, 24);
+    size_t nw = tp_text_col(c, 24);
     tp_fmt_count(l->n, v[0], 32);
     tp_fmt_count(warm, v[1], 32);
     tp_fmt_ns(l->min, v[2], 32);
@@ -315,19 +307,19 @@ static void latency_row(struct ctx *c, const char *label, uint64_t warm, const s
     tp_fmt_ns(ns_of(l->mean), v[7], 32);
     tp_fmt_ns(ns_of(l->stddev), v[8], 32);
     tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, label, nw),
-                  R(h[1], 128, v[0], 6), R(h[2], 128, v[1], 5), R(h[3], 128, v[2], 8),
-                  R(h[4], 128, v[3], 8), R(h[5], 128, v[4], 8), R(h[6], 128, v[5], 8),
-                  R(h[7], 128, v[6], 8), R(h[8], 128, v[7], 8), R(h[9], 128, v[8], 8));
+                  tp_text_right(h[1], 128, v[0], 6), tp_text_right(h[2], 128, v[1], 5), tp_text_right(h[3], 128, v[2], 8),
+                  tp_text_right(h[4], 128, v[3], 8), tp_text_right(h[5], 128, v[4], 8), tp_text_right(h[6], 128, v[5], 8),
+                  tp_text_right(h[7], 128, v[6], 8), tp_text_right(h[8], 128, v[7], 8), tp_text_right(h[9], 128, v[8], 8));
 }
 
-static void latency_table(struct ctx *c, struct tp_op **order, size_t n)
+static void latency_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
 {
     int any = 0;
     for (size_t i = 0; i < n; i++)
         any |= order[i]->latency.n > 0;
     if (!any)
         return;
-    heading(c, "LATENCY per call (warm-up calls left out)");
+    tp_text_heading(c, "LATENCY per call (warm-up calls left out)");
     latency_head(c, "op");
     for (size_t i = 0; i < n; i++)
         if (order[i]->latency.n)
@@ -345,7 +337,7 @@ static int by_shape_time(const void *a, const void *b)
     return 0;
 }
 
-static void shapes(struct ctx *c, struct tp_op **order, size_t n)
+static void shapes(struct tp_text_ctx *c, struct tp_op **order, size_t n)
 {
     size_t with = 0;
     for (size_t i = 0; i < n; i++)
@@ -353,11 +345,11 @@ static void shapes(struct ctx *c, struct tp_op **order, size_t n)
     if (!with)
         return;
     char h[6][160];
-    size_t nw = col(c, 24);
-    heading(c, "SHAPES of the top ops (by time)");
+    size_t nw = tp_text_col(c, 24);
+    tp_text_heading(c, "SHAPES of the top ops (by time)");
     tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 160, "op", nw), L(h[1], 160, "shape", 40),
-                  R(h[2], 160, "calls", 7), R(h[3], 160, "total", 9), R(h[4], 160, "GFLOP/s", 8),
-                  R(h[5], 160, "AI", 6));
+                  tp_text_right(h[2], 160, "calls", 7), tp_text_right(h[3], 160, "total", 9), tp_text_right(h[4], 160, "GFLOP/s", 8),
+                  tp_text_right(h[5], 160, "AI", 6));
     size_t listed = 0;
     for (size_t i = 0; i < n && listed < SHAPE_OPS; i++) {
         const struct tp_op *p = order[i];
@@ -385,8 +377,8 @@ static void shapes(struct ctx *c, struct tp_op **order, size_t n)
             else
                 strcpy(ai, "-");
             tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 160, j ? "" : p->name, nw),
-                          L(h[1], 160, s->desc ? s->desc : "?", 40), R(h[2], 160, calls, 7),
-                          R(h[3], 160, tot, 9), R(h[4], 160, gf, 8), R(h[5], 160, ai, 6));
+                          L(h[1], 160, s->desc ? s->desc : "?", 40), tp_text_right(h[2], 160, calls, 7),
+                          tp_text_right(h[3], 160, tot, 9), tp_text_right(h[4], 160, gf, 8), tp_text_right(h[5], 160, ai, 6));
         }
         if (p->nshapes > k)
             tp_buf_printf(c->b, "%s ... %zu more shape%s\n", L(h[0], 160, "", nw),
@@ -394,21 +386,21 @@ static void shapes(struct ctx *c, struct tp_op **order, size_t n)
         free(v);
     }
     if (with > listed)
-        say(c, "(the shapes of %zu more op%s are in the JSON report)", with - listed,
+        tp_text_say(c, "(the shapes of %zu more op%s are in the JSON report)", with - listed,
             with - listed == 1 ? "" : "s");
 }
 
-static void steps(struct ctx *c)
+static void steps(struct tp_text_ctx *c)
 {
     const struct tp_steps *s = &c->r->steps;
     if (s->count == 0)
         return;
     char win[96] = "", lo[32], hi[32];
-    heading(c, "STEPS");
+    tp_text_heading(c, "STEPS");
     if (s->window_first >= 0)
         snprintf(win, sizeof win, " (steps %lld to %lld of the run)", (long long)s->window_first,
                  (long long)s->window_last);
-    say(c, "%llu step%s of %s%s, %llu of them warm-up, left out of the latency",
+    tp_text_say(c, "%llu step%s of %s%s, %llu of them warm-up, left out of the latency",
         (unsigned long long)s->count, s->count == 1 ? "" : "s", s->name ? s->name : "?", win,
         (unsigned long long)s->warmup);
     if (!s->latency.n)
@@ -421,40 +413,40 @@ static void steps(struct ctx *c)
     if (isfinite(per_s) && per_s > 0) {
         char rate[32];
         tp_fmt_num(per_s, per_s < 9.995 ? 2 : per_s < 99.95 ? 1 : 0, 9, rate, sizeof rate);
-        say(c, "median step latency: 95%% confidence interval %s to %s; %s steps/s at the mean",
+        tp_text_say(c, "median step latency: 95%% confidence interval %s to %s; %s steps/s at the mean",
             lo, hi, rate);
     } else {
-        say(c, "median step latency: 95%% confidence interval %s to %s", lo, hi);
+        tp_text_say(c, "median step latency: 95%% confidence interval %s to %s", lo, hi);
     }
 }
 
 /* ---- verdict ---- */
 
-static void verdict(struct ctx *c)
+static void verdict(struct tp_text_ctx *c)
 {
     const struct tp_report *r = c->r;
     const struct tp_verdict *v = &r->verdict;
     char t1[32], t2[32], p1[32], p2[32];
-    heading(c, "VERDICT");
+    tp_text_heading(c, "VERDICT");
     if (v->text)
-        wrap(c, "", v->text, 0);
+        tp_text_wrap(c, "", v->text, 0);
     tp_fmt_ns(v->alloc_ns, t2, sizeof t2);
     tp_fmt_pct(frac(v->alloc_ns, c->program_ns), 8, p2, sizeof p2);
     if (r->nops) {
         tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
         tp_fmt_pct(frac(v->outside_ops_ns, c->program_ns), 8, p1, sizeof p1);
-        say(c, "time outside every op: %s (%s); inside the allocator: %s (%s)", t1, p1, t2, p2);
+        tp_text_say(c, "time outside every op: %s (%s); inside the allocator: %s (%s)", t1, p1, t2, p2);
     } else {
-        say(c, "time inside the allocator: %s (%s)", t2, p2);
+        tp_text_say(c, "time inside the allocator: %s (%s)", t2, p2);
     }
     if (v->namdahl == 0)
         return;
     char h[4][128];
-    size_t nw = col(c, 44);
+    size_t nw = tp_text_col(c, 44);
     tp_buf_putc(c->b, '\n');
     tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, "Amdahl: if this op ran...", nw),
-                  R(h[1], 128, "self%", 8), R(h[2], 128, "2x faster", 16),
-                  R(h[3], 128, "in no time", 16));
+                  tp_text_right(h[1], 128, "self%", 8), tp_text_right(h[2], 128, "2x faster", 16),
+                  tp_text_right(h[3], 128, "in no time", 16));
     size_t n = v->namdahl < (size_t)c->top ? v->namdahl : (size_t)c->top;
     for (size_t i = 0; i < n; i++) {
         const struct tp_amdahl *a = &v->amdahl[i];
@@ -462,282 +454,51 @@ static void verdict(struct ctx *c)
         tp_fmt_pct(a->share, 8, pct, sizeof pct);
         snprintf(s2, sizeof s2, "%sx", tp_fmt_num(a->speedup_2x, 2, 15, num, sizeof num));
         snprintf(sm, sizeof sm, "%sx", tp_fmt_num(a->speedup_max, 2, 15, num, sizeof num));
-        tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, a->op, nw), R(h[1], 128, pct, 8),
-                      R(h[2], 128, s2, 16), R(h[3], 128, sm, 16));
-    }
-}
-
-/* ---- memory ---- */
-
-static void memory(struct ctx *c)
-{
-    const struct tp_memory *m = &c->r->memory;
-    char a[32], b[32], d[32], e[32];
-    heading(c, "MEMORY (heap: sizes as requested)");
-    tp_fmt_bytes(m->peak_rss_bytes, d, sizeof d);
-    if (m->allocs == 0 && m->peak_bytes == 0) {
-        if (m->peak_rss_bytes)
-            say(c, "no heap allocation was seen; peak RSS %s", d);
-        else
-            say(c, "no heap allocation was seen");
-        return;
-    }
-    tp_fmt_bytes(m->peak_bytes, a, sizeof a);
-    tp_fmt_ns(m->peak_ns, b, sizeof b);
-    char inside[300] = "";
-    if (m->peak_op)
-        snprintf(inside, sizeof inside, ", inside %s", m->peak_op);
-    if (m->peak_rss_bytes)
-        say(c, "peak heap %s at %s into the run%s; peak RSS %s", a, b, inside, d);
-    else
-        say(c, "peak heap %s at %s into the run%s", a, b, inside);
-    if (m->persistent_bytes || m->transient_bytes) {
-        tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
-        tp_fmt_bytes(m->transient_bytes, b, sizeof b);
-        say(c, "at the peak: %s persistent (allocated before the first op), %s transient", a, b);
-    }
-    tp_fmt_count(m->allocs, a, sizeof a);
-    tp_fmt_count(m->frees, b, sizeof b);
-    tp_fmt_bytes(m->bytes_allocated, d, sizeof d);
-    tp_fmt_ns(m->alloc_ns, e, sizeof e);
-    say(c, "%s allocation%s, %s free%s, %s requested in all, %s inside the allocator", a,
-        m->allocs == 1 ? "" : "s", b, m->frees == 1 ? "" : "s", d, e);
-    struct tp_buf t;
-    tp_buf_init(&t);
-    tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
-    if (m->live_at_exit_bytes || m->live_at_exit_allocs)
-        tp_buf_printf(&t, "live at exit: %s in %llu block%s", a,
-                      (unsigned long long)m->live_at_exit_allocs,
-                      m->live_at_exit_allocs == 1 ? "" : "s");
-    else
-        tp_buf_puts(&t, "live at exit: nothing");
-    if (m->unknown_frees)
-        tp_buf_printf(&t, "; %llu free%s of %s tprof never saw (passed through)",
-                      (unsigned long long)m->unknown_frees, m->unknown_frees == 1 ? "" : "s",
-                      m->unknown_frees == 1 ? "a block" : "blocks");
-    if (m->failed_allocs)
-        tp_buf_printf(&t, "; %llu failed allocation%s", (unsigned long long)m->failed_allocs,
-                      m->failed_allocs == 1 ? "" : "s");
-    wrap(c, "", tp_buf_str(&t), 2);
-    tp_buf_free(&t);
-}
-
-/* "f (a.c:3) < g (b.c:9) < main (m.c:1)" cut to room columns. */
-/* Without source lines, two sites allocating from different places of one function look the
- * same (darknet's make_convolutional_layer in Debian's libdarknet.so): is there such a twin? */
-static int has_twin(const struct tp_memory *m, const struct tp_site *s)
-{
-    if (!s->nframes || !s->frames[0].function || (s->frames[0].file && s->frames[0].line > 0))
-        return 0;
-    const struct tp_frame *f = &s->frames[0];
-    for (size_t i = 0; i < m->nsites; i++) {
-        const struct tp_site *o = &m->sites[i];
-        if (o == s || !o->nframes)
-            continue;
-        const struct tp_frame *g = &o->frames[0];
-        if (g->function && !strcmp(g->function, f->function) && g->offset != f->offset &&
-            ((!g->module && !f->module) || (g->module && f->module && !strcmp(g->module, f->module))))
-            return 1;
-    }
-    return 0;
-}
-
-/* A site's stack on one line; with_offset adds the allocating frame's module offset (has_twin). */
-static void chain(const struct tp_site *s, char *out, size_t n, size_t room, int with_offset)
-{
-    if (s->nframes == 0) {
-        tp_fmt_fit("(no stack)", room, out, n);
-        return;
-    }
-    struct tp_buf t;
-    tp_buf_init(&t);
-    for (size_t i = 0; i < s->nframes; i++) {
-        char fr[600];
-        const struct tp_frame *f = &s->frames[i];
-        if (i == 0 && with_offset && f->function) {
-            const char *m = f->module ? strrchr(f->module, '/') : NULL;
-            snprintf(fr, sizeof fr, "%s (%s+0x%llx)", f->function,
-                     m ? m + 1 : f->module ? f->module : "?", (unsigned long long)f->offset);
-        } else {
-            tp_fmt_frame(f, fr, sizeof fr);
-        }
-        tp_buf_printf(&t, "%s%s", i ? " < " : "", fr);
-        /* What called main is the C runtime: noise in a one-line site. */
-        if (s->frames[i].function && !strcmp(s->frames[i].function, "main"))
-            break;
-        if (t.len > room * 4 + 16)
-            break;
-    }
-    tp_fmt_fit(tp_buf_str(&t), room, out, n);
-    tp_buf_free(&t);
-}
-
-static int system_only(const struct tp_site *s)
-{
-    return tp_site_system_only(s);
-}
-
-static int by_at_peak(const void *a, const void *b)
-{
-    const struct tp_site *x = *(const struct tp_site *const *)a,
-                         *y = *(const struct tp_site *const *)b;
-    if (x->live_at_peak_bytes != y->live_at_peak_bytes)
-        return x->live_at_peak_bytes < y->live_at_peak_bytes ? 1 : -1;
-    if (x->peak_live_bytes != y->peak_live_bytes)
-        return x->peak_live_bytes < y->peak_live_bytes ? 1 : -1;
-    if (x->bytes != y->bytes)
-        return x->bytes < y->bytes ? 1 : -1;
-    return x < y ? -1 : x > y;
-}
-
-static int by_leak(const void *a, const void *b)
-{
-    const struct tp_site *x = *(const struct tp_site *const *)a,
-                         *y = *(const struct tp_site *const *)b;
-    if (x->live_at_exit_bytes != y->live_at_exit_bytes)
-        return x->live_at_exit_bytes < y->live_at_exit_bytes ? 1 : -1;
-    if (x->live_at_exit_allocs != y->live_at_exit_allocs)
-        return x->live_at_exit_allocs < y->live_at_exit_allocs ? 1 : -1;
-    return x < y ? -1 : x > y;
-}
-
-static void sites(struct ctx *c)
-{
-    const struct tp_memory *m = &c->r->memory;
-    size_t room = (size_t)c->width - 43;
-    char h[5][128], line[2048];
-    if (m->nsites) {
-        const struct tp_site **v = malloc(m->nsites * sizeof *v);
-        if (!v)
-            return;
-        for (size_t i = 0; i < m->nsites; i++)
-            v[i] = &m->sites[i];
-        qsort(v, m->nsites, sizeof *v, by_at_peak);
-        size_t held = 0;
-        for (size_t i = 0; i < m->nsites; i++)
-            held += v[i]->live_at_peak_bytes || v[i]->peak_live_bytes;
-        if (held) {
-            heading(c, "CALL SITES holding the peak (frames[0] called the allocator)");
-            tp_buf_printf(c->b, "%s %s %s %s  %s\n", R(h[0], 128, "at peak", 10),
-                          R(h[1], 128, "own peak", 10), R(h[2], 128, "allocs", 8),
-                          R(h[3], 128, "bytes", 10), "site");
-            size_t shown = 0, marked_sites = 0;
-            for (size_t i = 0; i < m->nsites && shown < (size_t)c->top; i++) {
-                const struct tp_site *s = v[i];
-                if (!s->live_at_peak_bytes && !s->peak_live_bytes)
-                    continue;
-                char a[32], p[32], n[32], t[32];
-                tp_fmt_bytes(s->live_at_peak_bytes, a, sizeof a);
-                tp_fmt_bytes(s->peak_live_bytes, p, sizeof p);
-                tp_fmt_count(s->allocs, n, sizeof n);
-                tp_fmt_bytes(s->bytes, t, sizeof t);
-                int sys = system_only(s);
-                chain(s, line + (sys ? 6 : 0), sizeof line - 6, room - (sys ? 6 : 0),
-                      has_twin(m, s));
-                if (sys)
-                    memcpy(line, "[lib] ", 6);
-                marked_sites += sys;
-                tp_buf_printf(c->b, "%s %s %s %s  %s\n", R(h[0], 128, a, 10),
-                              R(h[1], 128, p, 10), R(h[2], 128, n, 8), R(h[3], 128, t, 10), line);
-                shown++;
-            }
-            if (m->nsites_total > m->nsites && c->r->merged_processes > 1)
-                say(c, "(up to %llu sites in all: the processes' sites left out of their JSON "
-                       "reports may repeat; the merged report keeps %zu)",
-                    (unsigned long long)m->nsites_total, m->nsites);
-            else if (m->nsites_total > m->nsites)
-                say(c, "(%llu sites in all; the JSON report keeps the %zu largest)",
-                    (unsigned long long)m->nsites_total, m->nsites);
-            else if (held > shown)
-                say(c, "(%zu more site%s in the JSON report)", held - shown,
-                    held - shown == 1 ? "" : "s");
-            if (marked_sites)
-                say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
-                       "internal caches), not by the program's code");
-        }
-        qsort(v, m->nsites, sizeof *v, by_leak);
-        if (v[0]->live_at_exit_bytes) {
-            size_t lroom = (size_t)c->width - 21, leaking = 0, shown = 0, marked = 0;
-            heading(c, "LEAKS (still allocated at exit)");
-            tp_buf_printf(c->b, "%s %s  %s\n", R(h[0], 128, "bytes", 10),
-                          R(h[1], 128, "blocks", 8), "site");
-            for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
-                leaking++;
-                if (shown >= (size_t)c->top)
-                    continue;
-                char a[32], n[32];
-                tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
-                tp_fmt_count(v[i]->live_at_exit_allocs, n, sizeof n);
-                int sys = system_only(v[i]);
-                chain(v[i], line + (sys ? 6 : 0), sizeof line - 6, lroom - (sys ? 6 : 0),
-                      has_twin(m, v[i]));
-                if (sys)
-                    memcpy(line, "[lib] ", 6);
-                marked += sys;
-                tp_buf_printf(c->b, "%s %s  %s\n", R(h[0], 128, a, 10), R(h[1], 128, n, 8),
-                              line);
-                shown++;
-            }
-            if (leaking > shown)
-                say(c, "(%zu more leaking site%s in the JSON report)", leaking - shown,
-                    leaking - shown == 1 ? "" : "s");
-            if (marked)
-                say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
-                       "internal caches): kept on purpose, seldom the program's leak");
-            free(v);
-            return;
-        }
-        free(v);
-    }
-    if (m->live_at_exit_bytes) {
-        char a[32];
-        heading(c, "LEAKS (still allocated at exit)");
-        say(c, "%s in %llu block%s; their call sites are not in this report",
-            tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a),
-            (unsigned long long)m->live_at_exit_allocs, m->live_at_exit_allocs == 1 ? "" : "s");
+        tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, a->op, nw), tp_text_right(h[1], 128, pct, 8),
+                      tp_text_right(h[2], 128, s2, 16), tp_text_right(h[3], 128, sm, 16));
     }
 }
 
 /* ---- other outputs ---- */
 
-static void outputs(struct ctx *c)
+static void outputs(struct tp_text_ctx *c)
 {
     const struct tp_outputs *x = &c->r->outputs;
     if (!x->trace && !x->folded_time && !x->folded_heap)
         return;
     char a[32], b[32], line[5000];
-    heading(c, "OUTPUTS");
+    tp_text_heading(c, "OUTPUTS");
     if (x->trace) {
         tp_fmt_bytes(x->trace_bytes, a, sizeof a);
         tp_fmt_count(x->trace_events, b, sizeof b);
         snprintf(line, sizeof line, "%s (%s): %s op calls drawn one by one, %llu heap samples; open "
                  "it in ui.perfetto.dev", x->trace, a, b, (unsigned long long)x->trace_heap_samples);
-        wrap(c, "trace: ", line, 2);
+        tp_text_wrap(c, "trace: ", line, 2);
         if (x->trace_past_cap) {
             snprintf(line, sizeof line, "%s calls past TPROF_TRACE_CAP are summarised per op, not "
                      "drawn one by one", tp_fmt_count(x->trace_past_cap, a, sizeof a));
-            wrap(c, "trace: ", line, 2);
+            tp_text_wrap(c, "trace: ", line, 2);
         }
         if (x->trace_past_max) {
             snprintf(line, sizeof line, "%s calls did not fit the TPROF_TRACE_MAX size budget and "
                      "are summarised per op", tp_fmt_count(x->trace_past_max, a, sizeof a));
-            wrap(c, "trace: ", line, 2);
+            tp_text_wrap(c, "trace: ", line, 2);
         }
     }
     if (x->folded_time) {
         snprintf(line, sizeof line, "%s (op self time in ns; flamegraph.pl, speedscope, inferno)",
                  x->folded_time);
-        wrap(c, "op-time flame graph: ", line, 2);
+        tp_text_wrap(c, "op-time flame graph: ", line, 2);
     }
     if (x->folded_heap) {
         snprintf(line, sizeof line, "%s (bytes live at the heap peak)", x->folded_heap);
-        wrap(c, "heap flame graph: ", line, 2);
+        tp_text_wrap(c, "heap flame graph: ", line, 2);
     }
 }
 
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
 {
-    struct ctx c = {r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, 0};
+    struct tp_text_ctx c = {r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, 0};
     if (c.width <= 0)
         c.width = BASE_WIDTH;
     if (c.width < MIN_WIDTH)
@@ -773,8 +534,8 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
     }
     steps(&c);
     verdict(&c);
-    memory(&c);
-    sites(&c);
+    tp_text_memory(&c);
+    tp_text_sites(&c);
     outputs(&c);
     free(order);
 }
