@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fields.h"
+
 /* Deepest valid report: root{ memory{ sites[ {frames[ {...} ] } ] } } is 6 levels. */
 #define MAX_DEPTH 16
 
@@ -272,117 +274,17 @@ static void *table(struct ctx *c, size_t n, size_t size, const char *p)
     return t;
 }
 
-static void latency(struct ctx *c, struct json_object *o, const char *k, const char *path,
-                    struct tp_latency *l)
+/* A source line: an integer from 0 to INT_MAX (0 when absent). */
+static int line(struct ctx *c, struct json_object *o, const char *k, const char *path)
 {
-    char p[320];
-    struct json_object *v = object(c, o, k, path);
-    if (!v)
-        return;
-    snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
-    l->n = u64(c, v, "n", p);
-    l->min = u64(c, v, "min", p);
-    l->p50 = u64(c, v, "p50", p);
-    l->p95 = u64(c, v, "p95", p);
-    l->p99 = u64(c, v, "p99", p);
-    l->max = u64(c, v, "max", p);
-    l->mean = dbl_ns(c, v, "mean", p);
-    l->stddev = dbl_ns(c, v, "stddev", p);
-    l->p50_ci_lo = dbl_ns(c, v, "p50_ci_lo", p);
-    l->p50_ci_hi = dbl_ns(c, v, "p50_ci_hi", p);
-}
-
-static void read_shape(struct ctx *c, struct json_object *e, const char *sub, struct tp_shape *s)
-{
-    s->desc = str(c, e, "desc", sub);
-    s->m = i64(c, e, "m", sub, 0);
-    s->n = i64(c, e, "n", sub, 0);
-    s->k = i64(c, e, "k", sub, 0);
-    s->transa = chr(c, e, "transa", sub);
-    s->transb = chr(c, e, "transb", sub);
-    s->layout = chr(c, e, "layout", sub);
-    s->calls = u64(c, e, "calls", sub);
-    s->total_ns = u64(c, e, "total_ns", sub);
-    s->flops = u64(c, e, "flops", sub);
-    s->bytes = u64(c, e, "bytes", sub);
-}
-
-static void read_op(struct ctx *c, struct json_object *o, const char *path, struct tp_op *p)
-{
-    char pre[320], sub[340];
-    p->name = str(c, o, "name", path);
-    if (!p->name && !c->failed)
-        fail(c, path, "an op needs a \"name\"");
-    p->kind = str(c, o, "kind", path);
-    p->source = str(c, o, "source", path);
-    p->calls = u64(c, o, "calls", path);
-    p->total_ns = u64(c, o, "total_ns", path);
-    p->self_ns = u64(c, o, "self_ns", path);
-    p->flops = u64(c, o, "flops", path);
-    p->bytes = u64(c, o, "bytes", path);
-    p->flops_known = boolean(c, o, "flops_known", path);
-    p->warmup_calls = u64(c, o, "warmup_calls", path);
-    p->warmup_ns = u64(c, o, "warmup_ns", path);
-    p->gflops = dbl(c, o, "gflops", path);
-    p->intensity = dbl(c, o, "intensity", path);
-    p->attainable_gflops = dbl(c, o, "attainable_gflops", path);
-    p->efficiency = dbl(c, o, "efficiency", path);
-    p->share = dbl(c, o, "share", path);
-    p->self_share = dbl(c, o, "self_share", path);
-    p->bound = str(c, o, "bound", path);
-    p->alloc_bytes = u64(c, o, "alloc_bytes", path);
-    p->alloc_count = u64(c, o, "alloc_count", path);
-    p->nprocs = u64(c, o, "nprocs", path);
-    p->proc_min_ns = dbl_ns(c, o, "proc_min_ns", path);
-    p->proc_mean_ns = dbl_ns(c, o, "proc_mean_ns", path);
-    p->proc_max_ns = dbl_ns(c, o, "proc_max_ns", path);
-    p->imbalance = dbl(c, o, "imbalance", path);
-    latency(c, o, "latency_ns", path, &p->latency);
-    size_t n;
-    struct json_object *sh = array(c, o, "shapes", path, &n);
-    snprintf(pre, sizeof pre, "%.200s.shapes", path);
-    if (!n || c->failed || !(p->shapes = table(c, n, sizeof *p->shapes, pre)))
-        return;
-    for (size_t i = 0; i < n && !c->failed; i++) {
-        struct json_object *e = element(c, sh, i, pre, sub, sizeof sub);
-        if (!e)
-            break;
-        read_shape(c, e, sub, &p->shapes[p->nshapes++]);
+    int64_t v = i64(c, o, k, path, 0);
+    if (v < 0 || v > INT_MAX) {
+        char p[340];
+        snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
+        fail(c, p, "expected a line number (0 to %d), found %lld", INT_MAX, (long long)v);
+        return 0;
     }
-}
-
-static void read_site(struct ctx *c, struct json_object *o, const char *path, struct tp_site *s)
-{
-    char pre[320], sub[320];
-    size_t n;
-    struct json_object *fr = array(c, o, "frames", path, &n);
-    snprintf(pre, sizeof pre, "%.200s.frames", path);
-    if (n && !c->failed && (s->frames = table(c, n, sizeof *s->frames, pre))) {
-        for (size_t i = 0; i < n && !c->failed; i++) {
-            struct json_object *e = element(c, fr, i, pre, sub, sizeof sub);
-            if (!e)
-                break;
-            struct tp_frame *f = &s->frames[s->nframes++];
-            f->function = str(c, e, "function", sub);
-            f->file = str(c, e, "file", sub);
-            int64_t line = i64(c, e, "line", sub, 0);
-            if (line < 0 || line > INT_MAX) {
-                char p[340];
-                snprintf(p, sizeof p, "%s.line", sub);
-                fail(c, p, "expected a line number (0 to %d), found %lld", INT_MAX, (long long)line);
-            }
-            f->line = line >= 0 && line <= INT_MAX ? (int)line : 0;
-            f->module = str(c, e, "module", sub);
-            f->offset = u64(c, e, "offset", sub);
-        }
-    }
-    s->allocs = u64(c, o, "allocs", path);
-    s->frees = u64(c, o, "frees", path);
-    s->bytes = u64(c, o, "bytes", path);
-    s->peak_live_bytes = u64(c, o, "peak_live_bytes", path);
-    s->live_at_peak_bytes = u64(c, o, "live_at_peak_bytes", path);
-    s->live_at_exit_bytes = u64(c, o, "live_at_exit_bytes", path);
-    s->live_at_exit_allocs = u64(c, o, "live_at_exit_allocs", path);
+    return (int)v;
 }
 
 /* An array of strings into a fresh vector; *count is how many were read. */
@@ -410,168 +312,188 @@ static char **strings(struct ctx *c, struct json_object *o, const char *k, const
     return v;
 }
 
-static void read_memory(struct ctx *c, struct json_object *mem, struct tp_memory *x)
+/* One scalar of a src/fields.h list: key #f of json object o (at path) into struct s, with the
+ * context c (all named so by every caller). */
+#define R_U64(f, d) s->f = u64(c, o, #f, path);
+#define R_I64(f, d) s->f = i64(c, o, #f, path, d);
+#define R_LINE(f, d) s->f = line(c, o, #f, path);
+#define R_DBL(f, d) s->f = dbl(c, o, #f, path);
+#define R_NS(f, d) s->f = dbl_ns(c, o, #f, path);
+#define R_BOOL(f, d) s->f = boolean(c, o, #f, path);
+#define R_CHR(f, d) s->f = chr(c, o, #f, path);
+#define R_STR(f, d) s->f = str(c, o, #f, path);
+#define READ(KIND, f, d) R_##KIND(f, d)
+
+/* Member k of o, an array of objects, into a fresh table of n elements of size, each read by
+ * one(c, element, its path, &table[i]); *count is how many were read. */
+static void *objects(struct ctx *c, struct json_object *o, const char *k, const char *path,
+                     size_t size, size_t *count,
+                     void (*one)(struct ctx *, struct json_object *, const char *, void *))
 {
-    char sub[320];
-    x->peak_bytes = u64(c, mem, "peak_bytes", "memory");
-    x->peak_ns = u64(c, mem, "peak_ns", "memory");
-    x->peak_op = str(c, mem, "peak_op", "memory");
-    x->allocs = u64(c, mem, "allocs", "memory");
-    x->frees = u64(c, mem, "frees", "memory");
-    x->bytes_allocated = u64(c, mem, "bytes_allocated", "memory");
-    x->live_at_exit_bytes = u64(c, mem, "live_at_exit_bytes", "memory");
-    x->live_at_exit_allocs = u64(c, mem, "live_at_exit_allocs", "memory");
-    x->peak_rss_bytes = u64(c, mem, "peak_rss_bytes", "memory");
-    x->unknown_frees = u64(c, mem, "unknown_frees", "memory");
-    x->failed_allocs = u64(c, mem, "failed_allocs", "memory");
-    x->alloc_ns = u64(c, mem, "alloc_ns", "memory");
-    x->persistent_bytes = u64(c, mem, "persistent_bytes", "memory");
-    x->transient_bytes = u64(c, mem, "transient_bytes", "memory");
-    x->nsites_total = u64(c, mem, "nsites_total", "memory");
+    char pre[320], sub[340];
     size_t n;
-    struct json_object *sites = array(c, mem, "sites", "memory", &n);
-    if (!n || c->failed || !(x->sites = table(c, n, sizeof *x->sites, "memory.sites")))
-        return;
+    struct json_object *a = array(c, o, k, path, &n);
+    snprintf(pre, sizeof pre, "%.200s%s%s", path, *path ? "." : "", k);
+    *count = 0;
+    char *t;
+    if (!n || c->failed || !(t = table(c, n, size, pre)))
+        return NULL;
     for (size_t i = 0; i < n && !c->failed; i++) {
-        struct json_object *e = element(c, sites, i, "memory.sites", sub, sizeof sub);
+        struct json_object *e = element(c, a, i, pre, sub, sizeof sub);
         if (!e)
             break;
-        read_site(c, e, sub, &x->sites[x->nsites++]);
+        one(c, e, sub, t + size * (*count)++);
     }
+    return t;
 }
 
-static void read_verdict(struct ctx *c, struct json_object *v, struct tp_verdict *d)
+static void latency(struct ctx *c, struct json_object *parent, const char *k, const char *at,
+                    struct tp_latency *s)
 {
-    char sub[320];
-    d->op = str(c, v, "op", "verdict");
-    d->share = dbl(c, v, "share", "verdict");
-    d->bound = str(c, v, "bound", "verdict");
-    d->efficiency = dbl(c, v, "efficiency", "verdict");
-    d->text = str(c, v, "text", "verdict");
-    d->outside_ops_ns = u64(c, v, "outside_ops_ns", "verdict");
-    d->alloc_ns = u64(c, v, "alloc_ns", "verdict");
-    size_t n;
-    struct json_object *am = array(c, v, "amdahl", "verdict", &n);
-    if (!n || c->failed || !(d->amdahl = table(c, n, sizeof *d->amdahl, "verdict.amdahl")))
+    char path[320];
+    struct json_object *o = object(c, parent, k, at);
+    if (!o)
         return;
-    for (size_t i = 0; i < n && !c->failed; i++) {
-        struct json_object *e = element(c, am, i, "verdict.amdahl", sub, sizeof sub);
-        if (!e)
-            break;
-        struct tp_amdahl *a = &d->amdahl[d->namdahl++];
-        a->op = str(c, e, "op", sub);
-        a->share = dbl(c, e, "share", sub);
-        a->speedup_2x = dbl(c, e, "speedup_2x", sub);
-        a->speedup_max = dbl(c, e, "speedup_max", sub);
-    }
+    snprintf(path, sizeof path, "%s%s%s", at, *at ? "." : "", k);
+    TP_LATENCY_FIELDS(READ)
 }
 
-static void read_report(struct ctx *c, struct json_object *root, struct tp_report *r)
+static void read_shape(struct ctx *c, struct json_object *o, const char *path, void *v)
 {
-    char sub[320], f[64];
+    struct tp_shape *s = v;
+    TP_SHAPE_FIELDS(READ)
+}
+
+static void read_op(struct ctx *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_op *s = v;
+    TP_OP_FIELDS(READ)
+    if (!s->name && !c->failed)
+        fail(c, path, "an op needs a \"name\"");
+    latency(c, o, "latency_ns", path, &s->latency);
+    s->shapes = objects(c, o, "shapes", path, sizeof *s->shapes, &s->nshapes, read_shape);
+}
+
+static void read_frame(struct ctx *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_frame *s = v;
+    TP_FRAME_FIELDS(READ)
+}
+
+static void read_site(struct ctx *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_site *s = v;
+    s->frames = objects(c, o, "frames", path, sizeof *s->frames, &s->nframes, read_frame);
+    TP_SITE_FIELDS(READ)
+}
+
+static void read_memory(struct ctx *c, struct json_object *o, const char *path, struct tp_memory *s)
+{
+    TP_MEMORY_FIELDS(READ)
+    s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_site);
+}
+
+static void read_amdahl(struct ctx *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_amdahl *s = v;
+    TP_AMDAHL_FIELDS(READ)
+}
+
+static void read_verdict(struct ctx *c, struct json_object *o, const char *path, struct tp_verdict *s)
+{
+    TP_VERDICT_FIELDS(READ)
+    s->amdahl = objects(c, o, "amdahl", path, sizeof *s->amdahl, &s->namdahl, read_amdahl);
+}
+
+static void read_opstack(struct ctx *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_opstack *s = v;
+    s->ops = strings(c, o, "ops", path, &s->depth);
+    TP_OPSTACK_FIELDS(READ)
+}
+
+static void read_program(struct ctx *c, struct json_object *o, const char *path, struct tp_program *s)
+{
+    s->argv = strings(c, o, "argv", path, &s->argc);
+    TP_PROGRAM_FIELDS(READ)
+}
+
+static void read_machine(struct ctx *c, struct json_object *o, const char *path, struct tp_machine *s)
+{
+    TP_MACHINE_FIELDS(READ)
+}
+
+static void read_steps(struct ctx *c, struct json_object *o, const char *path, struct tp_steps *s)
+{
+    TP_STEPS_FIELDS(READ)
+    latency(c, o, "latency_ns", path, &s->latency);
+    TP_STEPS_WINDOW_FIELDS(READ)
+}
+
+static void read_outputs(struct ctx *c, struct json_object *o, const char *path, struct tp_outputs *s)
+{
+    TP_OUTPUTS_FIELDS(READ)
+}
+
+/* "schema": present, an integer, and one this tprof reads. */
+static int read_schema(struct ctx *c, struct json_object *root, struct tp_report *r)
+{
+    char f[64];
     if (!json_object_is_type(root, json_type_object)) {
         fail(c, NULL, "not a tprof report (the top level is %s, not an object)",
              found(root, f, sizeof f) + 6);
-        return;
+        return -1;
     }
     struct json_object *schema = NULL;
     if (!json_object_object_get_ex(root, "schema", &schema)) {
         fail(c, NULL, "not a tprof report (no \"schema\" key)");
-        return;
+        return -1;
     }
     if (!json_object_is_type(schema, json_type_int)) {
         fail(c, "schema", "expected an integer, %s", found(schema, f, sizeof f));
-        return;
+        return -1;
     }
     int64_t v = json_object_get_int64(schema);
     if (v > TP_SCHEMA_VERSION) {
         fail(c, NULL, "schema %lld is newer than this tprof understands (%d)", (long long)v,
              TP_SCHEMA_VERSION);
-        return;
+        return -1;
     }
     if (v < 1) {
         fail(c, NULL, "schema %lld is not a tprof schema (this tprof reads %d)", (long long)v,
              TP_SCHEMA_VERSION);
-        return;
+        return -1;
     }
     r->schema = (int)v;
-    r->tprof_version = str(c, root, "tprof_version", "");
-    r->partial = boolean(c, root, "partial", "");
-    r->merged_processes = u64(c, root, "merged_processes", "");
-    r->notes = strings(c, root, "notes", "", &r->nnotes);
+    return 0;
+}
 
-    struct json_object *p = object(c, root, "program", "");
-    if (p) {
-        r->program.argv = strings(c, p, "argv", "program", &r->program.argc);
-        r->program.exe = str(c, p, "exe", "program");
-        r->program.host = str(c, p, "host", "program");
-        r->program.pid = i64(c, p, "pid", "program", -1);
-        r->program.ppid = i64(c, p, "ppid", "program", -1);
-        r->program.rank = i64(c, p, "rank", "program", 0);
-        r->program.wall_ns = u64(c, p, "wall_ns", "program");
-        r->program.threads = u64(c, p, "threads", "program");
-        r->program.start_unix_ns = u64(c, p, "start_unix_ns", "program");
-    }
-    struct json_object *m = object(c, root, "machine", "");
-    if (m) {
-        r->machine.peak_gflops = dbl(c, m, "peak_gflops", "machine");
-        r->machine.peak_gbps = dbl(c, m, "peak_gbps", "machine");
-        r->machine.source = str(c, m, "source", "machine");
-    }
-    size_t n;
-    struct json_object *ops = array(c, root, "ops", "", &n);
-    if (n && !c->failed && (r->ops = table(c, n, sizeof *r->ops, "ops"))) {
-        for (size_t i = 0; i < n && !c->failed; i++) {
-            struct json_object *e = element(c, ops, i, "ops", sub, sizeof sub);
-            if (!e)
-                break;
-            read_op(c, e, sub, &r->ops[r->nops++]);
-        }
-    }
-    struct json_object *mem = object(c, root, "memory", "");
-    if (mem)
-        read_memory(c, mem, &r->memory);
-    struct json_object *st = object(c, root, "steps", "");
-    if (st) {
-        r->steps.name = str(c, st, "name", "steps");
-        r->steps.count = u64(c, st, "count", "steps");
-        r->steps.warmup = u64(c, st, "warmup", "steps");
-        latency(c, st, "latency_ns", "steps", &r->steps.latency);
-        r->steps.window_first = i64(c, st, "window_first", "steps", -1);
-        r->steps.window_last = i64(c, st, "window_last", "steps", -1);
-    }
+static void read_report(struct ctx *c, struct json_object *o, struct tp_report *s)
+{
+    const char *path = "";
+    struct json_object *x;
+    if (read_schema(c, o, s) < 0)
+        return;
+    TP_REPORT_FIELDS(READ)
+    s->notes = strings(c, o, "notes", path, &s->nnotes);
+    if ((x = object(c, o, "program", path)))
+        read_program(c, x, "program", &s->program);
+    if ((x = object(c, o, "machine", path)))
+        read_machine(c, x, "machine", &s->machine);
+    s->ops = objects(c, o, "ops", path, sizeof *s->ops, &s->nops, read_op);
+    if ((x = object(c, o, "memory", path)))
+        read_memory(c, x, "memory", &s->memory);
+    if ((x = object(c, o, "steps", path)))
+        read_steps(c, x, "steps", &s->steps);
     /* The verdict is derived (tp_analyze() recomputes it), but it is read so that the model
      * holds everything the file says. */
-    struct json_object *vd = object(c, root, "verdict", "");
-    if (vd)
-        read_verdict(c, vd, &r->verdict);
-    struct json_object *os = array(c, root, "op_stacks", "", &n);
-    if (n && !c->failed && (r->opstacks = table(c, n, sizeof *r->opstacks, "op_stacks"))) {
-        for (size_t i = 0; i < n && !c->failed; i++) {
-            struct json_object *e = element(c, os, i, "op_stacks", sub, sizeof sub);
-            if (!e)
-                break;
-            struct tp_opstack *s = &r->opstacks[r->nopstacks++];
-            s->ops = strings(c, e, "ops", sub, &s->depth);
-            s->calls = u64(c, e, "calls", sub);
-            s->total_ns = u64(c, e, "total_ns", sub);
-            s->self_ns = u64(c, e, "self_ns", sub);
-        }
-    }
-    r->opstacks_dropped = u64(c, root, "op_stacks_dropped", "");
-    struct json_object *out = object(c, root, "outputs", "");
-    if (out) {
-        struct tp_outputs *x = &r->outputs;
-        x->trace = str(c, out, "trace", "outputs");
-        x->trace_calls = u64(c, out, "trace_calls", "outputs");
-        x->trace_events = u64(c, out, "trace_events", "outputs");
-        x->trace_past_cap = u64(c, out, "trace_past_cap", "outputs");
-        x->trace_past_max = u64(c, out, "trace_past_max", "outputs");
-        x->trace_heap_samples = u64(c, out, "trace_heap_samples", "outputs");
-        x->trace_bytes = u64(c, out, "trace_bytes", "outputs");
-        x->folded_time = str(c, out, "folded_time", "outputs");
-        x->folded_heap = str(c, out, "folded_heap", "outputs");
-    }
+    if ((x = object(c, o, "verdict", path)))
+        read_verdict(c, x, "verdict", &s->verdict);
+    s->opstacks = objects(c, o, "op_stacks", path, sizeof *s->opstacks, &s->nopstacks,
+                          read_opstack);
+    s->opstacks_dropped = u64(c, o, "op_stacks_dropped", path);
+    if ((x = object(c, o, "outputs", path)))
+        read_outputs(c, x, "outputs", &s->outputs);
 }
 
 /* Line and column (both from 1) of byte offset off. */

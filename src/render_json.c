@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "render.h"
 #include "units.h"
 
@@ -114,99 +115,64 @@ static void k_str(struct obj *o, const char *k, const char *v) { key(o, k); jstr
 static void k_bool(struct obj *o, const char *k, int v) { key(o, k); tp_buf_puts(o->b, v ? "true" : "false"); }
 static void k_char(struct obj *o, const char *k, char v) { key(o, k); jchar(o->b, v); }
 
-static void latency(struct tp_buf *b, const struct tp_latency *l)
+/* One scalar of a src/fields.h list: key and value of struct s into object o (both named so by
+ * every caller). */
+#define W_U64(f, d) k_u64(o, #f, s->f);
+#define W_I64(f, d) k_i64(o, #f, s->f);
+#define W_LINE(f, d) k_i64(o, #f, s->f);
+#define W_DBL(f, d) k_dbl(o, #f, s->f);
+#define W_NS(f, d) k_dbl(o, #f, s->f);
+#define W_BOOL(f, d) k_bool(o, #f, s->f);
+#define W_CHR(f, d) k_char(o, #f, s->f);
+#define W_STR(f, d) k_str(o, #f, s->f ? s->f : (d));
+#define WRITE(KIND, f, d) W_##KIND(f, d)
+
+static void latency(struct tp_buf *b, const struct tp_latency *s)
 {
-    struct obj o = {b, 0};
+    struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
-    k_u64(&o, "n", l->n);
-    k_u64(&o, "min", l->min);
-    k_u64(&o, "p50", l->p50);
-    k_u64(&o, "p95", l->p95);
-    k_u64(&o, "p99", l->p99);
-    k_u64(&o, "max", l->max);
-    k_dbl(&o, "mean", l->mean);
-    k_dbl(&o, "stddev", l->stddev);
-    k_dbl(&o, "p50_ci_lo", l->p50_ci_lo);
-    k_dbl(&o, "p50_ci_hi", l->p50_ci_hi);
+    TP_LATENCY_FIELDS(WRITE)
     tp_buf_putc(b, '}');
 }
 
 static void shape(struct tp_buf *b, const struct tp_shape *s)
 {
-    struct obj o = {b, 0};
+    struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
-    k_str(&o, "desc", s->desc);
-    k_i64(&o, "m", s->m);
-    k_i64(&o, "n", s->n);
-    k_i64(&o, "k", s->k);
-    k_char(&o, "transa", s->transa);
-    k_char(&o, "transb", s->transb);
-    k_char(&o, "layout", s->layout);
-    k_u64(&o, "calls", s->calls);
-    k_u64(&o, "total_ns", s->total_ns);
-    k_u64(&o, "flops", s->flops);
-    k_u64(&o, "bytes", s->bytes);
+    TP_SHAPE_FIELDS(WRITE)
     tp_buf_putc(b, '}');
 }
 
-static void op(struct tp_buf *b, const struct tp_op *p)
+static void op(struct tp_buf *b, const struct tp_op *s)
 {
-    struct obj o = {b, 0};
+    struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
-    k_str(&o, "name", p->name);
-    k_str(&o, "kind", p->kind);
-    k_str(&o, "source", p->source);
-    k_u64(&o, "calls", p->calls);
-    k_u64(&o, "total_ns", p->total_ns);
-    k_u64(&o, "self_ns", p->self_ns);
-    k_u64(&o, "flops", p->flops);
-    k_u64(&o, "bytes", p->bytes);
-    k_bool(&o, "flops_known", p->flops_known);
-    k_u64(&o, "warmup_calls", p->warmup_calls);
-    k_u64(&o, "warmup_ns", p->warmup_ns);
-    k_dbl(&o, "gflops", p->gflops);
-    k_dbl(&o, "intensity", p->intensity);
-    k_dbl(&o, "attainable_gflops", p->attainable_gflops);
-    k_dbl(&o, "efficiency", p->efficiency);
-    k_dbl(&o, "share", p->share);
-    k_dbl(&o, "self_share", p->self_share);
-    k_str(&o, "bound", p->bound ? p->bound : "unknown");
-    k_u64(&o, "alloc_bytes", p->alloc_bytes);
-    k_u64(&o, "alloc_count", p->alloc_count);
-    k_u64(&o, "nprocs", p->nprocs);
-    k_dbl(&o, "proc_min_ns", p->proc_min_ns);
-    k_dbl(&o, "proc_mean_ns", p->proc_mean_ns);
-    k_dbl(&o, "proc_max_ns", p->proc_max_ns);
-    k_dbl(&o, "imbalance", p->imbalance);
-    key(&o, "latency_ns");
-    latency(b, &p->latency);
-    key(&o, "shapes");
+    TP_OP_FIELDS(WRITE)
+    key(o, "latency_ns");
+    latency(b, &s->latency);
+    key(o, "shapes");
     tp_buf_putc(b, '[');
-    for (size_t i = 0; i < p->nshapes; i++) {
+    for (size_t i = 0; i < s->nshapes; i++) {
         if (i)
             tp_buf_putc(b, ',');
-        shape(b, &p->shapes[i]);
+        shape(b, &s->shapes[i]);
     }
     tp_buf_puts(b, "]}");
 }
 
-static void frame(struct tp_buf *b, const struct tp_frame *f)
+static void frame(struct tp_buf *b, const struct tp_frame *s)
 {
-    struct obj o = {b, 0};
+    struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
-    k_str(&o, "function", f->function);
-    k_str(&o, "file", f->file);
-    k_i64(&o, "line", f->line);
-    k_str(&o, "module", f->module);
-    k_u64(&o, "offset", f->offset);
+    TP_FRAME_FIELDS(WRITE)
     tp_buf_putc(b, '}');
 }
 
 static void site(struct tp_buf *b, const struct tp_site *s)
 {
-    struct obj o = {b, 0};
+    struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
-    key(&o, "frames");
+    key(o, "frames");
     tp_buf_putc(b, '[');
     for (size_t i = 0; i < s->nframes; i++) {
         if (i)
@@ -214,184 +180,145 @@ static void site(struct tp_buf *b, const struct tp_site *s)
         frame(b, &s->frames[i]);
     }
     tp_buf_putc(b, ']');
-    k_u64(&o, "allocs", s->allocs);
-    k_u64(&o, "frees", s->frees);
-    k_u64(&o, "bytes", s->bytes);
-    k_u64(&o, "peak_live_bytes", s->peak_live_bytes);
-    k_u64(&o, "live_at_peak_bytes", s->live_at_peak_bytes);
-    k_u64(&o, "live_at_exit_bytes", s->live_at_exit_bytes);
-    k_u64(&o, "live_at_exit_allocs", s->live_at_exit_allocs);
+    TP_SITE_FIELDS(WRITE)
     tp_buf_putc(b, '}');
 }
 
-static void memory(struct tp_buf *b, const struct tp_memory *m)
+static void memory(struct tp_buf *b, const struct tp_memory *s)
 {
-    struct obj o = {b, 0};
+    struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
-    k_u64(&o, "peak_bytes", m->peak_bytes);
-    k_u64(&o, "peak_ns", m->peak_ns);
-    k_str(&o, "peak_op", m->peak_op);
-    k_u64(&o, "allocs", m->allocs);
-    k_u64(&o, "frees", m->frees);
-    k_u64(&o, "bytes_allocated", m->bytes_allocated);
-    k_u64(&o, "live_at_exit_bytes", m->live_at_exit_bytes);
-    k_u64(&o, "live_at_exit_allocs", m->live_at_exit_allocs);
-    k_u64(&o, "peak_rss_bytes", m->peak_rss_bytes);
-    k_u64(&o, "unknown_frees", m->unknown_frees);
-    k_u64(&o, "failed_allocs", m->failed_allocs);
-    k_u64(&o, "alloc_ns", m->alloc_ns);
-    k_u64(&o, "persistent_bytes", m->persistent_bytes);
-    k_u64(&o, "transient_bytes", m->transient_bytes);
-    k_u64(&o, "nsites_total", m->nsites_total);
-    key(&o, "sites");
+    TP_MEMORY_FIELDS(WRITE)
+    key(o, "sites");
     tp_buf_putc(b, '[');
-    for (size_t i = 0; i < m->nsites; i++) {
+    for (size_t i = 0; i < s->nsites; i++) {
         tp_buf_puts(b, i ? ",\n" : "\n");
-        site(b, &m->sites[i]);
+        site(b, &s->sites[i]);
     }
     tp_buf_puts(b, "]}");
 }
 
-void tp_render_json(const struct tp_report *r, struct tp_buf *b)
+static void strings(struct tp_buf *b, char *const *v, size_t n)
 {
-    struct obj o = {b, 0};
-    tp_buf_putc(b, '{');
-    k_i64(&o, "schema", r->schema);
-    k_str(&o, "tprof_version", r->tprof_version);
-    k_bool(&o, "partial", r->partial);
-    k_u64(&o, "merged_processes", r->merged_processes);
-    key(&o, "notes");
     tp_buf_putc(b, '[');
-    for (size_t i = 0; i < r->nnotes; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (i)
             tp_buf_putc(b, ',');
-        jstr(b, r->notes[i]);
+        jstr(b, v[i]);
     }
-    tp_buf_puts(b, "]\n");
-    key(&o, "program");
-    {
-        const struct tp_program *p = &r->program;
-        struct obj q = {b, 0};
-        tp_buf_putc(b, '{');
-        key(&q, "argv");
-        tp_buf_putc(b, '[');
-        for (size_t i = 0; i < p->argc; i++) {
-            if (i)
-                tp_buf_putc(b, ',');
-            jstr(b, p->argv[i]);
-        }
-        tp_buf_putc(b, ']');
-        k_str(&q, "exe", p->exe);
-        k_str(&q, "host", p->host);
-        k_i64(&q, "pid", p->pid);
-        k_i64(&q, "ppid", p->ppid);
-        k_i64(&q, "rank", p->rank);
-        k_u64(&q, "wall_ns", p->wall_ns);
-        k_u64(&q, "threads", p->threads);
-        k_u64(&q, "start_unix_ns", p->start_unix_ns);
-        tp_buf_putc(b, '}');
-    }
-    tp_buf_putc(b, '\n');
-    key(&o, "machine");
-    {
-        struct obj q = {b, 0};
-        tp_buf_putc(b, '{');
-        k_dbl(&q, "peak_gflops", r->machine.peak_gflops);
-        k_dbl(&q, "peak_gbps", r->machine.peak_gbps);
-        k_str(&q, "source", r->machine.source ? r->machine.source : "none");
-        tp_buf_putc(b, '}');
-    }
-    tp_buf_putc(b, '\n');
-    key(&o, "ops");
+    tp_buf_putc(b, ']');
+}
+
+static void program(struct tp_buf *b, const struct tp_program *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    key(o, "argv");
+    strings(b, s->argv, s->argc);
+    TP_PROGRAM_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void machine(struct tp_buf *b, const struct tp_machine *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_MACHINE_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void steps(struct tp_buf *b, const struct tp_steps *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_STEPS_FIELDS(WRITE)
+    key(o, "latency_ns");
+    latency(b, &s->latency);
+    TP_STEPS_WINDOW_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void amdahl(struct tp_buf *b, const struct tp_amdahl *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_AMDAHL_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void verdict(struct tp_buf *b, const struct tp_verdict *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_VERDICT_FIELDS(WRITE)
+    key(o, "amdahl");
     tp_buf_putc(b, '[');
-    for (size_t i = 0; i < r->nops; i++) {
+    for (size_t i = 0; i < s->namdahl; i++) {
+        if (i)
+            tp_buf_putc(b, ',');
+        amdahl(b, &s->amdahl[i]);
+    }
+    tp_buf_puts(b, "]}");
+}
+
+static void opstack(struct tp_buf *b, const struct tp_opstack *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    key(o, "ops");
+    strings(b, s->ops, s->depth);
+    TP_OPSTACK_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void outputs(struct tp_buf *b, const struct tp_outputs *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_OUTPUTS_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+void tp_render_json(const struct tp_report *s, struct tp_buf *b)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    k_i64(o, "schema", s->schema);
+    TP_REPORT_FIELDS(WRITE)
+    key(o, "notes");
+    strings(b, s->notes, s->nnotes);
+    tp_buf_putc(b, '\n');
+    key(o, "program");
+    program(b, &s->program);
+    tp_buf_putc(b, '\n');
+    key(o, "machine");
+    machine(b, &s->machine);
+    tp_buf_putc(b, '\n');
+    key(o, "ops");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < s->nops; i++) {
         tp_buf_puts(b, i ? ",\n" : "\n");
-        op(b, &r->ops[i]);
+        op(b, &s->ops[i]);
     }
     tp_buf_puts(b, "]\n");
-    key(&o, "memory");
-    memory(b, &r->memory);
+    key(o, "memory");
+    memory(b, &s->memory);
     tp_buf_putc(b, '\n');
-    key(&o, "steps");
-    {
-        const struct tp_steps *s = &r->steps;
-        struct obj q = {b, 0};
-        tp_buf_putc(b, '{');
-        k_str(&q, "name", s->name);
-        k_u64(&q, "count", s->count);
-        k_u64(&q, "warmup", s->warmup);
-        key(&q, "latency_ns");
-        latency(b, &s->latency);
-        k_i64(&q, "window_first", s->window_first);
-        k_i64(&q, "window_last", s->window_last);
-        tp_buf_putc(b, '}');
-    }
+    key(o, "steps");
+    steps(b, &s->steps);
     tp_buf_putc(b, '\n');
-    key(&o, "verdict");
-    {
-        const struct tp_verdict *v = &r->verdict;
-        struct obj q = {b, 0};
-        tp_buf_putc(b, '{');
-        k_str(&q, "op", v->op);
-        k_dbl(&q, "share", v->share);
-        k_str(&q, "bound", v->bound);
-        k_dbl(&q, "efficiency", v->efficiency);
-        k_str(&q, "text", v->text);
-        k_u64(&q, "outside_ops_ns", v->outside_ops_ns);
-        k_u64(&q, "alloc_ns", v->alloc_ns);
-        key(&q, "amdahl");
-        tp_buf_putc(b, '[');
-        for (size_t i = 0; i < v->namdahl; i++) {
-            const struct tp_amdahl *a = &v->amdahl[i];
-            struct obj z = {b, 0};
-            if (i)
-                tp_buf_putc(b, ',');
-            tp_buf_putc(b, '{');
-            k_str(&z, "op", a->op);
-            k_dbl(&z, "share", a->share);
-            k_dbl(&z, "speedup_2x", a->speedup_2x);
-            k_dbl(&z, "speedup_max", a->speedup_max);
-            tp_buf_putc(b, '}');
-        }
-        tp_buf_puts(b, "]}");
-    }
+    key(o, "verdict");
+    verdict(b, &s->verdict);
     tp_buf_putc(b, '\n');
-    key(&o, "op_stacks");
+    key(o, "op_stacks");
     tp_buf_putc(b, '[');
-    for (size_t i = 0; i < r->nopstacks; i++) {
-        const struct tp_opstack *s = &r->opstacks[i];
-        struct obj z = {b, 0};
-        tp_buf_puts(b, i ? ",\n{" : "\n{");
-        key(&z, "ops");
-        tp_buf_putc(b, '[');
-        for (size_t d = 0; d < s->depth; d++) {
-            if (d)
-                tp_buf_putc(b, ',');
-            jstr(b, s->ops[d]);
-        }
-        tp_buf_putc(b, ']');
-        k_u64(&z, "calls", s->calls);
-        k_u64(&z, "total_ns", s->total_ns);
-        k_u64(&z, "self_ns", s->self_ns);
-        tp_buf_putc(b, '}');
+    for (size_t i = 0; i < s->nopstacks; i++) {
+        tp_buf_puts(b, i ? ",\n" : "\n");
+        opstack(b, &s->opstacks[i]);
     }
     tp_buf_puts(b, "]\n");
-    k_u64(&o, "op_stacks_dropped", r->opstacks_dropped);
-    key(&o, "outputs");
-    {
-        const struct tp_outputs *x = &r->outputs;
-        struct obj q = {b, 0};
-        tp_buf_putc(b, '{');
-        k_str(&q, "trace", x->trace);
-        k_u64(&q, "trace_calls", x->trace_calls);
-        k_u64(&q, "trace_events", x->trace_events);
-        k_u64(&q, "trace_past_cap", x->trace_past_cap);
-        k_u64(&q, "trace_past_max", x->trace_past_max);
-        k_u64(&q, "trace_heap_samples", x->trace_heap_samples);
-        k_u64(&q, "trace_bytes", x->trace_bytes);
-        k_str(&q, "folded_time", x->folded_time);
-        k_str(&q, "folded_heap", x->folded_heap);
-        tp_buf_putc(b, '}');
-    }
+    k_u64(o, "op_stacks_dropped", s->opstacks_dropped);
+    key(o, "outputs");
+    outputs(b, &s->outputs);
     tp_buf_puts(b, "}\n");
 }

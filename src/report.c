@@ -6,40 +6,67 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
+
+/* One scalar of a src/fields.h list of struct s: I_ sets its default where that is not 0 (only
+ * signed integers have one), F_ frees it (only strings are owned). */
+#define I_I64(f, d) s->f = d;
+#define I_OTHER(f, d)
+#define I_U64 I_OTHER
+#define I_LINE I_OTHER
+#define I_DBL I_OTHER
+#define I_NS I_OTHER
+#define I_BOOL I_OTHER
+#define I_CHR I_OTHER
+#define I_STR I_OTHER
+#define INIT(KIND, f, d) I_##KIND(f, d)
+#define F_STR(f, d) free(s->f);
+#define F_OTHER(f, d)
+#define F_U64 F_OTHER
+#define F_I64 F_OTHER
+#define F_LINE F_OTHER
+#define F_DBL F_OTHER
+#define F_NS F_OTHER
+#define F_BOOL F_OTHER
+#define F_CHR F_OTHER
+#define FREE(KIND, f, d) F_##KIND(f, d)
+
 void tp_report_init(struct tp_report *r)
 {
     memset(r, 0, sizeof *r);
     r->schema = TP_SCHEMA_VERSION;
-    r->program.pid = r->program.ppid = -1;
-    r->steps.window_first = r->steps.window_last = -1;
-}
-
-static void free_latency_free_op(struct tp_op *o)
-{
-    free(o->name);
-    free(o->kind);
-    free(o->source);
-    free(o->bound);
-    for (size_t i = 0; i < o->nshapes; i++)
-        free(o->shapes[i].desc);
-    free(o->shapes);
-}
-
-void tp_site_free_frames(struct tp_site *s)
-{
-    for (size_t i = 0; i < s->nframes; i++) {
-        free(s->frames[i].function);
-        free(s->frames[i].file);
-        free(s->frames[i].module);
+    {
+        struct tp_program *s = &r->program;
+        TP_PROGRAM_FIELDS(INIT)
     }
-    free(s->frames);
-    s->frames = NULL;
-    s->nframes = 0;
+    {
+        struct tp_steps *s = &r->steps;
+        TP_STEPS_WINDOW_FIELDS(INIT)
+    }
 }
 
-static void free_site(struct tp_site *s)
+static void free_shape(struct tp_shape *s)
 {
-    tp_site_free_frames(s);
+    TP_SHAPE_FIELDS(FREE)
+}
+
+static void free_op(struct tp_op *s)
+{
+    TP_OP_FIELDS(FREE)
+    for (size_t i = 0; i < s->nshapes; i++)
+        free_shape(&s->shapes[i]);
+    free(s->shapes);
+}
+
+void tp_site_free_frames(struct tp_site *site)
+{
+    for (size_t i = 0; i < site->nframes; i++) {
+        struct tp_frame *s = &site->frames[i];
+        TP_FRAME_FIELDS(FREE)
+    }
+    free(site->frames);
+    site->frames = NULL;
+    site->nframes = 0;
 }
 
 static int streq(const char *a, const char *b)
@@ -179,41 +206,59 @@ size_t tp_sites_merge_same_lines(struct tp_site *s, size_t n, uint64_t cap)
     return out;
 }
 
+static void free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
 void tp_report_free(struct tp_report *r)
 {
-    free(r->tprof_version);
-    for (size_t i = 0; i < r->nnotes; i++)
-        free(r->notes[i]);
-    free(r->notes);
-    for (size_t i = 0; i < r->program.argc; i++)
-        free(r->program.argv[i]);
-    free(r->program.argv);
-    free(r->program.exe);
-    free(r->program.host);
-    free(r->machine.source);
-    for (size_t i = 0; i < r->nops; i++)
-        free_latency_free_op(&r->ops[i]);
-    free(r->ops);
-    free(r->memory.peak_op);
-    for (size_t i = 0; i < r->memory.nsites; i++)
-        free_site(&r->memory.sites[i]);
-    free(r->memory.sites);
-    free(r->steps.name);
-    free(r->verdict.op);
-    free(r->verdict.bound);
-    free(r->verdict.text);
-    for (size_t i = 0; i < r->verdict.namdahl; i++)
-        free(r->verdict.amdahl[i].op);
-    free(r->verdict.amdahl);
-    for (size_t i = 0; i < r->nopstacks; i++) {
-        for (size_t j = 0; j < r->opstacks[i].depth; j++)
-            free(r->opstacks[i].ops[j]);
-        free(r->opstacks[i].ops);
+    {
+        struct tp_report *s = r;
+        TP_REPORT_FIELDS(FREE)
     }
+    free_strings(r->notes, r->nnotes);
+    free_strings(r->program.argv, r->program.argc);
+    {
+        struct tp_program *s = &r->program;
+        TP_PROGRAM_FIELDS(FREE)
+    }
+    {
+        struct tp_machine *s = &r->machine;
+        TP_MACHINE_FIELDS(FREE)
+    }
+    for (size_t i = 0; i < r->nops; i++)
+        free_op(&r->ops[i]);
+    free(r->ops);
+    {
+        struct tp_memory *s = &r->memory;
+        TP_MEMORY_FIELDS(FREE)
+    }
+    for (size_t i = 0; i < r->memory.nsites; i++)
+        tp_site_free_frames(&r->memory.sites[i]);
+    free(r->memory.sites);
+    {
+        struct tp_steps *s = &r->steps;
+        TP_STEPS_FIELDS(FREE)
+    }
+    {
+        struct tp_verdict *s = &r->verdict;
+        TP_VERDICT_FIELDS(FREE)
+    }
+    for (size_t i = 0; i < r->verdict.namdahl; i++) {
+        struct tp_amdahl *s = &r->verdict.amdahl[i];
+        TP_AMDAHL_FIELDS(FREE)
+    }
+    free(r->verdict.amdahl);
+    for (size_t i = 0; i < r->nopstacks; i++)
+        free_strings(r->opstacks[i].ops, r->opstacks[i].depth);
     free(r->opstacks);
-    free(r->outputs.trace);
-    free(r->outputs.folded_time);
-    free(r->outputs.folded_heap);
+    {
+        struct tp_outputs *s = &r->outputs;
+        TP_OUTPUTS_FIELDS(FREE)
+    }
     tp_report_init(r);
 }
 

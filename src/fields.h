@@ -1,0 +1,96 @@
+/* The report's scalar fields, listed once: the JSON writer (src/render_json.c), the JSON reader
+ * (src/json_read.c) and tp_report_free (src/report.c) each expand these lists, so that a field
+ * added here is written, read back and freed alike, and the three can never disagree on a key.
+ *
+ * Each list is X(KIND, member, default) in the order the JSON writes the keys; the member's name
+ * is the JSON key. Members that are arrays or nested objects (frames, shapes, latency_ns, ...)
+ * are written and read by hand between the lists, which is why some structs have two.
+ *
+ * KIND      C type     JSON
+ * U64       uint64_t   unsigned integer
+ * I64       int64_t    integer; default: the value when the key is absent or null
+ * LINE      int        integer 0 to INT_MAX (a source line)
+ * DBL       double     number (finite)
+ * NS        double     number of nanoseconds, 0 to 2^64 (a mean or a spread)
+ * BOOL      int        true or false
+ * CHR       char       a one-character string, or null for 0
+ * STR       char *     string or null; default: what the writer puts for NULL (NULL: null);
+ *                      owned by the model and freed by tp_report_free */
+#ifndef TPROF_FIELDS_H
+#define TPROF_FIELDS_H
+
+/* The top level: after "schema", before "notes". */
+#define TP_REPORT_FIELDS(X) \
+    X(STR, tprof_version, NULL) X(BOOL, partial, 0) X(U64, merged_processes, 0)
+
+/* struct tp_latency ("latency_ns" of an op, and of steps) */
+#define TP_LATENCY_FIELDS(X) \
+    X(U64, n, 0) X(U64, min, 0) X(U64, p50, 0) X(U64, p95, 0) X(U64, p99, 0) X(U64, max, 0) \
+    X(NS, mean, 0) X(NS, stddev, 0) X(NS, p50_ci_lo, 0) X(NS, p50_ci_hi, 0)
+
+/* struct tp_shape (an op's "shapes") */
+#define TP_SHAPE_FIELDS(X) \
+    X(STR, desc, NULL) X(I64, m, 0) X(I64, n, 0) X(I64, k, 0) X(CHR, transa, 0) \
+    X(CHR, transb, 0) X(CHR, layout, 0) X(U64, calls, 0) X(U64, total_ns, 0) X(U64, flops, 0) \
+    X(U64, bytes, 0)
+
+/* struct tp_op: these, then "latency_ns" and "shapes" */
+#define TP_OP_FIELDS(X) \
+    X(STR, name, NULL) X(STR, kind, NULL) X(STR, source, NULL) X(U64, calls, 0) \
+    X(U64, total_ns, 0) X(U64, self_ns, 0) X(U64, flops, 0) X(U64, bytes, 0) \
+    X(BOOL, flops_known, 0) X(U64, warmup_calls, 0) X(U64, warmup_ns, 0) X(DBL, gflops, 0) \
+    X(DBL, intensity, 0) X(DBL, attainable_gflops, 0) X(DBL, efficiency, 0) X(DBL, share, 0) \
+    X(DBL, self_share, 0) X(STR, bound, "unknown") X(U64, alloc_bytes, 0) \
+    X(U64, alloc_count, 0) X(U64, nprocs, 0) X(NS, proc_min_ns, 0) X(NS, proc_mean_ns, 0) \
+    X(NS, proc_max_ns, 0) X(DBL, imbalance, 0)
+
+/* struct tp_frame (a site's "frames") */
+#define TP_FRAME_FIELDS(X) \
+    X(STR, function, NULL) X(STR, file, NULL) X(LINE, line, 0) X(STR, module, NULL) \
+    X(U64, offset, 0)
+
+/* struct tp_site: "frames", then these */
+#define TP_SITE_FIELDS(X) \
+    X(U64, allocs, 0) X(U64, frees, 0) X(U64, bytes, 0) X(U64, peak_live_bytes, 0) \
+    X(U64, live_at_peak_bytes, 0) X(U64, live_at_exit_bytes, 0) X(U64, live_at_exit_allocs, 0)
+
+/* struct tp_memory: these, then "sites" */
+#define TP_MEMORY_FIELDS(X) \
+    X(U64, peak_bytes, 0) X(U64, peak_ns, 0) X(STR, peak_op, NULL) X(U64, allocs, 0) \
+    X(U64, frees, 0) X(U64, bytes_allocated, 0) X(U64, live_at_exit_bytes, 0) \
+    X(U64, live_at_exit_allocs, 0) X(U64, peak_rss_bytes, 0) X(U64, unknown_frees, 0) \
+    X(U64, failed_allocs, 0) X(U64, alloc_ns, 0) X(U64, persistent_bytes, 0) \
+    X(U64, transient_bytes, 0) X(U64, nsites_total, 0)
+
+/* struct tp_program: "argv", then these */
+#define TP_PROGRAM_FIELDS(X) \
+    X(STR, exe, NULL) X(STR, host, NULL) X(I64, pid, -1) X(I64, ppid, -1) X(I64, rank, 0) \
+    X(U64, wall_ns, 0) X(U64, threads, 0) X(U64, start_unix_ns, 0)
+
+/* struct tp_machine */
+#define TP_MACHINE_FIELDS(X) \
+    X(DBL, peak_gflops, 0) X(DBL, peak_gbps, 0) X(STR, source, "none")
+
+/* struct tp_steps: the first list, "latency_ns", then the second */
+#define TP_STEPS_FIELDS(X) X(STR, name, NULL) X(U64, count, 0) X(U64, warmup, 0)
+#define TP_STEPS_WINDOW_FIELDS(X) X(I64, window_first, -1) X(I64, window_last, -1)
+
+/* struct tp_verdict: these, then "amdahl" */
+#define TP_VERDICT_FIELDS(X) \
+    X(STR, op, NULL) X(DBL, share, 0) X(STR, bound, NULL) X(DBL, efficiency, 0) \
+    X(STR, text, NULL) X(U64, outside_ops_ns, 0) X(U64, alloc_ns, 0)
+
+/* struct tp_amdahl (the verdict's "amdahl") */
+#define TP_AMDAHL_FIELDS(X) \
+    X(STR, op, NULL) X(DBL, share, 0) X(DBL, speedup_2x, 0) X(DBL, speedup_max, 0)
+
+/* struct tp_opstack: "ops", then these */
+#define TP_OPSTACK_FIELDS(X) X(U64, calls, 0) X(U64, total_ns, 0) X(U64, self_ns, 0)
+
+/* struct tp_outputs */
+#define TP_OUTPUTS_FIELDS(X) \
+    X(STR, trace, NULL) X(U64, trace_calls, 0) X(U64, trace_events, 0) \
+    X(U64, trace_past_cap, 0) X(U64, trace_past_max, 0) X(U64, trace_heap_samples, 0) \
+    X(U64, trace_bytes, 0) X(STR, folded_time, NULL) X(STR, folded_heap, NULL)
+
+#endif
