@@ -1,4 +1,4 @@
-/* A storm of tiny calls (issue 3 "Speed"): what tprof adds per call of a function that is not an
+/* A storm of tiny calls: what tprof adds per call of a function that is not an
  * op, per op call, and per call of a shared library's op hooked through the PLT.
  *
  *   cyg_storm nonop N   N calls of leaf(), which no op pattern matches

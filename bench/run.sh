@@ -1,6 +1,5 @@
 #!/bin/bash
-# What tprof costs, side by side with heaptrack and uftrace, in one run and one table (issue 2
-# "Speed", issue 6 item 4). Rows are workloads, columns the tools; every figure is measured in this
+# What tprof costs, side by side with heaptrack and uftrace, in one run and one table. Rows are workloads, columns the tools; every figure is measured in this
 # run: the native time, then each tool's time as a ratio to it.
 #
 #   rows:    allocation churn with 1 and 2 threads (bench/churn), an sgemm-bound MLP

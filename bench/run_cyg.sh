@@ -1,5 +1,5 @@
 #!/bin/bash
-# What the ops-by-name hooks cost (issue 3 "Speed"), measured side by side in one run:
+# What the ops-by-name hooks cost, measured side by side in one run:
 #   - a -finstrument-functions program making 2*10^7 tiny calls of a function that is not an op:
 #     natively (no instrumentation), instrumented without tprof (glibc's no-op hooks), under
 #     tprof, and under `uftrace record` (Debian package uftrace) on the same binary;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# What tprof costs an sgemm-bound program (issue 3 "Speed": tprof/native at most 1.02), measured
+# What tprof costs an sgemm-bound program (target: tprof/native at most 1.02), measured
 # side by side in one run: bench/mlp_blas (a 3-layer MLP training loop on OpenBLAS, every matmul a
 # cblas_sgemm, activations malloc'ed per step) natively and under tprof (BLAS wrappers, heap hooks,
 # JSON report written), configurations interleaved, REPS runs each. The figure is the training

@@ -1,5 +1,5 @@
 #!/bin/bash
-# What TPROF_SNAPSHOT costs (issue 7): examples/mlp (OpenBLAS on one thread) under tprof without
+# What TPROF_SNAPSHOT costs: examples/mlp (OpenBLAS on one thread) under tprof without
 # snapshots and with a snapshot every 1 s, 0.1 s and 0.02 s; configurations interleaved, best of
 # REPS runs each. Prints the best wall time, its ratio to tprof without snapshots, and, from the
 # report's own note (tprof times every snapshot it writes), how many snapshots the best run wrote

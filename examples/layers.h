@@ -65,7 +65,7 @@ void dataset_free(struct dataset *d);
 void dataset_batch(const struct dataset *d, float *x, int *label, int rows);
 
 /* ---- Helpers: not ops, and kept out of the instrumentation, because a hook in a function called
- * once per element would cost more than the function (PITFALLS, seen in real ML programs #7). */
+ * once per element would cost more than the function (the hook would be timed along with the work). */
 #define EX_HELPER static inline __attribute__((no_instrument_function, unused))
 
 /* One random generator with a fixed seed: every run computes the same numbers. */

@@ -1,4 +1,4 @@
-/* From raw figures to answers: roofline per op, the verdict, Amdahl projections (DESIGN §5).
+/* From raw figures to answers: roofline per op, the verdict, Amdahl projections.
  *
  * Shares are of the program's time: its wall time, or for a report merged from N processes
  * N times the longest wall time (the ranks run side by side, and an op's times are summed over

@@ -1,4 +1,4 @@
-/* Clocks. Durations come from CLOCK_MONOTONIC (never REALTIME, which jumps; PITFALLS P15), or, on
+/* Clocks. Durations come from CLOCK_MONOTONIC (never REALTIME, which jumps when the clock is set), or, on
  * the hot paths, from the TSC when the CPU says it is invariant (constant_tsc and nonstop_tsc):
  * rdtsc costs a few ns where clock_gettime costs 25-50 ns, and the malloc shims read the clock
  * twice per call. Ticks become nanoseconds through a ratio measured against CLOCK_MONOTONIC over

@@ -34,7 +34,7 @@ struct tp_text_opts {
     int top;    /* rows per section */
     int width;  /* columns, 100 */
 };
-/* The text report of DESIGN §7. */
+/* The text report: header, ops, latency, shapes, steps, verdict, memory, call sites, leaks. */
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b);
 
 #endif

@@ -1,4 +1,4 @@
-/* The text report (DESIGN §7): what a person reads at exit, in the order of the spec: header,
+/* The text report: what a person reads at exit, in this order: header,
  * ops (with latency and shapes), steps, the verdict with Amdahl, memory, call sites, leaks.
  *
  * Every line fits o->width columns (100; the first column of each table grows or shrinks with

@@ -856,7 +856,7 @@ START_TEST(test_text_top_and_sections)
     ck_assert_ptr_nonnull(strstr(t, "\n(7 sites in all; the JSON report keeps the 4 largest)\n"));
     ck_assert_ptr_nonnull(strstr(t, "\n(1 more leaking site in the JSON report)\n"));
     ck_assert_ptr_null(strstr(t, "conv2d_forward    "));
-    /* The sections in the order of DESIGN §7. */
+    /* The sections in the order the text report promises (src/render_text.c). */
     const char *order[] = {"tprof 0.1.0: ", "OPS (by self time)", "LATENCY per call", "SHAPES",
                            "STEPS", "VERDICT", "Amdahl:", "MEMORY", "CALL SITES", "LEAKS"};
     const char *at = t;

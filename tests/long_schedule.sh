@@ -1,5 +1,5 @@
 #!/bin/sh
-# TPROF_SCHEDULE=2:3:5 over 20 steps (issue 7): exactly steps 5 to 9 are recorded, with exactly
+# TPROF_SCHEDULE=2:3:5 over 20 steps: exactly steps 5 to 9 are recorded, with exactly
 # their ops (step k calls small_matmul k+1 times: 6+7+8+9+10 = 40), and the heap figures, which
 # cover the whole run, are the same as without a schedule.
 . "$TS/lib.sh"
