@@ -61,6 +61,56 @@ static size_t triad_bytes(int quick)
     return b < lo ? lo : b > hi ? hi : b;
 }
 
+/* Measure into p (sgemm one thread and all, triad); 0, or the exit status after one line. */
+static int measure(const char *blas, int quick, struct tp_peaks *p)
+{
+    memset(p, 0, sizeof *p);
+    int n = quick ? 512 : 2048, cpus = tp_calib_cpus();
+    double secs = quick ? 0.2 : 1.5;
+    struct tp_blas_run one, all;
+    char what[128];
+    snprintf(what, sizeof what, "sgemm %d^3, one thread", n);
+    progress(what);
+    int rc = tp_calib_sgemm(blas, n, 1, secs, &one);
+    if (rc == -1) {
+        fprintf(stderr, "tprof calibrate: %s: install libopenblas0 or libblas3, or name one with "
+                        "--blas\n", one.error);
+        return 2;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "tprof calibrate: %s\n", one.error);
+        return 1;
+    }
+    all = one;
+    if (cpus > 1) {
+        snprintf(what, sizeof what, "sgemm %d^3, %d threads", n, cpus);
+        progress(what);
+        if (tp_calib_sgemm(blas, n, cpus, secs, &all) < 0) {
+            fprintf(stderr, "tprof calibrate: %s\n", all.error);
+            return 1;
+        }
+    }
+    size_t bytes = triad_bytes(quick);
+    snprintf(what, sizeof what, "triad over 3 x %zu MiB, %d threads", bytes >> 20, cpus);
+    progress(what);
+    p->gbps = tp_calib_triad(quick ? 0.2 : 1.0, bytes, cpus, NULL);
+    if (p->gbps <= 0) {
+        fprintf(stderr, "tprof calibrate: cannot map 3 x %zu MiB for the triad\n", bytes >> 20);
+        return 1;
+    }
+    /* A peak is the most the machine did: threads that lose to one (a busy machine, a
+     * single-threaded BLAS) leave the single-thread figure as the peak. */
+    p->gflops_1t = one.gflops;
+    p->gflops = all.gflops > one.gflops ? all.gflops : one.gflops;
+    p->threads = all.threads; /* 0 when the library cannot say */
+    p->sgemm_n = all.n;
+    p->triad_bytes = (long long)bytes;
+    snprintf(p->method, sizeof p->method, "%s", quick ? "quick" : "full");
+    snprintf(p->blas, sizeof p->blas, "%s", one.path);
+    snprintf(p->blas_config, sizeof p->blas_config, "%s", one.config);
+    return 0;
+}
+
 int tp_cmd_calibrate(int argc, char **argv)
 {
     int quick = 0, print = 0, force = 0;
@@ -114,50 +164,9 @@ int tp_cmd_calibrate(int argc, char **argv)
         return 0;
     }
 
-    memset(&p, 0, sizeof p);
-    int n = quick ? 512 : 2048, cpus = tp_calib_cpus();
-    double secs = quick ? 0.2 : 1.5;
-    struct tp_blas_run one, all;
-    char what[128];
-    snprintf(what, sizeof what, "sgemm %d^3, one thread", n);
-    progress(what);
-    int rc = tp_calib_sgemm(blas, n, 1, secs, &one);
-    if (rc == -1) {
-        fprintf(stderr, "tprof calibrate: %s: install libopenblas0 or libblas3, or name one with "
-                        "--blas\n", one.error);
-        return 2;
-    }
-    if (rc < 0) {
-        fprintf(stderr, "tprof calibrate: %s\n", one.error);
-        return 1;
-    }
-    all = one;
-    if (cpus > 1) {
-        snprintf(what, sizeof what, "sgemm %d^3, %d threads", n, cpus);
-        progress(what);
-        if (tp_calib_sgemm(blas, n, cpus, secs, &all) < 0) {
-            fprintf(stderr, "tprof calibrate: %s\n", all.error);
-            return 1;
-        }
-    }
-    size_t bytes = triad_bytes(quick);
-    snprintf(what, sizeof what, "triad over 3 x %zu MiB, %d threads", bytes >> 20, cpus);
-    progress(what);
-    p.gbps = tp_calib_triad(quick ? 0.2 : 1.0, bytes, cpus, NULL);
-    if (p.gbps <= 0) {
-        fprintf(stderr, "tprof calibrate: cannot map 3 x %zu MiB for the triad\n", bytes >> 20);
-        return 1;
-    }
-    /* A peak is the most the machine did: threads that lose to one (a busy machine, a
-     * single-threaded BLAS) leave the single-thread figure as the peak. */
-    p.gflops_1t = one.gflops;
-    p.gflops = all.gflops > one.gflops ? all.gflops : one.gflops;
-    p.threads = all.threads; /* 0 when the library cannot say */
-    p.sgemm_n = all.n;
-    p.triad_bytes = (long long)bytes;
-    snprintf(p.method, sizeof p.method, "%s", quick ? "quick" : "full");
-    snprintf(p.blas, sizeof p.blas, "%s", one.path);
-    snprintf(p.blas_config, sizeof p.blas_config, "%s", one.config);
+    int rc = measure(blas, quick, &p);
+    if (rc)
+        return rc;
     time_t now = time(NULL);
     strftime(p.date, sizeof p.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     if (tp_peaks_save(path, &p) < 0) {

@@ -25,18 +25,24 @@ static void usage(FILE *f)
                "  -                either file may be - for stdin\n");
 }
 
-int tp_cmd_diff(int argc, char **argv)
+struct opts {
+    const char *files[2], *format;
+    long top;
+};
+
+/* -1 when the arguments are good (o filled), else the exit status after a line or --help. */
+static int parse(int argc, char **argv, struct opts *o)
 {
-    const char *files[2] = {NULL, NULL}, *format = "text", *why;
-    long top = 10;
+    const char *why;
     int nf = 0;
+    *o = (struct opts){{NULL, NULL}, "text", 10};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--top") && v) {
-            if (tp_parse_int(v, 1, 1000000, &top, &why) < 0) {
+            if (tp_parse_int(v, 1, 1000000, &o->top, &why) < 0) {
                 fprintf(stderr, "tprof diff: --top %s: %s\n", v, why);
                 return 2;
             }
@@ -46,13 +52,13 @@ int tp_cmd_diff(int argc, char **argv)
                 fprintf(stderr, "tprof diff: --format %s: expected text or json\n", v);
                 return 2;
             }
-            format = v;
+            o->format = v;
             i++;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "tprof diff: unknown option or missing value '%s' (try --help)\n", a);
             return 2;
         } else if (nf < 2) {
-            files[nf++] = a;
+            o->files[nf++] = a;
         } else {
             fprintf(stderr, "tprof diff: two reports, not more ('%s')\n", a);
             return 2;
@@ -63,10 +69,20 @@ int tp_cmd_diff(int argc, char **argv)
                         "(try --help)\n");
         return 2;
     }
-    if (!strcmp(files[0], "-") && !strcmp(files[1], "-")) {
+    if (!strcmp(o->files[0], "-") && !strcmp(o->files[1], "-")) {
         fprintf(stderr, "tprof diff: only one of the two reports can be stdin\n");
         return 2;
     }
+    return -1;
+}
+
+int tp_cmd_diff(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    const char **files = o.files, *format = o.format;
     struct tp_report A, B;
     char err[512];
     if (tp_report_read_json(files[0], &A, err, sizeof err) < 0) {
@@ -79,7 +95,8 @@ int tp_cmd_diff(int argc, char **argv)
         return 2;
     }
     struct tp_diff d;
-    int rc = 1, written = 0;
+    int written = 0;
+    rc = 1;
     if (tp_diff_build(&A, &B, &d) == 0) {
         struct tp_buf b;
         tp_buf_init(&b);
@@ -93,7 +110,7 @@ int tp_cmd_diff(int argc, char **argv)
                 b.oom = 1;
             json_object_put(j);
         } else {
-            tp_diff_text(&d, files[0], files[1], &A, &B, (size_t)top, &b);
+            tp_diff_text(&d, files[0], files[1], &A, &B, (size_t)o.top, &b);
         }
         if (tp_buf_ok(&b)) {
             written = 1;

@@ -25,12 +25,17 @@ static void usage(FILE *f)
                "  -                as FILE reads stdin\n");
 }
 
-int tp_cmd_report(int argc, char **argv)
+struct opts {
+    const char *file, *format;
+    long top;
+    double pg, pb; /* peaks from the command line, 0: the report's own */
+};
+
+/* -1 when the arguments are good (o filled), else the exit status after a line or --help. */
+static int parse(int argc, char **argv, struct opts *o)
 {
-    const char *file = NULL, *format = "text";
-    long top = 10;
-    double pg = 0, pb = 0;
     const char *why;
+    *o = (struct opts){NULL, "text", 10, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -38,7 +43,7 @@ int tp_cmd_report(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--top") && v) {
-            if (tp_parse_int(v, 1, 100000, &top, &why) < 0) {
+            if (tp_parse_int(v, 1, 100000, &o->top, &why) < 0) {
                 fprintf(stderr, "tprof report: --top %s: %s\n", v, why);
                 return 2;
             }
@@ -50,7 +55,7 @@ int tp_cmd_report(int argc, char **argv)
                                 "folded-heap\n", v);
                 return 2;
             }
-            format = v;
+            o->format = v;
             i++;
         } else if ((!strcmp(a, "--peak-gflops") || !strcmp(a, "--peak-gbps")) && v) {
             double d;
@@ -59,24 +64,35 @@ int tp_cmd_report(int argc, char **argv)
                 return 2;
             }
             if (!strcmp(a, "--peak-gflops"))
-                pg = d;
+                o->pg = d;
             else
-                pb = d;
+                o->pb = d;
             i++;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "tprof report: unknown option or missing value '%s' (try --help)\n", a);
             return 2;
-        } else if (!file) {
-            file = a;
+        } else if (!o->file) {
+            o->file = a;
         } else {
             fprintf(stderr, "tprof report: one file at a time ('%s')\n", a);
             return 2;
         }
     }
-    if (!file) {
+    if (!o->file) {
         fprintf(stderr, "tprof report: needs a report: tprof report FILE.json (try --help)\n");
         return 2;
     }
+    return -1;
+}
+
+int tp_cmd_report(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    const char *file = o.file, *format = o.format;
+    double pg = o.pg, pb = o.pb;
     struct tp_report r;
     char err[512];
     if (tp_report_read_json(file, &r, err, sizeof err) < 0) {
@@ -106,8 +122,8 @@ int tp_cmd_report(int argc, char **argv)
                             "only the time outside ops is written\n", file);
         tp_render_folded(&r, TP_FOLDED_TIME, &b);
     } else {
-        struct tp_text_opts o = {(int)top, 100};
-        tp_render_text(&r, &o, &b);
+        struct tp_text_opts t = {(int)o.top, 100};
+        tp_render_text(&r, &t, &b);
     }
     int ok = tp_buf_ok(&b) && fwrite(b.p ? b.p : "", 1, b.len, stdout) == b.len &&
              fflush(stdout) == 0;

@@ -218,20 +218,16 @@ static void position(const char *buf, size_t len, size_t off, size_t *line, size
     }
 }
 
-int tp_report_parse_json(const char *name, const char *buf, size_t len, struct tp_report *r,
-                         char *err, size_t errlen)
+/* What can be told before parsing: empty, too large, compressed, white space only. 0 when
+ * none of these, else -1 with the error in c. */
+static int refuse_early(struct tp_jget *c, const char *buf, size_t len)
 {
-    struct tp_jget c = {err, errlen, name, 0};
-    size_t line, col;
-    tp_report_init(r);
-    if (errlen)
-        err[0] = 0;
     if (len == 0) {
-        tp_jget_fail(&c, NULL, "empty file");
+        tp_jget_fail(c, NULL, "empty file");
         return -1;
     }
     if (len > TP_JSON_MAX_BYTES) {
-        tp_jget_fail(&c, NULL, "larger than %llu MiB: not a tprof report", TP_JSON_MAX_BYTES >> 20);
+        tp_jget_fail(c, NULL, "larger than %llu MiB: not a tprof report", TP_JSON_MAX_BYTES >> 20);
         return -1;
     }
     /* Reports are often compressed for storage: say so rather than "not JSON". */
@@ -241,16 +237,29 @@ int tp_report_parse_json(const char *name, const char *buf, size_t len, struct t
     } packed[] = {{"\x1f\x8b", "gzip", 2}, {"\x28\xb5\x2f\xfd", "zstd", 4}, {"\xfd" "7zXZ", "xz", 5}};
     for (size_t i = 0; i < sizeof packed / sizeof packed[0]; i++)
         if (len >= packed[i].n && !memcmp(buf, packed[i].magic, packed[i].n)) {
-            tp_jget_fail(&c, NULL, "compressed with %s: uncompress it first", packed[i].tool);
+            tp_jget_fail(c, NULL, "compressed with %s: uncompress it first", packed[i].tool);
             return -1;
         }
     size_t ws = 0;
     while (ws < len && (buf[ws] == ' ' || buf[ws] == '\n' || buf[ws] == '\t' || buf[ws] == '\r'))
         ws++;
     if (ws == len) {
-        tp_jget_fail(&c, NULL, "empty file (white space only)");
+        tp_jget_fail(c, NULL, "empty file (white space only)");
         return -1;
     }
+    return 0;
+}
+
+int tp_report_parse_json(const char *name, const char *buf, size_t len, struct tp_report *r,
+                         char *err, size_t errlen)
+{
+    struct tp_jget c = {err, errlen, name, 0};
+    size_t line, col;
+    tp_report_init(r);
+    if (errlen)
+        err[0] = 0;
+    if (refuse_early(&c, buf, len) < 0)
+        return -1;
     /* json-c takes a NUL as the end of its input, and wants one after the last byte to know
      * that a trailing number has ended: it parses the text up to the first NUL (if any), and
      * a NUL is reported where the JSON before it was still good. */

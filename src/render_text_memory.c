@@ -142,11 +142,95 @@ static int by_leak(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The site's frames in line, cut to room columns, after "[lib] " when system libraries alone
+ * allocated it; returns 1 then. */
+static int site_label(const struct tp_memory *m, const struct tp_site *s, char *line, size_t n,
+                      size_t room)
+{
+    int sys = system_only(s);
+    chain(s, line + (sys ? 6 : 0), n - 6, room - (sys ? 6 : 0), has_twin(m, s));
+    if (sys)
+        memcpy(line, "[lib] ", 6);
+    return sys;
+}
+
+/* CALL SITES: the sites live at the heap peak (v sorted by by_at_peak). */
+static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
+{
+    const struct tp_memory *m = &c->r->memory;
+    size_t room = (size_t)c->width - 43, held = 0;
+    char h[5][128], line[2048];
+    for (size_t i = 0; i < m->nsites; i++)
+        held += v[i]->live_at_peak_bytes || v[i]->peak_live_bytes;
+    if (!held)
+        return;
+    tp_text_heading(c, "CALL SITES holding the peak (frames[0] called the allocator)");
+    tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, "at peak", 10),
+                  tp_text_right(h[1], 128, "own peak", 10), tp_text_right(h[2], 128, "allocs", 8),
+                  tp_text_right(h[3], 128, "bytes", 10), "site");
+    size_t shown = 0, marked_sites = 0;
+    for (size_t i = 0; i < m->nsites && shown < (size_t)c->top; i++) {
+        const struct tp_site *s = v[i];
+        if (!s->live_at_peak_bytes && !s->peak_live_bytes)
+            continue;
+        char a[32], p[32], n[32], t[32];
+        tp_fmt_bytes(s->live_at_peak_bytes, a, sizeof a);
+        tp_fmt_bytes(s->peak_live_bytes, p, sizeof p);
+        tp_fmt_count(s->allocs, n, sizeof n);
+        tp_fmt_bytes(s->bytes, t, sizeof t);
+        marked_sites += site_label(m, s, line, sizeof line, room);
+        tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, a, 10),
+                      tp_text_right(h[1], 128, p, 10), tp_text_right(h[2], 128, n, 8),
+                      tp_text_right(h[3], 128, t, 10), line);
+        shown++;
+    }
+    if (m->nsites_total > m->nsites && c->r->merged_processes > 1)
+        tp_text_say(c, "(up to %llu sites in all: the processes' sites left out of their JSON "
+                       "reports may repeat; the merged report keeps %zu)",
+                    (unsigned long long)m->nsites_total, m->nsites);
+    else if (m->nsites_total > m->nsites)
+        tp_text_say(c, "(%llu sites in all; the JSON report keeps the %zu largest)",
+                    (unsigned long long)m->nsites_total, m->nsites);
+    else if (held > shown)
+        tp_text_say(c, "(%zu more site%s in the JSON report)", held - shown,
+                    held - shown == 1 ? "" : "s");
+    if (marked_sites)
+        tp_text_say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
+                       "internal caches), not by the program's code");
+}
+
+/* LEAKS: the sites still live at exit (v sorted by by_leak, v[0] leaks). */
+static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
+{
+    const struct tp_memory *m = &c->r->memory;
+    size_t room = (size_t)c->width - 21, leaking = 0, shown = 0, marked = 0;
+    char h[2][128], line[2048];
+    tp_text_heading(c, "LEAKS (still allocated at exit)");
+    tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, "bytes", 10),
+                  tp_text_right(h[1], 128, "blocks", 8), "site");
+    for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
+        leaking++;
+        if (shown >= (size_t)c->top)
+            continue;
+        char a[32], n[32];
+        tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
+        tp_fmt_count(v[i]->live_at_exit_allocs, n, sizeof n);
+        marked += site_label(m, v[i], line, sizeof line, room);
+        tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, a, 10),
+                      tp_text_right(h[1], 128, n, 8), line);
+        shown++;
+    }
+    if (leaking > shown)
+        tp_text_say(c, "(%zu more leaking site%s in the JSON report)", leaking - shown,
+                    leaking - shown == 1 ? "" : "s");
+    if (marked)
+        tp_text_say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
+                       "internal caches): kept on purpose, seldom the program's leak");
+}
+
 void tp_text_sites(struct tp_text_ctx *c)
 {
     const struct tp_memory *m = &c->r->memory;
-    size_t room = (size_t)c->width - 43;
-    char h[5][128], line[2048];
     if (m->nsites) {
         const struct tp_site **v = malloc(m->nsites * sizeof *v);
         if (!v)
@@ -154,88 +238,21 @@ void tp_text_sites(struct tp_text_ctx *c)
         for (size_t i = 0; i < m->nsites; i++)
             v[i] = &m->sites[i];
         qsort(v, m->nsites, sizeof *v, by_at_peak);
-        size_t held = 0;
-        for (size_t i = 0; i < m->nsites; i++)
-            held += v[i]->live_at_peak_bytes || v[i]->peak_live_bytes;
-        if (held) {
-            tp_text_heading(c, "CALL SITES holding the peak (frames[0] called the allocator)");
-            tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, "at peak", 10),
-                          tp_text_right(h[1], 128, "own peak", 10), tp_text_right(h[2], 128, "allocs", 8),
-                          tp_text_right(h[3], 128, "bytes", 10), "site");
-            size_t shown = 0, marked_sites = 0;
-            for (size_t i = 0; i < m->nsites && shown < (size_t)c->top; i++) {
-                const struct tp_site *s = v[i];
-                if (!s->live_at_peak_bytes && !s->peak_live_bytes)
-                    continue;
-                char a[32], p[32], n[32], t[32];
-                tp_fmt_bytes(s->live_at_peak_bytes, a, sizeof a);
-                tp_fmt_bytes(s->peak_live_bytes, p, sizeof p);
-                tp_fmt_count(s->allocs, n, sizeof n);
-                tp_fmt_bytes(s->bytes, t, sizeof t);
-                int sys = system_only(s);
-                chain(s, line + (sys ? 6 : 0), sizeof line - 6, room - (sys ? 6 : 0),
-                      has_twin(m, s));
-                if (sys)
-                    memcpy(line, "[lib] ", 6);
-                marked_sites += sys;
-                tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, a, 10),
-                              tp_text_right(h[1], 128, p, 10), tp_text_right(h[2], 128, n, 8), tp_text_right(h[3], 128, t, 10), line);
-                shown++;
-            }
-            if (m->nsites_total > m->nsites && c->r->merged_processes > 1)
-                tp_text_say(c, "(up to %llu sites in all: the processes' sites left out of their JSON "
-                       "reports may repeat; the merged report keeps %zu)",
-                    (unsigned long long)m->nsites_total, m->nsites);
-            else if (m->nsites_total > m->nsites)
-                tp_text_say(c, "(%llu sites in all; the JSON report keeps the %zu largest)",
-                    (unsigned long long)m->nsites_total, m->nsites);
-            else if (held > shown)
-                tp_text_say(c, "(%zu more site%s in the JSON report)", held - shown,
-                    held - shown == 1 ? "" : "s");
-            if (marked_sites)
-                tp_text_say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
-                       "internal caches), not by the program's code");
-        }
+        sites_at_peak(c, v);
         qsort(v, m->nsites, sizeof *v, by_leak);
-        if (v[0]->live_at_exit_bytes) {
-            size_t lroom = (size_t)c->width - 21, leaking = 0, shown = 0, marked = 0;
-            tp_text_heading(c, "LEAKS (still allocated at exit)");
-            tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, "bytes", 10),
-                          tp_text_right(h[1], 128, "blocks", 8), "site");
-            for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
-                leaking++;
-                if (shown >= (size_t)c->top)
-                    continue;
-                char a[32], n[32];
-                tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
-                tp_fmt_count(v[i]->live_at_exit_allocs, n, sizeof n);
-                int sys = system_only(v[i]);
-                chain(v[i], line + (sys ? 6 : 0), sizeof line - 6, lroom - (sys ? 6 : 0),
-                      has_twin(m, v[i]));
-                if (sys)
-                    memcpy(line, "[lib] ", 6);
-                marked += sys;
-                tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, a, 10), tp_text_right(h[1], 128, n, 8),
-                              line);
-                shown++;
-            }
-            if (leaking > shown)
-                tp_text_say(c, "(%zu more leaking site%s in the JSON report)", leaking - shown,
-                    leaking - shown == 1 ? "" : "s");
-            if (marked)
-                tp_text_say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
-                       "internal caches): kept on purpose, seldom the program's leak");
-            free(v);
-            return;
-        }
+        int leaked = v[0]->live_at_exit_bytes != 0;
+        if (leaked)
+            leaks(c, v);
         free(v);
+        if (leaked)
+            return;
     }
     if (m->live_at_exit_bytes) {
         char a[32];
         tp_text_heading(c, "LEAKS (still allocated at exit)");
         tp_text_say(c, "%s in %llu block%s; their call sites are not in this report",
-            tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a),
-            (unsigned long long)m->live_at_exit_allocs, m->live_at_exit_allocs == 1 ? "" : "s");
+                    tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a),
+                    (unsigned long long)m->live_at_exit_allocs,
+                    m->live_at_exit_allocs == 1 ? "" : "s");
     }
 }
-
