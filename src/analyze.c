@@ -128,7 +128,8 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
     for (size_t i = 0; i < m->nsites; i++) {
         const struct tp_site *s = &m->sites[i];
         const struct tp_site **best = tp_site_system_only(s) ? &top_sys : &top;
-        if (s->live_at_peak_bytes && (!*best || s->live_at_peak_bytes > (*best)->live_at_peak_bytes))
+        if (s->live_at_peak_bytes &&
+            (!*best || s->live_at_peak_bytes > (*best)->live_at_peak_bytes))
             *best = s;
     }
     if (!top)
@@ -156,8 +157,10 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
     if (m->persistent_bytes || m->transient_bytes) {
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
-        tp_buf_printf(t, " Of the peak, %s is persistent (allocated before the first op: "
-                         "parameters, buffers) and %s transient (activations, workspaces).", a, b);
+        tp_buf_printf(t,
+                      " Of the peak, %s is persistent (allocated before the first op: "
+                      "parameters, buffers) and %s transient (activations, workspaces).",
+                      a, b);
     }
     if (m->live_at_exit_bytes) {
         tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
@@ -199,35 +202,39 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
     char p[32];
     if (denom == 0) {
         char s[32];
-        tp_buf_printf(t, "%s takes the most time of all ops (%s of self time); the wall time is "
-                         "unknown, so its share is too.",
+        tp_buf_printf(t,
+                      "%s takes the most time of all ops (%s of self time); the wall time is "
+                      "unknown, so its share is too.",
                       nz(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
         return;
     }
-    tp_buf_printf(t, "%s takes %s of the time", nz(d->name),
-                  pct(d->self_share, p, sizeof p));
+    tp_buf_printf(t, "%s takes %s of the time", nz(d->name), pct(d->self_share, p, sizeof p));
     if (d->bound && strcmp(d->bound, "unknown") != 0) {
         if (d->efficiency > 1.1)
-            tp_buf_printf(t, " and runs faster than this machine's peaks allow (%s of them at its "
-                             "arithmetic intensity, %s-bound): the peaks are too low (run `tprof "
-                             "calibrate`) or its FLOP count too high",
+            tp_buf_printf(t,
+                          " and runs faster than this machine's peaks allow (%s of them at its "
+                          "arithmetic intensity, %s-bound): the peaks are too low (run `tprof "
+                          "calibrate`) or its FLOP count too high",
                           pct(d->efficiency, p, sizeof p), d->bound);
         else
-            tp_buf_printf(t, " and runs at %s of what this machine can do at its arithmetic "
-                             "intensity (%s-bound)",
+            tp_buf_printf(t,
+                          " and runs at %s of what this machine can do at its arithmetic "
+                          "intensity (%s-bound)",
                           pct(d->efficiency, p, sizeof p), d->bound);
     } else if (!d->flops || !d->bytes) {
         tp_buf_puts(t, " (its FLOPs or bytes are unknown, so its bound is too)");
     } else {
         tp_buf_puts(t, " (the machine's peaks are unknown, so its bound is too)");
     }
-    tp_buf_printf(t, "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
-                     "%.2fx.",
+    tp_buf_printf(t,
+                  "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
+                  "%.2fx.",
                   nz(d->name), v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
     double outside = ratio((double)v->outside_ops_ns, (double)denom);
     if (outside >= 0.5)
-        tp_buf_printf(t, " Most of the time (%s) is spent outside every op: TPROF_OPS can name "
-                         "more functions as ops.",
+        tp_buf_printf(t,
+                      " Most of the time (%s) is spent outside every op: TPROF_OPS can name "
+                      "more functions as ops.",
                       pct(outside, p, sizeof p));
 }
 
@@ -245,8 +252,7 @@ void tp_analyze(struct tp_report *r)
     /* Merged: the processes' time side by side, saturating rather than wrapping. */
     uint64_t denom = wall;
     if (r->merged_processes > 1)
-        denom = wall > UINT64_MAX / r->merged_processes ? UINT64_MAX
-                                                        : wall * r->merged_processes;
+        denom = wall > UINT64_MAX / r->merged_processes ? UINT64_MAX : wall * r->merged_processes;
     double pg = r->machine.peak_gflops, pb = r->machine.peak_gbps;
     uint64_t self_sum = 0;
     for (size_t i = 0; i < r->nops; i++) {

@@ -21,7 +21,10 @@ void tp_buf_puts(struct tp_buf *b, const char *s);
 void tp_buf_putc(struct tp_buf *b, char c);
 void tp_buf_printf(struct tp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tp_buf_vprintf(struct tp_buf *b, const char *fmt, va_list ap);
-static inline int tp_buf_ok(const struct tp_buf *b) { return !b->oom; }
+static inline int tp_buf_ok(const struct tp_buf *b)
+{
+    return !b->oom;
+}
 /* The contents as a NUL-terminated string (an empty string when nothing was written). */
 const char *tp_buf_str(struct tp_buf *b);
 /* Write everything to fd with write(2), retrying on EINTR and short writes. 0 or -1 (errno). */

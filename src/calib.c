@@ -76,7 +76,7 @@ struct team {
     void (*setup)(struct member *); /* once per thread before the passes (may be NULL) */
     void (*work)(struct member *);  /* one pass of one thread */
     void *arg;
-    int nt;                         /* threads that started, fixed before go */
+    int nt; /* threads that started, fixed before go */
     int go;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -88,7 +88,7 @@ struct member {
     struct team *team;
     int index;
     uint64_t t0, t1;
-    double sink;                    /* results the compiler must not drop */
+    double sink; /* results the compiler must not drop */
 };
 
 static void *member_main(void *arg)
@@ -242,23 +242,32 @@ typedef float v4f __attribute__((vector_size(16)));
 
 /* Twelve independent accumulators in named variables (an array would go through memory): enough
  * to cover the latency of two FMA pipes. Returns a value so the work cannot be optimised away. */
-#define FMA_KERNEL(V, W)                                                                       \
-    V m, k;                                                                                    \
-    for (int i = 0; i < W; i++) {                                                              \
-        m[i] = 0.999999f;                                                                      \
-        k[i] = 1e-7f;                                                                          \
-    }                                                                                          \
-    V a0 = m, a1 = m * 2, a2 = m * 3, a3 = m * 4, a4 = m * 5, a5 = m * 6, a6 = m * 7,          \
-      a7 = m * 8, a8 = m * 9, a9 = m * 10, a10 = m * 11, a11 = m * 12;                         \
-    for (uint64_t i = 0; i < iters; i++) {                                                     \
-        a0 = a0 * m + k; a1 = a1 * m + k; a2 = a2 * m + k; a3 = a3 * m + k;                    \
-        a4 = a4 * m + k; a5 = a5 * m + k; a6 = a6 * m + k; a7 = a7 * m + k;                    \
-        a8 = a8 * m + k; a9 = a9 * m + k; a10 = a10 * m + k; a11 = a11 * m + k;                \
-    }                                                                                          \
-    V s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;                         \
-    double r = 0;                                                                              \
-    for (int i = 0; i < W; i++)                                                                \
-        r += s[i];                                                                             \
+#define FMA_KERNEL(V, W)                                                                           \
+    V m, k;                                                                                        \
+    for (int i = 0; i < W; i++) {                                                                  \
+        m[i] = 0.999999f;                                                                          \
+        k[i] = 1e-7f;                                                                              \
+    }                                                                                              \
+    V a0 = m, a1 = m * 2, a2 = m * 3, a3 = m * 4, a4 = m * 5, a5 = m * 6, a6 = m * 7, a7 = m * 8,  \
+      a8 = m * 9, a9 = m * 10, a10 = m * 11, a11 = m * 12;                                         \
+    for (uint64_t i = 0; i < iters; i++) {                                                         \
+        a0 = a0 * m + k;                                                                           \
+        a1 = a1 * m + k;                                                                           \
+        a2 = a2 * m + k;                                                                           \
+        a3 = a3 * m + k;                                                                           \
+        a4 = a4 * m + k;                                                                           \
+        a5 = a5 * m + k;                                                                           \
+        a6 = a6 * m + k;                                                                           \
+        a7 = a7 * m + k;                                                                           \
+        a8 = a8 * m + k;                                                                           \
+        a9 = a9 * m + k;                                                                           \
+        a10 = a10 * m + k;                                                                         \
+        a11 = a11 * m + k;                                                                         \
+    }                                                                                              \
+    V s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;                             \
+    double r = 0;                                                                                  \
+    for (int i = 0; i < W; i++)                                                                    \
+        r += s[i];                                                                                 \
     return r;
 
 __attribute__((target("avx512f"), noinline)) static double fma_512(uint64_t iters)

@@ -6,13 +6,13 @@
 
 /* One sgemm measurement through a BLAS reached with dlopen + dlsym(handle). */
 struct tp_blas_run {
-    double gflops;          /* best of the timed calls */
-    int threads;            /* what the library reports using; 0 when it cannot say */
-    int calls;              /* timed calls */
-    int n;                  /* matrix size used: smaller than asked when a call would be slow */
-    char path[512];         /* the library file, symlinks resolved */
-    char config[256];       /* openblas_get_config(), or "" */
-    char error[256];        /* why it failed, when it did */
+    double gflops;    /* best of the timed calls */
+    int threads;      /* what the library reports using; 0 when it cannot say */
+    int calls;        /* timed calls */
+    int n;            /* matrix size used: smaller than asked when a call would be slow */
+    char path[512];   /* the library file, symlinks resolved */
+    char config[256]; /* openblas_get_config(), or "" */
+    char error[256];  /* why it failed, when it did */
 };
 
 /* Best GFLOP/s of an n x n x n sgemm repeated for about `seconds` (n shrunk, not below 256, when

@@ -45,7 +45,8 @@ static void set_thread_env(int threads)
 }
 
 /* In the child: load, measure, fill out. */
-static int measure_sgemm(const char *lib, int n, int threads, double seconds, struct tp_blas_run *out)
+static int measure_sgemm(const char *lib, int n, int threads, double seconds,
+                         struct tp_blas_run *out)
 {
     static const char *libs[] = {"libblas.so.3", "libopenblas.so.0", "libcblas.so.3"};
     const char **list = lib ? &lib : libs;
@@ -65,8 +66,8 @@ static int measure_sgemm(const char *lib, int n, int threads, double seconds, st
         snprintf(tried + len, sizeof tried - len, "%s%s", i ? ", " : "", list[i]);
     }
     if (!f) {
-        snprintf(out->error, sizeof out->error, "no BLAS with cblas_sgemm could be loaded (tried %s)",
-                 tried);
+        snprintf(out->error, sizeof out->error,
+                 "no BLAS with cblas_sgemm could be loaded (tried %s)", tried);
         return -1;
     }
     Dl_info info;
@@ -188,4 +189,3 @@ int tp_calib_sgemm(const char *lib, int n, int threads, double seconds, struct t
     out->config[sizeof out->config - 1] = 0;
     return msg.rc;
 }
-

@@ -13,17 +13,18 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tprof calibrate [--quick] [--force] [--print] [--blas LIB]\n\n"
-               "Measures peak GFLOP/s with a large sgemm through the system BLAS (one thread and\n"
-               "all threads) and memory bandwidth with a STREAM triad on arrays far larger than the\n"
-               "last-level cache, then writes them to $XDG_CACHE_HOME/tprof/peaks-<host> (else\n"
-               "~/.cache/tprof/), where libtprof.so reads them. When that file already holds a full\n"
-               "calibration, shows it instead of measuring again.\n\n"
-               "  --quick     smaller, faster measurement (about a second)\n"
-               "  --force     measure even if a calibration is cached\n"
-               "  --print     show the cached figures without measuring\n"
-               "  --blas LIB  the BLAS to load (a path or soname; default libblas.so.3, then\n"
-               "              libopenblas.so.0, then libcblas.so.3)\n");
+    fprintf(f,
+            "usage: tprof calibrate [--quick] [--force] [--print] [--blas LIB]\n\n"
+            "Measures peak GFLOP/s with a large sgemm through the system BLAS (one thread and\n"
+            "all threads) and memory bandwidth with a STREAM triad on arrays far larger than the\n"
+            "last-level cache, then writes them to $XDG_CACHE_HOME/tprof/peaks-<host> (else\n"
+            "~/.cache/tprof/), where libtprof.so reads them. When that file already holds a full\n"
+            "calibration, shows it instead of measuring again.\n\n"
+            "  --quick     smaller, faster measurement (about a second)\n"
+            "  --force     measure even if a calibration is cached\n"
+            "  --print     show the cached figures without measuring\n"
+            "  --blas LIB  the BLAS to load (a path or soname; default libblas.so.3, then\n"
+            "              libopenblas.so.0, then libcblas.so.3)\n");
 }
 
 static void show(const char *path, const struct tp_peaks *p)
@@ -73,8 +74,10 @@ static int measure(const char *blas, int quick, struct tp_peaks *p)
     progress(what);
     int rc = tp_calib_sgemm(blas, n, 1, secs, &one);
     if (rc == -1) {
-        fprintf(stderr, "tprof calibrate: %s: install libopenblas0 or libblas3, or name one with "
-                        "--blas\n", one.error);
+        fprintf(stderr,
+                "tprof calibrate: %s: install libopenblas0 or libblas3, or name one with "
+                "--blas\n",
+                one.error);
         return 2;
     }
     if (rc < 0) {

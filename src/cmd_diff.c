@@ -102,8 +102,8 @@ int tp_cmd_diff(int argc, char **argv)
         tp_buf_init(&b);
         if (!strcmp(format, "json")) {
             struct json_object *j = tp_diff_json(&d, files[0], files[1], &A, &B);
-            const char *s = json_object_to_json_string_ext(
-                j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+            const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+                                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
             if (s)
                 tp_buf_printf(&b, "%s\n", s);
             else

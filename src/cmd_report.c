@@ -51,8 +51,10 @@ static int parse(int argc, char **argv, struct opts *o)
         } else if (!strcmp(a, "--format") && v) {
             if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "folded") &&
                 strcmp(v, "folded-heap")) {
-                fprintf(stderr, "tprof report: --format %s: expected text, json, folded or "
-                                "folded-heap\n", v);
+                fprintf(stderr,
+                        "tprof report: --format %s: expected text, json, folded or "
+                        "folded-heap\n",
+                        v);
                 return 2;
             }
             o->format = v;
@@ -118,15 +120,17 @@ int tp_cmd_report(int argc, char **argv)
         tp_render_folded(&r, TP_FOLDED_HEAP, &b);
     } else if (!strcmp(format, "folded")) {
         if (r.nops && !r.nopstacks)
-            fprintf(stderr, "tprof report: %s has no op stacks (the run did not set TPROF_FOLDED): "
-                            "only the time outside ops is written\n", file);
+            fprintf(stderr,
+                    "tprof report: %s has no op stacks (the run did not set TPROF_FOLDED): "
+                    "only the time outside ops is written\n",
+                    file);
         tp_render_folded(&r, TP_FOLDED_TIME, &b);
     } else {
         struct tp_text_opts t = {(int)o.top, 100};
         tp_render_text(&r, &t, &b);
     }
-    int ok = tp_buf_ok(&b) && fwrite(b.p ? b.p : "", 1, b.len, stdout) == b.len &&
-             fflush(stdout) == 0;
+    int ok =
+        tp_buf_ok(&b) && fwrite(b.p ? b.p : "", 1, b.len, stdout) == b.len && fflush(stdout) == 0;
     if (!ok)
         fprintf(stderr, "tprof report: cannot write the report: %s\n",
                 tp_buf_ok(&b) ? strerror(errno) : "out of memory");

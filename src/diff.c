@@ -17,7 +17,7 @@
 #include "units.h"
 
 #define LABEL 20
-#define CELL 20
+#define CELL  20
 
 /* One figure on both sides. Integers are kept exact; GFLOP/s is a double, unknown on a side
  * where the op's FLOPs are (then shown as "-" and left out of the change). */
@@ -49,8 +49,14 @@ static struct fig fig_gflops(const struct oprow *r)
     return f;
 }
 
-static double fa(const struct fig *f) { return f->is_dbl ? f->da : (double)f->a; }
-static double fb(const struct fig *f) { return f->is_dbl ? f->db : (double)f->b; }
+static double fa(const struct fig *f)
+{
+    return f->is_dbl ? f->da : (double)f->a;
+}
+static double fb(const struct fig *f)
+{
+    return f->is_dbl ? f->db : (double)f->b;
+}
 
 /* |b - a|, exactly for integers, and its sign. */
 static uint64_t udelta(const struct fig *f, int *neg)
@@ -255,8 +261,14 @@ static void op_figs(const struct oprow *r, struct fig *f)
 
 /* ---- sites ---- */
 
-static uint64_t speak(const struct tp_keyed_site *k) { return k ? k->site.peak_live_bytes : 0; }
-static uint64_t slive(const struct tp_keyed_site *k) { return k ? k->site.live_at_peak_bytes : 0; }
+static uint64_t speak(const struct tp_keyed_site *k)
+{
+    return k ? k->site.peak_live_bytes : 0;
+}
+static uint64_t slive(const struct tp_keyed_site *k)
+{
+    return k ? k->site.live_at_peak_bytes : 0;
+}
 
 static int by_site_impact(const void *x, const void *y)
 {
@@ -358,7 +370,8 @@ static void text(const char *fa_, const char *fb_, const struct tp_report *A,
         three_rows(b, f, ou, 4);
     }
     if (nops > top)
-        tp_buf_printf(b, "(%zu more op%s; --top shows more)\n", nops - top, nops - top > 1 ? "s" : "");
+        tp_buf_printf(b, "(%zu more op%s; --top shows more)\n", nops - top,
+                      nops - top > 1 ? "s" : "");
 
     static const enum unit su[] = {U_BYTES, U_BYTES, U_COUNT, U_BYTES};
     if (nsites) {
@@ -381,7 +394,8 @@ static void text(const char *fa_, const char *fb_, const struct tp_report *A,
         three_rows(b, f, su, 4);
     }
     if (nsites > top)
-        tp_buf_printf(b, "(%zu more call site%s; --top shows more)\n", nsites - top, nsites - top > 1 ? "s" : "");
+        tp_buf_printf(b, "(%zu more call site%s; --top shows more)\n", nsites - top,
+                      nsites - top > 1 ? "s" : "");
 }
 
 /* ---- JSON ---- */
@@ -390,10 +404,12 @@ static struct json_object *jfig(const struct fig *f)
 {
     struct json_object *o = json_object_new_object();
     if (f->is_dbl) {
-        int ka = f->has_a && !(f->unknown && f->da == 0), kb = f->has_b && !(f->unknown && f->db == 0);
+        int ka = f->has_a && !(f->unknown && f->da == 0),
+            kb = f->has_b && !(f->unknown && f->db == 0);
         json_object_object_add(o, "before", ka ? json_object_new_double(f->da) : NULL);
         json_object_object_add(o, "after", kb ? json_object_new_double(f->db) : NULL);
-        json_object_object_add(o, "delta", f->unknown ? NULL : json_object_new_double(f->db - f->da));
+        json_object_object_add(o, "delta",
+                               f->unknown ? NULL : json_object_new_double(f->db - f->da));
     } else {
         int neg;
         uint64_t d = udelta(f, &neg);
@@ -401,13 +417,17 @@ static struct json_object *jfig(const struct fig *f)
         json_object_object_add(o, "after", f->has_b ? json_object_new_uint64(f->b) : NULL);
         /* A delta beyond the int64 range (never in a real report) is written as a double. */
         if (d <= (uint64_t)INT64_MAX)
-            json_object_object_add(o, "delta", json_object_new_int64(neg ? -(int64_t)d : (int64_t)d));
+            json_object_object_add(o, "delta",
+                                   json_object_new_int64(neg ? -(int64_t)d : (int64_t)d));
         else
-            json_object_object_add(o, "delta", json_object_new_double(neg ? -(double)d : (double)d));
+            json_object_object_add(o, "delta",
+                                   json_object_new_double(neg ? -(double)d : (double)d));
     }
     double a = fa(f), b = fb(f);
-    json_object_object_add(o, "pct", f->has_a && f->has_b && !f->unknown && a != 0
-                                         ? json_object_new_double(100 * (b - a) / a) : NULL);
+    json_object_object_add(o, "pct",
+                           f->has_a && f->has_b && !f->unknown && a != 0
+                               ? json_object_new_double(100 * (b - a) / a)
+                               : NULL);
     return o;
 }
 
@@ -443,7 +463,8 @@ static struct json_object *json(const char *fa_, const char *fb_, const struct t
         struct json_object *o = json_object_new_object();
         json_object_object_add(o, "name", jstr(ops[i].name));
         json_object_object_add(o, "kind", jstr(ops[i].kind));
-        json_object_object_add(o, "status", json_object_new_string(status(ops[i].has_a, ops[i].has_b)));
+        json_object_object_add(o, "status",
+                               json_object_new_string(status(ops[i].has_a, ops[i].has_b)));
         json_object_object_add(o, "calls", jfig(&f[0]));
         json_object_object_add(o, "total_ns", jfig(&f[1]));
         json_object_object_add(o, "self_ns", jfig(&f[2]));
@@ -458,7 +479,8 @@ static struct json_object *json(const char *fa_, const char *fb_, const struct t
         const struct tp_keyed_site *k = sites[i].a ? sites[i].a : sites[i].b;
         struct json_object *o = json_object_new_object();
         json_object_object_add(o, "key", jstr(k->key));
-        json_object_object_add(o, "status", json_object_new_string(status(!!sites[i].a, !!sites[i].b)));
+        json_object_object_add(o, "status",
+                               json_object_new_string(status(!!sites[i].a, !!sites[i].b)));
         struct json_object *fr = json_object_new_array();
         for (size_t j = 0; j < k->site.nframes; j++) {
             const struct tp_frame *x = &k->site.frames[j];

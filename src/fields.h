@@ -19,6 +19,9 @@
 #ifndef TPROF_FIELDS_H
 #define TPROF_FIELDS_H
 
+/* One field per X, several to a line: clang-format would put one list on ragged lines. */
+/* clang-format off */
+
 /* The top level: after "schema", before "notes". */
 #define TP_REPORT_FIELDS(X) \
     X(STR, tprof_version, NULL) X(BOOL, partial, 0) X(U64, merged_processes, 0)
@@ -92,5 +95,7 @@
     X(STR, trace, NULL) X(U64, trace_calls, 0) X(U64, trace_events, 0) \
     X(U64, trace_past_cap, 0) X(U64, trace_past_max, 0) X(U64, trace_heap_samples, 0) \
     X(U64, trace_bytes, 0) X(STR, folded_time, NULL) X(STR, folded_heap, NULL)
+
+/* clang-format on */
 
 #endif

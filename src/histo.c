@@ -29,14 +29,14 @@
 #include <string.h>
 
 #define SUB_BITS 6
-#define SUB (1u << SUB_BITS)
+#define SUB      (1u << SUB_BITS)
 #define NBUCKETS ((64 - SUB_BITS + 1) * SUB)
 
 struct tp_histo {
     _Atomic uint64_t n, min, max;
-    _Atomic uint64_t shift;              /* first value + 1; 0 until set (see shift_of) */
-    _Atomic uint64_t sum_lo, sum_hi;     /* exact sum of the values, 128 bits */
-    _Atomic uint64_t sq_hi, sq_lo;       /* S2 as a double-double, doubles stored as bits */
+    _Atomic uint64_t shift;          /* first value + 1; 0 until set (see shift_of) */
+    _Atomic uint64_t sum_lo, sum_hi; /* exact sum of the values, 128 bits */
+    _Atomic uint64_t sq_hi, sq_lo;   /* S2 as a double-double, doubles stored as bits */
     _Atomic uint64_t b[NBUCKETS];
 };
 
@@ -215,8 +215,8 @@ void tp_histo_merge(struct tp_histo *dst, const struct tp_histo *src)
     } else {
         uint64_t ss = shift_of(sstored), ds = shift_of(dstored);
         long double d = ss >= ds ? (long double)(ss - ds) : -(long double)(ds - ss);
-        long double t = (long double)s2hi + s2lo + 2 * d * centred_sum(ssum, n, ss) +
-                        (long double)n * d * d;
+        long double t =
+            (long double)s2hi + s2lo + 2 * d * centred_sum(ssum, n, ss) + (long double)n * d * d;
         double thi = (double)t;
         add_dd(&dst->sq_hi, &dst->sq_lo, thi, (double)(t - thi));
     }
@@ -297,8 +297,8 @@ void tp_histo_summary(const struct tp_histo *h, struct tp_latency *out)
     if (n > 1) {
         uint64_t s = shift_of(atomic_load(&h->shift));
         long double c = centred_sum(sum, n, s);
-        long double s2 = (long double)bits_to_d(atomic_load(&h->sq_hi)) +
-                         bits_to_d(atomic_load(&h->sq_lo));
+        long double s2 =
+            (long double)bits_to_d(atomic_load(&h->sq_hi)) + bits_to_d(atomic_load(&h->sq_lo));
         long double var = (s2 - c * c / (long double)n) / (long double)(n - 1);
         out->stddev = var > 0 ? (double)sqrtl(var) : 0;
     }

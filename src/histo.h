@@ -12,7 +12,7 @@
 
 struct tp_histo;
 
-struct tp_histo *tp_histo_new(void);            /* NULL on allocation failure */
+struct tp_histo *tp_histo_new(void); /* NULL on allocation failure */
 void tp_histo_destroy(struct tp_histo *h);
 void tp_histo_add(struct tp_histo *h, uint64_t v); /* thread-safe, lock-free, no allocation */
 void tp_histo_merge(struct tp_histo *dst, const struct tp_histo *src);

@@ -46,11 +46,11 @@ const char *tp_jget_found(struct json_object *v, char *out, size_t n)
         else
             snprintf(out, n, "found %llu", (unsigned long long)json_object_get_uint64(v));
         break;
-    case json_type_double:
-        snprintf(out, n, "found %.17g", json_object_get_double(v));
-        break;
+    case json_type_double: snprintf(out, n, "found %.17g", json_object_get_double(v)); break;
     case json_type_string: snprintf(out, n, "found a string"); break;
-    case json_type_boolean: snprintf(out, n, "found %s", json_object_get_boolean(v) ? "true" : "false"); break;
+    case json_type_boolean:
+        snprintf(out, n, "found %s", json_object_get_boolean(v) ? "true" : "false");
+        break;
     case json_type_object: snprintf(out, n, "found an object"); break;
     case json_type_array: snprintf(out, n, "found an array"); break;
     default: snprintf(out, n, "found null"); break;
@@ -101,7 +101,8 @@ uint64_t tp_jget_u64(struct tp_jget *c, struct json_object *o, const char *k, co
     return v ? as_u64(c, v, p) : 0;
 }
 
-int64_t tp_jget_i64(struct tp_jget *c, struct json_object *o, const char *k, const char *path, int64_t def)
+int64_t tp_jget_i64(struct tp_jget *c, struct json_object *o, const char *k, const char *path,
+                    int64_t def)
 {
     char p[320], f[64];
     struct json_object *v = get(o, k, path, p, sizeof p);
@@ -199,7 +200,8 @@ char tp_jget_chr(struct tp_jget *c, struct json_object *o, const char *k, const 
         return 0;
     }
     if (json_object_get_string_len(v) != 1) {
-        tp_jget_fail(c, p, "expected a one-character string, found \"%.20s\"", json_object_get_string(v));
+        tp_jget_fail(c, p, "expected a one-character string, found \"%.20s\"",
+                     json_object_get_string(v));
         return 0;
     }
     return json_object_get_string(v)[0];
@@ -207,7 +209,7 @@ char tp_jget_chr(struct tp_jget *c, struct json_object *o, const char *k, const 
 
 /* A member that must be an array (or absent/null: NULL, no error). */
 struct json_object *tp_jget_array(struct tp_jget *c, struct json_object *o, const char *k,
-                                 const char *path, size_t *n)
+                                  const char *path, size_t *n)
 {
     char p[320], f[64];
     struct json_object *v = get(o, k, path, p, sizeof p);
@@ -223,7 +225,7 @@ struct json_object *tp_jget_array(struct tp_jget *c, struct json_object *o, cons
 }
 
 struct json_object *tp_jget_object(struct tp_jget *c, struct json_object *o, const char *k,
-                                  const char *path)
+                                   const char *path)
 {
     char p[320], f[64];
     struct json_object *v = get(o, k, path, p, sizeof p);
@@ -238,14 +240,15 @@ struct json_object *tp_jget_object(struct tp_jget *c, struct json_object *o, con
 
 /* Element i of array a, which must be an object; path gets "<prefix>[i]". */
 struct json_object *tp_jget_element(struct tp_jget *c, struct json_object *a, size_t i,
-                                   const char *prefix, char *path, size_t pn)
+                                    const char *prefix, char *path, size_t pn)
 {
     char f[64];
     struct json_object *e = json_object_array_get_idx(a, i);
     snprintf(path, pn, "%.200s[%zu]", prefix, i);
     if (e && json_object_is_type(e, json_type_object))
         return e;
-    tp_jget_fail(c, path, "expected an object, %s", e ? tp_jget_found(e, f, sizeof f) : "found null");
+    tp_jget_fail(c, path, "expected an object, %s",
+                 e ? tp_jget_found(e, f, sizeof f) : "found null");
     return NULL;
 }
 
@@ -273,7 +276,7 @@ int tp_jget_line(struct tp_jget *c, struct json_object *o, const char *k, const 
 
 /* An array of strings into a fresh vector; *count is how many were read. */
 char **tp_jget_strings(struct tp_jget *c, struct json_object *o, const char *k, const char *path,
-                      size_t *count)
+                       size_t *count)
 {
     char pre[320], sub[340], f[64];
     size_t n;
@@ -287,7 +290,8 @@ char **tp_jget_strings(struct tp_jget *c, struct json_object *o, const char *k, 
         struct json_object *e = json_object_array_get_idx(a, i);
         snprintf(sub, sizeof sub, "%.200s[%zu]", pre, i);
         if (!e || !json_object_is_type(e, json_type_string)) {
-            tp_jget_fail(c, sub, "expected a string, %s", e ? tp_jget_found(e, f, sizeof f) : "found null");
+            tp_jget_fail(c, sub, "expected a string, %s",
+                         e ? tp_jget_found(e, f, sizeof f) : "found null");
             break;
         }
         if ((v[*count] = copy(c, json_object_get_string(e), sub)))
@@ -295,4 +299,3 @@ char **tp_jget_strings(struct tp_jget *c, struct json_object *o, const char *k, 
     }
     return v;
 }
-

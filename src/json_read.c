@@ -21,14 +21,14 @@
 
 /* One scalar of a src/fields.h list: key #f of json object o (at path) into struct s, with the
  * context c (all named so by every caller). */
-#define R_U64(f, d) s->f = tp_jget_u64(c, o, #f, path);
-#define R_I64(f, d) s->f = tp_jget_i64(c, o, #f, path, d);
-#define R_LINE(f, d) s->f = tp_jget_line(c, o, #f, path);
-#define R_DBL(f, d) s->f = tp_jget_dbl(c, o, #f, path);
-#define R_NS(f, d) s->f = tp_jget_dbl_ns(c, o, #f, path);
-#define R_BOOL(f, d) s->f = tp_jget_boolean(c, o, #f, path);
-#define R_CHR(f, d) s->f = tp_jget_chr(c, o, #f, path);
-#define R_STR(f, d) s->f = tp_jget_str(c, o, #f, path);
+#define R_U64(f, d)      s->f = tp_jget_u64(c, o, #f, path);
+#define R_I64(f, d)      s->f = tp_jget_i64(c, o, #f, path, d);
+#define R_LINE(f, d)     s->f = tp_jget_line(c, o, #f, path);
+#define R_DBL(f, d)      s->f = tp_jget_dbl(c, o, #f, path);
+#define R_NS(f, d)       s->f = tp_jget_dbl_ns(c, o, #f, path);
+#define R_BOOL(f, d)     s->f = tp_jget_boolean(c, o, #f, path);
+#define R_CHR(f, d)      s->f = tp_jget_chr(c, o, #f, path);
+#define R_STR(f, d)      s->f = tp_jget_str(c, o, #f, path);
 #define READ(KIND, f, d) R_##KIND(f, d)
 
 /* Member k of o, an array of objects, into a fresh table of n elements of size, each read by
@@ -94,7 +94,8 @@ static void read_site(struct tp_jget *c, struct json_object *o, const char *path
     TP_SITE_FIELDS(READ)
 }
 
-static void read_memory(struct tp_jget *c, struct json_object *o, const char *path, struct tp_memory *s)
+static void read_memory(struct tp_jget *c, struct json_object *o, const char *path,
+                        struct tp_memory *s)
 {
     TP_MEMORY_FIELDS(READ)
     s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_site);
@@ -106,7 +107,8 @@ static void read_amdahl(struct tp_jget *c, struct json_object *o, const char *pa
     TP_AMDAHL_FIELDS(READ)
 }
 
-static void read_verdict(struct tp_jget *c, struct json_object *o, const char *path, struct tp_verdict *s)
+static void read_verdict(struct tp_jget *c, struct json_object *o, const char *path,
+                         struct tp_verdict *s)
 {
     TP_VERDICT_FIELDS(READ)
     s->amdahl = objects(c, o, "amdahl", path, sizeof *s->amdahl, &s->namdahl, read_amdahl);
@@ -119,25 +121,29 @@ static void read_opstack(struct tp_jget *c, struct json_object *o, const char *p
     TP_OPSTACK_FIELDS(READ)
 }
 
-static void read_program(struct tp_jget *c, struct json_object *o, const char *path, struct tp_program *s)
+static void read_program(struct tp_jget *c, struct json_object *o, const char *path,
+                         struct tp_program *s)
 {
     s->argv = tp_jget_strings(c, o, "argv", path, &s->argc);
     TP_PROGRAM_FIELDS(READ)
 }
 
-static void read_machine(struct tp_jget *c, struct json_object *o, const char *path, struct tp_machine *s)
+static void read_machine(struct tp_jget *c, struct json_object *o, const char *path,
+                         struct tp_machine *s)
 {
     TP_MACHINE_FIELDS(READ)
 }
 
-static void read_steps(struct tp_jget *c, struct json_object *o, const char *path, struct tp_steps *s)
+static void read_steps(struct tp_jget *c, struct json_object *o, const char *path,
+                       struct tp_steps *s)
 {
     TP_STEPS_FIELDS(READ)
     latency(c, o, "latency_ns", path, &s->latency);
     TP_STEPS_WINDOW_FIELDS(READ)
 }
 
-static void read_outputs(struct tp_jget *c, struct json_object *o, const char *path, struct tp_outputs *s)
+static void read_outputs(struct tp_jget *c, struct json_object *o, const char *path,
+                         struct tp_outputs *s)
 {
     TP_OUTPUTS_FIELDS(READ)
 }
@@ -148,7 +154,7 @@ static int read_schema(struct tp_jget *c, struct json_object *root, struct tp_re
     char f[64];
     if (!json_object_is_type(root, json_type_object)) {
         tp_jget_fail(c, NULL, "not a tprof report (the top level is %s, not an object)",
-             tp_jget_found(root, f, sizeof f) + 6);
+                     tp_jget_found(root, f, sizeof f) + 6);
         return -1;
     }
     struct json_object *schema = NULL;
@@ -163,12 +169,12 @@ static int read_schema(struct tp_jget *c, struct json_object *root, struct tp_re
     int64_t v = json_object_get_int64(schema);
     if (v > TP_SCHEMA_VERSION) {
         tp_jget_fail(c, NULL, "schema %lld is newer than this tprof understands (%d)", (long long)v,
-             TP_SCHEMA_VERSION);
+                     TP_SCHEMA_VERSION);
         return -1;
     }
     if (v < 1) {
-        tp_jget_fail(c, NULL, "schema %lld is not a tprof schema (this tprof reads %d)", (long long)v,
-             TP_SCHEMA_VERSION);
+        tp_jget_fail(c, NULL, "schema %lld is not a tprof schema (this tprof reads %d)",
+                     (long long)v, TP_SCHEMA_VERSION);
         return -1;
     }
     r->schema = (int)v;
@@ -196,8 +202,8 @@ static void read_report(struct tp_jget *c, struct json_object *o, struct tp_repo
      * holds everything the file says. */
     if ((x = tp_jget_object(c, o, "verdict", path)))
         read_verdict(c, x, "verdict", &s->verdict);
-    s->opstacks = objects(c, o, "op_stacks", path, sizeof *s->opstacks, &s->nopstacks,
-                          read_opstack);
+    s->opstacks =
+        objects(c, o, "op_stacks", path, sizeof *s->opstacks, &s->nopstacks, read_opstack);
     s->opstacks_dropped = tp_jget_u64(c, o, "op_stacks_dropped", path);
     if ((x = tp_jget_object(c, o, "outputs", path)))
         read_outputs(c, x, "outputs", &s->outputs);
@@ -234,7 +240,11 @@ static int refuse_early(struct tp_jget *c, const char *buf, size_t len)
     static const struct {
         const char *magic, *tool;
         size_t n;
-    } packed[] = {{"\x1f\x8b", "gzip", 2}, {"\x28\xb5\x2f\xfd", "zstd", 4}, {"\xfd" "7zXZ", "xz", 5}};
+    } packed[] = {{"\x1f\x8b", "gzip", 2},
+                  {"\x28\xb5\x2f\xfd", "zstd", 4},
+                  {"\xfd"
+                   "7zXZ",
+                   "xz", 5}};
     for (size_t i = 0; i < sizeof packed / sizeof packed[0]; i++)
         if (len >= packed[i].n && !memcmp(buf, packed[i].magic, packed[i].n)) {
             tp_jget_fail(c, NULL, "compressed with %s: uncompress it first", packed[i].tool);
@@ -289,15 +299,18 @@ int tp_report_parse_json(const char *name, const char *buf, size_t len, struct t
         position(buf, len, end, &line, &col);
         if (eof && nul) {
             position(buf, len, plen, &line, &col);
-            tp_jget_fail(&c, NULL, "not JSON (line %zu, column %zu: a NUL byte; binary data?)", line, col);
+            tp_jget_fail(&c, NULL, "not JSON (line %zu, column %zu: a NUL byte; binary data?)",
+                         line, col);
         } else if (eof) {
             tp_jget_fail(&c, NULL, "truncated (the JSON ends early, at line %zu)", line);
         } else if (jerr == json_tokener_error_depth) {
-            tp_jget_fail(&c, NULL, "not a tprof report (line %zu, column %zu: nested deeper than %d "
-                           "levels)", line, col, MAX_DEPTH);
+            tp_jget_fail(&c, NULL,
+                         "not a tprof report (line %zu, column %zu: nested deeper than %d "
+                         "levels)",
+                         line, col, MAX_DEPTH);
         } else {
             tp_jget_fail(&c, NULL, "not JSON (line %zu, column %zu: %s)", line, col,
-                 json_tokener_error_desc(jerr));
+                         json_tokener_error_desc(jerr));
         }
         if (root)
             json_object_put(root);
@@ -305,13 +318,13 @@ int tp_report_parse_json(const char *name, const char *buf, size_t len, struct t
     }
     /* Anything but white space after the document is corruption, not a second document. */
     size_t rest = end;
-    while (rest < len && (buf[rest] == ' ' || buf[rest] == '\n' || buf[rest] == '\t' ||
-                          buf[rest] == '\r'))
+    while (rest < len &&
+           (buf[rest] == ' ' || buf[rest] == '\n' || buf[rest] == '\t' || buf[rest] == '\r'))
         rest++;
     if (rest < len) {
         position(buf, len, rest, &line, &col);
         tp_jget_fail(&c, NULL, "not JSON (line %zu, column %zu: %s)", line, col,
-             buf[rest] ? "more data after the report" : "a NUL byte; binary data?");
+                     buf[rest] ? "more data after the report" : "a NUL byte; binary data?");
         json_object_put(root);
         return -1;
     }

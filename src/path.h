@@ -13,9 +13,9 @@ struct tp_path_ctx {
     long pid;
     long rank;
     const char *host;
-    int add_pid;     /* 1: not the root process: make the name unique by pid */
-    int image_seq;   /* >0: the Nth image of this pid after exec */
-    int sig_seq;     /* >0: the Nth report written on demand (TPROF_SIGNAL): ".sig<N>" */
+    int add_pid;   /* 1: not the root process: make the name unique by pid */
+    int image_seq; /* >0: the Nth image of this pid after exec */
+    int sig_seq;   /* >0: the Nth report written on demand (TPROF_SIGNAL): ".sig<N>" */
 };
 
 /* Expand tmpl into out (size n). Returns 0, or -1 when the result does not fit or the template

@@ -31,8 +31,8 @@ enum tp_folded_kind { TP_FOLDED_TIME, TP_FOLDED_HEAP };
 size_t tp_render_folded(const struct tp_report *r, enum tp_folded_kind kind, struct tp_buf *b);
 
 struct tp_text_opts {
-    int top;    /* rows per section */
-    int width;  /* columns, 100 */
+    int top;   /* rows per section */
+    int width; /* columns, 100 */
 };
 /* The text report: header, ops, latency, shapes, steps, verdict, memory, call sites, leaks. */
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b);

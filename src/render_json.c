@@ -108,23 +108,47 @@ static void key(struct obj *o, const char *k)
     tp_buf_putc(o->b, ':');
 }
 
-static void k_u64(struct obj *o, const char *k, uint64_t v) { key(o, k); ju64(o->b, v); }
-static void k_i64(struct obj *o, const char *k, int64_t v) { key(o, k); ji64(o->b, v); }
-static void k_dbl(struct obj *o, const char *k, double v) { key(o, k); jdbl(o->b, v); }
-static void k_str(struct obj *o, const char *k, const char *v) { key(o, k); jstr(o->b, v); }
-static void k_bool(struct obj *o, const char *k, int v) { key(o, k); tp_buf_puts(o->b, v ? "true" : "false"); }
-static void k_char(struct obj *o, const char *k, char v) { key(o, k); jchar(o->b, v); }
+static void k_u64(struct obj *o, const char *k, uint64_t v)
+{
+    key(o, k);
+    ju64(o->b, v);
+}
+static void k_i64(struct obj *o, const char *k, int64_t v)
+{
+    key(o, k);
+    ji64(o->b, v);
+}
+static void k_dbl(struct obj *o, const char *k, double v)
+{
+    key(o, k);
+    jdbl(o->b, v);
+}
+static void k_str(struct obj *o, const char *k, const char *v)
+{
+    key(o, k);
+    jstr(o->b, v);
+}
+static void k_bool(struct obj *o, const char *k, int v)
+{
+    key(o, k);
+    tp_buf_puts(o->b, v ? "true" : "false");
+}
+static void k_char(struct obj *o, const char *k, char v)
+{
+    key(o, k);
+    jchar(o->b, v);
+}
 
 /* One scalar of a src/fields.h list: key and value of struct s into object o (both named so by
  * every caller). */
-#define W_U64(f, d) k_u64(o, #f, s->f);
-#define W_I64(f, d) k_i64(o, #f, s->f);
-#define W_LINE(f, d) k_i64(o, #f, s->f);
-#define W_DBL(f, d) k_dbl(o, #f, s->f);
-#define W_NS(f, d) k_dbl(o, #f, s->f);
-#define W_BOOL(f, d) k_bool(o, #f, s->f);
-#define W_CHR(f, d) k_char(o, #f, s->f);
-#define W_STR(f, d) k_str(o, #f, s->f ? s->f : (d));
+#define W_U64(f, d)       k_u64(o, #f, s->f);
+#define W_I64(f, d)       k_i64(o, #f, s->f);
+#define W_LINE(f, d)      k_i64(o, #f, s->f);
+#define W_DBL(f, d)       k_dbl(o, #f, s->f);
+#define W_NS(f, d)        k_dbl(o, #f, s->f);
+#define W_BOOL(f, d)      k_bool(o, #f, s->f);
+#define W_CHR(f, d)       k_char(o, #f, s->f);
+#define W_STR(f, d)       k_str(o, #f, s->f ? s->f : (d));
 #define WRITE(KIND, f, d) W_##KIND(f, d)
 
 static void latency(struct tp_buf *b, const struct tp_latency *s)

@@ -15,10 +15,9 @@
 #include "render_text.h"
 #include "units.h"
 
-#define MIN_WIDTH 86   /* below this the first columns would be too narrow to name anything */
+#define MIN_WIDTH 86 /* below this the first columns would be too narrow to name anything */
 #define MAX_WIDTH 200
-#define SHAPE_OPS 3    /* ops whose shapes are listed */
-
+#define SHAPE_OPS 3 /* ops whose shapes are listed */
 
 size_t tp_text_col(const struct tp_text_ctx *c, int base)
 {
@@ -146,7 +145,8 @@ static void command_line(const struct tp_program *p, struct tp_buf *t)
         int plain = *a != 0;
         for (const char *q = a; *q && plain; q++)
             plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                           "_./=:,+@%-", *q) != NULL;
+                           "_./=:,+@%-",
+                           *q) != NULL;
         if (i)
             tp_buf_putc(t, ' ');
         if (plain) {
@@ -180,13 +180,15 @@ static void header(struct tp_text_ctx *c)
 
     tp_fmt_ns(p->wall_ns, wall, sizeof wall);
     if (r->merged_processes > 1)
-        tp_text_say(c, "merged from %llu processes (%llu threads); longest wall time %s; shares are of "
-               "%llu x that",
+        tp_text_say(
+            c,
+            "merged from %llu processes (%llu threads); longest wall time %s; shares are of "
+            "%llu x that",
             (unsigned long long)r->merged_processes, (unsigned long long)p->threads, wall,
             (unsigned long long)r->merged_processes);
     else if (r->merged_processes == 1)
-        tp_text_say(c, "merged from 1 process: pid %lld, wall time %s, threads %llu", (long long)p->pid,
-            wall, (unsigned long long)p->threads);
+        tp_text_say(c, "merged from 1 process: pid %lld, wall time %s, threads %llu",
+                    (long long)p->pid, wall, (unsigned long long)p->threads);
     else {
         char rank[48] = "", host[300] = "";
         if (p->rank > 0)
@@ -194,20 +196,22 @@ static void header(struct tp_text_ctx *c)
         if (p->host)
             snprintf(host, sizeof host, ", host %s", p->host);
         tp_text_say(c, "pid %lld%s, wall time %s, threads %llu%s", (long long)p->pid, rank, wall,
-            (unsigned long long)p->threads, host);
+                    (unsigned long long)p->threads, host);
     }
     const struct tp_machine *m = &r->machine;
     if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
         isfinite(m->peak_gbps))
-        tp_text_say(c, "machine peaks %s, %s (from %s)", tp_fmt_rate(m->peak_gflops * 1e9, "FLOP/s", a,
-                                                             sizeof a),
-            tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b), m->source ? m->source : "?");
+        tp_text_say(c, "machine peaks %s, %s (from %s)",
+                    tp_fmt_rate(m->peak_gflops * 1e9, "FLOP/s", a, sizeof a),
+                    tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b),
+                    m->source ? m->source : "?");
     else
         tp_text_say(c, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
-               "TPROF_PEAK_GFLOPS and _GBPS)");
+                       "TPROF_PEAK_GFLOPS and _GBPS)");
     if (r->partial)
-        tp_text_say(c, "PARTIAL REPORT: tprof ran out of room for some of its tables and dropped data "
-               "(see the notes)");
+        tp_text_say(c,
+                    "PARTIAL REPORT: tprof ran out of room for some of its tables and dropped data "
+                    "(see the notes)");
     for (size_t i = 0; i < r->nnotes; i++)
         tp_text_wrap(c, "note: ", r->notes[i], 6);
 }
@@ -220,9 +224,11 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
     size_t nw = tp_text_col(c, 24);
     tp_text_heading(c, "OPS (by self time)");
     tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, "op", nw),
-                  L(h[1], 128, "kind", 10), tp_text_right(h[2], 128, "calls", 7), tp_text_right(h[3], 128, "total", 9),
-                  tp_text_right(h[4], 128, "self", 9), tp_text_right(h[5], 128, "self%", 6), tp_text_right(h[6], 128, "GFLOP/s", 8),
-                  tp_text_right(h[7], 128, "AI", 6), L(h[8], 128, "bound", 7), tp_text_right(h[9], 128, "eff%", 5));
+                  L(h[1], 128, "kind", 10), tp_text_right(h[2], 128, "calls", 7),
+                  tp_text_right(h[3], 128, "total", 9), tp_text_right(h[4], 128, "self", 9),
+                  tp_text_right(h[5], 128, "self%", 6), tp_text_right(h[6], 128, "GFLOP/s", 8),
+                  tp_text_right(h[7], 128, "AI", 6), L(h[8], 128, "bound", 7),
+                  tp_text_right(h[9], 128, "eff%", 5));
     for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
         char calls[32], tot[32], self[32], pct[32], gf[32], ai[32], eff[32];
@@ -244,14 +250,15 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
         else
             strcpy(eff, "-");
         tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
-                      L(h[1], 128, p->kind, 10), tp_text_right(h[2], 128, calls, 7), tp_text_right(h[3], 128, tot, 9),
-                      tp_text_right(h[4], 128, self, 9), tp_text_right(h[5], 128, pct, 6), tp_text_right(h[6], 128, gf, 8),
+                      L(h[1], 128, p->kind, 10), tp_text_right(h[2], 128, calls, 7),
+                      tp_text_right(h[3], 128, tot, 9), tp_text_right(h[4], 128, self, 9),
+                      tp_text_right(h[5], 128, pct, 6), tp_text_right(h[6], 128, gf, 8),
                       tp_text_right(h[7], 128, ai, 6), L(h[8], 128, roof ? p->bound : "-", 7),
                       tp_text_right(h[9], 128, eff, 5));
     }
     if (c->r->nops > n)
         tp_text_say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
-            c->r->nops - n == 1 ? "" : "s");
+                    c->r->nops - n == 1 ? "" : "s");
 }
 
 static void spread_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
@@ -265,8 +272,9 @@ static void spread_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
     size_t nw = tp_text_col(c, 40);
     tp_buf_putc(c->b, '\n');
     tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, "per process (total time)", nw),
-                  tp_text_right(h[1], 128, "procs", 6), tp_text_right(h[2], 128, "min", 12), tp_text_right(h[3], 128, "mean", 12),
-                  tp_text_right(h[4], 128, "max", 12), tp_text_right(h[5], 128, "imbalance", 10));
+                  tp_text_right(h[1], 128, "procs", 6), tp_text_right(h[2], 128, "min", 12),
+                  tp_text_right(h[3], 128, "mean", 12), tp_text_right(h[4], 128, "max", 12),
+                  tp_text_right(h[5], 128, "imbalance", 10));
     for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
         if (p->nprocs < 2)
@@ -278,8 +286,9 @@ static void spread_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
         tp_fmt_ns(ns_of(p->proc_max_ns), mx, sizeof mx);
         snprintf(imb, sizeof imb, "%sx", tp_fmt_num(p->imbalance, 2, 9, num, sizeof num));
         tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
-                      tp_text_right(h[1], 128, procs, 6), tp_text_right(h[2], 128, mn, 12), tp_text_right(h[3], 128, mean, 12),
-                      tp_text_right(h[4], 128, mx, 12), tp_text_right(h[5], 128, imb, 10));
+                      tp_text_right(h[1], 128, procs, 6), tp_text_right(h[2], 128, mn, 12),
+                      tp_text_right(h[3], 128, mean, 12), tp_text_right(h[4], 128, mx, 12),
+                      tp_text_right(h[5], 128, imb, 10));
     }
 }
 
@@ -288,12 +297,15 @@ static void latency_head(struct tp_text_ctx *c, const char *first)
     char h[10][128];
     size_t nw = tp_text_col(c, 24);
     tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, first, nw),
-                  tp_text_right(h[1], 128, "n", 6), tp_text_right(h[2], 128, "warm", 5), tp_text_right(h[3], 128, "min", 8),
-                  tp_text_right(h[4], 128, "p50", 8), tp_text_right(h[5], 128, "p95", 8), tp_text_right(h[6], 128, "p99", 8),
-                  tp_text_right(h[7], 128, "max", 8), tp_text_right(h[8], 128, "mean", 8), tp_text_right(h[9], 128, "stddev", 8));
+                  tp_text_right(h[1], 128, "n", 6), tp_text_right(h[2], 128, "warm", 5),
+                  tp_text_right(h[3], 128, "min", 8), tp_text_right(h[4], 128, "p50", 8),
+                  tp_text_right(h[5], 128, "p95", 8), tp_text_right(h[6], 128, "p99", 8),
+                  tp_text_right(h[7], 128, "max", 8), tp_text_right(h[8], 128, "mean", 8),
+                  tp_text_right(h[9], 128, "stddev", 8));
 }
 
-static void latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm, const struct tp_latency *l)
+static void latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm,
+                        const struct tp_latency *l)
 {
     char h[10][128], v[9][32];
     size_t nw = tp_text_col(c, 24);
@@ -307,9 +319,11 @@ static void latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm,
     tp_fmt_ns(ns_of(l->mean), v[7], 32);
     tp_fmt_ns(ns_of(l->stddev), v[8], 32);
     tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, label, nw),
-                  tp_text_right(h[1], 128, v[0], 6), tp_text_right(h[2], 128, v[1], 5), tp_text_right(h[3], 128, v[2], 8),
-                  tp_text_right(h[4], 128, v[3], 8), tp_text_right(h[5], 128, v[4], 8), tp_text_right(h[6], 128, v[5], 8),
-                  tp_text_right(h[7], 128, v[6], 8), tp_text_right(h[8], 128, v[7], 8), tp_text_right(h[9], 128, v[8], 8));
+                  tp_text_right(h[1], 128, v[0], 6), tp_text_right(h[2], 128, v[1], 5),
+                  tp_text_right(h[3], 128, v[2], 8), tp_text_right(h[4], 128, v[3], 8),
+                  tp_text_right(h[5], 128, v[4], 8), tp_text_right(h[6], 128, v[5], 8),
+                  tp_text_right(h[7], 128, v[6], 8), tp_text_right(h[8], 128, v[7], 8),
+                  tp_text_right(h[9], 128, v[8], 8));
 }
 
 static void latency_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
@@ -348,8 +362,8 @@ static void shapes(struct tp_text_ctx *c, struct tp_op **order, size_t n)
     size_t nw = tp_text_col(c, 24);
     tp_text_heading(c, "SHAPES of the top ops (by time)");
     tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 160, "op", nw), L(h[1], 160, "shape", 40),
-                  tp_text_right(h[2], 160, "calls", 7), tp_text_right(h[3], 160, "total", 9), tp_text_right(h[4], 160, "GFLOP/s", 8),
-                  tp_text_right(h[5], 160, "AI", 6));
+                  tp_text_right(h[2], 160, "calls", 7), tp_text_right(h[3], 160, "total", 9),
+                  tp_text_right(h[4], 160, "GFLOP/s", 8), tp_text_right(h[5], 160, "AI", 6));
     size_t listed = 0;
     for (size_t i = 0; i < n && listed < SHAPE_OPS; i++) {
         const struct tp_op *p = order[i];
@@ -377,17 +391,18 @@ static void shapes(struct tp_text_ctx *c, struct tp_op **order, size_t n)
             else
                 strcpy(ai, "-");
             tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 160, j ? "" : p->name, nw),
-                          L(h[1], 160, s->desc ? s->desc : "?", 40), tp_text_right(h[2], 160, calls, 7),
-                          tp_text_right(h[3], 160, tot, 9), tp_text_right(h[4], 160, gf, 8), tp_text_right(h[5], 160, ai, 6));
+                          L(h[1], 160, s->desc ? s->desc : "?", 40),
+                          tp_text_right(h[2], 160, calls, 7), tp_text_right(h[3], 160, tot, 9),
+                          tp_text_right(h[4], 160, gf, 8), tp_text_right(h[5], 160, ai, 6));
         }
         if (p->nshapes > k)
-            tp_buf_printf(c->b, "%s ... %zu more shape%s\n", L(h[0], 160, "", nw),
-                          p->nshapes - k, p->nshapes - k == 1 ? "" : "s");
+            tp_buf_printf(c->b, "%s ... %zu more shape%s\n", L(h[0], 160, "", nw), p->nshapes - k,
+                          p->nshapes - k == 1 ? "" : "s");
         free(v);
     }
     if (with > listed)
         tp_text_say(c, "(the shapes of %zu more op%s are in the JSON report)", with - listed,
-            with - listed == 1 ? "" : "s");
+                    with - listed == 1 ? "" : "s");
 }
 
 static void steps(struct tp_text_ctx *c)
@@ -401,8 +416,8 @@ static void steps(struct tp_text_ctx *c)
         snprintf(win, sizeof win, " (steps %lld to %lld of the run)", (long long)s->window_first,
                  (long long)s->window_last);
     tp_text_say(c, "%llu step%s of %s%s, %llu of them warm-up, left out of the latency",
-        (unsigned long long)s->count, s->count == 1 ? "" : "s", s->name ? s->name : "?", win,
-        (unsigned long long)s->warmup);
+                (unsigned long long)s->count, s->count == 1 ? "" : "s", s->name ? s->name : "?",
+                win, (unsigned long long)s->warmup);
     if (!s->latency.n)
         return;
     latency_head(c, "");
@@ -413,8 +428,9 @@ static void steps(struct tp_text_ctx *c)
     if (isfinite(per_s) && per_s > 0) {
         char rate[32];
         tp_fmt_num(per_s, per_s < 9.995 ? 2 : per_s < 99.95 ? 1 : 0, 9, rate, sizeof rate);
-        tp_text_say(c, "median step latency: 95%% confidence interval %s to %s; %s steps/s at the mean",
-            lo, hi, rate);
+        tp_text_say(
+            c, "median step latency: 95%% confidence interval %s to %s; %s steps/s at the mean", lo,
+            hi, rate);
     } else {
         tp_text_say(c, "median step latency: 95%% confidence interval %s to %s", lo, hi);
     }
@@ -435,7 +451,8 @@ static void verdict(struct tp_text_ctx *c)
     if (r->nops) {
         tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
         tp_fmt_pct(frac(v->outside_ops_ns, c->program_ns), 8, p1, sizeof p1);
-        tp_text_say(c, "time outside every op: %s (%s); inside the allocator: %s (%s)", t1, p1, t2, p2);
+        tp_text_say(c, "time outside every op: %s (%s); inside the allocator: %s (%s)", t1, p1, t2,
+                    p2);
     } else {
         tp_text_say(c, "time inside the allocator: %s (%s)", t2, p2);
     }
@@ -454,8 +471,9 @@ static void verdict(struct tp_text_ctx *c)
         tp_fmt_pct(a->share, 8, pct, sizeof pct);
         snprintf(s2, sizeof s2, "%sx", tp_fmt_num(a->speedup_2x, 2, 15, num, sizeof num));
         snprintf(sm, sizeof sm, "%sx", tp_fmt_num(a->speedup_max, 2, 15, num, sizeof num));
-        tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, a->op, nw), tp_text_right(h[1], 128, pct, 8),
-                      tp_text_right(h[2], 128, s2, 16), tp_text_right(h[3], 128, sm, 16));
+        tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, a->op, nw),
+                      tp_text_right(h[1], 128, pct, 8), tp_text_right(h[2], 128, s2, 16),
+                      tp_text_right(h[3], 128, sm, 16));
     }
 }
 
@@ -471,17 +489,23 @@ static void outputs(struct tp_text_ctx *c)
     if (x->trace) {
         tp_fmt_bytes(x->trace_bytes, a, sizeof a);
         tp_fmt_count(x->trace_events, b, sizeof b);
-        snprintf(line, sizeof line, "%s (%s): %s op calls drawn one by one, %llu heap samples; open "
-                 "it in ui.perfetto.dev", x->trace, a, b, (unsigned long long)x->trace_heap_samples);
+        snprintf(line, sizeof line,
+                 "%s (%s): %s op calls drawn one by one, %llu heap samples; open "
+                 "it in ui.perfetto.dev",
+                 x->trace, a, b, (unsigned long long)x->trace_heap_samples);
         tp_text_wrap(c, "trace: ", line, 2);
         if (x->trace_past_cap) {
-            snprintf(line, sizeof line, "%s calls past TPROF_TRACE_CAP are summarised per op, not "
-                     "drawn one by one", tp_fmt_count(x->trace_past_cap, a, sizeof a));
+            snprintf(line, sizeof line,
+                     "%s calls past TPROF_TRACE_CAP are summarised per op, not "
+                     "drawn one by one",
+                     tp_fmt_count(x->trace_past_cap, a, sizeof a));
             tp_text_wrap(c, "trace: ", line, 2);
         }
         if (x->trace_past_max) {
-            snprintf(line, sizeof line, "%s calls did not fit the TPROF_TRACE_MAX size budget and "
-                     "are summarised per op", tp_fmt_count(x->trace_past_max, a, sizeof a));
+            snprintf(line, sizeof line,
+                     "%s calls did not fit the TPROF_TRACE_MAX size budget and "
+                     "are summarised per op",
+                     tp_fmt_count(x->trace_past_max, a, sizeof a));
             tp_text_wrap(c, "trace: ", line, 2);
         }
     }

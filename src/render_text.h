@@ -16,8 +16,8 @@ struct tp_text_ctx {
     const struct tp_report *r;
     struct tp_buf *b;
     int width, top;
-    int extra;             /* width - BASE_WIDTH: added to the first column of each table */
-    uint64_t program_ns;   /* what shares are of: wall time, times N for a merged report */
+    int extra;           /* width - BASE_WIDTH: added to the first column of each table */
+    uint64_t program_ns; /* what shares are of: wall time, times N for a merged report */
 };
 
 /* A column laid out as `base` wide at BASE_WIDTH, widened or narrowed with the report. */

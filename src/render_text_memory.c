@@ -35,14 +35,15 @@ void tp_text_memory(struct tp_text_ctx *c)
     if (m->persistent_bytes || m->transient_bytes) {
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
-        tp_text_say(c, "at the peak: %s persistent (allocated before the first op), %s transient", a, b);
+        tp_text_say(c, "at the peak: %s persistent (allocated before the first op), %s transient",
+                    a, b);
     }
     tp_fmt_count(m->allocs, a, sizeof a);
     tp_fmt_count(m->frees, b, sizeof b);
     tp_fmt_bytes(m->bytes_allocated, d, sizeof d);
     tp_fmt_ns(m->alloc_ns, e, sizeof e);
     tp_text_say(c, "%s allocation%s, %s free%s, %s requested in all, %s inside the allocator", a,
-        m->allocs == 1 ? "" : "s", b, m->frees == 1 ? "" : "s", d, e);
+                m->allocs == 1 ? "" : "s", b, m->frees == 1 ? "" : "s", d, e);
     struct tp_buf t;
     tp_buf_init(&t);
     tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
@@ -77,7 +78,8 @@ static int has_twin(const struct tp_memory *m, const struct tp_site *s)
             continue;
         const struct tp_frame *g = &o->frames[0];
         if (g->function && !strcmp(g->function, f->function) && g->offset != f->offset &&
-            ((!g->module && !f->module) || (g->module && f->module && !strcmp(g->module, f->module))))
+            ((!g->module && !f->module) ||
+             (g->module && f->module && !strcmp(g->module, f->module))))
             return 1;
     }
     return 0;
@@ -98,7 +100,10 @@ static void chain(const struct tp_site *s, char *out, size_t n, size_t room, int
         if (i == 0 && with_offset && f->function) {
             const char *m = f->module ? strrchr(f->module, '/') : NULL;
             snprintf(fr, sizeof fr, "%s (%s+0x%llx)", f->function,
-                     m ? m + 1 : f->module ? f->module : "?", (unsigned long long)f->offset);
+                     m           ? m + 1
+                     : f->module ? f->module
+                                 : "?",
+                     (unsigned long long)f->offset);
         } else {
             tp_fmt_frame(f, fr, sizeof fr);
         }
@@ -185,8 +190,9 @@ static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
         shown++;
     }
     if (m->nsites_total > m->nsites && c->r->merged_processes > 1)
-        tp_text_say(c, "(up to %llu sites in all: the processes' sites left out of their JSON "
-                       "reports may repeat; the merged report keeps %zu)",
+        tp_text_say(c,
+                    "(up to %llu sites in all: the processes' sites left out of their JSON "
+                    "reports may repeat; the merged report keeps %zu)",
                     (unsigned long long)m->nsites_total, m->nsites);
     else if (m->nsites_total > m->nsites)
         tp_text_say(c, "(%llu sites in all; the JSON report keeps the %zu largest)",

@@ -12,23 +12,23 @@
  * signed integers have one), F_ frees it (only strings are owned). */
 #define I_I64(f, d) s->f = d;
 #define I_OTHER(f, d)
-#define I_U64 I_OTHER
-#define I_LINE I_OTHER
-#define I_DBL I_OTHER
-#define I_NS I_OTHER
-#define I_BOOL I_OTHER
-#define I_CHR I_OTHER
-#define I_STR I_OTHER
+#define I_U64            I_OTHER
+#define I_LINE           I_OTHER
+#define I_DBL            I_OTHER
+#define I_NS             I_OTHER
+#define I_BOOL           I_OTHER
+#define I_CHR            I_OTHER
+#define I_STR            I_OTHER
 #define INIT(KIND, f, d) I_##KIND(f, d)
-#define F_STR(f, d) free(s->f);
+#define F_STR(f, d)      free(s->f);
 #define F_OTHER(f, d)
-#define F_U64 F_OTHER
-#define F_I64 F_OTHER
-#define F_LINE F_OTHER
-#define F_DBL F_OTHER
-#define F_NS F_OTHER
-#define F_BOOL F_OTHER
-#define F_CHR F_OTHER
+#define F_U64            F_OTHER
+#define F_I64            F_OTHER
+#define F_LINE           F_OTHER
+#define F_DBL            F_OTHER
+#define F_NS             F_OTHER
+#define F_BOOL           F_OTHER
+#define F_CHR            F_OTHER
 #define FREE(KIND, f, d) F_##KIND(f, d)
 
 void tp_report_init(struct tp_report *r)

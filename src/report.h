@@ -18,7 +18,7 @@
 
 /* Latency distribution of one op (or of steps), warm-up calls excluded. */
 struct tp_latency {
-    uint64_t n;                 /* samples in the distribution */
+    uint64_t n; /* samples in the distribution */
     uint64_t min, p50, p95, p99, max;
     double mean, stddev;
     double p50_ci_lo, p50_ci_hi; /* 95% confidence interval of the median */
@@ -26,18 +26,18 @@ struct tp_latency {
 
 /* One distinct call shape of a typed op (gemm: m, n, k, transposes, layout). */
 struct tp_shape {
-    char *desc;                 /* human form, e.g. "128x256x64 NT row" */
-    int64_t m, n, k;            /* k = 0 where it does not apply (gemv) */
-    char transa, transb;        /* 'N', 'T', 'C', or 0 */
-    char layout;                /* 'R' row-major, 'C' column-major */
+    char *desc;          /* human form, e.g. "128x256x64 NT row" */
+    int64_t m, n, k;     /* k = 0 where it does not apply (gemv) */
+    char transa, transb; /* 'N', 'T', 'C', or 0 */
+    char layout;         /* 'R' row-major, 'C' column-major */
     uint64_t calls, total_ns, flops, bytes;
 };
 
 struct tp_op {
-    char *name;                 /* symbol as the program knows it: cblas_sgemm, gemm, conv2d_forward */
-    char *kind;                 /* family: matmul, gemv, conv, attention, norm, softmax, region, op */
-    char *source;               /* how it was seen: blas, instrumented, plt, api */
-    uint64_t calls;             /* every call, warm-up included */
+    char *name;     /* symbol as the program knows it: cblas_sgemm, gemm, conv2d_forward */
+    char *kind;     /* family: matmul, gemv, conv, attention, norm, softmax, region, op */
+    char *source;   /* how it was seen: blas, instrumented, plt, api */
+    uint64_t calls; /* every call, warm-up included */
     uint64_t total_ns, self_ns; /* inclusive and exclusive wall time */
     uint64_t flops, bytes;      /* 0 when unknown */
     int flops_known;            /* 1 when flops/bytes come from a known signature or the API */
@@ -48,48 +48,48 @@ struct tp_op {
     size_t nshapes;
     /* Derived by tp_analyze(): */
     double gflops, intensity, attainable_gflops, efficiency, share, self_share;
-    char *bound;                /* "compute", "memory" or "unknown" */
+    char *bound; /* "compute", "memory" or "unknown" */
     /* Set by `tprof merge` (nprocs > 1): total_ns across the merged processes. */
     uint64_t nprocs;
     double proc_min_ns, proc_mean_ns, proc_max_ns, imbalance; /* imbalance = max / mean */
 };
 
 struct tp_frame {
-    char *function;             /* NULL when no symbol covers the address */
-    char *file;                 /* NULL without debug info */
-    int line;                   /* 0 without debug info */
-    char *module;               /* path of the ELF object */
-    uint64_t offset;            /* address - load bias of module */
+    char *function;  /* NULL when no symbol covers the address */
+    char *file;      /* NULL without debug info */
+    int line;        /* 0 without debug info */
+    char *module;    /* path of the ELF object */
+    uint64_t offset; /* address - load bias of module */
 };
 
 struct tp_site {
-    struct tp_frame *frames;    /* frames[0] called the allocator */
+    struct tp_frame *frames; /* frames[0] called the allocator */
     size_t nframes;
     uint64_t allocs, frees, bytes;
-    uint64_t peak_live_bytes;   /* this site's own maximum of live bytes */
-    uint64_t live_at_peak_bytes;/* its live bytes when the whole heap peaked */
+    uint64_t peak_live_bytes;    /* this site's own maximum of live bytes */
+    uint64_t live_at_peak_bytes; /* its live bytes when the whole heap peaked */
     uint64_t live_at_exit_bytes, live_at_exit_allocs;
 };
 
 struct tp_memory {
-    uint64_t peak_bytes, peak_ns;   /* peak_ns: since the program started */
-    char *peak_op;                  /* op running on the thread that set the peak, or NULL */
+    uint64_t peak_bytes, peak_ns; /* peak_ns: since the program started */
+    char *peak_op;                /* op running on the thread that set the peak, or NULL */
     uint64_t allocs, frees, bytes_allocated;
     uint64_t live_at_exit_bytes, live_at_exit_allocs;
     uint64_t peak_rss_bytes;
-    uint64_t unknown_frees;         /* frees of pointers tprof never saw (passed through) */
+    uint64_t unknown_frees; /* frees of pointers tprof never saw (passed through) */
     uint64_t failed_allocs;
-    uint64_t alloc_ns;              /* wall time spent inside the real allocator */
-    uint64_t persistent_bytes;      /* live at the peak and allocated before the first op/step */
-    uint64_t transient_bytes;       /* live at peak and the rest */
-    uint64_t nsites_total;          /* sites seen; nsites may be fewer when the JSON was capped */
+    uint64_t alloc_ns;         /* wall time spent inside the real allocator */
+    uint64_t persistent_bytes; /* live at the peak and allocated before the first op/step */
+    uint64_t transient_bytes;  /* live at peak and the rest */
+    uint64_t nsites_total;     /* sites seen; nsites may be fewer when the JSON was capped */
     struct tp_site *sites;
     size_t nsites;
 };
 
 struct tp_machine {
-    double peak_gflops, peak_gbps;  /* 0 when unknown */
-    char *source;                   /* "env", "cache:<path>", "quick", "none" */
+    double peak_gflops, peak_gbps; /* 0 when unknown */
+    char *source;                  /* "env", "cache:<path>", "quick", "none" */
 };
 
 struct tp_program {
@@ -98,31 +98,31 @@ struct tp_program {
     char *exe, *host;
     int64_t pid, ppid, rank;
     uint64_t wall_ns;
-    uint64_t threads;               /* threads that ever entered a hook */
+    uint64_t threads; /* threads that ever entered a hook */
     uint64_t start_unix_ns;
 };
 
 struct tp_amdahl {
     char *op;
-    double share;                   /* fraction of wall time (self time) */
-    double speedup_2x;              /* whole-program speed-up if the op ran 2x faster */
-    double speedup_max;             /* ... if it took no time at all */
+    double share;       /* fraction of wall time (self time) */
+    double speedup_2x;  /* whole-program speed-up if the op ran 2x faster */
+    double speedup_max; /* ... if it took no time at all */
 };
 
 struct tp_verdict {
-    char *op;                       /* dominant op by self time, NULL when no ops */
+    char *op; /* dominant op by self time, NULL when no ops */
     double share, efficiency;
     char *bound;
-    char *text;                     /* one-paragraph plain-words verdict */
-    uint64_t outside_ops_ns;        /* wall time not inside any op (main thread) */
+    char *text;              /* one-paragraph plain-words verdict */
+    uint64_t outside_ops_ns; /* wall time not inside any op (main thread) */
     uint64_t alloc_ns;
     struct tp_amdahl *amdahl;
     size_t namdahl;
 };
 
 struct tp_steps {
-    char *name;                     /* TPROF_STEP function or "tprof_step" */
-    uint64_t count, warmup;         /* count includes warm-up steps */
+    char *name;             /* TPROF_STEP function or "tprof_step" */
+    uint64_t count, warmup; /* count includes warm-up steps */
     struct tp_latency latency;
     int64_t window_first, window_last; /* TPROF_SCHEDULE window (step indices), -1 if unset */
 };
@@ -130,40 +130,40 @@ struct tp_steps {
 /* One path of nested ops (outermost first) with the time spent in its innermost op: the op-time
  * flame graph (TPROF_FOLDED). */
 struct tp_opstack {
-    char **ops;                     /* op names, outermost first */
+    char **ops; /* op names, outermost first */
     size_t depth;
     uint64_t calls, self_ns, total_ns;
 };
 
 /* What the run wrote besides the report, and what the trace had to leave out. */
 struct tp_outputs {
-    char *trace;                    /* path of the Chrome trace written, NULL when none */
-    uint64_t trace_calls;           /* op calls the run recorded while the trace was on */
-    uint64_t trace_events;          /* of those, calls written as complete events */
-    uint64_t trace_past_cap;        /* calls summarised per op: past TPROF_TRACE_CAP */
-    uint64_t trace_past_max;        /* calls summarised per op: past TPROF_TRACE_MAX */
-    uint64_t trace_heap_samples;    /* heap counter samples written */
-    uint64_t trace_bytes;           /* size of the file */
-    char *folded_time, *folded_heap;/* paths of the folded-stack files written, NULL when none */
+    char *trace;                     /* path of the Chrome trace written, NULL when none */
+    uint64_t trace_calls;            /* op calls the run recorded while the trace was on */
+    uint64_t trace_events;           /* of those, calls written as complete events */
+    uint64_t trace_past_cap;         /* calls summarised per op: past TPROF_TRACE_CAP */
+    uint64_t trace_past_max;         /* calls summarised per op: past TPROF_TRACE_MAX */
+    uint64_t trace_heap_samples;     /* heap counter samples written */
+    uint64_t trace_bytes;            /* size of the file */
+    char *folded_time, *folded_heap; /* paths of the folded-stack files written, NULL when none */
 };
 
 struct tp_report {
     int schema;
     char *tprof_version;
-    int partial;                    /* 1 when tables overflowed and data was dropped */
-    uint64_t merged_processes;      /* 0 for one process; N when made by `tprof merge` */
-    char **notes;                   /* human-readable remarks: dropped data, clock warnings... */
+    int partial;               /* 1 when tables overflowed and data was dropped */
+    uint64_t merged_processes; /* 0 for one process; N when made by `tprof merge` */
+    char **notes;              /* human-readable remarks: dropped data, clock warnings... */
     size_t nnotes;
     struct tp_program program;
     struct tp_machine machine;
     struct tp_op *ops;
     size_t nops;
     struct tp_memory memory;
-    struct tp_steps steps;          /* count == 0 when no step was seen */
+    struct tp_steps steps; /* count == 0 when no step was seen */
     struct tp_verdict verdict;
-    struct tp_opstack *opstacks;    /* empty unless TPROF_FOLDED was set */
+    struct tp_opstack *opstacks; /* empty unless TPROF_FOLDED was set */
     size_t nopstacks;
-    uint64_t opstacks_dropped;      /* op calls whose stack did not fit the table */
+    uint64_t opstacks_dropped; /* op calls whose stack did not fit the table */
     struct tp_outputs outputs;
 };
 
@@ -177,6 +177,7 @@ void tp_site_free_frames(struct tp_site *s);
 size_t tp_sites_merge_same_lines(struct tp_site *s, size_t n, uint64_t cap);
 void tp_report_free(struct tp_report *r);
 /* Append a note (copied). */
-void tp_report_note(struct tp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tp_report_note(struct tp_report *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

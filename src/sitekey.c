@@ -40,7 +40,8 @@ static int by_key(const void *x, const void *y)
     return c ? c : a->nmerged < b->nmerged ? -1 : a->nmerged > b->nmerged;
 }
 
-int tp_sites_by_key(const struct tp_site *sites, size_t nsites, struct tp_keyed_site **out, size_t *n)
+int tp_sites_by_key(const struct tp_site *sites, size_t nsites, struct tp_keyed_site **out,
+                    size_t *n)
 {
     *out = NULL;
     *n = 0;

@@ -18,11 +18,12 @@ char *tp_site_key(const struct tp_site *s);
  * peak, where the sum is an upper bound). Sorted by key. */
 struct tp_keyed_site {
     char *key;
-    struct tp_site site;        /* frames borrowed from the report: do not free them */
-    size_t nmerged;             /* sites of the report that went into this one */
+    struct tp_site site; /* frames borrowed from the report: do not free them */
+    size_t nmerged;      /* sites of the report that went into this one */
 };
 /* 0 and *out (n entries), or -1 when out of memory. */
-int tp_sites_by_key(const struct tp_site *sites, size_t nsites, struct tp_keyed_site **out, size_t *n);
+int tp_sites_by_key(const struct tp_site *sites, size_t nsites, struct tp_keyed_site **out,
+                    size_t *n);
 void tp_keyed_sites_free(struct tp_keyed_site *k, size_t n);
 
 #endif
