@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "collect.h"
 #include "exitpaths.h"
+#include "fileio.h"
 #include "heap.h"
 #include "internal.h"
 #include "ops.h"
@@ -94,6 +95,17 @@ static void identify(void)
         ident.image_seq = 0;
     snprintf(buf, sizeof buf, "%ld:%d", ident.pid, ident.image_seq);
     setenv("TPROF_IMAGE", buf, 1);
+}
+
+/* How this image's report files are named (src/path.h). */
+static char host_name[256];
+static void path_ctx(struct tp_path_ctx *ctx, int sig_seq)
+{
+    if (gethostname(host_name, sizeof host_name - 1) < 0 || !host_name[0])
+        snprintf(host_name, sizeof host_name, "localhost");
+    struct tp_path_ctx c = {ident.pid, tp_mpi_rank(env_get), host_name, !ident.is_root,
+                            ident.image_seq, sig_seq};
+    *ctx = c;
 }
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -185,41 +197,26 @@ __attribute__((destructor)) static void tp_dtor(void)
 /* Expand a report path template for this process image. */
 static int report_path(const char *var, const char *tmpl, int sig_seq, char *path, size_t n)
 {
-    char host[256] = "localhost";
-    gethostname(host, sizeof host - 1);
-    struct tp_path_ctx ctx = {ident.pid, tp_mpi_rank(env_get), host, !ident.is_root,
-                              ident.image_seq, sig_seq};
-    if (tp_path_expand(tmpl, &ctx, path, n) < 0) {
+    struct tp_path_ctx ctx;
+    path_ctx(&ctx, sig_seq);
+    if (tp_output_path(tmpl, &ctx, path, n) < 0) {
         tp_warn("%s=%s: %s; report not written", var, tmpl, path);
         return -1;
     }
     return 0;
 }
 
-/* Write a report file atomically (a temporary file renamed over the target), so that a reader,
- * or a program killed while a snapshot is written, never sees half a report. */
+/* Write a report file where the user pointed (src/fileio.h): a regular file atomically, so that
+ * a reader, or a program killed while a snapshot is written, never sees half a report; a device,
+ * a FIFO or a descriptor in place. */
 static char *write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b)
 {
-    char path[4096], tmp[4200];
+    char path[4096];
+    const char *why;
     if (report_path(var, tmpl, sig_seq, path, sizeof path) < 0)
         return NULL;
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        tp_warn("%s: cannot write %s: %s", var, path, strerror(errno));
-        return NULL;
-    }
-    int bad = tp_buf_write_fd(b, fd) < 0;
-    int e = errno;
-    if (close(fd) < 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad || rename(tmp, path) < 0) {
-        if (!bad)
-            e = errno;
-        tp_warn("%s: writing %s failed: %s", var, path, strerror(e));
-        unlink(tmp);
+    if (tp_write_file(path, b->p, b->len, &why) < 0) {
+        tp_warn("%s: cannot write %s: %s; report not written", var, path, why);
         return NULL;
     }
     return strdup(path);
@@ -258,11 +255,16 @@ static void write_extras(struct tp_report *r, const char *why, int sig_seq)
         tp_render_folded(r, TP_FOLDED_TIME, &b);
         if (tp_buf_ok(&b))
             r->outputs.folded_time = write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &b);
-        b.len = 0;
-        tp_render_folded(r, TP_FOLDED_HEAP, &b);
-        heap_folded_template(tp_cfg.folded, heap, sizeof heap);
-        if (tp_buf_ok(&b))
-            r->outputs.folded_heap = write_out("TPROF_FOLDED", heap, sig_seq, &b);
+        /* A device, FIFO or descriptor has no name beside it for the heap stacks ("/dev/null.heap"
+         * would be a new file in /dev), and bytes mixed into a stream of times would make one
+         * wrong flame graph: there only the op-time stacks are written. */
+        if (!r->outputs.folded_time || !tp_file_is_stream(r->outputs.folded_time)) {
+            b.len = 0;
+            tp_render_folded(r, TP_FOLDED_HEAP, &b);
+            heap_folded_template(tp_cfg.folded, heap, sizeof heap);
+            if (tp_buf_ok(&b))
+                r->outputs.folded_heap = write_out("TPROF_FOLDED", heap, sig_seq, &b);
+        }
         tp_buf_free(&b);
     }
 }
@@ -286,7 +288,7 @@ static void write_reports(const char *why, int sig_seq)
              * it execs the real program, or the dozens of helpers a script spawns, would bury
              * its report. Their reports still go to TPROF_JSON / a TPROF_OUTPUT path. */
             if (ident.is_root && strcmp(why, "exec") != 0 && strcmp(why, "snapshot") != 0 &&
-                tp_buf_write_fd(&b, 2) < 0) {
+                tp_write_fd(2, b.p, b.len) < 0) {
             }
         } else {
             free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b));

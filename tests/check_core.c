@@ -1,11 +1,16 @@
 /* Unit tests of the shared core: configuration parsing, path templates, op patterns, the
  * growable buffer and the merging of call sites. Never run under LD_PRELOAD. */
 #include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "config.h"
+#include "fileio.h"
 #include "path.h"
 #include "report.h"
 
@@ -96,6 +101,62 @@ START_TEST(test_config_malformed)
     ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_DISABLE=maybe: expected 0 or 1; using 0\n"));
     ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_OUTPUT=a?b: contains a control character; using stderr\n"));
     tp_config_free(&c);
+}
+END_TEST
+
+/* The writer: links kept, devices and descriptors in place, names of streams without suffixes. */
+START_TEST(test_fileio)
+{
+    char dir[] = "/tmp/tprof-check-XXXXXX", p[128], q[128], buf[64], why[256];
+    const char *reason;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/real", dir);
+    snprintf(q, sizeof q, "%s/link", dir);
+    ck_assert_int_eq(symlink("real", q), 0);
+    ck_assert_int_eq(tp_write_file(q, "abc\n", 4, &reason), 0); /* a dangling link: creates real */
+    ck_assert_int_eq(tp_write_file(q, "hello\n", 6, &reason), 0);
+    struct stat st;
+    ck_assert_int_eq(lstat(q, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    int fd = open(p, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(read(fd, buf, sizeof buf), 6);
+    close(fd);
+    ck_assert_int_eq(memcmp(buf, "hello\n", 6), 0);
+    ck_assert_int_eq(tp_file_is_stream(q), 0);
+    ck_assert_int_eq(tp_file_is_stream("/dev/null"), 1);
+    ck_assert_int_eq(tp_file_is_stream("/dev/stderr"), 1);
+    ck_assert_int_eq(tp_file_is_stream(dir), 1); /* a directory is not replaced either... */
+    ck_assert_int_eq(tp_write_file(dir, "x", 1, &reason), -1); /* ...nor written */
+    ck_assert_str_eq(reason, "Is a directory");
+    /* a child or an exec'd image writing to a device keeps the device's name */
+    struct tp_path_ctx ctx = {77, 0, "h", 1, 2, 3};
+    ck_assert_int_eq(tp_output_path("/dev/null", &ctx, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "/dev/null");
+    ck_assert_int_eq(tp_output_path("/dev/fd/2", &ctx, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "/dev/fd/2");
+    ck_assert_int_eq(tp_output_path("/tmp/r.json", &ctx, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "/tmp/r.77.exec2.sig3.json");
+    /* the checks before the run */
+    ck_assert_int_eq(tp_check_output(q, why, sizeof why), 0);
+    ck_assert_int_eq(tp_check_output("/dev/null", why, sizeof why), 0);
+    ck_assert_int_eq(tp_check_output("/dev/fd/999", why, sizeof why), -1);
+    ck_assert_str_eq(why, "file descriptor 999 is not open");
+    fd = open(p, O_RDONLY);
+    snprintf(q, sizeof q, "/proc/self/fd/%d", fd);
+    ck_assert_int_eq(tp_check_output(q, why, sizeof why), -1);
+    snprintf(p, sizeof p, "file descriptor %d is not open for writing", fd);
+    ck_assert_str_eq(why, p);
+    close(fd);
+    snprintf(p, sizeof p, "%s/real/x", dir);
+    ck_assert_int_eq(tp_check_output(p, why, sizeof why), -1);
+    snprintf(q, sizeof q, "%s/real is not a directory", dir);
+    ck_assert_str_eq(why, q);
+    snprintf(p, sizeof p, "%s/real", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/link", dir);
+    unlink(p);
+    rmdir(dir);
 }
 END_TEST
 
@@ -239,6 +300,7 @@ int main(void)
     tcase_add_test(tc, test_config_defaults);
     tcase_add_test(tc, test_config_values);
     tcase_add_test(tc, test_config_malformed);
+    tcase_add_test(tc, test_fileio);
     tcase_add_test(tc, test_parsers);
     tcase_add_test(tc, test_ops_match);
     suite_add_tcase(s, tc);
