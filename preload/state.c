@@ -61,10 +61,64 @@ void tp_warn(const char *fmt, ...)
     errno = e;
 }
 
+/* The configuration's warnings at start-up, held until all are known, then printed once per
+ * run: an image that prints one adds its hash to TPROF_WARNED, which children and exec'd images
+ * inherit, so a script that starts ten programs under one bad setting warns once, not ten
+ * times. A setting the program changes for a child gives a new line, which is printed. */
+static char init_warnings[4096];
+static size_t init_warnings_len;
+
 static void warn_line(const char *line)
 {
-    if (write(2, line, strlen(line)) < 0) {
+    size_t n = strlen(line);
+    if (n < sizeof init_warnings - init_warnings_len) {
+        memcpy(init_warnings + init_warnings_len, line, n);
+        init_warnings_len += n;
+    } else if (write(2, line, n) < 0) {
     }
+}
+
+#define WARNED_MAX 32 /* hashes kept in TPROF_WARNED */
+
+static uint64_t line_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Print the held warnings that no earlier image of this run printed. export: record them in
+ * TPROF_WARNED for the images to come. */
+static void flush_warnings(int export)
+{
+    char list[WARNED_MAX * 17 + 1], hex[20];
+    const char *old = getenv("TPROF_WARNED");
+    snprintf(list, sizeof list, "%s", old && strlen(old) < sizeof list ? old : "");
+    size_t kept = 0, added = 0;
+    for (const char *p = list; *p; p++)
+        kept += *p == ',';
+    kept += list[0] != 0;
+    const char *line = init_warnings, *end = init_warnings + init_warnings_len;
+    while (line < end) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) + 1 : (size_t)(end - line);
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)line_hash(line, n));
+        if (!strstr(list, hex)) {
+            if (write(2, line, n) < 0) {
+            }
+            size_t len = strlen(list);
+            if (kept < WARNED_MAX && len + 18 < sizeof list) {
+                snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", hex);
+                kept++;
+                added++;
+            }
+        }
+        line += n;
+    }
+    init_warnings_len = 0;
+    if (export && added)
+        setenv("TPROF_WARNED", list, 1);
 }
 
 static const char *env_get(const char *name)
@@ -106,6 +160,15 @@ static void path_ctx(struct tp_path_ctx *ctx, int sig_seq)
     struct tp_path_ctx c = {ident.pid, tp_mpi_rank(env_get), host_name, !ident.is_root,
                             ident.image_seq, sig_seq};
     *ctx = c;
+}
+
+/* Before the program's main: an output that cannot be written is said now, not after hours of
+ * running, and replaced by its default (src/config.h). */
+static void check_outputs(void)
+{
+    struct tp_path_ctx ctx;
+    path_ctx(&ctx, 0);
+    tp_config_check_outputs(&tp_cfg, &ctx, warn_line);
 }
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -160,12 +223,15 @@ void tp_init(void)
     tp_clock_init();
     tp_config_load(&tp_cfg, env_get, warn_line);
     if (tp_cfg.disable) {
+        flush_warnings(0);
         atomic_store(&tp_state, TP_DISABLED);
         tp_guard = g;
         errno = e;
         return;
     }
     identify();
+    check_outputs();
+    flush_warnings(1);
     tp_heap_init();
     tp_sites_init();
     tp_ops_init();

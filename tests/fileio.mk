@@ -2,5 +2,5 @@
 # paths refused before the program runs, one warning per run.
 check_PROGRAMS += tests/victims/v_early
 tests_victims_v_early_CFLAGS = $(VICTIM_CFLAGS)
-TESTS += tests/out_devices.sh
-EXTRA_DIST += tests/out_devices.sh
+TESTS += tests/out_devices.sh tests/out_early.sh
+EXTRA_DIST += tests/out_devices.sh tests/out_early.sh
