@@ -37,7 +37,8 @@ static void usage(FILE *f)
                "them). The heap peak is the largest process's peak; a note gives their sum.\n"
                "Latency percentiles become sample-weighted means of each process's percentiles\n"
                "(a note says so). Inputs may be merged reports themselves.\n\n"
-               "  -o OUT.json      where to write the merged report (- for stdout)\n");
+               "  -o OUT.json      where to write the merged report (- for stdout; a device or\n"
+               "                   FIFO is written in place, a regular file replaced atomically)\n");
 }
 
 struct merge {

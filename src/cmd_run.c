@@ -35,7 +35,7 @@ static const struct {
     {"--json-sites", "TPROF_JSON_SITES", "N", "sites written to JSON (default 1000, 0 = all)"},
     {"--trace-cap", "TPROF_TRACE_CAP", "N", "op calls drawn one by one in the trace (default 1000000)"},
     {"--max-ops", "TPROF_MAX_OPS", "N", "op table capacity (default 1024)"},
-    {"--plt", "TPROF_PLT", "0|1", "0: do not hook shared-library exports through the PLT"},
+    {"--plt", "TPROF_PLT", "0|1", "0 (or no, off, false): do not hook shared-library exports through the PLT"},
     {"--hook-ns", "TPROF_HOOK_NS", "NS", "cost of one non-op instrumentation hook (default measured)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
@@ -51,6 +51,12 @@ static void usage(FILE *f)
     }
     fprintf(f, "  %-24s %s\n", "--disable", "preload but pass everything through [TPROF_DISABLE=1]");
     fprintf(f, "  %-24s %s\n", "--lib PATH", "use this libtprof.so [TPROF_LIB]");
+    fprintf(f, "\nEvery setting, from a flag or a TPROF_* variable already in the environment, is\n"
+               "checked before cmd runs, output paths included (the template expands, the\n"
+               "directory exists and is writable): a bad one is one line and exit status 2, and\n"
+               "cmd does not run. Booleans take 0/1, yes/no, true/false or on/off, in any case.\n"
+               "A regular file is replaced atomically (through a link, the file it points to); a\n"
+               "path naming a device, a FIFO or /dev/fd/N (/dev/stderr...) is written in place.\n");
 }
 
 static const char *one_var;
