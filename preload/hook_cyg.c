@@ -407,19 +407,12 @@ static void calibrate(void)
     tp_guard = g;
 }
 
+/* TPROF_HOOK_NS, parsed with every other setting (src/config.c): -1 when unset or malformed. */
 static void read_hook_ns(void)
 {
-    const char *v = getenv("TPROF_HOOK_NS");
-    if (!v || !*v)
+    if (tp_cfg.hook_ns < 0)
         return;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (errno || end == v || *end || !(d >= 0 && d <= 1e6)) {
-        tp_warn("TPROF_HOOK_NS=%s: expected nanoseconds, 0 to 1000000; using the measured cost", v);
-        return;
-    }
-    hook_ns = d;
+    hook_ns = tp_cfg.hook_ns;
     hook_ns_set = 1;
 }
 

@@ -885,14 +885,7 @@ static void fork_child(void)
 
 void tp_plt_init(void)
 {
-    const char *v = getenv("TPROF_PLT");
-    plt_on = 1;
-    if (v && *v) {
-        if (!strcmp(v, "0"))
-            plt_on = 0;
-        else if (strcmp(v, "1") != 0)
-            tp_warn("TPROF_PLT=%s: expected 0 or 1; using 1", v);
-    }
+    plt_on = tp_cfg.plt; /* TPROF_PLT, parsed with every other setting (src/config.c) */
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     /* This thread's stack now (the malloc shims' stack walk needs it too, PLT hooks or not), not
      * in a hooked call that may run in a signal handler, where glibc's reading of

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "collect.h"
 #include "exitpaths.h"
+#include "fileio.h"
 #include "heap.h"
 #include "internal.h"
 #include "ops.h"
@@ -60,10 +61,64 @@ void tp_warn(const char *fmt, ...)
     errno = e;
 }
 
+/* The configuration's warnings at start-up, held until all are known, then printed once per
+ * run: an image that prints one adds its hash to TPROF_WARNED, which children and exec'd images
+ * inherit, so a script that starts ten programs under one bad setting warns once, not ten
+ * times. A setting the program changes for a child gives a new line, which is printed. */
+static char init_warnings[4096];
+static size_t init_warnings_len;
+
 static void warn_line(const char *line)
 {
-    if (write(2, line, strlen(line)) < 0) {
+    size_t n = strlen(line);
+    if (n < sizeof init_warnings - init_warnings_len) {
+        memcpy(init_warnings + init_warnings_len, line, n);
+        init_warnings_len += n;
+    } else if (write(2, line, n) < 0) {
     }
+}
+
+#define WARNED_MAX 32 /* hashes kept in TPROF_WARNED */
+
+static uint64_t line_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Print the held warnings that no earlier image of this run printed. export: record them in
+ * TPROF_WARNED for the images to come. */
+static void flush_warnings(int export)
+{
+    char list[WARNED_MAX * 17 + 1], hex[20];
+    const char *old = getenv("TPROF_WARNED");
+    snprintf(list, sizeof list, "%s", old && strlen(old) < sizeof list ? old : "");
+    size_t kept = 0, added = 0;
+    for (const char *p = list; *p; p++)
+        kept += *p == ',';
+    kept += list[0] != 0;
+    const char *line = init_warnings, *end = init_warnings + init_warnings_len;
+    while (line < end) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) + 1 : (size_t)(end - line);
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)line_hash(line, n));
+        if (!strstr(list, hex)) {
+            if (write(2, line, n) < 0) {
+            }
+            size_t len = strlen(list);
+            if (kept < WARNED_MAX && len + 18 < sizeof list) {
+                snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", hex);
+                kept++;
+                added++;
+            }
+        }
+        line += n;
+    }
+    init_warnings_len = 0;
+    if (export && added)
+        setenv("TPROF_WARNED", list, 1);
 }
 
 static const char *env_get(const char *name)
@@ -94,6 +149,26 @@ static void identify(void)
         ident.image_seq = 0;
     snprintf(buf, sizeof buf, "%ld:%d", ident.pid, ident.image_seq);
     setenv("TPROF_IMAGE", buf, 1);
+}
+
+/* How this image's report files are named (src/path.h). */
+static char host_name[256];
+static void path_ctx(struct tp_path_ctx *ctx, int sig_seq)
+{
+    if (gethostname(host_name, sizeof host_name - 1) < 0 || !host_name[0])
+        snprintf(host_name, sizeof host_name, "localhost");
+    struct tp_path_ctx c = {ident.pid, tp_mpi_rank(env_get), host_name, !ident.is_root,
+                            ident.image_seq, sig_seq};
+    *ctx = c;
+}
+
+/* Before the program's main: an output that cannot be written is said now, not after hours of
+ * running, and replaced by its default (src/config.h). */
+static void check_outputs(void)
+{
+    struct tp_path_ctx ctx;
+    path_ctx(&ctx, 0);
+    tp_config_check_outputs(&tp_cfg, &ctx, warn_line);
 }
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -148,12 +223,15 @@ void tp_init(void)
     tp_clock_init();
     tp_config_load(&tp_cfg, env_get, warn_line);
     if (tp_cfg.disable) {
+        flush_warnings(0);
         atomic_store(&tp_state, TP_DISABLED);
         tp_guard = g;
         errno = e;
         return;
     }
     identify();
+    check_outputs();
+    flush_warnings(1);
     tp_heap_init();
     tp_sites_init();
     tp_ops_init();
@@ -185,41 +263,26 @@ __attribute__((destructor)) static void tp_dtor(void)
 /* Expand a report path template for this process image. */
 static int report_path(const char *var, const char *tmpl, int sig_seq, char *path, size_t n)
 {
-    char host[256] = "localhost";
-    gethostname(host, sizeof host - 1);
-    struct tp_path_ctx ctx = {ident.pid, tp_mpi_rank(env_get), host, !ident.is_root,
-                              ident.image_seq, sig_seq};
-    if (tp_path_expand(tmpl, &ctx, path, n) < 0) {
+    struct tp_path_ctx ctx;
+    path_ctx(&ctx, sig_seq);
+    if (tp_output_path(tmpl, &ctx, path, n) < 0) {
         tp_warn("%s=%s: %s; report not written", var, tmpl, path);
         return -1;
     }
     return 0;
 }
 
-/* Write a report file atomically (a temporary file renamed over the target), so that a reader,
- * or a program killed while a snapshot is written, never sees half a report. */
+/* Write a report file where the user pointed (src/fileio.h): a regular file atomically, so that
+ * a reader, or a program killed while a snapshot is written, never sees half a report; a device,
+ * a FIFO or a descriptor in place. */
 static char *write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b)
 {
-    char path[4096], tmp[4200];
+    char path[4096];
+    const char *why;
     if (report_path(var, tmpl, sig_seq, path, sizeof path) < 0)
         return NULL;
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        tp_warn("%s: cannot write %s: %s", var, path, strerror(errno));
-        return NULL;
-    }
-    int bad = tp_buf_write_fd(b, fd) < 0;
-    int e = errno;
-    if (close(fd) < 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad || rename(tmp, path) < 0) {
-        if (!bad)
-            e = errno;
-        tp_warn("%s: writing %s failed: %s", var, path, strerror(e));
-        unlink(tmp);
+    if (tp_write_file(path, b->p, b->len, &why) < 0) {
+        tp_warn("%s: cannot write %s: %s; report not written", var, path, why);
         return NULL;
     }
     return strdup(path);
@@ -258,11 +321,16 @@ static void write_extras(struct tp_report *r, const char *why, int sig_seq)
         tp_render_folded(r, TP_FOLDED_TIME, &b);
         if (tp_buf_ok(&b))
             r->outputs.folded_time = write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &b);
-        b.len = 0;
-        tp_render_folded(r, TP_FOLDED_HEAP, &b);
-        heap_folded_template(tp_cfg.folded, heap, sizeof heap);
-        if (tp_buf_ok(&b))
-            r->outputs.folded_heap = write_out("TPROF_FOLDED", heap, sig_seq, &b);
+        /* A device, FIFO or descriptor has no name beside it for the heap stacks ("/dev/null.heap"
+         * would be a new file in /dev), and bytes mixed into a stream of times would make one
+         * wrong flame graph: there only the op-time stacks are written. */
+        if (!r->outputs.folded_time || !tp_file_is_stream(r->outputs.folded_time)) {
+            b.len = 0;
+            tp_render_folded(r, TP_FOLDED_HEAP, &b);
+            heap_folded_template(tp_cfg.folded, heap, sizeof heap);
+            if (tp_buf_ok(&b))
+                r->outputs.folded_heap = write_out("TPROF_FOLDED", heap, sig_seq, &b);
+        }
         tp_buf_free(&b);
     }
 }
@@ -286,7 +354,7 @@ static void write_reports(const char *why, int sig_seq)
              * it execs the real program, or the dozens of helpers a script spawns, would bury
              * its report. Their reports still go to TPROF_JSON / a TPROF_OUTPUT path. */
             if (ident.is_root && strcmp(why, "exec") != 0 && strcmp(why, "snapshot") != 0 &&
-                tp_buf_write_fd(&b, 2) < 0) {
+                tp_write_fd(2, b.p, b.len) < 0) {
             }
         } else {
             free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b));

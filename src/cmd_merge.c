@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "cli.h"
+#include "fileio.h"
 #include "json_read.h"
 #include "render.h"
 #include "sitekey.h"
@@ -36,7 +37,8 @@ static void usage(FILE *f)
                "them). The heap peak is the largest process's peak; a note gives their sum.\n"
                "Latency percentiles become sample-weighted means of each process's percentiles\n"
                "(a note says so). Inputs may be merged reports themselves.\n\n"
-               "  -o OUT.json      where to write the merged report (- for stdout)\n");
+               "  -o OUT.json      where to write the merged report (- for stdout; a device or\n"
+               "                   FIFO is written in place, a regular file replaced atomically)\n");
 }
 
 struct merge {
@@ -529,28 +531,18 @@ static int merge_all(const struct tp_report *in, size_t nin, const char *const *
     return rc;
 }
 
-/* Write atomically: a reader never sees half a report, and a failure leaves no file. */
-static int write_out(const char *out, const struct tp_buf *b)
+/* "-" is standard output; a file is written where it points (src/fileio.h): a regular file
+ * atomically, so that a reader never sees half a report and a failure leaves no file; a device
+ * or a FIFO in place. Returns 0, or -1 with *why. */
+static int write_out(const char *out, const struct tp_buf *b, const char **why)
 {
-    if (!strcmp(out, "-"))
-        return fwrite(b->p, 1, b->len, stdout) == b->len && fflush(stdout) == 0 ? 0 : errno;
-    size_t n = strlen(out) + 32;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return ENOMEM;
-    snprintf(tmp, n, "%s.tmp.%ld", out, (long)getpid());
-    FILE *f = fopen(tmp, "wex");
-    int e = f ? 0 : errno;
-    if (f && fwrite(b->p, 1, b->len, f) != b->len)
-        e = errno ? errno : EIO;
-    if (f && fclose(f) != 0 && !e)
-        e = errno;
-    if (!e && rename(tmp, out) != 0)
-        e = errno;
-    if (e && f)
-        unlink(tmp);
-    free(tmp);
-    return e;
+    if (!strcmp(out, "-")) {
+        if (fwrite(b->p, 1, b->len, stdout) == b->len && fflush(stdout) == 0)
+            return 0;
+        *why = strerror(errno);
+        return -1;
+    }
+    return tp_write_file(out, b->p, b->len, why);
 }
 
 int tp_cmd_merge(int argc, char **argv)
@@ -613,9 +605,9 @@ int tp_cmd_merge(int argc, char **argv)
         struct tp_buf b;
         tp_buf_init(&b);
         tp_render_json(&r, &b);
-        int e = tp_buf_ok(&b) ? write_out(out, &b) : ENOMEM;
-        if (e) {
-            fprintf(stderr, "tprof merge: cannot write %s: %s\n", out, strerror(e));
+        const char *why = strerror(ENOMEM);
+        if (!tp_buf_ok(&b) || write_out(out, &b, &why) < 0) {
+            fprintf(stderr, "tprof merge: cannot write %s: %s\n", out, why);
             rc = 1;
         }
         tp_buf_free(&b);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "path.h"
 
 /* Every flag is one TPROF_* variable; the value is validated by the library's own parser. */
 static const struct {
@@ -34,7 +35,7 @@ static const struct {
     {"--json-sites", "TPROF_JSON_SITES", "N", "sites written to JSON (default 1000, 0 = all)"},
     {"--trace-cap", "TPROF_TRACE_CAP", "N", "op calls drawn one by one in the trace (default 1000000)"},
     {"--max-ops", "TPROF_MAX_OPS", "N", "op table capacity (default 1024)"},
-    {"--plt", "TPROF_PLT", "0|1", "0: do not hook shared-library exports through the PLT"},
+    {"--plt", "TPROF_PLT", "0|1", "0 (or no, off, false): do not hook shared-library exports through the PLT"},
     {"--hook-ns", "TPROF_HOOK_NS", "NS", "cost of one non-op instrumentation hook (default measured)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
@@ -50,6 +51,12 @@ static void usage(FILE *f)
     }
     fprintf(f, "  %-24s %s\n", "--disable", "preload but pass everything through [TPROF_DISABLE=1]");
     fprintf(f, "  %-24s %s\n", "--lib PATH", "use this libtprof.so [TPROF_LIB]");
+    fprintf(f, "\nEvery setting, from a flag or a TPROF_* variable already in the environment, is\n"
+               "checked before cmd runs, output paths included (the template expands, the\n"
+               "directory exists and is writable): a bad one is one line and exit status 2, and\n"
+               "cmd does not run. Booleans take 0/1, yes/no, true/false or on/off, in any case.\n"
+               "A regular file is replaced atomically (through a link, the file it points to); a\n"
+               "path naming a device, a FIFO or /dev/fd/N (/dev/stderr...) is written in place.\n");
 }
 
 static const char *one_var;
@@ -58,24 +65,55 @@ static const char *get_one(const char *name)
 {
     return strcmp(name, one_var) == 0 ? one_val : NULL;
 }
+static const char *get_env(const char *name)
+{
+    return getenv(name);
+}
 static int bad;
 static char bad_line[512];
 static void on_warn(const char *line)
 {
-    bad = 1;
-    snprintf(bad_line, sizeof bad_line, "%s", line);
+    if (!bad++)
+        snprintf(bad_line, sizeof bad_line, "%s", line);
+}
+
+/* Run the library's parser, and its check of the output paths, exactly as the library will at
+ * start-up: exec keeps the pid, so %p expands to the program's. Returns 1 when nothing warned;
+ * else bad_line holds the first warning. */
+static int check(const char *(*get)(const char *))
+{
+    struct tp_config c;
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    struct tp_path_ctx ctx = {(long)getpid(), tp_mpi_rank(get), host, 0, 0, 0};
+    bad = 0;
+    tp_config_load(&c, get, on_warn);
+    tp_config_check_outputs(&c, &ctx, on_warn);
+    tp_config_free(&c);
+    return !bad;
 }
 
 /* Reject a flag value the library would reject, using the library's parser. */
 static int valid(const char *var, const char *val)
 {
-    struct tp_config c;
     one_var = var;
     one_val = val;
-    bad = 0;
-    tp_config_load(&c, get_one, on_warn);
-    tp_config_free(&c);
-    return !bad;
+    return check(get_one);
+}
+
+/* The reason part of a warning line "tprof: VAR=value: <why>; using <default>": here nothing
+ * runs, so what the library would use instead does not apply. */
+static const char *warning_reason(void)
+{
+    char *cut = strstr(bad_line, "; using");
+    if (cut)
+        *cut = 0;
+    char *nl = strchr(bad_line, '\n');
+    if (nl)
+        *nl = 0;
+    const char *why = strstr(bad_line, ": ");
+    why = why ? strstr(why + 2, ": ") : NULL;
+    return why ? why + 2 : bad_line;
 }
 
 static int exists(const char *p)
@@ -162,19 +200,27 @@ int tp_cmd_run(int argc, char **argv)
         }
         if (!valid(flags[f].var, v)) {
             /* the parser's own words, without its "using <default>": here nothing runs */
-            const char *why = strstr(bad_line, ": ");
-            why = why ? strstr(why + 2, ": ") : NULL;
-            char *cut = strstr(bad_line, "; using");
-            if (cut)
-                *cut = 0;
             fprintf(stderr, "tprof run: invalid value for %s: %s\n", flags[f].flag,
-                    why ? why + 2 : v);
+                    warning_reason());
             return 2;
         }
         setenv(flags[f].var, v, 1);
     }
     if (i >= argc) {
         fprintf(stderr, "tprof run: no command given (usage: tprof run [options] -- cmd args...)\n");
+        return 2;
+    }
+    /* The environment the program will get, flags and inherited TPROF_* variables together,
+     * through the same parser: a setting the library would warn about is refused now, before
+     * the program runs, rather than found wrong when it ends. */
+    if (!check(get_env)) {
+        if (strncmp(bad_line, "tprof: ", 7) == 0)
+            memmove(bad_line, bad_line + 7, strlen(bad_line + 7) + 1);
+        char *cut = strstr(bad_line, "; using");
+        if (cut)
+            *cut = 0;
+        bad_line[strcspn(bad_line, "\n")] = 0;
+        fprintf(stderr, "tprof run: %s\n", bad_line);
         return 2;
     }
     char err[512];

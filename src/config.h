@@ -1,14 +1,18 @@
-/* Configuration: the TPROF_* environment variables of DESIGN §2, parsed and validated once.
+/* Configuration: every TPROF_* environment variable, parsed and validated once, by one table.
  *
  * Parsing never fails: a malformed value produces one warning line
  *   tprof: TPROF_X=<value>: <why>; using <default>
- * passed to the caller's warn callback, and the default is used. The CLI reuses the parser to
- * validate its flags before it sets the variables for the child. */
+ * passed to the caller's warn callback, and the default is used. The preloaded library runs it
+ * at start-up; `tprof run` runs the same parser over the environment it hands to the program and
+ * refuses to start it on any warning. Booleans accept 0/1, yes/no, true/false and on/off, in any
+ * case. */
 #ifndef TPROF_CONFIG_H
 #define TPROF_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct tp_path_ctx;
 
 /* Constructors, loaders and initialisers are set-up, not a model's work, whatever their names
  * contain (darknet's make_convolutional_layer matched *conv*, rand_normal *norm*): as ops they
@@ -40,6 +44,8 @@ struct tp_config {
     uint64_t trace_max;/* trace size budget in bytes, default 64 MiB */
     uint64_t trace_cap;/* op-call events kept in the trace, default 1000000 */
     int json_sites;    /* sites written to JSON, default 1000 (0 = all) */
+    int plt;           /* 1: hook shared-library exports through the PLT/GOT (default) */
+    double hook_ns;    /* cost of one non-op -finstrument-functions hook; -1: measure it */
 };
 
 typedef void (*tp_warn_fn)(const char *line);
@@ -51,6 +57,13 @@ int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn);
 void tp_config_defaults(struct tp_config *c);
 void tp_config_free(struct tp_config *c);
 
+/* Check, before anything runs, that every output the configuration names can be written: the
+ * template expands for ctx and tp_check_output() accepts the result. A bad one is one warning
+ * line naming the variable, its value and the reason, and is replaced by its default (the text
+ * report goes to stderr; the JSON report, the trace and the folded stacks are not written).
+ * Nothing is checked when c->disable. Returns the number of warnings. */
+int tp_config_check_outputs(struct tp_config *c, const struct tp_path_ctx *ctx, tp_warn_fn warn);
+
 /* Single-value parsers, shared with the CLI. Each returns 0 on success, else -1 and sets *why. */
 int tp_parse_int(const char *s, long min, long max, long *out, const char **why);
 int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const char **why);
@@ -58,7 +71,9 @@ int tp_parse_double(const char *s, double min, double max, double *out, const ch
 int tp_parse_size(const char *s, uint64_t *out, const char **why);     /* 64M, 1G, 4096 */
 int tp_parse_signal(const char *s, int *out, const char **why);       /* USR1, SIGUSR2, 10 */
 int tp_parse_schedule(const char *s, int *wait, int *warmup, int *active, const char **why);
-int tp_parse_bool(const char *s, int *out, const char **why);
+int tp_parse_bool(const char *s, int *out, const char **why);   /* 0/1 yes/no true/false on/off */
+/* A TPROF_OPS list: no control character, every [ closed, at least one pattern that selects. */
+int tp_parse_ops(const char *s, const char **why);
 
 /* 1 when name matches the comma-separated glob list (case-insensitive; "!glob" entries
  * exclude and win over includes). */

@@ -21,7 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "calib.h"
+#include "fileio.h"
 
 #define MAGIC "tprof-peaks 1"
 #define MAX_CACHE 8192
@@ -238,46 +240,35 @@ static int mkdirs(const char *path)
 }
 
 /* A string as a one-line value: control characters become '?', empty becomes "-". */
-static void put_str(FILE *f, const char *key, const char *v)
+static void put_str(struct tp_buf *b, const char *key, const char *v)
 {
-    fprintf(f, "%s ", key);
+    tp_buf_printf(b, "%s ", key);
     if (!v || !*v)
-        fputc('-', f);
+        tp_buf_putc(b, '-');
     for (; v && *v; v++)
-        fputc((unsigned char)*v < 0x20 || *v == 0x7f ? '?' : *v, f);
-    fputc('\n', f);
+        tp_buf_putc(b, (unsigned char)*v < 0x20 || *v == 0x7f ? '?' : *v);
+    tp_buf_putc(b, '\n');
 }
 
 int tp_peaks_save(const char *path, const struct tp_peaks *p)
 {
-    char tmp[1100];
+    struct tp_buf b;
     if (mkdirs(path) < 0)
         return -1;
-    if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    FILE *f = fopen(tmp, "we");
-    if (!f)
-        return -1;
-    fprintf(f, MAGIC "\npeak_gflops %.3f\npeak_gflops_1t %.3f\npeak_gbps %.3f\nthreads %d\n"
-               "sgemm_n %ld\ntriad_bytes %lld\n",
-            p->gflops, p->gflops_1t, p->gbps, p->threads, p->sgemm_n, p->triad_bytes);
-    put_str(f, "method", p->method[0] ? p->method : "full");
-    put_str(f, "blas", p->blas);
-    put_str(f, "blas_config", p->blas_config);
-    put_str(f, "date", p->date);
-    int e = ferror(f) ? EIO : 0;
-    if (fclose(f) != 0 && !e)
-        e = errno;
-    if (e || rename(tmp, path) < 0) {
-        if (!e)
-            e = errno;
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    return 0;
+    tp_buf_init(&b);
+    tp_buf_printf(&b, MAGIC "\npeak_gflops %.3f\npeak_gflops_1t %.3f\npeak_gbps %.3f\nthreads %d\n"
+                         "sgemm_n %ld\ntriad_bytes %lld\n",
+                  p->gflops, p->gflops_1t, p->gbps, p->threads, p->sgemm_n, p->triad_bytes);
+    put_str(&b, "method", p->method[0] ? p->method : "full");
+    put_str(&b, "blas", p->blas);
+    put_str(&b, "blas_config", p->blas_config);
+    put_str(&b, "date", p->date);
+    /* written like a report (src/fileio.h): atomically, so that a reader never sees half */
+    int rc = tp_buf_ok(&b) ? tp_write_file(path, b.p, b.len, NULL) : (errno = ENOMEM, -1);
+    int e = errno;
+    tp_buf_free(&b);
+    errno = e;
+    return rc;
 }
 
 void tp_peaks_quick(double *gflops, double *gbps)

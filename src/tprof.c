@@ -22,6 +22,8 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].what);
     fprintf(f, "\n'tprof <command> --help' describes each command. tprof %s\n", TPROF_VERSION);
+    fprintf(f, "Settings are TPROF_* environment variables (man libtprof), checked when the\n"
+               "profile starts; booleans take 0/1, yes/no, true/false or on/off.\n");
 }
 
 int main(int argc, char **argv)

@@ -1,11 +1,16 @@
 /* Unit tests of the shared core: configuration parsing, path templates, op patterns, the
  * growable buffer and the merging of call sites. Never run under LD_PRELOAD. */
 #include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "config.h"
+#include "fileio.h"
 #include "path.h"
 #include "report.h"
 
@@ -93,9 +98,212 @@ START_TEST(test_config_malformed)
     ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_SIGNAL=KILL: unknown signal"));
     ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_TOP=: empty value; using 10\n"));
     ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_TRACE_MAX=12Q: unknown unit"));
-    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_DISABLE=maybe: expected 0 or 1; using 0\n"));
+    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_DISABLE=maybe: expected 0/1, yes/no, true/false or on/off; using 0\n"));
     ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_OUTPUT=a?b: contains a control character; using stderr\n"));
     tp_config_free(&c);
+}
+END_TEST
+
+/* Every boolean takes the same spellings, in any case; anything else is one exact warning. */
+START_TEST(test_config_bool)
+{
+    struct tp_config c;
+    const char *n[] = {"TPROF_DISABLE", "TPROF_PLT"};
+    const char *on[] = {"1", "yes", "YES", "true", "True", "on", "ON"};
+    const char *off[] = {"0", "no", "No", "false", "FALSE", "off", "Off"};
+    for (int i = 0; i < 7; i++) {
+        const char *v[] = {on[i], off[i]};
+        set_env(2, n, v);
+        ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+        ck_assert_int_eq(c.disable, 1);
+        ck_assert_int_eq(c.plt, 0);
+        tp_config_free(&c);
+        const char *w[] = {off[i], on[i]};
+        set_env(2, n, w);
+        ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+        ck_assert_int_eq(c.disable, 0);
+        ck_assert_int_eq(c.plt, 1);
+        tp_config_free(&c);
+    }
+    const char *bad[] = {"2", "y"};
+    set_env(2, n, bad);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 2);
+    ck_assert_int_eq(c.disable, 0);
+    ck_assert_int_eq(c.plt, 1);
+    ck_assert_str_eq(warned, "tprof: TPROF_DISABLE=2: expected 0/1, yes/no, true/false or on/off; using 0\n"
+                             "tprof: TPROF_PLT=y: expected 0/1, yes/no, true/false or on/off; using 1\n");
+    tp_config_free(&c);
+}
+END_TEST
+
+/* TPROF_PLT and TPROF_HOOK_NS are read by the same parser as every other variable. */
+START_TEST(test_config_plt_hook_ns)
+{
+    struct tp_config c;
+    const char *n[] = {"TPROF_PLT", "TPROF_HOOK_NS"};
+    set_env(0, NULL, NULL);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+    ck_assert_int_eq(c.plt, 1);
+    ck_assert(c.hook_ns == -1);
+    tp_config_free(&c);
+    const char *v[] = {"0", "12.5"};
+    set_env(2, n, v);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+    ck_assert_int_eq(c.plt, 0);
+    ck_assert(c.hook_ns == 12.5);
+    tp_config_free(&c);
+    const char *w[] = {"", "abc"};
+    set_env(2, n, w);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 2);
+    ck_assert_int_eq(c.plt, 1);
+    ck_assert(c.hook_ns == -1);
+    ck_assert_str_eq(warned, "tprof: TPROF_PLT=: empty value; using 1\n"
+                             "tprof: TPROF_HOOK_NS=abc: not a number; using the measured cost\n");
+    tp_config_free(&c);
+    const char *x[] = {"1", "1000001"};
+    set_env(2, n, x);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 1);
+    ck_assert_str_eq(warned, "tprof: TPROF_HOOK_NS=1000001: out of range; using the measured cost\n");
+    tp_config_free(&c);
+}
+END_TEST
+
+/* Op lists that select nothing, or that fnmatch would read with an open bracket. */
+START_TEST(test_config_ops)
+{
+    static const struct {
+        const char *v, *why; /* why NULL: accepted */
+    } cases[] = {
+        {"[", "a [ in a pattern is not closed by ]"},
+        {"mm*,conv[12", "a [ in a pattern is not closed by ]"},
+        {"[]", "a [ in a pattern is not closed by ]"},
+        {"[[:alpha:]", "a [ in a pattern is not closed by ]"},
+        {"x[[:alpha:", "a [ in a pattern is not closed by ]"},
+        {",,,", "no pattern selects a function (only commas, blanks or !exclusions)"},
+        {" ,  , ", "no pattern selects a function (only commas, blanks or !exclusions)"},
+        {"!make_*,!free_*", "no pattern selects a function (only commas, blanks or !exclusions)"},
+        {"!,mm", NULL},
+        {"conv[12]d", NULL},
+        {"[]x]*", NULL},
+        {"[![]*", NULL},
+        {"[[:alpha:]]x", NULL},
+        {"a\\[b", NULL},
+        {",mm,", NULL},
+    };
+    const char *n[] = {"TPROF_OPS"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct tp_config c;
+        char want[300];
+        const char *v[] = {cases[i].v};
+        set_env(1, n, v);
+        int nw = tp_config_load(&c, fake_get, fake_warn);
+        if (cases[i].why) {
+            snprintf(want, sizeof want, "tprof: TPROF_OPS=%s: %s; using the default op list\n",
+                     cases[i].v, cases[i].why);
+            ck_assert_msg(nw == 1, "%s: %d warnings", cases[i].v, nw);
+            ck_assert_str_eq(warned, want);
+            ck_assert_str_eq(c.ops, TP_DEFAULT_OPS);
+        } else {
+            ck_assert_msg(nw == 0, "%s: %s", cases[i].v, warned);
+            ck_assert_str_eq(c.ops, cases[i].v);
+        }
+        tp_config_free(&c);
+    }
+}
+END_TEST
+
+/* Output paths are checked before the program runs; a bad one falls back to its default. */
+START_TEST(test_config_outputs)
+{
+    struct tp_config c;
+    char dir[] = "/tmp/tprof-check-XXXXXX", json[64], folded[80];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(json, sizeof json, "%s/r-%%p.json", dir);
+    snprintf(folded, sizeof folded, "%s/none/x.folded", dir);
+    struct tp_path_ctx ctx = {77, 0, "h", 1, 0, 0};
+    const char *n[] = {"TPROF_OUTPUT", "TPROF_JSON", "TPROF_TRACE", "TPROF_FOLDED"};
+    const char *v[] = {"/nonexistent/dir/x.txt", json, "/tmp/x%q", folded};
+    set_env(4, n, v);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+    ck_assert_int_eq(tp_config_check_outputs(&c, &ctx, fake_warn), 3);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "tprof: TPROF_OUTPUT=/nonexistent/dir/x.txt: directory /nonexistent/dir: No such file or "
+             "directory; using stderr\n"
+             "tprof: TPROF_TRACE=/tmp/x%%q: unknown %%-sequence '%%q' (use %%p, %%r, %%h or %%%%); "
+             "using none (no trace)\n"
+             "tprof: TPROF_FOLDED=%s: directory %s/none: No such file or directory; using none (no "
+             "folded stacks)\n", folded, dir);
+    ck_assert_str_eq(warned, want);
+    ck_assert_str_eq(c.output, "stderr");
+    ck_assert_str_eq(c.json, json); /* its directory exists */
+    ck_assert_ptr_null(c.trace);
+    ck_assert_ptr_null(c.folded);
+    tp_config_free(&c);
+    /* TPROF_DISABLE: nothing runs, nothing is checked */
+    const char *m[] = {"TPROF_DISABLE", "TPROF_JSON"};
+    const char *w[] = {"1", "/nonexistent/x.json"};
+    set_env(2, m, w);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+    ck_assert_int_eq(tp_config_check_outputs(&c, &ctx, fake_warn), 0);
+    tp_config_free(&c);
+    rmdir(dir);
+}
+END_TEST
+
+/* The writer: links kept, devices and descriptors in place, names of streams without suffixes. */
+START_TEST(test_fileio)
+{
+    char dir[] = "/tmp/tprof-check-XXXXXX", p[128], q[128], buf[64], why[256];
+    const char *reason;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/real", dir);
+    snprintf(q, sizeof q, "%s/link", dir);
+    ck_assert_int_eq(symlink("real", q), 0);
+    ck_assert_int_eq(tp_write_file(q, "abc\n", 4, &reason), 0); /* a dangling link: creates real */
+    ck_assert_int_eq(tp_write_file(q, "hello\n", 6, &reason), 0);
+    struct stat st;
+    ck_assert_int_eq(lstat(q, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    int fd = open(p, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(read(fd, buf, sizeof buf), 6);
+    close(fd);
+    ck_assert_int_eq(memcmp(buf, "hello\n", 6), 0);
+    ck_assert_int_eq(tp_file_is_stream(q), 0);
+    ck_assert_int_eq(tp_file_is_stream("/dev/null"), 1);
+    ck_assert_int_eq(tp_file_is_stream("/dev/stderr"), 1);
+    ck_assert_int_eq(tp_file_is_stream(dir), 1); /* a directory is not replaced either... */
+    ck_assert_int_eq(tp_write_file(dir, "x", 1, &reason), -1); /* ...nor written */
+    ck_assert_str_eq(reason, "Is a directory");
+    /* a child or an exec'd image writing to a device keeps the device's name */
+    struct tp_path_ctx ctx = {77, 0, "h", 1, 2, 3};
+    ck_assert_int_eq(tp_output_path("/dev/null", &ctx, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "/dev/null");
+    ck_assert_int_eq(tp_output_path("/dev/fd/2", &ctx, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "/dev/fd/2");
+    ck_assert_int_eq(tp_output_path("/tmp/r.json", &ctx, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "/tmp/r.77.exec2.sig3.json");
+    /* the checks before the run */
+    ck_assert_int_eq(tp_check_output(q, why, sizeof why), 0);
+    ck_assert_int_eq(tp_check_output("/dev/null", why, sizeof why), 0);
+    ck_assert_int_eq(tp_check_output("/dev/fd/999", why, sizeof why), -1);
+    ck_assert_str_eq(why, "file descriptor 999 is not open");
+    fd = open(p, O_RDONLY);
+    snprintf(q, sizeof q, "/proc/self/fd/%d", fd);
+    ck_assert_int_eq(tp_check_output(q, why, sizeof why), -1);
+    snprintf(p, sizeof p, "file descriptor %d is not open for writing", fd);
+    ck_assert_str_eq(why, p);
+    close(fd);
+    snprintf(p, sizeof p, "%s/real/x", dir);
+    ck_assert_int_eq(tp_check_output(p, why, sizeof why), -1);
+    snprintf(q, sizeof q, "%s/real is not a directory", dir);
+    ck_assert_str_eq(why, q);
+    snprintf(p, sizeof p, "%s/real", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/link", dir);
+    unlink(p);
+    rmdir(dir);
 }
 END_TEST
 
@@ -239,6 +447,11 @@ int main(void)
     tcase_add_test(tc, test_config_defaults);
     tcase_add_test(tc, test_config_values);
     tcase_add_test(tc, test_config_malformed);
+    tcase_add_test(tc, test_config_bool);
+    tcase_add_test(tc, test_config_plt_hook_ns);
+    tcase_add_test(tc, test_config_ops);
+    tcase_add_test(tc, test_config_outputs);
+    tcase_add_test(tc, test_fileio);
     tcase_add_test(tc, test_parsers);
     tcase_add_test(tc, test_ops_match);
     suite_add_tcase(s, tc);

@@ -48,12 +48,17 @@ out=$(TPROF_PLT=0 TPROF_OPS="$OPS" TPROF_OUTPUT=none TPROF_JSON="$WORK/off.json"
 [ "$out" = "$native" ] || fail "stdout changed with TPROF_PLT=0"
 [ -s "$WORK/err" ] && fail "unexpected stderr with TPROF_PLT=0: $(cat "$WORK/err")"
 jcheck "$WORK/off.json" "len(d['ops']) == 0"
+# the other spellings of a boolean mean the same
+TPROF_PLT=Off TPROF_OPS="$OPS" TPROF_OUTPUT=none TPROF_JSON="$WORK/off2.json" LD_PRELOAD="$TPROF_SO" "$V" \
+  >/dev/null 2>"$WORK/err" || fail "victim failed with TPROF_PLT=Off"
+[ -s "$WORK/err" ] && fail "unexpected stderr with TPROF_PLT=Off: $(cat "$WORK/err")"
+jcheck "$WORK/off2.json" "len(d['ops']) == 0"
 # A bad value: one line, then the default (on).
-out=$(TPROF_PLT=yes TPROF_OPS="$OPS" TPROF_OUTPUT=none TPROF_JSON="$WORK/bad.json" \
-      LD_PRELOAD="$TPROF_SO" "$V" 2>"$WORK/err") || fail "victim failed with TPROF_PLT=yes"
-[ "$out" = "$native" ] || fail "stdout changed with TPROF_PLT=yes"
-[ "$(cat "$WORK/err")" = "tprof: TPROF_PLT=yes: expected 0 or 1; using 1" ] || \
-  fail "TPROF_PLT=yes warning: $(cat "$WORK/err")"
+out=$(TPROF_PLT=2 TPROF_OPS="$OPS" TPROF_OUTPUT=none TPROF_JSON="$WORK/bad.json" \
+      LD_PRELOAD="$TPROF_SO" "$V" 2>"$WORK/err") || fail "victim failed with TPROF_PLT=2"
+[ "$out" = "$native" ] || fail "stdout changed with TPROF_PLT=2"
+[ "$(cat "$WORK/err")" = "tprof: TPROF_PLT=2: expected 0/1, yes/no, true/false or on/off; using 1" ] || \
+  fail "TPROF_PLT=2 warning: $(cat "$WORK/err")"
 jcheck "$WORK/bad.json" "ops['tpop_gemm']['calls'] == 20"
 # Default TPROF_OPS: gemm, conv, norm, pool and relu are in it; libc's exports never are.
 TPROF_OUTPUT=none TPROF_JSON="$WORK/def.json" LD_PRELOAD="$TPROF_SO" "$V" >/dev/null || fail "victim failed"

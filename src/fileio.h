@@ -1,0 +1,47 @@
+/* Writing a report file where the user pointed, the one way every writer does it (the preloaded
+ * library's reports, tprof merge -o, the peaks cache of tprof calibrate).
+ *
+ * - A regular file, or a name that does not exist yet, is written atomically: a temporary file
+ *   beside it, renamed over it, so that a reader never sees half a file. When the name is a
+ *   symbolic link, the file written is the end of the link chain and the links stay.
+ * - A name that exists and is not a regular file (a character device such as /dev/null, a FIFO a
+ *   log collector reads, a terminal) is opened and written in place: renaming over it would
+ *   replace the device with a regular file. A FIFO is opened without blocking: with no reader the
+ *   write is skipped (ENXIO) rather than hanging the program's exit.
+ * - /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N (directly or through
+ *   links) are the process's own descriptor N, written as it is: reopening the name would start
+ *   at offset 0 of a log file the shell opened, or truncate it.
+ * SIGPIPE from a stream whose reader went away is kept from the process: the write fails with
+ * EPIPE instead. */
+#ifndef TPROF_FILEIO_H
+#define TPROF_FILEIO_H
+
+#include <stddef.h>
+
+struct tp_path_ctx;
+
+/* Write len bytes of data to path as above. Returns 0, or -1 with errno set and *why (when why
+ * is not NULL) a short reason ("no process reads this FIFO", or strerror's text). */
+int tp_write_file(const char *path, const void *data, size_t len, const char **why);
+
+/* Write everything to fd (EINTR, short writes, a non-blocking descriptor and SIGPIPE handled).
+ * 0 or -1 with errno set. */
+int tp_write_fd(int fd, const void *data, size_t len);
+
+/* 1 when path names something written in place (a descriptor, a device, a FIFO): one target
+ * for every process, so the per-process suffixes of report names do not apply to it. */
+int tp_file_is_stream(const char *path);
+
+/* Whether tp_write_file(path) can be expected to work, checked before anything is written: the
+ * directory of a regular (or new) file exists and is writable, a device or FIFO is writable, a
+ * descriptor is open for writing. Returns 0, or -1 with a one-line reason in why (n bytes),
+ * such as "/no/dir: No such file or directory". */
+int tp_check_output(const char *path, char *why, size_t n);
+
+/* Expand a report path template (src/path.h) for one process image. A template that names a
+ * stream (a device, a FIFO, a descriptor) is one target for every process: it gets none of the
+ * per-process suffixes, which would create "/dev/null.12345" beside the device. 0, or -1 with a
+ * reason in out (as tp_path_expand). */
+int tp_output_path(const char *tmpl, const struct tp_path_ctx *ctx, char *out, size_t n);
+
+#endif
