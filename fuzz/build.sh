@@ -15,7 +15,7 @@ fuzz_json_read*)
 	exec "$CC" $flags \
 		-D_GNU_SOURCE -I"$top/src" -I"$top/include" -I"$top/fuzz" $(pkg-config --cflags json-c) \
 		"$here/fuzz_json_read.c" "$here/shim_diff.c" "$here/shim_merge.c" \
-		"$top/src/json_read.c" "$top/src/json_get.c" "$top/src/diff.c" "$top/src/sitekey.c" "$top/src/report.c" "$top/src/buf.c" \
+		"$top/src/json_read.c" "$top/src/json_get.c" "$top/src/diff.c" "$top/src/merge.c" "$top/src/sitekey.c" "$top/src/report.c" "$top/src/buf.c" \
 		"$top/src/analyze.c" "$top/src/render_json.c" "$top/src/render_text.c" "$top/src/render_text_memory.c" "$top/src/units.c" \
 		"$top/src/config.c" \
 		$(pkg-config --libs json-c) -lm -o "$out" ;;
