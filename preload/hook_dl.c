@@ -9,8 +9,13 @@
  * the calling module: its RPATH, LD_LIBRARY_PATH, its RUNPATH) are tried first, in glibc's order.
  *
  * dlclose: the module's address range is remembered for naming call sites (modules.c), then,
- * once it is gone, libunwind's caches, the symbol lists and the cached per-address decisions of
- * the instrumented-function hooks are dropped: the same addresses may hold other code next. */
+ * once it is gone, libunwind's caches, the symbol lists, the cached per-address decisions of
+ * the instrumented-function hooks and the cached real functions of the BLAS wrappers that were
+ * in it are dropped: the same addresses may hold other code next.
+ *
+ * Neither wrapper opens anything itself beyond what the program asked for: a constructor may
+ * call dlopen while the loader is still initialising the objects of another dlopen, and opening
+ * one of those (even with RTLD_NOLOAD) would run their constructors out of order. */
 #define UNW_LOCAL_ONLY /* the local-only API, as preload/sites.c uses it */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,6 +28,7 @@
 #include "internal.h"
 #include "modules.h"
 #include "names.h"
+#include "resolve.h"
 #include "symtab.h"
 #include "unwind.h"
 
@@ -59,12 +65,23 @@ static dlclose_fn get_dlclose(void)
     return f;
 }
 
-static int has_search_path(const struct link_map *lm)
+static int has_search_path(const ElfW(Dyn) *dyn)
 {
-    for (const ElfW(Dyn) *d = lm->l_ld; d && d->d_tag != DT_NULL; d++)
+    for (const ElfW(Dyn) *d = dyn; d && d->d_tag != DT_NULL; d++)
         if (d->d_tag == DT_RUNPATH || d->d_tag == DT_RPATH)
             return 1;
     return 0;
+}
+
+/* The main program comes first in dl_iterate_phdr's order. */
+static int main_dynamic(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            *(const ElfW(Dyn) **)arg =
+                (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return 1;
 }
 
 /* Open a bare name the way the caller's own dlopen would search it. NULL, errno untouched, when
@@ -73,17 +90,19 @@ static int has_search_path(const struct link_map *lm)
 static void *open_as_caller(dlopen_fn real, const char *file, int mode, const void *ra)
 {
     Dl_info info;
-    struct link_map *caller = NULL, *main_map = NULL;
+    struct link_map *caller = NULL;
+    const ElfW(Dyn) *main_dyn = NULL;
     if (!dladdr1(ra, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
         return NULL;
     /* DT_RPATH of the main program applies to every lookup (when the caller has no RUNPATH);
      * DT_RUNPATH and DT_RPATH of the caller apply to its own. */
-    void *self = real(NULL, RTLD_LAZY | RTLD_NOLOAD);
-    if (self && dlinfo(self, RTLD_DI_LINKMAP, &main_map) != 0)
-        main_map = NULL;
-    if (!has_search_path(caller) && !(main_map && has_search_path(main_map)))
+    dl_iterate_phdr(main_dynamic, &main_dyn);
+    if (!has_search_path(caller->l_ld) && !has_search_path(main_dyn))
         return NULL;
-    /* Already loaded (by file name or soname): the plain dlopen finds it whatever the caller. */
+    /* Already loaded (by file name or soname): the plain dlopen finds it whatever the caller.
+     * Asked of the loader itself (it alone knows every name an object was opened by). This
+     * dlopen of the program's own file does nothing the program's call would not do next: if
+     * the object is loaded but not yet initialised, that call would run the same constructors. */
     void *h = real(file, RTLD_LAZY | RTLD_NOLOAD);
     if (h) {
         get_dlclose()(h);
@@ -145,6 +164,8 @@ TP_EXPORT TP_NOINSTR void *dlopen(const char *file, int mode)
     e = errno;
     if (h && !(mode & RTLD_NOLOAD))
         tp_plt_scan();
+    else if (!h)
+        tp_plt_forget(); /* objects mapped by a dlopen that failed are gone again */
     errno = e;
     return h;
 }
@@ -157,8 +178,16 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     /* Even for a call we do not otherwise follow: the unloaded code's cached stack rules would
      * describe whatever is mapped at those addresses next. */
     tp_unwind_disable();
-    if (tp_guard || !tp_running())
-        return real(handle);
+    if (tp_guard || !tp_running()) {
+        /* What points into the unloaded code is dropped whatever the state: tprof's wrappers
+         * and stubs still call through it before start-up and while the report is written. */
+        int rc = real(handle), e = errno;
+        tp_resolve_forget();
+        if (!tp_guard)
+            tp_plt_forget();
+        errno = e;
+        return rc;
+    }
     int g = tp_guard;
     tp_guard = 1;
     tp_modules_before_dlclose(handle);
@@ -171,6 +200,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     tp_symtab_stale();
     tp_cyg_forget();
     tp_plt_forget();
+    tp_resolve_forget();
     tp_guard = g;
     errno = e;
     return rc;

@@ -2,10 +2,29 @@
  *
  * A call from one module into an exported function of another (darknet → libdarknet.so's gemm),
  * or from a library into its own export (libdarknet's convolution → gemm, with gcc's default
- * semantic interposition), goes through a GOT entry: a JUMP_SLOT relocation for a PLT call, a
- * GLOB_DAT one for an address taken (darknet's layer->forward pointers). For every such entry of
- * every loaded module whose symbol matches TPROF_OPS (or is TPROF_STEP), the GOT entry is pointed
- * at a stub of our own. Each stub loads its slot number and jumps to one assembly routine that
+ * semantic interposition), goes through the PLT and a GOT entry with a JUMP_SLOT relocation. For
+ * every such entry of every loaded module whose symbol matches TPROF_OPS (or is TPROF_STEP), the
+ * GOT entry is pointed at a stub of our own.
+ *
+ * Only JUMP_SLOT entries: they are reached by calls alone. An address taken (GLOB_DAT, a pointer
+ * initialised in data) is left alone, so a function's address compares equal to itself wherever
+ * it was taken: code such as OpenSSL's `if (malloc_impl != CRYPTO_malloc) return
+ * malloc_impl(...)` would otherwise call itself forever. Calls through such a pointer are not
+ * seen (darknet's layer->forward), except from a non-PIE executable, whose PLT entry is the
+ * function's address and jumps through its own, hooked, JUMP_SLOT entry.
+ *
+ * Nothing here opens an object (dlopen, even RTLD_NOLOAD, would run the constructors still
+ * pending in its group, out of order: a scan may run inside a constructor that calls dlopen or
+ * malloc while the loader is initialising other objects). Everything is read from the memory
+ * dl_iterate_phdr describes. A slot that ld.so has not relocated yet (another thread's dlopen
+ * in progress) is left for the scan after that dlopen. A slot not bound yet (lazy binding) is
+ * not bound by us either, unless both modules were loaded at start (patch_relocs): its stub
+ * jumps to where the slot pointed, the PLT's call into ld.so's resolver, which binds it
+ * (recording the dependency that keeps the target loaded, as for any call) and writes the
+ * function into the slot; when that call returns, the stub is put back and jumps to that
+ * function from then on. Nor is any module kept loaded by us.
+ *
+ * Each stub loads its slot number and jumps to one assembly routine that
  * saves every argument register (rdi..r9, rax for variadic calls, xmm0-7), asks tp_plt_enter()
  * whether and how to record the call, restores them, swaps the caller's return address for
  * tp_plt_return, and jumps to the original with the stack exactly as the caller left it — so any
@@ -17,13 +36,12 @@
  * Known signatures give FLOPs, bytes and a shape (darknet's gemm). A PLT op called from inside a
  * PLT op of the same family (gemm → gemm_cpu → gemm_nn) is part of it and is not recorded again.
  *
- * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime and tprof's own
- * dependencies, and the exports of C++ libraries matched only by a glob of TPROF_OPS (an exception
+ * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime, language
+ * runtimes and system libraries (denied()), tprof's own dependencies, and the exports of C++ libraries matched only by a glob of TPROF_OPS (an exception
  * unwinding through a hooked call would find tp_plt_return, which has no unwind information,
  * instead of the real caller). A C function of such a library (darknet's gemm in a libdarknet.so
  * that links libstdc++ for its OpenCV glue) is hooked when TPROF_OPS names it exactly: the user
  * says it does not throw. The report counts the exports left alone. */
-#include <dlfcn.h>
 #include <elf.h>
 #include <stdio.h>
 #include <errno.h>
@@ -38,6 +56,7 @@
 #include "names.h"
 #include "ops.h"
 #include "report.h"
+#include "resolve.h"
 #include "sites.h"
 #include "stack.h"
 
@@ -170,6 +189,8 @@ enum family { FAM_OTHER, FAM_MATMUL, FAM_GEMV };
 
 struct slot {
     _Atomic uintptr_t target; /* the real function; 0 while the slot is free */
+    uintptr_t lazy;           /* the GOT entry's value before ld.so bound it, else 0 */
+    _Atomic(uintptr_t *) got; /* that GOT entry, while its module is loaded (lazy slots) */
     _Atomic int id;           /* op id; -1 when only the step; ID_PENDING until the first call */
     int step;                 /* TPROF_STEP */
     enum sig sig;
@@ -302,6 +323,41 @@ static int slot_op(struct slot *s)
     return id;
 }
 
+static int is_stub(uintptr_t a);
+
+static uintptr_t stub_of(uint32_t i)
+{
+    return (uintptr_t)tp_plt_stubs + (uintptr_t)i * STUB_SIZE;
+}
+
+/* Still waiting for ld.so to bind the slot's GOT entry (see the top of this file)? */
+static int unbound(const struct slot *s)
+{
+    return s->lazy && atomic_load_explicit(&s->target, memory_order_acquire) == s->lazy;
+}
+
+/* After a call through a slot that was not bound: ld.so's resolver has bound the GOT entry,
+ * writing the function over our stub. From now on the stub jumps there, and the entry leads to
+ * the stub again. */
+static void settle(uint32_t i)
+{
+    struct slot *s = &slots[i];
+    uintptr_t *got = atomic_load(&s->got);
+    if (!got || !unbound(s))
+        return;
+    uintptr_t f = __atomic_load_n(got, __ATOMIC_ACQUIRE);
+    if (f == s->lazy || is_stub(f))
+        return; /* not written (LD_BIND_NOT): every call goes through the resolver */
+    uintptr_t want = s->lazy;
+    if (!atomic_compare_exchange_strong(&s->target, &want, f))
+        return;
+    if (tp_addr_is_ours(f)) {
+        atomic_store(&s->got, NULL); /* tprof wraps it itself: the entry keeps the wrapper */
+        return;
+    }
+    __atomic_compare_exchange_n(got, &f, stub_of(i), 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
 static void end_frame(const struct frame *f, int stale)
 {
     if (f->pushed)
@@ -309,8 +365,9 @@ static void end_frame(const struct frame *f, int stale)
                   f->has_shape ? &f->shape : NULL);
     if (f->step)
         tp_step_end();
-    if (stale)
+    if (stale && (f->pushed || f->step))
         atomic_fetch_add_explicit(&stale_calls, 1, memory_order_relaxed);
+    settle(f->slot);
 }
 
 struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_plt_regs *r)
@@ -333,25 +390,28 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
     if (tp_on_own_stack(rs))
         while (depth > 0 && frames[depth - 1].retslot <= rs && tp_on_own_stack(frames[depth - 1].retslot))
             end_frame(&frames[--depth], 1);
+    int part = 0;
     if (depth >= FRAMES_MAX) {
         atomic_fetch_add_explicit(&frames_full, 1, memory_order_relaxed);
-    } else if (!part_of_top(s)) {
+    } else if (!(part = part_of_top(s)) || unbound(s)) {
+        /* A call through an unbound slot returns through tp_plt_return even when it is not
+         * recorded: its GOT entry must be settled once ld.so has bound it. */
         struct frame *f = &frames[depth];
         f->ra = *retslot;
         f->retslot = rs;
         f->slot = i;
         f->pushed = f->step = f->has_shape = 0;
         f->flops = f->bytes = 0;
-        if (s->sig != SIG_NONE)
+        if (!part && s->sig != SIG_NONE)
             work_of(s->sig, r, f);
-        if (s->step) {
+        if (!part && s->step) {
             tp_step_begin();
             f->step = 1;
         }
-        int id = slot_op(s);
+        int id = part ? -1 : slot_op(s);
         if (id >= 0)
             f->pushed = tp_op_begin(id, rs, rs);
-        if (f->pushed || f->step) {
+        if (f->pushed || f->step || unbound(s)) {
             depth++;
             go.hooked = 1;
         }
@@ -405,6 +465,7 @@ struct module {
     uintptr_t relro_lo, relro_hi; /* pages ld.so made read-only after relocation */
     int deny;                  /* a runtime library: neither patched nor a target */
     int cxx;                   /* links a C++ runtime: not a target */
+    int initial;               /* loaded before tprof's first scan: never unloaded */
 };
 
 struct modlist {
@@ -416,10 +477,10 @@ struct modlist {
 struct done {
     char *name;
     uintptr_t bias;
-    int initial; /* loaded before main: never unloaded */
+    int initial;
 };
 static struct done *done;
-static int scanned; /* the modules loaded at start have been hooked */
+static int scanned; /* the modules loaded at start have been seen */
 static size_t ndone, capdone;
 
 static uintptr_t dyn_ptr(const struct module *m, uintptr_t v)
@@ -435,8 +496,10 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* The C runtime, the toolchain's runtimes and tprof's own dependencies: their exports are not
- * ML ops (glibc's iconv would match *conv*), and tprof must not hook calls it makes itself. */
+/* The C runtime, the toolchain's and languages' runtimes, system libraries and tprof's own
+ * dependencies: their exports are not ML ops (glibc's iconv would match *conv*, OpenSSL's
+ * *update* digests), tprof must not hook calls it makes itself, and the hook must not be in the
+ * way of code that is called millions of times or plays tricks with its own functions. */
 static int denied(const char *path)
 {
     static const char *const prefixes[] = {
@@ -445,6 +508,12 @@ static int denied(const char *path)
         "libdw.so",    "libdw-",     "libelf.so",  "libelf-",   "libz.so",   "liblzma.so",
         "libbz2.so",   "libzstd.so", "libgomp.so", "libtprof",  "linux-vdso", "libresolv.so",
         "libnss_",     "libcrypt.so", "libatomic.so", "libquadmath.so", "libgfortran.so",
+        "libcrypto.so", "libssl.so", "libgcrypt.so", "libgpg-error.so", "libgnutls.so",
+        "libnettle.so", "libhogweed.so", "libgmp.so", "libpython", "libffi.so", "libexpat.so",
+        "libuuid.so",  "liblz4.so",  "libbrotli", "libsqlite3.so", "libreadline.so",
+        "libtinfo.so", "libncurses", "libglib-2.0", "libgobject-2.0", "libgio-2.0",
+        "libgmodule-2.0", "libgthread-2.0", "libpcre", "libselinux.so", "libsystemd.so",
+        "libcap.so",   "libdbus-1.so", "libomp.so", "libiomp5.so", "libtbb", "libnuma.so",
         /* MPI runtimes' internals (opal_convertor_* matched *conv*); libmpi's API stays. */
         "libopen-pal.so", "libopen-rte.so", "libpmix.so", "mca_", "libhwloc.so", "libevent",
         "libucp.so",   "libucs.so",  "libuct.so",  "libfabric.so", "libpsm"};
@@ -579,22 +648,12 @@ static void write_got(const struct module *m, uintptr_t *got, uintptr_t value)
     atomic_fetch_add(&patched, 1);
 }
 
-/* Where the dynamic linker binds (or bound) name for module m: the global scope first, then the
- * module's own dependencies (a library dlopen'ed RTLD_LOCAL). */
-static uintptr_t bind_of(void *handle, const char *name)
-{
-    void *f = dlsym(RTLD_DEFAULT, name);
-    if (!f && handle)
-        f = dlsym(handle, name);
-    return (uintptr_t)f;
-}
-
-static int is_done(const struct module *m)
+static struct done *done_entry(const struct module *m)
 {
     for (size_t i = 0; i < ndone; i++)
         if (done[i].bias == m->bias && !strcmp(done[i].name, m->name))
-            return 1;
-    return 0;
+            return &done[i];
+    return NULL;
 }
 
 static void mark_done(const struct module *m)
@@ -610,77 +669,25 @@ static void mark_done(const struct module *m)
     done[ndone].name = tp_strdup(m->name);
     if (done[ndone].name) {
         done[ndone].bias = m->bias;
-        done[ndone].initial = !scanned;
+        done[ndone].initial = m->initial;
         ndone++;
     }
 }
 
-/* A handle of m for dlsym, or NULL. The first scan runs inside the first malloc, often inside
- * some library's constructor, where dlopen(RTLD_NOLOAD) would run every constructor still
- * pending, out of order (gobject's before glib's own had finished: GLib programs aborted). It
- * needs no handle: at start-up every object is relocated and in the global scope, where
- * dlsym(RTLD_DEFAULT) finds it. (A link_map is a handle in glibc, but dlsym on one that was never
- * dlopen'ed walks a search list ld.so has not built: it crashed.) Later scans use
- * dlopen(RTLD_NOLOAD), which also waits for a dlopen running on another thread to finish
- * relocating. *opened says whether to dlclose the handle. */
-static void *handle_of(const struct module *m, int *opened)
+/* The first module in load order that defines name, and where (*ifunc: that is an IFUNC
+ * resolver). For a module loaded at start, when that module was loaded at start too, it is
+ * exactly where ld.so binds the name: those modules make up the start of the global scope, in
+ * load order, and the global scope is searched first. Otherwise it is a guess: a library loaded
+ * RTLD_LOCAL may bind to another copy, in its own scope. NULL if no module defines it (yet). */
+static const struct module *first_def(const struct modlist *l, const char *name, uintptr_t *at,
+                                      int *ifunc)
 {
-    *opened = 0;
-    if (!scanned)
-        return NULL;
-    void *h = dlopen(*m->name ? m->name : NULL, RTLD_LAZY | RTLD_NOLOAD);
-    *opened = h != NULL;
-    return h;
-}
-
-static int is_initial(const struct module *m)
-{
-    for (size_t i = 0; i < ndone; i++)
-        if (done[i].bias == m->bias && !strcmp(done[i].name, m->name))
-            return done[i].initial;
-    return !scanned;
-}
-
-/* We bind a lazy slot ourselves; ld.so, binding it, would have recorded that m now depends on
- * def, so that dlclose cannot unload def under m. When def is not already a dependency of m (in
- * its local scope) nor loaded for good, keep it loaded: else a call through the hooked slot after
- * dlclose(def) would jump into unmapped memory. */
-static int keep_loaded(const struct module *m, void *handle, const struct module *def,
-                       const char *name, uintptr_t target)
-{
-    if (def == m || is_initial(def))
-        return 1;
-    if (*m->name && handle && (uintptr_t)dlsym(handle, name) == target)
-        return 1;
-    void *p = dlopen(def->name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
-    if (!p)
-        return 0;
-    dlclose(p);
-    return 1;
-}
-
-static uintptr_t defined_elsewhere(const struct modlist *l, const struct module *m,
-                                   const char *name)
-{
-    if (!scanned) {
-        /* At start-up (see handle_of): the objects after libtprof.so in the search order are
-         * the program's libraries; the executable, whose PLT entry this is, comes before. */
-        uintptr_t f = (uintptr_t)dlsym(RTLD_NEXT, name);
-        return f && (f < m->lo || f >= m->hi) ? f : 0;
-    }
     for (size_t i = 0; i < l->n; i++) {
-        const struct module *o = &l->v[i];
-        if (o == m || !*o->name || o->deny)
-            continue;
-        int opened;
-        void *h = handle_of(o, &opened);
-        uintptr_t f = h ? (uintptr_t)dlsym(h, name) : 0;
-        if (opened)
-            dlclose(h);
-        if (f && (f < m->lo || f >= m->hi))
-            return f;
+        *at = tp_elf_find(l->v[i].bias, l->v[i].lo, l->v[i].dyn, name, ifunc);
+        if (*at)
+            return &l->v[i];
     }
-    return 0;
+    return NULL;
 }
 
 /* Is name an entry of TPROF_OPS written out in full (no wildcard), not a glob that caught it? */
@@ -703,10 +710,11 @@ static int named_exactly(const char *name)
 }
 
 /* Internals of MPI runtimes exported from libmpi itself (ompi_datatype_default_convertors_init
- * matched *conv*): never a model's op unless named exactly. */
+ * matched *conv*), and Python's C API, which a python executable exports itself
+ * (PyUnicode_FSConverter matched *conv*): never a model's op unless named exactly. */
 static int runtime_internal(const char *name)
 {
-    static const char *const prefixes[] = {"ompi_", "opal_", "orte_", "pmix_", "mca_"};
+    static const char *const prefixes[] = {"ompi_", "opal_", "orte_", "pmix_", "mca_", "Py", "_Py"};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
             return 1;
@@ -722,19 +730,22 @@ static void note_cxx_skipped(const char *name)
         snprintf(cxx_example, sizeof cxx_example, "%s", name);
 }
 
-static void patch_relocs(const struct modlist *l, const struct module *m, void *handle,
-                         const ElfW(Rela) *rel, size_t count, const ElfW(Sym) *symtab,
-                         const char *strtab, size_t strsz)
+/* Patch module m's JUMP_SLOT entries in rel[0..count). Returns how many wanted entries ld.so had
+ * not relocated yet (the module is being loaded on another thread): they are left for a later
+ * scan, since ld.so would overwrite them. */
+static size_t patch_relocs(const struct modlist *l, const struct module *m, const ElfW(Rela) *rel,
+                           size_t count, const ElfW(Sym) *symtab, const char *strtab, size_t strsz,
+                           const ElfW(Half) *versym)
 {
+    size_t unrelocated = 0;
     for (size_t i = 0; i < count; i++) {
-        unsigned type = (unsigned)ELF64_R_TYPE(rel[i].r_info);
-        if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+        /* Only call sites: see the top of this file. */
+        if ((unsigned)ELF64_R_TYPE(rel[i].r_info) != R_X86_64_JUMP_SLOT)
             continue;
         const ElfW(Sym) *sym = &symtab[ELF64_R_SYM(rel[i].r_info)];
         int st = ELF64_ST_TYPE(sym->st_info);
-        if (!(st == STT_FUNC || st == STT_GNU_IFUNC ||
-              (st == STT_NOTYPE && type == R_X86_64_JUMP_SLOT)))
-            continue; /* GLOB_DAT also binds data */
+        if (st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_NOTYPE)
+            continue;
         if (!sym->st_name || (strsz && sym->st_name >= strsz))
             continue;
         const char *name = strtab + sym->st_name;
@@ -746,45 +757,62 @@ static void patch_relocs(const struct modlist *l, const struct module *m, void *
         if (!want_op && !step)
             continue;
         uintptr_t *got = (uintptr_t *)(m->bias + rel[i].r_offset);
-        uintptr_t cur = *got, target;
-        if (is_stub(cur))
+        uintptr_t cur = __atomic_load_n(got, __ATOMIC_ACQUIRE);
+        if (!cur || is_stub(cur))
+            continue; /* 0: a weak import nobody defines */
+        /* Not relocated yet, the entry still holds the file's value: an offset into the module
+         * (which, unlike any address it will hold, is mapped nowhere). */
+        if (cur + m->bias >= m->lo && cur + m->bias < m->hi && !module_at(l, cur)) {
+            unrelocated++;
             continue;
-        /* A lazy JUMP_SLOT still points back into the module's own PLT: bind it ourselves
-         * (the resolver would otherwise overwrite our stub on the first call). */
-        int lazy = !(cur && (cur < m->lo || cur >= m->hi));
-        if (!lazy)
-            target = cur;
-        else
-            target = bind_of(handle, name);
-        /* An import that binds into the importing module itself is the canonical PLT entry of a
-         * non-PIE executable that takes the function's address: the entry jumps through this
-         * very GOT slot. The function is in another module. */
-        if (sym->st_shndx == SHN_UNDEF && target >= m->lo && target < m->hi)
-            target = defined_elsewhere(l, m, name);
-        if (!target || is_stub(target) || tp_addr_is_ours(target))
-            continue; /* tprof interposes it itself (BLAS) */
-        const struct module *def = module_at(l, target);
-        if (!def || def->deny)
-            continue;
+        }
+        /* Not bound yet (lazy binding): the entry points back into the module's own PLT, to
+         * the code that calls ld.so's resolver, and so will the stub (see the top of this
+         * file). (An entry of a library bound to its own export also points into the module;
+         * the stub then jumps straight to the function, which is as right.) Between modules
+         * loaded at start, where ld.so will bind is known exactly (first_def), and no module
+         * involved can be unloaded: the entry is bound here, so that the first call is seen
+         * even if it never returns (longjmp). Not for a versioned import, which may skip a
+         * definition of another version, nor an IFUNC, whose resolver is not ours to run. */
+        uintptr_t lazy = cur >= m->lo && cur < m->hi ? cur : 0, target = cur;
+        const struct module *def = module_at(l, cur);
+        if (lazy) {
+            uintptr_t at;
+            int ifunc;
+            def = first_def(l, name, &at, &ifunc);
+            size_t k = ELF64_R_SYM(rel[i].r_info);
+            if (def && m->initial && def->initial && !ifunc && !(versym && versym[k] > 1)) {
+                target = at;
+                lazy = 0;
+            }
+        }
+        if (!def || def->deny || tp_addr_is_ours(target))
+            continue; /* tprof interposes it itself (BLAS: libtprof is denied), or a runtime */
         if (def->cxx && !(want_op && named_exactly(name))) {
             if (want_op)
                 note_cxx_skipped(name);
             continue;
         }
-        if (lazy && !keep_loaded(m, handle, def, name, target))
-            continue;
         int s = slot_for(target, name, want_op, step);
-        if (s >= 0)
-            write_got(m, got, (uintptr_t)tp_plt_stubs + (uintptr_t)s * STUB_SIZE);
+        if (s < 0)
+            continue;
+        if (lazy) {
+            slots[s].lazy = cur;
+            atomic_store(&slots[s].got, got);
+        }
+        write_got(m, got, stub_of((uint32_t)s));
     }
+    return unrelocated;
 }
 
-static void patch_module(const struct modlist *l, const struct module *m, void *handle)
+/* Patch module m; 0 if some entries must wait for ld.so to relocate them. */
+static int patch_module(const struct modlist *l, const struct module *m)
 {
     const ElfW(Sym) *symtab = NULL;
     const char *strtab = NULL;
-    const ElfW(Rela) *jmprel = NULL, *rela = NULL;
-    size_t strsz = 0, pltrelsz = 0, relasz = 0, relaent = sizeof(ElfW(Rela));
+    const ElfW(Rela) *jmprel = NULL;
+    const ElfW(Half) *versym = NULL;
+    size_t strsz = 0, pltrelsz = 0;
     long pltrel = DT_RELA;
     for (const ElfW(Dyn) *d = m->dyn; d && d->d_tag != DT_NULL; d++) {
         switch (d->d_tag) {
@@ -794,17 +822,31 @@ static void patch_module(const struct modlist *l, const struct module *m, void *
         case DT_JMPREL: jmprel = (const ElfW(Rela) *)dyn_ptr(m, d->d_un.d_ptr); break;
         case DT_PLTRELSZ: pltrelsz = d->d_un.d_val; break;
         case DT_PLTREL: pltrel = (long)d->d_un.d_val; break;
-        case DT_RELA: rela = (const ElfW(Rela) *)dyn_ptr(m, d->d_un.d_ptr); break;
-        case DT_RELASZ: relasz = d->d_un.d_val; break;
-        case DT_RELAENT: relaent = d->d_un.d_val; break;
+        case DT_VERSYM: versym = (const ElfW(Half) *)dyn_ptr(m, d->d_un.d_ptr); break;
         }
     }
-    if (!symtab || !strtab || relaent != sizeof(ElfW(Rela)))
-        return;
-    if (jmprel && pltrel == DT_RELA)
-        patch_relocs(l, m, handle, jmprel, pltrelsz / sizeof(ElfW(Rela)), symtab, strtab, strsz);
-    if (rela)
-        patch_relocs(l, m, handle, rela, relasz / sizeof(ElfW(Rela)), symtab, strtab, strsz);
+    if (!symtab || !strtab || !jmprel || pltrel != DT_RELA)
+        return 1;
+    return patch_relocs(l, m, jmprel, pltrelsz / sizeof(ElfW(Rela)), symtab, strtab, strsz,
+                        versym) == 0;
+}
+
+/* Entries whose stub a call did not get to put back (made while tprof was not recording, or
+ * left by longjmp; or bound by two threads at once, the later one writing over the stub). */
+static void resettle(void)
+{
+    int n = atomic_load(&nslots);
+    for (int i = 0; i < n; i++) {
+        struct slot *s = &slots[i];
+        uintptr_t *got = atomic_load(&s->got);
+        if (!got)
+            continue;
+        settle((uint32_t)i);
+        uintptr_t t = atomic_load(&s->target), cur = __atomic_load_n(got, __ATOMIC_ACQUIRE);
+        if (t != s->lazy && cur == t && atomic_load(&s->got))
+            __atomic_compare_exchange_n(got, &cur, stub_of((uint32_t)i), 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED);
+    }
 }
 
 void tp_plt_scan(void)
@@ -812,35 +854,35 @@ void tp_plt_scan(void)
     if (!plt_on)
         return;
     int g = tp_guard;
-    tp_guard = 1; /* dlopen, dlsym and our lists allocate */
+    tp_guard = 1; /* our lists allocate */
     pthread_mutex_lock(&lock);
     struct modlist l = {0};
     dl_iterate_phdr(list_module, &l);
-    for (size_t i = 0; i < l.n; i++)
+    for (size_t i = 0; i < l.n; i++) {
+        struct done *d = done_entry(&l.v[i]);
         l.v[i].cxx = needs_cxx(&l.v[i]);
+        l.v[i].initial = !scanned || (d && d->initial);
+    }
     for (size_t i = 0; i < l.n; i++) {
         struct module *m = &l.v[i];
-        if (is_done(m))
+        if (done_entry(m))
             continue;
-        if (m->deny) {
+        if (m->deny || patch_module(&l, m))
             mark_done(m);
-            continue;
-        }
-        /* A module is patched only once ld.so has relocated it, else ld.so would overwrite our
-         * entries (handle_of). */
-        int opened;
-        void *h = handle_of(m, &opened);
-        if (!h && scanned)
-            continue;
-        patch_module(&l, m, h);
-        if (opened)
-            dlclose(h);
-        mark_done(m);
     }
-    free_list(&l);
+    resettle();
     scanned = 1;
+    free_list(&l);
     pthread_mutex_unlock(&lock);
     tp_guard = g;
+}
+
+static int got_present(const struct modlist *l, uintptr_t a)
+{
+    for (size_t j = 0; j < l->n; j++)
+        if (a >= l->v[j].lo && a < l->v[j].hi)
+            return 1;
+    return 0;
 }
 
 void tp_plt_forget(void)
@@ -863,6 +905,13 @@ void tp_plt_forget(void)
             tp_free(done[i].name); /* loaded again later, it is hooked again */
     }
     ndone = k;
+    /* A lazy slot's GOT entry went with its module: never written again. */
+    int n = atomic_load(&nslots);
+    for (int i = 0; i < n; i++) {
+        uintptr_t *got = atomic_load(&slots[i].got);
+        if (got && !got_present(&l, (uintptr_t)got))
+            atomic_store(&slots[i].got, NULL);
+    }
     free_list(&l);
     pthread_mutex_unlock(&lock);
     tp_guard = g;

@@ -3,6 +3,7 @@
 #ifndef TPROF_RESOLVE_H
 #define TPROF_RESOLVE_H
 
+#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,12 +11,19 @@
 struct tp_report;
 
 /* dlsym(RTLD_NEXT) first; when that fails (the library was loaded RTLD_LOCAL by a plugin or a
- * Python extension, so it is not in the global scope), every loaded object but the main program
- * and libtprof itself is asked through dlopen(RTLD_NOLOAD) + dlsym(handle), in load order.
- * NULL if no object defines it (yet). The object that defines it is kept loaded from then on, so
- * the address stays valid. Runs under the recursion guard (a failing dlsym allocates) and leaves
- * errno as it found it. */
+ * Python extension, so it is not in the global scope), the dynamic symbol table of every loaded
+ * object but the main program and libtprof itself, in load order (never through dlopen, which
+ * could run constructors out of order). NULL if no object defines it (yet). Nothing is kept
+ * loaded: the address is valid while its object is (see tp_resolve_forget). Runs under the
+ * recursion guard (a failing dlsym allocates) and leaves errno as it found it. */
 void *tp_resolve_next(const char *name);
+
+/* The run-time address of name as defined (not imported) by the object loaded at bias whose
+ * lowest PT_LOAD address is lo and whose dynamic section is dyn, read from its .dynsym through
+ * DT_GNU_HASH or DT_HASH; 0 if it defines none. *ifunc is set when the address is that of an
+ * IFUNC resolver. Reads memory only: safe inside any constructor or dlopen. */
+uintptr_t tp_elf_find(uintptr_t bias, uintptr_t lo, const ElfW(Dyn) *dyn, const char *name,
+                      int *ifunc);
 
 /* One interposed function: its real definition, found on first use and cached. While it is
  * missing, it is looked for again only after another object has been loaded (dl_iterate_phdr's
@@ -28,9 +36,16 @@ struct tp_real {
     _Atomic uint64_t missed;               /* calls made while no definition was found */
     _Atomic int listed;                    /* on the list of missing functions (for the report) */
     struct tp_real *next;
+    _Atomic int found_listed;              /* on the list tp_resolve_forget() checks */
+    struct tp_real *found_next;
 };
 
 void *tp_real_lookup(struct tp_real *r);
+
+/* After a dlclose: every cached definition whose object is no longer loaded is dropped, so the
+ * next call looks for it again (in the library loaded anew, or the one that remains) instead of
+ * jumping into unmapped memory. */
+void tp_resolve_forget(void);
 
 /* The real function, or NULL when no loaded object defines it. */
 static inline void *tp_real_fn(struct tp_real *r)

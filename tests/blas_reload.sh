@@ -1,7 +1,9 @@
 #!/bin/sh
 # A plugin's RTLD_LOCAL BLAS unloaded and the plugin loaded again (tests/victims/v_blas_reload.c):
-# the wrappers' cached real functions must still be mapped (tprof keeps the BLAS it found
-# loaded): no crash, same output, exact counts over both loads.
+# the wrappers' cached real functions were in the BLAS that dlclose unloaded; tprof keeps no
+# library loaded, so it must forget them then and find the real functions again in the BLAS the
+# second load brings: no crash, same output, exact counts over both loads. (tests/dl_reload.sh
+# checks that the library is really unloaded and loaded anew.)
 . "$TS/lib.sh"
 plug="$TB/victims/libtpblasplug.so"
 [ -f "$plug" ] || { echo "SKIP: no BLAS to build the plugin"; exit 77; }

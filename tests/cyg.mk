@@ -31,11 +31,11 @@ tests_victims_libtpop_free_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
 tests_victims_libtpop_free_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpop_free.so
 tests_victims_v_cyg_plt_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_cyg_plt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
-tests_victims_v_cyg_plt_LDADD = tests/victims/libtpop.so
+tests_victims_v_cyg_plt_LDADD = tests/victims/libtpop.so -ldl
 tests_victims_v_cyg_plt_nopie_SOURCES = tests/victims/v_cyg_plt.c
 tests_victims_v_cyg_plt_nopie_CFLAGS = $(VICTIM_CFLAGS) -fno-pie
 tests_victims_v_cyg_plt_nopie_LDFLAGS = -no-pie -Wl,-rpath,'$$ORIGIN'
-tests_victims_v_cyg_plt_nopie_LDADD = tests/victims/libtpop.so
+tests_victims_v_cyg_plt_nopie_LDADD = tests/victims/libtpop.so -ldl
 tests_victims_v_cyg_dl_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_cyg_dl_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_cyg_dl_LDADD = -ldl
@@ -58,3 +58,39 @@ tests_check_symtab_SOURCES = tests/check_symtab.c preload/symtab.c
 tests_check_symtab_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_symtab_LDADD = $(TEST_LIBS) $(LIBELF_LIBS) -ldl
 TESTS += tests/check_symtab
+
+# Loading order: a library whose constructor calls dlopen(NULL) while its dependents are still
+# being initialised (libtpld_b), a dependent whose constructor needs it finished (libtpld_c), and
+# the library the program dlopens (libtpld_a), whose constructor calls libtpld_c's op through its
+# PLT.
+check_PROGRAMS += tests/victims/libtpld_b.so tests/victims/libtpld_c.so tests/victims/libtpld_a.so \
+	tests/victims/v_loadorder
+tests_victims_libtpld_b_so_SOURCES = tests/victims/libtpld_b.c
+tests_victims_libtpld_b_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpld_b_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpld_b.so
+tests_victims_libtpld_b_so_LDADD = -ldl
+tests_victims_libtpld_c_so_SOURCES = tests/victims/libtpld_c.c
+tests_victims_libtpld_c_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpld_c_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpld_c.so -Wl,-rpath,'$$ORIGIN'
+tests_victims_libtpld_c_so_LDADD = tests/victims/libtpld_b.so
+tests_victims_libtpld_a_so_SOURCES = tests/victims/libtpld_a.c
+tests_victims_libtpld_a_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpld_a_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpld_a.so -Wl,-rpath,'$$ORIGIN'
+tests_victims_libtpld_a_so_LDADD = tests/victims/libtpld_b.so tests/victims/libtpld_c.so
+tests_victims_v_loadorder_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_loadorder_LDADD = -ldl
+TESTS += tests/plt_loadorder.sh tests/plt_torch.sh
+EXTRA_DIST += tests/plt_loadorder.sh tests/plt_torch.sh
+
+# Function identity: a library whose export compares its own address with a stored pointer, built
+# with -O2 as OpenSSL is (the call through the pointer is then a jump: a regression hangs instead
+# of overflowing the stack), and its user.
+check_PROGRAMS += tests/victims/libtpself.so tests/victims/v_identity
+tests_victims_libtpself_so_SOURCES = tests/victims/libtpself.c
+tests_victims_libtpself_so_CFLAGS = -std=gnu11 -g -O2 -fPIC
+tests_victims_libtpself_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpself.so
+tests_victims_v_identity_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_identity_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_identity_LDADD = tests/victims/libtpself.so -ldl
+TESTS += tests/plt_identity.sh tests/plt_runtimes.sh
+EXTRA_DIST += tests/plt_identity.sh tests/plt_runtimes.sh

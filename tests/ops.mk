@@ -37,6 +37,19 @@ tests_victims_libtpblasplug_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpblasplug.s
 tests_victims_libtpblasplug_so_LDADD = -lblas
 endif
 
+# A plugin with its own cblas_ddot, in two versions, and a program that reloads it from one path.
+check_PROGRAMS += tests/victims/libtpreplug1.so tests/victims/libtpreplug2.so tests/victims/v_reload
+tests_victims_libtpreplug1_so_SOURCES = tests/victims/libtpreplug.c
+tests_victims_libtpreplug1_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC -DTPREPLUG_VERSION=1
+tests_victims_libtpreplug1_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpreplug.so
+tests_victims_libtpreplug2_so_SOURCES = tests/victims/libtpreplug.c
+tests_victims_libtpreplug2_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC -DTPREPLUG_VERSION=2
+tests_victims_libtpreplug2_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpreplug.so
+tests_victims_v_reload_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_reload_LDADD = -ldl
+TESTS += tests/dl_reload.sh
+EXTRA_DIST += tests/dl_reload.sh
+
 # A stand-in BLAS that allocates inside cblas_sgemm, and its user.
 check_PROGRAMS += tests/victims/libtpfakeblas.so tests/victims/v_blas_alloc
 tests_victims_libtpfakeblas_so_SOURCES = tests/victims/libtpfakeblas.c

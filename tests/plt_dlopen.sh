@@ -40,8 +40,8 @@ out=$(TPROF_OPS='*gemm*' TPROF_OUTPUT=none TPROF_JSON="$WORK/lazy.json" LD_PRELO
 [ "$out" = "$native" ] || fail "stdout changed (lazy): $out vs $native"
 jcheck "$WORK/lazy.json" "ops['tpop_gemm']['calls'] == 15" "ops['tpop_gemm_nn']['calls'] == 2"
 # A lazily loaded plugin calling into a library of the global scope it does not depend on: the
-# library is dlclose'd between two calls (ld.so's binding at the first call keeps it loaded; a
-# slot bound by tprof must keep it loaded too).
+# library is dlclose'd between two calls (ld.so's binding at the first call keeps it loaded; the
+# hooked slot must still be bound by ld.so, not by tprof, which would not record that).
 native=$("$V" global) || fail "native run failed (global)"
 [ "$native" = "global 20.0" ] || fail "native run (global): $native"
 out=$(TPROF_OPS='*gemm*' TPROF_OUTPUT=none TPROF_JSON="$WORK/global.json" LD_PRELOAD="$TPROF_SO" "$V" global \

@@ -1,8 +1,12 @@
 /* An unmodified program calling a shared library's ops through the PLT (tests/plt_ops.sh has
  * the expected figures), and through a pointer to one of them. Its output must be the same with
  * and without tprof: every hooked call returns exactly what it would have. Built twice: as a
- * PIE, and as a non-PIE executable, where taking the function's address makes the executable's
- * PLT entry the function's address for every module. */
+ * PIE, which gets the pointer from dlsym (taking &tpop_gemm here would make this program's calls
+ * go through the GOT entry that holds the address, which tprof leaves alone so that addresses
+ * compare equal), and as a non-PIE executable, where taking the function's address makes the
+ * executable's PLT entry the function's address for every module (calls through the pointer go
+ * through that entry's hooked JUMP_SLOT). */
+#include <dlfcn.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -71,7 +75,11 @@ int main(int argc, char **argv)
         tpop_gemm(0, 0, 8, 8, 8, 0.5f, A, 8, B, 8, 1.0f, C, 8);
         check += sum(C, 64);
     }
+#ifdef __pie__
+    gemm_ptr = (gemm_fn)dlsym(RTLD_DEFAULT, "tpop_gemm");
+#else
     gemm_ptr = tpop_gemm;
+#endif
     for (int r = 0; r < 2; r++) {
         gemm_ptr(0, 0, 3, 1, 2, 1.0f, A, 2, B, 1, 0.0f, C, 1);
         check += sum(C, 3);
