@@ -9,12 +9,10 @@
  * the calling module: its RPATH, LD_LIBRARY_PATH, its RUNPATH) are tried first, in glibc's order.
  *
  * dlclose: the module's address range is remembered for naming call sites (modules.c), then,
- * once it is gone, libunwind's caches, the symbol lists and the cached per-address decisions of
+ * once it is gone, the stack walker's cached rules, the symbol lists and the cached per-address decisions of
  * the instrumented-function hooks are dropped: the same addresses may hold other code next. */
-#define UNW_LOCAL_ONLY /* the local-only API, as preload/sites.c uses it */
 #include <dlfcn.h>
 #include <errno.h>
-#include <libunwind.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
@@ -154,11 +152,15 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     dlclose_fn real = get_dlclose();
     if (!real)
         return -1;
-    /* Even for a call we do not otherwise follow: the unloaded code's cached stack rules would
-     * describe whatever is mapped at those addresses next. */
-    tp_unwind_disable();
-    if (tp_guard || !tp_running())
-        return real(handle);
+    if (tp_guard || !tp_running()) {
+        int rc = real(handle);
+        int e = errno;
+        /* Even for a call we do not otherwise follow: the unloaded code's cached stack rules
+         * would describe whatever is mapped at those addresses next. */
+        tp_unwind_dlclosed();
+        errno = e;
+        return rc;
+    }
     int g = tp_guard;
     tp_guard = 1;
     tp_modules_before_dlclose(handle);
@@ -167,7 +169,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     int e = errno;
     g = tp_guard;
     tp_guard = 1;
-    unw_flush_cache(unw_local_addr_space, 0, 0);
+    tp_unwind_dlclosed();
     tp_symtab_stale();
     tp_cyg_forget();
     tp_plt_forget();

@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
-#define UNW_LOCAL_ONLY /* the local-only API: _UL* symbols of libunwind.so */
-#include <libunwind.h>
 
 #include "clock.h"
 #include "heap.h"
@@ -252,9 +250,8 @@ static inline int recording(void)
 }
 
 /* Record a new block. Called with the guard held. Always inlined, so that the walk starts at the
- * shim's own frame: tp_unwind from its caller, or (where tp_unwind cannot) unw_backtrace with the
- * shim as the only frame of ours. Either way the frames of ours at the top (the shim, or the
- * realloc shim above do_realloc) are dropped by tp_site_find. */
+ * shim's own frame: tp_unwind from its caller. The frame of ours it may still see (the realloc
+ * shim above do_realloc) is dropped by tp_site_find. */
 static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, void *ra, uint64_t ns)
 {
     void *raw[TP_MAX_STACK + TP_STACK_ROOM];
@@ -264,8 +261,6 @@ static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, 
         /* tp_unwind has no frame of ours to skip but the realloc shim's: one more than the depth */
         got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
                         __builtin_frame_address(0));
-        if (got < 0)
-            got = unw_backtrace(raw, want);
     }
     tp_heap_alloc(p, n, ra, raw, got, ns);
 }

@@ -297,6 +297,15 @@ int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn)
             c->disable = b;
         }
     }
+    if ((v = get("TPROF_DEBUGINFOD"))) {
+        int b;
+        if (tp_parse_bool(v, &b, &why) < 0) {
+            warn_line(warn, "TPROF_DEBUGINFOD", v, why, "0");
+            nw++;
+        } else {
+            c->debuginfod = b;
+        }
+    }
     v = get("TPROF_OUTPUT");
     if (v && (!strcmp(v, "stderr") || !strcmp(v, "none"))) {
         c->output = strdup(v);

@@ -1,0 +1,79 @@
+/* Loading elfutils into a namespace of its own (see dwlib.h).
+ *
+ * dlmopen(LM_ID_NEWLM) gives libdw.so.1 and its dependencies (libelf, libz, liblzma, libbz2, a
+ * libc) a link map the program never searches: its dlopen, dlsym, dl_iterate_phdr and
+ * RTLD_NOLOAD see the program's libraries only, and an LD_PRELOAD library (tprof itself) is not
+ * loaded there, so libdw's malloc is that namespace's libc, whose heap (a libc that is not the
+ * first one uses mmap, never brk) is apart from the program's. Every symbol is looked up here,
+ * once: libtprof.so then runs without elfutils when it is not installed, only with poorer stacks
+ * and names. */
+#include "dwlib.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+struct tp_dw tp_dw;
+_Atomic int tp_dw_state;
+
+/* Each function's name and where its pointer goes. */
+static const struct {
+    const char *name;
+    size_t at;
+} wanted[] = {
+#define TP_DW_ENTRY(f) {#f, offsetof(struct tp_dw, f)},
+    TP_DW_FUNCTIONS(TP_DW_ENTRY)
+#undef TP_DW_ENTRY
+    {"malloc", offsetof(struct tp_dw, malloc)},
+    {"free", offsetof(struct tp_dw, free)},
+};
+
+int tp_dw_load(void)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&tp_dw_state, &expect, 2))
+        return tp_dw_ready();
+    int g = tp_guard;
+    tp_guard = 1; /* the dynamic loader allocates with the program's malloc: not the program's */
+    struct tp_dw t;
+    const char *missing = NULL;
+    void *h = dlmopen(LM_ID_NEWLM, "libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *why = dlerror();
+        tp_warn("libdw.so.1: %s; allocation stacks stop at the allocating call and report "
+                "frames are unnamed (install libdw1)",
+                why ? why : "cannot be loaded");
+    }
+    for (size_t i = 0; h && i < sizeof wanted / sizeof wanted[0]; i++) {
+        void *p = dlsym(h, wanted[i].name);
+        if (!p) {
+            missing = wanted[i].name;
+            break;
+        }
+        /* The table is written through its bytes: a function pointer per slot. */
+        *(void **)((char *)&t + wanted[i].at) = p;
+    }
+    if (h && missing)
+        tp_warn("libdw.so.1 has no %s; allocation stacks stop at the allocating call and report "
+                "frames are unnamed", missing);
+    if (h && !missing && t.elf_version(EV_CURRENT) != EV_NONE) {
+        tp_dw = t;
+        atomic_store_explicit(&tp_dw_state, 1, memory_order_release);
+    } else {
+        /* A namespace that did load stays: unloading a libc from a running process is not
+         * worth the risk, and this happens at most once. */
+        atomic_store_explicit(&tp_dw_state, -1, memory_order_release);
+    }
+    tp_guard = g;
+    return tp_dw_ready();
+}
+
+/* A safe point: the library's constructor, after the configuration is read (a disabled tprof
+ * loads nothing). */
+__attribute__((constructor)) static void load_at_start(void)
+{
+    tp_init();
+    if (tp_running())
+        tp_dw_load();
+}
