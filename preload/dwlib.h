@@ -23,9 +23,9 @@
     X(elf_version) X(elf_begin) X(elf_memory) X(elf_end) X(elf_cntl) X(elf_kind)           \
     X(elf_nextscn) X(elf_getdata) X(elf_strptr) X(gelf_getshdr) X(gelf_getnote)             \
     X(gelf_getsym) X(dwarf_getcfi_elf) X(dwarf_cfi_end) X(dwarf_cfi_addrframe)              \
-    X(dwarf_frame_cfa) X(dwarf_frame_register) X(dwelf_elf_gnu_build_id) X(dwfl_begin)      \
+    X(dwarf_frame_cfa) X(dwarf_frame_register) X(dwfl_begin)                               \
     X(dwfl_end) X(dwfl_report_begin) X(dwfl_report_end) X(dwfl_report_elf)                  \
-    X(dwfl_linux_proc_report) X(dwfl_linux_proc_find_elf) X(dwfl_standard_find_debuginfo)   \
+    X(dwfl_linux_proc_report) X(dwfl_linux_proc_find_elf) X(dwfl_module_build_id)           \
     X(dwfl_build_id_find_debuginfo) X(dwfl_addrmodule) X(dwfl_module_info)                  \
     X(dwfl_module_addrinfo) X(dwfl_module_getsrc) X(dwfl_lineinfo)
 

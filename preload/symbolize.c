@@ -5,11 +5,13 @@
  * separate debug files through build-id and .gnu_debuglink. Results are cached per address:
  * the same return address appears in many call sites.
  *
- * Separate debug files are looked for on this machine only, unless TPROF_DEBUGINFOD=1: libdwfl's
- * standard search ends by asking every server in DEBUGINFOD_URLS (set by default on Debian,
- * Ubuntu and Fedora) for each module it found nothing for, and loads libdebuginfod, libcurl and
- * a TLS stack to do so: a download, or a timeout against a server that does not answer, at
- * every exit of every process. */
+ * Separate debug files are looked for on this machine only, unless TPROF_DEBUGINFOD=1. libdwfl's
+ * standard search (dwfl_standard_find_debuginfo) ends by asking every server in DEBUGINFOD_URLS
+ * (set by default on Debian, Ubuntu and Fedora) for each module it found nothing for: a
+ * download, or a wait for a server that does not answer, at every exit of every process. With
+ * TPROF_DEBUGINFOD=1 those servers are asked, through libdebuginfod loaded then into the
+ * program's own namespace: in elfutils' namespace its TLS stack (OpenSSL, through libcurl and
+ * libssh2) crashes, its pthread keys colliding with the first libc's. */
 #include "symbolize.h"
 
 #include <dlfcn.h>
@@ -121,20 +123,79 @@ static int check_candidate(const char *path, const struct stat *main_st, uint32_
     return fd;
 }
 
-/* Dwfl_Callbacks.find_debuginfo without the network: the build-id directory under
- * /usr/lib/debug (libdwfl's own search, which never asks a server), then the .gnu_debuglink
- * name beside the file, in its .debug directory, and under /usr/lib/debug: what
- * dwfl_standard_find_debuginfo tries before debuginfod. The name returned is freed by libdwfl,
- * so it comes from libdwfl's own malloc. */
-static int local_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
-                           const char *file_name, const char *debuglink_file,
-                           GElf_Word debuglink_crc, char **debuginfo_file_name)
+/* ---- debuginfod, when asked for ---- */
+
+typedef struct debuginfod_client debuginfod_client;
+static struct {
+    int tried;
+    debuginfod_client *client;
+    debuginfod_client *(*begin)(void);
+    int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+    void (*end)(debuginfod_client *);
+} dbgd;
+
+/* The debug file of mod from the DEBUGINFOD_URLS servers, by its build-id; -1 without one.
+ * libdebuginfod is loaded on the first call, and stays (libcurl's libraries are not made to be
+ * unloaded). Its own variables apply: DEBUGINFOD_TIMEOUT, DEBUGINFOD_CACHE_PATH... */
+static int ask_debuginfod(Dwfl_Module *mod, char **debuginfo_file_name)
+{
+    const unsigned char *id = NULL;
+    GElf_Addr at;
+    int n = tp_dw.dwfl_module_build_id(mod, &id, &at);
+    if (n <= 0)
+        return -1;
+    if (!dbgd.tried) {
+        dbgd.tried = 1;
+        void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            dbgd.begin = (debuginfod_client * (*)(void)) dlsym(h, "debuginfod_begin");
+            dbgd.find_debuginfo = (int (*)(debuginfod_client *, const unsigned char *, int,
+                                           char **))dlsym(h, "debuginfod_find_debuginfo");
+            dbgd.end = (void (*)(debuginfod_client *))dlsym(h, "debuginfod_end");
+            if (dbgd.begin && dbgd.find_debuginfo && dbgd.end)
+                dbgd.client = dbgd.begin();
+        } else {
+            tp_warn("TPROF_DEBUGINFOD=1: libdebuginfod.so.1: %s; no server asked", dlerror());
+        }
+    }
+    if (!dbgd.client)
+        return -1;
+    char *path = NULL;
+    int fd = dbgd.find_debuginfo(dbgd.client, id, n, &path);
+    if (fd < 0) {
+        free(path);
+        return -1;
+    }
+    /* the name is freed by libdwfl, with its own libc */
+    char *name = NULL;
+    if (path) {
+        size_t len = strlen(path) + 1;
+        name = tp_dw.malloc(len);
+        if (name)
+            memcpy(name, path, len);
+        free(path);
+    }
+    *debuginfo_file_name = name;
+    return fd;
+}
+
+/* Dwfl_Callbacks.find_debuginfo: the build-id directory under /usr/lib/debug (libdwfl's own
+ * search, which never asks a server), then the .gnu_debuglink name beside the file, in its .debug
+ * directory, and under /usr/lib/debug: what dwfl_standard_find_debuginfo tries before debuginfod.
+ * Then, with TPROF_DEBUGINFOD=1 only, the servers (not for a dwz alternate file, asked for with
+ * its name and no CRC: it has a build-id of its own, which only libdwfl knows). The name returned
+ * is freed by libdwfl, so it comes from libdwfl's own malloc. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+                          const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
     int fd = tp_dw.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
                                                 debuglink_file, debuglink_crc,
                                                 debuginfo_file_name);
-    if (fd >= 0 || !debuglink_file || !*debuglink_file)
+    if (fd >= 0)
         return fd;
+    if (!debuglink_file || !*debuglink_file)
+        return tp_cfg.debuginfod ? ask_debuginfod(mod, debuginfo_file_name) : -1;
     struct stat main_st;
     int have_main = file_name && stat(file_name, &main_st) == 0;
     char dir[4096], path[4096 + 64];
@@ -172,6 +233,8 @@ static int local_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
         if (name)
             memcpy(name, path, len);
         *debuginfo_file_name = name;
+    } else if (tp_cfg.debuginfod && debuglink_crc != 0) {
+        fd = ask_debuginfod(mod, debuginfo_file_name);
     }
     return fd;
 }
@@ -184,8 +247,7 @@ struct tp_symbolizer *tp_sym_open(void)
     if (!tp_dw_ready())
         return s; /* no elfutils: frames keep their module offsets only */
     s->cb.find_elf = tp_dw.dwfl_linux_proc_find_elf;
-    s->cb.find_debuginfo =
-        tp_cfg.debuginfod ? tp_dw.dwfl_standard_find_debuginfo : local_debuginfo;
+    s->cb.find_debuginfo = find_debuginfo;
     s->cb.debuginfo_path = &s->debuginfo_path;
     s->dwfl = tp_dw.dwfl_begin(&s->cb);
     if (s->dwfl) {

@@ -2,9 +2,11 @@
  * same return addresses, frame for frame, through frames with and without a frame pointer, an
  * alloca'd frame (its CFA on rbp), libc calling back into the program, another thread, a signal
  * frame, a PLT stub and the vDSO interrupted by a signal (single-stepping: the walk starts in the
- * SIGTRAP handler), and a stack made with makecontext (where the walk may stop early, but what it
- * gives must be libunwind's first frames). libunwind is linked into this test only. */
+ * SIGTRAP handler), a library unloaded and another loaded in its place, and a stack made with
+ * makecontext (where the walk may stop early, but what it gives must be libunwind's first
+ * frames). libunwind is linked into this test only. */
 #include <check.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
@@ -320,6 +322,46 @@ START_TEST(test_own_stack)
 }
 END_TEST
 
+/* After a dlclose the rules of the code unloaded are dropped: libtpwalk_b.so, loaded where
+ * libtpwalk_a.so was, has its return address at the same place with another CFA rule there. */
+static void walk_cb(void *arg)
+{
+    probe(arg);
+    __asm__ volatile("" ::: "memory"); /* no tail call */
+}
+
+typedef void (*tpwalk_fn)(void (*)(void *), void *);
+
+START_TEST(test_dlclose)
+{
+    const char *tb = getenv("TB");
+    char a[4096], b[4096];
+    ck_assert_ptr_nonnull(tb);
+    snprintf(a, sizeof a, "%s/victims/libtpwalk_a.so", tb);
+    snprintf(b, sizeof b, "%s/victims/libtpwalk_b.so", tb);
+    void *h = dlopen(a, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(h != NULL, "%s", dlerror());
+    tpwalk_fn walk = (tpwalk_fn)dlsym(h, "tpwalk");
+    ck_assert_ptr_nonnull(walk);
+    uintptr_t where = (uintptr_t)walk;
+    struct walk w1;
+    walk(walk_cb, &w1);
+    same_walk(&w1);
+    ck_assert_int_eq(dlclose(h), 0);
+    tp_unwind_dlclosed(); /* what the dlclose hook of libtprof.so does */
+    unw_flush_cache(unw_local_addr_space, 0, 0); /* and libunwind's own cache, for the reference */
+    h = dlopen(b, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(h != NULL, "%s", dlerror());
+    walk = (tpwalk_fn)dlsym(h, "tpwalk");
+    ck_assert_msg((uintptr_t)walk == where,
+                  "libtpwalk_b.so was not loaded where libtpwalk_a.so was: nothing shown");
+    struct walk w2;
+    walk(walk_cb, &w2);
+    same_walk(&w2);
+    dlclose(h);
+}
+END_TEST
+
 /* The depth limit is respected, and a disabled walker gives nothing. */
 START_TEST(test_limit_and_disable)
 {
@@ -345,6 +387,7 @@ int main(void)
     tcase_add_test(tc, test_plt_frame);
     tcase_add_test(tc, test_vdso_frame);
     tcase_add_test(tc, test_own_stack);
+    tcase_add_test(tc, test_dlclose);
     tcase_add_test(tc, test_limit_and_disable);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
