@@ -26,7 +26,6 @@
 
 void *tp_alloc(size_t n) { return malloc(n); }
 void tp_free(void *p) { free(p); }
-TP_TLS int tp_private_heap;
 TP_TLS int tp_guard;
 /* preload/dwlib.c loads elfutils from its constructor when tprof runs */
 _Atomic int tp_state = TP_RUNNING;
