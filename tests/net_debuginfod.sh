@@ -45,8 +45,12 @@ lib="$TB/victims/libtpnodebug.so"
 timeout 60 env LD_PRELOAD="$TPROF_SO" TPROF_OUTPUT=none TPROF_JSON="$WORK/local.json" \
     "$TB/victims/v_netdebug" "$lib" >/dev/null || fail "run without TPROF_DEBUGINFOD failed or hung: $?"
 jcheck "$WORK/local.json" "any(f['module'] and f['module'].endswith('libtpnodebug.so') for s in m['sites'] for f in s['frames'])"
-# One connection of our own, after the run: the server accepts in arrival order, so once it has
-# seen this one it has seen any the run made.
+# A bad value is the default, said once.
+timeout 60 env LD_PRELOAD="$TPROF_SO" TPROF_OUTPUT=none TPROF_JSON="$WORK/bad.json" TPROF_DEBUGINFOD=maybe \
+    "$TB/victims/v_netdebug" "$lib" >/dev/null 2>"$WORK/bad.err" || fail "run with TPROF_DEBUGINFOD=maybe failed or hung: $?"
+grep -qx 'tprof: TPROF_DEBUGINFOD=maybe: expected 0 or 1; using 0' "$WORK/bad.err" || fail "no warning: $(cat "$WORK/bad.err")"
+# One connection of our own, after the runs: the server accepts in arrival order, so once it has
+# seen this one it has seen any the runs made.
 python3 -c "import socket; socket.create_connection(('127.0.0.1', $port)).close()"
 wait_count 1 || fail "the server never saw the test's own connection"
 [ "$(count)" -eq 1 ] || fail "tprof connected to DEBUGINFOD_URLS $(($(count) - 1)) time(s) without TPROF_DEBUGINFOD"
