@@ -10,7 +10,10 @@
 #include "dwlib.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stddef.h>
+#include <sys/auxv.h>
+#include <sys/single_threaded.h>
 
 #include "internal.h"
 
@@ -67,6 +70,34 @@ int tp_dw_load(void)
     }
     tp_guard = g;
     return tp_dw_ready();
+}
+
+/* Is a the code of the dynamic loader itself (AT_BASE: its ELF header in memory)? */
+static int in_loader(uintptr_t a)
+{
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_BASE);
+    if (!eh)
+        return 1; /* not known: assume the worst */
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++) {
+        uintptr_t lo = (uintptr_t)eh + ph[i].p_vaddr;
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && a >= lo && a < lo + ph[i].p_memsz)
+            return 1;
+    }
+    return 0;
+}
+
+int tp_dw_load_early(uintptr_t caller)
+{
+    if (atomic_load_explicit(&tp_dw_state, memory_order_acquire) != 0)
+        return tp_dw_ready();
+    /* Another thread could hold the loader's lock, and wait for a lock of the program's that
+     * this thread holds; the loader itself may be this malloc's caller, halfway through its own
+     * work. Neither when the process has one thread and the caller is not the loader: the other
+     * libraries' constructors, which run before libtprof.so's own. */
+    if (!__libc_single_threaded || in_loader(caller))
+        return 0;
+    return tp_dw_load();
 }
 
 /* A safe point: the library's constructor, after the configuration is read (a disabled tprof

@@ -16,6 +16,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Every function of elfutils that tprof calls. */
@@ -48,9 +49,14 @@ static inline int tp_dw_ready(void)
     return atomic_load_explicit(&tp_dw_state, memory_order_acquire) > 0;
 }
 
-/* Load the libraries and fill the table (idempotent). Never from a malloc hook: it runs the
+/* Load the libraries and fill the table (idempotent). Not from a malloc hook: it runs the
  * dynamic loader, which may be the caller of that malloc. libtprof.so calls it from its
  * constructor. Returns tp_dw_ready(). */
 int tp_dw_load(void);
+/* The same from a malloc hook, whose caller (the shim's return address) is given, before the
+ * constructor ran: the constructors of the program's libraries run before libtprof.so's, and
+ * their allocations deserve whole stacks too. Loads only where that is safe (one thread, a caller
+ * that is not the dynamic loader), else leaves it to the constructor. */
+int tp_dw_load_early(uintptr_t caller);
 
 #endif

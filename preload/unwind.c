@@ -665,6 +665,8 @@ int tp_unwind(void **out, int max, void *ra, void *fp)
     if (n == max || !tp_on_own_stack(f.sp))
         return n; /* another stack (sigaltstack, makecontext), or the bounds are unknown */
     f.rbp = *(const uintptr_t *)fp;
+    if (tp_unlikely(!tp_dw_ready()) && !tp_dw_load_early(f.pc))
+        return n; /* no rules to be had yet */
     for (;;) {
         const struct rule *r = rule_of(f.pc);
         if (!r)
