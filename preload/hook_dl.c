@@ -9,8 +9,9 @@
  * the calling module: its RPATH, LD_LIBRARY_PATH, its RUNPATH) are tried first, in glibc's order.
  *
  * dlclose: the module's address range is remembered for naming call sites (modules.c), then,
- * once it is gone, the stack walker's cached rules, the symbol lists and the cached per-address decisions of
- * the instrumented-function hooks are dropped: the same addresses may hold other code next. */
+ * once it is gone, the stack walker's cached rules, the symbol lists and the cached per-address
+ * decisions of the instrumented-function hooks are dropped: the same addresses may hold other
+ * code next. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>

@@ -258,7 +258,8 @@ struct tp_symbolizer *tp_sym_open(void)
         int n;
         const struct tp_departed *d = tp_modules_departed(&n);
         for (int i = 0; !bad && i < n; i++) {
-            if (tp_dw.dwfl_addrmodule(s->dwfl, d[i].lo) || tp_dw.dwfl_addrmodule(s->dwfl, d[i].hi - 1))
+            if (tp_dw.dwfl_addrmodule(s->dwfl, d[i].lo) ||
+                tp_dw.dwfl_addrmodule(s->dwfl, d[i].hi - 1))
                 continue;
             tp_dw.dwfl_report_elf(s->dwfl, d[i].path, d[i].path, -1, d[i].base, false);
         }
@@ -281,7 +282,8 @@ static void describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struc
         return;
     Dwarf_Addr start = 0;
     const char *mainfile = NULL;
-    const char *modname = tp_dw.dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, &mainfile, NULL);
+    const char *modname =
+        tp_dw.dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, &mainfile, NULL);
     out->module = dup_or_null(mainfile ? mainfile : modname);
     out->offset = raw - start;
     GElf_Off symoff = 0;

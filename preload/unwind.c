@@ -543,39 +543,31 @@ static const struct rule *rule_of(uintptr_t key)
         return NULL;
     uintptr_t pc = key & ~KEY_EXACT;
     struct seg s = {pc, 0, 0, 0, -1, 0, 0, 0};
-    for (int pass = 0; pass < 2; pass++) {
+    r = NULL;
+    for (int pass = 0; pass < 2 && !r; pass++) {
+        if (pass == 1)
+            dl_iterate_phdr(find_segment, &s); /* not under the lock: it takes the loader's */
         if (!take_lock())
-            return NULL;
-        if ((r = cached(key)) != NULL) {
-            drop_lock();
-            return r;
-        }
-        struct module *m = known_module(pc);
-        if (!m && s.found)
+            break;
+        r = cached(key);
+        struct module *m = r ? NULL : known_module(pc);
+        if (!m && !r && s.found)
             m = module_for(&s);
-        if (m || s.found) {
+        if (!r && (m || pass == 1)) {
+            /* In no module (JIT code, a stack that is not one), the walk stops there, for good.
+             * A module that did not fit in mods is not known to have no rules: not kept. */
             struct rule got = m ? read_rule(m, key) : (struct rule){0, 0, 0, R_NO, 0};
-            /* A module that did not fit is not known to have no rules: not kept. */
-            r = m ? remember(key, got) : NULL;
+            r = m || !s.found ? remember(key, got) : NULL;
             if (!r) {
                 unkept = got;
                 r = &unkept;
             }
-            drop_lock();
-            if (s.fd >= 0)
-                close(s.fd);
-            return r;
         }
         drop_lock();
-        if (pass == 0) {
-            dl_iterate_phdr(find_segment, &s);
-            if (!s.found)
-                break; /* no module: JIT code, a stack that is not one */
-        }
     }
     if (s.fd >= 0)
         close(s.fd);
-    return NULL;
+    return r;
 }
 
 /* ---- the walk ---- */
