@@ -15,5 +15,13 @@ tests_victims_libtpwalk_a_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpwalk.so
 tests_victims_libtpwalk_b_so_SOURCES = tests/victims/libtpwalk.c
 tests_victims_libtpwalk_b_so_CFLAGS = -DTPWALK_FRAME=24 -fPIC
 tests_victims_libtpwalk_b_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpwalk.so
-TESTS += tests/lib_needed.sh tests/lib_noload.sh tests/net_debuginfod.sh
-EXTRA_DIST += tests/lib_needed.sh tests/lib_noload.sh tests/net_debuginfod.sh
+# A library whose constructor allocates before libtprof.so's constructor runs.
+check_PROGRAMS += tests/victims/libtpctor.so tests/victims/v_ctor
+tests_victims_libtpctor_so_SOURCES = tests/victims/libtpctor.c
+tests_victims_libtpctor_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpctor_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpctor.so
+tests_victims_v_ctor_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_ctor_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_ctor_LDADD = tests/victims/libtpctor.so
+TESTS += tests/lib_needed.sh tests/lib_noload.sh tests/net_debuginfod.sh tests/lib_ctor.sh
+EXTRA_DIST += tests/lib_needed.sh tests/lib_noload.sh tests/net_debuginfod.sh tests/lib_ctor.sh
