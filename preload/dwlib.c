@@ -6,7 +6,12 @@
  * loaded there, so libdw's malloc is that namespace's libc, whose heap (a libc that is not the
  * first one uses mmap, never brk) is apart from the program's. Every symbol is looked up here,
  * once: libtprof.so then runs without elfutils when it is not installed, only with poorer stacks
- * and names. */
+ * and names.
+ *
+ * What the program can still notice: the second libc's initial-exec TLS comes out of the static
+ * TLS surplus that glibc keeps for dlopen'ed libraries (a library with a 1,600-byte initial-exec
+ * TLS block that a program could dlopen without tprof no longer fits; GLIBC_TUNABLES'
+ * glibc.rtld.optional_static_tls makes room), and each thread's DTV has three more slots. */
 #include "dwlib.h"
 
 #include <dlfcn.h>
