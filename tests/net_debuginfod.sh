@@ -54,7 +54,7 @@ grep -qx 'tprof: TPROF_DEBUGINFOD=maybe: expected 0 or 1; using 0' "$WORK/bad.er
 python3 -c "import socket; socket.create_connection(('127.0.0.1', $port)).close()"
 wait_count 1 || fail "the server never saw the test's own connection"
 [ "$(count)" -eq 1 ] || fail "tprof connected to DEBUGINFOD_URLS $(($(count) - 1)) time(s) without TPROF_DEBUGINFOD"
-if ! { ldconfig -p 2>/dev/null | grep -q 'libdebuginfod\.so\.1 '; }; then
+if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libdebuginfod\.so\.1 '; then
     echo "libdebuginfod1 is not installed: TPROF_DEBUGINFOD=1 cannot be shown to reach the server"
     exit 77
 fi
