@@ -21,7 +21,8 @@
 
 /* Every function of elfutils that tprof calls. */
 #define TP_DW_FUNCTIONS(X)                                                                 \
-    X(elf_version) X(elf_begin) X(elf_memory) X(elf_end) X(elf_cntl) X(elf_kind)           \
+    X(elf_version) X(elf_errno) X(dwarf_errno) X(elf_begin) X(elf_memory) X(elf_end)       \
+    X(elf_cntl) X(elf_kind)                                                                \
     X(elf_nextscn) X(elf_getdata) X(elf_strptr) X(gelf_getshdr) X(gelf_getnote)             \
     X(gelf_getsym) X(dwarf_getcfi_elf) X(dwarf_cfi_end) X(dwarf_cfi_addrframe)              \
     X(dwarf_frame_cfa) X(dwarf_frame_register) X(dwfl_begin)                               \
