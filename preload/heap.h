@@ -17,7 +17,7 @@ struct tp_blk {
 void tp_heap_init(void);
 int tp_heap_tracking(void);
 
-/* Record block p of n bytes. ra: the shim's return address; raw, got: the frames unw_backtrace
+/* Record block p of n bytes. ra: the shim's return address; raw, got: the frames tp_unwind
  * gave in the shim (tp_sites_want(), sites.h), got 0 for none; ns: the allocator's time. */
 void tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64_t ns);
 void tp_heap_free(void *p);

@@ -9,17 +9,15 @@
  * the calling module: its RPATH, LD_LIBRARY_PATH, its RUNPATH) are tried first, in glibc's order.
  *
  * dlclose: the module's address range is remembered for naming call sites (modules.c), then,
- * once it is gone, libunwind's caches, the symbol lists, the cached per-address decisions of
- * the instrumented-function hooks and the cached real functions of the BLAS wrappers that were
- * in it are dropped: the same addresses may hold other code next.
+ * once it is gone, the stack walker's cached rules, the symbol lists, the cached per-address
+ * decisions of the instrumented-function hooks and the cached real functions of the BLAS
+ * wrappers that were in it are dropped: the same addresses may hold other code next.
  *
  * Neither wrapper opens anything itself beyond what the program asked for: a constructor may
  * call dlopen while the loader is still initialising the objects of another dlopen, and opening
  * one of those (even with RTLD_NOLOAD) would run their constructors out of order. */
-#define UNW_LOCAL_ONLY /* the local-only API, as preload/sites.c uses it */
 #include <dlfcn.h>
 #include <errno.h>
-#include <libunwind.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
@@ -175,13 +173,12 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     dlclose_fn real = get_dlclose();
     if (!real)
         return -1;
-    /* Even for a call we do not otherwise follow: the unloaded code's cached stack rules would
-     * describe whatever is mapped at those addresses next. */
-    tp_unwind_disable();
     if (tp_guard || !tp_running()) {
         /* What points into the unloaded code is dropped whatever the state: tprof's wrappers
-         * and stubs still call through it before start-up and while the report is written. */
+         * and stubs still call through it before start-up and while the report is written, and
+         * the unloaded code's cached stack rules would describe whatever is mapped there next. */
         int rc = real(handle), e = errno;
+        tp_unwind_dlclosed();
         tp_resolve_forget();
         if (!tp_guard)
             tp_plt_forget();
@@ -196,7 +193,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     int e = errno;
     g = tp_guard;
     tp_guard = 1;
-    unw_flush_cache(unw_local_addr_space, 0, 0);
+    tp_unwind_dlclosed();
     tp_symtab_stale();
     tp_cyg_forget();
     tp_plt_forget();

@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
-#define UNW_LOCAL_ONLY /* the local-only API: _UL* symbols of libunwind.so */
-#include <libunwind.h>
 
 #include "clock.h"
 #include "heap.h"
@@ -41,52 +39,35 @@ static valloc_fn real_valloc;
 static valloc_fn real_pvalloc;
 static usable_fn real_usable;
 
-/* ---- static arenas: the bootstrap one, and tprof's private heap ----
+/* ---- the bootstrap arena ----
  *
- * The bootstrap arena serves what dlsym allocates before the real allocator is known. The private
- * heap serves libdw while the stack walker reads a module's unwind rules (preload/unwind.c) in the
- * middle of a program's malloc: those blocks live as long as the process, and placed in the
- * program's own arena (the thread's, next to the program's first blocks) they changed how glibc
- * fragments it: a churn of 10^6 malloc/free pairs ended 1 MiB bigger (bench/RESULTS.md). Both are
- * bump allocators in one static array, so that free() tells them from the real allocator's
- * blocks with the one range check it always made. A block freed while it is the last one given
- * out is taken back (libdw's per-lookup frame is), others stay. The .bss costs nothing until
- * touched. */
+ * It serves what dlsym allocates before the real allocator is known: a bump allocator in one
+ * static array, so that free() tells its blocks from the real allocator's with one range check.
+ * Its blocks are never given back. (tprof's own libraries, elfutils, allocate from their own libc
+ * in a namespace of their own, preload/dwlib.c: nothing of theirs reaches these shims.) The .bss
+ * costs nothing until touched. */
 
 #define BOOT_SIZE (64 * 1024)
-#define PRIVATE_SIZE (4 << 20)
-static _Alignas(64) unsigned char arena[BOOT_SIZE + PRIVATE_SIZE];
-static _Atomic size_t boot_used;            /* in [0, BOOT_SIZE) */
-static _Atomic size_t private_used = BOOT_SIZE; /* in [BOOT_SIZE, BOOT_SIZE + PRIVATE_SIZE) */
-TP_TLS int tp_private_heap;
+static _Alignas(64) unsigned char arena[BOOT_SIZE];
+static _Atomic size_t boot_used;
 
 /* Each block is preceded by its size, so realloc can copy it out. */
-static void *bump(_Atomic size_t *used_p, size_t limit, size_t n, size_t align)
+static void *boot_alloc(size_t n, size_t align)
 {
     if (align < 16)
         align = 16;
-    if (n > limit)
+    if (n > BOOT_SIZE)
         return NULL;
     for (;;) {
-        size_t used = atomic_load(used_p);
+        size_t used = atomic_load(&boot_used);
         size_t start = (used + 16 + align - 1) & ~(align - 1);
-        if (start + n > limit)
-            return NULL; /* dlsym needs a few hundred bytes, libdw a few KiB per module */
-        if (atomic_compare_exchange_weak(used_p, &used, start + n)) {
+        if (start + n > BOOT_SIZE)
+            return NULL; /* dlsym needs a few hundred bytes */
+        if (atomic_compare_exchange_weak(&boot_used, &used, start + n)) {
             memcpy(arena + start - sizeof(size_t), &n, sizeof n);
             return arena + start;
         }
     }
-}
-
-static void *boot_alloc(size_t n, size_t align)
-{
-    return bump(&boot_used, BOOT_SIZE, n, align);
-}
-
-static void *private_alloc(size_t n, size_t align)
-{
-    return bump(&private_used, BOOT_SIZE + PRIVATE_SIZE, n, align);
 }
 
 int tp_boot_owns(const void *p)
@@ -99,41 +80,6 @@ static size_t boot_size(const void *p)
     size_t n;
     memcpy(&n, (const unsigned char *)p - sizeof(size_t), sizeof n);
     return n;
-}
-
-/* A free of a static block: the private heap's last block is taken back. */
-static void static_free(void *p)
-{
-    size_t off = (size_t)((unsigned char *)p - arena);
-    if (off < BOOT_SIZE)
-        return;
-    size_t end = off + boot_size(p);
-    atomic_compare_exchange_strong(&private_used, &end, off - sizeof(size_t));
-}
-
-/* Where an allocation that is not the program's goes: the private heap while the stack walker
- * reads unwind rules (and the real allocator if that is full), else the real allocator. */
-static inline void *own_alloc(size_t n, void *(*real)(size_t))
-{
-    if (tp_unlikely(tp_private_heap)) {
-        void *p = private_alloc(n, 16);
-        if (p)
-            return p;
-    }
-    return real(n);
-}
-
-/* The same for calloc. */
-static inline void *own_calloc(size_t n, size_t m)
-{
-    if (tp_unlikely(tp_private_heap) && !(m && n > SIZE_MAX / m)) {
-        void *p = private_alloc(n * m, 16);
-        if (p) {
-            memset(p, 0, n * m); /* a block taken back may be given out again */
-            return p;
-        }
-    }
-    return real_calloc(n, m);
 }
 
 /* ---- resolving the real functions ---- */
@@ -200,10 +146,8 @@ void tp_free(void *p)
 {
     if (!p)
         return;
-    if (tp_boot_owns(p)) {
-        static_free(p);
-        return;
-    }
+    if (tp_boot_owns(p))
+        return; /* bootstrap blocks stay */
     if (ready())
         real_free(p);
 }
@@ -213,7 +157,7 @@ void *tp_realloc(void *p, size_t n)
     if (!ready())
         return NULL;
     if (p && tp_boot_owns(p)) {
-        void *q = own_alloc(n, real_malloc);
+        void *q = real_malloc(n);
         if (q) {
             size_t old = boot_size(p);
             memcpy(q, p, old < n ? old : n);
@@ -252,9 +196,8 @@ static inline int recording(void)
 }
 
 /* Record a new block. Called with the guard held. Always inlined, so that the walk starts at the
- * shim's own frame: tp_unwind from its caller, or (where tp_unwind cannot) unw_backtrace with the
- * shim as the only frame of ours. Either way the frames of ours at the top (the shim, or the
- * realloc shim above do_realloc) are dropped by tp_site_find. */
+ * shim's own frame: tp_unwind from its caller. The frame of ours it may still see (the realloc
+ * shim above do_realloc) is dropped by tp_site_find. */
 static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, void *ra, uint64_t ns)
 {
     void *raw[TP_MAX_STACK + TP_STACK_ROOM];
@@ -264,8 +207,6 @@ static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, 
         /* tp_unwind has no frame of ours to skip but the realloc shim's: one more than the depth */
         got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
                         __builtin_frame_address(0));
-        if (got < 0)
-            got = unw_backtrace(raw, want);
     }
     tp_heap_alloc(p, n, ra, raw, got, ns);
 }
@@ -314,7 +255,7 @@ TP_EXPORT TP_NOINSTR void *malloc(size_t n)
     if (tp_unlikely(!ready()))
         return boot_alloc(n, 16);
     if (!recording())
-        return own_alloc(n, real_malloc);
+        return real_malloc(n);
     void *ra = __builtin_return_address(0);
     uint64_t elapsed;
     void *p;
@@ -328,7 +269,7 @@ TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
     if (tp_unlikely(!ready()))
         return tp_calloc(n, m);
     if (!recording())
-        return own_calloc(n, m);
+        return real_calloc(n, m);
     void *ra = __builtin_return_address(0);
     uint64_t elapsed;
     void *p;
@@ -341,10 +282,8 @@ TP_EXPORT TP_NOINSTR void free(void *p)
 {
     if (!p)
         return;
-    if (tp_unlikely(tp_boot_owns(p))) {
-        static_free(p); /* static memory: bootstrap or private */
-        return;
-    }
+    if (tp_unlikely(tp_boot_owns(p)))
+        return; /* the bootstrap arena's: never given back */
     if (tp_unlikely(!ready()))
         return;
     if (!recording()) {
@@ -422,7 +361,7 @@ TP_EXPORT TP_NOINSTR void *realloc(void *p, size_t n)
         if (p && !tp_guard && tp_heap_tracking())
             tp_heap_forget(p);
         if (!p)
-            return own_alloc(n, real_malloc);
+            return real_malloc(n);
         return real_realloc(p, n);
     }
     void *ra = __builtin_return_address(0);

@@ -25,7 +25,8 @@ static inline int tp_running(void)
 }
 
 /* Per-thread recursion guard (P2): set while tprof's own code runs on this thread, so that
- * its allocations (uthash, libunwind, libdw, stdio) are forwarded but never recorded. */
+ * its allocations (uthash, stdio, the dynamic loader's for dlmopen) are forwarded but never
+ * recorded. */
 extern TP_TLS int tp_guard;
 static inline int tp_guard_enter(void)
 {
@@ -52,11 +53,8 @@ char *tp_strdup(const char *s);
 /* One line on stderr through write(2), prefixed "tprof: ". No allocation. */
 void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Bytes of the static arenas: the bootstrap one (before the real allocator was known) and the
- * private heap. */
+/* Bytes of the static bootstrap arena (what dlsym allocated before the real allocator was
+ * known). */
 int tp_boot_owns(const void *p);
-/* Set on a thread, with the guard held, while the libraries tprof calls should allocate from
- * tprof's private heap instead of the program's arenas (preload/hook_malloc.c). */
-extern TP_TLS int tp_private_heap;
 
 #endif

@@ -14,8 +14,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#define UNW_LOCAL_ONLY /* the local-only API: _UL* symbols of libunwind.so */
-#include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
@@ -190,11 +188,6 @@ void tp_sites_init(void)
 
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&tp_sites_init);
     tp_sites_want_n = depth > 1 && cap > 1 ? depth + TP_STACK_ROOM : 0;
-    /* Per-thread caches make unw_backtrace cheaper; a first call warms libunwind up while the
-     * guard is held (PITFALLS P2, P11). */
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-    void *warm[4];
-    unw_backtrace(warm, 4);
     errno = saved;
 }
 

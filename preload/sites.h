@@ -24,8 +24,8 @@ void tp_sites_init(void);
  * TPROF_STACK=1. Our own frames at the top of raw are skipped. */
 uint32_t tp_site_find(void *const *raw, int got, void *ra);
 /* How many frames the shims' walk asks for, 0 for none (TPROF_STACK=1): the depth plus room for
- * our own frames (unw_backtrace starts at the shim; tp_unwind, which starts at the shim's caller,
- * needs one of them at most). */
+ * our own frames (tp_unwind starts at the shim's caller and needs one of them at most: the realloc
+ * shim above do_realloc). */
 extern int tp_sites_want_n;
 static inline int tp_sites_want(void)
 {

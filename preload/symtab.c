@@ -7,8 +7,6 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dwlib.h"
 #include "internal.h"
 
 struct fsym {
@@ -40,7 +39,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mod *mods;
 static size_t nmods, capmods;
 static _Atomic int stale = 1;
-static int elf_ready;
 
 /* ---- the module list ---- */
 
@@ -177,9 +175,9 @@ static struct mod *module_of(uintptr_t a)
 static Elf_Scn *section_of_type(Elf *e, Elf64_Word type)
 {
     Elf_Scn *s = NULL;
-    while ((s = elf_nextscn(e, s)) != NULL) {
+    while ((s = tp_dw.elf_nextscn(e, s)) != NULL) {
         GElf_Shdr sh;
-        if (gelf_getshdr(s, &sh) && sh.sh_type == type)
+        if (tp_dw.gelf_getshdr(s, &sh) && sh.sh_type == type)
             return s;
     }
     return NULL;
@@ -190,14 +188,14 @@ static Elf_Scn *section_of_type(Elf *e, Elf64_Word type)
 static int debug_file_of(Elf *e, char *out, size_t n)
 {
     Elf_Scn *s = NULL;
-    while ((s = elf_nextscn(e, s)) != NULL) {
+    while ((s = tp_dw.elf_nextscn(e, s)) != NULL) {
         GElf_Shdr sh;
-        if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_NOTE)
+        if (!tp_dw.gelf_getshdr(s, &sh) || sh.sh_type != SHT_NOTE)
             continue;
-        Elf_Data *d = elf_getdata(s, NULL);
+        Elf_Data *d = tp_dw.elf_getdata(s, NULL);
         size_t off = 0, name_off, desc_off;
         GElf_Nhdr nh;
-        while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+        while (d && (off = tp_dw.gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
             if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
                 memcmp((char *)d->d_buf + name_off, "GNU", 4) != 0 || nh.n_descsz < 2)
                 continue;
@@ -237,15 +235,15 @@ static size_t plain_len(const char *name)
 static void load_from(struct mod *m, Elf *e, Elf_Scn *scn)
 {
     GElf_Shdr sh;
-    Elf_Data *d = elf_getdata(scn, NULL);
-    if (!d || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+    Elf_Data *d = tp_dw.elf_getdata(scn, NULL);
+    if (!d || !tp_dw.gelf_getshdr(scn, &sh) || !sh.sh_entsize)
         return;
     size_t count = sh.sh_size / sh.sh_entsize, nf = 0, bytes = 0;
     for (size_t i = 0; i < count; i++) {
         GElf_Sym s;
         const char *name;
-        if (gelf_getsym(d, (int)i, &s) && is_function(&s) &&
-            (name = elf_strptr(e, sh.sh_link, s.st_name)) && *name) {
+        if (tp_dw.gelf_getsym(d, (int)i, &s) && is_function(&s) &&
+            (name = tp_dw.elf_strptr(e, sh.sh_link, s.st_name)) && *name) {
             nf++;
             bytes += plain_len(name) + 1;
         }
@@ -263,8 +261,8 @@ static void load_from(struct mod *m, Elf *e, Elf_Scn *scn)
     for (size_t i = 0; i < count && k < nf; i++) {
         GElf_Sym s;
         const char *name;
-        if (!gelf_getsym(d, (int)i, &s) || !is_function(&s) ||
-            !(name = elf_strptr(e, sh.sh_link, s.st_name)) || !*name)
+        if (!tp_dw.gelf_getsym(d, (int)i, &s) || !is_function(&s) ||
+            !(name = tp_dw.elf_strptr(e, sh.sh_link, s.st_name)) || !*name)
             continue;
         size_t len = plain_len(name);
         memcpy(names + at, name, len);
@@ -290,29 +288,26 @@ static void load_from(struct mod *m, Elf *e, Elf_Scn *scn)
 
 static void read_syms(struct mod *m)
 {
+    if (!tp_dw_ready())
+        return; /* elfutils is not loaded (yet): no names now, another try next time */
     m->read = 1;
-    if (!elf_ready) {
-        if (elf_version(EV_CURRENT) == EV_NONE)
-            return;
-        elf_ready = 1;
-    }
     int fd = open(m->file, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (e && elf_kind(e) == ELF_K_ELF) {
+    Elf *e = tp_dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (e && tp_dw.elf_kind(e) == ELF_K_ELF) {
         Elf_Scn *s = section_of_type(e, SHT_SYMTAB);
         if (s) {
             load_from(m, e, s);
         } else {
             char dbg[512];
             int dfd = debug_file_of(e, dbg, sizeof dbg) == 0 ? open(dbg, O_RDONLY | O_CLOEXEC) : -1;
-            Elf *de = dfd >= 0 ? elf_begin(dfd, ELF_C_READ_MMAP, NULL) : NULL;
+            Elf *de = dfd >= 0 ? tp_dw.elf_begin(dfd, ELF_C_READ_MMAP, NULL) : NULL;
             Elf_Scn *ds = de ? section_of_type(de, SHT_SYMTAB) : NULL;
             if (ds)
                 load_from(m, de, ds);
             if (de)
-                elf_end(de);
+                tp_dw.elf_end(de);
             if (dfd >= 0)
                 close(dfd);
             if (!m->syms && (s = section_of_type(e, SHT_DYNSYM)) != NULL)
@@ -320,7 +315,7 @@ static void read_syms(struct mod *m)
         }
     }
     if (e)
-        elf_end(e);
+        tp_dw.elf_end(e);
     close(fd);
 }
 

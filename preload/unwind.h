@@ -1,22 +1,26 @@
 /* The malloc shims' stack walk: return addresses by the CFA rules of .eh_frame, each return
- * address's rule read once and cached. Where a frame needs more than such a rule (a signal frame,
- * a DWARF expression, code without CFI) the walk gives up and the caller uses libunwind. */
+ * address's rule read once (libdw, preload/dwlib.h) and cached. Signal frames, CFA expressions
+ * (PLT stubs) and the vDSO are stepped too; where no rule can be followed (code without CFI, a
+ * frame off the thread's stack, elfutils not loaded yet) the walk stops with what it has. */
 #ifndef TPROF_UNWIND_H
 #define TPROF_UNWIND_H
 
 #include <stdint.h>
 
 /* Walk from a frame that has a frame pointer: fp is its __builtin_frame_address(0), ra its
- * __builtin_return_address(0). Fills out[] with up to max return addresses, its caller's first
- * (as unw_backtrace does, less the frame of the function that calls this). Returns how many, or
- * -1 where the walk cannot be done this way. Never faults: every read is of the thread's stack,
- * checked against the bounds the rules imply. */
+ * __builtin_return_address(0). Fills out[] with up to max return addresses, ra first (as
+ * unw_backtrace does, less the frame of the function that calls this; under a signal frame the
+ * interrupted pc itself). Returns how many: at least 1 when max > 0, 0 when the walker is off.
+ * Never faults: every read is of the thread's stack, checked against the bounds the rules imply,
+ * or of a module's code inside its executable segment. */
 int tp_unwind(void **out, int max, void *ra, void *fp);
 
-/* Off for good, as when a module is unloaded (its addresses may hold other code next, and
- * cached rules would describe code that is gone). */
+/* Off for good (0 frames from then on). */
 void tp_unwind_disable(void);
-/* In a fork child: the lock may have been held by a thread that does not exist there. */
+/* After a dlclose: the cached rules of code no longer loaded are dropped (its addresses may
+ * hold other code next). Takes the loader's lock: not under a tprof lock. */
+void tp_unwind_dlclosed(void);
+/* In a fork child (nothing to do: the walker's fork handlers keep its lock consistent). */
 void tp_unwind_fork_child(void);
 
 #endif

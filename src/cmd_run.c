@@ -37,6 +37,7 @@ static const struct {
     {"--max-ops", "TPROF_MAX_OPS", "N", "op table capacity (default 1024)"},
     {"--plt", "TPROF_PLT", "0|1", "0 (or no, off, false): do not hook shared-library exports through the PLT"},
     {"--hook-ns", "TPROF_HOOK_NS", "NS", "cost of one non-op instrumentation hook (default measured)"},
+    {"--debuginfod", "TPROF_DEBUGINFOD", "0|1", "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 

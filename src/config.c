@@ -402,6 +402,7 @@ static const struct var {
     {"TPROF_TRACE_MAX", K_SIZE, OFF(trace_max), 4096, 0, "64M"},
     {"TPROF_TRACE_CAP", K_U64, OFF(trace_cap), 0, 1ull << 40, "1000000"},
     {"TPROF_PLT", K_BOOL, OFF(plt), 0, 0, "1"},
+    {"TPROF_DEBUGINFOD", K_BOOL, OFF(debuginfod), 0, 0, "0"},
     {"TPROF_HOOK_NS", K_DOUBLE, OFF(hook_ns), 0, 1e6, "the measured cost"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])

@@ -38,6 +38,7 @@ struct tp_config {
     int sched_wait, sched_warmup, sched_active; /* -1 when TPROF_SCHEDULE is unset */
     int signal;        /* report-on-demand signal number, 0 = none */
     int disable;       /* 1: pass everything through */
+    int debuginfod;    /* 1: symbolisation may ask the DEBUGINFOD_URLS servers, default 0 */
     uint64_t max_sites;/* call-site table capacity, default 131072 */
     uint64_t max_ops;  /* op table capacity, default 1024 */
     double snapshot_s; /* periodic snapshot period in seconds, 0 = off */

@@ -118,8 +118,13 @@ static double frac(uint64_t a, uint64_t b)
 
 static uint64_t ns_of(double v)
 {
-    return isfinite(v) && v > 0 ? (v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)llround(v))
-                                : 0;
+    if (!isfinite(v) || v <= 0)
+        return 0;
+    if (v >= 18446744073709549568.0)
+        return UINT64_MAX;
+    /* rounded half away from zero, as llround would, without libm (libtprof.so links libc only) */
+    uint64_t t = (uint64_t)v;
+    return v - (double)t >= 0.5 ? t + 1 : t;
 }
 
 static int known_bound(const char *b)

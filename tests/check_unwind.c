@@ -1,23 +1,36 @@
 /* The malloc shims' stack walk (preload/unwind.c) against libunwind: from the same frame, the
  * same return addresses, frame for frame, through frames with and without a frame pointer, an
  * alloca'd frame (its CFA on rbp), libc calling back into the program, another thread, a signal
- * handler and a stack made with makecontext (where the walk must either agree or leave the stack
- * to libunwind). */
+ * frame, a PLT stub and the vDSO interrupted by a signal (single-stepping: the walk starts in the
+ * SIGTRAP handler), a library unloaded and another loaded in its place, and a stack made with
+ * makecontext (where the walk may stop early, but what it gives must be libunwind's first
+ * frames). libunwind is linked into this test only. */
 #include <check.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
 #include "internal.h"
 #include "unwind.h"
 
+void *tp_alloc(size_t n) { return malloc(n); }
 void tp_free(void *p) { free(p); }
-TP_TLS int tp_private_heap;
 TP_TLS int tp_guard;
+/* preload/dwlib.c loads elfutils from its constructor when tprof runs */
+_Atomic int tp_state = TP_RUNNING;
+void tp_init(void) {}
+void tp_warn(const char *fmt, ...) { (void)fmt; }
 
 #define MAXF 32
 
@@ -116,8 +129,8 @@ START_TEST(test_thread)
 }
 END_TEST
 
-/* Through a signal frame: the kernel's trampoline has no simple rule, so the walk gives up and
- * libunwind does it; the frames before the trampoline must not be cut short. */
+/* Through a signal frame: the kernel's trampoline (__restore_rt), then the code raise()
+ * interrupted, at its own pc, then raise's callers. */
 static struct walk sig_walk;
 static void on_signal(int sig)
 {
@@ -129,17 +142,158 @@ START_TEST(test_signal_frame)
 {
     signal(SIGUSR1, on_signal);
     raise(SIGUSR1);
-    ck_assert_int_gt(sig_walk.n_lib, 4);
-    if (sig_walk.n_mine >= 0) {
-        same_walk(&sig_walk);
-    } else {
-        ck_assert_int_eq(sig_walk.n_mine, -1);
+    ck_assert_int_gt(sig_walk.n_lib, 6);
+    same_walk(&sig_walk);
+}
+END_TEST
+
+/* Single-stepping (the trap flag) until the program counter is inside [step_lo, step_hi): there
+ * the SIGTRAP handler walks, through its signal frame, into the interrupted code. Stepping stops
+ * then, or after STEP_MAX instructions. */
+#define STEP_MAX 200000
+static uintptr_t step_lo, step_hi;
+static struct walk step_walk;
+static uintptr_t step_ip;
+static long steps;
+
+static void on_trap(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig;
+    (void)si;
+    ucontext_t *uc = ctx;
+    uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    int stop = ++steps >= STEP_MAX;
+    if (!step_ip && ip >= step_lo && ip < step_hi) {
+        step_ip = ip;
+        leaf_nofp(&step_walk);
+        stop = 1;
     }
+    if (stop)
+        uc->uc_mcontext.gregs[REG_EFL] &= ~0x100L;
+}
+
+static void trap_on(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGTRAP, &sa, NULL);
+    step_ip = 0;
+    steps = 0;
+}
+
+/* Sets the trap flag: from the next instruction on, each one ends in SIGTRAP. */
+static inline __attribute__((always_inline)) void step_from_here(void)
+{
+    __asm__ volatile("pushfq; orq $0x100, (%%rsp); popfq" ::: "memory", "cc");
+}
+
+/* The walks must agree from the interrupted frame on: [probe's caller (leaf_nofp), on_trap,
+ * __restore_rt, the interrupted pc, ...]. */
+static void same_stepped_walk(void)
+{
+    ck_assert_msg(step_ip != 0, "never stepped into [%#lx, %#lx) in %ld steps",
+                  (unsigned long)step_lo, (unsigned long)step_hi, steps);
+    int at = -1;
+    for (int i = 0; i < step_walk.n_mine; i++)
+        if ((uintptr_t)step_walk.mine[i] == step_ip)
+            at = i;
+    ck_assert_msg(at >= 2, "the interrupted pc is not in the walk (%d frames)", step_walk.n_mine);
+    ck_assert_int_gt(step_walk.n_mine, at + 1); /* and it went on past it */
+    same_walk(&step_walk);
+}
+
+/* The .plt of this program: its stubs' CFA is a DWARF expression (rsp + 8, or 16 once the stub
+ * pushed its relocation index, chosen by rip & 15). */
+static int main_bias(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    if (info->dlpi_name && info->dlpi_name[0])
+        return 0;
+    *(uintptr_t *)arg = info->dlpi_addr;
+    return 1;
+}
+
+static int plt_range(uintptr_t *lo, uintptr_t *hi)
+{
+    FILE *f = fopen("/proc/self/exe", "rb");
+    if (!f)
+        return -1;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh = NULL;
+    char *names = NULL;
+    int rc = -1;
+    if (fread(&eh, sizeof eh, 1, f) != 1 || eh.e_shentsize != sizeof(Elf64_Shdr))
+        goto out;
+    sh = calloc(eh.e_shnum, sizeof *sh);
+    if (!sh || fseek(f, (long)eh.e_shoff, SEEK_SET) ||
+        fread(sh, sizeof *sh, eh.e_shnum, f) != eh.e_shnum)
+        goto out;
+    names = malloc(sh[eh.e_shstrndx].sh_size);
+    if (!names || fseek(f, (long)sh[eh.e_shstrndx].sh_offset, SEEK_SET) ||
+        fread(names, 1, sh[eh.e_shstrndx].sh_size, f) != sh[eh.e_shstrndx].sh_size)
+        goto out;
+    uintptr_t bias = 0;
+    dl_iterate_phdr(main_bias, &bias);
+    for (int i = 0; i < eh.e_shnum; i++) {
+        if (strcmp(names + sh[i].sh_name, ".plt") == 0) {
+            /* the first stub (PLT0) has ordinary rules: from the second on */
+            *lo = bias + sh[i].sh_addr + 16;
+            *hi = bias + sh[i].sh_addr + sh[i].sh_size;
+            rc = 0;
+        }
+    }
+out:
+    free(names);
+    free(sh);
+    fclose(f);
+    return rc;
+}
+
+static __attribute__((noinline)) void call_through_plt(void)
+{
+    step_from_here();
+    sink += (int)getppid(); /* a libc function this program calls nowhere else: its stub */
+}
+
+START_TEST(test_plt_frame)
+{
+    ck_assert_int_eq(plt_range(&step_lo, &step_hi), 0);
+    trap_on();
+    call_through_plt();
+    same_stepped_walk();
+}
+END_TEST
+
+/* The vDSO has no file: its rules come from its image in memory. */
+static __attribute__((noinline)) void call_into_vdso(void)
+{
+    struct timespec t;
+    step_from_here();
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    sink += (int)t.tv_nsec;
+}
+
+START_TEST(test_vdso_frame)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+    ck_assert_ptr_nonnull(eh);
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)eh + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+            step_lo = (uintptr_t)eh + ph[i].p_offset;
+            step_hi = step_lo + ph[i].p_filesz;
+        }
+    trap_on();
+    call_into_vdso();
+    same_stepped_walk();
 }
 END_TEST
 
 /* A stack the program made itself (makecontext on the heap, as coroutine and green-thread
- * libraries do): the walk either agrees with libunwind or leaves it to libunwind. */
+ * libraries do): the walk may stop where the thread's own stack is left, but what it gives is
+ * libunwind's. */
 static struct walk ctx_walk;
 static ucontext_t ctx_main, ctx_co;
 static void co_main(void)
@@ -159,15 +313,55 @@ START_TEST(test_own_stack)
     makecontext(&ctx_co, co_main, 0);
     ck_assert_int_eq(swapcontext(&ctx_main, &ctx_co), 0);
     ck_assert_int_gt(ctx_walk.n_lib, 2);
-    if (ctx_walk.n_mine >= 0)
-        ck_assert_int_eq(ctx_walk.n_mine, ctx_walk.n_lib - 1);
+    ck_assert_int_ge(ctx_walk.n_mine, 1);
+    ck_assert_int_le(ctx_walk.n_mine, ctx_walk.n_lib - 1);
     for (int i = 0; i < ctx_walk.n_mine; i++)
         ck_assert_ptr_eq(ctx_walk.mine[i], ctx_walk.lib[i + 1]);
     free(stack);
 }
 END_TEST
 
-/* The depth limit is respected, and a disabled walker declines. */
+/* After a dlclose the rules of the code unloaded are dropped: libtpwalk_b.so, loaded where
+ * libtpwalk_a.so was, has its return address at the same place with another CFA rule there. */
+static void walk_cb(void *arg)
+{
+    probe(arg);
+    __asm__ volatile("" ::: "memory"); /* no tail call */
+}
+
+typedef void (*tpwalk_fn)(void (*)(void *), void *);
+
+START_TEST(test_dlclose)
+{
+    const char *tb = getenv("TB");
+    char a[4096], b[4096];
+    ck_assert_ptr_nonnull(tb);
+    snprintf(a, sizeof a, "%s/victims/libtpwalk_a.so", tb);
+    snprintf(b, sizeof b, "%s/victims/libtpwalk_b.so", tb);
+    void *h = dlopen(a, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(h != NULL, "%s", dlerror());
+    tpwalk_fn walk = (tpwalk_fn)dlsym(h, "tpwalk");
+    ck_assert_ptr_nonnull(walk);
+    uintptr_t where = (uintptr_t)walk;
+    struct walk w1;
+    walk(walk_cb, &w1);
+    same_walk(&w1);
+    ck_assert_int_eq(dlclose(h), 0);
+    tp_unwind_dlclosed(); /* what the dlclose hook of libtprof.so does */
+    unw_flush_cache(unw_local_addr_space, 0, 0); /* and libunwind's own cache, for the reference */
+    h = dlopen(b, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(h != NULL, "%s", dlerror());
+    walk = (tpwalk_fn)dlsym(h, "tpwalk");
+    ck_assert_msg((uintptr_t)walk == where,
+                  "libtpwalk_b.so was not loaded where libtpwalk_a.so was: nothing shown");
+    struct walk w2;
+    walk(walk_cb, &w2);
+    same_walk(&w2);
+    dlclose(h);
+}
+END_TEST
+
+/* The depth limit is respected, and a disabled walker gives nothing. */
 START_TEST(test_limit_and_disable)
 {
     void *out[3];
@@ -177,7 +371,7 @@ START_TEST(test_limit_and_disable)
     ck_assert_int_eq(tp_unwind(out, 1, __builtin_return_address(0), __builtin_frame_address(0)), 1);
     ck_assert_ptr_eq(out[0], __builtin_return_address(0));
     tp_unwind_disable();
-    ck_assert_int_eq(tp_unwind(out, 3, __builtin_return_address(0), __builtin_frame_address(0)), -1);
+    ck_assert_int_eq(tp_unwind(out, 3, __builtin_return_address(0), __builtin_frame_address(0)), 0);
 }
 END_TEST
 
@@ -189,7 +383,10 @@ int main(void)
     tcase_add_test(tc, test_through_libc);
     tcase_add_test(tc, test_thread);
     tcase_add_test(tc, test_signal_frame);
+    tcase_add_test(tc, test_plt_frame);
+    tcase_add_test(tc, test_vdso_frame);
     tcase_add_test(tc, test_own_stack);
+    tcase_add_test(tc, test_dlclose);
     tcase_add_test(tc, test_limit_and_disable);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -1,5 +1,5 @@
 # Foundation tests: unit tests of the shared core, and victims run under LD_PRELOAD.
-check_PROGRAMS += tests/check_core tests/check_heap tests/check_unwind tests/victims/v_sites tests/victims/v_private tests/victims/v_realloc \
+check_PROGRAMS += tests/check_core tests/check_heap tests/victims/v_sites tests/victims/v_private tests/victims/v_realloc \
 	tests/victims/v_aligned tests/victims/v_cxx tests/victims/v_threads tests/victims/v_fork \
 	tests/victims/v_thread_exit tests/victims/v_signal tests/victims/v_exec tests/victims/v_loop \
 	tests/victims/v_load tests/victims/v_manythreads tests/victims/v_forkthreads tests/victims/v_spawn
@@ -9,12 +9,17 @@ tests_check_core_LDADD = $(TEST_LIBS)
 # The library's tables, linked straight into a test (each Check test forks, so each starts from
 # fresh tables).
 tests_check_heap_SOURCES = tests/check_heap.c preload/heap.c preload/sites.c
-tests_check_heap_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBUNWIND_CFLAGS)
-tests_check_heap_LDADD = $(TEST_LIBS) $(LIBUNWIND_LIBS)
-# The shims' stack walk against libunwind's, from the same frames.
-tests_check_unwind_SOURCES = tests/check_unwind.c preload/unwind.c preload/stack.c
+tests_check_heap_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
+tests_check_heap_LDADD = $(TEST_LIBS)
+# The shims' stack walk against libunwind's, from the same frames (libunwind is linked into the
+# test only). elfutils is loaded by preload/dwlib.c, as in the library.
+if HAVE_LIBUNWIND
+check_PROGRAMS += tests/check_unwind
+TESTS += tests/check_unwind
+endif
+tests_check_unwind_SOURCES = tests/check_unwind.c preload/unwind.c preload/stack.c preload/dwlib.c
 tests_check_unwind_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBUNWIND_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
-tests_check_unwind_LDADD = $(TEST_LIBS) $(LIBUNWIND_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) -lpthread
+tests_check_unwind_LDADD = $(TEST_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 tests_victims_v_sites_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_realloc_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_private_CFLAGS = $(VICTIM_CFLAGS)
@@ -36,7 +41,7 @@ tests_victims_v_manythreads_LDADD = -lpthread
 tests_victims_v_forkthreads_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_forkthreads_LDADD = -lpthread
 tests_victims_v_spawn_CFLAGS = $(VICTIM_CFLAGS)
-TESTS += tests/check_core tests/check_heap tests/check_unwind tests/heap_sites.sh tests/heap_private.sh tests/heap_realloc.sh tests/heap_aligned.sh \
+TESTS += tests/check_core tests/check_heap tests/heap_sites.sh tests/heap_private.sh tests/heap_realloc.sh tests/heap_aligned.sh \
 	tests/heap_cxx.sh tests/heap_threads.sh tests/proc_fork.sh tests/proc_thread_exit.sh \
 	tests/proc_signal.sh tests/proc_exec.sh tests/env_config.sh tests/long_signal.sh \
 	tests/long_snapshot.sh tests/load_mixed.sh tests/load_threads.sh tests/load_forkthreads.sh \

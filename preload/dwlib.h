@@ -1,0 +1,63 @@
+/* elfutils (libdw, libelf) as tprof uses it: loaded at start-up into a link-map namespace of its
+ * own, and called only through the table tp_dw.
+ *
+ * libtprof.so has no DT_NEEDED on either library: linked normally they and what they bring (libz,
+ * liblzma, libbz2, ...) would be loaded into the program's namespace, where its own dlopen,
+ * dlclose and RTLD_NOLOAD see them (a libz the program dlcloses would stay loaded). In a namespace
+ * of their own (dlmopen LM_ID_NEWLM) they come with a second libc, whose malloc serves libdw's
+ * blocks from mmap, away from the program's heap, and never through tprof's malloc hooks. The
+ * headers still come from libdw-dev and libelf-dev, for the types. */
+#ifndef TPROF_DWLIB_H
+#define TPROF_DWLIB_H
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Every function of elfutils that tprof calls. */
+#define TP_DW_FUNCTIONS(X)                                                                 \
+    X(elf_version) X(elf_errno) X(dwarf_errno) X(elf_begin) X(elf_memory) X(elf_end)       \
+    X(elf_cntl) X(elf_kind)                                                                \
+    X(elf_nextscn) X(elf_getdata) X(elf_strptr) X(gelf_getshdr) X(gelf_getnote)             \
+    X(gelf_getsym) X(dwarf_getcfi_elf) X(dwarf_cfi_end) X(dwarf_cfi_addrframe)              \
+    X(dwarf_frame_cfa) X(dwarf_frame_register) X(dwfl_begin)                               \
+    X(dwfl_end) X(dwfl_report_begin) X(dwfl_report_end) X(dwfl_report_elf)                  \
+    X(dwfl_linux_proc_report) X(dwfl_linux_proc_find_elf) X(dwfl_module_build_id)           \
+    X(dwfl_build_id_find_debuginfo) X(dwfl_addrmodule) X(dwfl_module_info)                  \
+    X(dwfl_module_addrinfo) X(dwfl_module_getsrc) X(dwfl_lineinfo)
+
+struct tp_dw {
+#define TP_DW_MEMBER(f) __typeof__(f) *f;
+    TP_DW_FUNCTIONS(TP_DW_MEMBER)
+#undef TP_DW_MEMBER
+    /* The namespace's own libc: what libdw allocates (a Dwarf_Frame, a file name a
+     * find_debuginfo callback returns) is freed or allocated with these. */
+    void *(*malloc)(size_t);
+    void (*free)(void *);
+};
+
+/* Filled once by tp_dw_load; read only after tp_dw_ready() said 1. */
+extern struct tp_dw tp_dw;
+extern _Atomic int tp_dw_state; /* 0 not tried, 1 loaded, -1 unavailable */
+
+static inline int tp_dw_ready(void)
+{
+    return atomic_load_explicit(&tp_dw_state, memory_order_acquire) > 0;
+}
+
+/* Load the libraries and fill the table (idempotent). Not from a malloc hook: it runs the
+ * dynamic loader, which may be the caller of that malloc. libtprof.so calls it from its
+ * constructor. Returns tp_dw_ready(). */
+int tp_dw_load(void);
+/* The same from a malloc hook, whose caller (the shim's return address) is given, before the
+ * constructor ran: the constructors of the program's libraries run before libtprof.so's, and
+ * their allocations deserve whole stacks too. Loads only where that is safe (one thread, a caller
+ * that is not the dynamic loader), else leaves it to the constructor. */
+int tp_dw_load_early(uintptr_t caller);
+
+#endif
