@@ -5,6 +5,7 @@
 #define TPROF_EXITPATHS_H
 
 #include <signal.h>
+#include <stddef.h>
 
 void tp_exitpaths_init(void);
 
@@ -23,6 +24,9 @@ int tp_finish(const char *why);
 /* An exec failed after tp_finish(): carry on recording (a later report replaces that one). */
 void tp_resume_after_failed_exec(void);
 long tp_ident_pid(void);
+/* This image's "TPROF_IMAGE=..." and "TPROF_ROOT_PID=..." entries for the environment of an exec
+ * (state.c); 0 when tprof is off in this process. */
+int tp_ident_env(char *img, size_t ni, char *root, size_t nr);
 
 /* Provided by other parts; called from tp_init() and the fork handler. */
 void tp_cyg_init(void);

@@ -1,0 +1,10 @@
+# Ways out of a process image and the names of its reports: shells, quick_exit, a signal during
+# the report, fork while another thread holds one of tprof's locks, snapshots.
+# libtpcount.so counts process images independently of tprof (preloaded beside it).
+check_PROGRAMS += tests/victims/libtpcount.so
+tests_victims_libtpcount_so_SOURCES = tests/victims/libtpcount.c
+tests_victims_libtpcount_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpcount_so_LDFLAGS = -Wc,-shared
+tests_victims_libtpcount_so_LDADD = -lpthread
+TESTS += tests/proc_shells.sh tests/proc_collide.sh
+EXTRA_DIST += tests/proc_shells.sh tests/proc_collide.sh
