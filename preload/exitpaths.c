@@ -1,6 +1,6 @@
 /* Ways out of a process image other than returning from main or exit() (those reach our
- * destructor): terminating signals, _exit/_Exit, and exec, which replaces the image without
- * running any destructor (PITFALLS P8, P9).
+ * destructor): terminating signals, _exit/_Exit, quick_exit, and exec, which replaces the image
+ * without running any destructor (PITFALLS P8, P9).
  *
  * Signals: a handler is installed only where the disposition is the default, so a program that
  * ignores SIGINT (a background job) or handles it itself keeps doing so. The handler writes the
@@ -293,6 +293,24 @@ TP_EXPORT TP_NOINSTR void _Exit(int status)
         real(status);
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
+}
+
+/* ---- quick_exit: glibc runs the at_quick_exit handlers, then its own internal _exit, which
+ * no wrapper sees. Our handler, registered from our constructor (before the program's main),
+ * runs after every handler the program registers later, so the report sees what they did. Not
+ * registered from tp_init, which may run inside the first malloc: glibc allocates the list of
+ * exit handlers while holding the lock that registering takes. ---- */
+
+static void on_quick_exit(void)
+{
+    finish_before_exit("quick_exit");
+}
+
+void tp_exitpaths_start(void)
+{
+    static int registered;
+    if (!registered && at_quick_exit(on_quick_exit) == 0)
+        registered = 1;
 }
 
 /* ---- exec: the image ends here; write its report first. ---- */

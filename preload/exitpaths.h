@@ -1,5 +1,5 @@
 /* Every way out of a process image (PITFALLS P8, P9): fatal and terminating signals, _exit,
- * exec. Each writes the report once through tp_finish(), then lets the program go the way it
+ * quick_exit, exec. Each writes the report once through tp_finish(), then lets the program go the way it
  * would have gone without tprof. */
 #ifndef TPROF_EXITPATHS_H
 #define TPROF_EXITPATHS_H
@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 void tp_exitpaths_init(void);
+/* What must wait for our constructor (tp_exitpaths_init may run inside the first malloc). */
+void tp_exitpaths_start(void);
 
 /* The program's actions for the signals whose default action tprof stands in for ("armed";
  * see exitpaths.c). The sigaction and signal shims (reporter.c) send armed signals here. */

@@ -217,6 +217,7 @@ __attribute__((constructor)) static void tp_ctor(void)
     if (tp_running()) {
         tp_reporter_start();
         tp_trace_start();
+        tp_exitpaths_start();
     }
 }
 
@@ -462,6 +463,10 @@ static void write_reports(const char *why, int sig_seq)
 
 int tp_finish(const char *why)
 {
+    /* A child that shares our memory (vfork, or a clone without fork's handlers) is not us: its
+     * report would take our name, and our state would end for the parent too. */
+    if (getpid() != ident.pid)
+        return 0;
     int expect = TP_RUNNING;
     if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_FINISHING))
         return 0;

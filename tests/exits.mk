@@ -8,3 +8,7 @@ tests_victims_libtpcount_so_LDFLAGS = -Wc,-shared
 tests_victims_libtpcount_so_LDADD = -lpthread
 TESTS += tests/proc_shells.sh tests/proc_collide.sh
 EXTRA_DIST += tests/proc_shells.sh tests/proc_collide.sh
+check_PROGRAMS += tests/victims/v_quickexit
+tests_victims_v_quickexit_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_quickexit.sh
+EXTRA_DIST += tests/proc_quickexit.sh
