@@ -27,12 +27,14 @@
  * the raw system call. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "exitpaths.h"
@@ -103,11 +105,38 @@ static void die_by(int sig)
     raise(sig);
 }
 
+/* While our handler writes the report, the other terminating signals the program leaves to
+ * us (and this one again) may come in: a second Ctrl-C, or timeout's SIGTERM after SIGINT, ends
+ * the process at once (on_signal's first case) instead of waiting for the report. Those the
+ * program had blocked where the signal interrupted it stay blocked. */
+static void unblock_async(int sig, const ucontext_t *uc)
+{
+    static const int async[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    sigset_t un;
+    sigemptyset(&un);
+    for (size_t i = 0; i < sizeof async / sizeof async[0]; i++) {
+        int s = async[i];
+        if (tp_exitpaths_armed(s) && (s == sig || !uc || !sigismember(&uc->uc_sigmask, s)))
+            sigaddset(&un, s);
+    }
+    pthread_sigmask(SIG_UNBLOCK, &un, NULL);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)si;
-    (void)uc;
     int e = errno;
+    if (atomic_load(&tp_state) >= TP_FINISHING && !in_vfork_child()) {
+        /* The report is being written, or was: the signal ends the process now, with the
+         * files written so far (a snapshot stays whole: the file being written is removed).
+         * Waiting for the report would turn `kill` or `timeout` into seconds. */
+        if (!is_async(sig))
+            tp_warn("signal %d while the report was written: report incomplete", sig);
+        tp_report_abandon();
+        die_by(sig);
+        errno = e;
+        return;
+    }
     if (tp_guard) {
         if (is_async(sig)) {
             atomic_store(&tp_pending_signal, sig);
@@ -119,6 +148,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         char why[32] = "signal ";
         const char *name = sigabbrev_np(sig);
         strncat(why, name ? name : "?", sizeof why - 8);
+        if (is_async(sig))
+            unblock_async(sig, uc);
         tp_finish(why);
     }
     die_by(sig);

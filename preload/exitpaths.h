@@ -23,6 +23,9 @@ void tp_exitpaths_view(int sig, struct sigaction *k);
 void tp_exitpaths_chain_action(int sig, struct sigaction *act);
 /* Write the report unless already written; 1 if this call wrote it. */
 int tp_finish(const char *why);
+/* A terminating signal ends the process while a report is written: remove its temporary file
+ * (async-signal-safe). */
+void tp_report_abandon(void);
 /* An exec failed after tp_finish(): carry on recording (a later report replaces that one). */
 void tp_resume_after_failed_exec(void);
 long tp_ident_pid(void);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -43,6 +44,11 @@ static struct {
     long root_pid;
     uint64_t run_start_ns; /* CLOCK_MONOTONIC when the root started: the run's age, for names */
 } ident;
+
+/* TPROF_TEST_REPORT_DELAY_MS (test-only, not a setting: tests/proc_prompt.sh): the report at the
+ * end waits this long before it is written, after saying so on stderr, so that a test can send
+ * a signal while it is in progress without depending on how long a report takes. */
+static long test_delay_ms;
 
 void tp_warn(const char *fmt, ...)
 {
@@ -139,6 +145,8 @@ static void identify(void)
     else
         ident.image_seq = 0;
     publish_ident();
+    const char *delay = initial_env("TPROF_TEST_REPORT_DELAY_MS");
+    test_delay_ms = delay ? atol(delay) : 0;
 }
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -354,6 +362,27 @@ static int publish(const char *var, const char *tmp, char *path, size_t n)
     return -1;
 }
 
+/* The temporary file being written, if any: a terminating signal that ends the process in the
+ * middle of a report removes it (tp_report_abandon), and the previous report stays whole. */
+static char *volatile tmp_in_progress;
+
+void tp_report_abandon(void)
+{
+    char *t = tmp_in_progress;
+    if (t)
+        unlink(t);
+}
+
+static void test_delay(void)
+{
+    if (test_delay_ms <= 0)
+        return;
+    tp_warn("TPROF_TEST_REPORT_DELAY_MS: the report waits %ld ms", test_delay_ms);
+    struct timespec ts = {test_delay_ms / 1000, (test_delay_ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
 /* Write a report file atomically (a temporary file renamed over the target), so that a reader,
  * or a program killed while a snapshot is written, never sees half a report. */
 static char *write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b)
@@ -362,8 +391,10 @@ static char *write_out(const char *var, const char *tmpl, int sig_seq, const str
     if (report_path(var, tmpl, sig_seq, path, sizeof path) < 0)
         return NULL;
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    tmp_in_progress = tmp;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
+        tmp_in_progress = NULL;
         tp_warn("%s: cannot write %s: %s", var, path, strerror(errno));
         return NULL;
     }
@@ -378,8 +409,10 @@ static char *write_out(const char *var, const char *tmpl, int sig_seq, const str
             e = errno;
         tp_warn("%s: writing %s failed: %s", var, path, strerror(e));
         unlink(tmp);
+        tmp_in_progress = NULL;
         return NULL;
     }
+    tmp_in_progress = NULL;
     return strdup(path);
 }
 
@@ -474,6 +507,7 @@ int tp_finish(const char *why)
     int g = tp_guard;
     tp_guard = 1;
     pthread_mutex_lock(&report_lock);
+    test_delay();
     write_reports(why, 0);
     pthread_mutex_unlock(&report_lock);
     atomic_store(&tp_state, TP_DONE);

@@ -12,3 +12,7 @@ check_PROGRAMS += tests/victims/v_quickexit
 tests_victims_v_quickexit_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/proc_quickexit.sh
 EXTRA_DIST += tests/proc_quickexit.sh
+check_PROGRAMS += tests/victims/v_wait
+tests_victims_v_wait_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_prompt.sh
+EXTRA_DIST += tests/proc_prompt.sh
