@@ -1,6 +1,6 @@
 /* Ways out of a process image other than returning from main or exit() (those reach our
- * destructor): terminating signals, _exit/_Exit, and exec, which replaces the image without
- * running any destructor (PITFALLS P8, P9).
+ * destructor): terminating signals, _exit/_Exit, quick_exit, and exec, which replaces the image
+ * without running any destructor (PITFALLS P8, P9).
  *
  * Signals: a handler is installed only where the disposition is the default, so a program that
  * ignores SIGINT (a background job) or handles it itself keeps doing so. The handler writes the
@@ -27,12 +27,14 @@
  * the raw system call. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "exitpaths.h"
@@ -103,11 +105,38 @@ static void die_by(int sig)
     raise(sig);
 }
 
+/* While our handler writes the report, the other terminating signals the program leaves to
+ * us (and this one again) may come in: a second Ctrl-C, or timeout's SIGTERM after SIGINT, ends
+ * the process at once (on_signal's first case) instead of waiting for the report. Those the
+ * program had blocked where the signal interrupted it stay blocked. */
+static void unblock_async(int sig, const ucontext_t *uc)
+{
+    static const int async[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    sigset_t un;
+    sigemptyset(&un);
+    for (size_t i = 0; i < sizeof async / sizeof async[0]; i++) {
+        int s = async[i];
+        if (tp_exitpaths_armed(s) && (s == sig || !uc || !sigismember(&uc->uc_sigmask, s)))
+            sigaddset(&un, s);
+    }
+    pthread_sigmask(SIG_UNBLOCK, &un, NULL);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)si;
-    (void)uc;
     int e = errno;
+    if (atomic_load(&tp_state) >= TP_FINISHING && !in_vfork_child()) {
+        /* The report is being written, or was: the signal ends the process now, with the
+         * files written so far (a snapshot stays whole: the file being written is removed).
+         * Waiting for the report would turn `kill` or `timeout` into seconds. */
+        if (!is_async(sig))
+            tp_warn("signal %d while the report was written: report incomplete", sig);
+        tp_report_abandon();
+        die_by(sig);
+        errno = e;
+        return;
+    }
     if (tp_guard) {
         if (is_async(sig)) {
             atomic_store(&tp_pending_signal, sig);
@@ -119,6 +148,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         char why[32] = "signal ";
         const char *name = sigabbrev_np(sig);
         strncat(why, name ? name : "?", sizeof why - 8);
+        if (is_async(sig))
+            unblock_async(sig, uc);
         tp_finish(why);
     }
     die_by(sig);
@@ -295,11 +326,29 @@ TP_EXPORT TP_NOINSTR void _Exit(int status)
     __builtin_unreachable();
 }
 
+/* ---- quick_exit: glibc runs the at_quick_exit handlers, then its own internal _exit, which
+ * no wrapper sees. Our handler, registered from our constructor (before the program's main),
+ * runs after every handler the program registers later, so the report sees what they did. Not
+ * registered from tp_init, which may run inside the first malloc: glibc allocates the list of
+ * exit handlers while holding the lock that registering takes. ---- */
+
+static void on_quick_exit(void)
+{
+    finish_before_exit("quick_exit");
+}
+
+void tp_exitpaths_start(void)
+{
+    static int registered;
+    if (!registered && at_quick_exit(on_quick_exit) == 0)
+        registered = 1;
+}
+
 /* ---- exec: the image ends here; write its report first. ---- */
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
 /* Before exec: write this image's report (the new image writes its own, named apart by
  * TPROF_IMAGE). Returns 1 if a report was written and must be taken back if exec fails. */
@@ -317,117 +366,146 @@ static void after_failed_exec(int wrote, int e)
     errno = e;
 }
 
-/* An environment the program built before it forked (Open MPI's launcher, Python's subprocess
- * with env=...) carries its parent's TPROF_IMAGE, so the new image would not know it follows an
- * exec of this process and its report would take the name of this image's. The copy handed to
- * exec carries this process's TPROF_IMAGE and TPROF_ROOT_PID instead. NULL: use envp as it is
- * (no copy needed, or in a vfork child, which must not allocate). */
-static char **fix_env(char *const envp[])
+/* The new image learns who it is from TPROF_IMAGE and TPROF_ROOT_PID in the environment exec
+ * gives it, and the environment a program passes is often not one that we updated: a shell
+ * execs with its own list of exported variables (bash even points environ at it), built before
+ * it forked; Open MPI's launcher and Python's subprocess with env=... build theirs before the
+ * fork too. With its parent's TPROF_IMAGE the new image would take the name of its parent's
+ * report, or of the report the forked child wrote just before this exec, and overwrite it. So
+ * whatever envp holds, exec gets this image's own entries: a copy of envp, on the stack (a vfork
+ * child must not allocate; there this process's identity is still its parent's, which is right
+ * for the new image: a new pid, its first image). An environment without LD_PRELOAD gets no
+ * entry added: tprof is not coming along. */
+#define ENV_ON_STACK 4096 /* entries; a longer environment is copied to the heap */
+
+struct exec_env {
+    char img[64], root[96];
+    char **heap;
+};
+
+static size_t env_len(char *const envp[])
 {
-    extern char **environ;
-    if (!envp || envp == environ || in_vfork_child() || !tp_running())
-        return NULL;
-    const char *img = getenv("TPROF_IMAGE"), *root = getenv("TPROF_ROOT_PID");
-    if (!img || !root)
-        return NULL;
-    size_t n = 0, stale = 0, preload = 0;
-    for (; envp[n]; n++) {
-        if (!strncmp(envp[n], "TPROF_IMAGE=", 12))
-            stale |= strcmp(envp[n] + 12, img) != 0;
-        else if (!strncmp(envp[n], "TPROF_ROOT_PID=", 15))
-            stale |= strcmp(envp[n] + 15, root) != 0;
-        else if (!strncmp(envp[n], "LD_PRELOAD=", 11))
+    size_t n = 0;
+    while (envp && envp[n])
+        n++;
+    return n;
+}
+
+/* The environment to hand to exec: envp itself, or a fixed copy in v (room for n + 3 entries;
+ * NULL: too long for the stack) or on the heap (x->heap, freed by the caller). */
+static char *const *fix_env(char *const envp[], size_t n, char **v, struct exec_env *x)
+{
+    x->heap = NULL;
+    if (!envp || !tp_ident_env(x->img, sizeof x->img, x->root, sizeof x->root))
+        return envp;
+    int stale = 0, has_img = 0, has_root = 0, preload = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strncmp(envp[i], "TPROF_IMAGE=", 12)) {
+            has_img = 1;
+            stale |= strcmp(envp[i], x->img) != 0;
+        } else if (!strncmp(envp[i], "TPROF_ROOT_PID=", 15)) {
+            has_root = 1;
+            stale |= strcmp(envp[i], x->root) != 0;
+        } else if (!strncmp(envp[i], "LD_PRELOAD=", 11)) {
             preload = 1;
+        }
     }
-    if (!stale && !preload)
-        return NULL;
-    static char img_entry[96], root_entry[64];
-    snprintf(img_entry, sizeof img_entry, "TPROF_IMAGE=%s", img);
-    snprintf(root_entry, sizeof root_entry, "TPROF_ROOT_PID=%s", root);
-    int g = tp_guard;
-    tp_guard = 1;
-    char **v = tp_alloc((n + 3) * sizeof *v);
-    tp_guard = g;
-    if (!v)
-        return NULL;
+    int add = preload && (!has_img || !has_root);
+    if (!stale && !add)
+        return envp;
+    if (!v) {
+        if (in_vfork_child())
+            return envp;
+        int g = tp_guard;
+        tp_guard = 1;
+        v = x->heap = tp_alloc((n + 3) * sizeof *v);
+        tp_guard = g;
+        if (!v)
+            return envp;
+    }
     size_t k = 0;
-    int has_img = 0, has_root = 0;
     for (size_t i = 0; i < n; i++) {
         if (!strncmp(envp[i], "TPROF_IMAGE=", 12))
-            v[k++] = img_entry, has_img = 1;
+            v[k++] = x->img;
         else if (!strncmp(envp[i], "TPROF_ROOT_PID=", 15))
-            v[k++] = root_entry, has_root = 1;
+            v[k++] = x->root;
         else
             v[k++] = envp[i];
     }
-    if (!has_img)
-        v[k++] = img_entry;
-    if (!has_root)
-        v[k++] = root_entry;
+    if (add && !has_img)
+        v[k++] = x->img;
+    if (add && !has_root)
+        v[k++] = x->root;
     v[k] = NULL;
     return v;
 }
 
-static void free_env(char **v)
-{
-    if (v)
-        tp_free(v);
-}
+enum exec_kind { EXEC_VE, EXEC_VPE, EXEC_FD, EXEC_AT };
 
-TP_EXPORT TP_NOINSTR int execve(const char *path, char *const argv[], char *const envp[])
+/* Every exec wrapper ends here: the environment fixed, the report written, the real call. */
+static int do_exec(enum exec_kind kind, int fd, const char *path, char *const argv[],
+                   char *const envp[], int flags)
 {
-    execve_fn real = (execve_fn)next_fn("execve");
-    char **env = fix_env(envp);
+    static const char *const names[] = {"execve", "execvpe", "fexecve", "execveat"};
+    void *real = next_fn(names[kind]);
+    size_t n = env_len(envp);
+    char *stack[n < ENV_ON_STACK ? n + 3 : 1];
+    struct exec_env x;
+    char *const *env = fix_env(envp, n, n < ENV_ON_STACK ? stack : NULL, &x);
     int wrote = before_exec();
-    int rc = real ? real(path, argv, env ? env : envp) : (errno = ENOSYS, -1);
+    int rc = -1;
+    errno = ENOSYS;
+    if (real) {
+        switch (kind) {
+        case EXEC_VE:
+        case EXEC_VPE:
+            rc = ((execve_fn)real)(path, argv, env);
+            break;
+        case EXEC_FD:
+            rc = ((fexecve_fn)real)(fd, argv, env);
+            break;
+        case EXEC_AT:
+            rc = ((execveat_fn)real)(fd, path, argv, env, flags);
+            break;
+        }
+    }
     int e = errno;
-    free_env(env);
+    if (x.heap)
+        tp_free(x.heap);
     after_failed_exec(wrote, e);
     return rc;
+}
+
+/* execv and execvp are execve and execvpe with environ, which needs the same fixing. */
+TP_EXPORT TP_NOINSTR int execve(const char *path, char *const argv[], char *const envp[])
+{
+    return do_exec(EXEC_VE, -1, path, argv, envp, 0);
 }
 
 TP_EXPORT TP_NOINSTR int execv(const char *path, char *const argv[])
 {
-    execv_fn real = (execv_fn)next_fn("execv");
-    int wrote = before_exec();
-    int rc = real ? real(path, argv) : (errno = ENOSYS, -1);
-    after_failed_exec(wrote, errno);
-    return rc;
+    return do_exec(EXEC_VE, -1, path, argv, environ, 0);
 }
 
 TP_EXPORT TP_NOINSTR int execvp(const char *file, char *const argv[])
 {
-    execv_fn real = (execv_fn)next_fn("execvp");
-    int wrote = before_exec();
-    int rc = real ? real(file, argv) : (errno = ENOSYS, -1);
-    after_failed_exec(wrote, errno);
-    return rc;
+    return do_exec(EXEC_VPE, -1, file, argv, environ, 0);
 }
 
 TP_EXPORT TP_NOINSTR int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    execve_fn real = (execve_fn)next_fn("execvpe");
-    char **env = fix_env(envp);
-    int wrote = before_exec();
-    int rc = real ? real(file, argv, env ? env : envp) : (errno = ENOSYS, -1);
-    int e = errno;
-    free_env(env);
-    after_failed_exec(wrote, e);
-    return rc;
+    return do_exec(EXEC_VPE, -1, file, argv, envp, 0);
 }
 
 TP_EXPORT TP_NOINSTR int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    fexecve_fn real = (fexecve_fn)next_fn("fexecve");
-    char **env = fix_env(envp);
-    if (env)
-        envp = env;
-    int wrote = before_exec();
-    int rc = real ? real(fd, argv, envp) : (errno = ENOSYS, -1);
-    int e = errno;
-    free_env(env);
-    after_failed_exec(wrote, e);
-    return rc;
+    return do_exec(EXEC_FD, fd, NULL, argv, envp, 0);
+}
+
+TP_EXPORT TP_NOINSTR int execveat(int dirfd, const char *path, char *const argv[],
+                                  char *const envp[], int flags)
+{
+    return do_exec(EXEC_AT, dirfd, path, argv, envp, flags);
 }
 
 /* execl, execlp, execle: gather the variadic arguments into an argv on the stack. */

@@ -1,12 +1,15 @@
 /* Every way out of a process image (PITFALLS P8, P9): fatal and terminating signals, _exit,
- * exec. Each writes the report once through tp_finish(), then lets the program go the way it
+ * quick_exit, exec. Each writes the report once through tp_finish(), then lets the program go the way it
  * would have gone without tprof. */
 #ifndef TPROF_EXITPATHS_H
 #define TPROF_EXITPATHS_H
 
 #include <signal.h>
+#include <stddef.h>
 
 void tp_exitpaths_init(void);
+/* What must wait for our constructor (tp_exitpaths_init may run inside the first malloc). */
+void tp_exitpaths_start(void);
 
 /* The program's actions for the signals whose default action tprof stands in for ("armed";
  * see exitpaths.c). The sigaction and signal shims (reporter.c) send armed signals here. */
@@ -20,9 +23,15 @@ void tp_exitpaths_view(int sig, struct sigaction *k);
 void tp_exitpaths_chain_action(int sig, struct sigaction *act);
 /* Write the report unless already written; 1 if this call wrote it. */
 int tp_finish(const char *why);
+/* A terminating signal ends the process while a report is written: remove its temporary file
+ * (async-signal-safe). */
+void tp_report_abandon(void);
 /* An exec failed after tp_finish(): carry on recording (a later report replaces that one). */
 void tp_resume_after_failed_exec(void);
 long tp_ident_pid(void);
+/* This image's "TPROF_IMAGE=..." and "TPROF_ROOT_PID=..." entries for the environment of an exec
+ * (state.c); 0 when tprof is off in this process. */
+int tp_ident_env(char *img, size_t ni, char *root, size_t nr);
 
 /* Provided by other parts; called from tp_init() and the fork handler. */
 void tp_cyg_init(void);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -41,7 +42,14 @@ static struct {
     long pid;
     int is_root;   /* the process the user started (not a fork child or a spawned program) */
     int image_seq; /* how many exec's this pid went through before this image */
+    long root_pid;
+    uint64_t run_start_ns; /* CLOCK_MONOTONIC when the root started: the run's age, for names */
 } ident;
+
+/* TPROF_TEST_REPORT_DELAY_MS (test-only, not a setting: tests/proc_prompt.sh): the report at the
+ * end waits this long before it is written, after saying so on stderr, so that a test can send
+ * a signal while it is in progress without depending on how long a report takes. */
+static long test_delay_ms;
 
 void tp_warn(const char *fmt, ...)
 {
@@ -126,29 +134,74 @@ static const char *env_get(const char *name)
     return getenv(name);
 }
 
+/* The environment this image was started with. Read from environ, not through getenv(): a program
+ * may define its own getenv, and bash's answers from its shell variables, which a forked bash
+ * carries over from its parent. identify() runs before main (at the first malloc or in our
+ * constructor), when environ is still the one exec gave. */
+static const char *initial_env(const char *name)
+{
+    extern char **environ;
+    size_t n = strlen(name);
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, name, n) && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+/* This image's identity as the environment carries it to a program it execs or spawns:
+ * TPROF_ROOT_PID=<root pid>:<run start ns>, TPROF_IMAGE=<pid>:<images of this pid before it>.
+ * 0 when tprof is off in this process (nothing to pass on). */
+int tp_ident_env(char *img, size_t ni, char *root, size_t nr)
+{
+    if (!ident.pid)
+        return 0;
+    snprintf(img, ni, "TPROF_IMAGE=%ld:%d", ident.pid, ident.image_seq);
+    snprintf(root, nr, "TPROF_ROOT_PID=%ld:%llu", ident.root_pid,
+             (unsigned long long)ident.run_start_ns);
+    return 1;
+}
+
+/* Keep environ in step too, for what starts a program without passing through our exec wrappers
+ * (posix_spawn, system, a raw execve system call). Through the program's own setenv, since it is
+ * the one that owns environ. */
+static void publish_ident(void)
+{
+    char img[64], root[96];
+    if (!tp_ident_env(img, sizeof img, root, sizeof root))
+        return;
+    setenv("TPROF_ROOT_PID", strchr(root, '=') + 1, 1);
+    setenv("TPROF_IMAGE", strchr(img, '=') + 1, 1);
+}
+
 /* TPROF_ROOT_PID and TPROF_IMAGE travel to children and exec'd images through the environment so
- * that each image can tell whether it is the root process and how many images came before it. */
+ * that each image can tell whether it is the root process and how many images came before it. A
+ * forked child learns it in fork_child() instead: it inherits our memory, not a new environment. */
 static void identify(void)
 {
-    char buf[64];
     ident.pid = getpid();
-    const char *root = getenv("TPROF_ROOT_PID");
-    if (!root || !*root) {
-        ident.is_root = 1;
-        snprintf(buf, sizeof buf, "%ld", ident.pid);
-        setenv("TPROF_ROOT_PID", buf, 1);
+    const char *root = initial_env("TPROF_ROOT_PID");
+    long rpid = 0;
+    unsigned long long start = 0;
+    if (root && sscanf(root, "%ld:%llu", &rpid, &start) >= 1 && rpid > 0) {
+        ident.root_pid = rpid;
+        ident.is_root = rpid == ident.pid;
+        /* another boot's clock (an environment copied to another machine) says nothing here */
+        ident.run_start_ns = start && start <= tp_start_ns ? start : tp_start_ns;
     } else {
-        ident.is_root = atol(root) == ident.pid;
+        ident.root_pid = ident.pid;
+        ident.is_root = 1;
+        ident.run_start_ns = tp_start_ns;
     }
-    const char *img = getenv("TPROF_IMAGE");
+    const char *img = initial_env("TPROF_IMAGE");
     long ipid = -1;
     int iseq = 0;
     if (img && sscanf(img, "%ld:%d", &ipid, &iseq) == 2 && ipid == ident.pid && iseq >= 0)
         ident.image_seq = iseq + 1;
     else
         ident.image_seq = 0;
-    snprintf(buf, sizeof buf, "%ld:%d", ident.pid, ident.image_seq);
-    setenv("TPROF_IMAGE", buf, 1);
+    publish_ident();
+    const char *delay = initial_env("TPROF_TEST_REPORT_DELAY_MS");
+    test_delay_ms = delay ? atol(delay) : 0;
 }
 
 /* How this image's report files are named (src/path.h). */
@@ -191,7 +244,6 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-    char buf[64];
     pthread_mutex_init(&fork_lock, NULL);
     pthread_mutex_init(&report_lock, NULL);
     int g = tp_guard;
@@ -199,8 +251,7 @@ static void fork_child(void)
     ident.pid = getpid();
     ident.is_root = 0;
     ident.image_seq = 0;
-    snprintf(buf, sizeof buf, "%ld:0", ident.pid);
-    setenv("TPROF_IMAGE", buf, 1);
+    publish_ident();
     tp_start_ns = tp_now_ns();
     tp_heap_fork_child();
     tp_unwind_fork_child();
@@ -252,6 +303,7 @@ __attribute__((constructor)) static void tp_ctor(void)
     if (tp_running()) {
         tp_reporter_start();
         tp_trace_start();
+        tp_exitpaths_start();
     }
 }
 
@@ -272,20 +324,155 @@ static int report_path(const char *var, const char *tmpl, int sig_seq, char *pat
     return 0;
 }
 
+/* ---- no report takes the place of another process's ----
+ *
+ * Each image names its reports apart (src/path.h), but a name can still come round twice in one
+ * run: the system reuses a pid (pid_max is often 32768), or two processes that each think they
+ * are the root (MPI ranks started by a launcher that is not profiled) share a template without
+ * %p or %r. A file at the report's name that another process of this run wrote is then kept, and
+ * the report goes beside it under ".<pid>" (".<pid>-<N>" if that is taken too), with a warning.
+ * A file from an earlier run is replaced, as it always was, and so is one this image wrote itself
+ * (snapshots rewrite theirs; a failed exec and a later exit write the same names again).
+ *
+ * "Written in this run" compares the file's modification time with the run's start, both on the
+ * file system's clock (which on a network file system is not ours): the start is the time stamp
+ * of our own temporary file, just written, less the run's age on CLOCK_MONOTONIC (passed from
+ * the root in TPROF_ROOT_PID). File time stamps lag by up to a clock tick: the margin keeps a file
+ * written just before the run began from counting as this run's. */
+#define SAME_RUN_MARGIN_NS 50000000LL
+
+#define OWN_FILES 32
+static struct {
+    dev_t dev;
+    ino_t ino;
+} own_files[OWN_FILES];
+static int own_next;
+
+static int own_slot(const struct stat *st)
+{
+    for (int i = 0; i < OWN_FILES; i++)
+        if (own_files[i].ino == st->st_ino && own_files[i].dev == st->st_dev && st->st_ino)
+            return i;
+    return -1;
+}
+
+/* Remember the file just published; `was`, a file of ours it replaced, is forgotten. */
+static void own_note(const struct stat *now, const struct stat *was)
+{
+    int i = was ? own_slot(was) : -1;
+    if (i < 0) {
+        i = own_next;
+        own_next = (own_next + 1) % OWN_FILES;
+    }
+    own_files[i].dev = now->st_dev;
+    own_files[i].ino = now->st_ino;
+}
+
+static int64_t mtime_ns(const struct stat *st)
+{
+    return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
+
+static int written_this_run(const struct stat *old, const struct stat *tmp)
+{
+    int64_t age = (int64_t)(tp_now_ns() - ident.run_start_ns);
+    return mtime_ns(old) + age > mtime_ns(tmp) + SAME_RUN_MARGIN_NS;
+}
+
+/* Name number k of the report at path when path is taken: ".<pid>" or ".<pid>-<k>" before the
+ * extension of the file name. */
+static void other_name(const char *path, int k, char *out, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t at = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+    char tag[48];
+    if (k == 0)
+        snprintf(tag, sizeof tag, ".%ld", ident.pid);
+    else
+        snprintf(tag, sizeof tag, ".%ld-%d", ident.pid, k);
+    snprintf(out, n, "%.*s%s%s", (int)at, path, tag, path + at);
+}
+
+/* Put the finished temporary file tmp in place at path (changed when the report goes beside
+ * another process's; n bytes). 0, or -1 with errno set. A free name is taken with link(), which
+ * fails rather than replace a file that another process put there in the meantime. The publisher
+ * of the report writer (src/fileio.h); arg is the variable's name, for the warning. */
+static int publish(void *arg, const char *tmp, char *path, size_t n)
+{
+    const char *var = arg;
+    struct stat t, old;
+    if (stat(tmp, &t) < 0)
+        return rename(tmp, path);
+    char cand[4200];
+    snprintf(cand, sizeof cand, "%s", path);
+    for (int k = 0, tries = 0; tries < 64; tries++) {
+        int exists = lstat(cand, &old) == 0;
+        int was_own = exists && own_slot(&old) >= 0;
+        if (strlen(cand) >= n) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (!exists) {
+            if (link(tmp, cand) == 0) {
+                unlink(tmp);
+            } else if (errno == EEXIST) {
+                continue; /* someone else just took it: look again */
+            } else if (rename(tmp, cand) < 0) { /* no hard links on this file system */
+                return -1;
+            }
+        } else if (was_own || !written_this_run(&old, &t)) {
+            if (rename(tmp, cand) < 0)
+                return -1;
+        } else {
+            other_name(path, k++, cand, sizeof cand);
+            continue;
+        }
+        if (k > 0 && !was_own)
+            tp_warn("%s: %s was written by another process while this one ran; this report "
+                    "goes to %s", var, path, cand);
+        own_note(&t, exists ? &old : NULL);
+        memcpy(path, cand, strlen(cand) + 1);
+        return 0;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* A terminating signal that ends the process in the middle of a report removes the temporary
+ * file (src/fileio.h), and the previous report stays whole. */
+void tp_report_abandon(void)
+{
+    tp_write_abandon();
+}
+
+static void test_delay(void)
+{
+    if (test_delay_ms <= 0)
+        return;
+    tp_warn("TPROF_TEST_REPORT_DELAY_MS: the report waits %ld ms", test_delay_ms);
+    struct timespec ts = {test_delay_ms / 1000, (test_delay_ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
 /* Write a report file where the user pointed (src/fileio.h): a regular file atomically, so that
- * a reader, or a program killed while a snapshot is written, never sees half a report; a device,
- * a FIFO or a descriptor in place. */
+ * a reader, or a program killed while a snapshot is written, never sees half a report, and never
+ * over another process's report (publish); a device, a FIFO or a descriptor in place. */
 static char *write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b)
 {
     char path[4096];
     const char *why;
     if (report_path(var, tmpl, sig_seq, path, sizeof path) < 0)
         return NULL;
-    if (tp_write_file(path, b->p, b->len, &why) < 0) {
+    struct tp_publish pub = {publish, (void *)var};
+    char final[4096];
+    if (tp_write_file_as(path, b->p, b->len, &pub, final, sizeof final, &why) < 0) {
         tp_warn("%s: cannot write %s: %s; report not written", var, path, why);
         return NULL;
     }
-    return strdup(path);
+    return strdup(final);
 }
 
 /* TPROF_FOLDED names the op-time file; the heap-at-peak file goes beside it: "x.folded" gives
@@ -373,6 +560,10 @@ static void write_reports(const char *why, int sig_seq)
 
 int tp_finish(const char *why)
 {
+    /* A child that shares our memory (vfork, or a clone without fork's handlers) is not us: its
+     * report would take our name, and our state would end for the parent too. */
+    if (getpid() != ident.pid)
+        return 0;
     int expect = TP_RUNNING;
     if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_FINISHING))
         return 0;
@@ -380,6 +571,7 @@ int tp_finish(const char *why)
     int g = tp_guard;
     tp_guard = 1;
     pthread_mutex_lock(&report_lock);
+    test_delay();
     write_reports(why, 0);
     pthread_mutex_unlock(&report_lock);
     atomic_store(&tp_state, TP_DONE);

@@ -183,16 +183,32 @@ static int write_in_place(const struct target *t, const void *data, size_t len, 
     return rc;
 }
 
-static int write_atomic(const struct target *t, const void *data, size_t len)
+/* The temporary file of the atomic write in progress, for tp_write_abandon (a signal handler). */
+static char *volatile tmp_in_progress;
+
+void tp_write_abandon(void)
+{
+    char *t = tmp_in_progress;
+    if (t)
+        unlink(t);
+}
+
+static int write_atomic(const struct target *t, const void *data, size_t len,
+                        const struct tp_publish *pub, char *final, size_t n)
 {
     char tmp[TP_PATH_MAX + 32];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", t->path, (long)getpid()) >= sizeof tmp) {
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", t->path, (long)getpid()) >= sizeof tmp ||
+        strlen(t->path) >= n) {
         errno = ENAMETOOLONG;
         return -1;
     }
+    memcpy(final, t->path, strlen(t->path) + 1);
+    tmp_in_progress = tmp;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
+    if (fd < 0) {
+        tmp_in_progress = NULL;
         return -1;
+    }
     /* the replacement keeps the permissions of the file it replaces */
     if (t->exists)
         (void)fchmod(fd, t->st.st_mode & 07777);
@@ -202,7 +218,7 @@ static int write_atomic(const struct target *t, const void *data, size_t len)
         rc = -1;
         e = errno;
     }
-    if (rc == 0 && rename(tmp, t->path) < 0) {
+    if (rc == 0 && (pub ? pub->fn(pub->arg, tmp, final, n) : rename(tmp, final)) < 0) {
         rc = -1;
         e = errno;
     }
@@ -210,25 +226,37 @@ static int write_atomic(const struct target *t, const void *data, size_t len)
         unlink(tmp);
         errno = e;
     }
+    tmp_in_progress = NULL;
+    return rc;
+}
+
+int tp_write_file_as(const char *path, const void *data, size_t len, const struct tp_publish *pub,
+                     char *final, size_t n, const char **why)
+{
+    struct target t;
+    const char *reason = NULL;
+    int rc;
+    if ((size_t)snprintf(final, n, "%s", path) >= n) {
+        errno = ENAMETOOLONG;
+        rc = -1;
+    } else if (resolve(path, &t) < 0) {
+        rc = -1;
+    } else if (t.kind == T_FD) {
+        rc = tp_write_fd(t.fd, data, len);
+    } else if (t.kind == T_INPLACE) {
+        rc = write_in_place(&t, data, len, &reason);
+    } else {
+        rc = write_atomic(&t, data, len, pub, final, n);
+    }
+    if (rc < 0 && why)
+        *why = reason ? reason : strerror(errno);
     return rc;
 }
 
 int tp_write_file(const char *path, const void *data, size_t len, const char **why)
 {
-    struct target t;
-    const char *reason = NULL;
-    int rc;
-    if (resolve(path, &t) < 0)
-        rc = -1;
-    else if (t.kind == T_FD)
-        rc = tp_write_fd(t.fd, data, len);
-    else if (t.kind == T_INPLACE)
-        rc = write_in_place(&t, data, len, &reason);
-    else
-        rc = write_atomic(&t, data, len);
-    if (rc < 0 && why)
-        *why = reason ? reason : strerror(errno);
-    return rc;
+    char final[TP_PATH_MAX + 1];
+    return tp_write_file_as(path, data, len, NULL, final, sizeof final, why);
 }
 
 int tp_file_is_stream(const char *path)

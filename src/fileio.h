@@ -24,6 +24,22 @@ struct tp_path_ctx;
  * is not NULL) a short reason ("no process reads this FIFO", or strerror's text). */
 int tp_write_file(const char *path, const void *data, size_t len, const char **why);
 
+/* How the temporary file of an atomic write takes its place: fn(arg, tmp, final, n) instead of
+ * rename(tmp, final); it may choose another name (final holds n bytes). 0, or -1 with errno. */
+struct tp_publish {
+    int (*fn)(void *arg, const char *tmp, char *final, size_t n);
+    void *arg;
+};
+
+/* tp_write_file with a publisher (NULL: rename); final gets the name written (the end of a link
+ * chain, or the publisher's choice), n bytes. */
+int tp_write_file_as(const char *path, const void *data, size_t len, const struct tp_publish *pub,
+                     char *final, size_t n, const char **why);
+
+/* From a signal handler that ends the process: remove the temporary file of an atomic write in
+ * progress, so that only whole files are left. Async-signal-safe. */
+void tp_write_abandon(void);
+
 /* Write everything to fd (EINTR, short writes, a non-blocking descriptor and SIGPIPE handled).
  * 0 or -1 with errno set. */
 int tp_write_fd(int fd, const void *data, size_t len);

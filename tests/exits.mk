@@ -1,0 +1,18 @@
+# Ways out of a process image and the names of its reports: shells, quick_exit, a signal during
+# the report, fork while another thread holds one of tprof's locks, snapshots.
+# libtpcount.so counts process images independently of tprof (preloaded beside it).
+check_PROGRAMS += tests/victims/libtpcount.so
+tests_victims_libtpcount_so_SOURCES = tests/victims/libtpcount.c
+tests_victims_libtpcount_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpcount_so_LDFLAGS = -Wc,-shared
+tests_victims_libtpcount_so_LDADD = -lpthread
+TESTS += tests/proc_shells.sh tests/proc_collide.sh
+EXTRA_DIST += tests/proc_shells.sh tests/proc_collide.sh
+check_PROGRAMS += tests/victims/v_quickexit
+tests_victims_v_quickexit_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_quickexit.sh
+EXTRA_DIST += tests/proc_quickexit.sh
+check_PROGRAMS += tests/victims/v_wait
+tests_victims_v_wait_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_prompt.sh
+EXTRA_DIST += tests/proc_prompt.sh
