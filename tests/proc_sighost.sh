@@ -6,16 +6,18 @@
 # signal(SIG_DFL) and raise).
 . "$TS/lib.sh"
 V="$TB/victims/sighost"
+# Every signal starts at its default action (env --default-signal): a test suite started in the
+# background has SIGINT ignored, and the victim would then find "another" previous action.
 run_case() { # run_case MODE STATUS WHY EXPECTED-STDOUT
   mode=$1 want_rc=$2 why=$3 want=$4
-  out0=$( (ulimit -c 0; exec "$V" "$mode") 2> /dev/null); rc0=$?
+  out0=$( (ulimit -c 0; exec env --default-signal "$V" "$mode") 2> /dev/null); rc0=$?
   [ "$rc0" -eq "$want_rc" ] || fail "$mode without tprof: exit status $rc0, expected $want_rc"
   [ "$out0" = "$want" ] || fail "$mode without tprof: stdout
 $out0
 expected
 $want"
   rm -f "$WORK/$mode.json"
-  out1=$( (ulimit -c 0; exec env TPROF_OUTPUT=none TPROF_JSON="$WORK/$mode.json" LD_PRELOAD="$TPROF_SO" "$V" "$mode") 2> "$WORK/$mode.err"); rc1=$?
+  out1=$( (ulimit -c 0; exec env --default-signal TPROF_OUTPUT=none TPROF_JSON="$WORK/$mode.json" LD_PRELOAD="$TPROF_SO" "$V" "$mode") 2> "$WORK/$mode.err"); rc1=$?
   [ "$rc1" -eq "$rc0" ] || fail "$mode under tprof: exit status $rc1, without tprof $rc0"
   [ "$out1" = "$out0" ] || fail "$mode under tprof: stdout
 $out1
