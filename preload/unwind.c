@@ -342,6 +342,18 @@ void tp_unwind_disable(void)
     atomic_store(&state, -1);
 }
 
+/* Taken across fork (state.c's handlers): a child never starts with a rule or a module's CFI
+ * half read. */
+void tp_unwind_fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void tp_unwind_fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
 void tp_unwind_fork_child(void)
 {
     pthread_mutex_init(&lock, NULL);

@@ -18,5 +18,7 @@ int tp_unwind(void **out, int max, void *ra, void *fp);
 void tp_unwind_disable(void);
 /* In a fork child: the lock may have been held by a thread that does not exist there. */
 void tp_unwind_fork_child(void);
+void tp_unwind_fork_prepare(void);
+void tp_unwind_fork_parent(void);
 
 #endif
