@@ -26,3 +26,9 @@ tests_victims_v_forklocks_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_forklocks_LDADD = -ldl -lpthread
 TESTS += tests/proc_forklocks.sh
 EXTRA_DIST += tests/proc_forklocks.sh
+# Snapshots leave no trace in the figures.
+check_PROGRAMS += tests/victims/v_snapfree
+tests_victims_v_snapfree_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_snapfree_LDADD = -lgcc_s
+TESTS += tests/long_snapfree.sh
+EXTRA_DIST += tests/long_snapfree.sh
