@@ -126,11 +126,12 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)si;
     int e = errno;
-    if (atomic_load(&tp_state) >= TP_FINISHING && !in_vfork_child()) {
+    int state = atomic_load(&tp_state);
+    if (state >= TP_FINISHING && !in_vfork_child()) {
         /* The report is being written, or was: the signal ends the process now, with the
          * files written so far (a snapshot stays whole: the file being written is removed).
          * Waiting for the report would turn `kill` or `timeout` into seconds. */
-        if (!is_async(sig))
+        if (!is_async(sig) && state == TP_FINISHING)
             tp_warn("signal %d while the report was written: report incomplete", sig);
         tp_report_abandon();
         die_by(sig);

@@ -35,6 +35,8 @@ int tp_ident_env(char *img, size_t ni, char *root, size_t nr);
 
 /* Provided by other parts; called from tp_init() and the fork handler. */
 void tp_cyg_init(void);
+void tp_ops_fork_prepare(void);
+void tp_ops_fork_parent(void);
 void tp_ops_fork_child(void);
 
 #endif

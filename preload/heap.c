@@ -541,6 +541,18 @@ uint64_t tp_heap_threads(void)
     return atomic_load(&g_threads);
 }
 
+/* The growth lock across fork (state.c's handlers): a child never starts with a generation
+ * half added. */
+void tp_heap_fork_prepare(void)
+{
+    pthread_mutex_lock(&grow_lock);
+}
+
+void tp_heap_fork_parent(void)
+{
+    pthread_mutex_unlock(&grow_lock);
+}
+
 void tp_heap_fork_child(void)
 {
     /* Only this thread exists now: plain stores are safe. The inherited blocks stay in the

@@ -49,6 +49,8 @@ struct tp_heap_totals {
 };
 void tp_heap_totals(struct tp_heap_totals *t);
 /* Reset after fork in the child: the inherited heap stays live, counters start again. */
+void tp_heap_fork_prepare(void);
+void tp_heap_fork_parent(void);
 void tp_heap_fork_child(void);
 /* Threads that ever recorded an allocation. */
 uint64_t tp_heap_threads(void);

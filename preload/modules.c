@@ -69,6 +69,21 @@ void tp_modules_before_dlclose(void *handle)
     pthread_mutex_unlock(&lock);
 }
 
+void tp_modules_fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void tp_modules_fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+void tp_modules_fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+}
+
 const struct tp_departed *tp_modules_departed(int *n)
 {
     pthread_mutex_lock(&lock);

@@ -14,6 +14,10 @@ struct tp_departed {
 /* Call before the real dlclose(handle): remember where the module was. Safe to call for a
  * handle that stays loaded (the entry is then ignored: its addresses are still mapped). */
 void tp_modules_before_dlclose(void *handle);
+/* The list's lock across fork (state.c's handlers). */
+void tp_modules_fork_prepare(void);
+void tp_modules_fork_parent(void);
+void tp_modules_fork_child(void);
 /* The remembered modules, oldest first. */
 const struct tp_departed *tp_modules_departed(int *n);
 

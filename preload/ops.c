@@ -459,8 +459,20 @@ void tp_step_mark(void)
 
 /* ---- fork and report ---- */
 
+/* The op-name lock across fork (state.c's handlers say in which order). */
+void tp_ops_fork_prepare(void)
+{
+    pthread_mutex_lock(&intern_lock);
+}
+
+void tp_ops_fork_parent(void)
+{
+    pthread_mutex_unlock(&intern_lock);
+}
+
 void tp_ops_fork_child(void)
 {
+    pthread_mutex_init(&intern_lock, NULL);
     /* The child reports its own work: what the parent did before fork is the parent's. */
     int n = atomic_load(&nrecs);
     for (int i = 0; i < n; i++) {

@@ -22,6 +22,7 @@
 #include "fileio.h"
 #include "heap.h"
 #include "internal.h"
+#include "modules.h"
 #include "ops.h"
 #include "optree.h"
 #include "path.h"
@@ -29,6 +30,7 @@
 #include "reporter.h"
 #include "report.h"
 #include "sites.h"
+#include "symtab.h"
 #include "trace.h"
 #include "unwind.h"
 
@@ -229,25 +231,65 @@ static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 /* One report at a time: the report thread and an exit path may race. */
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* fork (P7): a child starts with one thread, the one that forked; a lock another thread held
+ * at that moment would stay held in the child for ever. So every lock of tprof's is taken
+ * before fork and released after it in the parent, and made new in the child. The order, outer
+ * first, is the one the code nests them in (a report reads the module list; nothing that holds
+ * a later lock waits for an earlier one): fork_lock, report_lock, the symbol table's
+ * (symtab.c), the op names' (ops.c), the module list's (modules.c), the stack walker's
+ * (unwind.c), the heap table's growth lock (heap.c). hook_plt.c's lock has handlers of its own,
+ * registered before these: its prepare handler runs after ours, and nothing it does under that
+ * lock takes one of these.
+ *
+ * From prepare to parent/child the forking thread holds the guard, so that tprof passes
+ * through anything it calls in between (other libraries' fork handlers that allocate, run
+ * after ours): our hooks take none of these locks there. When the guard is already held at
+ * fork (fork from a signal handler that interrupted tprof on this thread), one of these locks
+ * may be this thread's own: nothing is taken, the child makes them new all the same. */
+static TP_TLS int fork_guard_was, fork_locked;
+static void own_files_clear(void);
+
 static void fork_prepare(void)
 {
-    /* No tprof lock may be held by another thread at the moment of fork (P7). */
+    fork_guard_was = tp_guard;
+    fork_locked = !tp_guard;
+    tp_guard = 1;
+    if (!fork_locked)
+        return;
     pthread_mutex_lock(&fork_lock);
     pthread_mutex_lock(&report_lock);
+    tp_symtab_lock();
+    tp_ops_fork_prepare();
+    tp_modules_fork_prepare();
+    tp_unwind_fork_prepare();
+    tp_heap_fork_prepare();
 }
 
 static void fork_parent(void)
 {
-    pthread_mutex_unlock(&report_lock);
-    pthread_mutex_unlock(&fork_lock);
+    if (fork_locked) {
+        tp_heap_fork_parent();
+        tp_unwind_fork_parent();
+        tp_modules_fork_parent();
+        tp_ops_fork_parent();
+        tp_symtab_unlock();
+        pthread_mutex_unlock(&report_lock);
+        pthread_mutex_unlock(&fork_lock);
+    }
+    tp_guard = fork_guard_was;
+    /* a terminating signal that came in meanwhile was deferred (exitpaths.c) */
+    if (!tp_guard)
+        tp_signal_deferred();
 }
 
 static void fork_child(void)
 {
     pthread_mutex_init(&fork_lock, NULL);
     pthread_mutex_init(&report_lock, NULL);
-    int g = tp_guard;
-    tp_guard = 1;
+    tp_symtab_reset_lock();
+    tp_modules_fork_child();
+    /* A signal deferred in the parent was the parent's. */
+    atomic_store(&tp_pending_signal, 0);
     ident.pid = getpid();
     ident.is_root = 0;
     ident.image_seq = 0;
@@ -259,7 +301,8 @@ static void fork_child(void)
     tp_optree_fork_child();
     tp_trace_fork_child();
     tp_reporter_fork_child();
-    tp_guard = g;
+    own_files_clear();
+    tp_guard = fork_guard_was;
 }
 
 void tp_init(void)
@@ -347,6 +390,13 @@ static struct {
     ino_t ino;
 } own_files[OWN_FILES];
 static int own_next;
+
+/* A forked child wrote none of its parent's files. */
+static void own_files_clear(void)
+{
+    memset(own_files, 0, sizeof own_files);
+    own_next = 0;
+}
 
 static int own_slot(const struct stat *st)
 {

@@ -779,11 +779,12 @@ void tp_unwind_dlclosed(void)
 /* No other thread may be inside libdw when fork copies the process: the namespace's libc has no
  * fork handlers of its own, and a lock of its malloc held by a thread that does not exist in
  * the child would stay held there. Readers hold this file's lock while in libdw, so holding it
- * across fork is enough. A fork from a signal handler that interrupted this thread while it held
- * the lock goes ahead without it (waiting would never end). */
+ * across fork is enough; state.c's fork handlers take it in their documented order. A fork from
+ * a signal handler that interrupted this thread while it held the lock goes ahead without it
+ * (waiting would never end). */
 static int fork_took;
 
-static void fork_prepare(void)
+void tp_unwind_fork_prepare(void)
 {
     fork_took = 0;
     if (!holding) {
@@ -792,18 +793,16 @@ static void fork_prepare(void)
     }
 }
 
-static void fork_release(void)
+void tp_unwind_fork_parent(void)
 {
     if (fork_took)
         pthread_mutex_unlock(&lock);
 }
 
-__attribute__((constructor)) static void unwind_at_fork(void)
-{
-    pthread_atfork(fork_prepare, fork_release, fork_release);
-}
-
 void tp_unwind_fork_child(void)
 {
-    /* The lock is already consistent: fork_release ran in the child. */
+    /* Only the forking thread exists in the child: the lock was taken for the fork (released
+     * now), or this thread held it when a signal handler forked, and releases it when the
+     * interrupted walk resumes. */
+    tp_unwind_fork_parent();
 }

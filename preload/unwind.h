@@ -22,5 +22,7 @@ void tp_unwind_disable(void);
 void tp_unwind_dlclosed(void);
 /* In a fork child (nothing to do: the walker's fork handlers keep its lock consistent). */
 void tp_unwind_fork_child(void);
+void tp_unwind_fork_prepare(void);
+void tp_unwind_fork_parent(void);
 
 #endif

@@ -16,3 +16,19 @@ check_PROGRAMS += tests/victims/v_wait
 tests_victims_v_wait_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/proc_prompt.sh
 EXTRA_DIST += tests/proc_prompt.sh
+# fork while another thread holds tprof's locks.
+check_PROGRAMS += tests/victims/libtpfork.so tests/victims/v_forklocks
+tests_victims_libtpfork_so_SOURCES = tests/victims/libtpfork.c
+tests_victims_libtpfork_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC -finstrument-functions
+tests_victims_libtpfork_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpfork.so
+tests_victims_v_forklocks_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions -I$(top_srcdir)/include
+tests_victims_v_forklocks_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_forklocks_LDADD = -ldl -lpthread
+TESTS += tests/proc_forklocks.sh
+EXTRA_DIST += tests/proc_forklocks.sh
+# Snapshots leave no trace in the figures.
+check_PROGRAMS += tests/victims/v_snapfree
+tests_victims_v_snapfree_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_snapfree_LDADD = -lgcc_s
+TESTS += tests/long_snapfree.sh
+EXTRA_DIST += tests/long_snapfree.sh
