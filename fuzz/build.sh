@@ -13,15 +13,15 @@ case $(basename "$out") in
 fuzz_json_read*)
 	# shellcheck disable=SC2046,SC2086 # pkg-config output and $flags are lists of flags
 	exec "$CC" $flags \
-		-D_GNU_SOURCE -I"$top/src" -I"$top/include" -I"$top/fuzz" $(pkg-config --cflags json-c) \
+		-D_GNU_SOURCE -I"$top" -I"$top/include" -I"$top/fuzz" $(pkg-config --cflags json-c) \
 		"$here/fuzz_json_read.c" "$here/shim_diff.c" "$here/shim_merge.c" \
-		"$top/src/json_read.c" "$top/src/json_get.c" "$top/src/diff.c" "$top/src/merge.c" "$top/src/sitekey.c" "$top/src/report.c" "$top/src/buf.c" \
-		"$top/src/analyze.c" "$top/src/render_json.c" "$top/src/render_text.c" "$top/src/render_text_memory.c" "$top/src/units.c" \
-		"$top/src/config.c" \
+		"$top/cli/json_read.c" "$top/cli/json_get.c" "$top/cli/diff.c" "$top/cli/merge.c" "$top/cli/sitekey.c" "$top/report/report.c" "$top/common/buf.c" \
+		"$top/report/analyze.c" "$top/report/render_json.c" "$top/report/render_text.c" "$top/report/render_text_memory.c" "$top/report/units.c" \
+		"$top/common/config.c" \
 		$(pkg-config --libs json-c) -lm -o "$out" ;;
 fuzz_env*)
 	# shellcheck disable=SC2086
-	exec "$CC" $flags -D_GNU_SOURCE -I"$top/src" "$here/fuzz_env.c" "$top/src/config.c" -lm -o "$out" ;;
+	exec "$CC" $flags -D_GNU_SOURCE -I"$top" "$here/fuzz_env.c" "$top/common/config.c" -lm -o "$out" ;;
 *)
 	echo "fuzz/build.sh: $out: the name must start with a target: fuzz_json_read or fuzz_env" >&2
 	exit 2 ;;

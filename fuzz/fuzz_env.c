@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "common/config.h"
 
 static void must(int ok, const char *what, const char *detail)
 {

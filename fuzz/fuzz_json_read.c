@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_read.h"
-#include "render.h"
+#include "cli/json_read.h"
+#include "report/render.h"
 #include "shims.h"
 
 static void must(int ok, const char *what, const char *detail)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
+#include "cli/diff.h"
 #include "shims.h"
 
 int tp_fuzz_diff(const struct tp_report *A, const struct tp_report *B, struct tp_buf *text_out,

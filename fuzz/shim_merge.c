@@ -1,6 +1,6 @@
 /* The merge of src/merge.c as one call for the fuzz target. Not part of the tprof build. */
-#include "merge.h"
-#include "render.h"
+#include "cli/merge.h"
+#include "report/render.h"
 #include "shims.h"
 
 int tp_fuzz_merge(const struct tp_report *in, size_t n, struct tp_report *out)

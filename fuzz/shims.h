@@ -2,8 +2,8 @@
 #ifndef TPROF_FUZZ_SHIMS_H
 #define TPROF_FUZZ_SHIMS_H
 
-#include "buf.h"
-#include "report.h"
+#include "common/buf.h"
+#include "report/report.h"
 
 /* 0, the text diff appended to text_out and the JSON diff in *json_out (malloc'd). */
 int tp_fuzz_diff(const struct tp_report *a, const struct tp_report *b, struct tp_buf *text_out,

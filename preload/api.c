@@ -1,6 +1,6 @@
 /* The annotation API of include/tprof.h: named regions, work of the current op, step markers. */
-#include "internal.h"
-#include "ops.h"
+#include "track/runtime.h"
+#include "track/ops.h"
 
 TP_EXPORT TP_NOINSTR void tprof_api_region_begin(const char *name)
 {

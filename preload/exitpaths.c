@@ -37,9 +37,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "exitpaths.h"
-#include "heap.h"
-#include "internal.h"
+#include "preload/exitpaths.h"
+#include "track/heap.h"
+#include "track/runtime.h"
 
 _Atomic int tp_pending_signal;
 

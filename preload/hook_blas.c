@@ -24,9 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
-#include "ops.h"
-#include "resolve.h"
+#include "track/runtime.h"
+#include "track/ops.h"
+#include "preload/resolve.h"
 
 /* CBLAS enum values (cblas.h), spelled out to need no BLAS headers. */
 enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };

@@ -19,12 +19,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "clock.h"
-#include "internal.h"
-#include "names.h"
-#include "ops.h"
-#include "report.h"
-#include "symtab.h"
+#include "common/clock.h"
+#include "track/runtime.h"
+#include "preload/names.h"
+#include "track/ops.h"
+#include "report/report.h"
+#include "track/symtab.h"
 
 /* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP. */
 #define NOT_OP 0u

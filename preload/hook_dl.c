@@ -23,12 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "modules.h"
-#include "names.h"
-#include "resolve.h"
-#include "symtab.h"
-#include "unwind.h"
+#include "track/runtime.h"
+#include "track/modules.h"
+#include "preload/names.h"
+#include "preload/resolve.h"
+#include "track/symtab.h"
+#include "track/unwind.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);

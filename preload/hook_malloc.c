@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "heap.h"
-#include "internal.h"
-#include "sites.h"
-#include "unwind.h"
+#include "common/clock.h"
+#include "track/heap.h"
+#include "track/runtime.h"
+#include "track/sites.h"
+#include "track/unwind.h"
 
 typedef void *(*malloc_fn)(size_t);
 typedef void (*free_fn)(void *);

@@ -52,13 +52,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "names.h"
-#include "ops.h"
-#include "report.h"
-#include "resolve.h"
-#include "sites.h"
-#include "stack.h"
+#include "track/runtime.h"
+#include "preload/names.h"
+#include "track/ops.h"
+#include "report/report.h"
+#include "preload/resolve.h"
+#include "track/sites.h"
+#include "track/stack.h"
 
 #define NSTUBS 4096
 #define STUB_SIZE 16

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "internal.h"
+#include "track/runtime.h"
 
 struct tp_report;
 

@@ -1,6 +1,8 @@
-# The interposer core: owned by the foundation.
-libtprof_la_SOURCES += preload/internal.h preload/uthash_tp.h preload/ops.h \
-	preload/state.c preload/hook_malloc.c preload/heap.c preload/heap.h preload/sites.c preload/unwind.c preload/unwind.h preload/stack.c preload/stack.h \
-	preload/sites.h preload/exitpaths.c preload/exitpaths.h preload/collect.c preload/collect.h \
-	preload/symbolize.c preload/symbolize.h preload/dwlib.c preload/dwlib.h preload/reporter.c preload/reporter.h preload/modules.c preload/modules.h \
-	preload/trace.c preload/trace.h preload/optree.c preload/optree.h
+# preload/: the only code that defines interposed names (the malloc family, BLAS, the
+# -finstrument-functions hooks, PLT/GOT stubs, dlopen, signals, exit and exec), the life cycle
+# of libtprof.so and the annotation API. Calls core/, report/ and common/.
+libtprof_la_SOURCES += preload/names.h preload/state.c preload/hook_malloc.c \
+	preload/exitpaths.c preload/exitpaths.h preload/reporter.c preload/reporter.h \
+	preload/hook_blas.c preload/resolve.c preload/resolve.h preload/hook_cyg.c \
+	preload/hook_plt.c preload/hook_dl.c preload/api.c
+EXTRA_DIST += docs/ops-by-name.md

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "exitpaths.h"
-#include "internal.h"
-#include "reporter.h"
+#include "preload/exitpaths.h"
+#include "track/runtime.h"
+#include "preload/reporter.h"
 
 static sem_t wake;
 static _Atomic int requests;

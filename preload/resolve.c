@@ -15,7 +15,7 @@
  * be read. Instead a definition is cached only while its object is loaded: after every dlclose,
  * tp_resolve_forget() drops the cached definitions whose object went away, and the next call
  * looks again. */
-#include "resolve.h"
+#include "preload/resolve.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -24,9 +24,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
-#include "report.h"
-#include "sites.h"
+#include "track/runtime.h"
+#include "report/report.h"
+#include "track/sites.h"
 
 struct search {
     const char *name;

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "render.h"
+#include "common/buf.h"
+#include "report/render.h"
 
 static struct tp_op *add_op(struct tp_report *r, const char *name, uint64_t total, uint64_t self,
                             uint64_t flops, uint64_t bytes)

@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "config.h"
-#include "fileio.h"
-#include "path.h"
-#include "report.h"
+#include "common/buf.h"
+#include "common/config.h"
+#include "common/fileio.h"
+#include "common/path.h"
+#include "report/report.h"
 
 static const char *env_names[8], *env_vals[8];
 static int env_n;

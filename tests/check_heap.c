@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap.h"
-#include "internal.h"
-#include "ops.h"
-#include "sites.h"
+#include "track/heap.h"
+#include "track/runtime.h"
+#include "track/ops.h"
+#include "track/sites.h"
 
 _Atomic int tp_state = TP_RUNNING;
 TP_TLS int tp_guard;

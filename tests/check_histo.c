@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "histo.h"
+#include "common/histo.h"
 
 static int cmp(const void *a, const void *b)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_read.h"
-#include "render.h"
+#include "cli/json_read.h"
+#include "report/render.h"
 
 static char *fixture(const char *name)
 {

@@ -11,15 +11,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "heap.h"
-#include "internal.h"
-#include "names.h"
-#include "ops.h"
-#include "optree.h"
-#include "report.h"
-#include "resolve.h"
-#include "trace.h"
+#include "common/buf.h"
+#include "track/heap.h"
+#include "track/runtime.h"
+#include "preload/names.h"
+#include "track/ops.h"
+#include "track/optree.h"
+#include "report/report.h"
+#include "preload/resolve.h"
+#include "track/trace.h"
 
 _Atomic int tp_state = TP_RUNNING;
 TP_TLS int tp_guard;

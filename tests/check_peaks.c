@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "calib.h"
-#include "peaks.h"
+#include "report/calib.h"
+#include "report/peaks.h"
 
 static char dir[64], path[1024];
 

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "buf.h"
-#include "render.h"
-#include "units.h"
+#include "common/buf.h"
+#include "report/render.h"
+#include "report/units.h"
 
 static char *S(const char *s)
 {

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "symtab.h"
+#include "track/runtime.h"
+#include "track/symtab.h"
 
 TP_TLS int tp_guard;
 void *tp_alloc(size_t n) { return malloc(n); }

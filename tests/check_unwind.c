@@ -21,8 +21,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-#include "internal.h"
-#include "unwind.h"
+#include "track/runtime.h"
+#include "track/unwind.h"
 
 void *tp_alloc(size_t n) { return malloc(n); }
 void tp_free(void *p) { free(p); }

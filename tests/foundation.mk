@@ -8,16 +8,16 @@ tests_check_core_CFLAGS = $(TEST_CFLAGS)
 tests_check_core_LDADD = $(TEST_LIBS)
 # The library's tables, linked straight into a test (each Check test forks, so each starts from
 # fresh tables).
-tests_check_heap_SOURCES = tests/check_heap.c preload/heap.c preload/sites.c
+tests_check_heap_SOURCES = tests/check_heap.c track/heap.c track/sites.c
 tests_check_heap_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
 tests_check_heap_LDADD = $(TEST_LIBS)
 # The shims' stack walk against libunwind's, from the same frames (libunwind is linked into the
-# test only). elfutils is loaded by preload/dwlib.c, as in the library.
+# test only). elfutils is loaded by track/dwlib.c, as in the library.
 if HAVE_LIBUNWIND
 check_PROGRAMS += tests/check_unwind
 TESTS += tests/check_unwind
 endif
-tests_check_unwind_SOURCES = tests/check_unwind.c preload/unwind.c preload/stack.c preload/dwlib.c
+tests_check_unwind_SOURCES = tests/check_unwind.c track/unwind.c track/stack.c track/dwlib.c
 tests_check_unwind_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBUNWIND_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_unwind_LDADD = $(TEST_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 tests_victims_v_sites_CFLAGS = $(VICTIM_CFLAGS)

@@ -1,16 +1,18 @@
 # ./configure --enable-sanitizers: the CLI and the Check unit tests are built with ASan and UBSan
 # (any finding fails the test: -fno-sanitize-recover). libtprof.so never is: ASan must be the first
 # DSO of a process and replaces malloc, so an instrumented libtprof.so could not be preloaded into
-# an ordinary program, and its malloc shims would sit behind ASan's. The shared core is therefore
+# an ordinary program, and its malloc shims would sit behind ASan's. common/ and report/ are therefore
 # built twice, instrumented for the CLI and the tests, plain for the library. Shell scenarios go
 # through tests/sanitize_gate.sh, which runs the CLI ones and skips those that preload the library
 # (the normal build runs them). Included last: it extends what the other fragments define.
 if SANITIZE
 SAN_CFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-noinst_LTLIBRARIES += libtprofcore_san.la
-libtprofcore_san_la_SOURCES = $(libtprofcore_la_SOURCES)
-libtprofcore_san_la_CFLAGS = $(libtprofcore_la_CFLAGS) $(SAN_CFLAGS)
-TP_CORE = libtprofcore_san.la
+noinst_LTLIBRARIES += libtpcommon_san.la libtpreport_san.la
+libtpcommon_san_la_SOURCES = $(libtpcommon_la_SOURCES)
+libtpcommon_san_la_CFLAGS = $(libtpcommon_la_CFLAGS) $(SAN_CFLAGS)
+libtpreport_san_la_SOURCES = $(libtpreport_la_SOURCES)
+libtpreport_san_la_CFLAGS = $(libtpreport_la_CFLAGS) $(SAN_CFLAGS)
+TP_CORE = libtpreport_san.la libtpcommon_san.la
 # Per-target CFLAGS also reach automake's link line, which is where -fsanitize must be too.
 tprof_CFLAGS += $(SAN_CFLAGS)
 TEST_CFLAGS += $(SAN_CFLAGS)
@@ -25,7 +27,7 @@ SAN_TESTS = $(filter tests/check_% tests/cli_%.sh tests/schema_validate.sh,$(TES
 check-sanitized: tprof $(filter tests/check_%,$(check_PROGRAMS)) tests/victims/libtpop.so
 	$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS='$(SAN_TESTS)'
 else
-TP_CORE = libtprofcore.la
+TP_CORE = libtpreport.la libtpcommon.la
 endif
 EXTRA_DIST += tests/sanitize_gate.sh
 .PHONY: check-sanitized

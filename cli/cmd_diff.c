@@ -1,0 +1,128 @@
+/* tprof diff: the arguments and files; the comparison itself is src/diff.c. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "cli/cli.h"
+#include "common/config.h"
+#include "cli/diff.h"
+#include "cli/json_read.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tprof diff BEFORE.json AFTER.json [--top N] [--format text|json]\n\n"
+               "Compares two reports. Per op (matched by name): calls, total and self time and\n"
+               "GFLOP/s before and after, with the change in absolute terms and in percent. Per\n"
+               "call site (matched by its frames): its own peak and its live bytes at the heap\n"
+               "peak. For the whole run: wall time, heap peak, allocations. Ops are sorted by the\n"
+               "size of the change in total time, sites by the change in their own peak; ops and\n"
+               "sites found in one report only are marked added or removed.\n\n"
+               "  --top N          rows per section in the text form (default 10; JSON has all)\n"
+               "  --format F       text (default) or json (shape in docs/cli.md)\n"
+               "  -                either file may be - for stdin\n");
+}
+
+struct opts {
+    const char *files[2], *format;
+    long top;
+};
+
+/* -1 when the arguments are good (o filled), else the exit status after a line or --help. */
+static int parse(int argc, char **argv, struct opts *o)
+{
+    const char *why;
+    int nf = 0;
+    *o = (struct opts){{NULL, NULL}, "text", 10};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--top") && v) {
+            if (tp_parse_int(v, 1, 1000000, &o->top, &why) < 0) {
+                fprintf(stderr, "tprof diff: --top %s: %s\n", v, why);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--format") && v) {
+            if (strcmp(v, "text") && strcmp(v, "json")) {
+                fprintf(stderr, "tprof diff: --format %s: expected text or json\n", v);
+                return 2;
+            }
+            o->format = v;
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "tprof diff: unknown option or missing value '%s' (try --help)\n", a);
+            return 2;
+        } else if (nf < 2) {
+            o->files[nf++] = a;
+        } else {
+            fprintf(stderr, "tprof diff: two reports, not more ('%s')\n", a);
+            return 2;
+        }
+    }
+    if (nf != 2) {
+        fprintf(stderr, "tprof diff: needs two reports: tprof diff BEFORE.json AFTER.json "
+                        "(try --help)\n");
+        return 2;
+    }
+    if (!strcmp(o->files[0], "-") && !strcmp(o->files[1], "-")) {
+        fprintf(stderr, "tprof diff: only one of the two reports can be stdin\n");
+        return 2;
+    }
+    return -1;
+}
+
+int tp_cmd_diff(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    const char **files = o.files, *format = o.format;
+    struct tp_report A, B;
+    char err[512];
+    if (tp_report_read_json(files[0], &A, err, sizeof err) < 0) {
+        fprintf(stderr, "tprof diff: %s\n", err);
+        return 2;
+    }
+    if (tp_report_read_json(files[1], &B, err, sizeof err) < 0) {
+        fprintf(stderr, "tprof diff: %s\n", err);
+        tp_report_free(&A);
+        return 2;
+    }
+    struct tp_diff d;
+    int written = 0;
+    rc = 1;
+    if (tp_diff_build(&A, &B, &d) == 0) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        if (!strcmp(format, "json")) {
+            struct json_object *j = tp_diff_json(&d, files[0], files[1], &A, &B);
+            const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+                                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
+            if (s)
+                tp_buf_printf(&b, "%s\n", s);
+            else
+                b.oom = 1;
+            json_object_put(j);
+        } else {
+            tp_diff_text(&d, files[0], files[1], &A, &B, (size_t)o.top, &b);
+        }
+        if (tp_buf_ok(&b)) {
+            written = 1;
+            rc = fwrite(b.p ? b.p : "", 1, b.len, stdout) == b.len && fflush(stdout) == 0 ? 0 : 1;
+        }
+        tp_buf_free(&b);
+        tp_diff_free(&d);
+    }
+    if (rc)
+        fprintf(stderr, "tprof diff: %s%s\n", written ? "cannot write the diff: " : "out of memory",
+                written ? strerror(errno) : "");
+    tp_report_free(&A);
+    tp_report_free(&B);
+    return rc;
+}

@@ -1,0 +1,140 @@
+/* tprof report: re-render a saved JSON report, as text or JSON, optionally with other peaks. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/config.h"
+#include "cli/json_read.h"
+#include "report/render.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tprof report FILE.json [--top N] [--format text|json|folded|folded-heap]\n"
+               "                    [--peak-gflops X --peak-gbps Y]\n\n"
+               "Renders a report written with TPROF_JSON (or `tprof run --json`) again, as text\n"
+               "or JSON. Derived figures are recomputed; new machine peaks re-derive every op's\n"
+               "bound and efficiency and the verdict.\n\n"
+               "  --top N          rows per section (default 10)\n"
+               "  --format F       text (default), json, folded (op time in ns, from op_stacks:\n"
+               "                   the run needs TPROF_FOLDED) or folded-heap (bytes live at\n"
+               "                   the heap peak per call site), for flamegraph.pl\n"
+               "  --peak-gflops X  machine peak GFLOP/s for the roofline\n"
+               "  --peak-gbps Y    machine peak GB/s for the roofline\n"
+               "  -                as FILE reads stdin\n");
+}
+
+struct opts {
+    const char *file, *format;
+    long top;
+    double pg, pb; /* peaks from the command line, 0: the report's own */
+};
+
+/* -1 when the arguments are good (o filled), else the exit status after a line or --help. */
+static int parse(int argc, char **argv, struct opts *o)
+{
+    const char *why;
+    *o = (struct opts){NULL, "text", 10, 0, 0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--top") && v) {
+            if (tp_parse_int(v, 1, 100000, &o->top, &why) < 0) {
+                fprintf(stderr, "tprof report: --top %s: %s\n", v, why);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--format") && v) {
+            if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "folded") &&
+                strcmp(v, "folded-heap")) {
+                fprintf(stderr,
+                        "tprof report: --format %s: expected text, json, folded or "
+                        "folded-heap\n",
+                        v);
+                return 2;
+            }
+            o->format = v;
+            i++;
+        } else if ((!strcmp(a, "--peak-gflops") || !strcmp(a, "--peak-gbps")) && v) {
+            double d;
+            if (tp_parse_double(v, 1e-6, 1e9, &d, &why) < 0) {
+                fprintf(stderr, "tprof report: %s %s: %s\n", a, v, why);
+                return 2;
+            }
+            if (!strcmp(a, "--peak-gflops"))
+                o->pg = d;
+            else
+                o->pb = d;
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "tprof report: unknown option or missing value '%s' (try --help)\n", a);
+            return 2;
+        } else if (!o->file) {
+            o->file = a;
+        } else {
+            fprintf(stderr, "tprof report: one file at a time ('%s')\n", a);
+            return 2;
+        }
+    }
+    if (!o->file) {
+        fprintf(stderr, "tprof report: needs a report: tprof report FILE.json (try --help)\n");
+        return 2;
+    }
+    return -1;
+}
+
+int tp_cmd_report(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    const char *file = o.file, *format = o.format;
+    double pg = o.pg, pb = o.pb;
+    struct tp_report r;
+    char err[512];
+    if (tp_report_read_json(file, &r, err, sizeof err) < 0) {
+        fprintf(stderr, "tprof report: %s\n", err);
+        return 2;
+    }
+    if (pg > 0) {
+        r.machine.peak_gflops = pg;
+    }
+    if (pb > 0) {
+        r.machine.peak_gbps = pb;
+    }
+    if (pg > 0 || pb > 0) {
+        free(r.machine.source);
+        r.machine.source = strdup("command line");
+    }
+    tp_analyze(&r);
+    struct tp_buf b;
+    tp_buf_init(&b);
+    if (!strcmp(format, "json")) {
+        tp_render_json(&r, &b);
+    } else if (!strcmp(format, "folded-heap")) {
+        tp_render_folded(&r, TP_FOLDED_HEAP, &b);
+    } else if (!strcmp(format, "folded")) {
+        if (r.nops && !r.nopstacks)
+            fprintf(stderr,
+                    "tprof report: %s has no op stacks (the run did not set TPROF_FOLDED): "
+                    "only the time outside ops is written\n",
+                    file);
+        tp_render_folded(&r, TP_FOLDED_TIME, &b);
+    } else {
+        struct tp_text_opts t = {(int)o.top, 100};
+        tp_render_text(&r, &t, &b);
+    }
+    int ok =
+        tp_buf_ok(&b) && fwrite(b.p ? b.p : "", 1, b.len, stdout) == b.len && fflush(stdout) == 0;
+    if (!ok)
+        fprintf(stderr, "tprof report: cannot write the report: %s\n",
+                tp_buf_ok(&b) ? strerror(errno) : "out of memory");
+    tp_buf_free(&b);
+    tp_report_free(&r);
+    return ok ? 0 : 1;
+}

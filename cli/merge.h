@@ -1,0 +1,14 @@
+/* The model of `tprof merge` (src/merge.c): many processes' reports summed into one. */
+#ifndef TPROF_MERGE_H
+#define TPROF_MERGE_H
+
+#include <stddef.h>
+
+#include "report/report.h"
+
+/* Merge in[0..nin) (files[i] names in[i] in notes) into r, which is initialised here; the
+ * caller runs tp_analyze on it. 0, or -1 when out of memory. */
+int tp_merge_reports(const struct tp_report *in, size_t nin, const char *const *files,
+                     struct tp_report *r);
+
+#endif

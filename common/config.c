@@ -1,0 +1,591 @@
+#include "common/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/fileio.h"
+#include "common/path.h"
+
+int tp_parse_int(const char *s, long min, long max, long *out, const char **why)
+{
+    char *end;
+    if (!s || !*s) {
+        *why = "empty value";
+        return -1;
+    }
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s) {
+        *why = "not an integer";
+        return -1;
+    }
+    if (v < min || v > max) {
+        *why = "out of range";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* strtoull skips blanks and then takes a minus sign, negating modulo 2^64: " -18446744073709551600"
+ * would be read as 16. */
+static int negative(const char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    return *s == '-';
+}
+
+int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, const char **why)
+{
+    char *end;
+    if (!s || !*s || negative(s)) {
+        *why = s && *s ? "negative" : "empty value";
+        return -1;
+    }
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || end == s) {
+        *why = "not an integer";
+        return -1;
+    }
+    if (v < min || v > max) {
+        *why = "out of range";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int tp_parse_double(const char *s, double min, double max, double *out, const char **why)
+{
+    char *end;
+    if (!s || !*s) {
+        *why = "empty value";
+        return -1;
+    }
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || end == s || !isfinite(v)) {
+        *why = "not a number";
+        return -1;
+    }
+    if (v < min || v > max) {
+        *why = "out of range";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int tp_parse_size(const char *s, uint64_t *out, const char **why)
+{
+    char *end;
+    if (!s || !*s || negative(s)) {
+        *why = "not a size";
+        return -1;
+    }
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s) {
+        *why = "not a size";
+        return -1;
+    }
+    uint64_t mul = 1;
+    switch (toupper((unsigned char)*end)) {
+    case 0: break;
+    case 'K': mul = 1ull << 10; end++; break;
+    case 'M': mul = 1ull << 20; end++; break;
+    case 'G': mul = 1ull << 30; end++; break;
+    default: *why = "unknown unit (use K, M or G)"; return -1;
+    }
+    if (*end == 'i' || *end == 'I')
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end) {
+        *why = "trailing characters";
+        return -1;
+    }
+    if (v > UINT64_MAX / mul) {
+        *why = "too large";
+        return -1;
+    }
+    *out = v * mul;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    int sig;
+} signames[] = {
+    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP},   {"QUIT", SIGQUIT},
+    {"ALRM", SIGALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH}, {"URG", SIGURG},
+};
+
+int tp_parse_signal(const char *s, int *out, const char **why)
+{
+    if (!s || !*s) {
+        *why = "empty value";
+        return -1;
+    }
+    if (isdigit((unsigned char)*s)) {
+        long v;
+        if (tp_parse_int(s, 1, SIGRTMAX, &v, why) < 0)
+            return -1;
+        if (v == SIGKILL || v == SIGSTOP || v == SIGSEGV || v == SIGBUS || v == SIGFPE ||
+            v == SIGILL) {
+            *why = "that signal cannot be used for reports";
+            return -1;
+        }
+        *out = (int)v;
+        return 0;
+    }
+    const char *n = strncasecmp(s, "SIG", 3) == 0 ? s + 3 : s;
+    for (size_t i = 0; i < sizeof signames / sizeof signames[0]; i++) {
+        if (strcasecmp(n, signames[i].name) == 0) {
+            *out = signames[i].sig;
+            return 0;
+        }
+    }
+    *why = "unknown signal (use USR1, USR2, HUP, QUIT, ALRM, PROF, WINCH, URG or a number)";
+    return -1;
+}
+
+int tp_parse_schedule(const char *s, int *wait, int *warmup, int *active, const char **why)
+{
+    long v[3];
+    char part[32];
+    const char *p = s;
+    if (!s || !*s) {
+        *why = "empty value";
+        return -1;
+    }
+    for (int i = 0; i < 3; i++) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        if ((i < 2 && !colon) || (i == 2 && colon) || n == 0 || n >= sizeof part) {
+            *why = "expected wait:warmup:active, three whole numbers";
+            return -1;
+        }
+        memcpy(part, p, n);
+        part[n] = 0;
+        if (tp_parse_int(part, 0, 1000000000L, &v[i], why) < 0) {
+            *why = "expected wait:warmup:active, three whole numbers";
+            return -1;
+        }
+        p = colon ? colon + 1 : p + n;
+    }
+    if (v[2] == 0) {
+        *why = "active must be at least 1";
+        return -1;
+    }
+    *wait = (int)v[0];
+    *warmup = (int)v[1];
+    *active = (int)v[2];
+    return 0;
+}
+
+int tp_parse_bool(const char *s, int *out, const char **why)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off"};
+    if (!s || !*s) {
+        *why = "empty value";
+        return -1;
+    }
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(s, yes[i])) {
+            *out = 1;
+            return 0;
+        }
+        if (!strcasecmp(s, no[i])) {
+            *out = 0;
+            return 0;
+        }
+    }
+    *why = "expected 0/1, yes/no, true/false or on/off";
+    return -1;
+}
+
+/* 1 when every [ in the glob s[0..n) is closed the way fnmatch(3) reads it: a ] right after the
+ * [ (or after [! / [^) is a member, [:class:], [=e=] and [.c.] are members, \ escapes. */
+static int brackets_closed(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\') {
+            i++;
+            continue;
+        }
+        if (s[i] != '[')
+            continue;
+        size_t j = i + 1;
+        if (j < n && (s[j] == '!' || s[j] == '^'))
+            j++;
+        if (j < n && s[j] == ']')
+            j++;
+        for (; j < n && s[j] != ']'; j++) {
+            if (s[j] == '[' && j + 1 < n && (s[j + 1] == ':' || s[j + 1] == '=' || s[j + 1] == '.')) {
+                char close = s[j + 1];
+                size_t k = j + 2;
+                while (k + 1 < n && !(s[k] == close && s[k + 1] == ']'))
+                    k++;
+                if (k + 1 >= n)
+                    return 0;
+                j = k + 1;
+            }
+        }
+        if (j >= n)
+            return 0;
+        i = j;
+    }
+    return 1;
+}
+
+#define MAX_PATTERN 255 /* tp_ops_match's longest entry */
+
+int tp_parse_ops(const char *v, const char **why)
+{
+    int selects = 0;
+    if (!v || !*v) {
+        *why = "empty value";
+        return -1;
+    }
+    for (const char *p = v; *p; p++) {
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+            *why = "contains a control character";
+            return -1;
+        }
+    }
+    for (const char *p = v;;) {
+        const char *comma = strchr(p, ',');
+        const char *e = comma ? comma : p + strlen(p);
+        while (p < e && isspace((unsigned char)*p))
+            p++;
+        while (e > p && isspace((unsigned char)e[-1]))
+            e--;
+        int exclude = p < e && *p == '!';
+        const char *g = p + exclude;
+        while (g < e && isspace((unsigned char)*g))
+            g++;
+        if (g < e) {
+            if ((size_t)(e - g) > MAX_PATTERN) {
+                *why = "a pattern longer than 255 characters";
+                return -1;
+            }
+            if (!brackets_closed(g, (size_t)(e - g))) {
+                *why = "a [ in a pattern is not closed by ]";
+                return -1;
+            }
+            selects |= !exclude;
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    if (!selects) {
+        *why = "no pattern selects a function (only commas, blanks or !exclusions)";
+        return -1;
+    }
+    return 0;
+}
+
+void tp_config_defaults(struct tp_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->stack = 8;
+    c->warmup = 1;
+    c->top = 10;
+    c->sched_wait = c->sched_warmup = c->sched_active = -1;
+    c->max_sites = 131072;
+    c->max_ops = 1024;
+    c->trace_max = 64ull << 20;
+    c->trace_cap = 1000000;
+    c->json_sites = 1000;
+    c->plt = 1;
+    c->hook_ns = -1;
+}
+
+void tp_config_free(struct tp_config *c)
+{
+    free(c->output);
+    free(c->json);
+    free(c->trace);
+    free(c->folded);
+    free(c->ops);
+    free(c->step);
+    memset(c, 0, sizeof *c);
+}
+
+static void warn_line(tp_warn_fn warn, const char *var, const char *val, const char *why,
+                      const char *def)
+{
+    char line[512], shown[201];
+    /* A value may hold a newline or any control character: the warning stays one line. */
+    size_t n = 0;
+    for (; val[n] && n < sizeof shown - 1; n++)
+        shown[n] = (unsigned char)val[n] < 0x20 || val[n] == 0x7f ? '?' : val[n];
+    shown[n] = 0;
+    snprintf(line, sizeof line, "tprof: %s=%s: %s; using %s\n", var, shown, why, def);
+    if (warn)
+        warn(line);
+}
+
+/* A path-like value: any non-empty string without control characters. */
+static int valid_path(const char *v, const char **why)
+{
+    for (const char *p = v; *p; p++) {
+        if ((unsigned char)*p < 0x20) {
+            *why = "contains a control character";
+            return 0;
+        }
+    }
+    if (!*v) {
+        *why = "empty path";
+        return 0;
+    }
+    return 1;
+}
+
+/* How each variable is read. */
+enum kind {
+    K_BOOL,     /* int field */
+    K_INT,      /* int field, lo..hi */
+    K_U64,      /* uint64_t field, lo..hi */
+    K_DOUBLE,   /* double field, lo..hi */
+    K_SIZE,     /* uint64_t field, a size with K/M/G, at least lo */
+    K_PATH,     /* char * field: a path template */
+    K_OUTPUT,   /* char * field: "stderr", "none" or a path template */
+    K_OPS,      /* char * field: a glob list (tp_parse_ops) */
+    K_STEP,     /* char * field: one function name */
+    K_SCHEDULE, /* sched_wait, sched_warmup, sched_active */
+    K_SIGNAL,   /* int field: a signal number */
+};
+
+#define OFF(f) offsetof(struct tp_config, f)
+
+/* Every TPROF_* variable, in the order they are read (and warned about). def is what a warning
+ * says is used instead; it must agree with tp_config_defaults. */
+static const struct var {
+    const char *name;
+    enum kind kind;
+    size_t off;
+    double lo, hi;
+    const char *def;
+} vars[] = {
+    {"TPROF_DISABLE", K_BOOL, OFF(disable), 0, 0, "0"},
+    {"TPROF_OUTPUT", K_OUTPUT, OFF(output), 0, 0, "stderr"},
+    {"TPROF_JSON", K_PATH, OFF(json), 0, 0, "none (no JSON report)"},
+    {"TPROF_TRACE", K_PATH, OFF(trace), 0, 0, "none (no trace)"},
+    {"TPROF_FOLDED", K_PATH, OFF(folded), 0, 0, "none (no folded stacks)"},
+    {"TPROF_OPS", K_OPS, OFF(ops), 0, 0, "the default op list"},
+    {"TPROF_STACK", K_INT, OFF(stack), 1, TP_MAX_STACK, "8"},
+    {"TPROF_WARMUP", K_INT, OFF(warmup), 0, 1000000, "1"},
+    {"TPROF_TOP", K_INT, OFF(top), 1, 100000, "10"},
+    {"TPROF_JSON_SITES", K_INT, OFF(json_sites), 0, 100000000, "1000"},
+    {"TPROF_PEAK_GFLOPS", K_DOUBLE, OFF(peak_gflops), 1e-6, 1e9, "the calibrated value"},
+    {"TPROF_PEAK_GBPS", K_DOUBLE, OFF(peak_gbps), 1e-6, 1e9, "the calibrated value"},
+    {"TPROF_STEP", K_STEP, OFF(step), 0, 0, "none"},
+    {"TPROF_SCHEDULE", K_SCHEDULE, 0, 0, 0, "record all steps"},
+    {"TPROF_SIGNAL", K_SIGNAL, OFF(signal), 0, 0, "none"},
+    {"TPROF_MAX_SITES", K_U64, OFF(max_sites), 16, 1ull << 26, "131072"},
+    {"TPROF_MAX_OPS", K_U64, OFF(max_ops), 4, 1ull << 20, "1024"},
+    {"TPROF_SNAPSHOT", K_DOUBLE, OFF(snapshot_s), 0.01, 1e7, "off"},
+    {"TPROF_TRACE_MAX", K_SIZE, OFF(trace_max), 4096, 0, "64M"},
+    {"TPROF_TRACE_CAP", K_U64, OFF(trace_cap), 0, 1ull << 40, "1000000"},
+    {"TPROF_PLT", K_BOOL, OFF(plt), 0, 0, "1"},
+    {"TPROF_DEBUGINFOD", K_BOOL, OFF(debuginfod), 0, 0, "0"},
+    {"TPROF_HOOK_NS", K_DOUBLE, OFF(hook_ns), 0, 1e6, "the measured cost"},
+};
+#define NVARS (sizeof vars / sizeof vars[0])
+
+/* Apply one variable's value to c. 0, or -1 with *why (c untouched). */
+static int apply(struct tp_config *c, const struct var *d, const char *v, const char **why)
+{
+    void *f = (char *)c + d->off;
+    long l;
+    uint64_t u;
+    double x;
+    int b;
+    char *s;
+    switch (d->kind) {
+    case K_BOOL:
+        if (tp_parse_bool(v, &b, why) < 0)
+            return -1;
+        *(int *)f = b;
+        return 0;
+    case K_INT:
+        if (tp_parse_int(v, (long)d->lo, (long)d->hi, &l, why) < 0)
+            return -1;
+        *(int *)f = (int)l;
+        return 0;
+    case K_U64:
+        if (tp_parse_u64(v, (uint64_t)d->lo, (uint64_t)d->hi, &u, why) < 0)
+            return -1;
+        *(uint64_t *)f = u;
+        return 0;
+    case K_DOUBLE:
+        if (tp_parse_double(v, d->lo, d->hi, &x, why) < 0)
+            return -1;
+        *(double *)f = x;
+        return 0;
+    case K_SIZE:
+        if (tp_parse_size(v, &u, why) < 0)
+            return -1;
+        if (u < (uint64_t)d->lo) {
+            *why = "below 4K";
+            return -1;
+        }
+        *(uint64_t *)f = u;
+        return 0;
+    case K_OUTPUT:
+        if (!strcmp(v, "stderr") || !strcmp(v, "none"))
+            goto copy;
+        /* fall through */
+    case K_PATH:
+        if (!valid_path(v, why))
+            return -1;
+        goto copy;
+    case K_OPS:
+        if (tp_parse_ops(v, why) < 0)
+            return -1;
+        goto copy;
+    case K_STEP:
+        if (!valid_path(v, why) || strchr(v, ',')) {
+            *why = "expected one function name";
+            return -1;
+        }
+        goto copy;
+    case K_SCHEDULE:
+        if (tp_parse_schedule(v, &c->sched_wait, &c->sched_warmup, &c->sched_active, why) < 0) {
+            c->sched_wait = c->sched_warmup = c->sched_active = -1;
+            return -1;
+        }
+        return 0;
+    case K_SIGNAL:
+        if (tp_parse_signal(v, &b, why) < 0)
+            return -1;
+        *(int *)f = b;
+        return 0;
+    }
+    *why = "unknown kind";
+    return -1;
+copy:
+    s = strdup(v);
+    if (!s) {
+        *why = "out of memory";
+        return -1;
+    }
+    free(*(char **)f);
+    *(char **)f = s;
+    return 0;
+}
+
+int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn)
+{
+    int nw = 0;
+    const char *v, *why;
+
+    tp_config_defaults(c);
+    for (size_t i = 0; i < NVARS; i++) {
+        if (!(v = get(vars[i].name)))
+            continue;
+        if (apply(c, &vars[i], v, &why) < 0) {
+            warn_line(warn, vars[i].name, v, why, vars[i].def);
+            nw++;
+        }
+    }
+    if (!c->output)
+        c->output = strdup("stderr");
+    if (!c->ops)
+        c->ops = strdup(TP_DEFAULT_OPS);
+    return nw;
+}
+
+static const char *default_text(const char *name)
+{
+    for (size_t i = 0; i < NVARS; i++)
+        if (!strcmp(vars[i].name, name))
+            return vars[i].def;
+    return "none";
+}
+
+int tp_config_check_outputs(struct tp_config *c, const struct tp_path_ctx *ctx, tp_warn_fn warn)
+{
+    const struct {
+        const char *var;
+        char **field;
+    } outs[] = {
+        {"TPROF_OUTPUT", &c->output},
+        {"TPROF_JSON", &c->json},
+        {"TPROF_TRACE", &c->trace},
+        {"TPROF_FOLDED", &c->folded},
+    };
+    int nw = 0;
+    if (c->disable)
+        return 0;
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        const char *v = *outs[i].field;
+        char path[4096], why[600];
+        if (!v || (i == 0 && (!strcmp(v, "stderr") || !strcmp(v, "none"))))
+            continue;
+        if (tp_output_path(v, ctx, path, sizeof path) < 0)
+            snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, path);
+        else if (tp_check_output(path, why, sizeof why) < 0)
+            ;
+        else
+            continue;
+        warn_line(warn, outs[i].var, v, why, default_text(outs[i].var));
+        nw++;
+        free(*outs[i].field);
+        *outs[i].field = i == 0 ? strdup("stderr") : NULL;
+    }
+    return nw;
+}
+
+/* Match one comma-separated entry [s, e) against name. */
+static int match_one(const char *s, size_t n, const char *name)
+{
+    char pat[256];
+    while (n && isspace((unsigned char)*s)) {
+        s++;
+        n--;
+    }
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (n == 0 || n >= sizeof pat)
+        return 0;
+    memcpy(pat, s, n);
+    pat[n] = 0;
+    return fnmatch(pat, name, FNM_CASEFOLD) == 0;
+}
+
+int tp_ops_match(const char *patterns, const char *name)
+{
+    int included = 0;
+    const char *p = patterns;
+    if (!patterns || !name || !*name)
+        return 0;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n > 0 && *p == '!') {
+            if (match_one(p + 1, n - 1, name))
+                return 0;
+        } else if (!included && match_one(p, n, name)) {
+            included = 1;
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return included;
+}

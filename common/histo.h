@@ -1,0 +1,25 @@
+/* A bounded-memory latency histogram (implemented in src/histo.c).
+ *
+ * Log-linear buckets give every percentile within 1% relative error whatever the range, in a
+ * fixed amount of memory, with lock-free concurrent adds. min, max, count, mean and standard
+ * deviation are exact. */
+#ifndef TPROF_HISTO_H
+#define TPROF_HISTO_H
+
+#include <stdint.h>
+
+#include "report/report.h"
+
+struct tp_histo;
+
+struct tp_histo *tp_histo_new(void); /* NULL on allocation failure */
+void tp_histo_destroy(struct tp_histo *h);
+void tp_histo_add(struct tp_histo *h, uint64_t v); /* thread-safe, lock-free, no allocation */
+void tp_histo_merge(struct tp_histo *dst, const struct tp_histo *src);
+uint64_t tp_histo_count(const struct tp_histo *h);
+/* q in [0,1]; 0 when empty. */
+uint64_t tp_histo_quantile(const struct tp_histo *h, double q);
+/* n, min, p50, p95, p99, max, mean, stddev and the 95% CI of the median. */
+void tp_histo_summary(const struct tp_histo *h, struct tp_latency *out);
+
+#endif

@@ -1,0 +1,98 @@
+#include "common/path.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int put(char *out, size_t n, size_t *len, const char *s, size_t k)
+{
+    if (*len + k + 1 > n)
+        return -1;
+    memcpy(out + *len, s, k);
+    *len += k;
+    out[*len] = 0;
+    return 0;
+}
+
+int tp_path_expand(const char *tmpl, const struct tp_path_ctx *ctx, char *out, size_t n)
+{
+    size_t len = 0;
+    int has_pid = 0;
+    char num[32];
+    if (n == 0)
+        return -1;
+    out[0] = 0;
+    for (const char *p = tmpl; *p; p++) {
+        if (*p != '%') {
+            if (put(out, n, &len, p, 1) < 0)
+                goto toolong;
+            continue;
+        }
+        p++;
+        switch (*p) {
+        case 'p':
+            has_pid = 1;
+            snprintf(num, sizeof num, "%ld", ctx->pid);
+            if (put(out, n, &len, num, strlen(num)) < 0)
+                goto toolong;
+            break;
+        case 'r':
+            snprintf(num, sizeof num, "%ld", ctx->rank);
+            if (put(out, n, &len, num, strlen(num)) < 0)
+                goto toolong;
+            break;
+        case 'h': {
+            const char *h = ctx->host ? ctx->host : "localhost";
+            if (put(out, n, &len, h, strlen(h)) < 0)
+                goto toolong;
+            break;
+        }
+        case '%':
+            if (put(out, n, &len, "%", 1) < 0)
+                goto toolong;
+            break;
+        default:
+            snprintf(out, n, "unknown %%-sequence '%%%c' (use %%p, %%r, %%h or %%%%)",
+                     *p ? *p : ' ');
+            return -1;
+        }
+    }
+    /* Insert the uniqueness suffix before the extension of the last path component. */
+    char suffix[64] = "";
+    size_t sl = 0;
+    if (ctx->add_pid && !has_pid)
+        sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".%ld", ctx->pid);
+    if (ctx->image_seq > 0)
+        sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".exec%d", ctx->image_seq);
+    if (ctx->sig_seq > 0)
+        sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".sig%d", ctx->sig_seq);
+    if (sl) {
+        char *slash = strrchr(out, '/');
+        char *base = slash ? slash + 1 : out;
+        char *dot = strrchr(base, '.');
+        size_t at = (dot && dot != base) ? (size_t)(dot - out) : len;
+        if (len + sl + 1 > n)
+            goto toolong;
+        memmove(out + at + sl, out + at, len - at + 1);
+        memcpy(out + at, suffix, sl);
+    }
+    return 0;
+toolong:
+    snprintf(out, n, "path too long");
+    return -1;
+}
+
+long tp_mpi_rank(const char *(*get)(const char *))
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = get(vars[i]);
+        if (v && *v) {
+            char *end;
+            long r = strtol(v, &end, 10);
+            if (!*end && r >= 0)
+                return r;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,314 @@
+/* From raw figures to answers: roofline per op, the verdict, Amdahl projections.
+ *
+ * Shares are of the program's time: its wall time, or for a report merged from N processes
+ * N times the longest wall time (the ranks run side by side, and an op's times are summed over
+ * them). Self time is what an op would give back if it took no time, so Amdahl uses self
+ * shares; ops on different threads can overlap, which a note says when their self times add
+ * up to more than the program's time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/render.h"
+#include "report/units.h"
+
+#define AMDAHL_TOP 10 /* TPROF_TOP's default: the analysis runs without a configuration */
+
+static const char OVERLAP_NOTE[] =
+    "ops ran on several threads at once: their self times add up to more than the wall time, "
+    "so their shares of it overlap";
+
+static char *sdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static const char *nz(const char *s)
+{
+    return s ? s : "?";
+}
+
+/* a / b, or 0 where that is not a finite number (b == 0, NaN or infinite inputs). */
+static double ratio(double a, double b)
+{
+    double q = a / b;
+    return b > 0 && isfinite(q) ? q : 0;
+}
+
+static double finite_or0(double v)
+{
+    return isfinite(v) && v > 0 ? v : 0;
+}
+
+void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint64_t wall_ns)
+{
+    peak_gflops = finite_or0(peak_gflops);
+    peak_gbps = finite_or0(peak_gbps);
+    o->gflops = ratio((double)o->flops, (double)o->total_ns); /* FLOP/ns == GFLOP/s */
+    o->intensity = ratio((double)o->flops, (double)o->bytes);
+    o->share = ratio((double)o->total_ns, (double)wall_ns);
+    o->self_share = ratio((double)o->self_ns, (double)wall_ns);
+    free(o->bound);
+    o->attainable_gflops = 0;
+    o->efficiency = 0;
+    if (o->flops == 0 || o->bytes == 0 || peak_gflops == 0 || peak_gbps == 0) {
+        o->bound = strdup("unknown");
+        return;
+    }
+    double ridge = peak_gflops / peak_gbps;
+    double mem_roof = o->intensity * peak_gbps;
+    o->attainable_gflops = mem_roof < peak_gflops ? mem_roof : peak_gflops;
+    o->bound = strdup(o->intensity < ridge ? "memory" : "compute");
+    o->efficiency = ratio(o->gflops, o->attainable_gflops);
+}
+
+double tp_amdahl(double share, double factor)
+{
+    if (!(share > 0) || !(factor > 0))
+        return 1;
+    /* A share of 1 or more (overlapping threads) would make "no time at all" infinite. */
+    if (share > 0.999999)
+        share = 0.999999;
+    if (isinf(factor))
+        return 1 / (1 - share);
+    return 1 / ((1 - share) + share / factor);
+}
+
+static int by_self(const void *a, const void *b)
+{
+    const struct tp_op *x = *(const struct tp_op *const *)a, *y = *(const struct tp_op *const *)b;
+    if (x->self_ns != y->self_ns)
+        return x->self_ns < y->self_ns ? 1 : -1;
+    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+static void clear_verdict(struct tp_verdict *v)
+{
+    free(v->op);
+    free(v->bound);
+    free(v->text);
+    for (size_t i = 0; i < v->namdahl; i++)
+        free(v->amdahl[i].op);
+    free(v->amdahl);
+    memset(v, 0, sizeof *v);
+}
+
+/* A site in words: "function (file:line)" or "module+0xoff"; behind an allocation wrapper
+ * (xmalloc, ex_alloc...), which says little, its caller "via" the wrapper. */
+static void site_name(const struct tp_site *s, char *out, size_t n)
+{
+    if (!s || s->nframes == 0) {
+        snprintf(out, n, "a site without a stack");
+        return;
+    }
+    const char *f0 = s->frames[0].function;
+    if (f0 && strcasestr(f0, "alloc") && s->nframes > 1) {
+        char caller[200];
+        tp_fmt_frame(&s->frames[1], caller, sizeof caller);
+        snprintf(out, n, "%.200s via %.50s", caller, f0);
+        return;
+    }
+    tp_fmt_frame(&s->frames[0], out, n);
+}
+
+static void memory_story(const struct tp_report *r, struct tp_buf *t)
+{
+    const struct tp_memory *m = &r->memory;
+    char a[32], b[32], where[300];
+    if (m->peak_bytes == 0 && m->allocs == 0) {
+        tp_buf_puts(t, " No heap allocation was seen.");
+        return;
+    }
+    tp_fmt_bytes(m->peak_bytes, a, sizeof a);
+    /* The program's own largest site: start-up allocations of system libraries (a GUI toolkit's
+     * type tables, an image library's dictionaries) can be larger and say nothing about the
+     * model. */
+    const struct tp_site *top = NULL, *top_sys = NULL;
+    for (size_t i = 0; i < m->nsites; i++) {
+        const struct tp_site *s = &m->sites[i];
+        const struct tp_site **best = tp_site_system_only(s) ? &top_sys : &top;
+        if (s->live_at_peak_bytes &&
+            (!*best || s->live_at_peak_bytes > (*best)->live_at_peak_bytes))
+            *best = s;
+    }
+    if (!top)
+        top = top_sys;
+    tp_buf_printf(t, " The heap peaks at %s", a);
+    if (m->peak_op)
+        tp_buf_printf(t, " inside %s", m->peak_op);
+    if (top) {
+        site_name(top, where, sizeof where);
+        tp_fmt_bytes(top->live_at_peak_bytes, b, sizeof b);
+        /* In a merged report the sites are summed over processes but the peak is the largest
+         * process's: "of it" would not hold. */
+        if (top->live_at_peak_bytes <= m->peak_bytes)
+            tp_buf_printf(t, "; %s of it from %s", b, where);
+        else
+            tp_buf_printf(t, "; the site holding the most is %s, with %s at the peak%s", where, b,
+                          r->merged_processes > 1 ? " (summed over the processes)" : "");
+        if (top != top_sys && top_sys && top_sys->live_at_peak_bytes > top->live_at_peak_bytes) {
+            char c[32];
+            tp_buf_printf(t, " (a system library's own allocation holds more: %s)",
+                          tp_fmt_bytes(top_sys->live_at_peak_bytes, c, sizeof c));
+        }
+    }
+    tp_buf_putc(t, '.');
+    if (m->persistent_bytes || m->transient_bytes) {
+        tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
+        tp_fmt_bytes(m->transient_bytes, b, sizeof b);
+        tp_buf_printf(t,
+                      " Of the peak, %s is persistent (allocated before the first op: "
+                      "parameters, buffers) and %s transient (activations, workspaces).",
+                      a, b);
+    }
+    if (m->live_at_exit_bytes) {
+        tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
+        tp_buf_printf(t, " %s in %llu block%s is still allocated at exit.", a,
+                      (unsigned long long)m->live_at_exit_allocs,
+                      m->live_at_exit_allocs == 1 ? "" : "s");
+    }
+}
+
+/* A percentage in words: "71%", "<1%" rather than a misleading "0%". */
+static char *pct(double frac, char *out, size_t n)
+{
+    double p = isfinite(frac) && frac > 0 ? 100 * frac : 0;
+    if (p > 0 && p < 0.5)
+        snprintf(out, n, "<1%%");
+    else
+        snprintf(out, n, "%.0f%%", p);
+    return out;
+}
+
+static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
+                      struct tp_buf *t)
+{
+    const struct tp_verdict *v = &r->verdict;
+    if (r->nops == 0) {
+        tp_buf_puts(t, "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
+                       "region): this report covers the heap only. An executable with its math "
+                       "linked in and stripped offers nothing to hook: build it with "
+                       "-finstrument-functions, call BLAS or the model's library as a shared "
+                       "library, or mark regions with tprof.h.");
+        return;
+    }
+    const struct tp_op *d = order[0];
+    if (d->self_ns == 0) {
+        tp_buf_printf(t, "%zu op%s ran but took no measurable time.", r->nops,
+                      r->nops == 1 ? "" : "s");
+        return;
+    }
+    char p[32];
+    if (denom == 0) {
+        char s[32];
+        tp_buf_printf(t,
+                      "%s takes the most time of all ops (%s of self time); the wall time is "
+                      "unknown, so its share is too.",
+                      nz(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
+        return;
+    }
+    tp_buf_printf(t, "%s takes %s of the time", nz(d->name), pct(d->self_share, p, sizeof p));
+    if (d->bound && strcmp(d->bound, "unknown") != 0) {
+        if (d->efficiency > 1.1)
+            tp_buf_printf(t,
+                          " and runs faster than this machine's peaks allow (%s of them at its "
+                          "arithmetic intensity, %s-bound): the peaks are too low (run `tprof "
+                          "calibrate`) or its FLOP count too high",
+                          pct(d->efficiency, p, sizeof p), d->bound);
+        else
+            tp_buf_printf(t,
+                          " and runs at %s of what this machine can do at its arithmetic "
+                          "intensity (%s-bound)",
+                          pct(d->efficiency, p, sizeof p), d->bound);
+    } else if (!d->flops || !d->bytes) {
+        tp_buf_puts(t, " (its FLOPs or bytes are unknown, so its bound is too)");
+    } else {
+        tp_buf_puts(t, " (the machine's peaks are unknown, so its bound is too)");
+    }
+    tp_buf_printf(t,
+                  "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
+                  "%.2fx.",
+                  nz(d->name), v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
+    double outside = ratio((double)v->outside_ops_ns, (double)denom);
+    if (outside >= 0.5)
+        tp_buf_printf(t,
+                      " Most of the time (%s) is spent outside every op: TPROF_OPS can name "
+                      "more functions as ops.",
+                      pct(outside, p, sizeof p));
+}
+
+static int has_note(const struct tp_report *r, const char *s)
+{
+    for (size_t i = 0; i < r->nnotes; i++)
+        if (r->notes[i] && !strcmp(r->notes[i], s))
+            return 1;
+    return 0;
+}
+
+void tp_analyze(struct tp_report *r)
+{
+    uint64_t wall = r->program.wall_ns;
+    /* Merged: the processes' time side by side, saturating rather than wrapping. */
+    uint64_t denom = wall;
+    if (r->merged_processes > 1)
+        denom = wall > UINT64_MAX / r->merged_processes ? UINT64_MAX : wall * r->merged_processes;
+    double pg = r->machine.peak_gflops, pb = r->machine.peak_gbps;
+    uint64_t self_sum = 0;
+    for (size_t i = 0; i < r->nops; i++) {
+        tp_op_roofline(&r->ops[i], pg, pb, denom);
+        uint64_t s = r->ops[i].self_ns;
+        self_sum = self_sum > UINT64_MAX - s ? UINT64_MAX : self_sum + s;
+    }
+
+    struct tp_verdict *v = &r->verdict;
+    clear_verdict(v);
+    v->alloc_ns = r->memory.alloc_ns;
+    v->outside_ops_ns = denom > self_sum ? denom - self_sum : 0;
+
+    struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
+    if (!order)
+        return;
+    for (size_t i = 0; i < r->nops; i++)
+        order[i] = &r->ops[i];
+    qsort(order, r->nops, sizeof *order, by_self);
+
+    size_t top = r->nops < AMDAHL_TOP ? r->nops : AMDAHL_TOP;
+    v->amdahl = calloc(top ? top : 1, sizeof *v->amdahl);
+    if (!v->amdahl) {
+        free(order);
+        return;
+    }
+    for (size_t i = 0; i < top; i++) {
+        struct tp_amdahl *a = &v->amdahl[v->namdahl++];
+        a->op = sdup(order[i]->name);
+        a->share = order[i]->self_share > 1 ? 1 : order[i]->self_share;
+        a->speedup_2x = tp_amdahl(a->share, 2);
+        a->speedup_max = tp_amdahl(a->share, INFINITY);
+    }
+    if (r->nops > 0 && order[0]->self_ns > 0) {
+        const struct tp_op *d = order[0];
+        v->op = sdup(d->name);
+        v->share = d->self_share;
+        v->bound = sdup(d->bound);
+        v->efficiency = d->efficiency;
+    }
+    if (self_sum > denom && denom > 0 && !has_note(r, OVERLAP_NOTE))
+        tp_report_note(r, "%s", OVERLAP_NOTE);
+
+    struct tp_buf t;
+    tp_buf_init(&t);
+    ops_story(r, order, denom, &t);
+    memory_story(r, &t);
+    if (denom > 0 && r->memory.alloc_ns > denom / 20) {
+        char a[32], p[32];
+        /* one decimal, as the line under the verdict gives the same figure */
+        tp_buf_printf(&t, " The allocator itself takes %s (%.1f%% of the time).",
+                      tp_fmt_ns(r->memory.alloc_ns, a, sizeof a),
+                      100 * ratio((double)r->memory.alloc_ns, (double)denom));
+        (void)p;
+    }
+    v->text = tp_buf_ok(&t) ? strdup(tp_buf_str(&t)) : NULL;
+    tp_buf_free(&t);
+    free(order);
+}

@@ -1,0 +1,40 @@
+/* Analysis and renderers of the report model (src/analyze.c, src/render_json.c,
+ * src/render_text.c). Used by the library at exit and by the CLI alike. */
+#ifndef TPROF_RENDER_H
+#define TPROF_RENDER_H
+
+#include "common/buf.h"
+#include "report/report.h"
+
+/* Fill every derived field: per op gflops, intensity, attainable, bound, efficiency, share,
+ * self_share; the verdict (dominant op, bound, efficiency, plain-words text) and Amdahl
+ * projections. Idempotent; needs only the raw figures and r->machine. */
+void tp_analyze(struct tp_report *r);
+/* One op's roofline figures against the given peaks (0 = unknown), and its shares of wall. */
+void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint64_t wall_ns);
+/* Whole-program speed-up when a part taking `share` of the time runs `factor` times faster
+ * (INFINITY: takes no time). */
+double tp_amdahl(double share, double factor);
+
+/* The JSON report (schema in docs/tprof.schema.json). */
+void tp_render_json(const struct tp_report *r, struct tp_buf *b);
+
+/* A JSON string literal (null for NULL), escaped as the report writer does it. */
+void tp_json_str(struct tp_buf *b, const char *s);
+
+/* Folded stacks ("frame;frame;frame value" per line, outermost frame first) for flamegraph.pl,
+ * speedscope and inferno. TP_FOLDED_TIME: op stacks, value = self time in ns, plus a line for
+ * the wall time outside any op; needs r->opstacks. TP_FOLDED_HEAP: call sites, value = bytes
+ * live at the heap peak, with the rest of the peak on one line so that the lines add up to the
+ * peak. Returns the number of lines. */
+enum tp_folded_kind { TP_FOLDED_TIME, TP_FOLDED_HEAP };
+size_t tp_render_folded(const struct tp_report *r, enum tp_folded_kind kind, struct tp_buf *b);
+
+struct tp_text_opts {
+    int top;   /* rows per section */
+    int width; /* columns, 100 */
+};
+/* The text report: header, ops, latency, shapes, steps, verdict, memory, call sites, leaks. */
+void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b);
+
+#endif

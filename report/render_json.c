@@ -1,0 +1,348 @@
+/* The JSON report: exactly the shape of docs/json-shape.md (schema 1). Hand-written because the
+ * writer runs inside the profiled process at exit, where a JSON library would be one more thing
+ * to load; the CLI reads it back with json-c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/fields.h"
+#include "report/render.h"
+#include "report/units.h"
+
+/* JSON string: quotes, backslash, control characters and DEL escaped; each byte that is not
+ * part of valid UTF-8 becomes U+FFFD, so that the document always parses, strictly. */
+static void jstr(struct tp_buf *b, const char *s)
+{
+    if (!s) {
+        tp_buf_puts(b, "null");
+        return;
+    }
+    tp_buf_putc(b, '"');
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            tp_buf_putc(b, '\\');
+            tp_buf_putc(b, (char)c);
+            p++;
+        } else if (c < 0x20 || c == 0x7f) {
+            switch (c) {
+            case '\n': tp_buf_puts(b, "\\n"); break;
+            case '\t': tp_buf_puts(b, "\\t"); break;
+            case '\r': tp_buf_puts(b, "\\r"); break;
+            case '\b': tp_buf_puts(b, "\\b"); break;
+            case '\f': tp_buf_puts(b, "\\f"); break;
+            default: tp_buf_printf(b, "\\u%04x", c); break;
+            }
+            p++;
+        } else if (c < 0x80) {
+            tp_buf_putc(b, (char)c);
+            p++;
+        } else {
+            int len = tp_utf8_len(p);
+            if (len) {
+                tp_buf_put(b, (const char *)p, (size_t)len);
+                p += len;
+            } else {
+                tp_buf_puts(b, "\\ufffd");
+                p++;
+            }
+        }
+    }
+    tp_buf_putc(b, '"');
+}
+
+void tp_json_str(struct tp_buf *b, const char *s)
+{
+    jstr(b, s);
+}
+
+/* Doubles: never NaN or Inf (not JSON: written as 0), in the fewest digits that read back as the
+ * same double (0.6, not 0.59999999999999998), and with a decimal point whatever LC_NUMERIC the
+ * profiled program chose. */
+static void jdbl(struct tp_buf *b, double v)
+{
+    if (!isfinite(v))
+        v = 0;
+    char tmp[64];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        /* strtod reads the same locale's decimal separator that snprintf wrote. */
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    for (char *c = tmp; *c; c++)
+        if (*c == ',')
+            *c = '.';
+    tp_buf_puts(b, tmp);
+}
+
+static void ju64(struct tp_buf *b, uint64_t v)
+{
+    tp_buf_printf(b, "%llu", (unsigned long long)v);
+}
+
+static void ji64(struct tp_buf *b, int64_t v)
+{
+    tp_buf_printf(b, "%lld", (long long)v);
+}
+
+static void jchar(struct tp_buf *b, char c)
+{
+    char s[2] = {c, 0};
+    jstr(b, c ? s : NULL);
+}
+
+/* Key helpers: a comma before every key but the first of an object. */
+struct obj {
+    struct tp_buf *b;
+    int n;
+};
+
+static void key(struct obj *o, const char *k)
+{
+    if (o->n++)
+        tp_buf_putc(o->b, ',');
+    jstr(o->b, k);
+    tp_buf_putc(o->b, ':');
+}
+
+static void k_u64(struct obj *o, const char *k, uint64_t v)
+{
+    key(o, k);
+    ju64(o->b, v);
+}
+static void k_i64(struct obj *o, const char *k, int64_t v)
+{
+    key(o, k);
+    ji64(o->b, v);
+}
+static void k_dbl(struct obj *o, const char *k, double v)
+{
+    key(o, k);
+    jdbl(o->b, v);
+}
+static void k_str(struct obj *o, const char *k, const char *v)
+{
+    key(o, k);
+    jstr(o->b, v);
+}
+static void k_bool(struct obj *o, const char *k, int v)
+{
+    key(o, k);
+    tp_buf_puts(o->b, v ? "true" : "false");
+}
+static void k_char(struct obj *o, const char *k, char v)
+{
+    key(o, k);
+    jchar(o->b, v);
+}
+
+/* One scalar of a src/fields.h list: key and value of struct s into object o (both named so by
+ * every caller). */
+#define W_U64(f, d)       k_u64(o, #f, s->f);
+#define W_I64(f, d)       k_i64(o, #f, s->f);
+#define W_LINE(f, d)      k_i64(o, #f, s->f);
+#define W_DBL(f, d)       k_dbl(o, #f, s->f);
+#define W_NS(f, d)        k_dbl(o, #f, s->f);
+#define W_BOOL(f, d)      k_bool(o, #f, s->f);
+#define W_CHR(f, d)       k_char(o, #f, s->f);
+#define W_STR(f, d)       k_str(o, #f, s->f ? s->f : (d));
+#define WRITE(KIND, f, d) W_##KIND(f, d)
+
+static void latency(struct tp_buf *b, const struct tp_latency *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_LATENCY_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void shape(struct tp_buf *b, const struct tp_shape *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_SHAPE_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void op(struct tp_buf *b, const struct tp_op *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_OP_FIELDS(WRITE)
+    key(o, "latency_ns");
+    latency(b, &s->latency);
+    key(o, "shapes");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < s->nshapes; i++) {
+        if (i)
+            tp_buf_putc(b, ',');
+        shape(b, &s->shapes[i]);
+    }
+    tp_buf_puts(b, "]}");
+}
+
+static void frame(struct tp_buf *b, const struct tp_frame *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_FRAME_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void site(struct tp_buf *b, const struct tp_site *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    key(o, "frames");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < s->nframes; i++) {
+        if (i)
+            tp_buf_putc(b, ',');
+        frame(b, &s->frames[i]);
+    }
+    tp_buf_putc(b, ']');
+    TP_SITE_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void memory(struct tp_buf *b, const struct tp_memory *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_MEMORY_FIELDS(WRITE)
+    key(o, "sites");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < s->nsites; i++) {
+        tp_buf_puts(b, i ? ",\n" : "\n");
+        site(b, &s->sites[i]);
+    }
+    tp_buf_puts(b, "]}");
+}
+
+static void strings(struct tp_buf *b, char *const *v, size_t n)
+{
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            tp_buf_putc(b, ',');
+        jstr(b, v[i]);
+    }
+    tp_buf_putc(b, ']');
+}
+
+static void program(struct tp_buf *b, const struct tp_program *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    key(o, "argv");
+    strings(b, s->argv, s->argc);
+    TP_PROGRAM_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void machine(struct tp_buf *b, const struct tp_machine *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_MACHINE_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void steps(struct tp_buf *b, const struct tp_steps *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_STEPS_FIELDS(WRITE)
+    key(o, "latency_ns");
+    latency(b, &s->latency);
+    TP_STEPS_WINDOW_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void amdahl(struct tp_buf *b, const struct tp_amdahl *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_AMDAHL_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void verdict(struct tp_buf *b, const struct tp_verdict *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_VERDICT_FIELDS(WRITE)
+    key(o, "amdahl");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < s->namdahl; i++) {
+        if (i)
+            tp_buf_putc(b, ',');
+        amdahl(b, &s->amdahl[i]);
+    }
+    tp_buf_puts(b, "]}");
+}
+
+static void opstack(struct tp_buf *b, const struct tp_opstack *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    key(o, "ops");
+    strings(b, s->ops, s->depth);
+    TP_OPSTACK_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void outputs(struct tp_buf *b, const struct tp_outputs *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_OUTPUTS_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+void tp_render_json(const struct tp_report *s, struct tp_buf *b)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    k_i64(o, "schema", s->schema);
+    TP_REPORT_FIELDS(WRITE)
+    key(o, "notes");
+    strings(b, s->notes, s->nnotes);
+    tp_buf_putc(b, '\n');
+    key(o, "program");
+    program(b, &s->program);
+    tp_buf_putc(b, '\n');
+    key(o, "machine");
+    machine(b, &s->machine);
+    tp_buf_putc(b, '\n');
+    key(o, "ops");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < s->nops; i++) {
+        tp_buf_puts(b, i ? ",\n" : "\n");
+        op(b, &s->ops[i]);
+    }
+    tp_buf_puts(b, "]\n");
+    key(o, "memory");
+    memory(b, &s->memory);
+    tp_buf_putc(b, '\n');
+    key(o, "steps");
+    steps(b, &s->steps);
+    tp_buf_putc(b, '\n');
+    key(o, "verdict");
+    verdict(b, &s->verdict);
+    tp_buf_putc(b, '\n');
+    key(o, "op_stacks");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < s->nopstacks; i++) {
+        tp_buf_puts(b, i ? ",\n" : "\n");
+        opstack(b, &s->opstacks[i]);
+    }
+    tp_buf_puts(b, "]\n");
+    k_u64(o, "op_stacks_dropped", s->opstacks_dropped);
+    key(o, "outputs");
+    outputs(b, &s->outputs);
+    tp_buf_puts(b, "}\n");
+}

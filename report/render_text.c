@@ -1,0 +1,570 @@
+/* The text report: what a person reads at exit, in this order: header,
+ * ops (with latency and shapes), steps, the verdict with Amdahl, memory, call sites, leaks.
+ *
+ * Every line fits o->width columns (100; the first column of each table grows or shrinks with
+ * it). Cells are built with tp_fmt_cell, which counts characters rather than bytes and turns
+ * control characters into '?', so that a symbol or path with odd bytes neither breaks the
+ * alignment nor reaches the terminal. Numbers that would not fit their column change unit or
+ * precision (src/units.c) rather than push the row wider. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/render.h"
+#include "report/render_text.h"
+#include "report/units.h"
+
+#define MIN_WIDTH 86 /* below this the first columns would be too narrow to name anything */
+#define MAX_WIDTH 200
+#define SHAPE_OPS 3 /* ops whose shapes are listed */
+
+size_t tp_text_col(const struct tp_text_ctx *c, int base)
+{
+    int w = base + c->extra;
+    return (size_t)(w < 10 ? 10 : w);
+}
+
+/* ---- text helpers ---- */
+
+void tp_text_heading(struct tp_text_ctx *c, const char *title)
+{
+    size_t n = tp_text_width(title);
+    tp_buf_printf(c->b, "\n%s ", title);
+    for (size_t i = n + 1; i < (size_t)c->width; i++)
+        tp_buf_putc(c->b, '-');
+    tp_buf_putc(c->b, '\n');
+}
+
+/* A paragraph wrapped at the width: the first line after prefix, the others indented. Words
+ * longer than a line are cut. */
+void tp_text_wrap(struct tp_text_ctx *c, const char *prefix, const char *text, int indent)
+{
+    size_t len = strlen(text ? text : "");
+    char *s = malloc(len + 1);
+    if (!s)
+        return;
+    tp_fmt_fit(text ? text : "", (size_t)-1, s, len + 1); /* sanitised, same length or shorter */
+    size_t room = (size_t)c->width, used = tp_text_width(prefix);
+    tp_buf_puts(c->b, prefix);
+    int line_empty = 1;
+    const char *p = s;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *e = p;
+        while (*e && *e != ' ')
+            e++;
+        char word[1024];
+        size_t wl = (size_t)(e - p) < sizeof word - 1 ? (size_t)(e - p) : sizeof word - 1;
+        memcpy(word, p, wl);
+        word[wl] = 0;
+        size_t ww = tp_text_width(word);
+        if (!line_empty && used + 1 + ww > room) {
+            tp_buf_printf(c->b, "\n%*s", indent, "");
+            used = (size_t)indent;
+            line_empty = 1;
+        }
+        if (!line_empty) {
+            tp_buf_putc(c->b, ' ');
+            used++;
+        }
+        if (used + ww > room) { /* a word wider than a line */
+            char cut[1024];
+            tp_fmt_fit(word, room - used, cut, sizeof cut);
+            tp_buf_puts(c->b, cut);
+            used = room;
+        } else {
+            tp_buf_puts(c->b, word);
+            used += ww;
+        }
+        line_empty = 0;
+        p = e;
+    }
+    tp_buf_putc(c->b, '\n');
+    free(s);
+}
+
+/* One line of free text built with printf, wrapped at the width with an indent of 2. */
+void tp_text_say(struct tp_text_ctx *c, const char *fmt, ...)
+{
+    struct tp_buf t;
+    tp_buf_init(&t);
+    va_list ap;
+    va_start(ap, fmt);
+    tp_buf_vprintf(&t, fmt, ap);
+    va_end(ap);
+    tp_text_wrap(c, "", tp_buf_str(&t), 2);
+    tp_buf_free(&t);
+}
+
+/* Cells: left-aligned text; right-aligned in tp_text_right. */
+static const char *L(char *out, size_t n, const char *s, size_t w)
+{
+    return tp_fmt_cell(s, w, 0, out, n);
+}
+
+const char *tp_text_right(char *out, size_t n, const char *s, size_t w)
+{
+    return tp_fmt_cell(s, w, 1, out, n);
+}
+
+static double frac(uint64_t a, uint64_t b)
+{
+    return b ? (double)a / (double)b : 0;
+}
+
+static uint64_t ns_of(double v)
+{
+    if (!isfinite(v) || v <= 0)
+        return 0;
+    if (v >= 18446744073709549568.0)
+        return UINT64_MAX;
+    /* rounded half away from zero, as llround would, without libm (libtprof.so links libc only) */
+    uint64_t t = (uint64_t)v;
+    return v - (double)t >= 0.5 ? t + 1 : t;
+}
+
+static int known_bound(const char *b)
+{
+    return b && (!strcmp(b, "compute") || !strcmp(b, "memory"));
+}
+
+static int by_self(const void *a, const void *b)
+{
+    const struct tp_op *x = *(const struct tp_op *const *)a, *y = *(const struct tp_op *const *)b;
+    if (x->self_ns != y->self_ns)
+        return x->self_ns < y->self_ns ? 1 : -1;
+    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+/* ---- header ---- */
+
+/* argv as a shell would take it back: words with unusual characters in single quotes. */
+static void command_line(const struct tp_program *p, struct tp_buf *t)
+{
+    for (size_t i = 0; i < p->argc; i++) {
+        const char *a = p->argv[i] ? p->argv[i] : "";
+        int plain = *a != 0;
+        for (const char *q = a; *q && plain; q++)
+            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                           "_./=:,+@%-",
+                           *q) != NULL;
+        if (i)
+            tp_buf_putc(t, ' ');
+        if (plain) {
+            tp_buf_puts(t, a);
+            continue;
+        }
+        tp_buf_putc(t, '\'');
+        for (const char *q = a; *q; q++)
+            if (*q == '\'')
+                tp_buf_puts(t, "'\\''");
+            else
+                tp_buf_putc(t, *q);
+        tp_buf_putc(t, '\'');
+    }
+}
+
+static void header(struct tp_text_ctx *c)
+{
+    const struct tp_report *r = c->r;
+    const struct tp_program *p = &r->program;
+    char wall[32], a[64], b[64], line[1024];
+    struct tp_buf t;
+    tp_buf_init(&t);
+    tp_buf_printf(&t, "tprof %s: ", r->tprof_version ? r->tprof_version : "?");
+    if (p->argc)
+        command_line(p, &t);
+    else
+        tp_buf_puts(&t, p->exe ? p->exe : "(program unknown)");
+    tp_buf_printf(c->b, "%s\n", tp_fmt_fit(tp_buf_str(&t), (size_t)c->width, line, sizeof line));
+    tp_buf_free(&t);
+
+    tp_fmt_ns(p->wall_ns, wall, sizeof wall);
+    if (r->merged_processes > 1)
+        tp_text_say(
+            c,
+            "merged from %llu processes (%llu threads); longest wall time %s; shares are of "
+            "%llu x that",
+            (unsigned long long)r->merged_processes, (unsigned long long)p->threads, wall,
+            (unsigned long long)r->merged_processes);
+    else if (r->merged_processes == 1)
+        tp_text_say(c, "merged from 1 process: pid %lld, wall time %s, threads %llu",
+                    (long long)p->pid, wall, (unsigned long long)p->threads);
+    else {
+        char rank[48] = "", host[300] = "";
+        if (p->rank > 0)
+            snprintf(rank, sizeof rank, " (rank %lld)", (long long)p->rank);
+        if (p->host)
+            snprintf(host, sizeof host, ", host %s", p->host);
+        tp_text_say(c, "pid %lld%s, wall time %s, threads %llu%s", (long long)p->pid, rank, wall,
+                    (unsigned long long)p->threads, host);
+    }
+    const struct tp_machine *m = &r->machine;
+    if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
+        isfinite(m->peak_gbps))
+        tp_text_say(c, "machine peaks %s, %s (from %s)",
+                    tp_fmt_rate(m->peak_gflops * 1e9, "FLOP/s", a, sizeof a),
+                    tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b),
+                    m->source ? m->source : "?");
+    else
+        tp_text_say(c, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
+                       "TPROF_PEAK_GFLOPS and _GBPS)");
+    if (r->partial)
+        tp_text_say(c,
+                    "PARTIAL REPORT: tprof ran out of room for some of its tables and dropped data "
+                    "(see the notes)");
+    for (size_t i = 0; i < r->nnotes; i++)
+        tp_text_wrap(c, "note: ", r->notes[i], 6);
+}
+
+/* ---- ops ---- */
+
+static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
+{
+    char h[10][128];
+    size_t nw = tp_text_col(c, 24);
+    tp_text_heading(c, "OPS (by self time)");
+    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, "op", nw),
+                  L(h[1], 128, "kind", 10), tp_text_right(h[2], 128, "calls", 7),
+                  tp_text_right(h[3], 128, "total", 9), tp_text_right(h[4], 128, "self", 9),
+                  tp_text_right(h[5], 128, "self%", 6), tp_text_right(h[6], 128, "GFLOP/s", 8),
+                  tp_text_right(h[7], 128, "AI", 6), L(h[8], 128, "bound", 7),
+                  tp_text_right(h[9], 128, "eff%", 5));
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_op *p = order[i];
+        char calls[32], tot[32], self[32], pct[32], gf[32], ai[32], eff[32];
+        int roof = known_bound(p->bound);
+        tp_fmt_count(p->calls, calls, sizeof calls);
+        tp_fmt_ns(p->total_ns, tot, sizeof tot);
+        tp_fmt_ns(p->self_ns, self, sizeof self);
+        tp_fmt_pct(p->self_share, 6, pct, sizeof pct);
+        if (p->flops && p->total_ns)
+            tp_fmt_num(p->gflops, 2, 8, gf, sizeof gf);
+        else
+            strcpy(gf, "-");
+        if (p->flops && p->bytes)
+            tp_fmt_num(p->intensity, 1, 6, ai, sizeof ai);
+        else
+            strcpy(ai, "-");
+        if (roof)
+            tp_fmt_num(100 * p->efficiency, 0, 5, eff, sizeof eff);
+        else
+            strcpy(eff, "-");
+        tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
+                      L(h[1], 128, p->kind, 10), tp_text_right(h[2], 128, calls, 7),
+                      tp_text_right(h[3], 128, tot, 9), tp_text_right(h[4], 128, self, 9),
+                      tp_text_right(h[5], 128, pct, 6), tp_text_right(h[6], 128, gf, 8),
+                      tp_text_right(h[7], 128, ai, 6), L(h[8], 128, roof ? p->bound : "-", 7),
+                      tp_text_right(h[9], 128, eff, 5));
+    }
+    if (c->r->nops > n)
+        tp_text_say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
+                    c->r->nops - n == 1 ? "" : "s");
+}
+
+static void spread_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= order[i]->nprocs > 1;
+    if (!any)
+        return;
+    char h[6][128];
+    size_t nw = tp_text_col(c, 40);
+    tp_buf_putc(c->b, '\n');
+    tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, "per process (total time)", nw),
+                  tp_text_right(h[1], 128, "procs", 6), tp_text_right(h[2], 128, "min", 12),
+                  tp_text_right(h[3], 128, "mean", 12), tp_text_right(h[4], 128, "max", 12),
+                  tp_text_right(h[5], 128, "imbalance", 10));
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_op *p = order[i];
+        if (p->nprocs < 2)
+            continue;
+        char procs[32], mn[32], mean[32], mx[32], imb[32], num[32];
+        tp_fmt_count(p->nprocs, procs, sizeof procs);
+        tp_fmt_ns(ns_of(p->proc_min_ns), mn, sizeof mn);
+        tp_fmt_ns(ns_of(p->proc_mean_ns), mean, sizeof mean);
+        tp_fmt_ns(ns_of(p->proc_max_ns), mx, sizeof mx);
+        snprintf(imb, sizeof imb, "%sx", tp_fmt_num(p->imbalance, 2, 9, num, sizeof num));
+        tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
+                      tp_text_right(h[1], 128, procs, 6), tp_text_right(h[2], 128, mn, 12),
+                      tp_text_right(h[3], 128, mean, 12), tp_text_right(h[4], 128, mx, 12),
+                      tp_text_right(h[5], 128, imb, 10));
+    }
+}
+
+static void latency_head(struct tp_text_ctx *c, const char *first)
+{
+    char h[10][128];
+    size_t nw = tp_text_col(c, 24);
+    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, first, nw),
+                  tp_text_right(h[1], 128, "n", 6), tp_text_right(h[2], 128, "warm", 5),
+                  tp_text_right(h[3], 128, "min", 8), tp_text_right(h[4], 128, "p50", 8),
+                  tp_text_right(h[5], 128, "p95", 8), tp_text_right(h[6], 128, "p99", 8),
+                  tp_text_right(h[7], 128, "max", 8), tp_text_right(h[8], 128, "mean", 8),
+                  tp_text_right(h[9], 128, "stddev", 8));
+}
+
+static void latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm,
+                        const struct tp_latency *l)
+{
+    char h[10][128], v[9][32];
+    size_t nw = tp_text_col(c, 24);
+    tp_fmt_count(l->n, v[0], 32);
+    tp_fmt_count(warm, v[1], 32);
+    tp_fmt_ns(l->min, v[2], 32);
+    tp_fmt_ns(l->p50, v[3], 32);
+    tp_fmt_ns(l->p95, v[4], 32);
+    tp_fmt_ns(l->p99, v[5], 32);
+    tp_fmt_ns(l->max, v[6], 32);
+    tp_fmt_ns(ns_of(l->mean), v[7], 32);
+    tp_fmt_ns(ns_of(l->stddev), v[8], 32);
+    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, label, nw),
+                  tp_text_right(h[1], 128, v[0], 6), tp_text_right(h[2], 128, v[1], 5),
+                  tp_text_right(h[3], 128, v[2], 8), tp_text_right(h[4], 128, v[3], 8),
+                  tp_text_right(h[5], 128, v[4], 8), tp_text_right(h[6], 128, v[5], 8),
+                  tp_text_right(h[7], 128, v[6], 8), tp_text_right(h[8], 128, v[7], 8),
+                  tp_text_right(h[9], 128, v[8], 8));
+}
+
+static void latency_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= order[i]->latency.n > 0;
+    if (!any)
+        return;
+    tp_text_heading(c, "LATENCY per call (warm-up calls left out)");
+    latency_head(c, "op");
+    for (size_t i = 0; i < n; i++)
+        if (order[i]->latency.n)
+            latency_row(c, order[i]->name, order[i]->warmup_calls, &order[i]->latency);
+}
+
+static int by_shape_time(const void *a, const void *b)
+{
+    const struct tp_shape *x = *(const struct tp_shape *const *)a,
+                          *y = *(const struct tp_shape *const *)b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    if (x->calls != y->calls)
+        return x->calls < y->calls ? 1 : -1;
+    return 0;
+}
+
+static void shapes(struct tp_text_ctx *c, struct tp_op **order, size_t n)
+{
+    size_t with = 0;
+    for (size_t i = 0; i < n; i++)
+        with += order[i]->nshapes > 0;
+    if (!with)
+        return;
+    char h[6][160];
+    size_t nw = tp_text_col(c, 24);
+    tp_text_heading(c, "SHAPES of the top ops (by time)");
+    tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 160, "op", nw), L(h[1], 160, "shape", 40),
+                  tp_text_right(h[2], 160, "calls", 7), tp_text_right(h[3], 160, "total", 9),
+                  tp_text_right(h[4], 160, "GFLOP/s", 8), tp_text_right(h[5], 160, "AI", 6));
+    size_t listed = 0;
+    for (size_t i = 0; i < n && listed < SHAPE_OPS; i++) {
+        const struct tp_op *p = order[i];
+        if (!p->nshapes)
+            continue;
+        listed++;
+        const struct tp_shape **v = malloc(p->nshapes * sizeof *v);
+        if (!v)
+            return;
+        for (size_t j = 0; j < p->nshapes; j++)
+            v[j] = &p->shapes[j];
+        qsort(v, p->nshapes, sizeof *v, by_shape_time);
+        size_t k = p->nshapes < (size_t)c->top ? p->nshapes : (size_t)c->top;
+        for (size_t j = 0; j < k; j++) {
+            const struct tp_shape *s = v[j];
+            char calls[32], tot[32], gf[32], ai[32];
+            tp_fmt_count(s->calls, calls, sizeof calls);
+            tp_fmt_ns(s->total_ns, tot, sizeof tot);
+            if (s->flops && s->total_ns)
+                tp_fmt_num((double)s->flops / (double)s->total_ns, 2, 8, gf, sizeof gf);
+            else
+                strcpy(gf, "-");
+            if (s->flops && s->bytes)
+                tp_fmt_num((double)s->flops / (double)s->bytes, 1, 6, ai, sizeof ai);
+            else
+                strcpy(ai, "-");
+            tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 160, j ? "" : p->name, nw),
+                          L(h[1], 160, s->desc ? s->desc : "?", 40),
+                          tp_text_right(h[2], 160, calls, 7), tp_text_right(h[3], 160, tot, 9),
+                          tp_text_right(h[4], 160, gf, 8), tp_text_right(h[5], 160, ai, 6));
+        }
+        if (p->nshapes > k)
+            tp_buf_printf(c->b, "%s ... %zu more shape%s\n", L(h[0], 160, "", nw), p->nshapes - k,
+                          p->nshapes - k == 1 ? "" : "s");
+        free(v);
+    }
+    if (with > listed)
+        tp_text_say(c, "(the shapes of %zu more op%s are in the JSON report)", with - listed,
+                    with - listed == 1 ? "" : "s");
+}
+
+static void steps(struct tp_text_ctx *c)
+{
+    const struct tp_steps *s = &c->r->steps;
+    if (s->count == 0)
+        return;
+    char win[96] = "", lo[32], hi[32];
+    tp_text_heading(c, "STEPS");
+    if (s->window_first >= 0)
+        snprintf(win, sizeof win, " (steps %lld to %lld of the run)", (long long)s->window_first,
+                 (long long)s->window_last);
+    tp_text_say(c, "%llu step%s of %s%s, %llu of them warm-up, left out of the latency",
+                (unsigned long long)s->count, s->count == 1 ? "" : "s", s->name ? s->name : "?",
+                win, (unsigned long long)s->warmup);
+    if (!s->latency.n)
+        return;
+    latency_head(c, "");
+    latency_row(c, "latency per step", s->warmup, &s->latency);
+    tp_fmt_ns(ns_of(s->latency.p50_ci_lo), lo, sizeof lo);
+    tp_fmt_ns(ns_of(s->latency.p50_ci_hi), hi, sizeof hi);
+    double per_s = s->latency.mean > 0 ? 1e9 / s->latency.mean : 0;
+    if (isfinite(per_s) && per_s > 0) {
+        char rate[32];
+        tp_fmt_num(per_s, per_s < 9.995 ? 2 : per_s < 99.95 ? 1 : 0, 9, rate, sizeof rate);
+        tp_text_say(
+            c, "median step latency: 95%% confidence interval %s to %s; %s steps/s at the mean", lo,
+            hi, rate);
+    } else {
+        tp_text_say(c, "median step latency: 95%% confidence interval %s to %s", lo, hi);
+    }
+}
+
+/* ---- verdict ---- */
+
+static void verdict(struct tp_text_ctx *c)
+{
+    const struct tp_report *r = c->r;
+    const struct tp_verdict *v = &r->verdict;
+    char t1[32], t2[32], p1[32], p2[32];
+    tp_text_heading(c, "VERDICT");
+    if (v->text)
+        tp_text_wrap(c, "", v->text, 0);
+    tp_fmt_ns(v->alloc_ns, t2, sizeof t2);
+    tp_fmt_pct(frac(v->alloc_ns, c->program_ns), 8, p2, sizeof p2);
+    if (r->nops) {
+        tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
+        tp_fmt_pct(frac(v->outside_ops_ns, c->program_ns), 8, p1, sizeof p1);
+        tp_text_say(c, "time outside every op: %s (%s); inside the allocator: %s (%s)", t1, p1, t2,
+                    p2);
+    } else {
+        tp_text_say(c, "time inside the allocator: %s (%s)", t2, p2);
+    }
+    if (v->namdahl == 0)
+        return;
+    char h[4][128];
+    size_t nw = tp_text_col(c, 44);
+    tp_buf_putc(c->b, '\n');
+    tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, "Amdahl: if this op ran...", nw),
+                  tp_text_right(h[1], 128, "self%", 8), tp_text_right(h[2], 128, "2x faster", 16),
+                  tp_text_right(h[3], 128, "in no time", 16));
+    size_t n = v->namdahl < (size_t)c->top ? v->namdahl : (size_t)c->top;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_amdahl *a = &v->amdahl[i];
+        char pct[32], s2[32], sm[32], num[32];
+        tp_fmt_pct(a->share, 8, pct, sizeof pct);
+        snprintf(s2, sizeof s2, "%sx", tp_fmt_num(a->speedup_2x, 2, 15, num, sizeof num));
+        snprintf(sm, sizeof sm, "%sx", tp_fmt_num(a->speedup_max, 2, 15, num, sizeof num));
+        tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, a->op, nw),
+                      tp_text_right(h[1], 128, pct, 8), tp_text_right(h[2], 128, s2, 16),
+                      tp_text_right(h[3], 128, sm, 16));
+    }
+}
+
+/* ---- other outputs ---- */
+
+static void outputs(struct tp_text_ctx *c)
+{
+    const struct tp_outputs *x = &c->r->outputs;
+    if (!x->trace && !x->folded_time && !x->folded_heap)
+        return;
+    char a[32], b[32], line[5000];
+    tp_text_heading(c, "OUTPUTS");
+    if (x->trace) {
+        tp_fmt_bytes(x->trace_bytes, a, sizeof a);
+        tp_fmt_count(x->trace_events, b, sizeof b);
+        snprintf(line, sizeof line,
+                 "%s (%s): %s op calls drawn one by one, %llu heap samples; open "
+                 "it in ui.perfetto.dev",
+                 x->trace, a, b, (unsigned long long)x->trace_heap_samples);
+        tp_text_wrap(c, "trace: ", line, 2);
+        if (x->trace_past_cap) {
+            snprintf(line, sizeof line,
+                     "%s calls past TPROF_TRACE_CAP are summarised per op, not "
+                     "drawn one by one",
+                     tp_fmt_count(x->trace_past_cap, a, sizeof a));
+            tp_text_wrap(c, "trace: ", line, 2);
+        }
+        if (x->trace_past_max) {
+            snprintf(line, sizeof line,
+                     "%s calls did not fit the TPROF_TRACE_MAX size budget and "
+                     "are summarised per op",
+                     tp_fmt_count(x->trace_past_max, a, sizeof a));
+            tp_text_wrap(c, "trace: ", line, 2);
+        }
+    }
+    if (x->folded_time) {
+        snprintf(line, sizeof line, "%s (op self time in ns; flamegraph.pl, speedscope, inferno)",
+                 x->folded_time);
+        tp_text_wrap(c, "op-time flame graph: ", line, 2);
+    }
+    if (x->folded_heap) {
+        snprintf(line, sizeof line, "%s (bytes live at the heap peak)", x->folded_heap);
+        tp_text_wrap(c, "heap flame graph: ", line, 2);
+    }
+}
+
+void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
+{
+    struct tp_text_ctx c = {r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, 0};
+    if (c.width <= 0)
+        c.width = BASE_WIDTH;
+    if (c.width < MIN_WIDTH)
+        c.width = MIN_WIDTH;
+    if (c.width > MAX_WIDTH)
+        c.width = MAX_WIDTH;
+    c.extra = c.width - BASE_WIDTH;
+    if (c.top < 1)
+        c.top = 10;
+    c.program_ns = r->program.wall_ns;
+    if (r->merged_processes > 1)
+        c.program_ns = c.program_ns > UINT64_MAX / r->merged_processes
+                           ? UINT64_MAX
+                           : c.program_ns * r->merged_processes;
+
+    struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
+    if (!order) {
+        b->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < r->nops; i++)
+        order[i] = &r->ops[i];
+    qsort(order, r->nops, sizeof *order, by_self);
+    size_t n = r->nops < (size_t)c.top ? r->nops : (size_t)c.top;
+
+    tp_buf_puts(b, "\n");
+    header(&c);
+    if (r->nops) {
+        ops_table(&c, order, n);
+        spread_table(&c, order, n);
+        latency_table(&c, order, n);
+        shapes(&c, order, n);
+    }
+    steps(&c);
+    verdict(&c);
+    tp_text_memory(&c);
+    tp_text_sites(&c);
+    outputs(&c);
+    free(order);
+}

@@ -1,0 +1,39 @@
+/* What the text report's two files share (src/render_text.c: header, ops, steps, verdict,
+ * outputs; src/render_text_memory.c: memory, call sites, leaks): the layout context and the
+ * helpers that wrap and align text. */
+#ifndef TPROF_RENDER_TEXT_H
+#define TPROF_RENDER_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "report/report.h"
+
+#define BASE_WIDTH 100 /* the width the tables are laid out for */
+
+struct tp_text_ctx {
+    const struct tp_report *r;
+    struct tp_buf *b;
+    int width, top;
+    int extra;           /* width - BASE_WIDTH: added to the first column of each table */
+    uint64_t program_ns; /* what shares are of: wall time, times N for a merged report */
+};
+
+/* A column laid out as `base` wide at BASE_WIDTH, widened or narrowed with the report. */
+size_t tp_text_col(const struct tp_text_ctx *c, int base);
+/* A section title followed by dashes to the width. */
+void tp_text_heading(struct tp_text_ctx *c, const char *title);
+/* A paragraph wrapped at the width: the first line after prefix, the others indented. Words
+ * longer than a line are cut. */
+void tp_text_wrap(struct tp_text_ctx *c, const char *prefix, const char *text, int indent);
+/* One line of free text built with printf, wrapped at the width with an indent of 2. */
+void tp_text_say(struct tp_text_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A right-aligned cell of w columns in out. */
+const char *tp_text_right(char *out, size_t n, const char *s, size_t w);
+
+/* The MEMORY section and the CALL SITES and LEAKS tables (src/render_text_memory.c). */
+void tp_text_memory(struct tp_text_ctx *c);
+void tp_text_sites(struct tp_text_ctx *c);
+
+#endif

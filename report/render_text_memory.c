@@ -1,0 +1,264 @@
+/* The memory half of the text report: the MEMORY summary, the call sites that hold the heap
+ * peak, and what leaked (src/render_text.h has the layout helpers shared with the other half). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/render.h"
+#include "report/render_text.h"
+#include "report/units.h"
+
+/* ---- memory ---- */
+
+void tp_text_memory(struct tp_text_ctx *c)
+{
+    const struct tp_memory *m = &c->r->memory;
+    char a[32], b[32], d[32], e[32];
+    tp_text_heading(c, "MEMORY (heap: sizes as requested)");
+    tp_fmt_bytes(m->peak_rss_bytes, d, sizeof d);
+    if (m->allocs == 0 && m->peak_bytes == 0) {
+        if (m->peak_rss_bytes)
+            tp_text_say(c, "no heap allocation was seen; peak RSS %s", d);
+        else
+            tp_text_say(c, "no heap allocation was seen");
+        return;
+    }
+    tp_fmt_bytes(m->peak_bytes, a, sizeof a);
+    tp_fmt_ns(m->peak_ns, b, sizeof b);
+    char inside[300] = "";
+    if (m->peak_op)
+        snprintf(inside, sizeof inside, ", inside %s", m->peak_op);
+    if (m->peak_rss_bytes)
+        tp_text_say(c, "peak heap %s at %s into the run%s; peak RSS %s", a, b, inside, d);
+    else
+        tp_text_say(c, "peak heap %s at %s into the run%s", a, b, inside);
+    if (m->persistent_bytes || m->transient_bytes) {
+        tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
+        tp_fmt_bytes(m->transient_bytes, b, sizeof b);
+        tp_text_say(c, "at the peak: %s persistent (allocated before the first op), %s transient",
+                    a, b);
+    }
+    tp_fmt_count(m->allocs, a, sizeof a);
+    tp_fmt_count(m->frees, b, sizeof b);
+    tp_fmt_bytes(m->bytes_allocated, d, sizeof d);
+    tp_fmt_ns(m->alloc_ns, e, sizeof e);
+    tp_text_say(c, "%s allocation%s, %s free%s, %s requested in all, %s inside the allocator", a,
+                m->allocs == 1 ? "" : "s", b, m->frees == 1 ? "" : "s", d, e);
+    struct tp_buf t;
+    tp_buf_init(&t);
+    tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
+    if (m->live_at_exit_bytes || m->live_at_exit_allocs)
+        tp_buf_printf(&t, "live at exit: %s in %llu block%s", a,
+                      (unsigned long long)m->live_at_exit_allocs,
+                      m->live_at_exit_allocs == 1 ? "" : "s");
+    else
+        tp_buf_puts(&t, "live at exit: nothing");
+    if (m->unknown_frees)
+        tp_buf_printf(&t, "; %llu free%s of %s tprof never saw (passed through)",
+                      (unsigned long long)m->unknown_frees, m->unknown_frees == 1 ? "" : "s",
+                      m->unknown_frees == 1 ? "a block" : "blocks");
+    if (m->failed_allocs)
+        tp_buf_printf(&t, "; %llu failed allocation%s", (unsigned long long)m->failed_allocs,
+                      m->failed_allocs == 1 ? "" : "s");
+    tp_text_wrap(c, "", tp_buf_str(&t), 2);
+    tp_buf_free(&t);
+}
+
+/* "f (a.c:3) < g (b.c:9) < main (m.c:1)" cut to room columns. */
+/* Without source lines, two sites allocating from different places of one function look the
+ * same (darknet's make_convolutional_layer in Debian's libdarknet.so): is there such a twin? */
+static int has_twin(const struct tp_memory *m, const struct tp_site *s)
+{
+    if (!s->nframes || !s->frames[0].function || (s->frames[0].file && s->frames[0].line > 0))
+        return 0;
+    const struct tp_frame *f = &s->frames[0];
+    for (size_t i = 0; i < m->nsites; i++) {
+        const struct tp_site *o = &m->sites[i];
+        if (o == s || !o->nframes)
+            continue;
+        const struct tp_frame *g = &o->frames[0];
+        if (g->function && !strcmp(g->function, f->function) && g->offset != f->offset &&
+            ((!g->module && !f->module) ||
+             (g->module && f->module && !strcmp(g->module, f->module))))
+            return 1;
+    }
+    return 0;
+}
+
+/* A site's stack on one line; with_offset adds the allocating frame's module offset (has_twin). */
+static void chain(const struct tp_site *s, char *out, size_t n, size_t room, int with_offset)
+{
+    if (s->nframes == 0) {
+        tp_fmt_fit("(no stack)", room, out, n);
+        return;
+    }
+    struct tp_buf t;
+    tp_buf_init(&t);
+    for (size_t i = 0; i < s->nframes; i++) {
+        char fr[600];
+        const struct tp_frame *f = &s->frames[i];
+        if (i == 0 && with_offset && f->function) {
+            const char *m = f->module ? strrchr(f->module, '/') : NULL;
+            snprintf(fr, sizeof fr, "%s (%s+0x%llx)", f->function,
+                     m           ? m + 1
+                     : f->module ? f->module
+                                 : "?",
+                     (unsigned long long)f->offset);
+        } else {
+            tp_fmt_frame(f, fr, sizeof fr);
+        }
+        tp_buf_printf(&t, "%s%s", i ? " < " : "", fr);
+        /* What called main is the C runtime: noise in a one-line site. */
+        if (s->frames[i].function && !strcmp(s->frames[i].function, "main"))
+            break;
+        if (t.len > room * 4 + 16)
+            break;
+    }
+    tp_fmt_fit(tp_buf_str(&t), room, out, n);
+    tp_buf_free(&t);
+}
+
+static int system_only(const struct tp_site *s)
+{
+    return tp_site_system_only(s);
+}
+
+static int by_at_peak(const void *a, const void *b)
+{
+    const struct tp_site *x = *(const struct tp_site *const *)a,
+                         *y = *(const struct tp_site *const *)b;
+    if (x->live_at_peak_bytes != y->live_at_peak_bytes)
+        return x->live_at_peak_bytes < y->live_at_peak_bytes ? 1 : -1;
+    if (x->peak_live_bytes != y->peak_live_bytes)
+        return x->peak_live_bytes < y->peak_live_bytes ? 1 : -1;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return x < y ? -1 : x > y;
+}
+
+static int by_leak(const void *a, const void *b)
+{
+    const struct tp_site *x = *(const struct tp_site *const *)a,
+                         *y = *(const struct tp_site *const *)b;
+    if (x->live_at_exit_bytes != y->live_at_exit_bytes)
+        return x->live_at_exit_bytes < y->live_at_exit_bytes ? 1 : -1;
+    if (x->live_at_exit_allocs != y->live_at_exit_allocs)
+        return x->live_at_exit_allocs < y->live_at_exit_allocs ? 1 : -1;
+    return x < y ? -1 : x > y;
+}
+
+/* The site's frames in line, cut to room columns, after "[lib] " when system libraries alone
+ * allocated it; returns 1 then. */
+static int site_label(const struct tp_memory *m, const struct tp_site *s, char *line, size_t n,
+                      size_t room)
+{
+    int sys = system_only(s);
+    chain(s, line + (sys ? 6 : 0), n - 6, room - (sys ? 6 : 0), has_twin(m, s));
+    if (sys)
+        memcpy(line, "[lib] ", 6);
+    return sys;
+}
+
+/* CALL SITES: the sites live at the heap peak (v sorted by by_at_peak). */
+static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
+{
+    const struct tp_memory *m = &c->r->memory;
+    size_t room = (size_t)c->width - 43, held = 0;
+    char h[5][128], line[2048];
+    for (size_t i = 0; i < m->nsites; i++)
+        held += v[i]->live_at_peak_bytes || v[i]->peak_live_bytes;
+    if (!held)
+        return;
+    tp_text_heading(c, "CALL SITES holding the peak (frames[0] called the allocator)");
+    tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, "at peak", 10),
+                  tp_text_right(h[1], 128, "own peak", 10), tp_text_right(h[2], 128, "allocs", 8),
+                  tp_text_right(h[3], 128, "bytes", 10), "site");
+    size_t shown = 0, marked_sites = 0;
+    for (size_t i = 0; i < m->nsites && shown < (size_t)c->top; i++) {
+        const struct tp_site *s = v[i];
+        if (!s->live_at_peak_bytes && !s->peak_live_bytes)
+            continue;
+        char a[32], p[32], n[32], t[32];
+        tp_fmt_bytes(s->live_at_peak_bytes, a, sizeof a);
+        tp_fmt_bytes(s->peak_live_bytes, p, sizeof p);
+        tp_fmt_count(s->allocs, n, sizeof n);
+        tp_fmt_bytes(s->bytes, t, sizeof t);
+        marked_sites += site_label(m, s, line, sizeof line, room);
+        tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, a, 10),
+                      tp_text_right(h[1], 128, p, 10), tp_text_right(h[2], 128, n, 8),
+                      tp_text_right(h[3], 128, t, 10), line);
+        shown++;
+    }
+    if (m->nsites_total > m->nsites && c->r->merged_processes > 1)
+        tp_text_say(c,
+                    "(up to %llu sites in all: the processes' sites left out of their JSON "
+                    "reports may repeat; the merged report keeps %zu)",
+                    (unsigned long long)m->nsites_total, m->nsites);
+    else if (m->nsites_total > m->nsites)
+        tp_text_say(c, "(%llu sites in all; the JSON report keeps the %zu largest)",
+                    (unsigned long long)m->nsites_total, m->nsites);
+    else if (held > shown)
+        tp_text_say(c, "(%zu more site%s in the JSON report)", held - shown,
+                    held - shown == 1 ? "" : "s");
+    if (marked_sites)
+        tp_text_say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
+                       "internal caches), not by the program's code");
+}
+
+/* LEAKS: the sites still live at exit (v sorted by by_leak, v[0] leaks). */
+static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
+{
+    const struct tp_memory *m = &c->r->memory;
+    size_t room = (size_t)c->width - 21, leaking = 0, shown = 0, marked = 0;
+    char h[2][128], line[2048];
+    tp_text_heading(c, "LEAKS (still allocated at exit)");
+    tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, "bytes", 10),
+                  tp_text_right(h[1], 128, "blocks", 8), "site");
+    for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
+        leaking++;
+        if (shown >= (size_t)c->top)
+            continue;
+        char a[32], n[32];
+        tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
+        tp_fmt_count(v[i]->live_at_exit_allocs, n, sizeof n);
+        marked += site_label(m, v[i], line, sizeof line, room);
+        tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, a, 10),
+                      tp_text_right(h[1], 128, n, 8), line);
+        shown++;
+    }
+    if (leaking > shown)
+        tp_text_say(c, "(%zu more leaking site%s in the JSON report)", leaking - shown,
+                    leaking - shown == 1 ? "" : "s");
+    if (marked)
+        tp_text_say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
+                       "internal caches): kept on purpose, seldom the program's leak");
+}
+
+void tp_text_sites(struct tp_text_ctx *c)
+{
+    const struct tp_memory *m = &c->r->memory;
+    if (m->nsites) {
+        const struct tp_site **v = malloc(m->nsites * sizeof *v);
+        if (!v)
+            return;
+        for (size_t i = 0; i < m->nsites; i++)
+            v[i] = &m->sites[i];
+        qsort(v, m->nsites, sizeof *v, by_at_peak);
+        sites_at_peak(c, v);
+        qsort(v, m->nsites, sizeof *v, by_leak);
+        int leaked = v[0]->live_at_exit_bytes != 0;
+        if (leaked)
+            leaks(c, v);
+        free(v);
+        if (leaked)
+            return;
+    }
+    if (m->live_at_exit_bytes) {
+        char a[32];
+        tp_text_heading(c, "LEAKS (still allocated at exit)");
+        tp_text_say(c, "%s in %llu block%s; their call sites are not in this report",
+                    tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a),
+                    (unsigned long long)m->live_at_exit_allocs,
+                    m->live_at_exit_allocs == 1 ? "" : "s");
+    }
+}

@@ -1,0 +1,335 @@
+/* The report model from the live tables: program, memory and sites here; ops and steps from
+ * ops.c; machine peaks from src/peaks.c. Runs once per report, with the guard held. */
+#include "track/collect.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "preload/exitpaths.h"
+#include "track/heap.h"
+#include "preload/names.h"
+#include "track/runtime.h"
+#include "track/ops.h"
+#include "track/optree.h"
+#include "common/path.h"
+#include "report/peaks.h"
+#include "preload/reporter.h"
+#include "track/sites.h"
+#include "track/symbolize.h"
+
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+/* argv from /proc/self/cmdline: the program's own argv may have been rewritten. */
+static void collect_argv(struct tp_program *p)
+{
+    char buf[8192];
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = 0;
+    size_t count = 0;
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == 0)
+            count++;
+    if (buf[n - 1] != 0)
+        count++;
+    p->argv = calloc(count, sizeof *p->argv);
+    if (!p->argv)
+        return;
+    for (char *s = buf; s < buf + n && p->argc < count; s += strlen(s) + 1)
+        p->argv[p->argc++] = strdup(s);
+}
+
+static void collect_program(struct tp_program *p)
+{
+    char buf[4096];
+    collect_argv(p);
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) {
+        buf[n] = 0;
+        p->exe = strdup(buf);
+    }
+    if (gethostname(buf, sizeof buf - 1) == 0) {
+        buf[sizeof buf - 1] = 0;
+        p->host = strdup(buf);
+    }
+    p->pid = getpid();
+    p->ppid = getppid();
+    p->rank = tp_mpi_rank(env_get);
+    p->wall_ns = tp_now_ns() - tp_start_ns;
+    p->threads = tp_heap_threads();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t now_unix = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    p->start_unix_ns = now_unix > p->wall_ns ? now_unix - p->wall_ns : 0;
+}
+
+/* The order in which sites are reported: what held the peak first, then what grew largest. */
+static int by_importance(const void *a, const void *b)
+{
+    const struct tp_site *x = a, *y = b;
+    if (x->live_at_peak_bytes != y->live_at_peak_bytes)
+        return x->live_at_peak_bytes < y->live_at_peak_bytes ? 1 : -1;
+    if (x->peak_live_bytes != y->peak_live_bytes)
+        return x->peak_live_bytes < y->peak_live_bytes ? 1 : -1;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return 0;
+}
+
+/* Names that are the allocator seen from C++: the call site is the frame above them. */
+static int is_allocator_frame(const struct tp_frame *f)
+{
+    return f->function && (!strncmp(f->function, "_Znwm", 5) || !strncmp(f->function, "_Znam", 5) ||
+                           !strncmp(f->function, "operator new", 12));
+}
+
+/* A frame inside libtprof.so itself. */
+static int is_own_frame(const struct tp_frame *f)
+{
+    static char self[4096];
+    static int known = -1;
+    if (known < 0) {
+        Dl_info di;
+        known = dladdr((void *)&tp_collect, &di) && di.dli_fname && strlen(di.dli_fname) < sizeof self;
+        if (known)
+            strcpy(self, di.dli_fname);
+    }
+    return known && f->module && !strcmp(f->module, self);
+}
+
+static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_site *out)
+{
+    uint32_t n;
+    const uintptr_t *pcs = tp_site_frames(id, &n);
+    out->frames = calloc(n ? n : 1, sizeof *out->frames);
+    if (!out->frames)
+        return;
+    if (id == 0) {
+        out->frames[0].function = strdup("[call-site table full]");
+        out->nframes = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        tp_sym_frame(sym, pcs[i], 1, &out->frames[out->nframes]);
+        /* tprof's own wrappers (a BLAS op that allocates) are not the program's call path. */
+        if (is_own_frame(&out->frames[out->nframes]) ||
+            (out->nframes == 0 && is_allocator_frame(&out->frames[0]))) {
+            struct tp_frame *f = &out->frames[out->nframes];
+            free(f->function);
+            free(f->file);
+            free(f->module);
+            memset(f, 0, sizeof *f);
+            continue;
+        }
+        out->nframes++;
+    }
+}
+
+/* Symbolised frames by site id, kept from one report to the next: a site's return addresses
+ * never change, and opening libdw and looking every address up again made each periodic
+ * snapshot (TPROF_SNAPSHOT) cost tens of milliseconds. Only reports write it, under the report
+ * lock. */
+static struct frame_cache {
+    struct tp_frame *frames;
+    size_t n;
+    int set;
+} *fcache;
+static size_t fcache_len;
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void copy_frames(const struct tp_frame *from, size_t n, struct tp_frame **to, size_t *nto)
+{
+    *to = calloc(n ? n : 1, sizeof **to);
+    *nto = 0;
+    if (!*to)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        struct tp_frame *f = &(*to)[i];
+        *f = from[i];
+        f->function = dup_or_null(from[i].function);
+        f->file = dup_or_null(from[i].file);
+        f->module = dup_or_null(from[i].module);
+    }
+    *nto = n;
+}
+
+static int cached_frames(uint32_t id, struct tp_site *out)
+{
+    if (id == 0 || id >= fcache_len || !fcache[id].set)
+        return 0;
+    copy_frames(fcache[id].frames, fcache[id].n, &out->frames, &out->nframes);
+    return out->frames != NULL;
+}
+
+static void cache_frames(uint32_t id, const struct tp_site *s)
+{
+    if (id == 0 || !s->frames)
+        return;
+    if (id >= fcache_len) {
+        size_t len = fcache_len ? fcache_len : 1024;
+        while (len <= id)
+            len *= 2;
+        struct frame_cache *c = realloc(fcache, len * sizeof *c);
+        if (!c)
+            return;
+        memset(c + fcache_len, 0, (len - fcache_len) * sizeof *c);
+        fcache = c;
+        fcache_len = len;
+    }
+    copy_frames(s->frames, s->nframes, &fcache[id].frames, &fcache[id].n);
+    fcache[id].set = fcache[id].frames != NULL;
+}
+
+static void collect_memory(struct tp_report *r)
+{
+    struct tp_memory *m = &r->memory;
+    struct tp_heap_totals t;
+    tp_heap_totals(&t);
+
+    uint32_t n = tp_sites_count();
+    struct tp_site *all = calloc(n ? n : 1, sizeof *all);
+    size_t k = 0;
+    for (uint32_t i = 0; all && i < n; i++) {
+        struct tp_site_rec *s = tp_site_get(i);
+        uint64_t allocs = atomic_load(&s->allocs), live = atomic_load(&s->live);
+        if (s->nframes == 0 || (allocs == 0 && live == 0 && atomic_load(&s->frees) == 0))
+            continue;
+        struct tp_site *o = &all[k];
+        o->allocs = allocs;
+        o->frees = atomic_load(&s->frees);
+        o->bytes = atomic_load(&s->bytes);
+        o->peak_live_bytes = atomic_load(&s->peak_live);
+        o->live_at_exit_bytes = live;
+        o->live_at_exit_allocs = o->allocs >= o->frees ? o->allocs - o->frees : 0;
+        /* A site untouched since the last global peak still holds what it held then. */
+        o->live_at_peak_bytes = atomic_load(&s->seen_pseq) == t.pseq ? atomic_load(&s->at_peak) : live;
+        m->allocs += o->allocs;
+        m->frees += o->frees;
+        m->bytes_allocated += o->bytes;
+        m->live_at_exit_allocs += o->live_at_exit_allocs;
+        o->nframes = i; /* the record number, until the frames are symbolised */
+        k++;
+    }
+    m->peak_bytes = t.peak;
+    m->peak_ns = t.peak_ns > tp_start_ns ? t.peak_ns - tp_start_ns : 0;
+    const char *op = t.peak_op >= 0 ? tp_ops_name(t.peak_op) : NULL;
+    m->peak_op = op ? strdup(op) : NULL;
+    m->live_at_exit_bytes = t.live;
+    m->unknown_frees = t.unknown_frees;
+    m->failed_allocs = t.failed_allocs;
+    m->alloc_ns = t.alloc_ns;
+    if (tp_ops_first_ns() != 0) {
+        m->persistent_bytes = t.early_at_peak < t.peak ? t.early_at_peak : t.peak;
+        m->transient_bytes = t.peak - m->persistent_bytes;
+    }
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        m->peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;
+
+    if (t.dropped)
+        tp_report_note(r, "%llu allocations could not be tracked (heap table full)",
+                       (unsigned long long)t.dropped);
+    if (tp_sites_dropped()) {
+        r->partial = 1;
+        tp_report_note(r, "call-site table full (TPROF_MAX_SITES=%llu): %llu allocations went to "
+                       "one overflow site", (unsigned long long)tp_cfg.max_sites,
+                       (unsigned long long)tp_sites_dropped());
+    }
+
+    /* Symbolise the most important sites (a bounded number: symbolisation is the slow part of
+     * the exit), merge those that name the same source lines, keep TPROF_JSON_SITES. */
+    qsort(all, k, sizeof *all, by_importance);
+    size_t nsym = k;
+    if (tp_cfg.json_sites > 0 && nsym > 4 * (size_t)tp_cfg.json_sites)
+        nsym = 4 * (size_t)tp_cfg.json_sites;
+    struct tp_symbolizer *sym = NULL;
+    for (size_t i = 0; i < nsym; i++) {
+        uint32_t id = (uint32_t)all[i].nframes;
+        all[i].nframes = 0;
+        if (cached_frames(id, &all[i]))
+            continue;
+        if (!sym)
+            sym = tp_sym_open();
+        symbolize_site(sym, id, &all[i]);
+        cache_frames(id, &all[i]);
+    }
+    if (sym)
+        tp_sym_close(sym);
+    for (size_t i = nsym; i < k; i++)
+        all[i].nframes = 0;
+    size_t merged = tp_sites_merge_same_lines(all, nsym, m->peak_bytes);
+    if (merged < nsym)
+        tp_report_note(r, "sites that differ only in instruction address (unrolled or duplicated "
+                       "code) are merged by source line; their own peak is then an upper bound");
+    m->nsites_total = merged + (k - nsym);
+    qsort(all, merged, sizeof *all, by_importance);
+    size_t keep = merged;
+    if (tp_cfg.json_sites > 0 && keep > (size_t)tp_cfg.json_sites) {
+        keep = (size_t)tp_cfg.json_sites;
+        tp_report_note(r, "%zu of %llu call sites written (TPROF_JSON_SITES)", keep,
+                       (unsigned long long)m->nsites_total);
+    }
+    for (size_t i = keep; i < merged; i++)
+        tp_site_free_frames(&all[i]);
+    m->sites = all;
+    m->nsites = all ? keep : 0;
+}
+
+void tp_collect(struct tp_report *r, const char *why)
+{
+    r->tprof_version = strdup(TPROF_VERSION);
+    collect_program(&r->program);
+    collect_memory(r);
+    tp_ops_collect(r);
+    tp_optree_collect(r);
+    tp_names_collect(r);
+    /* A quick measurement costs a quarter of a second: only when a roofline needs it. */
+    int need = 0;
+    for (size_t i = 0; i < r->nops; i++)
+        need |= r->ops[i].flops > 0;
+    /* Once measured, the machine's peaks are the same for every later report of this run (a
+     * periodic snapshot must not measure them again each period). */
+    static struct tp_machine known;
+    if (need && known.source) {
+        r->machine.peak_gflops = known.peak_gflops;
+        r->machine.peak_gbps = known.peak_gbps;
+        r->machine.source = strdup(known.source);
+    } else {
+        tp_peaks_resolve(&r->machine, tp_cfg.peak_gflops, tp_cfg.peak_gbps, need);
+        if (need && r->machine.source) {
+            known = r->machine;
+            known.source = strdup(r->machine.source);
+        }
+    }
+    if (r->machine.source && strstr(r->machine.source, "quick"))
+        tp_report_note(r, "machine peaks from a quick synthetic measurement at exit; run `tprof "
+                          "calibrate` once for BLAS-measured peaks");
+    if (r->program.threads > 1)
+        tp_report_note(r, "%llu threads allocated: per-site live-at-peak figures are exact only "
+                       "for one thread", (unsigned long long)r->program.threads);
+    if (why && strcmp(why, "exit") != 0)
+        tp_report_note(r, "report written on %s", why);
+    uint64_t sn, sns, smax;
+    tp_snapshot_stats(&sn, &sns, &smax);
+    if (sn)
+        tp_report_note(r, "TPROF_SNAPSHOT: %llu snapshots written, %.2f ms each on average, %.2f ms "
+                          "at most, by a thread of tprof's beside the program",
+                       (unsigned long long)sn, (double)sns / 1e6 / (double)sn, (double)smax / 1e6);
+}
