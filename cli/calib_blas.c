@@ -3,6 +3,7 @@
  * never through the global scope, so that the call could never reach tprof's cblas_sgemm
  * wrapper. Each thread count is measured in a child process, because most BLAS libraries read
  * their thread count once, when they initialise, and a crashing BLAS cannot take tprof down. */
+#include "common/pages.h"
 #include "report/calib.h"
 
 #include <dlfcn.h>
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,11 +26,7 @@ typedef int (*get_threads_fn)(void);
 typedef char *(*get_config_fn)(void);
 
 /* The matrices come from mmap: the child's heap stays the BLAS's alone. */
-static void *map(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
+static void *map(size_t bytes) { return tp_pages_map(bytes, 0); }
 
 /* ---- sgemm through the BLAS ---- */
 

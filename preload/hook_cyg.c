@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "common/pages.h"
 #include "common/clock.h"
 #include "track/runtime.h"
 #include "preload/names.h"
@@ -418,9 +418,8 @@ static void read_hook_ns(void)
 
 void tp_cyg_init(void)
 {
-    void *m = mmap(NULL, sizeof(struct entry) << GLOBAL_BITS, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m != MAP_FAILED)
+    void *m = tp_pages_map(sizeof(struct entry) << GLOBAL_BITS, 0);
+    if (m)
         global = m;
     read_hook_ns();
     tp_plt_init();

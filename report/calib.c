@@ -3,6 +3,7 @@
  * last-level cache, one slice per thread. Every buffer comes from mmap, so that a measurement
  * never shows in a heap profile. The sgemm peak through the system BLAS is the CLI's
  * (src/calib_blas.c). */
+#include "common/pages.h"
 #include "report/calib.h"
 
 #include <errno.h>
@@ -19,14 +20,10 @@
 
 #include "common/clock.h"
 
-static void *map(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    /* No MADV_HUGEPAGE: pages as the system gives a program's own arrays by default. (Asking
-     * for huge pages measured up to 2x more here, but only when the kernel found them, after
-     * compaction stalls of up to a second.) */
-    return p == MAP_FAILED ? NULL : p;
-}
+/* No MADV_HUGEPAGE: pages as the system gives a program's own arrays by default. (Asking for
+ * huge pages measured up to 2x more here, but only when the kernel found them, after compaction
+ * stalls of up to a second.) */
+static void *map(size_t bytes) { return tp_pages_map(bytes, 0); }
 
 int tp_calib_cpus(void)
 {

@@ -17,13 +17,13 @@
  * a cache-line transfer, so the hot path writes as few shared lines as exactness allows: the
  * global live/peak line, the site's live line, and the table's slots. Counts that need no exact
  * order (a site's allocations, frees and bytes; the table's occupancy) are kept per thread. */
+#include "common/pages.h"
 #include "track/heap.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "common/clock.h"
 #include "track/runtime.h"
@@ -181,9 +181,8 @@ static int add_gen(uint64_t slots)
     if (n >= MAX_GENS)
         return -1;
     size_t bytes = sizeof(struct slot) * slots;
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (m == MAP_FAILED)
+    void *m = tp_pages_map(bytes, 1);
+    if (!m)
         return -1;
     gens[n].slots = m;
     gens[n].n = slots;

@@ -2,11 +2,11 @@
  * packs (parent + 1, op + 1), is claimed once by compare-and-swap and never removed, so a node's
  * index is stable and the frames of ops.c can keep it while the op runs. Ops open and close on
  * many threads at once (OpenMP regions, BLAS pools); the counters are atomics. */
+#include "common/pages.h"
 #include "track/optree.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "common/clock.h"
 #include "track/runtime.h"
@@ -32,9 +32,8 @@ void tp_optree_init(void)
     /* Distinct op paths are few in practice (tens to a few thousand); 64 Ki slots take 2 MiB
      * of address space, touched only where nodes land. */
     uint32_t slots = 1u << 16;
-    void *p = mmap(NULL, slots * sizeof *nodes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
+    void *p = tp_pages_map(slots * sizeof *nodes, 0);
+    if (!p) {
         tp_warn("TPROF_FOLDED: cannot map the op-stack table; no op-time stacks");
         return;
     }

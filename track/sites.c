@@ -10,6 +10,7 @@
  *
  * Allocation, free and byte counts are kept per thread (struct tp_tally, sites.h) and summed by
  * tp_site_get() for the report: on the hot path they cost no locked instruction. */
+#include "common/pages.h"
 #include "track/sites.h"
 
 #include <dlfcn.h>
@@ -17,7 +18,6 @@
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* An index entry: record number + 1 in the low IDX_ID_BITS (0 = empty), the hash's top bits above. */
 #define IDX_ID_BITS 24
@@ -78,12 +78,7 @@ int tp_addr_is_ours(uintptr_t a)
     return a >= self_lo && a < self_hi;
 }
 
-static void *map(size_t bytes)
-{
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    return m == MAP_FAILED ? NULL : m;
-}
+static void *map(size_t bytes) { return tp_pages_map(bytes, 1); }
 
 /* At a thread's exit (key destructor): its block goes to the next new thread. Allocations the
  * thread still makes afterwards (later destructors) go to the shared rows. */

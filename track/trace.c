@@ -8,13 +8,13 @@
  * the allocation path at all: a thread of ours reads the live bytes every millisecond, halving
  * its rate whenever its fixed buffer fills, and the exact peak is added when the file is written.
  * So a trace costs the malloc hooks nothing, and a run of any length yields a bounded buffer. */
+#include "common/pages.h"
 #include "track/trace.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -79,11 +79,7 @@ static _Atomic uint32_t nsamples;
 static uint64_t sample_every_ns = 1000000;
 static int sampler_started;
 
-static void *map_zeroed(size_t n)
-{
-    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
+static void *map_zeroed(size_t n) { return tp_pages_map(n, 0); }
 
 static void take_base(void)
 {

@@ -18,6 +18,7 @@
  * Anything else stops the walk where it is: code without CFI, a rule on another register, a
  * frame outside the thread's stack. The frames found so far are kept: a shorter stack is never a
  * wrong one. */
+#include "common/pages.h"
 #include "track/unwind.h"
 
 #include <dwarf.h>
@@ -27,7 +28,6 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -516,9 +516,8 @@ static int set_up(void)
     if (!take_lock())
         return 0;
     if (atomic_load(&state) == 0) {
-        void *m = mmap(NULL, sizeof *rules * RULE_SLOTS, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m == MAP_FAILED) {
+        void *m = tp_pages_map(sizeof *rules * RULE_SLOTS, 1);
+        if (!m) {
             atomic_store(&state, -1);
         } else {
             rules = m;
