@@ -1,4 +1,4 @@
-/* tprof diff: the arguments and files; the comparison itself is src/diff.c. */
+/* tprof diff: the arguments and files; the comparison itself is cli/diff.c. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* tprof merge: the arguments and files; the merge itself is src/merge.c. */
+/* tprof merge: the arguments and files; the merge itself is cli/merge.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "                   FIFO is written in place, a regular file replaced atomically)\n");
 }
 
-/* "-" is standard output; a file is written where it points (src/fileio.h): a regular file
+/* "-" is standard output; a file is written where it points (common/fileio.h): a regular file
  * atomically, so that a reader never sees half a report and a failure leaves no file; a device
  * or a FIFO in place. Returns 0, or -1 with *why. */
 static int write_out(const char *out, const struct tp_buf *b, const char **why)

@@ -1,5 +1,5 @@
 /* The model of `tprof diff`: two reports matched op by op (by name) and site by site (by
- * frames), with the text and JSON forms. src/cmd_diff.c reads the arguments and the files; the
+ * frames), with the text and JSON forms. cli/cmd_diff.c reads the arguments and the files; the
  * fuzz target calls this directly. */
 #ifndef TPROF_DIFF_H
 #define TPROF_DIFF_H

@@ -1,4 +1,4 @@
-/* Typed getters over json-c for the report reader (src/json_read.c): each checks the type and
+/* Typed getters over json-c for the report reader (cli/json_read.c): each checks the type and
  * range of one value and, on the first problem, records one line "<file>: <key path>: <what is
  * wrong>" in the context; later problems are ignored, so the first one is what the user sees.
  *

@@ -1,5 +1,5 @@
 /* Reading a JSON report back into the model, with json-c. Every value is type-checked by the
- * getters of src/json_get.c; the first problem found is reported as "<file>: <key path>: <what
+ * getters of cli/json_get.c; the first problem found is reported as "<file>: <key path>: <what
  * is wrong>" and nothing is half-read. */
 #include "cli/json_read.h"
 
@@ -19,7 +19,7 @@
 /* Deepest valid report: root{ memory{ sites[ {frames[ {...} ] } ] } } is 6 levels. */
 #define MAX_DEPTH 16
 
-/* One scalar of a src/fields.h list: key #f of json object o (at path) into struct s, with the
+/* One scalar of a report/fields.h list: key #f of json object o (at path) into struct s, with the
  * context c (all named so by every caller). */
 #define R_U64(f, d)      s->f = tp_jget_u64(c, o, #f, path);
 #define R_I64(f, d)      s->f = tp_jget_i64(c, o, #f, path, d);

@@ -1,6 +1,6 @@
 /* tprof merge: many processes (MPI ranks, forked workers) into one report.
  *
- * Ops (by name) and call sites (by frames, src/sitekey.h) are summed; per op the spread of its
+ * Ops (by name) and call sites (by frames, cli/sitekey.h) are summed; per op the spread of its
  * total time across processes is kept: min, mean and max, and imbalance = max / mean, what the
  * slowest rank costs everyone who waits for it. A process that never ran an op counts as 0 in
  * its spread. Inputs may themselves be merged reports: they count as merged_processes

@@ -1,4 +1,4 @@
-/* The model of `tprof merge` (src/merge.c): many processes' reports summed into one. */
+/* The model of `tprof merge` (cli/merge.c): many processes' reports summed into one. */
 #ifndef TPROF_MERGE_H
 #define TPROF_MERGE_H
 

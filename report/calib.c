@@ -2,7 +2,7 @@
  * synthetic FMA peak, and memory bandwidth as a STREAM triad over arrays much larger than the
  * last-level cache, one slice per thread. Every buffer comes from mmap, so that a measurement
  * never shows in a heap profile. The sgemm peak through the system BLAS is the CLI's
- * (src/calib_blas.c). */
+ * (cli/calib_blas.c). */
 #include "common/pages.h"
 #include "report/calib.h"
 

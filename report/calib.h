@@ -1,4 +1,4 @@
-/* Measuring the machine (src/calib.c): peak FLOP/s and memory bandwidth for the roofline. */
+/* Measuring the machine (report/calib.c): peak FLOP/s and memory bandwidth for the roofline. */
 #ifndef TPROF_CALIB_H
 #define TPROF_CALIB_H
 
@@ -25,7 +25,7 @@ struct tp_blas_run {
  * Returns 0, -1 when no BLAS with cblas_sgemm could be loaded, -2 when the measurement failed;
  * out->error says why. For the CLI: it forks. */
 int tp_calib_sgemm(const char *lib, int n, int threads, double seconds, struct tp_blas_run *out);
-/* (src/calib_blas.c, in the CLI only.) */
+/* (cli/calib_blas.c, in the CLI only.) */
 
 /* Synthetic single-precision peak: independent FMAs on the widest useful vector registers, on
  * every allowed CPU, for about `seconds`. Needs no library, so it is safe in a profiled process

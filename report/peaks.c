@@ -263,7 +263,7 @@ int tp_peaks_save(const char *path, const struct tp_peaks *p)
     put_str(&b, "blas", p->blas);
     put_str(&b, "blas_config", p->blas_config);
     put_str(&b, "date", p->date);
-    /* written like a report (src/fileio.h): atomically, so that a reader never sees half */
+    /* written like a report (common/fileio.h): atomically, so that a reader never sees half */
     int rc = tp_buf_ok(&b) ? tp_write_file(path, b.p, b.len, NULL) : (errno = ENOMEM, -1);
     int e = errno;
     tp_buf_free(&b);

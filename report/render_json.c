@@ -139,7 +139,7 @@ static void k_char(struct obj *o, const char *k, char v)
     jchar(o->b, v);
 }
 
-/* One scalar of a src/fields.h list: key and value of struct s into object o (both named so by
+/* One scalar of a report/fields.h list: key and value of struct s into object o (both named so by
  * every caller). */
 #define W_U64(f, d)       k_u64(o, #f, s->f);
 #define W_I64(f, d)       k_i64(o, #f, s->f);

@@ -5,7 +5,7 @@
  * it). Cells are built with tp_fmt_cell, which counts characters rather than bytes and turns
  * control characters into '?', so that a symbol or path with odd bytes neither breaks the
  * alignment nor reaches the terminal. Numbers that would not fit their column change unit or
- * precision (src/units.c) rather than push the row wider. */
+ * precision (report/units.c) rather than push the row wider. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,86 +19,6 @@
 #define MAX_WIDTH 200
 #define SHAPE_OPS 3 /* ops whose shapes are listed */
 
-size_t tp_text_col(const struct tp_text_ctx *c, int base)
-{
-    int w = base + c->extra;
-    return (size_t)(w < 10 ? 10 : w);
-}
-
-/* ---- text helpers ---- */
-
-void tp_text_heading(struct tp_text_ctx *c, const char *title)
-{
-    size_t n = tp_text_width(title);
-    tp_buf_printf(c->b, "\n%s ", title);
-    for (size_t i = n + 1; i < (size_t)c->width; i++)
-        tp_buf_putc(c->b, '-');
-    tp_buf_putc(c->b, '\n');
-}
-
-/* A paragraph wrapped at the width: the first line after prefix, the others indented. Words
- * longer than a line are cut. */
-void tp_text_wrap(struct tp_text_ctx *c, const char *prefix, const char *text, int indent)
-{
-    size_t len = strlen(text ? text : "");
-    char *s = malloc(len + 1);
-    if (!s)
-        return;
-    tp_fmt_fit(text ? text : "", (size_t)-1, s, len + 1); /* sanitised, same length or shorter */
-    size_t room = (size_t)c->width, used = tp_text_width(prefix);
-    tp_buf_puts(c->b, prefix);
-    int line_empty = 1;
-    const char *p = s;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            break;
-        const char *e = p;
-        while (*e && *e != ' ')
-            e++;
-        char word[1024];
-        size_t wl = (size_t)(e - p) < sizeof word - 1 ? (size_t)(e - p) : sizeof word - 1;
-        memcpy(word, p, wl);
-        word[wl] = 0;
-        size_t ww = tp_text_width(word);
-        if (!line_empty && used + 1 + ww > room) {
-            tp_buf_printf(c->b, "\n%*s", indent, "");
-            used = (size_t)indent;
-            line_empty = 1;
-        }
-        if (!line_empty) {
-            tp_buf_putc(c->b, ' ');
-            used++;
-        }
-        if (used + ww > room) { /* a word wider than a line */
-            char cut[1024];
-            tp_fmt_fit(word, room - used, cut, sizeof cut);
-            tp_buf_puts(c->b, cut);
-            used = room;
-        } else {
-            tp_buf_puts(c->b, word);
-            used += ww;
-        }
-        line_empty = 0;
-        p = e;
-    }
-    tp_buf_putc(c->b, '\n');
-    free(s);
-}
-
-/* One line of free text built with printf, wrapped at the width with an indent of 2. */
-void tp_text_say(struct tp_text_ctx *c, const char *fmt, ...)
-{
-    struct tp_buf t;
-    tp_buf_init(&t);
-    va_list ap;
-    va_start(ap, fmt);
-    tp_buf_vprintf(&t, fmt, ap);
-    va_end(ap);
-    tp_text_wrap(c, "", tp_buf_str(&t), 2);
-    tp_buf_free(&t);
-}
 
 /* Cells: left-aligned text; right-aligned in tp_text_right. */
 static const char *L(char *out, size_t n, const char *s, size_t w)
@@ -106,10 +26,6 @@ static const char *L(char *out, size_t n, const char *s, size_t w)
     return tp_fmt_cell(s, w, 0, out, n);
 }
 
-const char *tp_text_right(char *out, size_t n, const char *s, size_t w)
-{
-    return tp_fmt_cell(s, w, 1, out, n);
-}
 
 static double frac(uint64_t a, uint64_t b)
 {

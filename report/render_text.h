@@ -1,6 +1,6 @@
-/* What the text report's two files share (src/render_text.c: header, ops, steps, verdict,
- * outputs; src/render_text_memory.c: memory, call sites, leaks): the layout context and the
- * helpers that wrap and align text. */
+/* What the text report's files share (report/render_text.c: header, ops, steps, verdict,
+ * outputs; report/render_text_memory.c: memory, call sites, leaks; report/render_text_layout.c:
+ * the helpers that wrap and align text): the layout context and those helpers. */
 #ifndef TPROF_RENDER_TEXT_H
 #define TPROF_RENDER_TEXT_H
 
@@ -32,7 +32,7 @@ void tp_text_say(struct tp_text_ctx *c, const char *fmt, ...) __attribute__((for
 /* A right-aligned cell of w columns in out. */
 const char *tp_text_right(char *out, size_t n, const char *s, size_t w);
 
-/* The MEMORY section and the CALL SITES and LEAKS tables (src/render_text_memory.c). */
+/* The MEMORY section and the CALL SITES and LEAKS tables (report/render_text_memory.c). */
 void tp_text_memory(struct tp_text_ctx *c);
 void tp_text_sites(struct tp_text_ctx *c);
 

@@ -1,5 +1,5 @@
 /* The memory half of the text report: the MEMORY summary, the call sites that hold the heap
- * peak, and what leaked (src/render_text.h has the layout helpers shared with the other half). */
+ * peak, and what leaked (the layout helpers are report/render_text_layout.c's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

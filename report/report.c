@@ -8,7 +8,7 @@
 
 #include "report/fields.h"
 
-/* One scalar of a src/fields.h list of struct s: I_ sets its default where that is not 0 (only
+/* One scalar of a report/fields.h list of struct s: I_ sets its default where that is not 0 (only
  * signed integers have one), F_ frees it (only strings are owned). */
 #define I_I64(f, d) s->f = d;
 #define I_OTHER(f, d)

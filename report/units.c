@@ -1,4 +1,4 @@
-/* Human units (src/units.h). The thresholds are rounding-aware (9.995, 99.95, 999.5): deciding
+/* Human units (report/units.h). The thresholds are rounding-aware (9.995, 99.95, 999.5): deciding
  * the precision on the unrounded value would print "100.0k" or "1024 KiB". */
 #include "report/units.h"
 
