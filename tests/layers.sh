@@ -1,0 +1,83 @@
+#!/bin/sh
+# The layers, from the objects' symbols: a file may call only its own folder or a lower one,
+#   common/ <- report/ <- track/ <- preload/,   and cli/ over report/ and common/,
+# and no file-level cycle anywhere. A call is an undefined symbol of one object that another
+# object defines; the names libtprof.so interposes (malloc, dlopen, sgemm_, ...: whatever it
+# exports besides the tprof_ API) are libc's or the BLAS's to the caller and do not count.
+# Before checking the build, the check is run once with a planted upward call (a common/ object
+# calling a preload/ function) and must fail on it, so that a check that finds nothing is known
+# to be able to find something.
+set -eu
+top=${TB:-$(pwd)/tests}/..
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+rank() {
+  case $1 in
+    common) echo 0 ;; report) echo 1 ;; track) echo 2 ;; preload | cli) echo 3 ;;
+  esac
+}
+
+# "layer/file object" for each object of the build (PIC objects of the libraries, the CLI's).
+list_objects() {
+  for layer in common report track preload cli; do
+    for o in "$top/$layer"/.libs/*.o "$top/$layer"/tprof-*.o; do
+      [ -f "$o" ] || continue
+      case $o in *_san_la-*) continue ;; esac
+      f=$(basename "$o" .o)
+      echo "$layer/${f#*-} $o"
+    done
+  done
+}
+
+# check OBJLIST: prints each violation and each cycle; exit status 1 if any.
+check() {
+  : > "$tmp/def"
+  : > "$tmp/und"
+  while read -r name obj; do
+    nm -P --defined-only "$obj" | awk -v n="$name" '$2 ~ /^[TDBRVWCG]$/ { print $1, n }' >> "$tmp/def"
+    nm -P -u "$obj" | awk -v n="$name" '{ print n, $1 }' >> "$tmp/und"
+  done < "$1"
+  nm -D --defined-only "$top/.libs/libtprof.so" | awk '{ sub(/@.*/, "", $3); if ($3 !~ /^tprof_/) print $3 }' \
+    > "$tmp/allow"
+  # caller callee symbol, one per cross-file call
+  awk 'FILENAME == ARGV[1] { allow[$1] = 1; next }
+       FILENAME == ARGV[2] { if (!($1 in owner)) owner[$1] = $2; next }
+       ($2 in owner) && !($2 in allow) && owner[$2] != $1 { print $1, owner[$2], $2 }' \
+    "$tmp/allow" "$tmp/def" "$tmp/und" | sort -u > "$tmp/calls"
+  bad=0
+  while read -r from to sym; do
+    a=${from%%/*} b=${to%%/*}
+    if [ "$(rank "$b")" -gt "$(rank "$a")" ] || { [ "$a" != "$b" ] && [ "$(rank "$a")" = "$(rank "$b")" ]; }; then
+      echo "layers: $from calls $sym, defined in $to (a higher or sibling layer)"
+      bad=1
+    fi
+  done < "$tmp/calls"
+  awk '{ print $1, $2 }' "$tmp/calls" | sort -u > "$tmp/edges"
+  if ! tsort "$tmp/edges" > /dev/null 2> "$tmp/loops"; then
+    echo "layers: file-level cycles (each loop as tsort found it):"
+    awk '/input contains a loop/ { printf "%s  loop:", (n++ ? "\n" : ""); next }
+         { sub(/^tsort: /, ""); printf " %s", $0 } END { print "" }' "$tmp/loops"
+    bad=1
+  fi
+  return $bad
+}
+
+list_objects > "$tmp/objects"
+[ -s "$tmp/objects" ] || { echo "layers: no objects under $top (build first)"; exit 1; }
+
+# The planted call: a common/ object calling the first tp_ function a preload/ object defines.
+fn=$(awk '$1 ~ /^preload\// { print $2 }' "$tmp/objects" | xargs nm -P --defined-only |
+  awk '$2 == "T" && $1 ~ /^tp_/ && f == "" { f = $1 } END { print f }')
+printf 'void %s(void);\nvoid tp_planted(void) { %s(); }\n' "$fn" "$fn" > "$tmp/planted.c"
+${CC:-cc} -c -o "$tmp/planted.o" "$tmp/planted.c"
+{ cat "$tmp/objects"; echo "common/planted $tmp/planted.o"; } > "$tmp/objects_planted"
+if check "$tmp/objects_planted" > "$tmp/planted.out"; then
+  echo "layers: the check did not see the planted call common/planted -> $fn"
+  exit 1
+fi
+grep -q "common/planted calls $fn" "$tmp/planted.out" || {
+  echo "layers: the planted call was not named:"; cat "$tmp/planted.out"; exit 1; }
+
+check "$tmp/objects"
+echo "layers: $(wc -l < "$tmp/objects") objects, $(wc -l < "$tmp/calls") cross-file calls, all downward, no cycle"
