@@ -40,15 +40,10 @@ static void set_thread_env(int threads)
         setenv(vars[i], v, 1);
 }
 
-/* In the child: load, measure, fill out. */
-static int measure_sgemm(const char *lib, int n, int threads, double seconds,
-                         struct tp_blas_run *out)
+/* The first BLAS of list that exports cblas_sgemm, with its path and OpenBLAS's thread count
+ * and build configuration in out; NULL with out->error set when none does. */
+static sgemm_fn load_sgemm(const char **list, size_t nlist, int threads, struct tp_blas_run *out)
 {
-    static const char *libs[] = {"libblas.so.3", "libopenblas.so.0", "libcblas.so.3"};
-    const char **list = lib ? &lib : libs;
-    size_t nlist = lib ? 1 : sizeof libs / sizeof libs[0];
-    if (threads > 0)
-        set_thread_env(threads);
     void *h = NULL;
     sgemm_fn f = NULL;
     char tried[200] = "";
@@ -64,7 +59,7 @@ static int measure_sgemm(const char *lib, int n, int threads, double seconds,
     if (!f) {
         snprintf(out->error, sizeof out->error,
                  "no BLAS with cblas_sgemm could be loaded (tried %s)", tried);
-        return -1;
+        return NULL;
     }
     Dl_info info;
     if (dladdr((void *)f, &info) && info.dli_fname) {
@@ -81,6 +76,20 @@ static int measure_sgemm(const char *lib, int n, int threads, double seconds,
     out->threads = get ? get() : 0;
     if (cfg && cfg())
         snprintf(out->config, sizeof out->config, "%s", cfg());
+    return f;
+}
+
+/* In the child: load, measure, fill out. */
+static int measure_sgemm(const char *lib, int n, int threads, double seconds,
+                         struct tp_blas_run *out)
+{
+    static const char *libs[] = {"libblas.so.3", "libopenblas.so.0", "libcblas.so.3"};
+    if (threads > 0)
+        set_thread_env(threads);
+    sgemm_fn f = lib ? load_sgemm(&lib, 1, threads, out)
+                     : load_sgemm(libs, sizeof libs / sizeof libs[0], threads, out);
+    if (!f)
+        return -1;
 
     if (n < 256)
         n = 256;

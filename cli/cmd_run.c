@@ -155,19 +155,19 @@ const char *tp_find_library(char *err, size_t errlen)
     return NULL;
 }
 
-int tp_cmd_run(int argc, char **argv)
+/* The options before the command: each sets its TPROF_* variable once its value passed the
+ * same parser the library uses. Returns the index of the command (argc when there is none), or
+ * -1 after printing why, or -2 after --help. */
+static int parse_options(int argc, char **argv, const char **lib)
 {
     int i = 1;
-    const char *lib = NULL;
     for (; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        }
+        if (!strcmp(a, "--"))
+            return i + 1;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return 0;
+            return -2;
         }
         if (!strcmp(a, "--disable")) {
             setenv("TPROF_DISABLE", "1", 1);
@@ -177,36 +177,43 @@ int tp_cmd_run(int argc, char **argv)
             break; /* the command, without "--" */
         const char *eq = strchr(a, '=');
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        if (len == 5 && !strncmp(a, "--lib", 5)) {
-            const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v) {
-                fprintf(stderr, "tprof run: --lib needs a value\n");
-                return 2;
-            }
-            lib = v;
-            continue;
-        }
         size_t f;
         for (f = 0; f < NFLAGS; f++)
             if (strlen(flags[f].flag) == len && !strncmp(a, flags[f].flag, len))
                 break;
-        if (f == NFLAGS) {
+        int is_lib = len == 5 && !strncmp(a, "--lib", 5);
+        if (f == NFLAGS && !is_lib) {
             fprintf(stderr, "tprof run: unknown option '%s' (try 'tprof run --help')\n", a);
-            return 2;
+            return -1;
         }
         const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (!v) {
-            fprintf(stderr, "tprof run: %s needs a value\n", flags[f].flag);
-            return 2;
+            fprintf(stderr, "tprof run: %s needs a value\n", is_lib ? "--lib" : flags[f].flag);
+            return -1;
+        }
+        if (is_lib) {
+            *lib = v;
+            continue;
         }
         if (!valid(flags[f].var, v)) {
             /* the parser's own words, without its "using <default>": here nothing runs */
             fprintf(stderr, "tprof run: invalid value for %s: %s\n", flags[f].flag,
                     warning_reason());
-            return 2;
+            return -1;
         }
         setenv(flags[f].var, v, 1);
     }
+    return i;
+}
+
+int tp_cmd_run(int argc, char **argv)
+{
+    const char *lib = NULL;
+    int i = parse_options(argc, argv, &lib);
+    if (i == -2)
+        return 0;
+    if (i < 0)
+        return 2;
     if (i >= argc) {
         fprintf(stderr, "tprof run: no command given (usage: tprof run [options] -- cmd args...)\n");
         return 2;
