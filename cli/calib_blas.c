@@ -26,7 +26,10 @@ typedef int (*get_threads_fn)(void);
 typedef char *(*get_config_fn)(void);
 
 /* The matrices come from mmap: the child's heap stays the BLAS's alone. */
-static void *map(size_t bytes) { return tp_pages_map(bytes, 0); }
+static void *map(size_t bytes)
+{
+    return tp_pages_map(bytes, 0);
+}
 
 /* ---- sgemm through the BLAS ---- */
 

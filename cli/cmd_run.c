@@ -20,7 +20,8 @@ static const struct {
     {"--json", "TPROF_JSON", "F", "JSON report path"},
     {"--trace", "TPROF_TRACE", "F", "Chrome trace (Perfetto) path"},
     {"--folded", "TPROF_FOLDED", "F", "folded stacks path (flame graphs)"},
-    {"--ops", "TPROF_OPS", "GLOBS", "functions timed as ops (comma-separated globs, !glob excludes)"},
+    {"--ops", "TPROF_OPS", "GLOBS",
+     "functions timed as ops (comma-separated globs, !glob excludes)"},
     {"--stack", "TPROF_STACK", "N", "frames per allocation call site (1-64, default 8)"},
     {"--warmup", "TPROF_WARMUP", "N", "first calls of each op left out of percentiles (default 1)"},
     {"--top", "TPROF_TOP", "N", "rows per report section (default 10)"},
@@ -33,11 +34,15 @@ static const struct {
     {"--trace-max", "TPROF_TRACE_MAX", "SIZE", "trace size budget (default 64M)"},
     {"--max-sites", "TPROF_MAX_SITES", "N", "call-site table capacity (default 131072)"},
     {"--json-sites", "TPROF_JSON_SITES", "N", "sites written to JSON (default 1000, 0 = all)"},
-    {"--trace-cap", "TPROF_TRACE_CAP", "N", "op calls drawn one by one in the trace (default 1000000)"},
+    {"--trace-cap", "TPROF_TRACE_CAP", "N",
+     "op calls drawn one by one in the trace (default 1000000)"},
     {"--max-ops", "TPROF_MAX_OPS", "N", "op table capacity (default 1024)"},
-    {"--plt", "TPROF_PLT", "0|1", "0 (or no, off, false): do not hook shared-library exports through the PLT"},
-    {"--hook-ns", "TPROF_HOOK_NS", "NS", "cost of one non-op instrumentation hook (default measured)"},
-    {"--debuginfod", "TPROF_DEBUGINFOD", "0|1", "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
+    {"--plt", "TPROF_PLT", "0|1",
+     "0 (or no, off, false): do not hook shared-library exports through the PLT"},
+    {"--hook-ns", "TPROF_HOOK_NS", "NS",
+     "cost of one non-op instrumentation hook (default measured)"},
+    {"--debuginfod", "TPROF_DEBUGINFOD", "0|1",
+     "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
@@ -50,7 +55,8 @@ static void usage(FILE *f)
         snprintf(left, sizeof left, "%s %s", flags[i].flag, flags[i].arg);
         fprintf(f, "  %-24s %s [%s]\n", left, flags[i].help, flags[i].var);
     }
-    fprintf(f, "  %-24s %s\n", "--disable", "preload but pass everything through [TPROF_DISABLE=1]");
+    fprintf(f, "  %-24s %s\n", "--disable",
+            "preload but pass everything through [TPROF_DISABLE=1]");
     fprintf(f, "  %-24s %s\n", "--lib PATH", "use this libtprof.so [TPROF_LIB]");
     fprintf(f, "\nEvery setting, from a flag or a TPROF_* variable already in the environment, is\n"
                "checked before cmd runs, output paths included (the template expands, the\n"
@@ -150,8 +156,10 @@ const char *tp_find_library(char *err, size_t errlen)
     snprintf(path, sizeof path, "%s/libtprof.so", TPROF_LIBDIR);
     if (exists(path))
         return path;
-    snprintf(err, errlen, "libtprof.so not found (looked in .libs/ and ../lib/ beside tprof, and %s); set TPROF_LIB",
-             TPROF_LIBDIR);
+    snprintf(
+        err, errlen,
+        "libtprof.so not found (looked in .libs/ and ../lib/ beside tprof, and %s); set TPROF_LIB",
+        TPROF_LIBDIR);
     return NULL;
 }
 
@@ -215,7 +223,8 @@ int tp_cmd_run(int argc, char **argv)
     if (i < 0)
         return 2;
     if (i >= argc) {
-        fprintf(stderr, "tprof run: no command given (usage: tprof run [options] -- cmd args...)\n");
+        fprintf(stderr,
+                "tprof run: no command given (usage: tprof run [options] -- cmd args...)\n");
         return 2;
     }
     /* The environment the program will get, flags and inherited TPROF_* variables together,

@@ -19,36 +19,36 @@ struct tp_path_ctx;
 /* Constructors, loaders and initialisers are set-up, not a model's work, whatever their names
  * contain (darknet's make_convolutional_layer matched *conv*, rand_normal *norm*): as ops they
  * would also move the start of the persistent heap. */
-#define TP_DEFAULT_OPS                                                                     \
-    "*gemm*,*gemv*,*matmul*,*conv*,*attention*,*softmax*,*norm*,*im2col*,*col2im*,"        \
-    "*pool*,*relu*,*gelu*,*sigmoid*,*dropout*,*embedding*,*forward*,*backward*,*update*,"    \
+#define TP_DEFAULT_OPS                                                                             \
+    "*gemm*,*gemv*,*matmul*,*conv*,*attention*,*softmax*,*norm*,*im2col*,*col2im*,"                \
+    "*pool*,*relu*,*gelu*,*sigmoid*,*dropout*,*embedding*,*forward*,*backward*,*update*,"          \
     "!make_*,!parse_*,!load_*,!free_*,!rand*,!print*,!*init*"
 
 #define TP_MAX_STACK 64
 
 struct tp_config {
-    char *output;      /* "stderr" (default), "none", or a path template */
-    char *json;        /* path template or NULL */
-    char *trace;       /* path template or NULL */
-    char *folded;      /* path template or NULL */
-    char *ops;         /* comma-separated globs; "!glob" excludes */
-    int stack;         /* frames per call site, 1..TP_MAX_STACK, default 8 */
-    int warmup;        /* calls per op left out of percentiles, default 1 */
-    int top;           /* rows per report section, default 10 */
+    char *output;                  /* "stderr" (default), "none", or a path template */
+    char *json;                    /* path template or NULL */
+    char *trace;                   /* path template or NULL */
+    char *folded;                  /* path template or NULL */
+    char *ops;                     /* comma-separated globs; "!glob" excludes */
+    int stack;                     /* frames per call site, 1..TP_MAX_STACK, default 8 */
+    int warmup;                    /* calls per op left out of percentiles, default 1 */
+    int top;                       /* rows per report section, default 10 */
     double peak_gflops, peak_gbps; /* 0 = not set */
-    char *step;        /* function whose calls are steps, or NULL */
+    char *step;                    /* function whose calls are steps, or NULL */
     int sched_wait, sched_warmup, sched_active; /* -1 when TPROF_SCHEDULE is unset */
-    int signal;        /* report-on-demand signal number, 0 = none */
-    int disable;       /* 1: pass everything through */
-    int debuginfod;    /* 1: symbolisation may ask the DEBUGINFOD_URLS servers, default 0 */
-    uint64_t max_sites;/* call-site table capacity, default 131072 */
-    uint64_t max_ops;  /* op table capacity, default 1024 */
-    double snapshot_s; /* periodic snapshot period in seconds, 0 = off */
-    uint64_t trace_max;/* trace size budget in bytes, default 64 MiB */
-    uint64_t trace_cap;/* op-call events kept in the trace, default 1000000 */
-    int json_sites;    /* sites written to JSON, default 1000 (0 = all) */
-    int plt;           /* 1: hook shared-library exports through the PLT/GOT (default) */
-    double hook_ns;    /* cost of one non-op -finstrument-functions hook; -1: measure it */
+    int signal;                                 /* report-on-demand signal number, 0 = none */
+    int disable;                                /* 1: pass everything through */
+    int debuginfod;     /* 1: symbolisation may ask the DEBUGINFOD_URLS servers, default 0 */
+    uint64_t max_sites; /* call-site table capacity, default 131072 */
+    uint64_t max_ops;   /* op table capacity, default 1024 */
+    double snapshot_s;  /* periodic snapshot period in seconds, 0 = off */
+    uint64_t trace_max; /* trace size budget in bytes, default 64 MiB */
+    uint64_t trace_cap; /* op-call events kept in the trace, default 1000000 */
+    int json_sites;     /* sites written to JSON, default 1000 (0 = all) */
+    int plt;            /* 1: hook shared-library exports through the PLT/GOT (default) */
+    double hook_ns;     /* cost of one non-op -finstrument-functions hook; -1: measure it */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

@@ -16,15 +16,15 @@
 #include "common/path.h"
 
 #define TP_PATH_MAX 4096
-#define MAX_LINKS 40
+#define MAX_LINKS   40
 
 enum { T_FILE, T_FD, T_INPLACE };
 
 /* What a name leads to. No allocation: the preloaded library writes from exit paths. */
 struct target {
     int kind;
-    int fd;          /* T_FD: the descriptor */
-    int exists;      /* the end of the link chain exists (st is valid) */
+    int fd;     /* T_FD: the descriptor */
+    int exists; /* the end of the link chain exists (st is valid) */
     struct stat st;
     char path[TP_PATH_MAX]; /* the end of the link chain */
 };

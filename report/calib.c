@@ -23,7 +23,10 @@
 /* No MADV_HUGEPAGE: pages as the system gives a program's own arrays by default. (Asking for
  * huge pages measured up to 2x more here, but only when the kernel found them, after compaction
  * stalls of up to a second.) */
-static void *map(size_t bytes) { return tp_pages_map(bytes, 0); }
+static void *map(size_t bytes)
+{
+    return tp_pages_map(bytes, 0);
+}
 
 int tp_calib_cpus(void)
 {

@@ -25,7 +25,7 @@
 #include "report/calib.h"
 #include "common/fileio.h"
 
-#define MAGIC "tprof-peaks 1"
+#define MAGIC     "tprof-peaks 1"
 #define MAX_CACHE 8192
 
 int tp_peaks_cache_path(char *out, size_t n)
@@ -56,8 +56,10 @@ static int corrupt(const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "tprof: %s: not a valid peaks cache (%s); ignoring it (run `tprof calibrate "
-                    "--force`)\n", path, why);
+    fprintf(stderr,
+            "tprof: %s: not a valid peaks cache (%s); ignoring it (run `tprof calibrate "
+            "--force`)\n",
+            path, why);
     return -2;
 }
 
@@ -93,11 +95,22 @@ static int parse_long(const char *v, long long lo, long long hi, long long *out)
     return 0;
 }
 
-enum { K_GFLOPS, K_GFLOPS_1T, K_GBPS, K_THREADS, K_SGEMM_N, K_TRIAD_BYTES, K_METHOD, K_BLAS,
-       K_BLAS_CONFIG, K_DATE, NKEYS };
-static const char *const keys[NKEYS] = {"peak_gflops", "peak_gflops_1t", "peak_gbps", "threads",
-                                        "sgemm_n", "triad_bytes", "method", "blas", "blas_config",
-                                        "date"};
+enum {
+    K_GFLOPS,
+    K_GFLOPS_1T,
+    K_GBPS,
+    K_THREADS,
+    K_SGEMM_N,
+    K_TRIAD_BYTES,
+    K_METHOD,
+    K_BLAS,
+    K_BLAS_CONFIG,
+    K_DATE,
+    NKEYS
+};
+static const char *const keys[NKEYS] = {
+    "peak_gflops", "peak_gflops_1t", "peak_gbps", "threads",     "sgemm_n",
+    "triad_bytes", "method",         "blas",      "blas_config", "date"};
 
 /* One "key value" line into p; a message in why when it is not valid. */
 static int parse_line(char *line, struct tp_peaks *p, unsigned *seen, char *why, size_t wn)
@@ -122,15 +135,9 @@ static int parse_line(char *line, struct tp_peaks *p, unsigned *seen, char *why,
     long long l = 0;
     int bad = 0;
     switch (k) {
-    case K_GFLOPS:
-        bad = parse_double(val, 1e-6, 1e7, &p->gflops);
-        break;
-    case K_GFLOPS_1T:
-        bad = parse_double(val, 0, 1e7, &p->gflops_1t);
-        break;
-    case K_GBPS:
-        bad = parse_double(val, 1e-6, 1e6, &p->gbps);
-        break;
+    case K_GFLOPS: bad = parse_double(val, 1e-6, 1e7, &p->gflops); break;
+    case K_GFLOPS_1T: bad = parse_double(val, 0, 1e7, &p->gflops_1t); break;
+    case K_GBPS: bad = parse_double(val, 1e-6, 1e6, &p->gbps); break;
     case K_THREADS:
         bad = parse_long(val, 0, 1 << 20, &l);
         p->threads = (int)l;
@@ -147,15 +154,9 @@ static int parse_line(char *line, struct tp_peaks *p, unsigned *seen, char *why,
         bad = strcmp(val, "full") && strcmp(val, "quick");
         snprintf(p->method, sizeof p->method, "%s", val);
         break;
-    case K_BLAS:
-        snprintf(p->blas, sizeof p->blas, "%s", val);
-        break;
-    case K_BLAS_CONFIG:
-        snprintf(p->blas_config, sizeof p->blas_config, "%s", val);
-        break;
-    case K_DATE:
-        snprintf(p->date, sizeof p->date, "%s", val);
-        break;
+    case K_BLAS: snprintf(p->blas, sizeof p->blas, "%s", val); break;
+    case K_BLAS_CONFIG: snprintf(p->blas_config, sizeof p->blas_config, "%s", val); break;
+    case K_DATE: snprintf(p->date, sizeof p->date, "%s", val); break;
     }
     if (bad) {
         snprintf(why, wn, "%s '%s' is not valid", key, shown(val, buf, sizeof buf));
@@ -256,8 +257,9 @@ int tp_peaks_save(const char *path, const struct tp_peaks *p)
     if (mkdirs(path) < 0)
         return -1;
     tp_buf_init(&b);
-    tp_buf_printf(&b, MAGIC "\npeak_gflops %.3f\npeak_gflops_1t %.3f\npeak_gbps %.3f\nthreads %d\n"
-                         "sgemm_n %ld\ntriad_bytes %lld\n",
+    tp_buf_printf(&b,
+                  MAGIC "\npeak_gflops %.3f\npeak_gflops_1t %.3f\npeak_gbps %.3f\nthreads %d\n"
+                        "sgemm_n %ld\ntriad_bytes %lld\n",
                   p->gflops, p->gflops_1t, p->gbps, p->threads, p->sgemm_n, p->triad_bytes);
     put_str(&b, "method", p->method[0] ? p->method : "full");
     put_str(&b, "blas", p->blas);

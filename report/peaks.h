@@ -10,16 +10,16 @@
 
 /* What the cache holds (format in docs/calibrate.md). */
 struct tp_peaks {
-    double gflops;          /* sgemm, all threads */
-    double gflops_1t;       /* sgemm, one thread; 0 if not measured */
-    double gbps;            /* STREAM triad, all threads */
-    int threads;            /* threads of the all-threads figures; 0 unknown */
-    long sgemm_n;           /* matrix size of the sgemm; 0 unknown */
-    long long triad_bytes;  /* bytes of each triad array; 0 unknown */
-    char method[16];        /* "full" or "quick" (tprof calibrate --quick) */
-    char blas[512];         /* the BLAS library file */
-    char blas_config[256];  /* openblas_get_config(), "-" when the library has none */
-    char date[64];          /* UTC, ISO 8601 */
+    double gflops;         /* sgemm, all threads */
+    double gflops_1t;      /* sgemm, one thread; 0 if not measured */
+    double gbps;           /* STREAM triad, all threads */
+    int threads;           /* threads of the all-threads figures; 0 unknown */
+    long sgemm_n;          /* matrix size of the sgemm; 0 unknown */
+    long long triad_bytes; /* bytes of each triad array; 0 unknown */
+    char method[16];       /* "full" or "quick" (tprof calibrate --quick) */
+    char blas[512];        /* the BLAS library file */
+    char blas_config[256]; /* openblas_get_config(), "-" when the library has none */
+    char date[64];         /* UTC, ISO 8601 */
 };
 
 /* Fill m (peak_gflops, peak_gbps, source). Values > 0 in env_* win ("env"); what they leave

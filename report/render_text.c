@@ -19,13 +19,11 @@
 #define MAX_WIDTH 200
 #define SHAPE_OPS 3 /* ops whose shapes are listed */
 
-
 /* Cells: left-aligned text; right-aligned in tp_text_right. */
 static const char *L(char *out, size_t n, const char *s, size_t w)
 {
     return tp_fmt_cell(s, w, 0, out, n);
 }
-
 
 static double frac(uint64_t a, uint64_t b)
 {
