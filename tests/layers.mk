@@ -1,3 +1,6 @@
 # The layer rule, checked on the objects of the build (nm): see tests/layers.sh.
 TESTS += tests/layers.sh
 EXTRA_DIST += tests/layers.sh
+# The shape of the sources: file and function lengths, .clang-format (tests/style.sh).
+TESTS += tests/style.sh
+EXTRA_DIST += tests/style.sh .clang-format

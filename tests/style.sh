@@ -1,0 +1,49 @@
+#!/bin/sh
+# The shape rules of the sources in common/ report/ track/ preload/ cli/:
+# - no file over 600 lines, a .c counted together with its .h;
+# - no function over 80 lines, unless the comment above it says why, starting "Long because";
+# - the code follows .clang-format (skipped, and said so, when clang-format is not installed).
+set -eu
+src=${TS:-$(dirname "$0")}/..
+cd "$src"
+bad=0
+files=$(ls common/*.[ch] report/*.[ch] track/*.[ch] preload/*.[ch] cli/*.[ch])
+
+for f in $files; do
+  case $f in *.h) [ -f "${f%.h}.c" ] && continue ;; esac
+  n=$(wc -l < "$f")
+  [ "$f" != "${f%.c}" ] && [ -f "${f%.c}.h" ] && n=$((n + $(wc -l < "${f%.c}.h")))
+  if [ "$n" -gt 600 ]; then
+    echo "style: $f: $n lines with its header (at most 600)"
+    bad=1
+  fi
+done
+
+# A function body opens with "{" in column 0 and closes with "}" in column 0; its first line is
+# the first line of the signature after the comment or blank line that precedes it.
+long=$(for f in $files; do
+  awk -v f="$f" '
+    /Long because/ { why = NR }
+    /^[ \t]*$/ || /^\/\*/ || /^ \*/ || /^#/ { sig = 0; next }
+    /^\{/ { body = 1; next }
+    /^\}/ { if (body && NR - start + 1 > 80 && (why == 0 || start - why > 4))
+              printf "style: %s:%d: a function of %d lines (at most 80, or a comment above it starting \"Long because\")\n", f, start, NR - start + 1
+            body = 0; sig = 0; next }
+    !body && !sig { sig = 1; start = NR }' "$f"
+done)
+if [ -n "$long" ]; then
+  echo "$long"
+  bad=1
+fi
+
+if command -v clang-format > /dev/null; then
+  if ! clang-format --dry-run -Werror $files 2> /tmp/style.$$; then
+    grep -m 20 'error:' /tmp/style.$$ | sed 's/^/style: /'
+    echo "style: run clang-format -i on the files above"
+    bad=1
+  fi
+  rm -f /tmp/style.$$
+else
+  echo "style: clang-format is not installed: formatting not checked"
+fi
+exit $bad
