@@ -17,8 +17,7 @@ __attribute__((tls_model("initial-exec"))) __thread int tp_raw_resolving;
  * in a namespace of their own, track/dwlib.c: nothing of theirs reaches the shims.) The .bss
  * costs nothing until touched. */
 
-#define BOOT_SIZE (64 * 1024)
-static _Alignas(64) unsigned char arena[BOOT_SIZE];
+_Alignas(64) unsigned char tp_boot_arena[TP_BOOT_SIZE];
 static _Atomic size_t boot_used;
 
 /* Each block is preceded by its size, so realloc can copy it out. */
@@ -26,23 +25,18 @@ void *tp_boot_alloc(size_t n, size_t align)
 {
     if (align < 16)
         align = 16;
-    if (n > BOOT_SIZE)
+    if (n > TP_BOOT_SIZE)
         return NULL;
     for (;;) {
         size_t used = atomic_load(&boot_used);
         size_t start = (used + 16 + align - 1) & ~(align - 1);
-        if (start + n > BOOT_SIZE)
+        if (start + n > TP_BOOT_SIZE)
             return NULL; /* dlsym needs a few hundred bytes */
         if (atomic_compare_exchange_weak(&boot_used, &used, start + n)) {
-            memcpy(arena + start - sizeof(size_t), &n, sizeof n);
-            return arena + start;
+            memcpy(tp_boot_arena + start - sizeof(size_t), &n, sizeof n);
+            return tp_boot_arena + start;
         }
     }
-}
-
-int tp_boot_owns(const void *p)
-{
-    return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + sizeof arena;
 }
 
 size_t tp_boot_size(const void *p)

@@ -50,9 +50,16 @@ void tp_free(void *p);
 char *tp_strdup(const char *s);
 
 /* The bootstrap arena: a block of n bytes aligned to align (NULL when full), whether p is one of
- * its blocks, and that block's size. Its blocks are never given back. */
+ * its blocks (inline: free() asks on every call), and that block's size. Its blocks are never
+ * given back. */
+#define TP_BOOT_SIZE (64 * 1024)
+extern __attribute__((visibility("hidden"))) unsigned char tp_boot_arena[TP_BOOT_SIZE];
 void *tp_boot_alloc(size_t n, size_t align);
-int tp_boot_owns(const void *p);
 size_t tp_boot_size(const void *p);
+static inline int tp_boot_owns(const void *p)
+{
+    return (const unsigned char *)p >= tp_boot_arena &&
+           (const unsigned char *)p < tp_boot_arena + TP_BOOT_SIZE;
+}
 
 #endif
