@@ -22,9 +22,9 @@
  *   where the kernel has just put SIG_DFL, then calls the handler with the kernel's arguments;
  * - queries report what the program installed, never our stand-in or entry.
  * A handler that calls _exit reaches our _exit (shim_exit.c); one that calls abort() reaches
- * SIGABRT's stand-in. Not covered: a program's SIGABRT handler that returns from abort() (glibc restores
- * the default inside libc, out of our sight), and actions set through sigset(), bsd_signal() or
- * the raw system call. */
+ * SIGABRT's stand-in. Not covered: a program's SIGABRT handler that returns from abort() (glibc
+ * restores the default inside libc, out of our sight), and actions set through sigset(),
+ * bsd_signal() or the raw system call. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
