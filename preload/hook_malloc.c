@@ -3,7 +3,7 @@
  * Every shim forwards to the next definition in the lookup chain (dlsym RTLD_NEXT: glibc, or an
  * allocator preloaded after us) and, when recording is on, tells heap.c what happened. Pointers
  * are never changed: no header, sizes live in heap.c's table. Before the real functions are known,
- * dlsym's own allocations are served from a static bootstrap arena. */
+ * dlsym's own allocations are served from a static bootstrap arena (track/rawalloc.c). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
@@ -12,169 +12,32 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "preload/main.h"
 #include "track/heap.h"
+#include "track/rawalloc.h"
 #include "track/runtime.h"
 #include "track/sites.h"
 #include "track/unwind.h"
 
-typedef void *(*malloc_fn)(size_t);
-typedef void (*free_fn)(void *);
-typedef void *(*calloc_fn)(size_t, size_t);
-typedef void *(*realloc_fn)(void *, size_t);
-typedef void *(*reallocarray_fn)(void *, size_t, size_t);
-typedef int (*posix_memalign_fn)(void **, size_t, size_t);
 typedef void *(*aligned_alloc_fn)(size_t, size_t);
 typedef void *(*valloc_fn)(size_t);
-typedef size_t (*usable_fn)(void *);
 
-static malloc_fn real_malloc;
-static free_fn real_free;
-static calloc_fn real_calloc;
-static realloc_fn real_realloc;
-static reallocarray_fn real_reallocarray;
-static posix_memalign_fn real_posix_memalign;
-static aligned_alloc_fn real_aligned_alloc;
-static aligned_alloc_fn real_memalign;
-static valloc_fn real_valloc;
-static valloc_fn real_pvalloc;
-static usable_fn real_usable;
-
-/* ---- the bootstrap arena ----
- *
- * It serves what dlsym allocates before the real allocator is known: a bump allocator in one
- * static array, so that free() tells its blocks from the real allocator's with one range check.
- * Its blocks are never given back. (tprof's own libraries, elfutils, allocate from their own libc
- * in a namespace of their own, preload/dwlib.c: nothing of theirs reaches these shims.) The .bss
- * costs nothing until touched. */
-
-#define BOOT_SIZE (64 * 1024)
-static _Alignas(64) unsigned char arena[BOOT_SIZE];
-static _Atomic size_t boot_used;
-
-/* Each block is preceded by its size, so realloc can copy it out. */
-static void *boot_alloc(size_t n, size_t align)
-{
-    if (align < 16)
-        align = 16;
-    if (n > BOOT_SIZE)
-        return NULL;
-    for (;;) {
-        size_t used = atomic_load(&boot_used);
-        size_t start = (used + 16 + align - 1) & ~(align - 1);
-        if (start + n > BOOT_SIZE)
-            return NULL; /* dlsym needs a few hundred bytes */
-        if (atomic_compare_exchange_weak(&boot_used, &used, start + n)) {
-            memcpy(arena + start - sizeof(size_t), &n, sizeof n);
-            return arena + start;
-        }
-    }
-}
-
-int tp_boot_owns(const void *p)
-{
-    return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + sizeof arena;
-}
-
-static size_t boot_size(const void *p)
-{
-    size_t n;
-    memcpy(&n, (const unsigned char *)p - sizeof(size_t), sizeof n);
-    return n;
-}
-
-/* ---- resolving the real functions ---- */
-
-static _Atomic int resolve_state; /* 0 not yet, 1 in progress, 2 done */
-static TP_TLS int resolving;      /* this thread is inside dlsym for us */
-
-static void resolve(void)
-{
-    int expect = 0;
-    if (!atomic_compare_exchange_strong(&resolve_state, &expect, 1)) {
-        /* Another thread resolves; wait (happens at most once, at start-up). */
-        while (atomic_load(&resolve_state) != 2)
-            ;
-        return;
-    }
-    resolving = 1;
-    /* The four core functions first: every later lookup can then allocate normally. */
-    real_malloc = (malloc_fn)dlsym(RTLD_NEXT, "malloc");
-    real_free = (free_fn)dlsym(RTLD_NEXT, "free");
-    real_calloc = (calloc_fn)dlsym(RTLD_NEXT, "calloc");
-    real_realloc = (realloc_fn)dlsym(RTLD_NEXT, "realloc");
-    real_reallocarray = (reallocarray_fn)dlsym(RTLD_NEXT, "reallocarray");
-    real_posix_memalign = (posix_memalign_fn)dlsym(RTLD_NEXT, "posix_memalign");
-    real_aligned_alloc = (aligned_alloc_fn)dlsym(RTLD_NEXT, "aligned_alloc");
-    real_memalign = (aligned_alloc_fn)dlsym(RTLD_NEXT, "memalign");
-    real_valloc = (valloc_fn)dlsym(RTLD_NEXT, "valloc");
-    real_pvalloc = (valloc_fn)dlsym(RTLD_NEXT, "pvalloc");
-    real_usable = (usable_fn)dlsym(RTLD_NEXT, "malloc_usable_size");
-    resolving = 0;
-    atomic_store(&resolve_state, 2);
-}
-
-static inline int ready(void)
-{
-    if (tp_likely(atomic_load_explicit(&resolve_state, memory_order_acquire) == 2))
-        return 1;
-    if (resolving)
-        return 0;
-    resolve();
-    return 1;
-}
-
-/* ---- tprof's own allocations: the real allocator, never recorded ---- */
-
-void *tp_alloc(size_t n)
-{
-    if (!ready())
-        return boot_alloc(n, 16);
-    return real_malloc(n);
-}
-
-void *tp_calloc(size_t n, size_t m)
-{
-    if (!ready()) {
-        if (m && n > SIZE_MAX / m)
-            return NULL;
-        return boot_alloc(n * m, 16); /* static storage is zeroed */
-    }
-    return real_calloc(n, m);
-}
-
-void tp_free(void *p)
-{
-    if (!p)
-        return;
-    if (tp_boot_owns(p))
-        return; /* bootstrap blocks stay */
-    if (ready())
-        real_free(p);
-}
-
-void *tp_realloc(void *p, size_t n)
-{
-    if (!ready())
-        return NULL;
-    if (p && tp_boot_owns(p)) {
-        void *q = real_malloc(n);
-        if (q) {
-            size_t old = boot_size(p);
-            memcpy(q, p, old < n ? old : n);
-        }
-        return q;
-    }
-    return real_realloc(p, n);
-}
-
-char *tp_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = tp_alloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
+/* The real functions and the bootstrap arena are tprof's own allocator's (track/rawalloc.c);
+ * the shims below use them under these names. */
+#define real_malloc tp_raw.malloc
+#define real_free tp_raw.free
+#define real_calloc tp_raw.calloc
+#define real_realloc tp_raw.realloc
+#define real_reallocarray tp_raw.reallocarray
+#define real_posix_memalign tp_raw.posix_memalign
+#define real_aligned_alloc tp_raw.aligned_alloc
+#define real_memalign tp_raw.memalign
+#define real_valloc tp_raw.valloc
+#define real_pvalloc tp_raw.pvalloc
+#define real_usable tp_raw.usable_size
+#define ready tp_raw_ready
+#define boot_alloc tp_boot_alloc
+#define boot_size tp_boot_size
 
 /* ---- recording ---- */
 
@@ -189,7 +52,7 @@ static inline int recording(void)
     if (s == TP_BOOT) {
         /* The first allocation after start-up: initialise here rather than wait for our
          * constructor, so that allocations made by other libraries' constructors count. */
-        tp_init();
+        tp_preload_init();
         return tp_running();
     }
     return 0;

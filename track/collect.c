@@ -10,15 +10,12 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "preload/exitpaths.h"
 #include "track/heap.h"
-#include "preload/names.h"
 #include "track/runtime.h"
 #include "track/ops.h"
 #include "track/optree.h"
 #include "common/path.h"
 #include "report/peaks.h"
-#include "preload/reporter.h"
 #include "track/sites.h"
 #include "track/symbolize.h"
 
@@ -298,8 +295,9 @@ void tp_collect(struct tp_report *r, const char *why)
     collect_program(&r->program);
     collect_memory(r);
     tp_ops_collect(r);
+    tp_components_notes(r, 1);
     tp_optree_collect(r);
-    tp_names_collect(r);
+    tp_components_notes(r, 0);
     /* A quick measurement costs a quarter of a second: only when a roofline needs it. */
     int need = 0;
     for (size_t i = 0; i < r->nops; i++)

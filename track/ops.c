@@ -673,5 +673,4 @@ void tp_ops_collect(struct tp_report *r)
     if (shapes_dropped)
         tp_report_note(r, "%llu calls had shapes beyond the %d kept per op", (unsigned long long)shapes_dropped,
                        MAX_SHAPES);
-    tp_resolve_collect(r);
 }

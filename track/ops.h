@@ -81,6 +81,10 @@ void tp_step_mark(void);
 /* Set-up (from tp_init, after the configuration is read) and the report (from tp_finish). */
 void tp_ops_init(void);
 void tp_ops_collect(struct tp_report *r);
+/* The op names' lock around fork, and a child's counts restarted. */
+void tp_ops_fork_prepare(void);
+void tp_ops_fork_parent(void);
+void tp_ops_fork_child(void);
 /* The nanoseconds per tick the last tp_ops_collect() used: other tables of the same report
  * convert with it, so that their times add up exactly to the ops'. */
 double tp_ops_ns_per_tick(void);

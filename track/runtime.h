@@ -1,22 +1,26 @@
-/* What every file of libtprof.so shares: the recursion guard, the life-cycle state, the
- * configuration, and allocation that bypasses accounting. Owned by the foundation
- * (preload/state.c, preload/hook_malloc.c); other preload files only use it. */
-#ifndef TPROF_INTERNAL_H
-#define TPROF_INTERNAL_H
+/* What every file of libtprof.so shares while the program runs: the life-cycle state word, the
+ * recursion guard, the configuration, warnings, tprof's own threads, and the table of the parts
+ * that make up the library (track/runtime.c). Allocation that bypasses accounting is
+ * track/rawalloc.h. */
+#ifndef TPROF_RUNTIME_H
+#define TPROF_RUNTIME_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/config.h"
+#include "track/rawalloc.h"
 
-#define TP_EXPORT __attribute__((visibility("default")))
-#define TP_NOINSTR __attribute__((no_instrument_function))
-#define TP_TLS __attribute__((tls_model("initial-exec"))) __thread
-#define tp_likely(x) __builtin_expect(!!(x), 1)
+#define TP_EXPORT      __attribute__((visibility("default")))
+#define TP_NOINSTR     __attribute__((no_instrument_function))
+#define TP_TLS         __attribute__((tls_model("initial-exec"))) __thread
+#define tp_likely(x)   __builtin_expect(!!(x), 1)
 #define tp_unlikely(x) __builtin_expect(!!(x), 0)
 
-/* Life cycle (PITFALLS P6): hooks forward untouched until RUNNING and after FINISHING. */
+/* Life cycle: hooks forward untouched until RUNNING and after FINISHING (a hook that recorded
+ * before the tables exist, or while the report reads them, would corrupt them). The state moves
+ * in preload/lifecycle.c only. */
 enum tp_state { TP_BOOT = 0, TP_INITING, TP_RUNNING, TP_FINISHING, TP_DONE, TP_DISABLED };
 extern _Atomic int tp_state;
 static inline int tp_running(void)
@@ -24,8 +28,8 @@ static inline int tp_running(void)
     return atomic_load_explicit(&tp_state, memory_order_relaxed) == TP_RUNNING;
 }
 
-/* Per-thread recursion guard (P2): set while tprof's own code runs on this thread, so that
- * its allocations (uthash, stdio, the dynamic loader's for dlmopen) are forwarded but never
+/* Per-thread recursion guard: set while tprof's own code runs on this thread, so that its
+ * allocations (uthash, stdio, the dynamic loader's for dlmopen) are forwarded but never
  * recorded. */
 extern TP_TLS int tp_guard;
 static inline int tp_guard_enter(void)
@@ -35,26 +39,47 @@ static inline int tp_guard_enter(void)
     tp_guard = 1;
     return 1;
 }
-static inline void tp_guard_leave(void) { tp_guard = 0; }
+static inline void tp_guard_leave(void)
+{
+    tp_guard = 0;
+}
 
 extern struct tp_config tp_cfg;
-extern uint64_t tp_start_ns;        /* CLOCK_MONOTONIC at load */
-
-/* Make sure the library is initialised (idempotent, cheap after the first call). */
-void tp_init(void);
-
-/* The real allocator, never recorded. Safe in any state, including before init. */
-void *tp_alloc(size_t n);
-void *tp_calloc(size_t n, size_t m);
-void *tp_realloc(void *p, size_t n);
-void tp_free(void *p);
-char *tp_strdup(const char *s);
+extern uint64_t tp_start_ns; /* CLOCK_MONOTONIC at load (at fork in a child) */
 
 /* One line on stderr through write(2), prefixed "tprof: ". No allocation. */
 void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Bytes of the static bootstrap arena (what dlsym allocated before the real allocator was
- * known). */
-int tp_boot_owns(const void *p);
+/* Start a detached thread of tprof's that blocks every signal (the program's signals are the
+ * program's). 0, or -1 when it could not be created. */
+int tp_start_thread(void *(*fn)(void *));
+
+/* Periodic snapshots written so far: their number, total and longest wall time (ns). The
+ * report says what they cost. */
+void tp_snapshot_stats(uint64_t *n, uint64_t *ns, uint64_t *max_ns);
+void tp_snapshot_add(uint64_t ns);
+
+/* One part of the library as the life cycle sees it: what it sets up once the configuration is
+ * read, what it does around fork, and the notes it adds to a report. Any function may be NULL.
+ * notes_with_ops: the notes go right after the ops' own (a real function that was missing is
+ * told beside the ops), not at the end of the parts' notes. */
+struct tp_report;
+struct tp_component {
+    const char *name;
+    void (*init)(void);
+    void (*fork_prepare)(void);
+    void (*fork_parent)(void);
+    void (*fork_child)(void);
+    void (*notes)(struct tp_report *);
+    int notes_with_ops;
+};
+
+/* The table, set once before the library is initialised (preload/main.c, the one file that
+ * names every part); its order is the order of init, fork_prepare and fork_child, reversed for
+ * fork_parent. */
+void tp_components_set(const struct tp_component *table, size_t n);
+const struct tp_component *tp_components(size_t *n);
+/* The notes of every part whose notes_with_ops is with_ops, in table order. */
+void tp_components_notes(struct tp_report *r, int with_ops);
 
 #endif

@@ -27,7 +27,6 @@
 #include "track/ops.h"
 #include "report/render.h"
 #include "report/report.h"
-#include "preload/reporter.h"
 
 #define CHUNK_EVENTS 4096
 #define MAX_THREADS 4096    /* threads named in the trace; later ones share the last track */

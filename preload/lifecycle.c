@@ -1,0 +1,360 @@
+/* The library's life cycle: initialisation on first use, fork, and the one function that
+ * writes the report at the end, tp_finish().
+ *
+ * State goes BOOT -> INITING -> RUNNING -> FINISHING -> DONE (or DISABLED). Hooks record only
+ * while RUNNING; the tables are never freed, so late frees from other libraries' destructors are
+ * harmless. The parts of the library are reached through their table (track/runtime.h), set by
+ * preload/main.c: this file names none of them. */
+#include "preload/lifecycle.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/config.h"
+#include "track/output.h"
+#include "track/runtime.h"
+
+/* Who we are in the profiled process tree; decides report file names (track/output.h). */
+static struct tp_ident ident;
+
+/* TPROF_TEST_REPORT_DELAY_MS (test-only, not a setting: tests/proc_prompt.sh): the report at the
+ * end waits this long before it is written, after saying so on stderr, so that a test can send
+ * a signal while it is in progress without depending on how long a report takes. */
+static long test_delay_ms;
+
+/* What tp_finish and fork call when they let go of the guard (tp_lifecycle_on_release). */
+static void (*on_release)(void);
+
+void tp_lifecycle_on_release(void (*fn)(void))
+{
+    on_release = fn;
+}
+
+static void release(void)
+{
+    if (on_release)
+        on_release();
+}
+
+/* The configuration's warnings at start-up, held until all are known, then printed once per
+ * run: an image that prints one adds its hash to TPROF_WARNED, which children and exec'd images
+ * inherit, so a script that starts ten programs under one bad setting warns once, not ten
+ * times. A setting the program changes for a child gives a new line, which is printed. */
+static char init_warnings[4096];
+static size_t init_warnings_len;
+
+static void warn_line(const char *line)
+{
+    size_t n = strlen(line);
+    if (n < sizeof init_warnings - init_warnings_len) {
+        memcpy(init_warnings + init_warnings_len, line, n);
+        init_warnings_len += n;
+    } else if (write(2, line, n) < 0) {
+    }
+}
+
+#define WARNED_MAX 32 /* hashes kept in TPROF_WARNED */
+
+static uint64_t line_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Print the held warnings that no earlier image of this run printed. export: record them in
+ * TPROF_WARNED for the images to come. */
+static void flush_warnings(int export)
+{
+    char list[WARNED_MAX * 17 + 1], hex[20];
+    const char *old = getenv("TPROF_WARNED");
+    snprintf(list, sizeof list, "%s", old && strlen(old) < sizeof list ? old : "");
+    size_t kept = 0, added = 0;
+    for (const char *p = list; *p; p++)
+        kept += *p == ',';
+    kept += list[0] != 0;
+    const char *line = init_warnings, *end = init_warnings + init_warnings_len;
+    while (line < end) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) + 1 : (size_t)(end - line);
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)line_hash(line, n));
+        if (!strstr(list, hex)) {
+            if (write(2, line, n) < 0) {
+            }
+            size_t len = strlen(list);
+            if (kept < WARNED_MAX && len + 18 < sizeof list) {
+                snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", hex);
+                kept++;
+                added++;
+            }
+        }
+        line += n;
+    }
+    init_warnings_len = 0;
+    if (export && added)
+        setenv("TPROF_WARNED", list, 1);
+}
+
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+/* The environment this image was started with. Read from environ, not through getenv(): a program
+ * may define its own getenv, and bash's answers from its shell variables, which a forked bash
+ * carries over from its parent. identify() runs before main (at the first malloc or in our
+ * constructor), when environ is still the one exec gave. */
+static const char *initial_env(const char *name)
+{
+    extern char **environ;
+    size_t n = strlen(name);
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, name, n) && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+/* This image's identity as the environment carries it to a program it execs or spawns:
+ * TPROF_ROOT_PID=<root pid>:<run start ns>, TPROF_IMAGE=<pid>:<images of this pid before it>.
+ * 0 when tprof is off in this process (nothing to pass on). */
+int tp_ident_env(char *img, size_t ni, char *root, size_t nr)
+{
+    if (!ident.pid)
+        return 0;
+    snprintf(img, ni, "TPROF_IMAGE=%ld:%d", ident.pid, ident.image_seq);
+    snprintf(root, nr, "TPROF_ROOT_PID=%ld:%llu", ident.root_pid,
+             (unsigned long long)ident.run_start_ns);
+    return 1;
+}
+
+/* Keep environ in step too, for what starts a program without passing through our exec wrappers
+ * (posix_spawn, system, a raw execve system call). Through the program's own setenv, since it is
+ * the one that owns environ. */
+static void publish_ident(void)
+{
+    char img[64], root[96];
+    if (!tp_ident_env(img, sizeof img, root, sizeof root))
+        return;
+    setenv("TPROF_ROOT_PID", strchr(root, '=') + 1, 1);
+    setenv("TPROF_IMAGE", strchr(img, '=') + 1, 1);
+}
+
+/* TPROF_ROOT_PID and TPROF_IMAGE travel to children and exec'd images through the environment so
+ * that each image can tell whether it is the root process and how many images came before it. A
+ * forked child learns it in fork_child() instead: it inherits our memory, not a new environment. */
+static void identify(void)
+{
+    ident.pid = getpid();
+    const char *root = initial_env("TPROF_ROOT_PID");
+    long rpid = 0;
+    unsigned long long start = 0;
+    if (root && sscanf(root, "%ld:%llu", &rpid, &start) >= 1 && rpid > 0) {
+        ident.root_pid = rpid;
+        ident.is_root = rpid == ident.pid;
+        /* another boot's clock (an environment copied to another machine) says nothing here */
+        ident.run_start_ns = start && start <= tp_start_ns ? start : tp_start_ns;
+    } else {
+        ident.root_pid = ident.pid;
+        ident.is_root = 1;
+        ident.run_start_ns = tp_start_ns;
+    }
+    const char *img = initial_env("TPROF_IMAGE");
+    long ipid = -1;
+    int iseq = 0;
+    if (img && sscanf(img, "%ld:%d", &ipid, &iseq) == 2 && ipid == ident.pid && iseq >= 0)
+        ident.image_seq = iseq + 1;
+    else
+        ident.image_seq = 0;
+    publish_ident();
+    tp_output_set_ident(&ident);
+    const char *delay = initial_env("TPROF_TEST_REPORT_DELAY_MS");
+    test_delay_ms = delay ? atol(delay) : 0;
+}
+
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One report at a time: the report thread and an exit path may race. */
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fork: a child starts with one thread, the one that forked; a lock another thread held at
+ * that moment would stay held in the child for ever. So every lock of tprof's is taken before
+ * fork and released after it in the parent, and made new in the child. The order, outer first,
+ * is the one the code nests them in (a report reads the module list; nothing that holds a later
+ * lock waits for an earlier one): fork_lock, report_lock, then the parts' in their table's order
+ * (preload/main.c: the symbol table's, the op names', the module list's, the stack walker's, the
+ * heap table's growth lock), released in the reverse order. hook_plt.c's lock has handlers of its
+ * own, registered before these (by a part's init, which runs before pthread_atfork below): its
+ * prepare handler runs after ours, and nothing it does under that lock takes one of these.
+ *
+ * From prepare to parent/child the forking thread holds the guard, so that tprof passes
+ * through anything it calls in between (other libraries' fork handlers that allocate, run
+ * after ours): our hooks take none of these locks there. When the guard is already held at
+ * fork (fork from a signal handler that interrupted tprof on this thread), one of these locks
+ * may be this thread's own: nothing is taken, the child makes them new all the same. */
+static TP_TLS int fork_guard_was, fork_locked;
+
+static void fork_prepare(void)
+{
+    fork_guard_was = tp_guard;
+    fork_locked = !tp_guard;
+    tp_guard = 1;
+    if (!fork_locked)
+        return;
+    pthread_mutex_lock(&fork_lock);
+    pthread_mutex_lock(&report_lock);
+    size_t n;
+    const struct tp_component *c = tp_components(&n);
+    for (size_t i = 0; i < n; i++)
+        if (c[i].fork_prepare)
+            c[i].fork_prepare();
+}
+
+static void fork_parent(void)
+{
+    if (fork_locked) {
+        size_t n;
+        const struct tp_component *c = tp_components(&n);
+        for (size_t i = n; i-- > 0;)
+            if (c[i].fork_parent)
+                c[i].fork_parent();
+        pthread_mutex_unlock(&report_lock);
+        pthread_mutex_unlock(&fork_lock);
+    }
+    tp_guard = fork_guard_was;
+    /* a terminating signal that came in meanwhile was deferred */
+    if (!tp_guard)
+        release();
+}
+
+/* The child is a new image of the run: its own pid, not the root, its counts from now. */
+static void fork_child(void)
+{
+    pthread_mutex_init(&fork_lock, NULL);
+    pthread_mutex_init(&report_lock, NULL);
+    ident.pid = getpid();
+    ident.is_root = 0;
+    ident.image_seq = 0;
+    publish_ident();
+    tp_output_set_ident(&ident);
+    tp_start_ns = tp_now_ns();
+    size_t n;
+    const struct tp_component *c = tp_components(&n);
+    for (size_t i = 0; i < n; i++)
+        if (c[i].fork_child)
+            c[i].fork_child();
+    tp_guard = fork_guard_was;
+}
+
+/* The configuration is read, and with it the warnings said; a disabled tprof stops there. */
+static int configure(void)
+{
+    tp_start_ns = tp_now_ns();
+    tp_clock_init();
+    tp_config_load(&tp_cfg, env_get, warn_line);
+    if (tp_cfg.disable) {
+        flush_warnings(0);
+        return 0;
+    }
+    identify();
+    tp_output_check(warn_line);
+    flush_warnings(1);
+    return 1;
+}
+
+void tp_init(void)
+{
+    int expect = TP_BOOT;
+    if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_INITING))
+        return;
+    int e = errno;
+    int g = tp_guard;
+    tp_guard = 1;
+    if (!configure()) {
+        atomic_store(&tp_state, TP_DISABLED);
+        tp_guard = g;
+        errno = e;
+        return;
+    }
+    size_t n;
+    const struct tp_component *c = tp_components(&n);
+    for (size_t i = 0; i < n; i++)
+        if (c[i].init)
+            c[i].init();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    atomic_store(&tp_state, TP_RUNNING);
+    tp_guard = g;
+    errno = e;
+}
+
+static void test_delay(void)
+{
+    if (test_delay_ms <= 0)
+        return;
+    tp_warn("TPROF_TEST_REPORT_DELAY_MS: the report waits %ld ms", test_delay_ms);
+    struct timespec ts = {test_delay_ms / 1000, (test_delay_ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+int tp_finish(const char *why)
+{
+    /* A child that shares our memory (vfork, or a clone without fork's handlers) is not us: its
+     * report would take our name, and our state would end for the parent too. */
+    if (tp_in_vfork_child())
+        return 0;
+    int expect = TP_RUNNING;
+    if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_FINISHING))
+        return 0;
+    int e = errno;
+    int g = tp_guard;
+    tp_guard = 1;
+    pthread_mutex_lock(&report_lock);
+    test_delay();
+    tp_write_reports(why, 0);
+    pthread_mutex_unlock(&report_lock);
+    atomic_store(&tp_state, TP_DONE);
+    tp_guard = g;
+    errno = e;
+    /* A terminating signal that arrived while we were writing was deferred: act on it now. */
+    if (!g)
+        release();
+    return 1;
+}
+
+int tp_report_now(const char *why, int sig_seq)
+{
+    if (!tp_running())
+        return 0;
+    int g = tp_guard;
+    tp_guard = 1;
+    pthread_mutex_lock(&report_lock);
+    int ok = tp_running();
+    if (ok) {
+        int snap = !strcmp(why, "snapshot");
+        uint64_t t0 = tp_now_ns();
+        tp_write_reports(why, sig_seq);
+        if (snap)
+            tp_snapshot_add(tp_now_ns() - t0);
+    }
+    pthread_mutex_unlock(&report_lock);
+    tp_guard = g;
+    return ok;
+}
+
+void tp_resume_after_failed_exec(void)
+{
+    int expect = TP_DONE;
+    atomic_compare_exchange_strong(&tp_state, &expect, TP_RUNNING);
+}
+
+int tp_in_vfork_child(void)
+{
+    return getpid() != ident.pid;
+}

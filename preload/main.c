@@ -1,0 +1,75 @@
+/* libtprof.so's entry points: the constructor and destructor, and the table of its parts (the
+ * one place that names every part). The life cycle (lifecycle.c) and the report (track/collect.c)
+ * reach the parts through this table only.
+ *
+ * The table's order is the order of init, of the locks taken before fork (outer first: a report
+ * reads the module list; nothing that holds a later lock waits for an earlier one) and of the
+ * child's handlers; the parent releases in reverse. Notes come in table order too, at the end of
+ * the report's notes (notes_with_ops: right after the ops' own). */
+#include "preload/main.h"
+
+#include <stddef.h>
+
+#include "preload/lifecycle.h"
+#include "preload/names.h"
+#include "preload/reporter.h"
+#include "preload/resolve.h"
+#include "preload/shim_exit.h"
+#include "preload/shim_signal.h"
+#include "track/dwlib.h"
+#include "track/heap.h"
+#include "track/modules.h"
+#include "track/ops.h"
+#include "track/optree.h"
+#include "track/output.h"
+#include "track/runtime.h"
+#include "track/sites.h"
+#include "track/symtab.h"
+#include "track/trace.h"
+#include "track/unwind.h"
+
+static const struct tp_component parts[] = {
+    /* name, init, fork_prepare, fork_parent, fork_child, notes, notes_with_ops */
+    {"symbol table", NULL, tp_symtab_lock, tp_symtab_unlock, tp_symtab_reset_lock, NULL, 0},
+    {"ops", tp_ops_init, tp_ops_fork_prepare, tp_ops_fork_parent, tp_ops_fork_child, NULL, 0},
+    {"modules", NULL, tp_modules_fork_prepare, tp_modules_fork_parent, tp_modules_fork_child, NULL,
+     0},
+    {"stack walker", NULL, tp_unwind_fork_prepare, tp_unwind_fork_parent, tp_unwind_fork_child,
+     NULL, 0},
+    {"heap", tp_heap_init, tp_heap_fork_prepare, tp_heap_fork_parent, tp_heap_fork_child, NULL, 0},
+    {"sites", tp_sites_init, NULL, NULL, NULL, NULL, 0},
+    {"op tree", tp_optree_init, NULL, NULL, tp_optree_fork_child, NULL, 0},
+    {"trace", tp_trace_init, NULL, NULL, tp_trace_fork_child, NULL, 0},
+    {"real functions", NULL, NULL, NULL, NULL, tp_resolve_collect, 1},
+    {"instrumented functions", tp_cyg_init, NULL, NULL, NULL, tp_names_collect, 0},
+    {"report thread", NULL, NULL, NULL, tp_reporter_fork_child, NULL, 0},
+    {"signals", tp_shim_signal_init, NULL, NULL, tp_shim_signal_fork_child, NULL, 0},
+    {"report files", NULL, NULL, NULL, tp_output_fork_child, NULL, 0},
+};
+
+void tp_preload_init(void)
+{
+    if (atomic_load(&tp_state) == TP_BOOT)
+        tp_components_set(parts, sizeof parts / sizeof parts[0]);
+    tp_init();
+}
+
+__attribute__((constructor)) static void tp_ctor(void)
+{
+    tp_preload_init();
+    /* Threads are started here rather than in tp_init, which may run inside the first malloc. */
+    if (tp_running()) {
+        tp_reporter_start();
+        tp_report_signal_start();
+        tp_trace_start();
+        tp_shim_exit_start();
+        /* A safe point to load elfutils: the configuration is read (a disabled tprof loads
+         * nothing) and no lock of the program's is held. */
+        tp_dw_load();
+    }
+}
+
+__attribute__((destructor)) static void tp_dtor(void)
+{
+    tp_finish("exit");
+}

@@ -1,0 +1,274 @@
+/* Ways out of a process image other than returning from main or exit() (those reach our
+ * destructor) and other than a signal (shim_signal.c): _exit/_Exit, quick_exit, and exec, which
+ * replaces the image without running any destructor. Each writes the report once through
+ * tp_finish(), then lets the program go the way it would have gone without tprof. Exec also
+ * gets the new image's environment fixed, so that it learns who it is. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/lifecycle.h"
+#include "preload/shim_exit.h"
+#include "track/runtime.h"
+
+/* The next definition of name, the one the program would have called without us: looked up with
+ * the guard held (dlsym allocates). */
+static void *next_fn(const char *name)
+{
+    int g = tp_guard;
+    tp_guard = 1;
+    void *f = dlsym(RTLD_NEXT, name);
+    tp_guard = g;
+    return f;
+}
+
+/* ---- _exit and _Exit: not caught by destructors. Raw exit_group syscalls cannot be seen. ---- */
+
+/* _exit from a signal handler is common. If that handler interrupted tprof or the allocator on
+ * this thread (the guard is set), writing the report could deadlock on a lock held below us. */
+static void finish_before_exit(const char *why)
+{
+    if (!tp_running() || tp_in_vfork_child())
+        return;
+    if (tp_guard)
+        tp_warn("%s in a signal handler that interrupted the allocator or tprof: no report", why);
+    else
+        tp_finish(why);
+}
+
+TP_EXPORT TP_NOINSTR void _exit(int status)
+{
+    finish_before_exit("_exit");
+    void (*real)(int) = (void (*)(int))next_fn("_exit");
+    if (real)
+        real(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+TP_EXPORT TP_NOINSTR void _Exit(int status)
+{
+    finish_before_exit("_Exit");
+    void (*real)(int) = (void (*)(int))next_fn("_Exit");
+    if (real)
+        real(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+/* ---- quick_exit: glibc runs the at_quick_exit handlers, then its own internal _exit, which
+ * no wrapper sees. Our handler, registered from our constructor (before the program's main),
+ * runs after every handler the program registers later, so the report sees what they did. Not
+ * registered from tp_init, which may run inside the first malloc: glibc allocates the list of
+ * exit handlers while holding the lock that registering takes. ---- */
+
+static void on_quick_exit(void)
+{
+    finish_before_exit("quick_exit");
+}
+
+void tp_shim_exit_start(void)
+{
+    static int registered;
+    if (!registered && at_quick_exit(on_quick_exit) == 0)
+        registered = 1;
+}
+
+/* ---- exec: the image ends here; write its report first. ---- */
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+/* Before exec: write this image's report (the new image writes its own, named apart by
+ * TPROF_IMAGE). Returns 1 if a report was written and must be taken back if exec fails. */
+static int before_exec(void)
+{
+    if (!tp_running() || tp_in_vfork_child())
+        return 0;
+    return tp_finish("exec");
+}
+
+static void after_failed_exec(int wrote, int e)
+{
+    if (wrote)
+        tp_resume_after_failed_exec();
+    errno = e;
+}
+
+/* The new image learns who it is from TPROF_IMAGE and TPROF_ROOT_PID in the environment exec
+ * gives it, and the environment a program passes is often not one that we updated: a shell
+ * execs with its own list of exported variables (bash even points environ at it), built before
+ * it forked; Open MPI's launcher and Python's subprocess with env=... build theirs before the
+ * fork too. With its parent's TPROF_IMAGE the new image would take the name of its parent's
+ * report, or of the report the forked child wrote just before this exec, and overwrite it. So
+ * whatever envp holds, exec gets this image's own entries: a copy of envp, on the stack (a vfork
+ * child must not allocate; there this process's identity is still its parent's, which is right
+ * for the new image: a new pid, its first image). An environment without LD_PRELOAD gets no
+ * entry added: tprof is not coming along. */
+#define ENV_ON_STACK 4096 /* entries; a longer environment is copied to the heap */
+
+struct exec_env {
+    char img[64], root[96];
+    char **heap;
+};
+
+static size_t env_len(char *const envp[])
+{
+    size_t n = 0;
+    while (envp && envp[n])
+        n++;
+    return n;
+}
+
+/* The environment to hand to exec: envp itself, or a fixed copy in v (room for n + 3 entries;
+ * NULL: too long for the stack) or on the heap (x->heap, freed by the caller). */
+static char *const *fix_env(char *const envp[], size_t n, char **v, struct exec_env *x)
+{
+    x->heap = NULL;
+    if (!envp || !tp_ident_env(x->img, sizeof x->img, x->root, sizeof x->root))
+        return envp;
+    int stale = 0, has_img = 0, has_root = 0, preload = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strncmp(envp[i], "TPROF_IMAGE=", 12)) {
+            has_img = 1;
+            stale |= strcmp(envp[i], x->img) != 0;
+        } else if (!strncmp(envp[i], "TPROF_ROOT_PID=", 15)) {
+            has_root = 1;
+            stale |= strcmp(envp[i], x->root) != 0;
+        } else if (!strncmp(envp[i], "LD_PRELOAD=", 11)) {
+            preload = 1;
+        }
+    }
+    int add = preload && (!has_img || !has_root);
+    if (!stale && !add)
+        return envp;
+    if (!v) {
+        if (tp_in_vfork_child())
+            return envp;
+        int g = tp_guard;
+        tp_guard = 1;
+        v = x->heap = tp_alloc((n + 3) * sizeof *v);
+        tp_guard = g;
+        if (!v)
+            return envp;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strncmp(envp[i], "TPROF_IMAGE=", 12))
+            v[k++] = x->img;
+        else if (!strncmp(envp[i], "TPROF_ROOT_PID=", 15))
+            v[k++] = x->root;
+        else
+            v[k++] = envp[i];
+    }
+    if (add && !has_img)
+        v[k++] = x->img;
+    if (add && !has_root)
+        v[k++] = x->root;
+    v[k] = NULL;
+    return v;
+}
+
+enum exec_kind { EXEC_VE, EXEC_VPE, EXEC_FD, EXEC_AT };
+
+/* Every exec wrapper ends here: the environment fixed, the report written, the real call. */
+static int do_exec(enum exec_kind kind, int fd, const char *path, char *const argv[],
+                   char *const envp[], int flags)
+{
+    static const char *const names[] = {"execve", "execvpe", "fexecve", "execveat"};
+    void *real = next_fn(names[kind]);
+    size_t n = env_len(envp);
+    char *stack[n < ENV_ON_STACK ? n + 3 : 1];
+    struct exec_env x;
+    char *const *env = fix_env(envp, n, n < ENV_ON_STACK ? stack : NULL, &x);
+    int wrote = before_exec();
+    int rc = -1;
+    errno = ENOSYS;
+    if (real) {
+        switch (kind) {
+        case EXEC_VE:
+        case EXEC_VPE: rc = ((execve_fn)real)(path, argv, env); break;
+        case EXEC_FD: rc = ((fexecve_fn)real)(fd, argv, env); break;
+        case EXEC_AT: rc = ((execveat_fn)real)(fd, path, argv, env, flags); break;
+        }
+    }
+    int e = errno;
+    if (x.heap)
+        tp_free(x.heap);
+    after_failed_exec(wrote, e);
+    return rc;
+}
+
+/* execv and execvp are execve and execvpe with environ, which needs the same fixing. */
+TP_EXPORT TP_NOINSTR int execve(const char *path, char *const argv[], char *const envp[])
+{
+    return do_exec(EXEC_VE, -1, path, argv, envp, 0);
+}
+
+TP_EXPORT TP_NOINSTR int execv(const char *path, char *const argv[])
+{
+    return do_exec(EXEC_VE, -1, path, argv, environ, 0);
+}
+
+TP_EXPORT TP_NOINSTR int execvp(const char *file, char *const argv[])
+{
+    return do_exec(EXEC_VPE, -1, file, argv, environ, 0);
+}
+
+TP_EXPORT TP_NOINSTR int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    return do_exec(EXEC_VPE, -1, file, argv, envp, 0);
+}
+
+TP_EXPORT TP_NOINSTR int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    return do_exec(EXEC_FD, fd, NULL, argv, envp, 0);
+}
+
+TP_EXPORT TP_NOINSTR int execveat(int dirfd, const char *path, char *const argv[],
+                                  char *const envp[], int flags)
+{
+    return do_exec(EXEC_AT, dirfd, path, argv, envp, flags);
+}
+
+/* execl, execlp, execle: gather the variadic arguments into an argv on the stack. */
+#define GATHER_ARGS(arg0, ap, argv, envp_out)                                                      \
+    size_t n_ = 1;                                                                                 \
+    va_start(ap, arg0);                                                                            \
+    while (va_arg(ap, char *))                                                                     \
+        n_++;                                                                                      \
+    va_end(ap);                                                                                    \
+    char *argv[n_ + 1];                                                                            \
+    va_start(ap, arg0);                                                                            \
+    argv[0] = (char *)arg0;                                                                        \
+    for (size_t i_ = 1; i_ <= n_; i_++)                                                            \
+        argv[i_] = va_arg(ap, char *);                                                             \
+    envp_out;                                                                                      \
+    va_end(ap)
+
+TP_EXPORT TP_NOINSTR int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    GATHER_ARGS(arg, ap, argv, (void)0);
+    return execv(path, argv);
+}
+
+TP_EXPORT TP_NOINSTR int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    GATHER_ARGS(arg, ap, argv, (void)0);
+    return execvp(file, argv);
+}
+
+TP_EXPORT TP_NOINSTR int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    char *const *envp;
+    GATHER_ARGS(arg, ap, argv, envp = va_arg(ap, char *const *));
+    return execve(path, argv, envp);
+}

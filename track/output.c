@@ -1,0 +1,294 @@
+/* Report files (track/output.h): their names for this process image, putting them in place
+ * without taking another process's, and writing every output of one report. */
+#include "track/output.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/clock.h"
+#include "common/fileio.h"
+#include "common/path.h"
+#include "report/render.h"
+#include "report/report.h"
+#include "track/collect.h"
+#include "track/runtime.h"
+#include "track/trace.h"
+
+static struct tp_ident ident;
+
+void tp_output_set_ident(const struct tp_ident *id)
+{
+    ident = *id;
+}
+
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+/* How this image's report files are named (common/path.h). */
+static char host_name[256];
+static void path_ctx(struct tp_path_ctx *ctx, int sig_seq)
+{
+    if (gethostname(host_name, sizeof host_name - 1) < 0 || !host_name[0])
+        snprintf(host_name, sizeof host_name, "localhost");
+    struct tp_path_ctx c = {ident.pid,      tp_mpi_rank(env_get), host_name,
+                            !ident.is_root, ident.image_seq,      sig_seq};
+    *ctx = c;
+}
+
+void tp_output_check(void (*warn)(const char *line))
+{
+    struct tp_path_ctx ctx;
+    path_ctx(&ctx, 0);
+    tp_config_check_outputs(&tp_cfg, &ctx, warn);
+}
+
+/* Expand a report path template for this process image. */
+static int report_path(const char *var, const char *tmpl, int sig_seq, char *path, size_t n)
+{
+    struct tp_path_ctx ctx;
+    path_ctx(&ctx, sig_seq);
+    if (tp_output_path(tmpl, &ctx, path, n) < 0) {
+        tp_warn("%s=%s: %s; report not written", var, tmpl, path);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- no report takes the place of another process's ----
+ *
+ * Each image names its reports apart (common/path.h), but a name can still come round twice in one
+ * run: the system reuses a pid (pid_max is often 32768), or two processes that each think they
+ * are the root (MPI ranks started by a launcher that is not profiled) share a template without
+ * %p or %r. A file at the report's name that another process of this run wrote is then kept, and
+ * the report goes beside it under ".<pid>" (".<pid>-<N>" if that is taken too), with a warning.
+ * A file from an earlier run is replaced, as it always was, and so is one this image wrote itself
+ * (snapshots rewrite theirs; a failed exec and a later exit write the same names again).
+ *
+ * "Written in this run" compares the file's modification time with the run's start, both on the
+ * file system's clock (which on a network file system is not ours): the start is the time stamp
+ * of our own temporary file, just written, less the run's age on CLOCK_MONOTONIC (passed from
+ * the root in TPROF_ROOT_PID). File time stamps lag by up to a clock tick: the margin keeps a file
+ * written just before the run began from counting as this run's. */
+#define SAME_RUN_MARGIN_NS 50000000LL
+
+#define OWN_FILES 32
+static struct {
+    dev_t dev;
+    ino_t ino;
+} own_files[OWN_FILES];
+static int own_next;
+
+/* A forked child wrote none of its parent's files. */
+void tp_output_fork_child(void)
+{
+    memset(own_files, 0, sizeof own_files);
+    own_next = 0;
+}
+
+static int own_slot(const struct stat *st)
+{
+    for (int i = 0; i < OWN_FILES; i++)
+        if (own_files[i].ino == st->st_ino && own_files[i].dev == st->st_dev && st->st_ino)
+            return i;
+    return -1;
+}
+
+/* Remember the file just published; `was`, a file of ours it replaced, is forgotten. */
+static void own_note(const struct stat *now, const struct stat *was)
+{
+    int i = was ? own_slot(was) : -1;
+    if (i < 0) {
+        i = own_next;
+        own_next = (own_next + 1) % OWN_FILES;
+    }
+    own_files[i].dev = now->st_dev;
+    own_files[i].ino = now->st_ino;
+}
+
+static int64_t mtime_ns(const struct stat *st)
+{
+    return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
+
+static int written_this_run(const struct stat *old, const struct stat *tmp)
+{
+    int64_t age = (int64_t)(tp_now_ns() - ident.run_start_ns);
+    return mtime_ns(old) + age > mtime_ns(tmp) + SAME_RUN_MARGIN_NS;
+}
+
+/* Name number k of the report at path when path is taken: ".<pid>" or ".<pid>-<k>" before the
+ * extension of the file name. */
+static void other_name(const char *path, int k, char *out, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t at = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+    char tag[48];
+    if (k == 0)
+        snprintf(tag, sizeof tag, ".%ld", ident.pid);
+    else
+        snprintf(tag, sizeof tag, ".%ld-%d", ident.pid, k);
+    snprintf(out, n, "%.*s%s%s", (int)at, path, tag, path + at);
+}
+
+/* Put the finished temporary file tmp in place at path (changed when the report goes beside
+ * another process's; n bytes). 0, or -1 with errno set. A free name is taken with link(), which
+ * fails rather than replace a file that another process put there in the meantime. The publisher
+ * of the report writer (common/fileio.h); arg is the variable's name, for the warning. */
+static int publish(void *arg, const char *tmp, char *path, size_t n)
+{
+    const char *var = arg;
+    struct stat t, old;
+    if (stat(tmp, &t) < 0)
+        return rename(tmp, path);
+    char cand[4200];
+    snprintf(cand, sizeof cand, "%s", path);
+    for (int k = 0, tries = 0; tries < 64; tries++) {
+        int exists = lstat(cand, &old) == 0;
+        int was_own = exists && own_slot(&old) >= 0;
+        if (strlen(cand) >= n) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (!exists) {
+            if (link(tmp, cand) == 0) {
+                unlink(tmp);
+            } else if (errno == EEXIST) {
+                continue;                       /* someone else just took it: look again */
+            } else if (rename(tmp, cand) < 0) { /* no hard links on this file system */
+                return -1;
+            }
+        } else if (was_own || !written_this_run(&old, &t)) {
+            if (rename(tmp, cand) < 0)
+                return -1;
+        } else {
+            other_name(path, k++, cand, sizeof cand);
+            continue;
+        }
+        if (k > 0 && !was_own)
+            tp_warn("%s: %s was written by another process while this one ran; this report "
+                    "goes to %s",
+                    var, path, cand);
+        own_note(&t, exists ? &old : NULL);
+        memcpy(path, cand, strlen(cand) + 1);
+        return 0;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* A terminating signal that ends the process in the middle of a report removes the temporary
+ * file (common/fileio.h), and the previous report stays whole. */
+void tp_report_abandon(void)
+{
+    tp_write_abandon();
+}
+
+/* Write a report file where the user pointed (common/fileio.h): a regular file atomically, so that
+ * a reader, or a program killed while a snapshot is written, never sees half a report, and never
+ * over another process's report (publish); a device, a FIFO or a descriptor in place. */
+static char *write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b)
+{
+    char path[4096];
+    const char *why;
+    if (report_path(var, tmpl, sig_seq, path, sizeof path) < 0)
+        return NULL;
+    struct tp_publish pub = {publish, (void *)var};
+    char final[4096];
+    if (tp_write_file_as(path, b->p, b->len, &pub, final, sizeof final, &why) < 0) {
+        tp_warn("%s: cannot write %s: %s; report not written", var, path, why);
+        return NULL;
+    }
+    return strdup(final);
+}
+
+/* TPROF_FOLDED names the op-time file; the heap-at-peak file goes beside it: "x.folded" gives
+ * "x.heap.folded", any other name gets ".heap" appended. */
+static void heap_folded_template(const char *tmpl, char *out, size_t n)
+{
+    size_t len = strlen(tmpl);
+    if (len > 7 && !strcmp(tmpl + len - 7, ".folded"))
+        snprintf(out, n, "%.*s.heap.folded", (int)(len - 7), tmpl);
+    else
+        snprintf(out, n, "%s.heap", tmpl);
+}
+
+/* The trace and the folded stacks, before the report so that it can say what they hold. A
+ * periodic snapshot skips the trace: rewriting up to TPROF_TRACE_MAX bytes every period would
+ * cost the program more than the snapshot is worth; exit and TPROF_SIGNAL write it. */
+static void write_extras(struct tp_report *r, const char *why, int sig_seq)
+{
+    if (tp_cfg.trace && tp_trace_on && strcmp(why, "snapshot") != 0) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_trace_render(r, &b);
+        if (tp_buf_ok(&b))
+            r->outputs.trace = write_out("TPROF_TRACE", tp_cfg.trace, sig_seq, &b);
+        else
+            tp_warn("TPROF_TRACE: out of memory while rendering the trace; not written");
+        tp_buf_free(&b);
+    }
+    if (tp_cfg.folded) {
+        char heap[4200];
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_render_folded(r, TP_FOLDED_TIME, &b);
+        if (tp_buf_ok(&b))
+            r->outputs.folded_time = write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &b);
+        /* A device, FIFO or descriptor has no name beside it for the heap stacks ("/dev/null.heap"
+         * would be a new file in /dev), and bytes mixed into a stream of times would make one
+         * wrong flame graph: there only the op-time stacks are written. */
+        if (!r->outputs.folded_time || !tp_file_is_stream(r->outputs.folded_time)) {
+            b.len = 0;
+            tp_render_folded(r, TP_FOLDED_HEAP, &b);
+            heap_folded_template(tp_cfg.folded, heap, sizeof heap);
+            if (tp_buf_ok(&b))
+                r->outputs.folded_heap = write_out("TPROF_FOLDED", heap, sig_seq, &b);
+        }
+        tp_buf_free(&b);
+    }
+}
+
+/* Build the report and write every output. Called with the guard held and recording stopped. */
+void tp_write_reports(const char *why, int sig_seq)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    tp_collect(&r, why);
+    tp_analyze(&r);
+    write_extras(&r, why, sig_seq);
+
+    if (strcmp(tp_cfg.output, "none") != 0) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        struct tp_text_opts o = {tp_cfg.top, 100};
+        tp_render_text(&r, &o, &b);
+        if (!strcmp(tp_cfg.output, "stderr")) {
+            /* On stderr only the program the user started speaks: a shell wrapper's image before
+             * it execs the real program, or the dozens of helpers a script spawns, would bury
+             * its report. Their reports still go to TPROF_JSON / a TPROF_OUTPUT path. */
+            if (ident.is_root && strcmp(why, "exec") != 0 && strcmp(why, "snapshot") != 0 &&
+                tp_write_fd(2, b.p, b.len) < 0) {
+            }
+        } else {
+            free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b));
+        }
+        tp_buf_free(&b);
+    }
+    if (tp_cfg.json) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_render_json(&r, &b);
+        free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b));
+        tp_buf_free(&b);
+    }
+    tp_report_free(&r);
+}

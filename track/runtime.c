@@ -1,0 +1,97 @@
+/* The state every file of libtprof.so shares (track/runtime.h). Defined here, below the shims
+ * and the life cycle that drive it, so that the tables and the report code can use it without
+ * calling up into preload/. */
+#include "track/runtime.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "report/report.h"
+
+_Atomic int tp_state = TP_BOOT;
+TP_TLS int tp_guard;
+struct tp_config tp_cfg;
+uint64_t tp_start_ns;
+
+void tp_warn(const char *fmt, ...)
+{
+    char line[512];
+    int e = errno;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof line - 2)
+        n = sizeof line - 2;
+    line[n++] = '\n';
+    if (write(2, "tprof: ", 7) >= 0 && write(2, line, (size_t)n) >= 0) {
+    }
+    errno = e;
+}
+
+int tp_start_thread(void *(*fn)(void *))
+{
+    /* The thread inherits this mask: it must never receive the program's signals. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 1024 * 1024); /* static TLS comes out of it too */
+    int g = tp_guard;
+    tp_guard = 1; /* its stack and thread descriptor are not the program's allocations */
+    int rc = pthread_create(&t, &attr, fn, NULL) == 0 ? 0 : -1;
+    tp_guard = g;
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+/* Written by the report thread under the report lock (preload/lifecycle.c), read by the report
+ * it writes next. */
+static uint64_t snapshots, snapshot_ns, snapshot_max_ns;
+
+void tp_snapshot_stats(uint64_t *n, uint64_t *ns, uint64_t *max_ns)
+{
+    *n = snapshots;
+    *ns = snapshot_ns;
+    *max_ns = snapshot_max_ns;
+}
+
+void tp_snapshot_add(uint64_t ns)
+{
+    snapshots++;
+    snapshot_ns += ns;
+    if (ns > snapshot_max_ns)
+        snapshot_max_ns = ns;
+}
+
+static const struct tp_component *components;
+static size_t ncomponents;
+
+void tp_components_set(const struct tp_component *table, size_t n)
+{
+    components = table;
+    ncomponents = n;
+}
+
+const struct tp_component *tp_components(size_t *n)
+{
+    *n = ncomponents;
+    return components;
+}
+
+void tp_components_notes(struct tp_report *r, int with_ops)
+{
+    for (size_t i = 0; i < ncomponents; i++)
+        if (components[i].notes && !components[i].notes_with_ops == !with_ops)
+            components[i].notes(r);
+}
