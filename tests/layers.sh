@@ -9,6 +9,7 @@
 # to be able to find something.
 set -eu
 top=${TB:-$(pwd)/tests}/..
+srcdir=${TS:-$(dirname "$0")}/..
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -18,14 +19,21 @@ rank() {
   esac
 }
 
-# "layer/file object" for each object of the build (PIC objects of the libraries, the CLI's).
+# "layer/file object" for each object of the build: the PIC objects of the libraries, the CLI's.
 list_objects() {
   for layer in common report track preload cli; do
-    for o in "$top/$layer"/.libs/*.o "$top/$layer"/tprof-*.o; do
+    case $layer in
+      common | report | track) prefix=.libs/libtp${layer}_la- ;;
+      preload) prefix=.libs/libtprof_la- ;;
+      cli) prefix=tprof- ;;
+    esac
+    for o in "$top/$layer/$prefix"*.o; do
       [ -f "$o" ] || continue
-      case $o in *_san_la-*) continue ;; esac
       f=$(basename "$o" .o)
-      echo "$layer/${f#*-} $o"
+      f=${f#*-}
+      # an object left over from a source file since removed is not part of the build
+      [ -f "$srcdir/$layer/$f.c" ] || continue
+      echo "$layer/$f $o"
     done
   done
 }
