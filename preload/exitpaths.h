@@ -5,11 +5,16 @@
 #define TPROF_EXITPATHS_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 void tp_exitpaths_init(void);
 /* What must wait for our constructor (tp_exitpaths_init may run inside the first malloc). */
 void tp_exitpaths_start(void);
+/* A terminating signal that arrived while its thread was inside the allocator or tprof waits (0:
+ * none) until the hook that was interrupted calls tp_signal_deferred() on its way out. */
+extern _Atomic int tp_pending_signal;
+void tp_signal_deferred(void);
 
 /* The program's actions for the signals whose default action tprof stands in for ("armed";
  * see exitpaths.c). The sigaction and signal shims (reporter.c) send armed signals here. */

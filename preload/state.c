@@ -326,7 +326,7 @@ void tp_init(void)
     identify();
     check_outputs();
     flush_warnings(1);
-    tp_heap_init();
+    tp_heap_init(tp_ops_current, tp_warn);
     tp_sites_init();
     tp_ops_init();
     tp_optree_init();
