@@ -137,7 +137,7 @@ int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, int la
         thread_first();
     uint32_t site = tp_site_find(raw, got, ra);
     struct tp_blk b = {n, site, !late};
-    if (tp_live_insert(p, &b) < 0) {
+    if (tp_live_insert(p, b) < 0) {
         atomic_fetch_add(&g_dropped, 1);
         return 0;
     }
@@ -186,10 +186,10 @@ static inline __attribute__((always_inline)) void account_free(const struct tp_b
 
 void tp_heap_free(void *p)
 {
-    struct tp_blk b;
     if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return;
-    if (!tp_live_remove(p, &b)) {
+    struct tp_blk b = tp_live_remove(p);
+    if (b.site == TP_LIVE_NONE) {
         atomic_fetch_add_explicit(&g_unknown_frees, 1, memory_order_relaxed);
         return;
     }
@@ -198,8 +198,8 @@ void tp_heap_free(void *p)
 
 void tp_heap_forget(void *p)
 {
-    struct tp_blk b;
-    if (tp_live_remove(p, &b))
+    struct tp_blk b = tp_live_remove(p);
+    if (b.site != TP_LIVE_NONE)
         account_free(&b);
 }
 
@@ -223,7 +223,8 @@ int tp_heap_take(void *p, struct tp_blk *out)
 {
     if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return 0;
-    return tp_live_remove(p, out);
+    *out = tp_live_remove(p);
+    return out->site != TP_LIVE_NONE;
 }
 
 void tp_heap_release(const struct tp_blk *b, void *p)
@@ -234,7 +235,7 @@ void tp_heap_release(const struct tp_blk *b, void *p)
 
 void tp_heap_restore(void *p, const struct tp_blk *b)
 {
-    if (tp_live_insert(p, b) < 0)
+    if (tp_live_insert(p, *b) < 0)
         atomic_fetch_add(&g_dropped, 1);
 }
 
