@@ -212,8 +212,10 @@ static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, 
     }
     if (ns) /* 1 call in CLOCK_EVERY is timed */
         tp_heap_add_alloc_ns(ns);
-    /* The op that allocates is charged here, not by heap.c: the accounting knows nothing of ops. */
-    if (tp_heap_alloc(p, n, ra, raw, got, tp_ops_first_ns() != 0))
+    /* The op that allocates is charged here, not by heap.c: the accounting knows nothing of ops.
+     * Before the first op began no op can be open: a program without ops makes no call for it. */
+    uint64_t late = tp_ops_first_ns(); /* 0 until then */
+    if (tp_heap_alloc(p, n, ra, raw, got, late) && late)
         tp_ops_on_alloc(n);
 }
 

@@ -129,14 +129,14 @@ static inline uint64_t new_peak(uint64_t live)
     return pseq;
 }
 
-int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, int late)
+int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64_t late)
 {
     if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return 0;
     if (tp_unlikely(!thread_seen))
         thread_first();
     uint32_t site = tp_site_find(raw, got, ra);
-    struct tp_blk b = {n, site, !late};
+    struct tp_blk b = {n, site, late == 0};
     if (tp_live_insert(p, b) < 0) {
         atomic_fetch_add(&g_dropped, 1);
         return 0;

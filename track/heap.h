@@ -19,9 +19,10 @@ int tp_heap_tracking(void);
 
 /* Record block p of n bytes; 1 if it was recorded, 0 if not (accounting off, or the table is
  * full). ra: the shim's return address; raw, got: the frames tp_unwind gave in the shim
- * (tp_sites_want(), sites.h), got 0 for none; late: allocated after the first op or step began.
+ * (tp_sites_want(), sites.h), got 0 for none; late: nonzero when allocated after the first op
+ * or step began (any nonzero value, so that the caller can pass the time it began as it is).
  * The allocator's time is added apart (tp_heap_add_alloc_ns): one call in 16 has any. */
-int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, int late);
+int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64_t late);
 void tp_heap_free(void *p);
 void tp_heap_failed(uint64_t ns);
 void tp_heap_unknown_free(void);
