@@ -223,8 +223,11 @@ int tp_heap_take(void *p, struct tp_blk *out)
 {
     if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return 0;
-    *out = tp_live_remove(p);
-    return out->site != TP_LIVE_NONE;
+    struct tp_blk b = tp_live_remove(p);
+    if (b.site == TP_LIVE_NONE)
+        return 0; /* *out left as it was */
+    *out = b;
+    return 1;
 }
 
 void tp_heap_release(const struct tp_blk *b, void *p)
