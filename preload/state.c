@@ -327,7 +327,7 @@ void tp_init(void)
     check_outputs();
     flush_warnings(1);
     tp_heap_init(tp_ops_current, tp_warn);
-    tp_sites_init();
+    tp_sites_init(tp_cfg.stack, tp_cfg.max_sites, tp_warn);
     tp_ops_init();
     tp_optree_init();
     tp_trace_init();
