@@ -1,5 +1,5 @@
 /* Heap accounting: the global live and peak, per-site figures, threads, time in the allocator.
- * The blocks themselves are in the live-block table (livetable.c).
+ * The blocks themselves are in the live-block table (livetable.h).
  *
  * "Live at the global peak" per site is kept lazily: every new global peak bumps a sequence
  * number; a site that is modified after a peak first saves its pre-modification live bytes as its
@@ -124,8 +124,9 @@ static inline uint64_t new_peak(uint64_t live)
     uint64_t pseq = atomic_fetch_add_explicit(&g.pseq, 1, memory_order_relaxed) + 1;
     atomic_store_explicit(&g.peak_ns, tp_now_ns(), memory_order_relaxed);
     atomic_store_explicit(&g.peak_op, op_now_fn ? op_now_fn() : -1, memory_order_relaxed);
-    uint64_t late = atomic_load_explicit(&g.late_live, memory_order_relaxed);
-    atomic_store_explicit(&g.early_at_peak, live > late ? live - late : 0, memory_order_relaxed);
+    uint64_t late_live = atomic_load_explicit(&g.late_live, memory_order_relaxed);
+    atomic_store_explicit(&g.early_at_peak, live > late_live ? live - late_live : 0,
+                          memory_order_relaxed);
     return pseq;
 }
 
