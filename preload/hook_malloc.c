@@ -13,7 +13,9 @@
 
 #include "common/clock.h"
 #include "preload/main.h"
+#include "preload/shim_signal.h"
 #include "track/heap.h"
+#include "track/ops.h"
 #include "track/rawalloc.h"
 #include "track/runtime.h"
 #include "track/sites.h"
@@ -71,7 +73,30 @@ static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, 
         got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
                         __builtin_frame_address(0));
     }
-    tp_heap_alloc(p, n, ra, raw, got, ns);
+    if (ns) /* 1 call in CLOCK_EVERY is timed */
+        tp_heap_add_alloc_ns(ns);
+    /* The op that allocates is charged here, not by heap.c: the accounting knows nothing of ops.
+     * Before the first op began no op can be open: a program without ops makes no call for it. */
+    uint64_t late = tp_ops_first_ns(); /* 0 until then */
+    if (tp_heap_alloc(p, n, ra, raw, got, late) && late)
+        tp_ops_on_alloc(n);
+}
+
+/* After a hook: act on a signal that arrived while this thread was inside the allocator. */
+static inline void after_hook(void)
+{
+    if (tp_unlikely(atomic_load_explicit(&tp_pending_signal, memory_order_relaxed) != 0))
+        tp_signal_deferred();
+}
+
+/* Forget p when it is freed unrecorded, so that a later block at the same address is not mistaken
+ * for it; but only while the tables exist and are not being read for the report, and not when
+ * re-entering. */
+static inline void forget_unrecorded(void *p)
+{
+    if (!tp_guard && tp_heap_tracking() &&
+        atomic_load_explicit(&tp_state, memory_order_relaxed) < TP_FINISHING)
+        tp_heap_forget(p);
 }
 
 /* The common end of an allocating shim, entered with the guard held: record the block (or the
@@ -87,7 +112,7 @@ static inline __attribute__((always_inline)) void *finish_alloc(void *p, size_t 
         tp_heap_failed(elapsed);
     tp_guard = 0;
     errno = e;
-    tp_heap_after_hook();
+    after_hook();
     return p;
 }
 
@@ -150,10 +175,7 @@ TP_EXPORT TP_NOINSTR void free(void *p)
     if (tp_unlikely(!ready()))
         return;
     if (!recording()) {
-        /* Still forget the block if we know it, so that a later block at the same address is
-         * not mistaken for it; but only while the tables exist and we are not re-entering. */
-        if (!tp_guard && tp_heap_tracking())
-            tp_heap_forget(p);
+        forget_unrecorded(p);
         real_free(p);
         return;
     }
@@ -170,7 +192,7 @@ TP_EXPORT TP_NOINSTR void free(void *p)
     }
     tp_guard = 0;
     errno = e; /* glibc's manual: a replacement free preserves errno */
-    tp_heap_after_hook();
+    after_hook();
 }
 
 /* realloc (P5): realloc(NULL, n) is malloc; glibc's realloc(p, 0) frees p and returns NULL; a
@@ -210,7 +232,7 @@ static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, s
     }
     tp_guard = 0;
     errno = e;
-    tp_heap_after_hook();
+    after_hook();
     return q;
 }
 
@@ -221,8 +243,8 @@ TP_EXPORT TP_NOINSTR void *realloc(void *p, size_t n)
     if (tp_unlikely(p && tp_boot_owns(p)))
         return tp_realloc(p, n);
     if (!recording()) {
-        if (p && !tp_guard && tp_heap_tracking())
-            tp_heap_forget(p);
+        if (p)
+            forget_unrecorded(p);
         if (!p)
             return real_malloc(n);
         return real_realloc(p, n);
@@ -250,8 +272,8 @@ TP_EXPORT TP_NOINSTR void *reallocarray(void *p, size_t cnt, size_t sz)
     if (!real_reallocarray)
         return realloc(p, n);
     if (!recording()) {
-        if (p && !tp_guard && tp_heap_tracking())
-            tp_heap_forget(p);
+        if (p)
+            forget_unrecorded(p);
         return real_reallocarray(p, cnt, sz);
     }
     void *ra = __builtin_return_address(0);

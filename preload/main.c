@@ -28,6 +28,11 @@
 #include "track/trace.h"
 #include "track/unwind.h"
 
+/* Heap and sites take their settings and callbacks from here, so that the tables call nothing
+ * above them. */
+static void heap_init(void) { tp_heap_init(tp_ops_current, tp_warn); }
+static void sites_init(void) { tp_sites_init(tp_cfg.stack, tp_cfg.max_sites, tp_warn); }
+
 static const struct tp_component parts[] = {
     /* name, init, fork_prepare, fork_parent, fork_child, notes, notes_with_ops */
     {"symbol table", NULL, tp_symtab_lock, tp_symtab_unlock, tp_symtab_reset_lock, NULL, 0},
@@ -36,8 +41,8 @@ static const struct tp_component parts[] = {
      0},
     {"stack walker", NULL, tp_unwind_fork_prepare, tp_unwind_fork_parent, tp_unwind_fork_child,
      NULL, 0},
-    {"heap", tp_heap_init, tp_heap_fork_prepare, tp_heap_fork_parent, tp_heap_fork_child, NULL, 0},
-    {"sites", tp_sites_init, NULL, NULL, NULL, NULL, 0},
+    {"heap", heap_init, tp_heap_fork_prepare, tp_heap_fork_parent, tp_heap_fork_child, NULL, 0},
+    {"sites", sites_init, NULL, NULL, NULL, NULL, 0},
     {"op tree", tp_optree_init, NULL, NULL, tp_optree_fork_child, NULL, 0},
     {"trace", tp_trace_init, NULL, NULL, tp_trace_fork_child, NULL, 0},
     {"real functions", NULL, NULL, NULL, NULL, tp_resolve_collect, 1},

@@ -1,35 +1,20 @@
-/* Unit tests of the library's tables (preload/heap.c, preload/sites.c), linked directly into this
- * program — not preloaded — with the few symbols they need from the rest of the library defined
- * here. Addresses are fake (never dereferenced). */
+/* Unit tests of the library's tables (track/heap.c, track/livetable.c, track/sites.c), linked
+ * directly into this program — not preloaded: they need nothing from the rest of the library but
+ * common/. Addresses are fake (never dereferenced). */
 #include <check.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "track/heap.h"
 #include "track/runtime.h"
-#include "track/ops.h"
 #include "track/sites.h"
-
-_Atomic int tp_state = TP_RUNNING;
-TP_TLS int tp_guard;
-struct tp_config tp_cfg;
-uint64_t tp_start_ns;
-_Atomic int tp_pending_signal;
-void tp_signal_deferred(void) {}
-void tp_warn(const char *fmt, ...) { (void)fmt; }
-_Atomic uint64_t tp_ops_first_ns_v; /* no op ever runs here */
-void tp_ops_on_alloc(size_t b) { (void)b; }
-int tp_ops_current(void) { return -1; }
 
 static void setup_tables(int max_sites)
 {
-    tp_config_defaults(&tp_cfg);
-    tp_cfg.stack = 1; /* the "return address" we pass is the whole call site */
-    tp_cfg.max_sites = (uint64_t)max_sites;
-    tp_heap_init();
-    tp_sites_init();
+    tp_heap_init(NULL, NULL);
+    /* stack 1: the "return address" we pass is the whole call site */
+    tp_sites_init(1, (uint64_t)max_sites, NULL);
 }
 
 /* Site ids by their fake return address. */
@@ -235,11 +220,8 @@ static struct tp_site_rec *site_of_stack(const uintptr_t *want, uint32_t nwant)
  * prefix of another, in turn: each keeps its own site and exact figures. */
 START_TEST(test_recent_stacks)
 {
-    tp_config_defaults(&tp_cfg);
-    tp_cfg.stack = 4;
-    tp_cfg.max_sites = 1024;
-    tp_heap_init();
-    tp_sites_init();
+    tp_heap_init(NULL, NULL);
+    tp_sites_init(4, 1024, NULL);
     static const uintptr_t s1[] = {0x7000, 0x7100}, s2[] = {0x7000, 0x7200},
                            s3[] = {0x7000, 0x7100, 0x7300};
     void *r1[] = {(void *)s1[0], (void *)s1[1], NULL};

@@ -1,25 +1,28 @@
-/* Heap accounting (DESIGN §6): the table of live blocks, the global live/peak counters, and the
- * per-site figures. Called by the malloc shims with the recursion guard held. */
+/* Heap accounting: the global live and peak figures, the per-site figures (live, peak, live at
+ * the global peak), the threads that allocate and the time spent in the allocator, over the
+ * table of live blocks (livetable.h). Called by the malloc shims with the recursion guard held. */
 #ifndef TPROF_HEAP_H
 #define TPROF_HEAP_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* A live block as the table knows it. */
-struct tp_blk {
-    uint64_t size;
-    uint32_t site;
-    int early; /* allocated before the first op or step */
-};
+#include "track/livetable.h"
 
-void tp_heap_init(void);
+/* op_now: the op running on the calling thread, -1 for none (asked at each new global peak, to
+ * name the op it happened in; NULL: peaks name no op). warn: a line on stderr when a table
+ * cannot be mapped (NULL: none). Kept as pointers so that the accounting needs nothing from the
+ * layers that track ops or own the process's life cycle. */
+void tp_heap_init(int (*op_now)(void), void (*warn)(const char *fmt, ...));
+/* Whether blocks are being recorded (0 when the table could not be mapped). */
 int tp_heap_tracking(void);
 
-/* Record block p of n bytes. ra: the shim's return address; raw, got: the frames tp_unwind
- * gave in the shim (tp_sites_want(), sites.h), got 0 for none; ns: the allocator's time. */
-void tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64_t ns);
+/* Record block p of n bytes; 1 if it was recorded, 0 if not (accounting off, or the table is
+ * full). ra: the shim's return address; raw, got: the frames tp_unwind gave in the shim
+ * (tp_sites_want(), sites.h), got 0 for none; late: nonzero when allocated after the first op
+ * or step began (any nonzero value, so that the caller can pass the time it began as it is).
+ * The allocator's time is added apart (tp_heap_add_alloc_ns): one call in 16 has any. */
+int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64_t late);
 void tp_heap_free(void *p);
 void tp_heap_failed(uint64_t ns);
 void tp_heap_unknown_free(void);
@@ -30,15 +33,6 @@ void tp_heap_forget(void *p);
 int tp_heap_take(void *p, struct tp_blk *out);
 void tp_heap_release(const struct tp_blk *b, void *p);
 void tp_heap_restore(void *p, const struct tp_blk *b);
-
-/* After a hook: act on a signal that arrived while this thread was inside the allocator. */
-extern _Atomic int tp_pending_signal;
-void tp_signal_deferred(void);
-static inline void tp_heap_after_hook(void)
-{
-    if (__builtin_expect(atomic_load_explicit(&tp_pending_signal, memory_order_relaxed) != 0, 0))
-        tp_signal_deferred();
-}
 
 /* Figures for the report. */
 struct tp_heap_totals {

@@ -11,6 +11,7 @@
  * Allocation, free and byte counts are kept per thread (struct tp_tally, sites.h) and summed by
  * tp_site_get() for the report: on the hot path they cost no locked instruction. */
 #include "common/pages.h"
+#include "track/livetable.h"
 #include "track/sites.h"
 
 #include <dlfcn.h>
@@ -141,13 +142,13 @@ void tp_tally_slow(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t byte
     atomic_fetch_add_explicit(&spill[site].bytes, bytes, memory_order_relaxed);
 }
 
-void tp_sites_init(void)
+void tp_sites_init(int stack, uint64_t max_sites, void (*warn)(const char *fmt, ...))
 {
     int saved = errno;
-    depth = tp_cfg.stack;
-    uint64_t want = tp_cfg.max_sites;
-    if (want > (1u << 23) - 1)
-        want = (1u << 23) - 1; /* the heap table packs the site number in 23 bits */
+    depth = stack;
+    uint64_t want = max_sites;
+    if (want > (1u << TP_LIVE_SITE_BITS) - 1)
+        want = (1u << TP_LIVE_SITE_BITS) - 1; /* what the live-block table keeps of a site */
     cap = (uint32_t)want;
     uint64_t slots = 1;
     while (slots < 2ull * cap)
@@ -158,7 +159,8 @@ void tp_sites_init(void)
     idx = map(sizeof *idx * slots);
     spill = map(sizeof *spill * cap);
     if (!tp_site_recs || !frames || !idx || !spill) {
-        tp_warn("cannot map the call-site table; all allocations go to one site");
+        if (warn)
+            warn("cannot map the call-site table; all allocations go to one site");
         cap = 1;
         tp_site_recs = &fallback_rec;
         frames = &fallback_frame;

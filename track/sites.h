@@ -18,7 +18,11 @@ struct tp_site_rec {
     uint32_t nframes; /* 0: record unused (lost an insertion race) */
 } __attribute__((aligned(64)));
 
-void tp_sites_init(void);
+/* stack: frames per site (TPROF_STACK); max_sites: the table's capacity (TPROF_MAX_SITES), capped
+ * to what the live-block table can name; warn (NULL for none): a line on stderr when the table
+ * cannot be mapped. Given by the caller, so that the table needs neither the configuration nor
+ * the life cycle. */
+void tp_sites_init(int stack, uint64_t max_sites, void (*warn)(const char *fmt, ...));
 /* The site of the current allocation from the frames the walk gave (raw, got; got 0 at
  * TPROF_STACK=1, or when there are none). ra is the shim's return address, the whole site at
  * TPROF_STACK=1. Our own frames at the top of raw are skipped. */

@@ -3,7 +3,8 @@
 # ops, steps, the op tree, the trace buffer and the collection of all of it into a report.
 # Defines no libc or BLAS name. Calls report/ and common/.
 libtptrack_la_SOURCES = track/runtime.c track/runtime.h track/rawalloc.c track/rawalloc.h \
-	track/output.c track/output.h track/uthash_tp.h track/heap.c track/heap.h track/sites.c track/sites.h \
+	track/output.c track/output.h track/uthash_tp.h track/heap.c track/heap.h \
+	track/livetable.c track/livetable.h track/sites.c track/sites.h \
 	track/unwind.c track/unwind.h track/stack.c track/stack.h track/modules.c track/modules.h \
 	track/symtab.c track/symtab.h track/symbolize.c track/symbolize.h track/dwlib.c track/dwlib.h \
 	track/ops.c track/ops.h track/optree.c track/optree.h track/trace.c track/trace.h \
