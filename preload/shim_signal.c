@@ -372,9 +372,7 @@ void tp_shim_signal_fork_child(void)
 {
     /* A signal deferred in the parent was the parent's. */
     atomic_store(&tp_pending_signal, 0);
-    /* The report thread starts again in the child, and the report signal is installed again. */
-    if (installed) {
-        installed = 0;
-        tp_report_signal_start();
-    }
+    /* The child inherits the report signal's handler with the rest of its parent's signal actions
+     * (the report thread is started again elsewhere). Installing it again would record our own
+     * handler as the program's, to chain to: it would call itself until the stack ran out. */
 }

@@ -32,3 +32,8 @@ tests_victims_v_snapfree_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_snapfree_LDADD = -lgcc_s
 TESTS += tests/long_snapfree.sh
 EXTRA_DIST += tests/long_snapfree.sh
+# The report signal in a forked child.
+check_PROGRAMS += tests/victims/v_sigfork
+tests_victims_v_sigfork_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_sigfork.sh
+EXTRA_DIST += tests/proc_sigfork.sh
