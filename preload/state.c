@@ -22,11 +22,12 @@
 #include "common/fileio.h"
 #include "track/heap.h"
 #include "track/runtime.h"
-#include "track/modules.h"
+#include "track/modmap.h"
 #include "track/ops.h"
 #include "track/optree.h"
 #include "common/path.h"
 #include "report/render.h"
+#include "preload/plt.h"
 #include "preload/reporter.h"
 #include "report/report.h"
 #include "track/sites.h"
@@ -260,7 +261,7 @@ static void fork_prepare(void)
     pthread_mutex_lock(&report_lock);
     tp_symtab_lock();
     tp_ops_fork_prepare();
-    tp_modules_fork_prepare();
+    tp_modmap_fork_prepare();
     tp_unwind_fork_prepare();
     tp_heap_fork_prepare();
 }
@@ -270,7 +271,7 @@ static void fork_parent(void)
     if (fork_locked) {
         tp_heap_fork_parent();
         tp_unwind_fork_parent();
-        tp_modules_fork_parent();
+        tp_modmap_fork_parent();
         tp_ops_fork_parent();
         tp_symtab_unlock();
         pthread_mutex_unlock(&report_lock);
@@ -287,7 +288,7 @@ static void fork_child(void)
     pthread_mutex_init(&fork_lock, NULL);
     pthread_mutex_init(&report_lock, NULL);
     tp_symtab_reset_lock();
-    tp_modules_fork_child();
+    tp_modmap_fork_child();
     /* A signal deferred in the parent was the parent's. */
     atomic_store(&tp_pending_signal, 0);
     ident.pid = getpid();
@@ -332,6 +333,7 @@ void tp_init(void)
     tp_optree_init();
     tp_trace_init();
     tp_cyg_init();
+    tp_plt_init();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     tp_exitpaths_init();
     atomic_store(&tp_state, TP_RUNNING);

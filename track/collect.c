@@ -12,7 +12,8 @@
 #include "common/clock.h"
 #include "preload/exitpaths.h"
 #include "track/heap.h"
-#include "preload/names.h"
+#include "preload/cyg.h"
+#include "preload/plt.h"
 #include "track/runtime.h"
 #include "track/ops.h"
 #include "track/optree.h"
@@ -300,6 +301,7 @@ void tp_collect(struct tp_report *r, const char *why)
     tp_ops_collect(r);
     tp_optree_collect(r);
     tp_names_collect(r);
+    tp_plt_collect(r);
     /* A quick measurement costs a quarter of a second: only when a roofline needs it. */
     int need = 0;
     for (size_t i = 0; i < r->nops; i++)
