@@ -237,8 +237,8 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
  * before fork and released after it in the parent, and made new in the child. The order, outer
  * first, is the one the code nests them in (a report reads the module list; nothing that holds
  * a later lock waits for an earlier one): fork_lock, report_lock, the symbol table's
- * (symtab.c), the op names' (ops.c), the module list's (modules.c), the stack walker's
- * (unwind.c), the heap table's growth lock (heap.c). hook_plt.c's lock has handlers of its own,
+ * (symtab.c), the op names' (ops.c), the module list's (modmap.c), the stack walker's
+ * (unwind.c), the heap table's growth lock (heap.c). plt_patch.c's lock has handlers of its own,
  * registered before these: its prepare handler runs after ours, and nothing it does under that
  * lock takes one of these.
  *

@@ -1,7 +1,7 @@
 /* Function names by address from each module's own symbol table (see symtab.h).
  *
  * dladdr sees only .dynsym, so it cannot name static functions or anything in an executable built
- * without -rdynamic (PITFALLS P13, "seen in real programs" #11). libelf reads .symtab straight
+ * without -rdynamic. libelf reads .symtab straight
  * from the files; this runs on a cache miss of the caller only, so a lock is enough. */
 #include "track/symtab.h"
 

@@ -1,4 +1,4 @@
-/* Function names by address for the ops-by-name hooks (PITFALLS P13).
+/* Function names by address for the ops-by-name hooks.
  *
  * Each loaded module's function symbols are read with libelf into a sorted array: from .symtab
  * when the file has one (static functions included), else from a separate debug file found by
