@@ -1,15 +1,7 @@
-/* Typed BLAS wrappers (DESIGN §3-§4), reached through the PLT like any interposed symbol.
+/* Typed BLAS wrappers, reached through the PLT like any interposed symbol.
  *
  * Each wrapper knows its signature, so FLOPs, bytes and the call shape come from the arguments
- * (the formulas are in docs/ops.md; "elem" is the element size, 8 and 16 for complex):
- *   gemm  m,n,k       2·m·n·k FLOPs (8· complex); elem·(m·k + k·n + m·n, + m·n when beta ≠ 0)
- *   gemv  m,n         2·m·n (8· complex);         elem·(m·n + len x + len y, + len y when beta ≠ 0)
- *   symm  m,n, A ka²  2·ka·m·n;                   elem·(ka(ka+1)/2 + 2·m·n, + m·n when beta ≠ 0)
- *   syrk  n,k         k·n·(n+1);                  elem·(n·k + n(n+1)/2, + n(n+1)/2 when beta ≠ 0)
- *   trmm, trsm m,n    ka·m·n;                     elem·(ka(ka+1)/2 + 2·m·n)
- *   dot   n           2·n;                        elem·2·n
- *   axpy  n           2·n;                        elem·3·n
- * where ka is m when A is on the left (side L) and n when it is on the right.
+ * (the formulas are those of track/opnames.h, written out in docs/ops.md).
  *
  * A BLAS call made inside another (reference CBLAS calls sgemm_ through its own PLT, with m and n
  * swapped for row-major) passes straight through: the outermost call is the op. So does every
@@ -26,7 +18,8 @@
 
 #include "track/runtime.h"
 #include "track/ops.h"
-#include "preload/resolve.h"
+#include "preload/real.h"
+#include "track/opnames.h"
 
 /* CBLAS enum values (cblas.h), spelled out to need no BLAS headers. */
 enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };
@@ -69,66 +62,6 @@ static char ftrans(const char *t)
     return fchar(t, "NTC", 'N');
 }
 
-static uint64_t nn(long v)
-{
-    return v > 0 ? (uint64_t)v : 0;
-}
-
-/* The work of one call. cplx: complex arithmetic (a multiply-add is 8 real FLOPs, not 2). */
-struct work {
-    uint64_t flops, bytes;
-};
-
-static struct work gemm_work(long m, long n, long k, int beta_nz, unsigned elem, int cplx)
-{
-    uint64_t M = nn(m), N = nn(n), K = nn(k);
-    struct work w = {(cplx ? 8 : 2) * M * N * K,
-                     elem * (M * K + K * N + M * N + (beta_nz ? M * N : 0))};
-    return w;
-}
-
-/* y = A x (no transpose: x has n elements, y m) or A^T x (x m, y n). */
-static struct work gemv_work(long m, long n, int trans, int beta_nz, unsigned elem, int cplx)
-{
-    uint64_t M = nn(m), N = nn(n);
-    uint64_t lx = trans ? M : N, ly = trans ? N : M;
-    struct work w = {(cplx ? 8 : 2) * M * N, elem * (M * N + lx + ly + (beta_nz ? ly : 0))};
-    return w;
-}
-
-/* C = alpha A B + beta C (side L, A m x m) or alpha B A + beta C (side R, A n x n); A symmetric,
- * only one triangle read. */
-static struct work symm_work(int right, long m, long n, int beta_nz, unsigned elem)
-{
-    uint64_t M = nn(m), N = nn(n), KA = right ? N : M;
-    struct work w = {2 * KA * M * N,
-                     elem * (KA * (KA + 1) / 2 + 2 * M * N + (beta_nz ? M * N : 0))};
-    return w;
-}
-
-/* C = alpha A A^T + beta C, C n x n of which one triangle is written, A n x k. */
-static struct work syrk_work(long n, long k, int beta_nz, unsigned elem)
-{
-    uint64_t N = nn(n), K = nn(k), tri = N * (N + 1) / 2;
-    struct work w = {K * N * (N + 1), elem * (N * K + tri + (beta_nz ? tri : 0))};
-    return w;
-}
-
-/* B = alpha op(A) B or alpha B op(A) (trmm), or the solve of that for B (trsm): A triangular,
- * B m x n read and written. */
-static struct work tri_work(int right, long m, long n, unsigned elem)
-{
-    uint64_t M = nn(m), N = nn(n), KA = right ? N : M;
-    struct work w = {KA * M * N, elem * (KA * (KA + 1) / 2 + 2 * M * N)};
-    return w;
-}
-
-static struct work vec_work(long n, unsigned elem, unsigned streams)
-{
-    struct work w = {2 * nn(n), elem * streams * nn(n)};
-    return w;
-}
-
 /* Should this call be recorded as an op? Not before init, not from tprof itself, not when a
  * BLAS op is already open on this thread. */
 static inline int want(void)
@@ -153,7 +86,7 @@ static inline int begin(_Atomic int *id, const char *name, const char *kind)
     return pushed ? i : -1;
 }
 
-static inline void end(int id, struct work w, const struct tp_shape_key *k)
+static inline void end(int id, struct tp_work w, const struct tp_shape_key *k)
 {
     int e = errno;
     tp_op_end(id, 0, 0, w.flops, w.bytes, k);
@@ -199,7 +132,7 @@ static int cbeta_nz_d(const void *b)
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {m, n, k, trans_char(ta), trans_char(tb),                 \
                                        layout_char(layout)};                                    \
-            end(op, gemm_work(m, n, k, beta != 0, sizeof(T), 0), &key);                         \
+            end(op, tp_work_gemm(m, n, k, beta != 0, sizeof(T), 0), &key);                         \
         }                                                                                       \
     }
 
@@ -217,7 +150,7 @@ static int cbeta_nz_d(const void *b)
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {m, n, k, trans_char(ta), trans_char(tb),                 \
                                        layout_char(layout)};                                    \
-            end(op, gemm_work(m, n, k, bnz, 2 * sizeof(T##_elem), 1), &key);                    \
+            end(op, tp_work_gemm(m, n, k, bnz, 2 * sizeof(T##_elem), 1), &key);                    \
         }                                                                                       \
     }
 
@@ -232,7 +165,7 @@ static int cbeta_nz_d(const void *b)
         f(layout, ta, m, n, alpha, a, lda, x, incx, beta, y, incy);                             \
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout)};        \
-            end(op, gemv_work(m, n, ta != NO_TRANS, beta != 0, sizeof(T), 0), &key);            \
+            end(op, tp_work_gemv(m, n, ta != NO_TRANS, beta != 0, sizeof(T), 0), &key);            \
         }                                                                                       \
     }
 
@@ -249,7 +182,7 @@ static int cbeta_nz_d(const void *b)
         f(layout, ta, m, n, alpha, a, lda, x, incx, beta, y, incy);                             \
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout)};        \
-            end(op, gemv_work(m, n, ta != NO_TRANS, bnz, 2 * sizeof(T##_elem), 1), &key);       \
+            end(op, tp_work_gemv(m, n, ta != NO_TRANS, bnz, 2 * sizeof(T##_elem), 1), &key);       \
         }                                                                                       \
     }
 
@@ -266,7 +199,7 @@ static int cbeta_nz_d(const void *b)
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {m, n, 0, 0, 0, layout_char(layout), side_char(side),     \
                                        uplo_char(uplo)};                                        \
-            end(op, symm_work(side == RIGHT, m, n, beta != 0, sizeof(T)), &key);                \
+            end(op, tp_work_symm(side == RIGHT, m, n, beta != 0, sizeof(T)), &key);                \
         }                                                                                       \
     }
 
@@ -281,7 +214,7 @@ static int cbeta_nz_d(const void *b)
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {n, n, k, trans_char(trans), 0, layout_char(layout), 0,   \
                                        uplo_char(uplo)};                                        \
-            end(op, syrk_work(n, k, beta != 0, sizeof(T)), &key);                               \
+            end(op, tp_work_syrk(n, k, beta != 0, sizeof(T)), &key);                               \
         }                                                                                       \
     }
 
@@ -297,7 +230,7 @@ static int cbeta_nz_d(const void *b)
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout),         \
                                        side_char(side), uplo_char(uplo)};                       \
-            end(op, tri_work(side == RIGHT, m, n, sizeof(T)), &key);                            \
+            end(op, tp_work_tri(side == RIGHT, m, n, sizeof(T)), &key);                            \
         }                                                                                       \
     }
 
@@ -310,7 +243,7 @@ static int cbeta_nz_d(const void *b)
         T r = f(n, x, incx, y, incy);                                                           \
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {0, n};                                                   \
-            end(op, vec_work(n, sizeof(T), 2), &key);                                           \
+            end(op, tp_work_vec(n, sizeof(T), 2), &key);                                           \
         }                                                                                       \
         return r;                                                                               \
     }
@@ -324,7 +257,7 @@ static int cbeta_nz_d(const void *b)
         f(n, alpha, x, incx, y, incy);                                                          \
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {0, n};                                                   \
-            end(op, vec_work(n, sizeof(T), 3), &key);                                           \
+            end(op, tp_work_vec(n, sizeof(T), 3), &key);                                           \
         }                                                                                       \
     }
 
@@ -376,7 +309,7 @@ CBLAS_AXPY(cblas_daxpy, double)
         f(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, la, lb);                        \
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {*m, *n, *k, ftrans(ta), ftrans(tb), 'C'};                \
-            end(op, gemm_work(*m, *n, *k, bnz, (CPLX + 1) * sizeof(T), CPLX), &key);            \
+            end(op, tp_work_gemm(*m, *n, *k, bnz, (CPLX + 1) * sizeof(T), CPLX), &key);            \
         }                                                                                       \
     }
 
@@ -400,7 +333,7 @@ CBLAS_AXPY(cblas_daxpy, double)
         if (op >= 0) {                                                                          \
             char t = ftrans(ta);                                                                \
             struct tp_shape_key key = {*m, *n, 0, t, 0, 'C'};                                   \
-            end(op, gemv_work(*m, *n, t != 'N', bnz, (CPLX + 1) * sizeof(T), CPLX), &key);      \
+            end(op, tp_work_gemv(*m, *n, t != 'N', bnz, (CPLX + 1) * sizeof(T), CPLX), &key);      \
         }                                                                                       \
     }
 
@@ -420,7 +353,7 @@ CBLAS_AXPY(cblas_daxpy, double)
         if (op >= 0) {                                                                          \
             char s = fchar(side, "LR", 'L');                                                    \
             struct tp_shape_key key = {*m, *n, 0, 0, 0, 'C', s, fchar(uplo, "UL", 'U')};        \
-            end(op, symm_work(s == 'R', *m, *n, bnz, sizeof(T)), &key);                         \
+            end(op, tp_work_symm(s == 'R', *m, *n, bnz, sizeof(T)), &key);                         \
         }                                                                                       \
     }
 
@@ -439,7 +372,7 @@ CBLAS_AXPY(cblas_daxpy, double)
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {*n, *n, *k, ftrans(trans), 0, 'C', 0,                    \
                                        fchar(uplo, "UL", 'U')};                                 \
-            end(op, syrk_work(*n, *k, bnz, sizeof(T)), &key);                                   \
+            end(op, tp_work_syrk(*n, *k, bnz, sizeof(T)), &key);                                   \
         }                                                                                       \
     }
 
@@ -459,7 +392,7 @@ CBLAS_AXPY(cblas_daxpy, double)
             char s = fchar(side, "LR", 'L');                                                    \
             struct tp_shape_key key = {*m, *n, 0, ftrans(ta), 0, 'C', s,                        \
                                        fchar(uplo, "UL", 'U')};                                 \
-            end(op, tri_work(s == 'R', *m, *n, sizeof(T)), &key);                               \
+            end(op, tp_work_tri(s == 'R', *m, *n, sizeof(T)), &key);                               \
         }                                                                                       \
     }
 
@@ -474,7 +407,7 @@ CBLAS_AXPY(cblas_daxpy, double)
         f(n, alpha, x, incx, y, incy);                                                          \
         if (op >= 0) {                                                                          \
             struct tp_shape_key key = {0, *n};                                                  \
-            end(op, vec_work(*n, sizeof(T), 3), &key);                                          \
+            end(op, tp_work_vec(*n, sizeof(T), 3), &key);                                          \
         }                                                                                       \
     }
 
@@ -508,7 +441,7 @@ TP_EXPORT TP_NOINSTR double ddot_(const int *n, const double *x, const int *incx
     double r = f(n, x, incx, y, incy);
     if (op >= 0) {
         struct tp_shape_key key = {0, *n};
-        end(op, vec_work(*n, sizeof(double), 2), &key);
+        end(op, tp_work_vec(*n, sizeof(double), 2), &key);
     }
     return r;
 }

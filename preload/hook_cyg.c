@@ -1,4 +1,4 @@
-/* Ops in programs built with -finstrument-functions (DESIGN §3, PITFALLS P12).
+/* Ops in programs built with -finstrument-functions.
  *
  * glibc exports no-op __cyg_profile_func_enter/exit; ours take precedence when preloaded. Every
  * instrumented function calls both, so the common case, a function that is not an op, must cost
@@ -6,10 +6,10 @@
  * cached, process-wide in a lock-free open-addressing table and per thread in a direct-mapped
  * initial-exec TLS cache that answers almost every call with one compare. Names come from the
  * symbol table (symtab.c), so static functions count; ops are the names matching TPROF_OPS, the
- * step function is TPROF_STEP.
+ * step function is TPROF_STEP (opnames.c).
  *
  * Hooks on tiny hot functions still cost a few ns each, and an op that calls 10^6 of them would
- * look slower than it is (PITFALLS, seen in real programs #7). The cost of one non-op hook is
+ * look slower than it is. The cost of one non-op hook is
  * measured at start-up (tp_cyg_hook_cost_fp); each thread counts the non-op hooks it runs
  * (tp_cyg_hooks), and ops.c takes (hooks run while an op was open) x (cost of one) out of the
  * op's time. */
@@ -21,7 +21,9 @@
 #include "common/pages.h"
 #include "common/clock.h"
 #include "track/runtime.h"
-#include "preload/names.h"
+#include "preload/cyg.h"
+#include "preload/plt.h"
+#include "track/opnames.h"
 #include "track/ops.h"
 #include "report/report.h"
 #include "track/symtab.h"
@@ -75,34 +77,6 @@ static inline uint32_t hash_bits(uintptr_t fn, int bits)
     return (uint32_t)(((uint64_t)fn * 0x9E3779B97F4A7C15ull) >> (64 - bits));
 }
 
-const char *tp_names_kind(const char *name)
-{
-    /* First match wins: forward_convolutional_layer is a conv, gemm_nn a matmul. */
-    static const struct {
-        const char *word, *kind;
-    } kinds[] = {{"gemm", "matmul"},       {"matmul", "matmul"},       {"gemv", "gemv"},
-                 {"im2col", "conv"},        {"col2im", "conv"},         {"conv", "conv"},
-                 {"attention", "attention"}, {"softmax", "softmax"},    {"norm", "norm"},
-                 {"pool", "pool"},          {"relu", "activation"},     {"gelu", "activation"},
-                 {"sigmoid", "activation"}, {"tanh", "activation"},     {"activat", "activation"},
-                 {"dropout", "dropout"},    {"embedding", "embedding"}, {"update", "optimizer"},
-                 {"backward", "backward"},  {"forward", "forward"}};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcasestr(name, kinds[i].word))
-            return kinds[i].kind;
-    return "op";
-}
-
-int tp_names_is_step(const char *name)
-{
-    const char *s = tp_cfg.step;
-    if (!s || !*s || !name)
-        return 0;
-    size_t n = strlen(s);
-    /* "train_step" names the C function and the C++ "train_step(int)" alike */
-    return strncmp(name, s, n) == 0 && (name[n] == 0 || name[n] == '(');
-}
-
 static uint32_t decide_slow(uintptr_t fn)
 {
     char raw[512], name[512];
@@ -117,7 +91,7 @@ static uint32_t decide_slow(uintptr_t fn)
     uint32_t d = NOT_OP;
     if (tp_names_is_step(raw) || tp_names_is_step(name))
         d |= IS_STEP;
-    if (tp_ops_match(tp_cfg.ops, name) || (strcmp(raw, name) && tp_ops_match(tp_cfg.ops, raw))) {
+    if (tp_names_is_op(name) || (strcmp(raw, name) && tp_names_is_op(raw))) {
         int id = tp_op_intern(name, tp_names_kind(name), TP_SRC_INSTR);
         if (id >= 0 && (uint32_t)id < ID_MASK - 1)
             d |= (uint32_t)id + 1;
@@ -407,7 +381,7 @@ static void calibrate(void)
     tp_guard = g;
 }
 
-/* TPROF_HOOK_NS, parsed with every other setting (src/config.c): -1 when unset or malformed. */
+/* TPROF_HOOK_NS, parsed with every other setting (common/config.c): -1 when unset or malformed. */
 static void read_hook_ns(void)
 {
     if (tp_cfg.hook_ns < 0)
@@ -422,7 +396,6 @@ void tp_cyg_init(void)
     if (m)
         global = m;
     read_hook_ns();
-    tp_plt_init();
 }
 
 void tp_names_collect(struct tp_report *r)
@@ -445,5 +418,4 @@ void tp_names_collect(struct tp_report *r)
         tp_report_note(r, "%llu instrumented-function lookups missed the decision table (too "
                           "many distinct functions): those calls were slower",
                        (unsigned long long)atomic_load(&global_full));
-    tp_plt_collect(r);
 }

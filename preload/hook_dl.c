@@ -1,5 +1,5 @@
 /* dlopen and dlclose, wrapped so that the op hooks follow the modules a program loads and
- * unloads while it runs (PITFALLS P13, P14).
+ * unloads while it runs.
  *
  * dlopen: RTLD_DEEPBIND is removed (a deep-bound library resolves its imports inside itself
  * first and so bypasses every wrapper tprof interposes), then the new modules' GOTs are hooked.
@@ -8,7 +8,7 @@
  * load them. So for a bare name the caller's own search directories (dlinfo RTLD_DI_SERINFO of
  * the calling module: its RPATH, LD_LIBRARY_PATH, its RUNPATH) are tried first, in glibc's order.
  *
- * dlclose: the module's address range is remembered for naming call sites (modules.c), then,
+ * dlclose: the module's address range is remembered for naming call sites (modmap.c), then,
  * once it is gone, the stack walker's cached rules, the symbol lists, the cached per-address
  * decisions of the instrumented-function hooks and the cached real functions of the BLAS
  * wrappers that were in it are dropped: the same addresses may hold other code next.
@@ -24,43 +24,27 @@
 #include <unistd.h>
 
 #include "track/runtime.h"
-#include "track/modules.h"
-#include "preload/names.h"
-#include "preload/resolve.h"
+#include "preload/cyg.h"
+#include "preload/plt.h"
+#include "preload/real.h"
+#include "track/modmap.h"
 #include "track/symtab.h"
 #include "track/unwind.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);
 
-static _Atomic(dlopen_fn) real_dlopen;
-static _Atomic(dlclose_fn) real_dlclose;
+static struct tp_real real_dlopen = {"dlopen"}, real_dlclose = {"dlclose"};
 static _Atomic int deepbind_warned;
 
 static dlopen_fn get_dlopen(void)
 {
-    dlopen_fn f = atomic_load_explicit(&real_dlopen, memory_order_acquire);
-    if (!f) {
-        int g = tp_guard;
-        tp_guard = 1;
-        f = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-        tp_guard = g;
-        atomic_store_explicit(&real_dlopen, f, memory_order_release);
-    }
-    return f;
+    return (dlopen_fn)tp_real_fn(&real_dlopen);
 }
 
 static dlclose_fn get_dlclose(void)
 {
-    dlclose_fn f = atomic_load_explicit(&real_dlclose, memory_order_acquire);
-    if (!f) {
-        int g = tp_guard;
-        tp_guard = 1;
-        f = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
-        tp_guard = g;
-        atomic_store_explicit(&real_dlclose, f, memory_order_release);
-    }
-    return f;
+    return (dlclose_fn)tp_real_fn(&real_dlclose);
 }
 
 static int has_search_path(const ElfW(Dyn) *dyn)
@@ -71,17 +55,6 @@ static int has_search_path(const ElfW(Dyn) *dyn)
     return 0;
 }
 
-/* The main program comes first in dl_iterate_phdr's order. */
-static int main_dynamic(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            *(const ElfW(Dyn) **)arg =
-                (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    return 1;
-}
-
 /* Open a bare name the way the caller's own dlopen would search it. NULL, errno untouched, when
  * none of the caller's directories has it: then the plain dlopen searches the rest (the
  * ld.so cache and the default directories) exactly as it would have. */
@@ -89,13 +62,11 @@ static void *open_as_caller(dlopen_fn real, const char *file, int mode, const vo
 {
     Dl_info info;
     struct link_map *caller = NULL;
-    const ElfW(Dyn) *main_dyn = NULL;
     if (!dladdr1(ra, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
         return NULL;
     /* DT_RPATH of the main program applies to every lookup (when the caller has no RUNPATH);
      * DT_RUNPATH and DT_RPATH of the caller apply to its own. */
-    dl_iterate_phdr(main_dynamic, &main_dyn);
-    if (!has_search_path(caller->l_ld) && !has_search_path(main_dyn))
+    if (!has_search_path(caller->l_ld) && !has_search_path(tp_modmap_main_dynamic()))
         return NULL;
     /* Already loaded (by file name or soname): the plain dlopen finds it whatever the caller.
      * Asked of the loader itself (it alone knows every name an object was opened by). This
@@ -137,7 +108,7 @@ TP_EXPORT TP_NOINSTR void *dlopen(const char *file, int mode)
     dlopen_fn real = get_dlopen();
     if (!real)
         return NULL;
-    /* tprof's own lookups (resolve.c, hook_plt.c) and anything before start-up pass straight. */
+    /* tprof's own lookups (real.c, plt_patch.c) and anything before start-up pass straight. */
     if (tp_guard || !tp_running())
         return real(file, mode);
     int e = errno;
@@ -179,7 +150,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
          * the unloaded code's cached stack rules would describe whatever is mapped there next. */
         int rc = real(handle), e = errno;
         tp_unwind_dlclosed();
-        tp_resolve_forget();
+        tp_real_forget();
         if (!tp_guard)
             tp_plt_forget();
         errno = e;
@@ -187,7 +158,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     }
     int g = tp_guard;
     tp_guard = 1;
-    tp_modules_before_dlclose(handle);
+    tp_modmap_before_dlclose(handle);
     tp_guard = g;
     int rc = real(handle);
     int e = errno;
@@ -197,7 +168,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     tp_symtab_stale();
     tp_cyg_forget();
     tp_plt_forget();
-    tp_resolve_forget();
+    tp_real_forget();
     tp_guard = g;
     errno = e;
     return rc;

@@ -11,14 +11,15 @@
 #include <stddef.h>
 
 #include "preload/lifecycle.h"
-#include "preload/names.h"
+#include "preload/cyg.h"
+#include "preload/plt.h"
 #include "preload/reporter.h"
-#include "preload/resolve.h"
+#include "preload/real.h"
 #include "preload/shim_exit.h"
 #include "preload/shim_signal.h"
 #include "track/dwlib.h"
 #include "track/heap.h"
-#include "track/modules.h"
+#include "track/modmap.h"
 #include "track/ops.h"
 #include "track/optree.h"
 #include "track/output.h"
@@ -37,8 +38,8 @@ static const struct tp_component parts[] = {
     /* name, init, fork_prepare, fork_parent, fork_child, notes, notes_with_ops */
     {"symbol table", NULL, tp_symtab_lock, tp_symtab_unlock, tp_symtab_reset_lock, NULL, 0},
     {"ops", tp_ops_init, tp_ops_fork_prepare, tp_ops_fork_parent, tp_ops_fork_child, NULL, 0},
-    {"modules", NULL, tp_modules_fork_prepare, tp_modules_fork_parent, tp_modules_fork_child, NULL,
-     0},
+    {"module map", NULL, tp_modmap_fork_prepare, tp_modmap_fork_parent, tp_modmap_fork_child,
+     NULL, 0},
     {"stack walker", NULL, tp_unwind_fork_prepare, tp_unwind_fork_parent, tp_unwind_fork_child,
      NULL, 0},
     {"heap", heap_init, tp_heap_fork_prepare, tp_heap_fork_parent, tp_heap_fork_child, NULL, 0},
@@ -47,6 +48,8 @@ static const struct tp_component parts[] = {
     {"trace", tp_trace_init, NULL, NULL, tp_trace_fork_child, NULL, 0},
     {"real functions", NULL, NULL, NULL, NULL, tp_resolve_collect, 1},
     {"instrumented functions", tp_cyg_init, NULL, NULL, NULL, tp_names_collect, 0},
+    /* after the instrumented functions' init, which reads the hook cost the PLT stubs use */
+    {"PLT hooks", tp_plt_init, NULL, NULL, NULL, tp_plt_collect, 0},
     {"report thread", NULL, NULL, NULL, tp_reporter_fork_child, NULL, 0},
     {"signals", tp_shim_signal_init, NULL, NULL, tp_shim_signal_fork_child, NULL, 0},
     {"report files", NULL, NULL, NULL, tp_output_fork_child, NULL, 0},

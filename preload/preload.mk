@@ -1,9 +1,10 @@
 # preload/: the only code that defines interposed names (the malloc family, BLAS, the
 # -finstrument-functions hooks, PLT/GOT stubs, dlopen, signals, exit and exec), the life cycle
 # of libtprof.so and the annotation API. Calls track/, report/ and common/.
-libtprof_la_SOURCES += preload/names.h preload/main.c preload/main.h preload/lifecycle.c \
+libtprof_la_SOURCES += preload/cyg.h preload/main.c preload/main.h preload/lifecycle.c \
 	preload/lifecycle.h preload/hook_malloc.c preload/shim_signal.c preload/shim_signal.h \
 	preload/shim_exit.c preload/shim_exit.h preload/reporter.c preload/reporter.h \
-	preload/hook_blas.c preload/resolve.c preload/resolve.h preload/hook_cyg.c \
-	preload/hook_plt.c preload/hook_dl.c preload/api.c
+	preload/hook_blas.c preload/real.c preload/real.h preload/hook_cyg.c \
+	preload/plt_patch.c preload/shim_plt.c preload/shim_plt.h preload/plt.h preload/hook_dl.c \
+	preload/api.c
 EXTRA_DIST += docs/ops-by-name.md

@@ -14,11 +14,11 @@
 #include "common/buf.h"
 #include "track/heap.h"
 #include "track/runtime.h"
-#include "preload/names.h"
+#include "preload/cyg.h"
 #include "track/ops.h"
 #include "track/optree.h"
 #include "report/report.h"
-#include "preload/resolve.h"
+#include "preload/real.h"
 #include "track/trace.h"
 
 _Atomic int tp_state = TP_RUNNING;

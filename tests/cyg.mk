@@ -54,7 +54,7 @@ EXTRA_DIST += tests/api_regions.sh
 
 # Symbol tables, unit-tested on the test program itself (needs libtpop.so, built above).
 check_PROGRAMS += tests/check_symtab
-tests_check_symtab_SOURCES = tests/check_symtab.c track/symtab.c track/dwlib.c
+tests_check_symtab_SOURCES = tests/check_symtab.c track/symtab.c track/dwlib.c track/modmap.c
 tests_check_symtab_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_symtab_LDADD = $(TEST_LIBS) -ldl
 TESTS += tests/check_symtab

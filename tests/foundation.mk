@@ -8,7 +8,7 @@ tests_check_core_CFLAGS = $(TEST_CFLAGS)
 tests_check_core_LDADD = $(TEST_LIBS)
 # The library's tables, linked straight into a test (each Check test forks, so each starts from
 # fresh tables).
-tests_check_heap_SOURCES = tests/check_heap.c track/heap.c track/livetable.c track/sites.c
+tests_check_heap_SOURCES = tests/check_heap.c track/heap.c track/livetable.c track/sites.c track/modmap.c
 tests_check_heap_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
 tests_check_heap_LDADD = $(TEST_LIBS)
 # The shims' stack walk against libunwind's, from the same frames (libunwind is linked into the

@@ -19,10 +19,10 @@
 #include "common/clock.h"
 #include "common/histo.h"
 #include "track/runtime.h"
-#include "preload/names.h"
+#include "preload/cyg.h"
 #include "track/optree.h"
 #include "report/report.h"
-#include "preload/resolve.h"
+#include "preload/real.h"
 #include "track/trace.h"
 
 #define MAX_DEPTH 128

@@ -13,10 +13,10 @@
 #include "common/pages.h"
 #include "track/livetable.h"
 #include "track/sites.h"
+#include "track/modmap.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -56,23 +56,6 @@ static int have_key;
 TP_TLS struct tp_tally *tp_tally_mine;
 static TP_TLS struct tally_block *my_block;
 static TP_TLS int tally_retired; /* this thread's block was given back at its exit */
-
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    uintptr_t probe = (uintptr_t)arg;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-            continue;
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        if (probe >= lo && probe < hi) {
-            self_lo = lo;
-            self_hi = hi;
-            return 1;
-        }
-    }
-    return 0;
-}
 
 int tp_addr_is_ours(uintptr_t a)
 {
@@ -183,7 +166,7 @@ void tp_sites_init(int stack, uint64_t max_sites, void (*warn)(const char *fmt, 
     if (cap == 1)
         have_key = 0; /* no tables: every count goes to the one shared row */
 
-    dl_iterate_phdr(find_self, (void *)(uintptr_t)&tp_sites_init);
+    (void)tp_modmap_segment((uintptr_t)&tp_sites_init, &self_lo, &self_hi);
     tp_sites_want_n = depth > 1 && cap > 1 ? depth + TP_STACK_ROOM : 0;
     errno = saved;
 }

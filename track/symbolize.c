@@ -24,7 +24,8 @@
 
 #include "track/dwlib.h"
 #include "track/runtime.h"
-#include "track/modules.h"
+#include "track/modmap.h"
+#include "track/symtab.h"
 #include "track/uthash_tp.h"
 
 struct cached {
@@ -45,14 +46,9 @@ static char *dup_or_null(const char *s)
     return s ? tp_strdup(s) : NULL;
 }
 
-/* C++ names read better demangled. A C++ program has libstdc++ loaded, and with it the
- * demangler; a C program has nothing to demangle. */
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
+/* C++ names read better demangled (symtab.c's demangler). */
 static char *function_name(const char *sym)
 {
-    static demangle_fn demangle;
-    static int looked;
     if (!sym)
         return NULL;
     const char *at = strchr(sym, '@'); /* drop symbol versions: __libc_start_main@@GLIBC_2.34 */
@@ -62,21 +58,10 @@ static char *function_name(const char *sym)
         return NULL;
     memcpy(plain, sym, n);
     plain[n] = 0;
-    if (plain[0] == '_' && plain[1] == 'Z') {
-        if (!looked) {
-            demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-            looked = 1;
-        }
-        int status = -1;
-        char *d = demangle ? demangle(plain, NULL, NULL, &status) : NULL;
-        if (d && status == 0) {
-            char *copy = tp_strdup(d);
-            free(d);
-            if (copy) {
-                tp_free(plain);
-                return copy;
-            }
-        }
+    char *d = tp_symtab_demangled(plain);
+    if (d) {
+        tp_free(plain);
+        return d;
     }
     return plain;
 }
@@ -256,7 +241,7 @@ struct tp_symbolizer *tp_sym_open(void)
         /* Libraries unloaded with dlclose: report them where they were, unless something else
          * is mapped there now (dwfl refuses overlapping modules). */
         int n;
-        const struct tp_departed *d = tp_modules_departed(&n);
+        const struct tp_departed *d = tp_modmap_departed(&n);
         for (int i = 0; !bad && i < n; i++) {
             if (tp_dw.dwfl_addrmodule(s->dwfl, d[i].lo) ||
                 tp_dw.dwfl_addrmodule(s->dwfl, d[i].hi - 1))

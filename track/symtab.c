@@ -1,13 +1,12 @@
 /* Function names by address from each module's own symbol table (see symtab.h).
  *
  * dladdr sees only .dynsym, so it cannot name static functions or anything in an executable built
- * without -rdynamic (PITFALLS P13, "seen in real programs" #11). libelf reads .symtab straight
+ * without -rdynamic. libelf reads .symtab straight
  * from the files; this runs on a cache miss of the caller only, so a lock is enough. */
 #include "track/symtab.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "track/dwlib.h"
+#include "track/modmap.h"
 #include "track/runtime.h"
 
 struct fsym {
@@ -47,23 +47,9 @@ struct listing {
     size_t n, cap;
 };
 
-static int list_one(struct dl_phdr_info *info, size_t size, void *arg)
+static int list_one(const struct tp_module *mod, void *arg)
 {
     struct listing *l = arg;
-    (void)size;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo)
-            lo = a;
-        if (a + ph->p_memsz > hi)
-            hi = a + ph->p_memsz;
-    }
-    if (hi <= lo)
-        return 0;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 64;
         struct mod *v = tp_realloc(l->v, cap * sizeof *v);
@@ -74,7 +60,7 @@ static int list_one(struct dl_phdr_info *info, size_t size, void *arg)
     }
     struct mod *m = &l->v[l->n];
     memset(m, 0, sizeof *m);
-    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    const char *name = mod->name;
     if (!*name) {
         char exe[4096];
         ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -90,9 +76,9 @@ static int list_one(struct dl_phdr_info *info, size_t size, void *arg)
         tp_free(m->path);
         return 1;
     }
-    m->bias = info->dlpi_addr;
-    m->lo = lo;
-    m->hi = hi;
+    m->bias = mod->bias;
+    m->lo = mod->lo;
+    m->hi = mod->hi;
     l->n++;
     return 0;
 }
@@ -109,7 +95,7 @@ static void drop(struct mod *m)
 static void relist(void)
 {
     struct listing l = {0};
-    dl_iterate_phdr(list_one, &l);
+    tp_modmap_each(list_one, &l);
     for (size_t i = 0; i < nmods; i++)
         mods[i].seen = 0;
     for (size_t j = 0; j < l.n; j++) {
@@ -432,14 +418,11 @@ void tp_symtab_stale(void)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-void tp_symtab_demangle(const char *name, char *out, size_t n)
+char *tp_symtab_demangled(const char *name)
 {
     static _Atomic(demangle_fn) demangle;
-    if (!n)
-        return;
-    snprintf(out, n, "%s", name);
     if (strncmp(name, "_Z", 2) != 0)
-        return;
+        return NULL;
     int g = tp_guard;
     tp_guard = 1; /* the demangler allocates */
     demangle_fn d = atomic_load(&demangle);
@@ -450,10 +433,19 @@ void tp_symtab_demangle(const char *name, char *out, size_t n)
     }
     int status = -1;
     char *s = d ? d(name, NULL, NULL, &status) : NULL;
-    if (s && status == 0)
-        snprintf(out, n, "%s", s);
+    char *copy = s && status == 0 ? tp_strdup(s) : NULL;
     free(s);
     tp_guard = g;
+    return copy;
+}
+
+void tp_symtab_demangle(const char *name, char *out, size_t n)
+{
+    if (!n)
+        return;
+    char *s = tp_symtab_demangled(name);
+    snprintf(out, n, "%s", s ? s : name);
+    tp_free(s);
 }
 
 void tp_symtab_lock(void)

@@ -1,4 +1,4 @@
-/* Function names by address for the ops-by-name hooks (PITFALLS P13).
+/* Function names by address for the ops-by-name hooks.
  *
  * Each loaded module's function symbols are read with libelf into a sorted array: from .symtab
  * when the file has one (static functions included), else from a separate debug file found by
@@ -42,6 +42,9 @@ void tp_symtab_stale(void);
 /* C++ names read better demangled: "ns::conv2d(float*, int)". Copies name unchanged when it is
  * not a mangled name or no demangler (libstdc++'s __cxa_demangle) is loaded. */
 void tp_symtab_demangle(const char *name, char *out, size_t n);
+/* The same in memory from tp_alloc (to free with tp_free); NULL when name is not a mangled name
+ * or cannot be demangled. */
+char *tp_symtab_demangled(const char *name);
 
 /* fork handlers (the lock must not be held by another thread across fork). */
 void tp_symtab_lock(void);

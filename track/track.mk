@@ -5,9 +5,9 @@
 libtptrack_la_SOURCES = track/runtime.c track/runtime.h track/rawalloc.c track/rawalloc.h \
 	track/output.c track/output.h track/uthash_tp.h track/heap.c track/heap.h \
 	track/livetable.c track/livetable.h track/sites.c track/sites.h \
-	track/unwind.c track/unwind.h track/stack.c track/stack.h track/modules.c track/modules.h \
+	track/unwind.c track/unwind.h track/stack.c track/stack.h track/modmap.c track/modmap.h \
 	track/symtab.c track/symtab.h track/symbolize.c track/symbolize.h track/dwlib.c track/dwlib.h \
 	track/ops.c track/ops.h track/optree.c track/optree.h track/trace.c track/trace.h \
-	track/collect.c track/collect.h
+	track/collect.c track/collect.h track/opnames.c track/opnames.h
 libtptrack_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 EXTRA_DIST += docs/ops.md

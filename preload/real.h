@@ -1,9 +1,8 @@
-/* Finding the real definition of a symbol tprof interposes (PITFALLS P1, P14 and "Seen in real
- * ML programs" 1). */
-#ifndef TPROF_RESOLVE_H
-#define TPROF_RESOLVE_H
+/* The one way tprof finds the real definition of a function it interposes (but the malloc
+ * family's, which must be found before any allocator works: hook_malloc.c). */
+#ifndef TPROF_REAL_H
+#define TPROF_REAL_H
 
-#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,16 +13,9 @@ struct tp_report;
  * Python extension, so it is not in the global scope), the dynamic symbol table of every loaded
  * object but the main program and libtprof itself, in load order (never through dlopen, which
  * could run constructors out of order). NULL if no object defines it (yet). Nothing is kept
- * loaded: the address is valid while its object is (see tp_resolve_forget). Runs under the
+ * loaded: the address is valid while its object is (see tp_real_forget). Runs under the
  * recursion guard (a failing dlsym allocates) and leaves errno as it found it. */
-void *tp_resolve_next(const char *name);
-
-/* The run-time address of name as defined (not imported) by the object loaded at bias whose
- * lowest PT_LOAD address is lo and whose dynamic section is dyn, read from its .dynsym through
- * DT_GNU_HASH or DT_HASH; 0 if it defines none. *ifunc is set when the address is that of an
- * IFUNC resolver. Reads memory only: safe inside any constructor or dlopen. */
-uintptr_t tp_elf_find(uintptr_t bias, uintptr_t lo, const ElfW(Dyn) *dyn, const char *name,
-                      int *ifunc);
+void *tp_real(const char *name);
 
 /* One interposed function: its real definition, found on first use and cached. While it is
  * missing, it is looked for again only after another object has been loaded (dl_iterate_phdr's
@@ -36,7 +28,7 @@ struct tp_real {
     _Atomic uint64_t missed;               /* calls made while no definition was found */
     _Atomic int listed;                    /* on the list of missing functions (for the report) */
     struct tp_real *next;
-    _Atomic int found_listed;              /* on the list tp_resolve_forget() checks */
+    _Atomic int found_listed; /* on the list tp_real_forget() checks */
     struct tp_real *found_next;
 };
 
@@ -45,7 +37,7 @@ void *tp_real_lookup(struct tp_real *r);
 /* After a dlclose: every cached definition whose object is no longer loaded is dropped, so the
  * next call looks for it again (in the library loaded anew, or the one that remains) instead of
  * jumping into unmapped memory. */
-void tp_resolve_forget(void);
+void tp_real_forget(void);
 
 /* The real function, or NULL when no loaded object defines it. */
 static inline void *tp_real_fn(struct tp_real *r)

@@ -1,0 +1,24 @@
+/* Ops in shared libraries of a program that cannot be rebuilt: calls through the PLT and the GOT
+ * to the exports TPROF_OPS names (plt_patch.c patches the GOT entries, shim_plt.c records the
+ * calls). */
+#ifndef TPROF_PLT_H
+#define TPROF_PLT_H
+
+struct tp_report;
+
+/* Once from tp_init(), after tp_ops_init(): reads TPROF_PLT and hooks the modules loaded at
+ * start. */
+void tp_plt_init(void);
+/* Hook the modules not hooked yet (after dlopen). */
+void tp_plt_scan(void);
+/* Forget the modules that are gone (after dlclose, or a dlopen that failed). */
+void tp_plt_forget(void);
+/* RTLD_DEEPBIND flags removed by the dlopen wrapper, for the report. */
+void tp_dl_note_deepbind(void);
+/* Notes for the report (exports left alone, tables that ran out). */
+void tp_plt_collect(struct tp_report *r);
+
+/* 1 once some function is hooked through the PLT. */
+extern int tp_plt_hooked;
+
+#endif

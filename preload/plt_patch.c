@@ -1,0 +1,500 @@
+/* Ops in shared libraries of a program that cannot be rebuilt: finding and patching GOT entries.
+ *
+ * A call from one module into an exported function of another (darknet → libdarknet.so's gemm),
+ * or from a library into its own export (libdarknet's convolution → gemm, with gcc's default
+ * semantic interposition), goes through the PLT and a GOT entry with a JUMP_SLOT relocation. For
+ * every such entry of every loaded module whose symbol matches TPROF_OPS (or is TPROF_STEP), the
+ * GOT entry is pointed at a stub of our own.
+ *
+ * Only JUMP_SLOT entries: they are reached by calls alone. An address taken (GLOB_DAT, a pointer
+ * initialised in data) is left alone, so a function's address compares equal to itself wherever
+ * it was taken: code such as OpenSSL's `if (malloc_impl != CRYPTO_malloc) return
+ * malloc_impl(...)` would otherwise call itself forever. Calls through such a pointer are not
+ * seen (darknet's layer->forward), except from a non-PIE executable, whose PLT entry is the
+ * function's address and jumps through its own, hooked, JUMP_SLOT entry.
+ *
+ * Nothing here opens an object (dlopen, even RTLD_NOLOAD, would run the constructors still
+ * pending in its group, out of order: a scan may run inside a constructor that calls dlopen or
+ * malloc while the loader is initialising other objects). Everything is read from the memory
+ * dl_iterate_phdr describes. A slot that ld.so has not relocated yet (another thread's dlopen
+ * in progress) is left for the scan after that dlopen. A slot not bound yet (lazy binding) is
+ * not bound by us either, unless both modules were loaded at start (patch_relocs): its stub
+ * jumps to where the slot pointed, the PLT's call into ld.so's resolver, which binds it
+ * (recording the dependency that keeps the target loaded, as for any call) and writes the
+ * function into the slot; when that call returns, the stub is put back and jumps to that
+ * function from then on. Nor is any module kept loaded by us.
+ *
+ * The stubs, what they record and how they return are shim_plt.c's.
+ *
+ * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime, language
+ * runtimes and system libraries (denied()), tprof's own dependencies, and the exports of C++
+ * libraries matched only by a glob of TPROF_OPS (an exception
+ * unwinding through a hooked call would find tp_plt_return, which has no unwind information,
+ * instead of the real caller). A C function of such a library (darknet's gemm in a libdarknet.so
+ * that links libstdc++ for its OpenCV glue) is hooked when TPROF_OPS names it exactly: the user
+ * says it does not throw. The report counts the exports left alone. */
+#include "preload/plt.h"
+
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "preload/shim_plt.h"
+#include "report/report.h"
+#include "track/modmap.h"
+#include "track/opnames.h"
+#include "track/runtime.h"
+#include "track/sites.h"
+#include "track/stack.h"
+
+static int plt_on;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t patched, protect_failed, deepbind;
+
+struct module {
+    char *name; /* dlpi_name ("" for the main program) */
+    uintptr_t bias, lo, hi;
+    const ElfW(Dyn) * dyn;
+    uintptr_t relro_lo, relro_hi; /* pages ld.so made read-only after relocation */
+    int deny;                     /* a runtime library: neither patched nor a target */
+    int cxx;                      /* links a C++ runtime: not a target */
+    int initial;                  /* loaded before tprof's first scan: never unloaded */
+};
+
+struct modlist {
+    struct module *v;
+    size_t n, cap;
+};
+
+/* Modules whose GOT is already hooked: (name, bias). */
+struct done {
+    char *name;
+    uintptr_t bias;
+    int initial;
+};
+static struct done *done;
+static int scanned; /* the modules loaded at start have been seen */
+static size_t ndone, capdone;
+
+static uintptr_t dyn_ptr(const struct module *m, uintptr_t v)
+{
+    /* ld.so rewrites most d_ptr entries to run-time addresses; an unrewritten one is an
+     * offset from the load bias. */
+    return v < m->lo ? v + m->bias : v;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* The C runtime, the toolchain's and languages' runtimes, system libraries and tprof's own
+ * dependencies: their exports are not ML ops (glibc's iconv would match *conv*, OpenSSL's
+ * *update* digests), tprof must not hook calls it makes itself, and the hook must not be in the
+ * way of code that is called millions of times or plays tricks with its own functions. */
+static int denied(const char *path)
+{
+    static const char *const prefixes[] = {
+        "libc.so", "libm.so", "libmvec.so", "ld-linux", "ld64.so", "libpthread.so", "libdl.so",
+        "librt.so", "libgcc_s.so", "libstdc++", "libc++", "libunwind", "libdw.so", "libdw-",
+        "libelf.so", "libelf-", "libz.so", "liblzma.so", "libbz2.so", "libzstd.so", "libgomp.so",
+        "libtprof", "linux-vdso", "libresolv.so", "libnss_", "libcrypt.so", "libatomic.so",
+        "libquadmath.so", "libgfortran.so", "libcrypto.so", "libssl.so", "libgcrypt.so",
+        "libgpg-error.so", "libgnutls.so", "libnettle.so", "libhogweed.so", "libgmp.so",
+        "libpython", "libffi.so", "libexpat.so", "libuuid.so", "liblz4.so", "libbrotli",
+        "libsqlite3.so", "libreadline.so", "libtinfo.so", "libncurses", "libglib-2.0",
+        "libgobject-2.0", "libgio-2.0", "libgmodule-2.0", "libgthread-2.0", "libpcre",
+        "libselinux.so", "libsystemd.so", "libcap.so", "libdbus-1.so", "libomp.so", "libiomp5.so",
+        "libtbb", "libnuma.so",
+        /* MPI runtimes' internals (opal_convertor_* matched *conv*); libmpi's API stays. */
+        "libopen-pal.so", "libopen-rte.so", "libpmix.so", "mca_", "libhwloc.so", "libevent",
+        "libucp.so", "libucs.so", "libuct.so", "libfabric.so", "libpsm"};
+    const char *b = base_name(path);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
+            return 1;
+    return 0;
+}
+
+static int list_module(const struct tp_module *tm, void *arg)
+{
+    struct modlist *l = arg;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        struct module *v = tp_realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return 1;
+        l->v = v;
+        l->cap = cap;
+    }
+    struct module m = {0};
+    m.name = tp_strdup(tm->name);
+    if (!m.name)
+        return 1;
+    m.bias = tm->bias;
+    m.lo = tm->lo;
+    m.hi = tm->hi;
+    m.dyn = tm->dyn;
+    m.relro_lo = tm->relro_lo;
+    m.relro_hi = tm->relro_hi;
+    m.deny = denied(m.name) || tm->self;
+    l->v[l->n++] = m;
+    return 0;
+}
+
+/* Does the module link a C++ runtime (DT_NEEDED libstdc++ / libc++)? */
+static int needs_cxx(const struct module *m)
+{
+    const char *strtab = NULL;
+    if (!m->dyn)
+        return 0;
+    for (const ElfW(Dyn) *d = m->dyn; d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_STRTAB)
+            strtab = (const char *)dyn_ptr(m, d->d_un.d_ptr);
+    if (!strtab)
+        return 0;
+    for (const ElfW(Dyn) *d = m->dyn; d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_NEEDED) {
+            const char *b = strtab + d->d_un.d_val;
+            if (!strncmp(b, "libstdc++", 9) || !strncmp(b, "libc++", 6))
+                return 1;
+        }
+    return 0;
+}
+
+static void free_list(struct modlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        tp_free(l->v[i].name);
+    tp_free(l->v);
+}
+
+static const struct module *module_at(const struct modlist *l, uintptr_t a)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (a >= l->v[i].lo && a < l->v[i].hi)
+            return &l->v[i];
+    return NULL;
+}
+
+static void write_got(const struct module *m, uintptr_t *got, uintptr_t value)
+{
+    uintptr_t a = (uintptr_t)got;
+    int ro = a >= m->relro_lo && a < m->relro_hi;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    void *page = (void *)(a & ~(pg - 1));
+    if (ro && mprotect(page, pg, PROT_READ | PROT_WRITE) != 0) {
+        atomic_fetch_add(&protect_failed, 1);
+        return;
+    }
+    __atomic_store_n(got, value, __ATOMIC_RELEASE);
+    if (ro)
+        mprotect(page, pg, PROT_READ);
+    atomic_fetch_add(&patched, 1);
+}
+
+static struct done *done_entry(const struct module *m)
+{
+    for (size_t i = 0; i < ndone; i++)
+        if (done[i].bias == m->bias && !strcmp(done[i].name, m->name))
+            return &done[i];
+    return NULL;
+}
+
+static void mark_done(const struct module *m)
+{
+    if (ndone == capdone) {
+        size_t cap = capdone ? 2 * capdone : 64;
+        struct done *v = tp_realloc(done, cap * sizeof *v);
+        if (!v)
+            return;
+        done = v;
+        capdone = cap;
+    }
+    done[ndone].name = tp_strdup(m->name);
+    if (done[ndone].name) {
+        done[ndone].bias = m->bias;
+        done[ndone].initial = m->initial;
+        ndone++;
+    }
+}
+
+/* The first module in load order that defines name, and where (*ifunc: that is an IFUNC
+ * resolver). For a module loaded at start, when that module was loaded at start too, it is
+ * exactly where ld.so binds the name: those modules make up the start of the global scope, in
+ * load order, and the global scope is searched first. Otherwise it is a guess: a library loaded
+ * RTLD_LOCAL may bind to another copy, in its own scope. NULL if no module defines it (yet). */
+static const struct module *first_def(const struct modlist *l, const char *name, uintptr_t *at,
+                                      int *ifunc)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const struct module *v = &l->v[i];
+        struct tp_module tm = {v->name, v->bias, v->lo, v->hi, v->dyn, 0, 0, 0};
+        *at = tp_modmap_symbol(&tm, name, ifunc);
+        if (*at)
+            return &l->v[i];
+    }
+    return NULL;
+}
+
+/* Internals of MPI runtimes exported from libmpi itself (ompi_datatype_default_convertors_init
+ * matched *conv*), and Python's C API, which a python executable exports itself
+ * (PyUnicode_FSConverter matched *conv*): never a model's op unless named exactly. */
+static int runtime_internal(const char *name)
+{
+    static const char *const prefixes[] = {"ompi_", "opal_", "orte_", "pmix_", "mca_", "Py", "_Py"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+            return 1;
+    return 0;
+}
+
+static _Atomic uint64_t cxx_skipped;
+static char cxx_example[128];
+
+static void note_cxx_skipped(const char *name)
+{
+    if (atomic_fetch_add(&cxx_skipped, 1) == 0)
+        snprintf(cxx_example, sizeof cxx_example, "%s", name);
+}
+
+/* Patch module m's JUMP_SLOT entries in rel[0..count). Returns how many wanted entries ld.so had
+ * not relocated yet (the module is being loaded on another thread): they are left for a later
+ * scan, since ld.so would overwrite them. */
+static size_t patch_relocs(const struct modlist *l, const struct module *m, const ElfW(Rela) * rel,
+                           size_t count, const ElfW(Sym) * symtab, const char *strtab, size_t strsz,
+                           const ElfW(Half) * versym)
+{
+    size_t unrelocated = 0;
+    for (size_t i = 0; i < count; i++) {
+        /* Only call sites: see the top of this file. */
+        if ((unsigned)ELF64_R_TYPE(rel[i].r_info) != R_X86_64_JUMP_SLOT)
+            continue;
+        const ElfW(Sym) *sym = &symtab[ELF64_R_SYM(rel[i].r_info)];
+        int st = ELF64_ST_TYPE(sym->st_info);
+        if (st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_NOTYPE)
+            continue;
+        if (!sym->st_name || (strsz && sym->st_name >= strsz))
+            continue;
+        const char *name = strtab + sym->st_name;
+        if (name[0] == '_' && name[1] == 'Z')
+            continue; /* C++: see the top of this file */
+        int want_op = tp_names_is_op(name), step = tp_names_is_step(name);
+        if (want_op && runtime_internal(name) && !tp_names_exact(name))
+            want_op = 0;
+        if (!want_op && !step)
+            continue;
+        uintptr_t *got = (uintptr_t *)(m->bias + rel[i].r_offset);
+        uintptr_t cur = __atomic_load_n(got, __ATOMIC_ACQUIRE);
+        if (!cur || tp_plt_is_stub(cur))
+            continue; /* 0: a weak import nobody defines */
+        /* Not relocated yet, the entry still holds the file's value: an offset into the module
+         * (which, unlike any address it will hold, is mapped nowhere). */
+        if (cur + m->bias >= m->lo && cur + m->bias < m->hi && !module_at(l, cur)) {
+            unrelocated++;
+            continue;
+        }
+        /* Not bound yet (lazy binding): the entry points back into the module's own PLT, to
+         * the code that calls ld.so's resolver, and so will the stub (see the top of this
+         * file). (An entry of a library bound to its own export also points into the module;
+         * the stub then jumps straight to the function, which is as right.) Between modules
+         * loaded at start, where ld.so will bind is known exactly (first_def), and no module
+         * involved can be unloaded: the entry is bound here, so that the first call is seen
+         * even if it never returns (longjmp). Not for a versioned import, which may skip a
+         * definition of another version, nor an IFUNC, whose resolver is not ours to run. */
+        uintptr_t lazy = cur >= m->lo && cur < m->hi ? cur : 0, target = cur;
+        const struct module *def = module_at(l, cur);
+        if (lazy) {
+            uintptr_t at;
+            int ifunc;
+            def = first_def(l, name, &at, &ifunc);
+            size_t k = ELF64_R_SYM(rel[i].r_info);
+            if (def && m->initial && def->initial && !ifunc && !(versym && versym[k] > 1)) {
+                target = at;
+                lazy = 0;
+            }
+        }
+        if (!def || def->deny || tp_addr_is_ours(target))
+            continue; /* tprof interposes it itself (BLAS: libtprof is denied), or a runtime */
+        if (def->cxx && !(want_op && tp_names_exact(name))) {
+            if (want_op)
+                note_cxx_skipped(name);
+            continue;
+        }
+        int s = tp_plt_slot(target, name, want_op, step);
+        if (s < 0)
+            continue;
+        if (lazy)
+            tp_plt_slot_lazy(s, cur, got);
+        write_got(m, got, tp_plt_stub((uint32_t)s));
+    }
+    return unrelocated;
+}
+
+/* Patch module m; 0 if some entries must wait for ld.so to relocate them. */
+static int patch_module(const struct modlist *l, const struct module *m)
+{
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    const ElfW(Rela) *jmprel = NULL;
+    const ElfW(Half) *versym = NULL;
+    size_t strsz = 0, pltrelsz = 0;
+    long pltrel = DT_RELA;
+    for (const ElfW(Dyn) *d = m->dyn; d && d->d_tag != DT_NULL; d++) {
+        switch (d->d_tag) {
+        case DT_SYMTAB: symtab = (const ElfW(Sym) *)dyn_ptr(m, d->d_un.d_ptr); break;
+        case DT_STRTAB: strtab = (const char *)dyn_ptr(m, d->d_un.d_ptr); break;
+        case DT_STRSZ: strsz = d->d_un.d_val; break;
+        case DT_JMPREL: jmprel = (const ElfW(Rela) *)dyn_ptr(m, d->d_un.d_ptr); break;
+        case DT_PLTRELSZ: pltrelsz = d->d_un.d_val; break;
+        case DT_PLTREL: pltrel = (long)d->d_un.d_val; break;
+        case DT_VERSYM: versym = (const ElfW(Half) *)dyn_ptr(m, d->d_un.d_ptr); break;
+        }
+    }
+    if (!symtab || !strtab || !jmprel || pltrel != DT_RELA)
+        return 1;
+    return patch_relocs(l, m, jmprel, pltrelsz / sizeof(ElfW(Rela)), symtab, strtab, strsz,
+                        versym) == 0;
+}
+
+/* Entries whose stub a call did not get to put back (made while tprof was not recording, or
+ * left by longjmp; or bound by two threads at once, the later one writing over the stub). */
+void tp_plt_scan(void)
+{
+    if (!plt_on)
+        return;
+    int g = tp_guard;
+    tp_guard = 1; /* our lists allocate */
+    pthread_mutex_lock(&lock);
+    struct modlist l = {0};
+    tp_modmap_each(list_module, &l);
+    for (size_t i = 0; i < l.n; i++) {
+        struct done *d = done_entry(&l.v[i]);
+        l.v[i].cxx = needs_cxx(&l.v[i]);
+        l.v[i].initial = !scanned || (d && d->initial);
+    }
+    for (size_t i = 0; i < l.n; i++) {
+        struct module *m = &l.v[i];
+        if (done_entry(m))
+            continue;
+        if (m->deny || patch_module(&l, m))
+            mark_done(m);
+    }
+    tp_plt_resettle();
+    scanned = 1;
+    free_list(&l);
+    pthread_mutex_unlock(&lock);
+    tp_guard = g;
+}
+
+static int got_present(uintptr_t a, void *arg)
+{
+    const struct modlist *l = arg;
+    for (size_t j = 0; j < l->n; j++)
+        if (a >= l->v[j].lo && a < l->v[j].hi)
+            return 1;
+    return 0;
+}
+
+void tp_plt_forget(void)
+{
+    if (!plt_on)
+        return;
+    int g = tp_guard;
+    tp_guard = 1;
+    pthread_mutex_lock(&lock);
+    struct modlist l = {0};
+    tp_modmap_each(list_module, &l);
+    size_t k = 0;
+    for (size_t i = 0; i < ndone; i++) {
+        int present = 0;
+        for (size_t j = 0; j < l.n && !present; j++)
+            present = l.v[j].bias == done[i].bias && !strcmp(l.v[j].name, done[i].name);
+        if (present)
+            done[k++] = done[i];
+        else
+            tp_free(done[i].name); /* loaded again later, it is hooked again */
+    }
+    ndone = k;
+    /* A lazy slot's GOT entry went with its module: never written again. */
+    tp_plt_drop_gots(got_present, &l);
+    free_list(&l);
+    pthread_mutex_unlock(&lock);
+    tp_guard = g;
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+static void fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+}
+
+void tp_plt_init(void)
+{
+    plt_on = tp_cfg.plt; /* TPROF_PLT, parsed with every other setting (common/config.c) */
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    /* This thread's stack now (the malloc shims' stack walk needs it too, PLT hooks or not), not
+     * in a hooked call that may run in a signal handler, where glibc's reading of
+     * /proc/self/maps for the main thread could deadlock. */
+    tp_stack_learn();
+    if (!plt_on)
+        return;
+    tp_plt_shim_init();
+    tp_plt_scan();
+}
+
+void tp_dl_note_deepbind(void)
+{
+    atomic_fetch_add(&deepbind, 1);
+}
+
+void tp_plt_collect(struct tp_report *r)
+{
+    if (!plt_on)
+        return;
+    if (atomic_load(&cxx_skipped))
+        tp_report_note(r,
+                       "%llu imports matching TPROF_OPS lead into libraries that link a C++ "
+                       "runtime and were not hooked (%s, ...): an exception could not unwind "
+                       "through the hook; a C function that never lets one through is hooked "
+                       "when TPROF_OPS names it exactly",
+                       (unsigned long long)atomic_load(&cxx_skipped), cxx_example);
+    struct tp_plt_shim_counts c = tp_plt_shim_counts();
+    if (c.slots_full)
+        tp_report_note(r,
+                       "%llu shared-library functions were not hooked: all %d PLT stubs are "
+                       "in use",
+                       (unsigned long long)c.slots_full, TP_PLT_NSTUBS);
+    if (atomic_load(&protect_failed))
+        tp_report_note(r, "%llu GOT entries could not be made writable and were not hooked",
+                       (unsigned long long)atomic_load(&protect_failed));
+    if (c.frames_full)
+        tp_report_note(r,
+                       "%llu calls hooked through the PLT nested deeper than %d were not "
+                       "timed",
+                       (unsigned long long)c.frames_full, TP_PLT_FRAMES_MAX);
+    if (c.stale)
+        tp_report_note(r,
+                       "%llu calls hooked through the PLT were left by longjmp or an exception; "
+                       "each ended when that was noticed",
+                       (unsigned long long)c.stale);
+    if (atomic_load(&deepbind))
+        tp_report_note(r,
+                       "RTLD_DEEPBIND was removed from %llu dlopen calls: it would bypass "
+                       "tprof's wrappers",
+                       (unsigned long long)atomic_load(&deepbind));
+}

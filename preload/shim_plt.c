@@ -1,0 +1,449 @@
+/* Ops in shared libraries of a program that cannot be rebuilt: the stubs a hooked GOT entry
+ * leads to (plt_patch.c finds and patches the entries).
+ *
+ * Each stub loads its slot number and jumps to one assembly routine that
+ * saves every argument register (rdi..r9, rax for variadic calls, xmm0-7), asks tp_plt_enter()
+ * whether and how to record the call, restores them, swaps the caller's return address for
+ * tp_plt_return, and jumps to the original with the stack exactly as the caller left it — so any
+ * signature, stack arguments and varargs included, passes through untouched. tp_plt_return saves
+ * the return registers (rax, rdx, xmm0, xmm1), records the end, and returns to the real return
+ * address, kept in a per-thread side stack keyed by the address of the return-address slot
+ * (which also tells frames left by longjmp from live ones).
+ *
+ * Known signatures (track/opnames.c) give FLOPs, bytes and a shape (darknet's gemm). A PLT op
+ * called from inside a PLT op of the same family (gemm → gemm_cpu → gemm_nn) is part of it and is
+ * not recorded again.
+ *
+ * A slot whose GOT entry ld.so has not bound yet (lazy binding) jumps to where the entry pointed,
+ * the PLT's call into ld.so's resolver; when that call returns, the entry holds the function:
+ * the stub jumps there from then on, and the entry leads to the stub again (settle). */
+#include "preload/shim_plt.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/plt.h"
+#include "track/opnames.h"
+#include "track/ops.h"
+#include "track/runtime.h"
+#include "track/sites.h"
+#include "track/stack.h"
+
+#define NSTUBS     TP_PLT_NSTUBS
+#define STUB_SIZE  16
+#define FRAMES_MAX TP_PLT_FRAMES_MAX
+
+/* ---- the assembly: stubs, the common entry, the return path ---- */
+
+struct tp_plt_regs {
+    unsigned char xmm[8][16];
+    uint64_t r10, rax, r9, r8, rcx, rdx, rsi, rdi;
+};
+
+struct tp_plt_go {
+    uintptr_t target; /* rax: where to jump */
+    uintptr_t hooked; /* rdx: 1 to swap the return address for tp_plt_return */
+};
+
+__attribute__((visibility("hidden"))) struct tp_plt_go tp_plt_enter(uint32_t slot,
+                                                                    uintptr_t *retslot,
+                                                                    const struct tp_plt_regs *r);
+__attribute__((visibility("hidden"))) uintptr_t tp_plt_leave(uintptr_t sp);
+extern const char tp_plt_stubs[] __attribute__((visibility("hidden")));
+
+__asm__("    .text\n"
+        "    .p2align 4\n"
+        "    .globl tp_plt_stubs\n"
+        "    .hidden tp_plt_stubs\n"
+        "    .type tp_plt_stubs, @function\n"
+        "tp_plt_stubs:\n"
+        "    .set tp_plt_i, 0\n"
+        "    .rept 4096\n"
+        "    movl $tp_plt_i, %r11d\n"
+        "    jmp tp_plt_common\n"
+        "    .p2align 4\n"
+        "    .set tp_plt_i, tp_plt_i + 1\n"
+        "    .endr\n"
+        "    .size tp_plt_stubs, . - tp_plt_stubs\n"
+        "\n"
+        /* r11 = slot; (%rsp) = the caller's return address. Nothing the callee may read is changed:
+     * argument registers and rax are restored, the stack is as the caller left it. */
+        "    .p2align 4\n"
+        "    .type tp_plt_common, @function\n"
+        "tp_plt_common:\n"
+        "    .cfi_startproc\n"
+        "    pushq %rbp\n"
+        "    .cfi_def_cfa_offset 16\n"
+        "    .cfi_offset %rbp, -16\n"
+        "    movq %rsp, %rbp\n"
+        "    .cfi_def_cfa_register %rbp\n"
+        "    pushq %rdi\n"
+        "    pushq %rsi\n"
+        "    pushq %rdx\n"
+        "    pushq %rcx\n"
+        "    pushq %r8\n"
+        "    pushq %r9\n"
+        "    pushq %rax\n"
+        "    pushq %r10\n"
+        "    subq $128, %rsp\n"
+        "    movdqu %xmm0, 0(%rsp)\n"
+        "    movdqu %xmm1, 16(%rsp)\n"
+        "    movdqu %xmm2, 32(%rsp)\n"
+        "    movdqu %xmm3, 48(%rsp)\n"
+        "    movdqu %xmm4, 64(%rsp)\n"
+        "    movdqu %xmm5, 80(%rsp)\n"
+        "    movdqu %xmm6, 96(%rsp)\n"
+        "    movdqu %xmm7, 112(%rsp)\n"
+        "    movl %r11d, %edi\n"
+        "    leaq 8(%rbp), %rsi\n"
+        "    movq %rsp, %rdx\n"
+        "    call tp_plt_enter\n"
+        "    movq %rax, %r11\n"
+        "    testq %rdx, %rdx\n"
+        "    jz 1f\n"
+        "    leaq tp_plt_return(%rip), %rax\n"
+        "    movq %rax, 8(%rbp)\n"
+        "1:\n"
+        "    movdqu 0(%rsp), %xmm0\n"
+        "    movdqu 16(%rsp), %xmm1\n"
+        "    movdqu 32(%rsp), %xmm2\n"
+        "    movdqu 48(%rsp), %xmm3\n"
+        "    movdqu 64(%rsp), %xmm4\n"
+        "    movdqu 80(%rsp), %xmm5\n"
+        "    movdqu 96(%rsp), %xmm6\n"
+        "    movdqu 112(%rsp), %xmm7\n"
+        "    addq $128, %rsp\n"
+        "    popq %r10\n"
+        "    popq %rax\n"
+        "    popq %r9\n"
+        "    popq %r8\n"
+        "    popq %rcx\n"
+        "    popq %rdx\n"
+        "    popq %rsi\n"
+        "    popq %rdi\n"
+        "    popq %rbp\n"
+        "    .cfi_def_cfa %rsp, 8\n"
+        "    jmp *%r11\n"
+        "    .cfi_endproc\n"
+        "    .size tp_plt_common, . - tp_plt_common\n"
+        "\n"
+        /* The hooked function returned here: %rsp is one past its return-address slot. */
+        "    .p2align 4\n"
+        "    .type tp_plt_return, @function\n"
+        "tp_plt_return:\n"
+        "    subq $8, %rsp\n"
+        "    pushq %rax\n"
+        "    pushq %rdx\n"
+        "    subq $40, %rsp\n"
+        "    movdqu %xmm0, 0(%rsp)\n"
+        "    movdqu %xmm1, 16(%rsp)\n"
+        "    leaq 64(%rsp), %rdi\n"
+        "    call tp_plt_leave\n"
+        "    movq %rax, 56(%rsp)\n"
+        "    movdqu 0(%rsp), %xmm0\n"
+        "    movdqu 16(%rsp), %xmm1\n"
+        "    addq $40, %rsp\n"
+        "    popq %rdx\n"
+        "    popq %rax\n"
+        "    ret\n"
+        "    .size tp_plt_return, . - tp_plt_return\n");
+
+void tp_plt_return(void) __attribute__((visibility("hidden")));
+
+/* ---- slots: one per hooked function ---- */
+
+enum family { FAM_OTHER, FAM_MATMUL, FAM_GEMV };
+
+struct slot {
+    _Atomic uintptr_t target; /* the real function; 0 while the slot is free */
+    uintptr_t lazy;           /* the GOT entry's value before ld.so bound it, else 0 */
+    _Atomic(uintptr_t *) got; /* that GOT entry, while its module is loaded (lazy slots) */
+    _Atomic int id;           /* op id; -1 when only the step; ID_PENDING until the first call */
+    int step;                 /* TPROF_STEP */
+    int sig;                  /* a known signature (tp_names_known), 0 for none */
+    enum family family;
+    char *name;
+};
+
+struct frame {
+    uintptr_t ra, retslot;
+    uint32_t slot;
+    int pushed, step, has_shape;
+    uint64_t flops, bytes;
+    struct tp_shape_key shape;
+};
+
+int tp_plt_hooked;
+static struct slot slots[NSTUBS];
+static _Atomic int nslots;
+static unsigned char *family_of_id; /* op id → family, for ops interned here */
+static int family_cap;
+static _Atomic uint64_t slots_full, frames_full, stale_calls;
+
+static TP_TLS struct frame frames[FRAMES_MAX];
+static TP_TLS int depth;
+static TP_TLS volatile int busy; /* a signal handler's hooked call while we work passes through */
+
+/* The work and shape of a call of a known signature, from the registers it was passed. */
+static void work_of(int sig, const struct tp_plt_regs *r, struct frame *f)
+{
+    const uint64_t ints[6] = {r->rdi, r->rsi, r->rdx, r->rcx, r->r8, r->r9};
+    float floats[8];
+    for (int i = 0; i < 8; i++)
+        memcpy(&floats[i], r->xmm[i], sizeof floats[i]);
+    struct tp_work w;
+    tp_names_known_work(sig, ints, floats, &w, &f->shape);
+    f->flops = w.flops;
+    f->bytes = w.bytes;
+    f->has_shape = 1;
+}
+
+static enum family family_of(const char *kind)
+{
+    return !strcmp(kind, "matmul") ? FAM_MATMUL : !strcmp(kind, "gemv") ? FAM_GEMV : FAM_OTHER;
+}
+
+/* Is a call of slot s, made while PLT op `top` is open, a part of that op? */
+static int part_of_top(const struct slot *s)
+{
+    if (!tp_op_top_is(TP_SRC_PLT))
+        return 0;
+    int top = tp_ops_current();
+    if (top < 0 || top == s->id)
+        return 0; /* recursion is counted: ops.c keeps the total right */
+    if (s->family != FAM_OTHER && top < family_cap && family_of_id[top] == s->family)
+        return 1;
+    const char *tn = tp_ops_name(top);
+    return tn && !strncmp(s->name, tn, strlen(tn));
+}
+
+/* A hooked export becomes an op on its first call, not when it is hooked: a library exports
+ * many functions that match TPROF_OPS and a program calls few of them, and each op takes a slot
+ * of TPROF_MAX_OPS. */
+#define ID_PENDING (-2)
+
+static int slot_op(struct slot *s)
+{
+    int id = atomic_load_explicit(&s->id, memory_order_acquire);
+    if (id != ID_PENDING)
+        return id;
+    id = tp_op_intern(s->name, tp_names_kind(s->name), TP_SRC_PLT);
+    if (id >= 0 && id < family_cap)
+        family_of_id[id] = (unsigned char)s->family;
+    atomic_store_explicit(&s->id, id, memory_order_release);
+    return id;
+}
+
+uintptr_t tp_plt_stub(uint32_t i)
+{
+    return (uintptr_t)tp_plt_stubs + (uintptr_t)i * STUB_SIZE;
+}
+
+/* Still waiting for ld.so to bind the slot's GOT entry (see the top of this file)? */
+static int unbound(const struct slot *s)
+{
+    return s->lazy && atomic_load_explicit(&s->target, memory_order_acquire) == s->lazy;
+}
+
+/* After a call through a slot that was not bound: ld.so's resolver has bound the GOT entry,
+ * writing the function over our stub. From now on the stub jumps there, and the entry leads to
+ * the stub again. */
+static void settle(uint32_t i)
+{
+    struct slot *s = &slots[i];
+    uintptr_t *got = atomic_load(&s->got);
+    if (!got || !unbound(s))
+        return;
+    uintptr_t f = __atomic_load_n(got, __ATOMIC_ACQUIRE);
+    if (f == s->lazy || tp_plt_is_stub(f))
+        return; /* not written (LD_BIND_NOT): every call goes through the resolver */
+    uintptr_t want = s->lazy;
+    if (!atomic_compare_exchange_strong(&s->target, &want, f))
+        return;
+    if (tp_addr_is_ours(f)) {
+        atomic_store(&s->got, NULL); /* tprof wraps it itself: the entry keeps the wrapper */
+        return;
+    }
+    __atomic_compare_exchange_n(got, &f, tp_plt_stub(i), 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+static void end_frame(const struct frame *f, int stale)
+{
+    if (f->pushed)
+        tp_op_end(slots[f->slot].id, f->retslot, f->retslot, f->flops, f->bytes,
+                  f->has_shape ? &f->shape : NULL);
+    if (f->step)
+        tp_step_end();
+    if (stale && (f->pushed || f->step))
+        atomic_fetch_add_explicit(&stale_calls, 1, memory_order_relaxed);
+    settle(f->slot);
+}
+
+struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_plt_regs *r)
+{
+    struct slot *s = &slots[i];
+    struct tp_plt_go go = {atomic_load_explicit(&s->target, memory_order_acquire), 0};
+    if (!tp_running() || tp_guard || busy)
+        return go;
+    /* Reached through another stub already (a GOT entry pointing at the executable's canonical
+     * PLT entry, whose own GOT entry is hooked too): that one records the call. */
+    if (*retslot == (uintptr_t)tp_plt_return)
+        return go;
+    int e = errno;
+    busy = 1;
+    uintptr_t rs = (uintptr_t)retslot;
+    tp_stack_known();
+    /* On the thread's own stack a live caller's slot is above ours: entries at or below it were
+     * left by longjmp or an exception, and end now. Calls on another stack (sigaltstack,
+     * coroutines) are left alone. */
+    if (tp_on_own_stack(rs))
+        while (depth > 0 && frames[depth - 1].retslot <= rs &&
+               tp_on_own_stack(frames[depth - 1].retslot))
+            end_frame(&frames[--depth], 1);
+    int part = 0;
+    if (depth >= FRAMES_MAX) {
+        atomic_fetch_add_explicit(&frames_full, 1, memory_order_relaxed);
+    } else if (!(part = part_of_top(s)) || unbound(s)) {
+        /* A call through an unbound slot returns through tp_plt_return even when it is not
+         * recorded: its GOT entry must be settled once ld.so has bound it. */
+        struct frame *f = &frames[depth];
+        f->ra = *retslot;
+        f->retslot = rs;
+        f->slot = i;
+        f->pushed = f->step = f->has_shape = 0;
+        f->flops = f->bytes = 0;
+        if (!part && s->sig)
+            work_of(s->sig, r, f);
+        if (!part && s->step) {
+            tp_step_begin();
+            f->step = 1;
+        }
+        int id = part ? -1 : slot_op(s);
+        if (id >= 0)
+            f->pushed = tp_op_begin(id, rs, rs);
+        if (f->pushed || f->step || unbound(s)) {
+            depth++;
+            go.hooked = 1;
+        }
+    }
+    busy = 0;
+    errno = e;
+    return go;
+}
+
+uintptr_t tp_plt_leave(uintptr_t sp)
+{
+    int e = errno;
+    busy = 1;
+    uintptr_t rs = sp - sizeof(uintptr_t);
+    int i = depth - 1;
+    while (i >= 0 && frames[i].retslot != rs)
+        i--;
+    if (tp_unlikely(i < 0)) {
+        /* Only a call that returned on another thread than it was made on (a user-space
+         * scheduler moving coroutines) gets here: its return address is in that thread's
+         * side stack. There is nowhere to return to. */
+        static const char msg[] = "tprof: a call hooked through the PLT returned on another "
+                                  "thread; rerun with TPROF_PLT=0\n";
+        if (write(2, msg, sizeof msg - 1) < 0) {
+        }
+        abort();
+    }
+    /* Above it: calls left by longjmp out of this one (on this stack, below its slot), which end
+     * first; calls of other stacks (coroutines) stay. */
+    struct frame f = frames[i];
+    for (int j = depth - 1; j > i; j--)
+        if (frames[j].retslot < rs && tp_on_own_stack(frames[j].retslot) == tp_on_own_stack(rs))
+            end_frame(&frames[j], 1);
+    int k = i;
+    for (int j = i + 1; j < depth; j++)
+        if (!(frames[j].retslot < rs && tp_on_own_stack(frames[j].retslot) == tp_on_own_stack(rs)))
+            frames[k++] = frames[j];
+    depth = k;
+    end_frame(&f, 0);
+    busy = 0;
+    errno = e;
+    return f.ra;
+}
+
+/* ---- the slots' life ---- */
+
+int tp_plt_is_stub(uintptr_t a)
+{
+    uintptr_t b = (uintptr_t)tp_plt_stubs;
+    return a >= b && a < b + (uintptr_t)NSTUBS * STUB_SIZE;
+}
+
+int tp_plt_slot(uintptr_t target, const char *name, int want_op, int step)
+{
+    int n = atomic_load(&nslots);
+    for (int i = 0; i < n; i++)
+        if (atomic_load(&slots[i].target) == target && !strcmp(slots[i].name, name))
+            return i;
+    if (n >= NSTUBS) {
+        atomic_fetch_add(&slots_full, 1);
+        return -1;
+    }
+    struct slot *s = &slots[n];
+    s->name = tp_strdup(name);
+    if (!s->name)
+        return -1;
+    s->step = step;
+    s->sig = tp_names_known(name);
+    s->family = family_of(tp_names_kind(name));
+    atomic_store(&s->id, want_op ? ID_PENDING : -1);
+    atomic_store_explicit(&s->target, target, memory_order_release);
+    atomic_store(&nslots, n + 1);
+    tp_plt_hooked = 1;
+    return n;
+}
+
+void tp_plt_slot_lazy(int i, uintptr_t lazy, uintptr_t *got)
+{
+    slots[i].lazy = lazy;
+    atomic_store(&slots[i].got, got);
+}
+
+void tp_plt_resettle(void)
+{
+    int n = atomic_load(&nslots);
+    for (int i = 0; i < n; i++) {
+        struct slot *s = &slots[i];
+        uintptr_t *got = atomic_load(&s->got);
+        if (!got)
+            continue;
+        settle((uint32_t)i);
+        uintptr_t t = atomic_load(&s->target), cur = __atomic_load_n(got, __ATOMIC_ACQUIRE);
+        if (t != s->lazy && cur == t && atomic_load(&s->got))
+            __atomic_compare_exchange_n(got, &cur, tp_plt_stub((uint32_t)i), 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED);
+    }
+}
+
+void tp_plt_drop_gots(int (*present)(uintptr_t got, void *arg), void *arg)
+{
+    int n = atomic_load(&nslots);
+    for (int i = 0; i < n; i++) {
+        uintptr_t *got = atomic_load(&slots[i].got);
+        if (got && !present((uintptr_t)got, arg))
+            atomic_store(&slots[i].got, NULL);
+    }
+}
+
+void tp_plt_shim_init(void)
+{
+    family_cap = (int)tp_cfg.max_ops;
+    family_of_id = tp_calloc((size_t)family_cap, 1);
+    if (!family_of_id)
+        family_cap = 0;
+}
+
+struct tp_plt_shim_counts tp_plt_shim_counts(void)
+{
+    struct tp_plt_shim_counts c = {atomic_load(&slots_full), atomic_load(&frames_full),
+                                   atomic_load(&stale_calls)};
+    return c;
+}

@@ -1,0 +1,307 @@
+/* The loaded modules (see modmap.h). */
+#include "track/modmap.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_DEPARTED 256
+
+/* ---- the walk ---- */
+
+struct walk {
+    int (*fn)(const struct tp_module *m, void *arg);
+    void *arg;
+};
+
+static int segment_maps(const struct dl_phdr_info *info, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= s && a < s + ph->p_memsz) {
+            *lo = s;
+            *hi = s + ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct walk *w = arg;
+    (void)size;
+    struct tp_module m = {0};
+    m.lo = UINTPTR_MAX;
+    m.bias = info->dlpi_addr;
+    m.name = info->dlpi_name ? info->dlpi_name : "";
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD) {
+            if (a < m.lo)
+                m.lo = a;
+            if (a + ph->p_memsz > m.hi)
+                m.hi = a + ph->p_memsz;
+        } else if (ph->p_type == PT_DYNAMIC) {
+            m.dyn = (const ElfW(Dyn) *)a;
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+            m.relro_lo = a & ~(pg - 1);
+            m.relro_hi = (a + ph->p_memsz) & ~(pg - 1);
+        }
+    }
+    if (m.hi <= m.lo)
+        return 0;
+    uintptr_t lo, hi;
+    m.self = segment_maps(info, (uintptr_t)&tp_modmap_each, &lo, &hi);
+    return w->fn(&m, w->arg);
+}
+
+int tp_modmap_each(int (*fn)(const struct tp_module *m, void *arg), void *arg)
+{
+    struct walk w = {fn, arg};
+    return dl_iterate_phdr(visit, &w);
+}
+
+struct segment {
+    uintptr_t a, lo, hi;
+};
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct segment *s = arg;
+    (void)size;
+    return segment_maps(info, s->a, &s->lo, &s->hi);
+}
+
+int tp_modmap_segment(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+    struct segment s = {a, 0, 0};
+    if (!dl_iterate_phdr(find_segment, &s))
+        return -1;
+    *lo = s.lo;
+    *hi = s.hi;
+    return 0;
+}
+
+int tp_modmap_mapped(uintptr_t a)
+{
+    uintptr_t lo, hi;
+    return tp_modmap_segment(a, &lo, &hi) == 0;
+}
+
+/* The main program comes first in dl_iterate_phdr's order. */
+static int main_dynamic(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            *(const ElfW(Dyn) **)arg =
+                (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return 1;
+}
+
+const ElfW(Dyn) * tp_modmap_main_dynamic(void)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    dl_iterate_phdr(main_dynamic, &dyn);
+    return dyn;
+}
+
+/* glibc counts every object ever loaded; the count only grows. */
+static int read_adds(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    unsigned long long *adds = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+        *adds = info->dlpi_adds;
+    return 1;
+}
+
+unsigned long long tp_modmap_loads(void)
+{
+    unsigned long long adds = 0;
+    dl_iterate_phdr(read_adds, &adds);
+    return adds;
+}
+
+/* ---- what a module defines ---- */
+
+static uint32_t gnu_hash(const char *s)
+{
+    uint32_t h = 5381;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = h * 33 + *p;
+    return h;
+}
+
+static uint32_t sysv_hash(const char *s)
+{
+    uint32_t h = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        h = (h << 4) + *p;
+        uint32_t g = h & 0xf0000000u;
+        if (g)
+            h ^= g >> 24;
+        h &= ~g;
+    }
+    return h;
+}
+
+struct dynsyms {
+    const ElfW(Sym) * sym;
+    const char *str;
+    size_t strsz;
+    const ElfW(Half) * versym;
+};
+
+/* A definition the dynamic linker would bind an unversioned reference to. */
+static int defines(const struct dynsyms *d, uint32_t i, const char *name)
+{
+    const ElfW(Sym) *s = &d->sym[i];
+    int type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
+    int vis = ELF64_ST_VISIBILITY(s->st_other);
+    if (s->st_shndx == SHN_UNDEF || !s->st_value || !s->st_name ||
+        (d->strsz && s->st_name >= d->strsz))
+        return 0;
+    if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+        return 0;
+    if (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE)
+        return 0;
+    if (vis == STV_HIDDEN || vis == STV_INTERNAL)
+        return 0;
+    if (d->versym && (d->versym[i] & 0x8000))
+        return 0; /* a hidden (non-default) version */
+    return !strcmp(d->str + s->st_name, name);
+}
+
+uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifunc)
+{
+    uintptr_t bias = m->bias, lo = m->lo;
+    struct dynsyms d = {0};
+    const uint32_t *gnu = NULL, *sysv = NULL;
+    *ifunc = 0;
+    for (const ElfW(Dyn) *e = m->dyn; e && e->d_tag != DT_NULL; e++) {
+        /* ld.so rewrites most d_ptr entries to run-time addresses, but not those of a dynamic
+         * section in read-only memory (the vDSO's): an unrewritten one is an offset. */
+        uintptr_t p = e->d_un.d_ptr < lo ? e->d_un.d_ptr + bias : e->d_un.d_ptr;
+        switch (e->d_tag) {
+        case DT_SYMTAB: d.sym = (const ElfW(Sym) *)p; break;
+        case DT_STRTAB: d.str = (const char *)p; break;
+        case DT_STRSZ: d.strsz = e->d_un.d_val; break;
+        case DT_VERSYM: d.versym = (const ElfW(Half) *)p; break;
+        case DT_GNU_HASH: gnu = (const uint32_t *)p; break;
+        case DT_HASH: sysv = (const uint32_t *)p; break;
+        }
+    }
+    if (!d.sym || !d.str)
+        return 0;
+    uint32_t found = 0;
+    if (gnu) {
+        uint32_t nbuckets = gnu[0], symoffset = gnu[1], bloom_size = gnu[2], shift = gnu[3];
+        const uint64_t *bloom = (const uint64_t *)(gnu + 4);
+        const uint32_t *buckets = (const uint32_t *)(bloom + bloom_size);
+        const uint32_t *chain = buckets + nbuckets;
+        uint32_t h = gnu_hash(name);
+        if (!nbuckets || !bloom_size)
+            return 0;
+        uint64_t word = bloom[(h / 64) % bloom_size];
+        uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> shift) % 64));
+        if ((word & mask) != mask)
+            return 0;
+        for (uint32_t i = buckets[h % nbuckets]; i >= symoffset && !found; i++) {
+            uint32_t h2 = chain[i - symoffset];
+            if ((h | 1) == (h2 | 1) && defines(&d, i, name))
+                found = i;
+            if (h2 & 1)
+                break;
+        }
+    } else if (sysv) {
+        uint32_t nbucket = sysv[0];
+        const uint32_t *bucket = sysv + 2, *chain = bucket + nbucket;
+        if (!nbucket)
+            return 0;
+        for (uint32_t i = bucket[sysv_hash(name) % nbucket]; i && !found; i = chain[i])
+            if (defines(&d, i, name))
+                found = i;
+    }
+    if (!found)
+        return 0;
+    *ifunc = ELF64_ST_TYPE(d.sym[found].st_info) == STT_GNU_IFUNC;
+    return bias + d.sym[found].st_value;
+}
+
+/* ---- unloaded modules ---- */
+
+static struct tp_departed departed[MAX_DEPARTED];
+static int ndeparted;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct find {
+    uintptr_t base;
+    const char *name;
+    uintptr_t lo, hi;
+};
+
+static int range_of(const struct tp_module *m, void *arg)
+{
+    struct find *f = arg;
+    if (m->bias != f->base || strcmp(m->name, f->name) != 0)
+        return 0;
+    f->lo = m->lo;
+    f->hi = m->hi;
+    return 1;
+}
+
+void tp_modmap_before_dlclose(void *handle)
+{
+    struct link_map *lm = NULL;
+    if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name || !*lm->l_name)
+        return;
+    struct find f = {lm->l_addr, lm->l_name, 0, 0};
+    if (!tp_modmap_each(range_of, &f))
+        return;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < ndeparted; i++) {
+        if (departed[i].base == f.base && !strcmp(departed[i].path, f.name)) {
+            pthread_mutex_unlock(&lock);
+            return; /* loaded again at the same place: already known */
+        }
+    }
+    if (ndeparted < MAX_DEPARTED) {
+        struct tp_departed *d = &departed[ndeparted];
+        strncpy(d->path, f.name, sizeof d->path - 1);
+        d->base = f.base;
+        d->lo = f.lo;
+        d->hi = f.hi;
+        ndeparted++;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void tp_modmap_fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void tp_modmap_fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+void tp_modmap_fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+}
+
+const struct tp_departed *tp_modmap_departed(int *n)
+{
+    pthread_mutex_lock(&lock);
+    *n = ndeparted;
+    pthread_mutex_unlock(&lock);
+    return departed;
+}

@@ -1,0 +1,62 @@
+/* The loaded modules, as dl_iterate_phdr describes them, and the ones unloaded since.
+ *
+ * Everything here reads the memory dl_iterate_phdr describes and nothing else: no file is
+ * opened, no object is opened (dlopen, even RTLD_NOLOAD, would run constructors still pending in
+ * its group, out of order), so each function is safe inside a dlopen wrapper or a constructor. */
+#ifndef TPROF_MODMAP_H
+#define TPROF_MODMAP_H
+
+#include <link.h>
+#include <stdint.h>
+
+/* One loaded module with at least one PT_LOAD segment. */
+struct tp_module {
+    const char *name;             /* dlpi_name, "" for the main program */
+    uintptr_t bias, lo, hi;       /* load bias; the range its PT_LOAD segments span */
+    const ElfW(Dyn) * dyn;        /* its dynamic section, NULL if none */
+    uintptr_t relro_lo, relro_hi; /* pages ld.so made read-only after relocation */
+    int self;                     /* libtprof.so itself */
+};
+
+/* Call fn for each loaded module in load order (the main program first) until it returns
+ * non-zero; returns that value, else 0. fn runs under the loader's lock: it must not load,
+ * unload or look up symbols; m and its name are valid during the call only. */
+int tp_modmap_each(int (*fn)(const struct tp_module *m, void *arg), void *arg);
+
+/* 1 when a PT_LOAD segment of a loaded module maps a. */
+int tp_modmap_mapped(uintptr_t a);
+
+/* The PT_LOAD segment that maps a: [*lo, *hi). 0, or -1 when none does. */
+int tp_modmap_segment(uintptr_t a, uintptr_t *lo, uintptr_t *hi);
+
+/* The dynamic section of the main program (NULL if it has none). */
+const ElfW(Dyn) * tp_modmap_main_dynamic(void);
+
+/* How many objects were ever loaded (only grows; a new number means a new object may define what
+ * was missing); 0 when the C library does not count. */
+unsigned long long tp_modmap_loads(void);
+
+/* The run-time address of name as module m defines (not imports) it, read from its .dynsym
+ * through DT_GNU_HASH or DT_HASH; 0 if it defines none. *ifunc is set when the address is that
+ * of an IFUNC resolver. */
+uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifunc);
+
+/* ---- unloaded modules, so that call sites into them can still be named ---- */
+
+struct tp_departed {
+    char path[512];
+    uintptr_t base;   /* load bias */
+    uintptr_t lo, hi; /* address range of its PT_LOAD segments */
+};
+
+/* Call before the real dlclose(handle): remember where the module was. Safe to call for a
+ * handle that stays loaded (the entry is then ignored: its addresses are still mapped). */
+void tp_modmap_before_dlclose(void *handle);
+/* The list's lock across fork (state.c's handlers). */
+void tp_modmap_fork_prepare(void);
+void tp_modmap_fork_parent(void);
+void tp_modmap_fork_child(void);
+/* The remembered modules, oldest first. */
+const struct tp_departed *tp_modmap_departed(int *n);
+
+#endif
