@@ -31,7 +31,9 @@
 #include "report/report.h"
 #include "track/sites.h"
 #include "track/symtab.h"
-#include "track/trace.h"
+#include "track/trace_file.h"
+#include "track/trace_heap.h"
+#include "track/tracebuf.h"
 #include "track/unwind.h"
 
 _Atomic int tp_state = TP_BOOT;

@@ -15,7 +15,7 @@
 #include "preload/names.h"
 #include "track/runtime.h"
 #include "track/ops.h"
-#include "track/optree.h"
+#include "track/ops_collect.h"
 #include "common/path.h"
 #include "report/peaks.h"
 #include "preload/reporter.h"
