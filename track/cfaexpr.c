@@ -14,7 +14,7 @@ struct xop {
     uint64_t v;
 };
 #define XOPS_MAX 12
-#define XSTACK 8
+#define XSTACK   8
 struct expr {
     uint8_t n;
     struct xop op[XOPS_MAX];
@@ -28,10 +28,21 @@ static int nexprs;
 static int binary(int atom)
 {
     switch (atom) {
-    case DW_OP_plus: case DW_OP_minus: case DW_OP_mul: case DW_OP_and: case DW_OP_or:
-    case DW_OP_xor: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra: case DW_OP_ge:
-    case DW_OP_gt: case DW_OP_le: case DW_OP_lt: case DW_OP_eq: case DW_OP_ne:
-        return 1;
+    case DW_OP_plus:
+    case DW_OP_minus:
+    case DW_OP_mul:
+    case DW_OP_and:
+    case DW_OP_or:
+    case DW_OP_xor:
+    case DW_OP_shl:
+    case DW_OP_shr:
+    case DW_OP_shra:
+    case DW_OP_ge:
+    case DW_OP_gt:
+    case DW_OP_le:
+    case DW_OP_lt:
+    case DW_OP_eq:
+    case DW_OP_ne: return 1;
     }
     return 0;
 }
@@ -81,7 +92,8 @@ int tp_cfa_expr_intern(const Dwarf_Op *ops, size_t n)
         } else {
             return -1; /* a memory read, a branch, another register's value... */
         }
-        if (x.op == X_BREG && x.reg != TP_DWREG_RSP && x.reg != TP_DWREG_RBP && x.reg != TP_DWREG_RA)
+        if (x.op == X_BREG && x.reg != TP_DWREG_RSP && x.reg != TP_DWREG_RBP &&
+            x.reg != TP_DWREG_RA)
             return -1;
         if (++depth > XSTACK)
             return -1;
@@ -113,18 +125,10 @@ uintptr_t tp_cfa_expr_eval(int x, uintptr_t rsp, uintptr_t rbp, int rbp_known, u
             a = x->reg == TP_DWREG_RSP ? rsp : x->reg == TP_DWREG_RBP ? rbp : rip;
             s[d++] = a + x->v;
             continue;
-        case X_CONST:
-            s[d++] = x->v;
-            continue;
-        case DW_OP_plus_uconst:
-            s[d - 1] += x->v;
-            continue;
-        case DW_OP_neg:
-            s[d - 1] = -s[d - 1];
-            continue;
-        case DW_OP_not:
-            s[d - 1] = ~s[d - 1];
-            continue;
+        case X_CONST: s[d++] = x->v; continue;
+        case DW_OP_plus_uconst: s[d - 1] += x->v; continue;
+        case DW_OP_neg: s[d - 1] = -s[d - 1]; continue;
+        case DW_OP_not: s[d - 1] = ~s[d - 1]; continue;
         }
         b = s[--d];
         a = s[d - 1];

@@ -12,7 +12,7 @@
 /* DWARF register numbers on x86-64. */
 #define TP_DWREG_RBP 6
 #define TP_DWREG_RSP 7
-#define TP_DWREG_RA 16 /* the return address column, and rip in expressions */
+#define TP_DWREG_RA  16 /* the return address column, and rip in expressions */
 
 /* Keep the expression ops[0..n) (as libdw gives a CFA): its number, the same for the same
  * expression, or -1 when the walk could not evaluate it or the table is full. Under the rule

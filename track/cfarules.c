@@ -35,9 +35,9 @@
  * now. */
 #define TOMB ((uintptr_t)1)
 
-#define RULE_BITS 14 /* 16,384 return addresses, 384 KiB mapped, touched as used */
+#define RULE_BITS  14 /* 16,384 return addresses, 384 KiB mapped, touched as used */
 #define RULE_SLOTS (1u << RULE_BITS)
-#define RULE_MAX (RULE_SLOTS / 4 * 3)
+#define RULE_MAX   (RULE_SLOTS / 4 * 3)
 
 struct tp_cfa_slot {
     _Atomic uintptr_t key;
@@ -275,7 +275,7 @@ static struct tp_cfa_rule read_rule(struct module *m, uintptr_t key)
     if (need < 8)
         need = 8; /* the return address, at least, is in the frame */
     r = (struct tp_cfa_rule){(int32_t)cfa_off, (int16_t)ra_off, (int16_t)rbp_off, (uint16_t)flags,
-                      (uint16_t)need};
+                             (uint16_t)need};
 out:
     tp_dw.free(fr); /* libdw's block: that namespace's free */
     return r;
@@ -361,7 +361,8 @@ const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key)
         if (!r && (m || pass == 1)) {
             /* In no module (JIT code, a stack that is not one), the walk stops there, for good.
              * A module that did not fit in mods is not known to have no rules: not kept. */
-            struct tp_cfa_rule got = m ? read_rule(m, key) : (struct tp_cfa_rule){0, 0, 0, TP_CFA_NO, 0};
+            struct tp_cfa_rule got =
+                m ? read_rule(m, key) : (struct tp_cfa_rule){0, 0, 0, TP_CFA_NO, 0};
             r = m || !s.found ? remember(key, got) : NULL;
             if (!r) {
                 unkept = got;
@@ -374,7 +375,6 @@ const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key)
         close(s.fd);
     return r;
 }
-
 
 void tp_unwind_disable(void)
 {
@@ -449,7 +449,8 @@ void tp_unwind_dlclosed(void)
         /* Gone: its code's rules would describe whatever is mapped there next. A walk that
          * read a key a moment ago still finds the rule it had. */
         for (uint32_t s = 0; s < RULE_SLOTS; s++) {
-            uintptr_t key = atomic_load_explicit(&rules[s].key, memory_order_relaxed) & ~TP_CFA_KEY_EXACT;
+            uintptr_t key =
+                atomic_load_explicit(&rules[s].key, memory_order_relaxed) & ~TP_CFA_KEY_EXACT;
             if (key >= m->lo && key < m->hi)
                 atomic_store_explicit(&rules[s].key, TOMB, memory_order_release);
         }

@@ -180,16 +180,18 @@ static void collect_steps(struct tp_report *r, double ratio)
 static void collect_notes(struct tp_report *r, uint64_t skipped, uint64_t shapes_dropped)
 {
     if (tp_cfg.sched_active >= 0)
-        tp_report_note(r, "TPROF_SCHEDULE=%d:%d:%d: ops and steps cover steps %d to %d only; the "
-                          "heap figures cover the whole run",
+        tp_report_note(r,
+                       "TPROF_SCHEDULE=%d:%d:%d: ops and steps cover steps %d to %d only; the "
+                       "heap figures cover the whole run",
                        tp_cfg.sched_wait, tp_cfg.sched_warmup, tp_cfg.sched_active,
                        tp_cfg.sched_wait + tp_cfg.sched_warmup,
                        tp_cfg.sched_wait + tp_cfg.sched_warmup + tp_cfg.sched_active - 1);
     if (atomic_load(&tp_ops_dropped)) {
         r->partial = 1;
-        tp_report_note(r, "op table full (TPROF_MAX_OPS=%d): ops with other names were not "
-                          "recorded (%llu refused lookups)", tp_op_cap,
-                       (unsigned long long)atomic_load(&tp_ops_dropped));
+        tp_report_note(r,
+                       "op table full (TPROF_MAX_OPS=%d): ops with other names were not "
+                       "recorded (%llu refused lookups)",
+                       tp_op_cap, (unsigned long long)atomic_load(&tp_ops_dropped));
     }
     if (atomic_load(&tp_ops_overflow)) {
         r->partial = 1;
@@ -197,14 +199,16 @@ static void collect_notes(struct tp_report *r, uint64_t skipped, uint64_t shapes
                        (unsigned long long)atomic_load(&tp_ops_overflow), TP_OPS_MAX_DEPTH);
     }
     if (skipped)
-        tp_report_note(r, "%llu op calls were left by longjmp or an exception; they were closed "
-                          "when that was noticed", (unsigned long long)skipped);
+        tp_report_note(r,
+                       "%llu op calls were left by longjmp or an exception; they were closed "
+                       "when that was noticed",
+                       (unsigned long long)skipped);
     if (atomic_load(&tp_ops_unpaired))
         tp_report_note(r, "%llu op ends had no matching begin and were dropped",
                        (unsigned long long)atomic_load(&tp_ops_unpaired));
     if (shapes_dropped)
-        tp_report_note(r, "%llu calls had shapes beyond the %d kept per op", (unsigned long long)shapes_dropped,
-                       MAX_SHAPES);
+        tp_report_note(r, "%llu calls had shapes beyond the %d kept per op",
+                       (unsigned long long)shapes_dropped, MAX_SHAPES);
 }
 
 void tp_ops_collect(struct tp_report *r)
@@ -272,6 +276,8 @@ void tp_optree_collect(struct tp_report *r)
         r->nopstacks++;
     }
     if (r->opstacks_dropped)
-        tp_report_note(r, "%llu op calls nested under a full op-stack table are left out of the "
-                          "folded stacks", (unsigned long long)r->opstacks_dropped);
+        tp_report_note(r,
+                       "%llu op calls nested under a full op-stack table are left out of the "
+                       "folded stacks",
+                       (unsigned long long)r->opstacks_dropped);
 }

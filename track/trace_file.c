@@ -30,8 +30,8 @@ struct writer {
     int64_t base_rel_ns; /* tp_trace_base_ns - tp_start_ns */
     int first;
     int nops;
-    char **prefix;       /* per op: the start of its events, up to the tid */
-    char **shape;        /* per op and shape slot: ',"shape":"..."' or NULL, made when first needed */
+    char **prefix; /* per op: the start of its events, up to the tid */
+    char **shape;  /* per op and shape slot: ',"shape":"..."' or NULL, made when first needed */
 };
 
 static int64_t ns_of(const struct writer *w, uint64_t ticks)
@@ -125,7 +125,8 @@ static void put_event(struct writer *w, const struct tp_trace_event *e)
     put_milli(b, (uint64_t)ns_of(w, e->t0));
     tp_buf_puts(b, ",\"dur\":");
     put_milli(b, (uint64_t)(dur_ns + 0.5));
-    const char *shape = e->shape >= 0 && e->shape < TP_OPS_MAX_SHAPES ? event_shape(w, e->op, e->shape) : NULL;
+    const char *shape =
+        e->shape >= 0 && e->shape < TP_OPS_MAX_SHAPES ? event_shape(w, e->op, e->shape) : NULL;
     if (e->flops || shape) {
         tp_buf_puts(b, ",\"args\":{");
         if (shape)
@@ -144,8 +145,9 @@ static void put_event(struct writer *w, const struct tp_trace_event *e)
 static void put_counter(struct writer *w, double ts_us, uint64_t live)
 {
     sep(w);
-    tp_buf_printf(w->b, "{\"ph\":\"C\",\"name\":\"heap\",\"pid\":%ld,\"ts\":%.3f,"
-                        "\"args\":{\"live_bytes\":%llu}}",
+    tp_buf_printf(w->b,
+                  "{\"ph\":\"C\",\"name\":\"heap\",\"pid\":%ld,\"ts\":%.3f,"
+                  "\"args\":{\"live_bytes\":%llu}}",
                   w->pid, ts_us, (unsigned long long)live);
 }
 
@@ -160,7 +162,8 @@ static void put_summary(struct writer *w, int op, const struct tp_trace_summary 
     uint64_t first = atomic_load(&s->first), last = atomic_load(&s->last);
     const char *name = tp_ops_name(op);
     char label[64];
-    snprintf(label, sizeof label, " (%llu calls summarised)", (unsigned long long)atomic_load(&s->calls));
+    snprintf(label, sizeof label, " (%llu calls summarised)",
+             (unsigned long long)atomic_load(&s->calls));
     sep(w);
     tp_buf_puts(w->b, "{\"ph\":\"X\",\"name\":");
     struct tp_buf t;
@@ -169,8 +172,9 @@ static void put_summary(struct writer *w, int op, const struct tp_trace_summary 
     tp_buf_puts(&t, label);
     tp_json_str(w->b, tp_buf_str(&t));
     tp_buf_free(&t);
-    tp_buf_printf(w->b, ",\"cat\":\"summary\",\"pid\":%ld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,"
-                        "\"args\":{\"calls\":%llu,\"total_us\":%.3f,\"why\":\"%s\"}}",
+    tp_buf_printf(w->b,
+                  ",\"cat\":\"summary\",\"pid\":%ld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,"
+                  "\"args\":{\"calls\":%llu,\"total_us\":%.3f,\"why\":\"%s\"}}",
                   w->pid, summary_tid(), us_of(w, first),
                   last > first ? (double)(last - first) * w->ratio / 1000.0 : 0.0,
                   (unsigned long long)atomic_load(&s->calls),
@@ -188,8 +192,9 @@ static size_t summary_bound(int op)
 static void put_meta(struct writer *w, const char *what, long tid, const char *name)
 {
     sep(w);
-    tp_buf_printf(w->b, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%ld,\"tid\":%ld,\"args\":{\"name\":",
-                  what, w->pid, tid);
+    tp_buf_printf(w->b,
+                  "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%ld,\"tid\":%ld,\"args\":{\"name\":", what,
+                  w->pid, tid);
     tp_json_str(w->b, name);
     tp_buf_puts(w->b, "}}");
 }
@@ -256,7 +261,10 @@ static void put_head(struct writer *w, const struct tp_report *r, uint64_t max)
     tp_buf_printf(b, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
     const char *exe = r->program.exe ? strrchr(r->program.exe, '/') : NULL;
     char pname[300];
-    snprintf(pname, sizeof pname, "%s (pid %ld)", exe ? exe + 1 : r->program.exe ? r->program.exe : "program",
+    snprintf(pname, sizeof pname, "%s (pid %ld)",
+             exe              ? exe + 1
+             : r->program.exe ? r->program.exe
+                              : "program",
              w->pid);
     put_meta(w, "process_name", 0, pname);
 }
@@ -286,7 +294,8 @@ static uint64_t put_heap(struct writer *w, const struct tp_report *r, size_t res
     struct tp_buf *b = w->b;
     uint32_t ns = atomic_load(&tp_trace_nsamples);
     size_t per_sample = 110;
-    uint64_t left = max > b->len + reserve + 3 * per_sample ? max - b->len - reserve - 3 * per_sample : 0;
+    uint64_t left =
+        max > b->len + reserve + 3 * per_sample ? max - b->len - reserve - 3 * per_sample : 0;
     uint64_t room = (max / 8 < left ? max / 8 : left) / per_sample;
     uint32_t step = room == 0 ? ns + 1 : (uint32_t)((ns + room - 1) / room);
     if (step == 0)
@@ -369,7 +378,8 @@ static void put_summaries(struct writer *w, const struct tp_trace_summary *past_
         uint64_t a = atomic_load(&tp_trace_past_cap[i].calls),
                  m = past_max ? atomic_load(&past_max[i].calls) : 0;
         if ((a || m) && !summary_track) {
-            put_meta(w, "thread_name", summary_tid(), "tprof: calls not drawn one by one (summary)");
+            put_meta(w, "thread_name", summary_tid(),
+                     "tprof: calls not drawn one by one (summary)");
             summary_track = 1;
         }
         if (a)
@@ -386,8 +396,14 @@ void tp_trace_render(struct tp_report *r, struct tp_buf *b)
     struct tp_outputs *o = &r->outputs;
     const uint64_t max = tp_cfg.trace_max;
     int nops = count_ops();
-    struct writer w = {b, (long)r->program.pid, (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30),
-                       (int64_t)tp_trace_base_ns - (int64_t)tp_start_ns, 1, nops, NULL, NULL};
+    struct writer w = {b,
+                       (long)r->program.pid,
+                       (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30),
+                       (int64_t)tp_trace_base_ns - (int64_t)tp_start_ns,
+                       1,
+                       nops,
+                       NULL,
+                       NULL};
     struct tp_trace_summary *past_max = past_max_new(nops);
     size_t reserve = tail_reserve(nops);
     put_head(&w, r, max);
@@ -398,9 +414,10 @@ void tp_trace_render(struct tp_report *r, struct tp_buf *b)
     put_summaries(&w, past_max, &n_cap, &n_max);
     tp_free(past_max);
 
-    tp_buf_printf(b, "\n],\"otherData\":{\"tprof_version\":\"%s\",\"op_calls\":%llu,"
-                     "\"events\":%llu,\"summarised_past_cap\":%llu,\"summarised_past_max\":%llu,"
-                     "\"trace_cap\":%llu,\"trace_max\":%llu,\"heap_samples\":%llu}}\n",
+    tp_buf_printf(b,
+                  "\n],\"otherData\":{\"tprof_version\":\"%s\",\"op_calls\":%llu,"
+                  "\"events\":%llu,\"summarised_past_cap\":%llu,\"summarised_past_max\":%llu,"
+                  "\"trace_cap\":%llu,\"trace_max\":%llu,\"heap_samples\":%llu}}\n",
                   TPROF_VERSION, (unsigned long long)atomic_load(&tp_trace_recorded),
                   (unsigned long long)events, (unsigned long long)n_cap, (unsigned long long)n_max,
                   (unsigned long long)tp_cfg.trace_cap, (unsigned long long)max,

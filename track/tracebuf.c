@@ -19,10 +19,10 @@
 #include "common/pages.h"
 #include "track/runtime.h"
 
-#define CHUNK_EVENTS TP_TRACE_CHUNK_EVENTS
-#define MAX_THREADS TP_TRACE_MAX_THREADS
-#define MAX_SAMPLES TP_TRACE_MAX_SAMPLES
-#define MIN_EVENT_BYTES 64  /* no event is written in fewer bytes: recording more is pointless */
+#define CHUNK_EVENTS    TP_TRACE_CHUNK_EVENTS
+#define MAX_THREADS     TP_TRACE_MAX_THREADS
+#define MAX_SAMPLES     TP_TRACE_MAX_SAMPLES
+#define MIN_EVENT_BYTES 64 /* no event is written in fewer bytes: recording more is pointless */
 
 int tp_trace_on;
 _Atomic(struct tp_trace_chunk *) tp_trace_chunks;
@@ -38,7 +38,10 @@ uint64_t tp_trace_base_ticks, tp_trace_base_ns;
 struct tp_trace_sample *tp_trace_samples;
 _Atomic uint32_t tp_trace_nsamples;
 
-static void *map_zeroed(size_t n) { return tp_pages_map(n, 0); }
+static void *map_zeroed(size_t n)
+{
+    return tp_pages_map(n, 0);
+}
 
 static void take_base(void)
 {
@@ -102,9 +105,8 @@ void tp_trace_summarise(struct tp_trace_summary *s, uint64_t t0, uint64_t t1)
     atomic_fetch_add_explicit(&s->calls, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->ticks, t1 - t0, memory_order_relaxed);
     uint64_t f = atomic_load_explicit(&s->first, memory_order_relaxed);
-    while ((f == 0 || t0 < f) &&
-           !atomic_compare_exchange_weak_explicit(&s->first, &f, t0, memory_order_relaxed,
-                                                  memory_order_relaxed))
+    while ((f == 0 || t0 < f) && !atomic_compare_exchange_weak_explicit(
+                                     &s->first, &f, t0, memory_order_relaxed, memory_order_relaxed))
         ;
     uint64_t l = atomic_load_explicit(&s->last, memory_order_relaxed);
     while (t1 > l && !atomic_compare_exchange_weak_explicit(&s->last, &l, t1, memory_order_relaxed,
@@ -124,8 +126,9 @@ void tp_trace_call(int op, uint64_t t0, uint64_t t1, uint64_t flops, int shape)
         tp_trace_summarise(&tp_trace_past_cap[op], t0, t1);
         return;
     }
-    if (k >= keep_cap || ((!c || atomic_load_explicit(&c->n, memory_order_relaxed) == CHUNK_EVENTS) &&
-                          !(c = my_chunk = new_chunk()))) {
+    if (k >= keep_cap ||
+        ((!c || atomic_load_explicit(&c->n, memory_order_relaxed) == CHUNK_EVENTS) &&
+         !(c = my_chunk = new_chunk()))) {
         tp_trace_summarise(&tp_trace_past_room[op], t0, t1);
         return;
     }

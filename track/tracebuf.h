@@ -26,8 +26,8 @@ void tp_trace_call(int op, uint64_t t0, uint64_t t1, uint64_t flops, int shape);
 /* ---- what was recorded, as the file writer reads it ---- */
 
 #define TP_TRACE_CHUNK_EVENTS 4096
-#define TP_TRACE_MAX_THREADS 4096 /* threads named in the trace; later ones share the last track */
-#define TP_TRACE_MAX_SAMPLES 16384 /* heap counter samples kept; the rate halves when full */
+#define TP_TRACE_MAX_THREADS  4096 /* threads named in the trace; later ones share the last track */
+#define TP_TRACE_MAX_SAMPLES  16384 /* heap counter samples kept; the rate halves when full */
 
 struct tp_trace_event {
     uint64_t t0, dur; /* ticks */

@@ -142,4 +142,3 @@ int tp_unwind(void **out, int max, void *ra, void *fp)
     }
     return n;
 }
-
