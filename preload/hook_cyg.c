@@ -10,8 +10,8 @@
  *
  * Hooks on tiny hot functions still cost a few ns each, and an op that calls 10^6 of them would
  * look slower than it is (PITFALLS, seen in real programs #7). The cost of one non-op hook is
- * measured at start-up (tp_ops_hook_cost_fp); each thread counts the non-op hooks it runs
- * (tp_ops_hooks), and ops.c takes (hooks run while an op was open) x (cost of one) out of the
+ * measured at start-up (tp_cyg_hook_cost_fp); each thread counts the non-op hooks it runs
+ * (tp_cyg_hooks), and ops.c takes (hooks run while an op was open) x (cost of one) out of the
  * op's time. */
 #include <errno.h>
 #include <stdint.h>
@@ -261,7 +261,7 @@ static TP_NOINSTR __attribute__((noinline)) void slow_enter(uintptr_t fn, uintpt
 {
     uint32_t d = decision_of(fn);
     if (d == NOT_OP)
-        tp_ops_hooks++;
+        tp_cyg_hooks++;
     else if (d != SKIP)
         op_enter(fn, d, sp);
 }
@@ -270,7 +270,7 @@ static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
 {
     uint32_t d = decision_of(fn);
     if (d == NOT_OP)
-        tp_ops_hooks++;
+        tp_cyg_hooks++;
     else if (d != SKIP)
         op_exit(fn);
 }
@@ -280,7 +280,7 @@ static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
     struct local *l = &local_cache[hash_bits((uintptr_t)(fn), LOCAL_BITS)];                    \
     if (tp_likely(l->fn == (uintptr_t)(fn) && l->decision == NOT_OP &&                         \
                   l->gen == atomic_load_explicit(&gen, memory_order_relaxed))) {               \
-        tp_ops_hooks++;                                                                         \
+        tp_cyg_hooks++;                                                                         \
         return;                                                                                 \
     }
 
@@ -364,7 +364,7 @@ static void measure(void)
     uintptr_t fake = (uintptr_t)&tp_cyg_cal_instr;
     struct local *l = &local_cache[hash_bits(fake, LOCAL_BITS)];
     struct local saved = *l;
-    uint64_t hooks = tp_ops_hooks;
+    uint64_t hooks = tp_cyg_hooks;
     l->fn = fake;
     l->decision = NOT_OP;
     l->gen = atomic_load(&gen);
@@ -378,9 +378,9 @@ static void measure(void)
             plain = p;
     }
     *l = saved;
-    tp_ops_hooks = hooks;
+    tp_cyg_hooks = hooks;
     uint64_t extra = hooked > plain ? hooked - plain : 0;
-    tp_ops_hook_cost_fp = (extra << 16) / (2 * N);
+    tp_cyg_hook_cost_fp = (extra << 16) / (2 * N);
     cost_ps = tp_ticks_to_ns(extra * 1000) / (2 * N);
 }
 
@@ -397,7 +397,7 @@ static void calibrate(void)
         /* ticks per ns from the clock's own calibration */
         uint64_t ns = tp_ticks_to_ns(1ull << 30);
         double ticks_per_ns = ns ? (double)(1ull << 30) / (double)ns : 1.0;
-        tp_ops_hook_cost_fp = (uint64_t)(hook_ns * ticks_per_ns * 65536.0 + 0.5);
+        tp_cyg_hook_cost_fp = (uint64_t)(hook_ns * ticks_per_ns * 65536.0 + 0.5);
         cost_ps = (uint64_t)(hook_ns * 1000.0 + 0.5);
     } else {
         measure();
@@ -425,7 +425,7 @@ void tp_cyg_init(void)
 
 void tp_names_collect(struct tp_report *r)
 {
-    if (atomic_load(&instr_ops_seen) && tp_ops_hook_cost_fp)
+    if (atomic_load(&instr_ops_seen) && tp_cyg_hook_cost_fp)
         tp_report_note(r, "op times exclude the -finstrument-functions hooks of the non-op "
                           "functions called inside them: %.2f ns each (%s)",
                        (double)cost_ps / 1000.0, hook_ns_set ? "TPROF_HOOK_NS" : "measured");

@@ -52,8 +52,8 @@ static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic uint64_t tp_ops_first_ns_v; /* read inline by tp_ops_first_ns() (ops.h) */
 _Atomic uint64_t tp_ops_dropped, tp_ops_overflow, tp_ops_unpaired;
 static _Atomic uint64_t skipped_total;
-TP_TLS uint64_t tp_ops_hooks;
-uint64_t tp_ops_hook_cost_fp;
+TP_TLS uint64_t tp_cyg_hooks;
+uint64_t tp_cyg_hook_cost_fp;
 
 /* Steps. */
 struct tp_histo *tp_step_histo;
@@ -222,9 +222,9 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
     /* Take out what tprof's own -finstrument-functions hooks of the non-op functions called
      * inside the op cost: without it a loop over a tiny instrumented helper makes its op look
      * several times slower than it is. */
-    uint64_t hooks = tp_ops_hooks - f->hooks0;
-    if (hooks && tp_ops_hook_cost_fp) {
-        uint64_t cost = (uint64_t)(((unsigned __int128)hooks * tp_ops_hook_cost_fp) >> 16);
+    uint64_t hooks = tp_cyg_hooks - f->hooks0;
+    if (hooks && tp_cyg_hook_cost_fp) {
+        uint64_t cost = (uint64_t)(((unsigned __int128)hooks * tp_cyg_hook_cost_fp) >> 16);
         dur = dur > cost ? dur - cost : 0;
     }
     uint64_t self = dur > f->child ? dur - f->child : 0;
@@ -293,7 +293,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
         }
     stack.depth++;
     note_first();
-    f->hooks0 = tp_ops_hooks;
+    f->hooks0 = tp_cyg_hooks;
     f->t0 = tp_ticks();
     return 1;
 }

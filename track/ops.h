@@ -76,13 +76,13 @@ void tp_step_begin(void);
 void tp_step_end(void);
 void tp_step_mark(void);
 
-/* Non-op -finstrument-functions hooks run so far by this thread, and the measured cost of one,
- * in clock ticks << 16 (0 until measured). The hooks (preload/hook_cyg.c) count and measure
- * them; an op's time less (hooks run during it) x cost is the time it would have taken without
- * tprof's hooks. Defined here, where every op's time is corrected, so that the op core needs
- * nothing from the hooks above it. */
-extern TP_TLS uint64_t tp_ops_hooks;
-extern uint64_t tp_ops_hook_cost_fp;
+/* Non-op -finstrument-functions (__cyg_profile_*) hooks run so far by this thread, and the
+ * measured cost of one, in clock ticks << 16 (0 until measured). The hooks (preload/hook_cyg.c)
+ * count and measure them; an op's time less (hooks run during it) x cost is the time it would
+ * have taken without tprof's hooks. Defined here, where every op's time is corrected, so that
+ * the op core needs nothing from the hooks above it. */
+extern TP_TLS uint64_t tp_cyg_hooks;
+extern uint64_t tp_cyg_hook_cost_fp;
 
 /* Set-up (from tp_init, after the configuration is read). */
 void tp_ops_init(void);
