@@ -60,14 +60,12 @@ struct side {
 static struct entry *global; /* mmap'ed at init: the hook never calls malloc */
 static _Atomic uint32_t gen = 1; /* bumped by dlclose: every cached decision is void */
 static _Atomic uint64_t global_full, no_name, stale_calls, side_full;
-uint64_t tp_cyg_hook_cost_fp;
 static uint64_t cost_ps;         /* the same in picoseconds, for the report */
 static _Atomic int calibrated, instr_ops_seen;
 static double hook_ns;           /* TPROF_HOOK_NS */
 static int hook_ns_set;
 
 static TP_TLS struct local local_cache[1u << LOCAL_BITS];
-TP_TLS uint64_t tp_cyg_hooks;
 static TP_TLS struct side side[SIDE_MAX];
 static TP_TLS int side_depth;
 static TP_TLS int side_over; /* calls past SIDE_MAX still open: their exits are not ours */

@@ -26,7 +26,8 @@
 #include "track/runtime.h"
 #include "track/sites.h"
 #include "track/symtab.h"
-#include "track/trace.h"
+#include "track/trace_heap.h"
+#include "track/tracebuf.h"
 #include "track/unwind.h"
 
 /* Heap and sites take their settings and callbacks from here, so that the tables call nothing
@@ -48,7 +49,7 @@ static const struct tp_component parts[] = {
     {"trace", tp_trace_init, NULL, NULL, tp_trace_fork_child, NULL, 0},
     {"real functions", NULL, NULL, NULL, NULL, tp_resolve_collect, 1},
     {"instrumented functions", tp_cyg_init, NULL, NULL, NULL, tp_names_collect, 0},
-    /* after the instrumented functions' init, which reads the hook cost the PLT stubs use */
+    /* after the instrumented functions: their notes come first in the report */
     {"PLT hooks", tp_plt_init, NULL, NULL, NULL, tp_plt_collect, 0},
     {"report thread", NULL, NULL, NULL, tp_reporter_fork_child, NULL, 0},
     {"signals", tp_shim_signal_init, NULL, NULL, tp_shim_signal_fork_child, NULL, 0},

@@ -14,26 +14,21 @@
 #include "common/buf.h"
 #include "track/heap.h"
 #include "track/runtime.h"
-#include "preload/cyg.h"
 #include "track/ops.h"
+#include "track/ops_collect.h"
 #include "track/optree.h"
 #include "report/report.h"
-#include "preload/real.h"
-#include "track/trace.h"
+#include "track/trace_file.h"
+#include "track/tracebuf.h"
 
 _Atomic int tp_state = TP_RUNNING;
 TP_TLS int tp_guard;
 struct tp_config tp_cfg;
 uint64_t tp_start_ns;
-TP_TLS uint64_t tp_cyg_hooks;
-uint64_t tp_cyg_hook_cost_fp;
 void tp_warn(const char *fmt, ...) { (void)fmt; }
 void *tp_calloc(size_t n, size_t m) { return calloc(n, m); }
 char *tp_strdup(const char *s) { return strdup(s); }
-void tp_resolve_collect(struct tp_report *r) { (void)r; }
 void tp_free(void *p) { free(p); }
-/* trace.c's heap sampler thread is never started here (tp_trace_start is not called). */
-int tp_start_thread(void *(*fn)(void *)) { (void)fn; return -1; }
 /* The heap as the trace's counter track sees it: a figure the tests set. */
 static uint64_t heap_live;
 void tp_heap_totals(struct tp_heap_totals *t)

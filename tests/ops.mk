@@ -3,7 +3,8 @@
 
 # The registry and the op stack, linked straight into the test (never preloaded).
 check_PROGRAMS += tests/check_ops
-tests_check_ops_SOURCES = tests/check_ops.c track/ops.c track/optree.c track/trace.c
+tests_check_ops_SOURCES = tests/check_ops.c track/ops.c track/ops_collect.c track/optree.c track/tracebuf.c \
+	track/trace_file.c
 tests_check_ops_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
 tests_check_ops_LDADD = $(TEST_LIBS)
 TESTS += tests/check_ops

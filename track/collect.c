@@ -1,5 +1,6 @@
-/* The report model from the live tables: program, memory and sites here; ops and steps from
- * ops.c; machine peaks from src/peaks.c. Runs once per report, with the guard held. */
+/* The report model from the live tables: program, memory and sites here; ops, steps and op-time
+ * stacks from ops_collect.c; machine peaks from report/peaks.c. Runs once per report, with the
+ * guard held. */
 #include "track/collect.h"
 
 #include <dlfcn.h>
@@ -13,7 +14,7 @@
 #include "track/heap.h"
 #include "track/runtime.h"
 #include "track/ops.h"
-#include "track/optree.h"
+#include "track/ops_collect.h"
 #include "common/path.h"
 #include "report/peaks.h"
 #include "track/sites.h"
@@ -194,12 +195,10 @@ static void cache_frames(uint32_t id, const struct tp_site *s)
     fcache[id].set = fcache[id].frames != NULL;
 }
 
-static void collect_memory(struct tp_report *r)
+/* Every site that saw an allocation or holds bytes, into an array (k of them), their sums into
+ * m. A site's record number waits in nframes until its frames are symbolised. */
+static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_totals *t, size_t *nk)
 {
-    struct tp_memory *m = &r->memory;
-    struct tp_heap_totals t;
-    tp_heap_totals(&t);
-
     uint32_t n = tp_sites_count();
     struct tp_site *all = calloc(n ? n : 1, sizeof *all);
     size_t k = 0;
@@ -216,7 +215,7 @@ static void collect_memory(struct tp_report *r)
         o->live_at_exit_bytes = live;
         o->live_at_exit_allocs = o->allocs >= o->frees ? o->allocs - o->frees : 0;
         /* A site untouched since the last global peak still holds what it held then. */
-        o->live_at_peak_bytes = atomic_load(&s->seen_pseq) == t.pseq ? atomic_load(&s->at_peak) : live;
+        o->live_at_peak_bytes = atomic_load(&s->seen_pseq) == t->pseq ? atomic_load(&s->at_peak) : live;
         m->allocs += o->allocs;
         m->frees += o->frees;
         m->bytes_allocated += o->bytes;
@@ -224,34 +223,46 @@ static void collect_memory(struct tp_report *r)
         o->nframes = i; /* the record number, until the frames are symbolised */
         k++;
     }
-    m->peak_bytes = t.peak;
-    m->peak_ns = t.peak_ns > tp_start_ns ? t.peak_ns - tp_start_ns : 0;
-    const char *op = t.peak_op >= 0 ? tp_ops_name(t.peak_op) : NULL;
+    *nk = k;
+    return all;
+}
+
+/* The heap's totals, and notes on what the tables could not hold. */
+static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
+{
+    struct tp_memory *m = &r->memory;
+    m->peak_bytes = t->peak;
+    m->peak_ns = t->peak_ns > tp_start_ns ? t->peak_ns - tp_start_ns : 0;
+    const char *op = t->peak_op >= 0 ? tp_ops_name(t->peak_op) : NULL;
     m->peak_op = op ? strdup(op) : NULL;
-    m->live_at_exit_bytes = t.live;
-    m->unknown_frees = t.unknown_frees;
-    m->failed_allocs = t.failed_allocs;
-    m->alloc_ns = t.alloc_ns;
+    m->live_at_exit_bytes = t->live;
+    m->unknown_frees = t->unknown_frees;
+    m->failed_allocs = t->failed_allocs;
+    m->alloc_ns = t->alloc_ns;
     if (tp_ops_first_ns() != 0) {
-        m->persistent_bytes = t.early_at_peak < t.peak ? t.early_at_peak : t.peak;
-        m->transient_bytes = t.peak - m->persistent_bytes;
+        m->persistent_bytes = t->early_at_peak < t->peak ? t->early_at_peak : t->peak;
+        m->transient_bytes = t->peak - m->persistent_bytes;
     }
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         m->peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;
 
-    if (t.dropped)
+    if (t->dropped)
         tp_report_note(r, "%llu allocations could not be tracked (heap table full)",
-                       (unsigned long long)t.dropped);
+                       (unsigned long long)t->dropped);
     if (tp_sites_dropped()) {
         r->partial = 1;
         tp_report_note(r, "call-site table full (TPROF_MAX_SITES=%llu): %llu allocations went to "
                        "one overflow site", (unsigned long long)tp_cfg.max_sites,
                        (unsigned long long)tp_sites_dropped());
     }
+}
 
-    /* Symbolise the most important sites (a bounded number: symbolisation is the slow part of
-     * the exit), merge those that name the same source lines, keep TPROF_JSON_SITES. */
+/* Symbolise the most important sites (a bounded number: symbolisation is the slow part of the
+ * exit), merge those that name the same source lines, keep TPROF_JSON_SITES. */
+static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
+{
+    struct tp_memory *m = &r->memory;
     qsort(all, k, sizeof *all, by_importance);
     size_t nsym = k;
     if (tp_cfg.json_sites > 0 && nsym > 4 * (size_t)tp_cfg.json_sites)
@@ -287,6 +298,16 @@ static void collect_memory(struct tp_report *r)
         tp_site_free_frames(&all[i]);
     m->sites = all;
     m->nsites = all ? keep : 0;
+}
+
+static void collect_memory(struct tp_report *r)
+{
+    struct tp_heap_totals t;
+    tp_heap_totals(&t);
+    size_t k = 0;
+    struct tp_site *all = gather_sites(&r->memory, &t, &k);
+    memory_totals(r, &t);
+    keep_sites(r, all, k);
 }
 
 void tp_collect(struct tp_report *r, const char *why)

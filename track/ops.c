@@ -1,7 +1,8 @@
-/* Ops: the registry, the per-thread op stack, and per-op statistics (DESIGN §4).
+/* Ops: the registry, the per-thread op stack, and per-op statistics (ops_collect.c makes the
+ * report of them).
  *
  * Every way an op is seen ends in tp_op_begin/tp_op_end. Durations are measured in ticks
- * (src/clock.h) and become nanoseconds only in the report. Counters are atomics: ops run on many
+ * (common/clock.h) and become nanoseconds only in the report. Counters are atomics: ops run on many
  * threads at once (OpenMP regions, OpenBLAS pools). The stack is in initial-exec TLS, fixed depth.
  *
  * Self time is total time minus the time of the ops nested inside it. An op that recurses into
@@ -18,38 +19,18 @@
 
 #include "common/clock.h"
 #include "common/histo.h"
-#include "track/runtime.h"
-#include "preload/cyg.h"
+#include "track/ops_table.h"
 #include "track/optree.h"
-#include "report/report.h"
-#include "preload/real.h"
-#include "track/trace.h"
+#include "track/runtime.h"
+#include "track/tracebuf.h"
 
-#define MAX_DEPTH 128
+#define MAX_DEPTH TP_OPS_MAX_DEPTH
 #define MAX_SHAPES TP_OPS_MAX_SHAPES
-
-struct shape_rec {
-    struct tp_shape_key key;
-    _Atomic uint64_t calls, ticks, flops, bytes;
-    _Atomic int used; /* 0 free, 1 being filled, 2 ready */
-};
-
-struct op_rec {
-    const char *name, *kind;
-    enum tp_op_source src;
-    uint64_t hash;
-    _Atomic uint64_t calls, total, self, flops, bytes, alloc_bytes, alloc_count;
-    _Atomic uint64_t warm_calls, warm_ticks, skipped;
-    _Atomic int flops_known;
-    struct tp_histo *histo;
-    struct shape_rec shapes[MAX_SHAPES];
-    _Atomic uint64_t shapes_dropped;
-};
 
 struct frame {
     int id;
     int recursive; /* the same op is open below: do not add to its total */
-    int node;      /* op-stack node (preload/optree.h) when TPROF_FOLDED is on */
+    int node;      /* op-stack node (track/optree.h) when TPROF_FOLDED is on */
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
     uint64_t hooks0; /* non-op instrumentation hooks run on this thread when the op began */
@@ -62,18 +43,22 @@ struct opstack {
 
 static TP_TLS struct opstack stack;
 
-static struct op_rec *recs;
-static _Atomic int nrecs;
-static int cap;
+struct tp_op_rec *tp_op_recs;
+_Atomic int tp_op_nrecs;
+int tp_op_cap;
 static _Atomic int *index_; /* open addressing over names: op id + 1, 0 empty */
 static int index_mask;
 static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic uint64_t tp_ops_first_ns_v; /* read inline by tp_ops_first_ns() (ops.h) */
-static _Atomic uint64_t dropped_ops, overflow, unpaired, skipped_total;
+_Atomic uint64_t tp_ops_dropped, tp_ops_overflow, tp_ops_unpaired;
+static _Atomic uint64_t skipped_total;
+TP_TLS uint64_t tp_cyg_hooks;
+uint64_t tp_cyg_hook_cost_fp;
 
 /* Steps. */
-static struct tp_histo *step_histo;
-static _Atomic uint64_t step_count, step_warm, step_last_mark;
+struct tp_histo *tp_step_histo;
+_Atomic uint64_t tp_step_count, tp_step_warm;
+static _Atomic uint64_t step_last_mark;
 static TP_TLS int step_depth;
 static TP_TLS uint64_t step_t0;
 static _Atomic uint64_t step_index_started; /* steps begun so far (schedule) */
@@ -81,18 +66,18 @@ static _Atomic int step_running;             /* inside the TPROF_STEP function *
 
 void tp_ops_init(void)
 {
-    cap = (int)tp_cfg.max_ops;
-    recs = tp_calloc((size_t)cap, sizeof *recs);
+    tp_op_cap = (int)tp_cfg.max_ops;
+    tp_op_recs = tp_calloc((size_t)tp_op_cap, sizeof *tp_op_recs);
     int slots = 1;
-    while (slots < 2 * cap)
+    while (slots < 2 * tp_op_cap)
         slots <<= 1;
     index_ = tp_calloc((size_t)slots, sizeof *index_);
     index_mask = slots - 1;
-    if (!recs || !index_) {
+    if (!tp_op_recs || !index_) {
         tp_warn("cannot allocate the op table; ops are off");
-        cap = 0;
+        tp_op_cap = 0;
     }
-    step_histo = tp_histo_new();
+    tp_step_histo = tp_histo_new();
 }
 
 static uint64_t hash_name(const char *s)
@@ -112,27 +97,16 @@ static int find(const char *name, uint64_t h)
                                      memory_order_acquire);
         if (!v)
             return -1;
-        struct op_rec *r = &recs[v - 1];
+        struct tp_op_rec *r = &tp_op_recs[v - 1];
         if (r->hash == h && !strcmp(r->name, name))
             return v - 1;
     }
     return -1;
 }
 
-static const char *source_name(enum tp_op_source s)
-{
-    switch (s) {
-    case TP_SRC_BLAS: return "blas";
-    case TP_SRC_INSTR: return "instrumented";
-    case TP_SRC_PLT: return "plt";
-    case TP_SRC_API: return "api";
-    }
-    return "?";
-}
-
 int tp_op_intern(const char *name, const char *kind, enum tp_op_source src)
 {
-    if (!cap || !name)
+    if (!tp_op_cap || !name)
         return -1;
     uint64_t h = hash_name(name);
     int id = find(name, h);
@@ -143,18 +117,18 @@ int tp_op_intern(const char *name, const char *kind, enum tp_op_source src)
     pthread_mutex_lock(&intern_lock);
     id = find(name, h);
     if (id < 0) {
-        int n = atomic_load(&nrecs);
-        if (n >= cap) {
-            atomic_fetch_add(&dropped_ops, 1);
+        int n = atomic_load(&tp_op_nrecs);
+        if (n >= tp_op_cap) {
+            atomic_fetch_add(&tp_ops_dropped, 1);
         } else {
-            struct op_rec *r = &recs[n];
+            struct tp_op_rec *r = &tp_op_recs[n];
             r->name = tp_strdup(name);
             r->kind = tp_strdup(kind ? kind : "op");
             r->src = src;
             r->hash = h;
             r->histo = tp_histo_new();
             if (r->name && r->kind && r->histo) {
-                atomic_store(&nrecs, n + 1);
+                atomic_store(&tp_op_nrecs, n + 1);
                 for (int i = 0; i <= index_mask; i++) {
                     _Atomic int *slot = &index_[(h + (uint64_t)i) & (uint64_t)index_mask];
                     if (!atomic_load(slot)) {
@@ -207,22 +181,14 @@ static void note_first(void)
 
 /* ---- recording ---- */
 
-/* Field by field: the padding of a key built on the caller's stack is not initialised. */
-static int same_shape(const struct tp_shape_key *a, const struct tp_shape_key *b)
-{
-    return a->m == b->m && a->n == b->n && a->k == b->k && a->transa == b->transa &&
-           a->transb == b->transb && a->layout == b->layout && a->side == b->side &&
-           a->uplo == b->uplo;
-}
-
 /* A slot another thread (or an interrupted caller on this one: a signal handler) is still
  * filling is skipped, never waited for; the same key may then get a second slot, and the report
  * adds such slots up. */
-static int add_shape(struct op_rec *r, const struct tp_shape_key *k, uint64_t ticks, uint64_t fl,
+static int add_shape(struct tp_op_rec *r, const struct tp_shape_key *k, uint64_t ticks, uint64_t fl,
                      uint64_t by)
 {
     for (int i = 0; i < MAX_SHAPES; i++) {
-        struct shape_rec *s = &r->shapes[i];
+        struct tp_shape_rec *s = &r->shapes[i];
         int u = atomic_load_explicit(&s->used, memory_order_acquire);
         if (u == 0) {
             int expect = 0;
@@ -234,7 +200,7 @@ static int add_shape(struct op_rec *r, const struct tp_shape_key *k, uint64_t ti
                 u = expect;
             }
         }
-        if (u == 2 && same_shape(&s->key, k)) {
+        if (u == 2 && tp_shape_same(&s->key, k)) {
             atomic_fetch_add_explicit(&s->calls, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&s->ticks, ticks, memory_order_relaxed);
             atomic_fetch_add_explicit(&s->flops, fl, memory_order_relaxed);
@@ -251,11 +217,11 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
                       int skipped)
 {
     struct frame *f = &stack.f[--stack.depth];
-    struct op_rec *r = &recs[f->id];
+    struct tp_op_rec *r = &tp_op_recs[f->id];
     uint64_t dur = t > f->t0 ? t - f->t0 : 0;
     /* Take out what tprof's own -finstrument-functions hooks of the non-op functions called
-     * inside the op cost (PITFALLS, seen in real programs #7): without it a loop over a tiny
-     * instrumented helper makes its op look several times slower than it is. */
+     * inside the op cost: without it a loop over a tiny instrumented helper makes its op look
+     * several times slower than it is. */
     uint64_t hooks = tp_cyg_hooks - f->hooks0;
     if (hooks && tp_cyg_hook_cost_fp) {
         uint64_t cost = (uint64_t)(((unsigned __int128)hooks * tp_cyg_hook_cost_fp) >> 16);
@@ -308,7 +274,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
             close_top(t, 0, 0, NULL, 1);
     }
     if (stack.depth >= MAX_DEPTH) {
-        atomic_fetch_add_explicit(&overflow, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tp_ops_overflow, 1, memory_order_relaxed);
         return 0;
     }
     struct frame *f = &stack.f[stack.depth];
@@ -340,7 +306,7 @@ void tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t byt
         return;
     if (stack.depth == 0) {
         if (tp_running() && in_window())
-            atomic_fetch_add_explicit(&unpaired, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&tp_ops_unpaired, 1, memory_order_relaxed);
         return;
     }
     uint64_t t = tp_ticks();
@@ -350,7 +316,7 @@ void tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t byt
     if (i < 0) {
         /* outside a TPROF_SCHEDULE window the begin was not recorded either */
         if (in_window())
-            atomic_fetch_add_explicit(&unpaired, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&tp_ops_unpaired, 1, memory_order_relaxed);
         return;
     }
     while (stack.depth - 1 > i)
@@ -370,7 +336,7 @@ int tp_ops_current(void)
 
 int tp_op_top_is(enum tp_op_source src)
 {
-    return stack.depth > 0 && recs[stack.f[stack.depth - 1].id].src == src;
+    return stack.depth > 0 && tp_op_recs[stack.f[stack.depth - 1].id].src == src;
 }
 
 void tp_op_add_work(uint64_t flops, uint64_t bytes)
@@ -384,7 +350,7 @@ void tp_op_add_work(uint64_t flops, uint64_t bytes)
 void tp_ops_on_alloc(size_t bytes)
 {
     if (stack.depth > 0) {
-        struct op_rec *r = &recs[stack.f[stack.depth - 1].id];
+        struct tp_op_rec *r = &tp_op_recs[stack.f[stack.depth - 1].id];
         atomic_fetch_add_explicit(&r->alloc_bytes, bytes, memory_order_relaxed);
         atomic_fetch_add_explicit(&r->alloc_count, 1, memory_order_relaxed);
     }
@@ -392,34 +358,23 @@ void tp_ops_on_alloc(size_t bytes)
 
 const char *tp_ops_name(int id)
 {
-    return id >= 0 && id < atomic_load(&nrecs) ? recs[id].name : NULL;
+    return id >= 0 && id < atomic_load(&tp_op_nrecs) ? tp_op_recs[id].name : NULL;
 }
 
 const char *tp_ops_kind(int id)
 {
-    return id >= 0 && id < atomic_load(&nrecs) ? recs[id].kind : NULL;
-}
-
-static void shape_desc(const struct tp_shape_key *k, char *out, size_t size);
-
-int tp_ops_shape_desc(int id, int slot, char *out, size_t n)
-{
-    if (id < 0 || id >= atomic_load(&nrecs) || slot < 0 || slot >= MAX_SHAPES ||
-        atomic_load(&recs[id].shapes[slot].used) != 2)
-        return -1;
-    shape_desc(&recs[id].shapes[slot].key, out, n);
-    return 0;
+    return id >= 0 && id < atomic_load(&tp_op_nrecs) ? tp_op_recs[id].kind : NULL;
 }
 
 /* ---- steps ---- */
 
 static void record_step(uint64_t dur)
 {
-    uint64_t n = atomic_fetch_add(&step_count, 1);
+    uint64_t n = atomic_fetch_add(&tp_step_count, 1);
     if (n < (uint64_t)tp_cfg.warmup)
-        atomic_fetch_add(&step_warm, 1);
-    else if (step_histo)
-        tp_histo_add(step_histo, dur);
+        atomic_fetch_add(&tp_step_warm, 1);
+    else if (tp_step_histo)
+        tp_histo_add(tp_step_histo, dur);
 }
 
 void tp_step_begin(void)
@@ -474,9 +429,9 @@ void tp_ops_fork_child(void)
 {
     pthread_mutex_init(&intern_lock, NULL);
     /* The child reports its own work: what the parent did before fork is the parent's. */
-    int n = atomic_load(&nrecs);
+    int n = atomic_load(&tp_op_nrecs);
     for (int i = 0; i < n; i++) {
-        struct op_rec *r = &recs[i];
+        struct tp_op_rec *r = &tp_op_recs[i];
         struct tp_histo *h = tp_histo_new();
         atomic_store(&r->calls, 0);
         atomic_store(&r->total, 0);
@@ -490,187 +445,15 @@ void tp_ops_fork_child(void)
         atomic_store(&r->skipped, 0);
         memset(r->shapes, 0, sizeof r->shapes);
         if (h)
-            r->histo = h; /* the parent's stays allocated in the child: never freed (P6) */
+            r->histo = h; /* the parent's is left allocated: freeing inside fork is not safe */
     }
     struct tp_histo *sh = tp_histo_new();
     if (sh)
-        step_histo = sh;
-    atomic_store(&step_count, 0);
-    atomic_store(&step_warm, 0);
+        tp_step_histo = sh;
+    atomic_store(&tp_step_count, 0);
+    atomic_store(&tp_step_warm, 0);
     atomic_store(&step_last_mark, 0);
     uint64_t t = tp_ticks();
     for (int i = 0; i < stack.depth; i++)
         stack.f[i].t0 = t, stack.f[i].child = 0;
-}
-
-static uint64_t to_ns(uint64_t ticks, double ratio)
-{
-    return (uint64_t)((double)ticks * ratio + 0.5);
-}
-
-static void scale_latency(struct tp_latency *l, double ratio)
-{
-    l->min = to_ns(l->min, ratio);
-    l->p50 = to_ns(l->p50, ratio);
-    l->p95 = to_ns(l->p95, ratio);
-    l->p99 = to_ns(l->p99, ratio);
-    l->max = to_ns(l->max, ratio);
-    l->mean *= ratio;
-    l->stddev *= ratio;
-    l->p50_ci_lo *= ratio;
-    l->p50_ci_hi *= ratio;
-}
-
-static char layout_word(char c)
-{
-    return c == 'R' ? 'R' : 'C';
-}
-
-/* "m=64 n=32 k=16 NN row", "m=100 n=50 T col", "m=10 n=20 T col left lower", "n=4096": only
- * what the op has (level-1 BLAS ops have a length and no layout). */
-static void shape_desc(const struct tp_shape_key *k, char *out, size_t size)
-{
-    size_t u = 0;
-#define PUT(...) u += (size_t)snprintf(out + u, u < size ? size - u : 0, __VA_ARGS__)
-    if (k->m || k->layout)
-        PUT("m=%lld ", (long long)k->m);
-    PUT("n=%lld", (long long)k->n);
-    if (k->k)
-        PUT(" k=%lld", (long long)k->k);
-    if (k->transb)
-        PUT(" %c%c", k->transa ? k->transa : '-', k->transb);
-    else if (k->transa)
-        PUT(" %c", k->transa);
-    if (k->layout)
-        PUT(" %s", layout_word(k->layout) == 'R' ? "row" : "col");
-    if (k->side)
-        PUT(" %s", k->side == 'R' ? "right" : "left");
-    if (k->uplo)
-        PUT(" %s", k->uplo == 'L' ? "lower" : "upper");
-#undef PUT
-}
-
-static void collect_shapes(struct op_rec *r, struct tp_op *o, double ratio)
-{
-    /* One look at which slots are ready: others may be filled while the report is made. */
-    int ready[MAX_SHAPES], out_of[MAX_SHAPES], n = 0;
-    for (int i = 0; i < MAX_SHAPES; i++) {
-        ready[i] = atomic_load(&r->shapes[i].used) == 2;
-        n += ready[i];
-    }
-    if (!n)
-        return;
-    o->shapes = calloc((size_t)n, sizeof *o->shapes);
-    if (!o->shapes)
-        return;
-    for (int i = 0; i < MAX_SHAPES; i++) {
-        if (!ready[i])
-            continue;
-        struct shape_rec *s = &r->shapes[i];
-        int j = 0;
-        while (j < i && !(ready[j] && same_shape(&r->shapes[j].key, &s->key)))
-            j++;
-        struct tp_shape *d;
-        if (j < i) { /* a second slot of the same key (see add_shape) */
-            d = &o->shapes[out_of[j]];
-            out_of[i] = out_of[j];
-        } else {
-            char desc[96];
-            out_of[i] = (int)o->nshapes;
-            d = &o->shapes[o->nshapes++];
-            d->m = s->key.m;
-            d->n = s->key.n;
-            d->k = s->key.k;
-            d->transa = s->key.transa;
-            d->transb = s->key.transb;
-            d->layout = s->key.layout ? layout_word(s->key.layout) : 0;
-            shape_desc(&s->key, desc, sizeof desc);
-            d->desc = strdup(desc);
-        }
-        d->calls += atomic_load(&s->calls);
-        d->total_ns += to_ns(atomic_load(&s->ticks), ratio);
-        d->flops += atomic_load(&s->flops);
-        d->bytes += atomic_load(&s->bytes);
-    }
-}
-
-static double last_ratio;
-
-double tp_ops_ns_per_tick(void)
-{
-    return last_ratio > 0 ? last_ratio : (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
-}
-
-void tp_ops_collect(struct tp_report *r)
-{
-    double ratio = (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
-    last_ratio = ratio;
-    int n = atomic_load(&nrecs);
-    r->ops = calloc(n ? (size_t)n : 1, sizeof *r->ops);
-    if (!r->ops)
-        return;
-    uint64_t shapes_dropped = 0, skipped = 0;
-    for (int i = 0; i < n; i++) {
-        struct op_rec *s = &recs[i];
-        uint64_t calls = atomic_load(&s->calls);
-        if (!calls)
-            continue;
-        struct tp_op *o = &r->ops[r->nops++];
-        o->name = strdup(s->name);
-        o->kind = strdup(s->kind);
-        o->source = strdup(source_name(s->src));
-        o->calls = calls;
-        o->total_ns = to_ns(atomic_load(&s->total), ratio);
-        o->self_ns = to_ns(atomic_load(&s->self), ratio);
-        o->flops = atomic_load(&s->flops);
-        o->bytes = atomic_load(&s->bytes);
-        o->flops_known = atomic_load(&s->flops_known);
-        o->warmup_calls = atomic_load(&s->warm_calls);
-        o->warmup_ns = to_ns(atomic_load(&s->warm_ticks), ratio);
-        o->alloc_bytes = atomic_load(&s->alloc_bytes);
-        o->alloc_count = atomic_load(&s->alloc_count);
-        tp_histo_summary(s->histo, &o->latency);
-        scale_latency(&o->latency, ratio);
-        collect_shapes(s, o, ratio);
-        shapes_dropped += atomic_load(&s->shapes_dropped);
-        skipped += atomic_load(&s->skipped);
-    }
-    if (step_histo && atomic_load(&step_count)) {
-        struct tp_steps *st = &r->steps;
-        st->name = strdup(tp_cfg.step ? tp_cfg.step : "tprof_step");
-        st->count = atomic_load(&step_count);
-        st->warmup = atomic_load(&step_warm);
-        tp_histo_summary(step_histo, &st->latency);
-        scale_latency(&st->latency, ratio);
-        if (tp_cfg.sched_active >= 0) {
-            st->window_first = tp_cfg.sched_wait + tp_cfg.sched_warmup;
-            st->window_last = st->window_first + tp_cfg.sched_active - 1;
-        }
-    }
-    if (tp_cfg.sched_active >= 0)
-        tp_report_note(r, "TPROF_SCHEDULE=%d:%d:%d: ops and steps cover steps %d to %d only; the "
-                          "heap figures cover the whole run",
-                       tp_cfg.sched_wait, tp_cfg.sched_warmup, tp_cfg.sched_active,
-                       tp_cfg.sched_wait + tp_cfg.sched_warmup,
-                       tp_cfg.sched_wait + tp_cfg.sched_warmup + tp_cfg.sched_active - 1);
-    if (atomic_load(&dropped_ops)) {
-        r->partial = 1;
-        tp_report_note(r, "op table full (TPROF_MAX_OPS=%d): ops with other names were not "
-                          "recorded (%llu refused lookups)", cap,
-                       (unsigned long long)atomic_load(&dropped_ops));
-    }
-    if (atomic_load(&overflow)) {
-        r->partial = 1;
-        tp_report_note(r, "%llu op calls nested deeper than %d were not timed",
-                       (unsigned long long)atomic_load(&overflow), MAX_DEPTH);
-    }
-    if (skipped)
-        tp_report_note(r, "%llu op calls were left by longjmp or an exception; they were closed "
-                          "when that was noticed", (unsigned long long)skipped);
-    if (atomic_load(&unpaired))
-        tp_report_note(r, "%llu op ends had no matching begin and were dropped",
-                       (unsigned long long)atomic_load(&unpaired));
-    if (shapes_dropped)
-        tp_report_note(r, "%llu calls had shapes beyond the %d kept per op", (unsigned long long)shapes_dropped,
-                       MAX_SHAPES);
 }

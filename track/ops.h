@@ -1,4 +1,5 @@
-/* The op registry and the per-thread op stack (implemented in preload/ops.c).
+/* The op registry and the per-thread op stack (implemented in track/ops.c; the report made of
+ * them is ops_collect.h's).
  *
  * Every way tprof sees an op (typed BLAS wrappers, -finstrument-functions hooks, PLT/GOT hooks
  * on shared-library exports, the annotation API) ends in tp_op_begin()/tp_op_end(). ops.c owns
@@ -14,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct tp_report;
+#include "track/runtime.h"
 
 /* Where an op was seen; goes to the report as op.source. */
 enum tp_op_source { TP_SRC_BLAS, TP_SRC_INSTR, TP_SRC_PLT, TP_SRC_API };
@@ -62,9 +63,6 @@ const char *tp_ops_name(int id);
 
 /* Kind of op id (matmul, conv, ...), NULL if unknown. */
 const char *tp_ops_kind(int id);
-/* The shape in slot `slot` of op id as the report writes it ("m=64 n=32 k=16 NN row"): 0, or -1
- * when there is no such shape. */
-int tp_ops_shape_desc(int id, int slot, char *out, size_t n);
 /* CLOCK_MONOTONIC ns of the first op begin or step anywhere, 0 while none has happened. */
 extern _Atomic uint64_t tp_ops_first_ns_v;
 static inline uint64_t tp_ops_first_ns(void)
@@ -78,15 +76,19 @@ void tp_step_begin(void);
 void tp_step_end(void);
 void tp_step_mark(void);
 
-/* Set-up (from tp_init, after the configuration is read) and the report (from tp_finish). */
+/* Non-op -finstrument-functions (__cyg_profile_*) hooks run so far by this thread, and the
+ * measured cost of one, in clock ticks << 16 (0 until measured). The hooks (preload/hook_cyg.c)
+ * count and measure them; an op's time less (hooks run during it) x cost is the time it would
+ * have taken without tprof's hooks. Defined here, where every op's time is corrected, so that
+ * the op core needs nothing from the hooks above it. */
+extern TP_TLS uint64_t tp_cyg_hooks;
+extern uint64_t tp_cyg_hook_cost_fp;
+
+/* Set-up (from tp_init, after the configuration is read). */
 void tp_ops_init(void);
-void tp_ops_collect(struct tp_report *r);
 /* The op names' lock around fork, and a child's counts restarted. */
 void tp_ops_fork_prepare(void);
 void tp_ops_fork_parent(void);
 void tp_ops_fork_child(void);
-/* The nanoseconds per tick the last tp_ops_collect() used: other tables of the same report
- * convert with it, so that their times add up exactly to the ops'. */
-double tp_ops_ns_per_tick(void);
 
 #endif

@@ -1,17 +1,12 @@
 /* The op-stack table behind the op-time flame graph. Lock-free open addressing: a node's key
  * packs (parent + 1, op + 1), is claimed once by compare-and-swap and never removed, so a node's
  * index is stable and the frames of ops.c can keep it while the op runs. Ops open and close on
- * many threads at once (OpenMP regions, BLAS pools); the counters are atomics. */
-#include "common/pages.h"
+ * many threads at once (OpenMP regions, BLAS pools); the counters are atomics. This file only
+ * records: naming the nodes' ops for the report is ops_collect.c's. */
 #include "track/optree.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "common/clock.h"
+#include "common/pages.h"
 #include "track/runtime.h"
-#include "track/ops.h"
-#include "report/report.h"
 
 struct node {
     _Atomic uint64_t key; /* 0: free */
@@ -102,57 +97,24 @@ void tp_optree_add(int node, uint64_t total, uint64_t self)
     atomic_fetch_add_explicit(&n->self, self, memory_order_relaxed);
 }
 
-static int parent_of(uint64_t key)
+uint32_t tp_optree_slots(void)
 {
-    return (int)(key >> 32) - 1;
+    return tp_optree_on ? mask + 1 : 0;
 }
 
-static int op_of(uint64_t key)
+/* A free slot reads as op -1 under parent -1 (a key of 0 unpacked), which ends a walk up. */
+int tp_optree_read(uint32_t i, struct tp_optree_node *out)
 {
-    return (int)(key & 0xffffffffu) - 1;
+    uint64_t key = atomic_load(&nodes[i].key);
+    out->parent = (int)(key >> 32) - 1;
+    out->op = (int)(key & 0xffffffffu) - 1;
+    out->calls = atomic_load(&nodes[i].calls);
+    out->total = atomic_load(&nodes[i].total);
+    out->self = atomic_load(&nodes[i].self);
+    return key != 0;
 }
 
-void tp_optree_collect(struct tp_report *r)
+uint64_t tp_optree_dropped(void)
 {
-    if (!tp_optree_on)
-        return;
-    double ratio = tp_ops_ns_per_tick();
-    size_t n = 0;
-    for (uint32_t i = 0; i <= mask; i++)
-        n += atomic_load(&nodes[i].key) && atomic_load(&nodes[i].calls);
-    r->opstacks_dropped = atomic_load(&dropped);
-    if (!n)
-        return;
-    r->opstacks = calloc(n, sizeof *r->opstacks);
-    if (!r->opstacks)
-        return;
-    for (uint32_t i = 0; i <= mask && r->nopstacks < n; i++) {
-        uint64_t key = atomic_load(&nodes[i].key);
-        uint64_t calls = atomic_load(&nodes[i].calls);
-        if (!key || !calls)
-            continue;
-        /* Walk up to the outermost op; depth is bounded by ops.c's stack (128). */
-        int path[160], depth = 0;
-        for (int at = (int)i; at >= 0 && depth < 160; depth++) {
-            uint64_t k = atomic_load(&nodes[at].key);
-            path[depth] = op_of(k);
-            at = parent_of(k);
-        }
-        struct tp_opstack *s = &r->opstacks[r->nopstacks];
-        s->ops = calloc((size_t)depth, sizeof *s->ops);
-        if (!s->ops)
-            continue;
-        for (int d = 0; d < depth; d++) {
-            const char *name = tp_ops_name(path[depth - 1 - d]);
-            s->ops[d] = strdup(name ? name : "?");
-        }
-        s->depth = (size_t)depth;
-        s->calls = calls;
-        s->total_ns = (uint64_t)((double)atomic_load(&nodes[i].total) * ratio + 0.5);
-        s->self_ns = (uint64_t)((double)atomic_load(&nodes[i].self) * ratio + 0.5);
-        r->nopstacks++;
-    }
-    if (r->opstacks_dropped)
-        tp_report_note(r, "%llu op calls nested under a full op-stack table are left out of the "
-                          "folded stacks", (unsigned long long)r->opstacks_dropped);
+    return atomic_load(&dropped);
 }

@@ -1,11 +1,10 @@
 /* Stacks of nested ops for the op-time flame graph (TPROF_FOLDED; implemented in
- * preload/optree.c). A node is one path of ops from the outermost: (parent node, op). */
+ * track/optree.c, collected into the report by ops_collect.c). A node is one path of ops from
+ * the outermost: (parent node, op). */
 #ifndef TPROF_OPTREE_H
 #define TPROF_OPTREE_H
 
 #include <stdint.h>
-
-struct tp_report;
 
 #define TP_OPTREE_NONE (-1) /* no parent: the op is outermost */
 #define TP_OPTREE_FULL (-2) /* the table was full: the call and those nested in it are counted apart */
@@ -19,7 +18,18 @@ void tp_optree_fork_child(void);
 int tp_optree_child(int parent, int id);
 /* A call of node ended: its inclusive and exclusive ticks. */
 void tp_optree_add(int node, uint64_t total, uint64_t self);
-/* Fill r->opstacks (times in ns) and r->opstacks_dropped. */
-void tp_optree_collect(struct tp_report *r);
+
+/* A node as the report reads it: its op, the node it was called in (TP_OPTREE_NONE when
+ * outermost) and its counts, in ticks. */
+struct tp_optree_node {
+    int parent, op;
+    uint64_t calls, total, self;
+};
+/* Slots in the table, 0 when it is off: nodes are read by slot, from 0 to slots - 1. */
+uint32_t tp_optree_slots(void);
+/* Read the node in slot i (< tp_optree_slots()): 1, or 0 when the slot is free. */
+int tp_optree_read(uint32_t i, struct tp_optree_node *out);
+/* Calls made under a full table (and those nested in them). */
+uint64_t tp_optree_dropped(void);
 
 #endif

@@ -17,7 +17,8 @@
 #include "report/report.h"
 #include "track/collect.h"
 #include "track/runtime.h"
-#include "track/trace.h"
+#include "track/trace_file.h"
+#include "track/tracebuf.h"
 
 static struct tp_ident ident;
 

@@ -1,0 +1,496 @@
+/* The CFA rules of return addresses, for the malloc shims' stack walk (see cfarules.h).
+ *
+ * On x86-64 nearly every frame's rule is "CFA = rsp or rbp + k, return address at CFA - 8, rbp
+ * saved at CFA + j or unchanged": once known for a return address, a step is a table lookup and
+ * two loads. The table is shared by all threads and lock-free to read; a miss reads the rule from
+ * the module's .eh_frame with libdw (dwarf_getcfi_elf) under a lock. libunwind's fast path
+ * (tdep_trace) works the same way; doing it here skips its context set-up and keeps libunwind
+ * out of the program.
+ *
+ * Besides "register + offset", a rule can say: the kernel's signal trampoline (__restore_rt:
+ * "mov $15,%rax; syscall", recognised by its code; the interrupted registers are in the
+ * ucontext at the handler's CFA), or a CFA given by a DWARF expression, as the linker writes for
+ * PLT stubs (kept by cfaexpr.c). The vDSO, which has no file, has its .eh_frame read from a copy
+ * of its image. Anything else gets the rule "no rule": the walk stops there. */
+#include "track/cfarules.h"
+
+#include <dwarf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/pages.h"
+#include "track/cfaexpr.h"
+#include "track/dwlib.h"
+#include "track/runtime.h"
+
+/* A slot's key is the return address, or an interrupted pc with TP_CFA_KEY_EXACT added. A key
+ * taken out (its module was unloaded) becomes TOMB: lookups go on past it, nothing is stored
+ * there again, and the rule it had stays as it was for a reader that is looking at it right
+ * now. */
+#define TOMB ((uintptr_t)1)
+
+#define RULE_BITS  14 /* 16,384 return addresses, 384 KiB mapped, touched as used */
+#define RULE_SLOTS (1u << RULE_BITS)
+#define RULE_MAX   (RULE_SLOTS / 4 * 3)
+
+struct tp_cfa_slot {
+    _Atomic uintptr_t key;
+    struct tp_cfa_rule r;
+};
+
+static struct tp_cfa_slot *rules;
+static _Atomic unsigned rules_used; /* keys and tombstones */
+_Atomic int tp_cfa_state;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static TP_TLS int holding; /* this thread holds the lock (for a fork from a signal handler) */
+
+/* How long a walk waits for another thread reading rules. The lock is only ever held around
+ * libdw's reading of one rule (milliseconds for a module's first), never while waiting for
+ * anything else, so the wait ends; the bound is a guard against the unforeseen: past it this one
+ * walk stops where it is. */
+#define LOCK_WAIT_S 2
+
+static int take_lock(void)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += LOCK_WAIT_S;
+    if (pthread_mutex_clocklock(&lock, CLOCK_MONOTONIC, &until) != 0)
+        return 0;
+    holding = 1;
+    return 1;
+}
+
+static void drop_lock(void)
+{
+    holding = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- modules and their CFI (all under the lock) ---- */
+
+struct module {
+    uintptr_t lo, hi, bias; /* the executable segment */
+    Elf *elf;
+    Dwarf_CFI *cfi; /* NULL: no usable CFI */
+    void *image;    /* the vDSO's copy, which elf reads */
+    int readable;   /* the segment can be read, not only run */
+};
+#define MAX_MODULES 256
+static struct module mods[MAX_MODULES];
+static int nmods;
+
+/* What dl_iterate_phdr says of the segment of pc, found before the lock is taken: the loader's
+ * lock (held by dl_iterate_phdr) is never taken while this file's lock is held. The file is
+ * opened there, while the module cannot be unloaded. */
+struct seg {
+    uintptr_t pc, lo, hi, bias;
+    int fd;       /* the module's file, or -1 */
+    int vdso;     /* the vDSO: no file, read from memory */
+    int readable; /* PF_R: its code bytes can be compared */
+    int found;
+};
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct seg *s = arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (s->pc < lo || s->pc >= hi)
+            continue;
+        s->lo = lo;
+        s->hi = hi;
+        s->bias = info->dlpi_addr;
+        s->readable = (ph->p_flags & PF_R) != 0;
+        s->found = 1;
+        const char *name = info->dlpi_name;
+        uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+        if (!name || !*name)
+            name = "/proc/self/exe"; /* the program itself */
+        if (name[0] == '/')
+            s->fd = open(name, O_RDONLY | O_CLOEXEC);
+        else if (vdso && vdso >= info->dlpi_addr && vdso < hi)
+            s->vdso = 1; /* "linux-vdso.so.1": its image is the segment itself */
+        return 1;
+    }
+    return 0;
+}
+
+/* The vDSO's ELF image: a copy (libelf is given memory it may write), sized by its headers. */
+static Elf *vdso_elf(struct module *m)
+{
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+    if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+        return NULL;
+    size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > size)
+            size = ph[i].p_offset + ph[i].p_filesz;
+    /* The section headers lie past the segment, in the last page the kernel maps for it:
+     * never read past that page. */
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t end = (m->hi + page - 1) & ~(page - 1);
+    if (size > end - (uintptr_t)eh || size > (1u << 20))
+        return NULL;
+    m->image = tp_dw.malloc(size);
+    if (!m->image)
+        return NULL;
+    memcpy(m->image, eh, size);
+    return tp_dw.elf_memory(m->image, size);
+}
+
+/* The module of the segment s, read now if new. The file stays mapped (ELF_C_READ_MMAP) and the
+ * descriptor is closed at once: a program that counts or closes its descriptors never meets one
+ * of ours. NULL when the table is full. */
+static struct module *module_for(const struct seg *s)
+{
+    for (int i = 0; i < nmods; i++)
+        if (mods[i].lo == s->lo && mods[i].hi == s->hi && mods[i].bias == s->bias)
+            return &mods[i];
+    if (nmods == MAX_MODULES)
+        return NULL;
+    struct module *m = &mods[nmods++];
+    memset(m, 0, sizeof *m);
+    m->lo = s->lo;
+    m->hi = s->hi;
+    m->bias = s->bias;
+    m->readable = s->readable;
+    if (s->fd >= 0) {
+        m->elf = tp_dw.elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
+        if (m->elf)
+            tp_dw.elf_cntl(m->elf, ELF_C_FDDONE);
+    } else if (s->vdso) {
+        m->elf = vdso_elf(m);
+    }
+    if (m->elf)
+        m->cfi = tp_dw.dwarf_getcfi_elf(m->elf);
+    return m;
+}
+
+static struct module *known_module(uintptr_t pc)
+{
+    for (int i = 0; i < nmods; i++)
+        if (pc >= mods[i].lo && pc < mods[i].hi)
+            return &mods[i];
+    return NULL;
+}
+
+static void release_module(struct module *m)
+{
+    if (m->cfi)
+        tp_dw.dwarf_cfi_end(m->cfi);
+    if (m->elf)
+        tp_dw.elf_end(m->elf);
+    if (m->image)
+        tp_dw.free(m->image);
+}
+
+/* ---- reading a rule ---- */
+
+/* "CFA + k" as libdw states a saved register's place: call_frame_cfa, then plus_uconst k (k
+ * wrapped to 64 bits when negative), or nothing more for k = 0. */
+static int cfa_offset(const Dwarf_Op *ops, size_t n, int64_t *off)
+{
+    if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+        *off = 0;
+        return 1;
+    }
+    if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
+        *off = (int64_t)ops[1].number;
+        return 1;
+    }
+    return 0;
+}
+
+/* x86-64 Linux's rt_sigreturn trampoline: mov $15,%rax; syscall. The kernel makes the handler
+ * return there; its address is the "return address" of the handler's frame. */
+static const unsigned char sigreturn_code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
+
+static struct tp_cfa_rule read_rule(struct module *m, uintptr_t key)
+{
+    struct tp_cfa_rule no = {0, 0, 0, TP_CFA_NO, 0};
+    uintptr_t pc = key & ~TP_CFA_KEY_EXACT;
+    if (!(key & TP_CFA_KEY_EXACT) && m->readable && pc + sizeof sigreturn_code <= m->hi &&
+        !memcmp((const void *)pc, sigreturn_code, sizeof sigreturn_code))
+        return (struct tp_cfa_rule){0, 0, 0, TP_CFA_SIGNAL, 0};
+    if (!m->cfi)
+        return no;
+    Dwarf_Frame *fr = NULL;
+    /* A return address follows its call: the call is the instruction before it. */
+    uintptr_t at = key & TP_CFA_KEY_EXACT ? pc : pc - 1;
+    if (tp_dw.dwarf_cfi_addrframe(m->cfi, at - m->bias, &fr) != 0 || !fr)
+        return no;
+    struct tp_cfa_rule r = no;
+    Dwarf_Op *ops, mem[3];
+    size_t n;
+    int64_t ra_off = 0, rbp_off = 0, cfa_off;
+    uint32_t flags;
+    if (tp_dw.dwarf_frame_cfa(fr, &ops, &n) != 0)
+        goto out;
+    if (n == 1 && ops[0].atom == DW_OP_bregx &&
+        (ops[0].number == TP_DWREG_RSP || ops[0].number == TP_DWREG_RBP)) {
+        cfa_off = (int64_t)ops[0].number2;
+        if (cfa_off < INT32_MIN || cfa_off > INT32_MAX)
+            goto out;
+        flags = ops[0].number == TP_DWREG_RBP ? TP_CFA_ON_RBP : 0;
+    } else {
+        int x = tp_cfa_expr_intern(ops, n);
+        if (x < 0)
+            goto out;
+        cfa_off = x;
+        flags = TP_CFA_EXPR;
+    }
+    if (tp_dw.dwarf_frame_register(fr, TP_DWREG_RA, mem, &ops, &n) != 0)
+        goto out;
+    if (n == 0 && ops == mem) {
+        flags |= TP_CFA_LAST; /* return address undefined: _start, a thread's start */
+    } else if (!cfa_offset(ops, n, &ra_off) || ra_off < INT16_MIN || ra_off > -8) {
+        goto out;
+    }
+    if (tp_dw.dwarf_frame_register(fr, TP_DWREG_RBP, mem, &ops, &n) != 0)
+        goto out;
+    if (n == 0 && ops == NULL) {
+        /* same value: the caller's rbp is this frame's */
+    } else if (n == 0) {
+        flags |= TP_CFA_RBP_LOST;
+    } else if (cfa_offset(ops, n, &rbp_off) && rbp_off >= INT16_MIN && rbp_off <= -8) {
+        flags |= TP_CFA_RBP_SAVED;
+    } else {
+        goto out;
+    }
+    int64_t need = -ra_off;
+    if ((flags & TP_CFA_RBP_SAVED) && -rbp_off > need)
+        need = -rbp_off;
+    if (need < 8)
+        need = 8; /* the return address, at least, is in the frame */
+    r = (struct tp_cfa_rule){(int32_t)cfa_off, (int16_t)ra_off, (int16_t)rbp_off, (uint16_t)flags,
+                             (uint16_t)need};
+out:
+    tp_dw.free(fr); /* libdw's block: that namespace's free */
+    return r;
+}
+
+/* ---- the cache ---- */
+
+static inline uint32_t home(uintptr_t key)
+{
+    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> (64 - RULE_BITS));
+}
+
+/* Lock-free: a key seen (acquire) has its rule written before it. */
+static inline const struct tp_cfa_rule *cached(uintptr_t key)
+{
+    for (uint32_t i = home(key), n = 0; n < RULE_SLOTS; n++, i = (i + 1) & (RULE_SLOTS - 1)) {
+        uintptr_t k = atomic_load_explicit(&rules[i].key, memory_order_acquire);
+        if (k == key)
+            return &rules[i].r;
+        if (k == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Under the lock: readers see the rule before the key (release/acquire). NULL when full. */
+static const struct tp_cfa_rule *remember(uintptr_t key, struct tp_cfa_rule r)
+{
+    if (atomic_load_explicit(&rules_used, memory_order_relaxed) >= RULE_MAX)
+        return NULL;
+    for (uint32_t i = home(key);; i = (i + 1) & (RULE_SLOTS - 1)) {
+        uintptr_t k = atomic_load_explicit(&rules[i].key, memory_order_relaxed);
+        if (k == key)
+            return &rules[i].r;
+        if (k == 0) {
+            rules[i].r = r;
+            atomic_store_explicit(&rules[i].key, key, memory_order_release);
+            atomic_fetch_add_explicit(&rules_used, 1, memory_order_relaxed);
+            return &rules[i].r;
+        }
+    }
+}
+
+int tp_cfa_set_up(void)
+{
+    if (!take_lock())
+        return 0;
+    if (atomic_load(&tp_cfa_state) == 0) {
+        void *m = tp_pages_map(sizeof *rules * RULE_SLOTS, 1);
+        if (!m) {
+            atomic_store(&tp_cfa_state, -1);
+        } else {
+            rules = m;
+            atomic_store_explicit(&tp_cfa_state, 1, memory_order_release);
+        }
+    }
+    drop_lock();
+    return atomic_load(&tp_cfa_state) > 0;
+}
+
+/* A rule read while the table is full, valid until this thread's next miss. */
+static TP_TLS struct tp_cfa_rule unkept;
+
+const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key)
+{
+    const struct tp_cfa_rule *r = cached(key);
+    if (tp_likely(r != NULL))
+        return r;
+    if (!tp_dw_ready())
+        return NULL;
+    uintptr_t pc = key & ~TP_CFA_KEY_EXACT;
+    struct seg s = {pc, 0, 0, 0, -1, 0, 0, 0};
+    r = NULL;
+    for (int pass = 0; pass < 2 && !r; pass++) {
+        if (pass == 1)
+            dl_iterate_phdr(find_segment, &s); /* not under the lock: it takes the loader's */
+        if (!take_lock())
+            break;
+        r = cached(key);
+        struct module *m = r ? NULL : known_module(pc);
+        if (!m && !r && s.found)
+            m = module_for(&s);
+        if (!r && (m || pass == 1)) {
+            /* In no module (JIT code, a stack that is not one), the walk stops there, for good.
+             * A module that did not fit in mods is not known to have no rules: not kept. */
+            struct tp_cfa_rule got =
+                m ? read_rule(m, key) : (struct tp_cfa_rule){0, 0, 0, TP_CFA_NO, 0};
+            r = m || !s.found ? remember(key, got) : NULL;
+            if (!r) {
+                unkept = got;
+                r = &unkept;
+            }
+        }
+        drop_lock();
+    }
+    if (s.fd >= 0)
+        close(s.fd);
+    return r;
+}
+
+void tp_unwind_disable(void)
+{
+    atomic_store(&tp_cfa_state, -1);
+}
+
+/* ---- after a dlclose ---- */
+
+struct listing {
+    uintptr_t *lo, *hi, *bias;
+    size_t n, cap;
+};
+
+static int list_segments(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct listing *l = arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        if (l->n == l->cap) {
+            size_t cap = l->cap ? 2 * l->cap : 64;
+            uintptr_t *v = tp_alloc(3 * cap * sizeof *v);
+            if (!v)
+                return 1;
+            if (l->n) {
+                memcpy(v, l->lo, l->n * sizeof *v);
+                memcpy(v + cap, l->hi, l->n * sizeof *v);
+                memcpy(v + 2 * cap, l->bias, l->n * sizeof *v);
+            }
+            tp_free(l->lo);
+            l->lo = v;
+            l->hi = v + cap;
+            l->bias = v + 2 * cap;
+            l->cap = cap;
+        }
+        l->lo[l->n] = info->dlpi_addr + ph->p_vaddr;
+        l->hi[l->n] = l->lo[l->n] + ph->p_memsz;
+        l->bias[l->n] = info->dlpi_addr;
+        l->n++;
+    }
+    return 0;
+}
+
+void tp_unwind_dlclosed(void)
+{
+    if (atomic_load_explicit(&tp_cfa_state, memory_order_acquire) <= 0)
+        return;
+    int g = tp_guard;
+    tp_guard = 1;
+    struct listing l = {0};
+    dl_iterate_phdr(list_segments, &l);
+    if (l.n == 0 || !take_lock()) {
+        /* Without the list, or the lock, nothing says which rules are stale: none is used. */
+        tp_unwind_disable();
+        tp_free(l.lo);
+        tp_guard = g;
+        return;
+    }
+    int k = 0;
+    for (int i = 0; i < nmods; i++) {
+        struct module *m = &mods[i];
+        size_t j;
+        for (j = 0; j < l.n; j++)
+            if (l.lo[j] == m->lo && l.hi[j] == m->hi && l.bias[j] == m->bias)
+                break;
+        if (j < l.n) {
+            mods[k++] = *m;
+            continue;
+        }
+        /* Gone: its code's rules would describe whatever is mapped there next. A walk that
+         * read a key a moment ago still finds the rule it had. */
+        for (uint32_t s = 0; s < RULE_SLOTS; s++) {
+            uintptr_t key =
+                atomic_load_explicit(&rules[s].key, memory_order_relaxed) & ~TP_CFA_KEY_EXACT;
+            if (key >= m->lo && key < m->hi)
+                atomic_store_explicit(&rules[s].key, TOMB, memory_order_release);
+        }
+        release_module(m);
+    }
+    nmods = k;
+    drop_lock();
+    tp_free(l.lo);
+    tp_guard = g;
+}
+
+/* ---- fork ---- */
+
+/* No other thread may be inside libdw when fork copies the process: the namespace's libc has no
+ * fork handlers of its own, and a lock of its malloc held by a thread that does not exist in
+ * the child would stay held there. Readers hold this file's lock while in libdw, so holding it
+ * across fork is enough; state.c's fork handlers take it in their documented order. A fork from
+ * a signal handler that interrupted this thread while it held the lock goes ahead without it
+ * (waiting would never end). */
+static int fork_took;
+
+void tp_unwind_fork_prepare(void)
+{
+    fork_took = 0;
+    if (!holding) {
+        pthread_mutex_lock(&lock);
+        fork_took = 1;
+    }
+}
+
+void tp_unwind_fork_parent(void)
+{
+    if (fork_took)
+        pthread_mutex_unlock(&lock);
+}
+
+void tp_unwind_fork_child(void)
+{
+    /* Only the forking thread exists in the child: the lock was taken for the fork (released
+     * now), or this thread held it when a signal handler forked, and releases it when the
+     * interrupted walk resumes. */
+    tp_unwind_fork_parent();
+}

@@ -1,0 +1,281 @@
+/* The report's ops, steps and op-time stacks from the tables ops.c and optree.c record into.
+ *
+ * Ticks become nanoseconds here, with one ratio for the whole report, so that the tables of the
+ * same report add up exactly. Everything that reads op names, kinds or shapes for the report is
+ * here rather than in ops.c, which only records: that keeps the op core below everything that
+ * reports on it. Runs once per report, under the recursion guard; it allocates with the
+ * program's malloc like the rest of the report model. */
+#include "track/ops_collect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/histo.h"
+#include "report/report.h"
+#include "track/ops_table.h"
+#include "track/optree.h"
+#include "track/runtime.h"
+
+#define MAX_SHAPES TP_OPS_MAX_SHAPES
+
+static const char *source_name(enum tp_op_source s)
+{
+    switch (s) {
+    case TP_SRC_BLAS: return "blas";
+    case TP_SRC_INSTR: return "instrumented";
+    case TP_SRC_PLT: return "plt";
+    case TP_SRC_API: return "api";
+    }
+    return "?";
+}
+
+static uint64_t to_ns(uint64_t ticks, double ratio)
+{
+    return (uint64_t)((double)ticks * ratio + 0.5);
+}
+
+static void scale_latency(struct tp_latency *l, double ratio)
+{
+    l->min = to_ns(l->min, ratio);
+    l->p50 = to_ns(l->p50, ratio);
+    l->p95 = to_ns(l->p95, ratio);
+    l->p99 = to_ns(l->p99, ratio);
+    l->max = to_ns(l->max, ratio);
+    l->mean *= ratio;
+    l->stddev *= ratio;
+    l->p50_ci_lo *= ratio;
+    l->p50_ci_hi *= ratio;
+}
+
+static char layout_word(char c)
+{
+    return c == 'R' ? 'R' : 'C';
+}
+
+/* "m=64 n=32 k=16 NN row", "m=100 n=50 T col", "m=10 n=20 T col left lower", "n=4096": only
+ * what the op has (level-1 BLAS ops have a length and no layout). */
+static void shape_desc(const struct tp_shape_key *k, char *out, size_t size)
+{
+    size_t u = 0;
+#define PUT(...) u += (size_t)snprintf(out + u, u < size ? size - u : 0, __VA_ARGS__)
+    if (k->m || k->layout)
+        PUT("m=%lld ", (long long)k->m);
+    PUT("n=%lld", (long long)k->n);
+    if (k->k)
+        PUT(" k=%lld", (long long)k->k);
+    if (k->transb)
+        PUT(" %c%c", k->transa ? k->transa : '-', k->transb);
+    else if (k->transa)
+        PUT(" %c", k->transa);
+    if (k->layout)
+        PUT(" %s", layout_word(k->layout) == 'R' ? "row" : "col");
+    if (k->side)
+        PUT(" %s", k->side == 'R' ? "right" : "left");
+    if (k->uplo)
+        PUT(" %s", k->uplo == 'L' ? "lower" : "upper");
+#undef PUT
+}
+
+int tp_ops_shape_desc(int id, int slot, char *out, size_t n)
+{
+    if (id < 0 || id >= atomic_load(&tp_op_nrecs) || slot < 0 || slot >= MAX_SHAPES ||
+        atomic_load(&tp_op_recs[id].shapes[slot].used) != 2)
+        return -1;
+    shape_desc(&tp_op_recs[id].shapes[slot].key, out, n);
+    return 0;
+}
+
+static void collect_shapes(struct tp_op_rec *r, struct tp_op *o, double ratio)
+{
+    /* One look at which slots are ready: others may be filled while the report is made. */
+    int ready[MAX_SHAPES], out_of[MAX_SHAPES], n = 0;
+    for (int i = 0; i < MAX_SHAPES; i++) {
+        ready[i] = atomic_load(&r->shapes[i].used) == 2;
+        n += ready[i];
+    }
+    if (!n)
+        return;
+    o->shapes = calloc((size_t)n, sizeof *o->shapes);
+    if (!o->shapes)
+        return;
+    for (int i = 0; i < MAX_SHAPES; i++) {
+        if (!ready[i])
+            continue;
+        struct tp_shape_rec *s = &r->shapes[i];
+        int j = 0;
+        while (j < i && !(ready[j] && tp_shape_same(&r->shapes[j].key, &s->key)))
+            j++;
+        struct tp_shape *d;
+        if (j < i) { /* a second slot of the same key (see add_shape) */
+            d = &o->shapes[out_of[j]];
+            out_of[i] = out_of[j];
+        } else {
+            char desc[96];
+            out_of[i] = (int)o->nshapes;
+            d = &o->shapes[o->nshapes++];
+            d->m = s->key.m;
+            d->n = s->key.n;
+            d->k = s->key.k;
+            d->transa = s->key.transa;
+            d->transb = s->key.transb;
+            d->layout = s->key.layout ? layout_word(s->key.layout) : 0;
+            shape_desc(&s->key, desc, sizeof desc);
+            d->desc = strdup(desc);
+        }
+        d->calls += atomic_load(&s->calls);
+        d->total_ns += to_ns(atomic_load(&s->ticks), ratio);
+        d->flops += atomic_load(&s->flops);
+        d->bytes += atomic_load(&s->bytes);
+    }
+}
+
+static double last_ratio;
+
+double tp_ops_ns_per_tick(void)
+{
+    return last_ratio > 0 ? last_ratio : (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
+}
+
+/* One op that has calls, into o. */
+static void collect_op(struct tp_op_rec *s, struct tp_op *o, uint64_t calls, double ratio)
+{
+    o->name = strdup(s->name);
+    o->kind = strdup(s->kind);
+    o->source = strdup(source_name(s->src));
+    o->calls = calls;
+    o->total_ns = to_ns(atomic_load(&s->total), ratio);
+    o->self_ns = to_ns(atomic_load(&s->self), ratio);
+    o->flops = atomic_load(&s->flops);
+    o->bytes = atomic_load(&s->bytes);
+    o->flops_known = atomic_load(&s->flops_known);
+    o->warmup_calls = atomic_load(&s->warm_calls);
+    o->warmup_ns = to_ns(atomic_load(&s->warm_ticks), ratio);
+    o->alloc_bytes = atomic_load(&s->alloc_bytes);
+    o->alloc_count = atomic_load(&s->alloc_count);
+    tp_histo_summary(s->histo, &o->latency);
+    scale_latency(&o->latency, ratio);
+    collect_shapes(s, o, ratio);
+}
+
+static void collect_steps(struct tp_report *r, double ratio)
+{
+    if (!tp_step_histo || !atomic_load(&tp_step_count))
+        return;
+    struct tp_steps *st = &r->steps;
+    st->name = strdup(tp_cfg.step ? tp_cfg.step : "tprof_step");
+    st->count = atomic_load(&tp_step_count);
+    st->warmup = atomic_load(&tp_step_warm);
+    tp_histo_summary(tp_step_histo, &st->latency);
+    scale_latency(&st->latency, ratio);
+    if (tp_cfg.sched_active >= 0) {
+        st->window_first = tp_cfg.sched_wait + tp_cfg.sched_warmup;
+        st->window_last = st->window_first + tp_cfg.sched_active - 1;
+    }
+}
+
+/* What was not recorded, or not as it happened, said in the report. */
+static void collect_notes(struct tp_report *r, uint64_t skipped, uint64_t shapes_dropped)
+{
+    if (tp_cfg.sched_active >= 0)
+        tp_report_note(r,
+                       "TPROF_SCHEDULE=%d:%d:%d: ops and steps cover steps %d to %d only; the "
+                       "heap figures cover the whole run",
+                       tp_cfg.sched_wait, tp_cfg.sched_warmup, tp_cfg.sched_active,
+                       tp_cfg.sched_wait + tp_cfg.sched_warmup,
+                       tp_cfg.sched_wait + tp_cfg.sched_warmup + tp_cfg.sched_active - 1);
+    if (atomic_load(&tp_ops_dropped)) {
+        r->partial = 1;
+        tp_report_note(r,
+                       "op table full (TPROF_MAX_OPS=%d): ops with other names were not "
+                       "recorded (%llu refused lookups)",
+                       tp_op_cap, (unsigned long long)atomic_load(&tp_ops_dropped));
+    }
+    if (atomic_load(&tp_ops_overflow)) {
+        r->partial = 1;
+        tp_report_note(r, "%llu op calls nested deeper than %d were not timed",
+                       (unsigned long long)atomic_load(&tp_ops_overflow), TP_OPS_MAX_DEPTH);
+    }
+    if (skipped)
+        tp_report_note(r,
+                       "%llu op calls were left by longjmp or an exception; they were closed "
+                       "when that was noticed",
+                       (unsigned long long)skipped);
+    if (atomic_load(&tp_ops_unpaired))
+        tp_report_note(r, "%llu op ends had no matching begin and were dropped",
+                       (unsigned long long)atomic_load(&tp_ops_unpaired));
+    if (shapes_dropped)
+        tp_report_note(r, "%llu calls had shapes beyond the %d kept per op",
+                       (unsigned long long)shapes_dropped, MAX_SHAPES);
+}
+
+void tp_ops_collect(struct tp_report *r)
+{
+    double ratio = (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
+    last_ratio = ratio;
+    int n = atomic_load(&tp_op_nrecs);
+    r->ops = calloc(n ? (size_t)n : 1, sizeof *r->ops);
+    if (!r->ops)
+        return;
+    uint64_t shapes_dropped = 0, skipped = 0;
+    for (int i = 0; i < n; i++) {
+        struct tp_op_rec *s = &tp_op_recs[i];
+        uint64_t calls = atomic_load(&s->calls);
+        if (!calls)
+            continue;
+        collect_op(s, &r->ops[r->nops++], calls, ratio);
+        shapes_dropped += atomic_load(&s->shapes_dropped);
+        skipped += atomic_load(&s->skipped);
+    }
+    collect_steps(r, ratio);
+    collect_notes(r, skipped, shapes_dropped);
+}
+
+void tp_optree_collect(struct tp_report *r)
+{
+    if (!tp_optree_on)
+        return;
+    double ratio = tp_ops_ns_per_tick();
+    uint32_t slots = tp_optree_slots();
+    struct tp_optree_node nd;
+    size_t n = 0;
+    for (uint32_t i = 0; i < slots; i++)
+        n += tp_optree_read(i, &nd) && nd.calls;
+    r->opstacks_dropped = tp_optree_dropped();
+    if (!n)
+        return;
+    r->opstacks = calloc(n, sizeof *r->opstacks);
+    if (!r->opstacks)
+        return;
+    for (uint32_t i = 0; i < slots && r->nopstacks < n; i++) {
+        if (!tp_optree_read(i, &nd) || !nd.calls)
+            continue;
+        /* Walk up to the outermost op; depth is bounded by ops.c's stack (128). */
+        int path[160], depth = 0;
+        struct tp_optree_node up = nd;
+        for (int at = (int)i; at >= 0 && depth < 160; depth++) {
+            tp_optree_read((uint32_t)at, &up);
+            path[depth] = up.op;
+            at = up.parent;
+        }
+        struct tp_opstack *s = &r->opstacks[r->nopstacks];
+        s->ops = calloc((size_t)depth, sizeof *s->ops);
+        if (!s->ops)
+            continue;
+        for (int d = 0; d < depth; d++) {
+            const char *name = tp_ops_name(path[depth - 1 - d]);
+            s->ops[d] = strdup(name ? name : "?");
+        }
+        s->depth = (size_t)depth;
+        s->calls = nd.calls;
+        s->total_ns = (uint64_t)((double)nd.total * ratio + 0.5);
+        s->self_ns = (uint64_t)((double)nd.self * ratio + 0.5);
+        r->nopstacks++;
+    }
+    if (r->opstacks_dropped)
+        tp_report_note(r,
+                       "%llu op calls nested under a full op-stack table are left out of the "
+                       "folded stacks",
+                       (unsigned long long)r->opstacks_dropped);
+}
