@@ -170,6 +170,7 @@ int tp_cmd_calibrate(int argc, char **argv)
     int rc = measure(blas, quick, &p);
     if (rc)
         return rc;
+    tp_peaks_as_cached(&p);
     time_t now = time(NULL);
     strftime(p.date, sizeof p.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     if (tp_peaks_save(path, &p) < 0) {

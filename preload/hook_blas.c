@@ -108,157 +108,162 @@ static int cbeta_nz_d(const void *b)
 
 /* The head of every wrapper: its real function and op id, and the last resort when no loaded
  * object defines the function (then the call does nothing rather than jump to NULL). */
-#define REAL(NAME, RET)                                                                       \
-    static struct tp_real real = {#NAME};                                                     \
-    static _Atomic int id = -1;                                                               \
-    NAME##_fn f = (NAME##_fn)tp_real_fn(&real);                                               \
-    if (tp_unlikely(!f)) {                                                                    \
-        tp_real_missing(&real);                                                               \
-        return RET;                                                                           \
+#define REAL(NAME, RET)                                                                            \
+    static struct tp_real real = {#NAME};                                                          \
+    static _Atomic int id = -1;                                                                    \
+    NAME##_fn f = (NAME##_fn)tp_real_fn(&real);                                                    \
+    if (tp_unlikely(!f)) {                                                                         \
+        tp_real_missing(&real);                                                                    \
+        return RET;                                                                                \
     }
 
 /* ---- CBLAS ---- */
 
-#define CBLAS_GEMM(NAME, T)                                                                   \
-    typedef void (*NAME##_fn)(int, int, int, int, int, int, T, const T *, int, const T *, int,  \
-                              T, T *, int);                                                   \
-    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int tb, int m, int n, int k, T alpha,    \
-                                   const T *a, int lda, const T *b, int ldb, T beta, T *c,      \
-                                   int ldc)                                                     \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "matmul");                                                   \
-        f(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                        \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {m, n, k, trans_char(ta), trans_char(tb),                 \
-                                       layout_char(layout)};                                    \
+#define CBLAS_GEMM(NAME, T)                                                                        \
+    typedef void (*NAME##_fn)(int, int, int, int, int, int, T, const T *, int, const T *, int, T,  \
+                              T *, int);                                                           \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int tb, int m, int n, int k, T alpha,       \
+                                   const T *a, int lda, const T *b, int ldb, T beta, T *c,         \
+                                   int ldc)                                                        \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "matmul");                                                      \
+        f(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                           \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {                                                            \
+                m, n, k, trans_char(ta), trans_char(tb), layout_char(layout)};                     \
             end(op, tp_work_gemm(m, n, k, beta != 0, sizeof(T), 0), &key);                         \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define CBLAS_CGEMM(NAME, T)                                                                  \
-    typedef void (*NAME##_fn)(int, int, int, int, int, int, const void *, const void *, int,    \
-                              const void *, int, const void *, void *, int);                  \
-    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int tb, int m, int n, int k,             \
-                                   const void *alpha, const void *a, int lda, const void *b,    \
-                                   int ldb, const void *beta, void *c, int ldc)                 \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "matmul");                                                   \
-        int bnz = op >= 0 && cbeta_nz_##T(beta); /* read before C (and beta) may change */      \
-        f(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                        \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {m, n, k, trans_char(ta), trans_char(tb),                 \
-                                       layout_char(layout)};                                    \
+#define CBLAS_CGEMM(NAME, T)                                                                       \
+    typedef void (*NAME##_fn)(int, int, int, int, int, int, const void *, const void *, int,       \
+                              const void *, int, const void *, void *, int);                       \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int tb, int m, int n, int k,                \
+                                   const void *alpha, const void *a, int lda, const void *b,       \
+                                   int ldb, const void *beta, void *c, int ldc)                    \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "matmul");                                                      \
+        int bnz = op >= 0 && cbeta_nz_##T(beta); /* read before C (and beta) may change */         \
+        f(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                           \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {                                                            \
+                m, n, k, trans_char(ta), trans_char(tb), layout_char(layout)};                     \
             end(op, tp_work_gemm(m, n, k, bnz, 2 * sizeof(T##_elem), 1), &key);                    \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define CBLAS_GEMV(NAME, T)                                                                   \
-    typedef void (*NAME##_fn)(int, int, int, int, T, const T *, int, const T *, int, T, T *,   \
-                              int);                                                           \
-    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int m, int n, T alpha, const T *a,       \
-                                   int lda, const T *x, int incx, T beta, T *y, int incy)       \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "gemv");                                                     \
-        f(layout, ta, m, n, alpha, a, lda, x, incx, beta, y, incy);                             \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout)};        \
+#define CBLAS_GEMV(NAME, T)                                                                        \
+    typedef void (*NAME##_fn)(int, int, int, int, T, const T *, int, const T *, int, T, T *, int); \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int m, int n, T alpha, const T *a, int lda, \
+                                   const T *x, int incx, T beta, T *y, int incy)                   \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "gemv");                                                        \
+        f(layout, ta, m, n, alpha, a, lda, x, incx, beta, y, incy);                                \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout)};           \
             end(op, tp_work_gemv(m, n, ta != NO_TRANS, beta != 0, sizeof(T), 0), &key);            \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define CBLAS_CGEMV(NAME, T)                                                                  \
-    typedef void (*NAME##_fn)(int, int, int, int, const void *, const void *, int,             \
-                              const void *, int, const void *, void *, int);                  \
-    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int m, int n, const void *alpha,         \
-                                   const void *a, int lda, const void *x, int incx,             \
-                                   const void *beta, void *y, int incy)                         \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "gemv");                                                     \
-        int bnz = op >= 0 && cbeta_nz_##T(beta);                                                \
-        f(layout, ta, m, n, alpha, a, lda, x, incx, beta, y, incy);                             \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout)};        \
+#define CBLAS_CGEMV(NAME, T)                                                                       \
+    typedef void (*NAME##_fn)(int, int, int, int, const void *, const void *, int, const void *,   \
+                              int, const void *, void *, int);                                     \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int ta, int m, int n, const void *alpha,            \
+                                   const void *a, int lda, const void *x, int incx,                \
+                                   const void *beta, void *y, int incy)                            \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "gemv");                                                        \
+        int bnz = op >= 0 && cbeta_nz_##T(beta);                                                   \
+        f(layout, ta, m, n, alpha, a, lda, x, incx, beta, y, incy);                                \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout)};           \
             end(op, tp_work_gemv(m, n, ta != NO_TRANS, bnz, 2 * sizeof(T##_elem), 1), &key);       \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define CBLAS_SYMM(NAME, T)                                                                   \
-    typedef void (*NAME##_fn)(int, int, int, int, int, T, const T *, int, const T *, int, T,   \
-                              T *, int);                                                      \
-    TP_EXPORT TP_NOINSTR void NAME(int layout, int side, int uplo, int m, int n, T alpha,       \
-                                   const T *a, int lda, const T *b, int ldb, T beta, T *c,      \
-                                   int ldc)                                                     \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "matmul");                                                   \
-        f(layout, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);                       \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {m, n, 0, 0, 0, layout_char(layout), side_char(side),     \
-                                       uplo_char(uplo)};                                        \
+#define CBLAS_SYMM(NAME, T)                                                                        \
+    typedef void (*NAME##_fn)(int, int, int, int, int, T, const T *, int, const T *, int, T, T *,  \
+                              int);                                                                \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int side, int uplo, int m, int n, T alpha,          \
+                                   const T *a, int lda, const T *b, int ldb, T beta, T *c,         \
+                                   int ldc)                                                        \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "matmul");                                                      \
+        f(layout, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc);                          \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {                                                            \
+                m, n, 0, 0, 0, layout_char(layout), side_char(side), uplo_char(uplo)};             \
             end(op, tp_work_symm(side == RIGHT, m, n, beta != 0, sizeof(T)), &key);                \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define CBLAS_SYRK(NAME, T)                                                                   \
-    typedef void (*NAME##_fn)(int, int, int, int, int, T, const T *, int, T, T *, int);       \
-    TP_EXPORT TP_NOINSTR void NAME(int layout, int uplo, int trans, int n, int k, T alpha,      \
-                                   const T *a, int lda, T beta, T *c, int ldc)                  \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "matmul");                                                   \
-        f(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);                              \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {n, n, k, trans_char(trans), 0, layout_char(layout), 0,   \
-                                       uplo_char(uplo)};                                        \
+#define CBLAS_SYRK(NAME, T)                                                                        \
+    typedef void (*NAME##_fn)(int, int, int, int, int, T, const T *, int, T, T *, int);            \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int uplo, int trans, int n, int k, T alpha,         \
+                                   const T *a, int lda, T beta, T *c, int ldc)                     \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "matmul");                                                      \
+        f(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);                                 \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {                                                            \
+                n, n, k, trans_char(trans), 0, layout_char(layout), 0, uplo_char(uplo)};           \
             end(op, tp_work_syrk(n, k, beta != 0, sizeof(T)), &key);                               \
-        }                                                                                       \
+        }                                                                                          \
     }
 
 /* trmm and trsm share their signature and their work. */
-#define CBLAS_TRI(NAME, T)                                                                    \
-    typedef void (*NAME##_fn)(int, int, int, int, int, int, int, T, const T *, int, T *, int); \
-    TP_EXPORT TP_NOINSTR void NAME(int layout, int side, int uplo, int ta, int diag, int m,     \
-                                   int n, T alpha, const T *a, int lda, T *b, int ldb)          \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "matmul");                                                   \
-        f(layout, side, uplo, ta, diag, m, n, alpha, a, lda, b, ldb);                           \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {m, n, 0, trans_char(ta), 0, layout_char(layout),         \
-                                       side_char(side), uplo_char(uplo)};                       \
+#define CBLAS_TRI(NAME, T)                                                                         \
+    typedef void (*NAME##_fn)(int, int, int, int, int, int, int, T, const T *, int, T *, int);     \
+    TP_EXPORT TP_NOINSTR void NAME(int layout, int side, int uplo, int ta, int diag, int m, int n, \
+                                   T alpha, const T *a, int lda, T *b, int ldb)                    \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "matmul");                                                      \
+        f(layout, side, uplo, ta, diag, m, n, alpha, a, lda, b, ldb);                              \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {m,                                                          \
+                                       n,                                                          \
+                                       0,                                                          \
+                                       trans_char(ta),                                             \
+                                       0,                                                          \
+                                       layout_char(layout),                                        \
+                                       side_char(side),                                            \
+                                       uplo_char(uplo)};                                           \
             end(op, tp_work_tri(side == RIGHT, m, n, sizeof(T)), &key);                            \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define CBLAS_DOT(NAME, T)                                                                    \
-    typedef T (*NAME##_fn)(int, const T *, int, const T *, int);                              \
-    TP_EXPORT TP_NOINSTR T NAME(int n, const T *x, int incx, const T *y, int incy)              \
-    {                                                                                           \
-        REAL(NAME, 0)                                                                           \
-        int op = begin(&id, #NAME, "dot");                                                      \
-        T r = f(n, x, incx, y, incy);                                                           \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {0, n};                                                   \
+#define CBLAS_DOT(NAME, T)                                                                         \
+    typedef T (*NAME##_fn)(int, const T *, int, const T *, int);                                   \
+    TP_EXPORT TP_NOINSTR T NAME(int n, const T *x, int incx, const T *y, int incy)                 \
+    {                                                                                              \
+        REAL(NAME, 0)                                                                              \
+        int op = begin(&id, #NAME, "dot");                                                         \
+        T r = f(n, x, incx, y, incy);                                                              \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {0, n};                                                      \
             end(op, tp_work_vec(n, sizeof(T), 2), &key);                                           \
-        }                                                                                       \
-        return r;                                                                               \
+        }                                                                                          \
+        return r;                                                                                  \
     }
 
-#define CBLAS_AXPY(NAME, T)                                                                   \
-    typedef void (*NAME##_fn)(int, T, const T *, int, T *, int);                              \
-    TP_EXPORT TP_NOINSTR void NAME(int n, T alpha, const T *x, int incx, T *y, int incy)        \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "axpy");                                                     \
-        f(n, alpha, x, incx, y, incy);                                                          \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {0, n};                                                   \
+#define CBLAS_AXPY(NAME, T)                                                                        \
+    typedef void (*NAME##_fn)(int, T, const T *, int, T *, int);                                   \
+    TP_EXPORT TP_NOINSTR void NAME(int n, T alpha, const T *x, int incx, T *y, int incy)           \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "axpy");                                                        \
+        f(n, alpha, x, incx, y, incy);                                                             \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {0, n};                                                      \
             end(op, tp_work_vec(n, sizeof(T), 3), &key);                                           \
-        }                                                                                       \
+        }                                                                                          \
     }
 
 typedef float f_elem;
@@ -288,127 +293,122 @@ CBLAS_AXPY(cblas_daxpy, double)
 /* ---- Fortran BLAS: every argument by reference, column-major; gfortran appends the lengths
  * of the character arguments, which are forwarded untouched. ---- */
 
-#define F77_GEMM(NAME, T, CPLX)                                                               \
-    typedef void (*NAME##_fn)(const char *, const char *, const int *, const int *,           \
-                              const int *, const void *, const void *, const int *,           \
-                              const void *, const int *, const void *, void *, const int *,   \
-                              size_t, size_t);                                                \
-    TP_EXPORT TP_NOINSTR void NAME(const char *ta, const char *tb, const int *m, const int *n,  \
-                                   const int *k, const void *alpha, const void *a,              \
-                                   const int *lda, const void *b, const int *ldb,               \
-                                   const void *beta, void *c, const int *ldc, size_t la,        \
-                                   size_t lb)                                                   \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "matmul");                                                   \
-        int bnz = 0;                                                                            \
-        if (op >= 0) {                                                                          \
-            const T *bv = beta;                                                                 \
-            bnz = bv[0] != 0 || (CPLX && bv[CPLX] != 0);                                        \
-        }                                                                                       \
-        f(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, la, lb);                        \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {*m, *n, *k, ftrans(ta), ftrans(tb), 'C'};                \
+#define F77_GEMM(NAME, T, CPLX)                                                                    \
+    typedef void (*NAME##_fn)(const char *, const char *, const int *, const int *, const int *,   \
+                              const void *, const void *, const int *, const void *, const int *,  \
+                              const void *, void *, const int *, size_t, size_t);                  \
+    TP_EXPORT TP_NOINSTR void NAME(const char *ta, const char *tb, const int *m, const int *n,     \
+                                   const int *k, const void *alpha, const void *a, const int *lda, \
+                                   const void *b, const int *ldb, const void *beta, void *c,       \
+                                   const int *ldc, size_t la, size_t lb)                           \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "matmul");                                                      \
+        int bnz = 0;                                                                               \
+        if (op >= 0) {                                                                             \
+            const T *bv = beta;                                                                    \
+            bnz = bv[0] != 0 || (CPLX && bv[CPLX] != 0);                                           \
+        }                                                                                          \
+        f(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, la, lb);                           \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {*m, *n, *k, ftrans(ta), ftrans(tb), 'C'};                   \
             end(op, tp_work_gemm(*m, *n, *k, bnz, (CPLX + 1) * sizeof(T), CPLX), &key);            \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define F77_GEMV(NAME, T, CPLX)                                                               \
-    typedef void (*NAME##_fn)(const char *, const int *, const int *, const void *,           \
-                              const void *, const int *, const void *, const int *,           \
-                              const void *, void *, const int *, size_t);                     \
-    TP_EXPORT TP_NOINSTR void NAME(const char *ta, const int *m, const int *n,                  \
-                                   const void *alpha, const void *a, const int *lda,            \
-                                   const void *x, const int *incx, const void *beta, void *y,   \
-                                   const int *incy, size_t la)                                  \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "gemv");                                                     \
-        int bnz = 0;                                                                            \
-        if (op >= 0) {                                                                          \
-            const T *bv = beta;                                                                 \
-            bnz = bv[0] != 0 || (CPLX && bv[CPLX] != 0);                                        \
-        }                                                                                       \
-        f(ta, m, n, alpha, a, lda, x, incx, beta, y, incy, la);                                 \
-        if (op >= 0) {                                                                          \
-            char t = ftrans(ta);                                                                \
-            struct tp_shape_key key = {*m, *n, 0, t, 0, 'C'};                                   \
+#define F77_GEMV(NAME, T, CPLX)                                                                    \
+    typedef void (*NAME##_fn)(const char *, const int *, const int *, const void *, const void *,  \
+                              const int *, const void *, const int *, const void *, void *,        \
+                              const int *, size_t);                                                \
+    TP_EXPORT TP_NOINSTR void NAME(const char *ta, const int *m, const int *n, const void *alpha,  \
+                                   const void *a, const int *lda, const void *x, const int *incx,  \
+                                   const void *beta, void *y, const int *incy, size_t la)          \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "gemv");                                                        \
+        int bnz = 0;                                                                               \
+        if (op >= 0) {                                                                             \
+            const T *bv = beta;                                                                    \
+            bnz = bv[0] != 0 || (CPLX && bv[CPLX] != 0);                                           \
+        }                                                                                          \
+        f(ta, m, n, alpha, a, lda, x, incx, beta, y, incy, la);                                    \
+        if (op >= 0) {                                                                             \
+            char t = ftrans(ta);                                                                   \
+            struct tp_shape_key key = {*m, *n, 0, t, 0, 'C'};                                      \
             end(op, tp_work_gemv(*m, *n, t != 'N', bnz, (CPLX + 1) * sizeof(T), CPLX), &key);      \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define F77_SYMM(NAME, T)                                                                     \
-    typedef void (*NAME##_fn)(const char *, const char *, const int *, const int *,           \
-                              const T *, const T *, const int *, const T *, const int *,      \
-                              const T *, T *, const int *, size_t, size_t);                   \
-    TP_EXPORT TP_NOINSTR void NAME(const char *side, const char *uplo, const int *m,            \
-                                   const int *n, const T *alpha, const T *a, const int *lda,    \
-                                   const T *b, const int *ldb, const T *beta, T *c,             \
-                                   const int *ldc, size_t ls, size_t lu)                        \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "matmul");                                                   \
-        int bnz = op >= 0 && *beta != 0;                                                        \
-        f(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc, ls, lu);                       \
-        if (op >= 0) {                                                                          \
-            char s = fchar(side, "LR", 'L');                                                    \
-            struct tp_shape_key key = {*m, *n, 0, 0, 0, 'C', s, fchar(uplo, "UL", 'U')};        \
+#define F77_SYMM(NAME, T)                                                                          \
+    typedef void (*NAME##_fn)(const char *, const char *, const int *, const int *, const T *,     \
+                              const T *, const int *, const T *, const int *, const T *, T *,      \
+                              const int *, size_t, size_t);                                        \
+    TP_EXPORT TP_NOINSTR void NAME(const char *side, const char *uplo, const int *m, const int *n, \
+                                   const T *alpha, const T *a, const int *lda, const T *b,         \
+                                   const int *ldb, const T *beta, T *c, const int *ldc, size_t ls, \
+                                   size_t lu)                                                      \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "matmul");                                                      \
+        int bnz = op >= 0 && *beta != 0;                                                           \
+        f(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc, ls, lu);                          \
+        if (op >= 0) {                                                                             \
+            char s = fchar(side, "LR", 'L');                                                       \
+            struct tp_shape_key key = {*m, *n, 0, 0, 0, 'C', s, fchar(uplo, "UL", 'U')};           \
             end(op, tp_work_symm(s == 'R', *m, *n, bnz, sizeof(T)), &key);                         \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define F77_SYRK(NAME, T)                                                                     \
-    typedef void (*NAME##_fn)(const char *, const char *, const int *, const int *,           \
-                              const T *, const T *, const int *, const T *, T *,              \
-                              const int *, size_t, size_t);                                   \
-    TP_EXPORT TP_NOINSTR void NAME(const char *uplo, const char *trans, const int *n,           \
-                                   const int *k, const T *alpha, const T *a, const int *lda,    \
-                                   const T *beta, T *c, const int *ldc, size_t lu, size_t lt)   \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "matmul");                                                   \
-        int bnz = op >= 0 && *beta != 0;                                                        \
-        f(uplo, trans, n, k, alpha, a, lda, beta, c, ldc, lu, lt);                              \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {*n, *n, *k, ftrans(trans), 0, 'C', 0,                    \
-                                       fchar(uplo, "UL", 'U')};                                 \
+#define F77_SYRK(NAME, T)                                                                          \
+    typedef void (*NAME##_fn)(const char *, const char *, const int *, const int *, const T *,     \
+                              const T *, const int *, const T *, T *, const int *, size_t,         \
+                              size_t);                                                             \
+    TP_EXPORT TP_NOINSTR void NAME(const char *uplo, const char *trans, const int *n,              \
+                                   const int *k, const T *alpha, const T *a, const int *lda,       \
+                                   const T *beta, T *c, const int *ldc, size_t lu, size_t lt)      \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "matmul");                                                      \
+        int bnz = op >= 0 && *beta != 0;                                                           \
+        f(uplo, trans, n, k, alpha, a, lda, beta, c, ldc, lu, lt);                                 \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {*n, *n,  *k, ftrans(trans),                                 \
+                                       0,  'C', 0,  fchar(uplo, "UL", 'U')};                       \
             end(op, tp_work_syrk(*n, *k, bnz, sizeof(T)), &key);                                   \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define F77_TRI(NAME, T)                                                                      \
-    typedef void (*NAME##_fn)(const char *, const char *, const char *, const char *,         \
-                              const int *, const int *, const T *, const T *, const int *,    \
-                              T *, const int *, size_t, size_t, size_t, size_t);              \
-    TP_EXPORT TP_NOINSTR void NAME(const char *side, const char *uplo, const char *ta,          \
-                                   const char *diag, const int *m, const int *n,                \
-                                   const T *alpha, const T *a, const int *lda, T *b,            \
-                                   const int *ldb, size_t ls, size_t lu, size_t lt, size_t ld)  \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "matmul");                                                   \
-        f(side, uplo, ta, diag, m, n, alpha, a, lda, b, ldb, ls, lu, lt, ld);                   \
-        if (op >= 0) {                                                                          \
-            char s = fchar(side, "LR", 'L');                                                    \
-            struct tp_shape_key key = {*m, *n, 0, ftrans(ta), 0, 'C', s,                        \
-                                       fchar(uplo, "UL", 'U')};                                 \
+#define F77_TRI(NAME, T)                                                                           \
+    typedef void (*NAME##_fn)(const char *, const char *, const char *, const char *, const int *, \
+                              const int *, const T *, const T *, const int *, T *, const int *,    \
+                              size_t, size_t, size_t, size_t);                                     \
+    TP_EXPORT TP_NOINSTR void NAME(const char *side, const char *uplo, const char *ta,             \
+                                   const char *diag, const int *m, const int *n, const T *alpha,   \
+                                   const T *a, const int *lda, T *b, const int *ldb, size_t ls,    \
+                                   size_t lu, size_t lt, size_t ld)                                \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "matmul");                                                      \
+        f(side, uplo, ta, diag, m, n, alpha, a, lda, b, ldb, ls, lu, lt, ld);                      \
+        if (op >= 0) {                                                                             \
+            char s = fchar(side, "LR", 'L');                                                       \
+            struct tp_shape_key key = {*m, *n, 0, ftrans(ta), 0, 'C', s, fchar(uplo, "UL", 'U')};  \
             end(op, tp_work_tri(s == 'R', *m, *n, sizeof(T)), &key);                               \
-        }                                                                                       \
+        }                                                                                          \
     }
 
-#define F77_AXPY(NAME, T)                                                                     \
-    typedef void (*NAME##_fn)(const int *, const T *, const T *, const int *, T *,            \
-                              const int *);                                                   \
-    TP_EXPORT TP_NOINSTR void NAME(const int *n, const T *alpha, const T *x, const int *incx,   \
-                                   T *y, const int *incy)                                       \
-    {                                                                                           \
-        REAL(NAME, )                                                                            \
-        int op = begin(&id, #NAME, "axpy");                                                     \
-        f(n, alpha, x, incx, y, incy);                                                          \
-        if (op >= 0) {                                                                          \
-            struct tp_shape_key key = {0, *n};                                                  \
+#define F77_AXPY(NAME, T)                                                                          \
+    typedef void (*NAME##_fn)(const int *, const T *, const T *, const int *, T *, const int *);   \
+    TP_EXPORT TP_NOINSTR void NAME(const int *n, const T *alpha, const T *x, const int *incx,      \
+                                   T *y, const int *incy)                                          \
+    {                                                                                              \
+        REAL(NAME, )                                                                               \
+        int op = begin(&id, #NAME, "axpy");                                                        \
+        f(n, alpha, x, incx, y, incy);                                                             \
+        if (op >= 0) {                                                                             \
+            struct tp_shape_key key = {0, *n};                                                     \
             end(op, tp_work_vec(*n, sizeof(T), 3), &key);                                          \
-        }                                                                                       \
+        }                                                                                          \
     }
 
 F77_GEMM(sgemm_, float, 0)
@@ -431,8 +431,7 @@ F77_AXPY(saxpy_, float)
 F77_AXPY(daxpy_, double)
 
 /* ddot_ returns a DOUBLE PRECISION: the same register under every convention. */
-typedef double (*ddot__fn)(const int *, const double *, const int *, const double *,
-                           const int *);
+typedef double (*ddot__fn)(const int *, const double *, const int *, const double *, const int *);
 TP_EXPORT TP_NOINSTR double ddot_(const int *n, const double *x, const int *incx, const double *y,
                                   const int *incy)
 {

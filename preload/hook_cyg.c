@@ -29,14 +29,14 @@
 #include "track/symtab.h"
 
 /* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP. */
-#define NOT_OP 0u
+#define NOT_OP  0u
 #define IS_STEP (1u << 30)
 #define ID_MASK (IS_STEP - 1)
-#define SKIP 0xffffffffu /* not decided (before init, or tprof's own code runs): do nothing */
+#define SKIP    0xffffffffu /* not decided (before init, or tprof's own code runs): do nothing */
 
 #define GLOBAL_BITS 17
-#define LOCAL_BITS 9
-#define SIDE_MAX 128
+#define LOCAL_BITS  9
+#define SIDE_MAX    128
 
 /* Process-wide: the key is claimed once (CAS from 0); the decision word, (generation << 32) |
  * decision, is written after the claim and is valid only for the current generation. */
@@ -54,15 +54,15 @@ struct local {
 struct side {
     uintptr_t fn, sp;
     uint32_t decision;
-    int pushed;      /* tp_op_begin accepted it */
+    int pushed; /* tp_op_begin accepted it */
 };
 
-static struct entry *global; /* mmap'ed at init: the hook never calls malloc */
+static struct entry *global;     /* mmap'ed at init: the hook never calls malloc */
 static _Atomic uint32_t gen = 1; /* bumped by dlclose: every cached decision is void */
 static _Atomic uint64_t global_full, no_name, stale_calls, side_full;
-static uint64_t cost_ps;         /* the same in picoseconds, for the report */
+static uint64_t cost_ps; /* the same in picoseconds, for the report */
 static _Atomic int calibrated, instr_ops_seen;
-static double hook_ns;           /* TPROF_HOOK_NS */
+static double hook_ns; /* TPROF_HOOK_NS */
 static int hook_ns_set;
 
 static TP_TLS struct local local_cache[1u << LOCAL_BITS];
@@ -250,24 +250,24 @@ static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
 }
 
 /* The fast path: a hit in this thread's cache on a function that is not an op. */
-#define FAST_PATH(fn)                                                                           \
-    struct local *l = &local_cache[hash_bits((uintptr_t)(fn), LOCAL_BITS)];                    \
-    if (tp_likely(l->fn == (uintptr_t)(fn) && l->decision == NOT_OP &&                         \
-                  l->gen == atomic_load_explicit(&gen, memory_order_relaxed))) {               \
-        tp_cyg_hooks++;                                                                         \
-        return;                                                                                 \
+#define FAST_PATH(fn)                                                                              \
+    struct local *l = &local_cache[hash_bits((uintptr_t)(fn), LOCAL_BITS)];                        \
+    if (tp_likely(l->fn == (uintptr_t)(fn) && l->decision == NOT_OP &&                             \
+                  l->gen == atomic_load_explicit(&gen, memory_order_relaxed))) {                   \
+        tp_cyg_hooks++;                                                                            \
+        return;                                                                                    \
     }
 
-TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void
-__cyg_profile_func_enter(void *fn, void *site)
+TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void __cyg_profile_func_enter(
+    void *fn, void *site)
 {
     (void)site;
     FAST_PATH(fn)
     slow_enter((uintptr_t)fn, (uintptr_t)__builtin_dwarf_cfa());
 }
 
-TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void
-__cyg_profile_func_exit(void *fn, void *site)
+TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void __cyg_profile_func_exit(
+    void *fn, void *site)
 {
     (void)site;
     FAST_PATH(fn)
@@ -365,8 +365,7 @@ static void calibrate(void)
     int expect = 0;
     if (!atomic_compare_exchange_strong(&calibrated, &expect, 1))
         return;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     if (hook_ns_set) {
         /* ticks per ns from the clock's own calibration */
         uint64_t ns = tp_ticks_to_ns(1ull << 30);
@@ -376,7 +375,7 @@ static void calibrate(void)
     } else {
         measure();
     }
-    tp_guard = g;
+    tp_own_end(g);
 }
 
 /* TPROF_HOOK_NS, parsed with every other setting (common/config.c): -1 when unset or malformed. */
@@ -399,21 +398,26 @@ void tp_cyg_init(void)
 void tp_names_collect(struct tp_report *r)
 {
     if (atomic_load(&instr_ops_seen) && tp_cyg_hook_cost_fp)
-        tp_report_note(r, "op times exclude the -finstrument-functions hooks of the non-op "
-                          "functions called inside them: %.2f ns each (%s)",
+        tp_report_note(r,
+                       "op times exclude the -finstrument-functions hooks of the non-op "
+                       "functions called inside them: %.2f ns each (%s)",
                        (double)cost_ps / 1000.0, hook_ns_set ? "TPROF_HOOK_NS" : "measured");
     if (atomic_load(&stale_calls))
-        tp_report_note(r, "%llu instrumented op calls were left by longjmp or an exception "
-                          "without their exit hook; each ended when that was noticed",
+        tp_report_note(r,
+                       "%llu instrumented op calls were left by longjmp or an exception "
+                       "without their exit hook; each ended when that was noticed",
                        (unsigned long long)atomic_load(&stale_calls));
     if (atomic_load(&side_full))
         tp_report_note(r, "%llu instrumented op calls nested deeper than %d were not timed",
                        (unsigned long long)atomic_load(&side_full), SIDE_MAX);
     if (atomic_load(&no_name))
-        tp_report_note(r, "%llu instrumented functions have no symbol (a stripped binary?): they "
-                          "cannot be ops", (unsigned long long)atomic_load(&no_name));
+        tp_report_note(r,
+                       "%llu instrumented functions have no symbol (a stripped binary?): they "
+                       "cannot be ops",
+                       (unsigned long long)atomic_load(&no_name));
     if (atomic_load(&global_full))
-        tp_report_note(r, "%llu instrumented-function lookups missed the decision table (too "
-                          "many distinct functions): those calls were slower",
+        tp_report_note(r,
+                       "%llu instrumented-function lookups missed the decision table (too "
+                       "many distinct functions): those calls were slower",
                        (unsigned long long)atomic_load(&global_full));
 }

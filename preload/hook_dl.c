@@ -47,7 +47,7 @@ static dlclose_fn get_dlclose(void)
     return (dlclose_fn)tp_real_fn(&real_dlclose);
 }
 
-static int has_search_path(const ElfW(Dyn) *dyn)
+static int has_search_path(const ElfW(Dyn) * dyn)
 {
     for (const ElfW(Dyn) *d = dyn; d && d->d_tag != DT_NULL; d++)
         if (d->d_tag == DT_RUNPATH || d->d_tag == DT_RPATH)
@@ -118,14 +118,14 @@ TP_EXPORT TP_NOINSTR void *dlopen(const char *file, int mode)
         int w = 0;
         if (atomic_compare_exchange_strong(&deepbind_warned, &w, 1))
             tp_warn("dlopen(%s, RTLD_DEEPBIND): RTLD_DEEPBIND removed: it would bypass tprof's "
-                    "wrappers", file ? file : "NULL");
+                    "wrappers",
+                    file ? file : "NULL");
     }
     void *h = NULL;
     if (file && !strchr(file, '/') && !(mode & RTLD_NOLOAD)) {
-        int g = tp_guard;
-        tp_guard = 1;
+        struct tp_own g = tp_own_begin();
         h = open_as_caller(real, file, mode, __builtin_return_address(0));
-        tp_guard = g;
+        tp_own_end(g);
     }
     errno = e;
     if (!h)
@@ -156,20 +156,18 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
         errno = e;
         return rc;
     }
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     tp_modmap_before_dlclose(handle);
-    tp_guard = g;
+    tp_own_end(g);
     int rc = real(handle);
     int e = errno;
-    g = tp_guard;
-    tp_guard = 1;
+    g = tp_own_begin();
     tp_unwind_dlclosed();
     tp_symtab_stale();
     tp_cyg_forget();
     tp_plt_forget();
     tp_real_forget();
-    tp_guard = g;
+    tp_own_end(g);
     errno = e;
     return rc;
 }

@@ -26,20 +26,20 @@ typedef void *(*valloc_fn)(size_t);
 
 /* The real functions and the bootstrap arena are tprof's own allocator's (track/rawalloc.c);
  * the shims below use them under these names. */
-#define real_malloc tp_raw.malloc
-#define real_free tp_raw.free
-#define real_calloc tp_raw.calloc
-#define real_realloc tp_raw.realloc
-#define real_reallocarray tp_raw.reallocarray
+#define real_malloc         tp_raw.malloc
+#define real_free           tp_raw.free
+#define real_calloc         tp_raw.calloc
+#define real_realloc        tp_raw.realloc
+#define real_reallocarray   tp_raw.reallocarray
 #define real_posix_memalign tp_raw.posix_memalign
-#define real_aligned_alloc tp_raw.aligned_alloc
-#define real_memalign tp_raw.memalign
-#define real_valloc tp_raw.valloc
-#define real_pvalloc tp_raw.pvalloc
-#define real_usable tp_raw.usable_size
-#define ready tp_raw_ready
-#define boot_alloc tp_boot_alloc
-#define boot_size tp_boot_size
+#define real_aligned_alloc  tp_raw.aligned_alloc
+#define real_memalign       tp_raw.memalign
+#define real_valloc         tp_raw.valloc
+#define real_pvalloc        tp_raw.pvalloc
+#define real_usable         tp_raw.usable_size
+#define ready               tp_raw_ready
+#define boot_alloc          tp_boot_alloc
+#define boot_size           tp_boot_size
 
 /* ---- recording ---- */
 
@@ -63,7 +63,8 @@ static inline int recording(void)
 /* Record a new block. Called with the guard held. Always inlined, so that the walk starts at the
  * shim's own frame: tp_unwind from its caller. The frame of ours it may still see (the realloc
  * shim above do_realloc) is dropped by tp_site_find. */
-static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, void *ra, uint64_t ns)
+static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, void *ra,
+                                                             uint64_t ns)
 {
     void *raw[TP_MAX_STACK + TP_STACK_ROOM];
     int want = tp_sites_want();
@@ -126,16 +127,16 @@ static inline int clock_this_call(void)
 }
 
 /* The shared tail of every allocating shim: time the real call (sampled), record, keep errno. */
-#define TIMED(call, result)                                                                \
-    do {                                                                                   \
-        if (!clock_this_call()) {                                                          \
-            result = call;                                                                 \
-            elapsed = 0;                                                                   \
-            break;                                                                         \
-        }                                                                                  \
-        uint64_t t0_ = tp_ticks();                                                         \
-        result = call;                                                                     \
-        elapsed = (tp_ticks() - t0_) * CLOCK_EVERY;                                        \
+#define TIMED(call, result)                                                                        \
+    do {                                                                                           \
+        if (!clock_this_call()) {                                                                  \
+            result = call;                                                                         \
+            elapsed = 0;                                                                           \
+            break;                                                                                 \
+        }                                                                                          \
+        uint64_t t0_ = tp_ticks();                                                                 \
+        result = call;                                                                             \
+        elapsed = (tp_ticks() - t0_) * CLOCK_EVERY;                                                \
     } while (0)
 
 TP_EXPORT TP_NOINSTR void *malloc(size_t n)

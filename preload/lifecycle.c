@@ -273,13 +273,10 @@ void tp_init(void)
     int expect = TP_BOOT;
     if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_INITING))
         return;
-    int e = errno;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     if (!configure()) {
         atomic_store(&tp_state, TP_DISABLED);
-        tp_guard = g;
-        errno = e;
+        tp_own_end(g);
         return;
     }
     size_t n;
@@ -289,8 +286,7 @@ void tp_init(void)
             c[i].init();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     atomic_store(&tp_state, TP_RUNNING);
-    tp_guard = g;
-    errno = e;
+    tp_own_end(g);
 }
 
 static void test_delay(void)
@@ -312,18 +308,15 @@ int tp_finish(const char *why)
     int expect = TP_RUNNING;
     if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_FINISHING))
         return 0;
-    int e = errno;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&report_lock);
     test_delay();
     tp_write_reports(why, 0);
     pthread_mutex_unlock(&report_lock);
     atomic_store(&tp_state, TP_DONE);
-    tp_guard = g;
-    errno = e;
+    tp_own_end(g);
     /* A terminating signal that arrived while we were writing was deferred: act on it now. */
-    if (!g)
+    if (!g.guard)
         release();
     return 1;
 }
@@ -332,8 +325,7 @@ int tp_report_now(const char *why, int sig_seq)
 {
     if (!tp_running())
         return 0;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&report_lock);
     int ok = tp_running();
     if (ok) {
@@ -344,7 +336,7 @@ int tp_report_now(const char *why, int sig_seq)
             tp_snapshot_add(tp_now_ns() - t0);
     }
     pthread_mutex_unlock(&report_lock);
-    tp_guard = g;
+    tp_own_end(g);
     return ok;
 }
 

@@ -32,15 +32,21 @@
 
 /* Heap and sites take their settings and callbacks from here, so that the tables call nothing
  * above them. */
-static void heap_init(void) { tp_heap_init(tp_ops_current, tp_warn); }
-static void sites_init(void) { tp_sites_init(tp_cfg.stack, tp_cfg.max_sites, tp_warn); }
+static void heap_init(void)
+{
+    tp_heap_init(tp_ops_current, tp_warn);
+}
+static void sites_init(void)
+{
+    tp_sites_init(tp_cfg.stack, tp_cfg.max_sites, tp_warn);
+}
 
 static const struct tp_component parts[] = {
     /* name, init, fork_prepare, fork_parent, fork_child, notes, notes_with_ops */
     {"symbol table", NULL, tp_symtab_lock, tp_symtab_unlock, tp_symtab_reset_lock, NULL, 0},
     {"ops", tp_ops_init, tp_ops_fork_prepare, tp_ops_fork_parent, tp_ops_fork_child, NULL, 0},
-    {"module map", NULL, tp_modmap_fork_prepare, tp_modmap_fork_parent, tp_modmap_fork_child,
-     NULL, 0},
+    {"module map", NULL, tp_modmap_fork_prepare, tp_modmap_fork_parent, tp_modmap_fork_child, NULL,
+     0},
     {"stack walker", NULL, tp_unwind_fork_prepare, tp_unwind_fork_parent, tp_unwind_fork_child,
      NULL, 0},
     {"heap", heap_init, tp_heap_fork_prepare, tp_heap_fork_parent, tp_heap_fork_child, NULL, 0},

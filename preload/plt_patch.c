@@ -368,8 +368,7 @@ void tp_plt_scan(void)
 {
     if (!plt_on)
         return;
-    int g = tp_guard;
-    tp_guard = 1; /* our lists allocate */
+    struct tp_own g = tp_own_begin(); /* our lists allocate */
     pthread_mutex_lock(&lock);
     struct modlist l = {0};
     tp_modmap_each(list_module, &l);
@@ -389,7 +388,7 @@ void tp_plt_scan(void)
     scanned = 1;
     free_list(&l);
     pthread_mutex_unlock(&lock);
-    tp_guard = g;
+    tp_own_end(g);
 }
 
 static int got_present(uintptr_t a, void *arg)
@@ -405,8 +404,7 @@ void tp_plt_forget(void)
 {
     if (!plt_on)
         return;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&lock);
     struct modlist l = {0};
     tp_modmap_each(list_module, &l);
@@ -425,7 +423,7 @@ void tp_plt_forget(void)
     tp_plt_drop_gots(got_present, &l);
     free_list(&l);
     pthread_mutex_unlock(&lock);
-    tp_guard = g;
+    tp_own_end(g);
 }
 
 static void fork_prepare(void)

@@ -54,9 +54,7 @@ static int ask(const struct tp_module *m, void *arg)
 
 void *tp_real(const char *name)
 {
-    int e = errno;
-    int g = tp_guard;
-    tp_guard = 1; /* a failing dlsym allocates its error message */
+    struct tp_own g = tp_own_begin(); /* a failing dlsym allocates its error message */
     void *f = dlsym(RTLD_NEXT, name);
     if (!f || tp_addr_is_ours((uintptr_t)f)) {
         struct search s = {name, 0, 0};
@@ -72,8 +70,7 @@ void *tp_real(const char *name)
                 f = ((void *(*)(void))s.found)();
         }
     }
-    tp_guard = g;
-    errno = e;
+    tp_own_end(g);
     return f;
 }
 

@@ -3,7 +3,6 @@
  * replaces the image without running any destructor. Each writes the report once through
  * tp_finish(), then lets the program go the way it would have gone without tprof. Exec also
  * gets the new image's environment fixed, so that it learns who it is. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,19 +11,9 @@
 #include <unistd.h>
 
 #include "preload/lifecycle.h"
+#include "preload/real.h"
 #include "preload/shim_exit.h"
 #include "track/runtime.h"
-
-/* The next definition of name, the one the program would have called without us: looked up with
- * the guard held (dlsym allocates). */
-static void *next_fn(const char *name)
-{
-    int g = tp_guard;
-    tp_guard = 1;
-    void *f = dlsym(RTLD_NEXT, name);
-    tp_guard = g;
-    return f;
-}
 
 /* ---- _exit and _Exit: not caught by destructors. Raw exit_group syscalls cannot be seen. ---- */
 
@@ -43,7 +32,7 @@ static void finish_before_exit(const char *why)
 TP_EXPORT TP_NOINSTR void _exit(int status)
 {
     finish_before_exit("_exit");
-    void (*real)(int) = (void (*)(int))next_fn("_exit");
+    void (*real)(int) = (void (*)(int))tp_real("_exit");
     if (real)
         real(status);
     syscall(SYS_exit_group, status);
@@ -53,7 +42,7 @@ TP_EXPORT TP_NOINSTR void _exit(int status)
 TP_EXPORT TP_NOINSTR void _Exit(int status)
 {
     finish_before_exit("_Exit");
-    void (*real)(int) = (void (*)(int))next_fn("_Exit");
+    void (*real)(int) = (void (*)(int))tp_real("_Exit");
     if (real)
         real(status);
     syscall(SYS_exit_group, status);
@@ -150,10 +139,9 @@ static char *const *fix_env(char *const envp[], size_t n, char **v, struct exec_
     if (!v) {
         if (tp_in_vfork_child())
             return envp;
-        int g = tp_guard;
-        tp_guard = 1;
+        struct tp_own g = tp_own_begin();
         v = x->heap = tp_alloc((n + 3) * sizeof *v);
-        tp_guard = g;
+        tp_own_end(g);
         if (!v)
             return envp;
     }
@@ -181,7 +169,7 @@ static int do_exec(enum exec_kind kind, int fd, const char *path, char *const ar
                    char *const envp[], int flags)
 {
     static const char *const names[] = {"execve", "execvpe", "fexecve", "execveat"};
-    void *real = next_fn(names[kind]);
+    void *real = tp_real(names[kind]);
     size_t n = env_len(envp);
     char *stack[n < ENV_ON_STACK ? n + 3 : 1];
     struct exec_env x;

@@ -25,7 +25,6 @@
  * SIGABRT's stand-in. Not covered: a program's SIGABRT handler that returns from abort() (glibc
  * restores the default inside libc, out of our sight), and actions set through sigset(),
  * bsd_signal() or the raw system call. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -35,6 +34,7 @@
 #include <unistd.h>
 
 #include "preload/lifecycle.h"
+#include "preload/real.h"
 #include "preload/reporter.h"
 #include "preload/shim_signal.h"
 #include "track/heap.h"
@@ -58,21 +58,11 @@ static struct {
     struct sigaction oneshot; /* the program's SA_RESETHAND action */
 } sigs[NSIG];
 
-/* The next definition of name: looked up with the guard held (dlsym allocates). */
-static void *next_fn(const char *name)
-{
-    int g = tp_guard;
-    tp_guard = 1;
-    void *f = dlsym(RTLD_NEXT, name);
-    tp_guard = g;
-    return f;
-}
-
 static sigaction_fn real_sigaction(void)
 {
     static sigaction_fn fn;
     if (!fn)
-        fn = (sigaction_fn)next_fn("sigaction");
+        fn = (sigaction_fn)tp_real("sigaction");
     return fn;
 }
 

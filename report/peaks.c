@@ -251,6 +251,21 @@ static void put_str(struct tp_buf *b, const char *key, const char *v)
     tp_buf_putc(b, '\n');
 }
 
+/* The cache keeps three decimals. */
+static double cached(double v)
+{
+    char t[64];
+    snprintf(t, sizeof t, "%.3f", v);
+    return strtod(t, NULL);
+}
+
+void tp_peaks_as_cached(struct tp_peaks *p)
+{
+    p->gflops = cached(p->gflops);
+    p->gflops_1t = cached(p->gflops_1t);
+    p->gbps = cached(p->gbps);
+}
+
 int tp_peaks_save(const char *path, const struct tp_peaks *p)
 {
     struct tp_buf b;

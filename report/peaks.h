@@ -41,5 +41,9 @@ int tp_peaks_cache_path(char *out, size_t n);
 int tp_peaks_load(const char *path, struct tp_peaks *p);
 /* Write atomically (temporary file and rename), creating directories. 0 or -1 (errno set). */
 int tp_peaks_save(const char *path, const struct tp_peaks *p);
+/* The figures as the cache will hold them, so that what a measurement prints is what a later
+ * `--print` of the cache prints (a figure printed with one decimal from its full value could
+ * round the other way from the same figure read back with three). */
+void tp_peaks_as_cached(struct tp_peaks *p);
 
 #endif

@@ -424,15 +424,14 @@ void tp_unwind_dlclosed(void)
 {
     if (atomic_load_explicit(&tp_cfa_state, memory_order_acquire) <= 0)
         return;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     struct listing l = {0};
     dl_iterate_phdr(list_segments, &l);
     if (l.n == 0 || !take_lock()) {
         /* Without the list, or the lock, nothing says which rules are stale: none is used. */
         tp_unwind_disable();
         tp_free(l.lo);
-        tp_guard = g;
+        tp_own_end(g);
         return;
     }
     int k = 0;
@@ -459,7 +458,7 @@ void tp_unwind_dlclosed(void)
     nmods = k;
     drop_lock();
     tp_free(l.lo);
-    tp_guard = g;
+    tp_own_end(g);
 }
 
 /* ---- fork ---- */

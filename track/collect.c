@@ -101,7 +101,8 @@ static int is_own_frame(const struct tp_frame *f)
     static int known = -1;
     if (known < 0) {
         Dl_info di;
-        known = dladdr((void *)&tp_collect, &di) && di.dli_fname && strlen(di.dli_fname) < sizeof self;
+        known =
+            dladdr((void *)&tp_collect, &di) && di.dli_fname && strlen(di.dli_fname) < sizeof self;
         if (known)
             strcpy(self, di.dli_fname);
     }
@@ -144,7 +145,7 @@ static struct frame_cache {
     struct tp_frame *frames;
     size_t n;
     int set;
-} *fcache;
+} * fcache;
 static size_t fcache_len;
 
 static char *dup_or_null(const char *s)
@@ -215,7 +216,8 @@ static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_to
         o->live_at_exit_bytes = live;
         o->live_at_exit_allocs = o->allocs >= o->frees ? o->allocs - o->frees : 0;
         /* A site untouched since the last global peak still holds what it held then. */
-        o->live_at_peak_bytes = atomic_load(&s->seen_pseq) == t->pseq ? atomic_load(&s->at_peak) : live;
+        o->live_at_peak_bytes =
+            atomic_load(&s->seen_pseq) == t->pseq ? atomic_load(&s->at_peak) : live;
         m->allocs += o->allocs;
         m->frees += o->frees;
         m->bytes_allocated += o->bytes;
@@ -252,8 +254,10 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
                        (unsigned long long)t->dropped);
     if (tp_sites_dropped()) {
         r->partial = 1;
-        tp_report_note(r, "call-site table full (TPROF_MAX_SITES=%llu): %llu allocations went to "
-                       "one overflow site", (unsigned long long)tp_cfg.max_sites,
+        tp_report_note(r,
+                       "call-site table full (TPROF_MAX_SITES=%llu): %llu allocations went to "
+                       "one overflow site",
+                       (unsigned long long)tp_cfg.max_sites,
                        (unsigned long long)tp_sites_dropped());
     }
 }
@@ -285,7 +289,7 @@ static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
     size_t merged = tp_sites_merge_same_lines(all, nsym, m->peak_bytes);
     if (merged < nsym)
         tp_report_note(r, "sites that differ only in instruction address (unrolled or duplicated "
-                       "code) are merged by source line; their own peak is then an upper bound");
+                          "code) are merged by source line; their own peak is then an upper bound");
     m->nsites_total = merged + (k - nsym);
     qsort(all, merged, sizeof *all, by_importance);
     size_t keep = merged;
@@ -341,14 +345,17 @@ void tp_collect(struct tp_report *r, const char *why)
         tp_report_note(r, "machine peaks from a quick synthetic measurement at exit; run `tprof "
                           "calibrate` once for BLAS-measured peaks");
     if (r->program.threads > 1)
-        tp_report_note(r, "%llu threads allocated: per-site live-at-peak figures are exact only "
-                       "for one thread", (unsigned long long)r->program.threads);
+        tp_report_note(r,
+                       "%llu threads allocated: per-site live-at-peak figures are exact only "
+                       "for one thread",
+                       (unsigned long long)r->program.threads);
     if (why && strcmp(why, "exit") != 0)
         tp_report_note(r, "report written on %s", why);
     uint64_t sn, sns, smax;
     tp_snapshot_stats(&sn, &sns, &smax);
     if (sn)
-        tp_report_note(r, "TPROF_SNAPSHOT: %llu snapshots written, %.2f ms each on average, %.2f ms "
-                          "at most, by a thread of tprof's beside the program",
+        tp_report_note(r,
+                       "TPROF_SNAPSHOT: %llu snapshots written, %.2f ms each on average, %.2f ms "
+                       "at most, by a thread of tprof's beside the program",
                        (unsigned long long)sn, (double)sns / 1e6 / (double)sn, (double)smax / 1e6);
 }

@@ -33,7 +33,7 @@ static const struct {
 #define TP_DW_ENTRY(f) {#f, offsetof(struct tp_dw, f)},
     TP_DW_FUNCTIONS(TP_DW_ENTRY)
 #undef TP_DW_ENTRY
-    {"malloc", offsetof(struct tp_dw, malloc)},
+        {"malloc", offsetof(struct tp_dw, malloc)},
     {"free", offsetof(struct tp_dw, free)},
 };
 
@@ -42,8 +42,8 @@ int tp_dw_load(void)
     int expect = 0;
     if (!atomic_compare_exchange_strong(&tp_dw_state, &expect, 2))
         return tp_dw_ready();
-    int g = tp_guard;
-    tp_guard = 1; /* the dynamic loader allocates with the program's malloc: not the program's */
+    struct tp_own g =
+        tp_own_begin(); /* the dynamic loader allocates with the program's malloc: not the program's */
     struct tp_dw t;
     const char *missing = NULL;
     void *h = dlmopen(LM_ID_NEWLM, "libdw.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -64,7 +64,8 @@ int tp_dw_load(void)
     }
     if (h && missing)
         tp_warn("libdw.so.1 has no %s; allocation stacks stop at the allocating call and report "
-                "frames are unnamed", missing);
+                "frames are unnamed",
+                missing);
     if (h && !missing && t.elf_version(EV_CURRENT) != EV_NONE) {
         /* libelf's and libdw's first use of their thread-local variables (here, their error
          * codes) takes the loader's TLS lock for a moment. Done now, it never happens while
@@ -79,7 +80,7 @@ int tp_dw_load(void)
          * worth the risk, and this happens at most once. */
         atomic_store_explicit(&tp_dw_state, -1, memory_order_release);
     }
-    tp_guard = g;
+    tp_own_end(g);
     return tp_dw_ready();
 }
 

@@ -19,17 +19,44 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Every function of elfutils that tprof calls. */
-#define TP_DW_FUNCTIONS(X)                                                                 \
-    X(elf_version) X(elf_errno) X(dwarf_errno) X(elf_begin) X(elf_memory) X(elf_end)       \
-    X(elf_cntl) X(elf_kind)                                                                \
-    X(elf_nextscn) X(elf_getdata) X(elf_strptr) X(gelf_getshdr) X(gelf_getnote)             \
-    X(gelf_getsym) X(dwarf_getcfi_elf) X(dwarf_cfi_end) X(dwarf_cfi_addrframe)              \
-    X(dwarf_frame_cfa) X(dwarf_frame_register) X(dwfl_begin)                               \
-    X(dwfl_end) X(dwfl_report_begin) X(dwfl_report_end) X(dwfl_report_elf)                  \
-    X(dwfl_linux_proc_report) X(dwfl_linux_proc_find_elf) X(dwfl_module_build_id)           \
-    X(dwfl_build_id_find_debuginfo) X(dwfl_addrmodule) X(dwfl_module_info)                  \
-    X(dwfl_module_addrinfo) X(dwfl_module_getsrc) X(dwfl_lineinfo)
+/* Every function of elfutils that tprof calls, one per line (clang-format would fold the list
+ * into a staircase). */
+// clang-format off
+#define TP_DW_FUNCTIONS(X) \
+    X(elf_version) \
+    X(elf_errno) \
+    X(dwarf_errno) \
+    X(elf_begin) \
+    X(elf_memory) \
+    X(elf_end) \
+    X(elf_cntl) \
+    X(elf_kind) \
+    X(elf_nextscn) \
+    X(elf_getdata) \
+    X(elf_strptr) \
+    X(gelf_getshdr) \
+    X(gelf_getnote) \
+    X(gelf_getsym) \
+    X(dwarf_getcfi_elf) \
+    X(dwarf_cfi_end) \
+    X(dwarf_cfi_addrframe) \
+    X(dwarf_frame_cfa) \
+    X(dwarf_frame_register) \
+    X(dwfl_begin) \
+    X(dwfl_end) \
+    X(dwfl_report_begin) \
+    X(dwfl_report_end) \
+    X(dwfl_report_elf) \
+    X(dwfl_linux_proc_report) \
+    X(dwfl_linux_proc_find_elf) \
+    X(dwfl_module_build_id) \
+    X(dwfl_build_id_find_debuginfo) \
+    X(dwfl_addrmodule) \
+    X(dwfl_module_info) \
+    X(dwfl_module_addrinfo) \
+    X(dwfl_module_getsrc) \
+    X(dwfl_lineinfo)
+// clang-format on
 
 struct tp_dw {
 #define TP_DW_MEMBER(f) __typeof__(f) *f;

@@ -24,7 +24,7 @@
 #include "track/runtime.h"
 #include "track/tracebuf.h"
 
-#define MAX_DEPTH TP_OPS_MAX_DEPTH
+#define MAX_DEPTH  TP_OPS_MAX_DEPTH
 #define MAX_SHAPES TP_OPS_MAX_SHAPES
 
 struct frame {
@@ -62,7 +62,7 @@ static _Atomic uint64_t step_last_mark;
 static TP_TLS int step_depth;
 static TP_TLS uint64_t step_t0;
 static _Atomic uint64_t step_index_started; /* steps begun so far (schedule) */
-static _Atomic int step_running;             /* inside the TPROF_STEP function */
+static _Atomic int step_running;            /* inside the TPROF_STEP function */
 
 void tp_ops_init(void)
 {
@@ -112,8 +112,7 @@ int tp_op_intern(const char *name, const char *kind, enum tp_op_source src)
     int id = find(name, h);
     if (id >= 0)
         return id;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&intern_lock);
     id = find(name, h);
     if (id < 0) {
@@ -141,7 +140,7 @@ int tp_op_intern(const char *name, const char *kind, enum tp_op_source src)
         }
     }
     pthread_mutex_unlock(&intern_lock);
-    tp_guard = g;
+    tp_own_end(g);
     return id;
 }
 
@@ -267,8 +266,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
         return 0;
     /* An active ancestor always has a higher frame address (the stack grows down): frames at
      * the same depth or deeper than the new one were skipped by longjmp or an exception. */
-    if (sp && stack.depth > 0 && stack.f[stack.depth - 1].sp &&
-        stack.f[stack.depth - 1].sp <= sp) {
+    if (sp && stack.depth > 0 && stack.f[stack.depth - 1].sp && stack.f[stack.depth - 1].sp <= sp) {
         uint64_t t = tp_ticks();
         while (stack.depth > 0 && stack.f[stack.depth - 1].sp && stack.f[stack.depth - 1].sp <= sp)
             close_top(t, 0, 0, NULL, 1);
@@ -283,9 +281,10 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->sp = sp;
     f->child = f->flops = f->bytes = 0;
     f->recursive = 0;
-    f->node = tp_optree_on ? tp_optree_child(stack.depth ? stack.f[stack.depth - 1].node
-                                                         : TP_OPTREE_NONE, id)
-                           : TP_OPTREE_NONE;
+    f->node =
+        tp_optree_on
+            ? tp_optree_child(stack.depth ? stack.f[stack.depth - 1].node : TP_OPTREE_NONE, id)
+            : TP_OPTREE_NONE;
     for (int i = 0; i < stack.depth; i++)
         if (stack.f[i].id == id) {
             f->recursive = 1;

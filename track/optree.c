@@ -16,7 +16,7 @@ struct node {
 int tp_optree_on;
 static struct node *nodes;
 static uint32_t mask;
-static uint32_t limit;           /* nodes allowed: three quarters of the slots */
+static uint32_t limit; /* nodes allowed: three quarters of the slots */
 static _Atomic uint32_t used;
 static _Atomic uint64_t dropped; /* calls under a full table */
 

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 #define TP_OPTREE_NONE (-1) /* no parent: the op is outermost */
-#define TP_OPTREE_FULL (-2) /* the table was full: the call and those nested in it are counted apart */
+#define TP_OPTREE_FULL                                                                             \
+    (-2) /* the table was full: the call and those nested in it are counted apart */
 
 /* 1 when TPROF_FOLDED is set and the table exists. */
 extern int tp_optree_on;

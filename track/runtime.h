@@ -5,6 +5,7 @@
 #ifndef TPROF_RUNTIME_H
 #define TPROF_RUNTIME_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,16 +33,23 @@ static inline int tp_running(void)
  * allocations (uthash, stdio, the dynamic loader's for dlmopen) are forwarded but never
  * recorded. */
 extern TP_TLS int tp_guard;
-static inline int tp_guard_enter(void)
+
+/* The one way into tprof's own work from wherever it runs (a hook, one of tprof's threads, a
+ * signal handler, a nested call that already holds the guard): the guard is set until
+ * tp_own_end, which puts it back as it was, and gives the program back the errno it had. */
+struct tp_own {
+    int guard, err;
+};
+static inline struct tp_own tp_own_begin(void)
 {
-    if (tp_guard)
-        return 0;
+    struct tp_own o = {tp_guard, errno};
     tp_guard = 1;
-    return 1;
+    return o;
 }
-static inline void tp_guard_leave(void)
+static inline void tp_own_end(struct tp_own o)
 {
-    tp_guard = 0;
+    tp_guard = o.guard;
+    errno = o.err;
 }
 
 extern struct tp_config tp_cfg;

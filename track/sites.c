@@ -34,8 +34,8 @@ static _Atomic uint32_t nrecs;
 static _Atomic uint64_t dropped;
 static uint32_t epoch; /* initialisations so far: see struct recent */
 
-static uintptr_t self_lo, self_hi; /* text of libtprof.so */
-static struct tp_site_rec fallback_rec;  /* used when the tables cannot be mapped */
+static uintptr_t self_lo, self_hi;      /* text of libtprof.so */
+static struct tp_site_rec fallback_rec; /* used when the tables cannot be mapped */
 static uintptr_t fallback_frame;
 
 /* ---- per-thread tallies ---- */
@@ -48,7 +48,8 @@ struct tally_block {
 
 static _Atomic(struct tally_block *) blocks;
 static struct tp_tally *spill; /* shared rows for threads without a block: atomic adds */
-static _Atomic int spill_used; /* the report reads spill's rows only then (their pages are unmapped) */
+static _Atomic int
+    spill_used; /* the report reads spill's rows only then (their pages are unmapped) */
 static struct tp_tally fallback_rows[1];
 static pthread_key_t tally_key;
 static int have_key;
@@ -62,7 +63,10 @@ int tp_addr_is_ours(uintptr_t a)
     return a >= self_lo && a < self_hi;
 }
 
-static void *map(size_t bytes) { return tp_pages_map(bytes, 1); }
+static void *map(size_t bytes)
+{
+    return tp_pages_map(bytes, 1);
+}
 
 /* At a thread's exit (key destructor): its block goes to the next new thread. Allocations the
  * thread still makes afterwards (later destructors) go to the shared rows. */
@@ -235,7 +239,7 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
  * from the same few places finds its site by comparing a few words, without hashing the stack
  * and reading the shared index. Entries name the initialisation they belong to (the unit tests
  * initialise again); a site number, once given, never changes. */
-#define RECENT 8
+#define RECENT        8
 #define RECENT_FRAMES 8
 struct recent {
     uint32_t epoch, site;
@@ -324,7 +328,8 @@ struct tp_site_rec *tp_site_get(uint32_t id)
         f = atomic_load_explicit(&spill[id].frees, memory_order_relaxed);
         b = atomic_load_explicit(&spill[id].bytes, memory_order_relaxed);
     }
-    for (struct tally_block *k = atomic_load_explicit(&blocks, memory_order_acquire); k; k = k->next) {
+    for (struct tally_block *k = atomic_load_explicit(&blocks, memory_order_acquire); k;
+         k = k->next) {
         a += atomic_load_explicit(&k->rows[id].allocs, memory_order_relaxed);
         f += atomic_load_explicit(&k->rows[id].frees, memory_order_relaxed);
         b += atomic_load_explicit(&k->rows[id].bytes, memory_order_relaxed);

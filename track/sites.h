@@ -41,7 +41,10 @@ uint32_t tp_sites_count(void);
 struct tp_site_rec *tp_site_get(uint32_t id);
 /* The record for the hot path (live figures only). */
 extern struct tp_site_rec *tp_site_recs;
-static inline struct tp_site_rec *tp_site_hot(uint32_t id) { return &tp_site_recs[id]; }
+static inline struct tp_site_rec *tp_site_hot(uint32_t id)
+{
+    return &tp_site_recs[id];
+}
 /* Frames of site id (return addresses, frames[0] called the allocator). */
 const uintptr_t *tp_site_frames(uint32_t id, uint32_t *n);
 uint64_t tp_sites_dropped(void);
@@ -64,7 +67,8 @@ void tp_tally_slow(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t byte
 
 static inline void tally_bump(_Atomic uint64_t *a, uint64_t v)
 {
-    atomic_store_explicit(a, atomic_load_explicit(a, memory_order_relaxed) + v, memory_order_relaxed);
+    atomic_store_explicit(a, atomic_load_explicit(a, memory_order_relaxed) + v,
+                          memory_order_relaxed);
 }
 static inline void tp_site_count_alloc(uint32_t site, uint64_t bytes)
 {

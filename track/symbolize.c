@@ -175,8 +175,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
                           GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
     int fd = tp_dw.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
-                                                debuglink_file, debuglink_crc,
-                                                debuginfo_file_name);
+                                                debuglink_file, debuglink_crc, debuginfo_file_name);
     if (fd >= 0)
         return fd;
     if (!debuglink_file || !*debuglink_file)

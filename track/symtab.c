@@ -25,11 +25,11 @@ struct fsym {
 };
 
 struct mod {
-    char *file;           /* the file read: /proc/self/exe for the main program */
-    char *path;           /* the path shown */
+    char *file; /* the file read: /proc/self/exe for the main program */
+    char *path; /* the path shown */
     uintptr_t bias, lo, hi;
-    int read;             /* symbols read (or tried) */
-    int seen;             /* in the latest listing */
+    int read; /* symbols read (or tried) */
+    int seen; /* in the latest listing */
     struct fsym *syms;
     size_t nsyms;
     char *names;
@@ -333,8 +333,7 @@ static const struct fsym *sym_of(struct mod *m, uintptr_t a)
 int tp_symtab_lookup(uintptr_t addr, char *out, size_t n, uintptr_t *start)
 {
     int rc = -1;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&lock);
     struct mod *m = module_of(addr);
     const struct fsym *s = m ? sym_of(m, addr) : NULL;
@@ -350,7 +349,7 @@ int tp_symtab_lookup(uintptr_t addr, char *out, size_t n, uintptr_t *start)
         rc = 0;
     }
     pthread_mutex_unlock(&lock);
-    tp_guard = g;
+    tp_own_end(g);
     return rc;
 }
 
@@ -363,8 +362,7 @@ int tp_symtab_module(uintptr_t addr, char *path, size_t n, uintptr_t *bias, uint
                      uintptr_t *hi)
 {
     int rc = -1;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&lock);
     struct mod *m = module_of(addr);
     if (m) {
@@ -380,7 +378,7 @@ int tp_symtab_module(uintptr_t addr, char *path, size_t n, uintptr_t *bias, uint
         rc = 0;
     }
     pthread_mutex_unlock(&lock);
-    tp_guard = g;
+    tp_own_end(g);
     return rc;
 }
 
@@ -389,8 +387,7 @@ int tp_symtab_functions(uintptr_t in_module, int (*want)(const char *name, void 
                         void *arg)
 {
     int calls = -1;
-    int g = tp_guard;
-    tp_guard = 1;
+    struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&lock);
     struct mod *m = module_of(in_module);
     if (m) {
@@ -407,7 +404,7 @@ int tp_symtab_functions(uintptr_t in_module, int (*want)(const char *name, void 
         }
     }
     pthread_mutex_unlock(&lock);
-    tp_guard = g;
+    tp_own_end(g);
     return calls;
 }
 
@@ -423,8 +420,7 @@ char *tp_symtab_demangled(const char *name)
     static _Atomic(demangle_fn) demangle;
     if (strncmp(name, "_Z", 2) != 0)
         return NULL;
-    int g = tp_guard;
-    tp_guard = 1; /* the demangler allocates */
+    struct tp_own g = tp_own_begin(); /* the demangler allocates */
     demangle_fn d = atomic_load(&demangle);
     if (!d) {
         /* only a C++ program has a mangled name to show, and it has libstdc++ loaded */
@@ -435,7 +431,7 @@ char *tp_symtab_demangled(const char *name)
     char *s = d ? d(name, NULL, NULL, &status) : NULL;
     char *copy = s && status == 0 ? tp_strdup(s) : NULL;
     free(s);
-    tp_guard = g;
+    tp_own_end(g);
     return copy;
 }
 

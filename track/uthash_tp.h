@@ -3,10 +3,10 @@
 #ifndef TPROF_UTHASH_TP_H
 #define TPROF_UTHASH_TP_H
 #include "track/runtime.h"
-#define HASH_NONFATAL_OOM 1
-#define uthash_malloc(sz) tp_alloc(sz)
-#define uthash_free(p, sz) tp_free(p)
+#define HASH_NONFATAL_OOM        1
+#define uthash_malloc(sz)        tp_alloc(sz)
+#define uthash_free(p, sz)       tp_free(p)
 #define uthash_nonfatal_oom(obj) ((void)0)
-#define uthash_fatal(msg) ((void)0)
+#define uthash_fatal(msg)        ((void)0)
 #include <uthash.h>
 #endif
