@@ -3,7 +3,8 @@
 #   common/ <- report/ <- track/ <- preload/,   and cli/ over report/ and common/,
 # and no file-level cycle anywhere. A call is an undefined symbol of one object that another
 # object defines; the names libtprof.so interposes (malloc, dlopen, sgemm_, ...: whatever it
-# exports besides the tprof_ API) are libc's or the BLAS's to the caller and do not count.
+# exports besides the tprof_ API) are libc's or the BLAS's to the caller and do not count, and
+# only preload/ may define them.
 # Before checking the build, the check is run once with a planted upward call (a common/ object
 # calling a preload/ function) and must fail on it, so that a check that finds nothing is known
 # to be able to find something.
@@ -46,8 +47,6 @@ check() {
     nm -P --defined-only "$obj" | awk -v n="$name" '$2 ~ /^[TDBRVWCG]$/ { print $1, n }' >> "$tmp/def"
     nm -P -u "$obj" | awk -v n="$name" '{ print n, $1 }' >> "$tmp/und"
   done < "$1"
-  nm -D --defined-only "$top/.libs/libtprof.so" | awk '{ sub(/@.*/, "", $3); if ($3 !~ /^tprof_/) print $3 }' \
-    > "$tmp/allow"
   # caller callee symbol, one per cross-file call
   awk 'FILENAME == ARGV[1] { allow[$1] = 1; next }
        FILENAME == ARGV[2] { if (!($1 in owner)) owner[$1] = $2; next }
@@ -61,6 +60,14 @@ check() {
       bad=1
     fi
   done < "$tmp/calls"
+  # Below preload/ nothing defines an interposed name: the tables are plain code.
+  awk 'FILENAME == ARGV[1] { allow[$1] = 1; next }
+       ($1 in allow) && $2 !~ /^(preload|cli)\// { print "layers: " $2 " defines " $1 ", a name libtprof.so interposes" }' \
+    "$tmp/allow" "$tmp/def" > "$tmp/namesakes"
+  if [ -s "$tmp/namesakes" ]; then
+    cat "$tmp/namesakes"
+    bad=1
+  fi
   awk '{ print $1, $2 }' "$tmp/calls" | sort -u > "$tmp/edges"
   if ! tsort "$tmp/edges" > /dev/null 2> "$tmp/loops"; then
     echo "layers: file-level cycles (each loop as tsort found it):"
@@ -71,21 +78,26 @@ check() {
   return $bad
 }
 
+nm -D --defined-only "$top/.libs/libtprof.so" | awk '{ sub(/@.*/, "", $3); if ($3 !~ /^tprof_/) print $3 }' \
+  > "$tmp/allow"
 list_objects > "$tmp/objects"
 [ -s "$tmp/objects" ] || { echo "layers: no objects under $top (build first)"; exit 1; }
 
-# The planted call: a common/ object calling the first tp_ function a preload/ object defines.
+# The planted object: in common/, it calls the first tp_ function a preload/ object defines, and
+# defines a name libtprof.so interposes (dlclose).
 fn=$(awk '$1 ~ /^preload\// { print $2 }' "$tmp/objects" | xargs nm -P --defined-only |
   awk '$2 == "T" && $1 ~ /^tp_/ && f == "" { f = $1 } END { print f }')
-printf 'void %s(void);\nvoid tp_planted(void) { %s(); }\n' "$fn" "$fn" > "$tmp/planted.c"
+printf 'void %s(void);\nvoid tp_planted(void) { %s(); }\nint dlclose(void *h) { return h != 0; }\n' \
+  "$fn" "$fn" > "$tmp/planted.c"
 ${CC:-cc} -c -o "$tmp/planted.o" "$tmp/planted.c"
 { cat "$tmp/objects"; echo "common/planted $tmp/planted.o"; } > "$tmp/objects_planted"
 if check "$tmp/objects_planted" > "$tmp/planted.out"; then
   echo "layers: the check did not see the planted call common/planted -> $fn"
   exit 1
 fi
-grep -q "common/planted calls $fn" "$tmp/planted.out" || {
-  echo "layers: the planted call was not named:"; cat "$tmp/planted.out"; exit 1; }
+grep -q "common/planted calls $fn" "$tmp/planted.out" &&
+  grep -q "common/planted defines dlclose" "$tmp/planted.out" || {
+  echo "layers: the planted call or name was not found:"; cat "$tmp/planted.out"; exit 1; }
 
 check "$tmp/objects"
 echo "layers: $(wc -l < "$tmp/objects") objects, $(wc -l < "$tmp/calls") cross-file calls, all downward, no cycle"
