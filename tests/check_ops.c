@@ -1,7 +1,7 @@
-/* Unit tests of the op registry and the per-thread op stack (preload/ops.c), linked directly into
- * this program — not preloaded — with the few symbols it needs from the rest of the library
- * defined here. The TSC is left off, so ticks are CLOCK_MONOTONIC nanoseconds and the relations
- * between total and self times hold exactly. Each test forks (Check's default) and starts from
+/* Unit tests of the op registry and the per-thread op stack (track/ops.c), linked into this
+ * program from the track/ library with nothing defined in its place, not preloaded. The TSC is
+ * left off, so ticks are CLOCK_MONOTONIC nanoseconds and the relations between total and self
+ * times hold exactly. Each test forks (Check's default) and starts from
  * fresh tables. */
 #include <check.h>
 #include <pthread.h>
@@ -14,6 +14,7 @@
 #include "common/buf.h"
 #include "track/heap.h"
 #include "track/runtime.h"
+#include "track/sites.h"
 #include "track/ops.h"
 #include "track/ops_collect.h"
 #include "track/optree.h"
@@ -21,20 +22,13 @@
 #include "track/trace_file.h"
 #include "track/tracebuf.h"
 
-_Atomic int tp_state = TP_RUNNING;
-TP_TLS int tp_guard;
-struct tp_config tp_cfg;
-uint64_t tp_start_ns;
-void tp_warn(const char *fmt, ...) { (void)fmt; }
-void *tp_calloc(size_t n, size_t m) { return calloc(n, m); }
-char *tp_strdup(const char *s) { return strdup(s); }
-void tp_free(void *p) { free(p); }
-/* The heap as the trace's counter track sees it: a figure the tests set. */
-static uint64_t heap_live;
-void tp_heap_totals(struct tp_heap_totals *t)
+/* The heap as the trace's counter track sees it: the one live block of this size, recorded at
+ * a made-up address and call site (nothing here is preloaded: the heap table sees only this). */
+static void heap_live(size_t bytes)
 {
-    memset(t, 0, sizeof *t);
-    t->live = heap_live;
+    tp_heap_init(NULL, NULL);
+    tp_sites_init(1, 64, NULL);
+    tp_heap_alloc((void *)(uintptr_t)0x10000, bytes, (void *)(uintptr_t)0x401000, NULL, 0, 0);
 }
 
 static void setup_ops(int max_ops, int warmup)
@@ -610,7 +604,7 @@ START_TEST(test_trace_cap)
         tp_op_begin(b, 2, 0);
         tp_op_end(b, 2, 0, 0, 0, NULL);
     }
-    heap_live = 777;
+    heap_live(777);
     struct tp_buf t;
     render_trace(&t, 4096);
     const char *s = tp_buf_str(&t);
@@ -659,6 +653,7 @@ END_TEST
 
 int main(void)
 {
+    tp_state = TP_RUNNING; /* as libtprof.so is once started */
     Suite *s = suite_create("ops");
     TCase *tc = tcase_create("stack");
     tcase_set_timeout(tc, 60);

@@ -1,4 +1,4 @@
-/* Unit tests of preload/symtab.c on this test program itself (static functions from .symtab),
+/* Unit tests of track/symtab.c on this test program itself (static functions from .symtab),
  * on libc (.dynsym), and on a library loaded and unloaded while it runs. Not preloaded. */
 #include <check.h>
 #include <dlfcn.h>
@@ -11,15 +11,6 @@
 #include "track/runtime.h"
 #include "track/symtab.h"
 
-TP_TLS int tp_guard;
-void *tp_alloc(size_t n) { return malloc(n); }
-void *tp_realloc(void *p, size_t n) { return realloc(p, n); }
-void tp_free(void *p) { free(p); }
-char *tp_strdup(const char *s) { return strdup(s); }
-/* preload/dwlib.c loads elfutils from its constructor when tprof runs */
-_Atomic int tp_state = TP_RUNNING;
-void tp_init(void) {}
-void tp_warn(const char *fmt, ...) { (void)fmt; }
 
 static volatile int sink;
 static int data_word[64];
@@ -219,6 +210,9 @@ END_TEST
 
 int main(void)
 {
+    /* as libtprof.so's constructor does once the configuration is read */
+    tp_state = TP_RUNNING;
+    tp_dw_load();
     Suite *s = suite_create("symtab");
     TCase *tc = tcase_create("symtab");
     tcase_add_test(tc, test_static_functions_by_name);

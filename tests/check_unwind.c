@@ -1,4 +1,4 @@
-/* The malloc shims' stack walk (preload/unwind.c) against libunwind: from the same frame, the
+/* The malloc shims' stack walk (track/unwind.c) against libunwind: from the same frame, the
  * same return addresses, frame for frame, through frames with and without a frame pointer, an
  * alloca'd frame (its CFA on rbp), libc calling back into the program, another thread, a signal
  * frame, a PLT stub and the vDSO interrupted by a signal (single-stepping: the walk starts in the
@@ -24,13 +24,6 @@
 #include "track/runtime.h"
 #include "track/unwind.h"
 
-void *tp_alloc(size_t n) { return malloc(n); }
-void tp_free(void *p) { free(p); }
-TP_TLS int tp_guard;
-/* preload/dwlib.c loads elfutils from its constructor when tprof runs */
-_Atomic int tp_state = TP_RUNNING;
-void tp_init(void) {}
-void tp_warn(const char *fmt, ...) { (void)fmt; }
 
 #define MAXF 32
 
@@ -377,6 +370,9 @@ END_TEST
 
 int main(void)
 {
+    /* as libtprof.so's constructor does once the configuration is read */
+    tp_state = TP_RUNNING;
+    tp_dw_load();
     Suite *s = suite_create("unwind");
     TCase *tc = tcase_create("walk");
     tcase_add_test(tc, test_frames);

@@ -54,9 +54,9 @@ EXTRA_DIST += tests/api_regions.sh
 
 # Symbol tables, unit-tested on the test program itself (needs libtpop.so, built above).
 check_PROGRAMS += tests/check_symtab
-tests_check_symtab_SOURCES = tests/check_symtab.c track/symtab.c track/dwlib.c track/modmap.c
+tests_check_symtab_SOURCES = tests/check_symtab.c
 tests_check_symtab_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
-tests_check_symtab_LDADD = $(TEST_LIBS) -ldl
+tests_check_symtab_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
 TESTS += tests/check_symtab
 
 # Loading order: a library whose constructor calls dlopen(NULL) while its dependents are still

@@ -8,19 +8,19 @@ tests_check_core_CFLAGS = $(TEST_CFLAGS)
 tests_check_core_LDADD = $(TEST_LIBS)
 # The library's tables, linked straight into a test (each Check test forks, so each starts from
 # fresh tables).
-tests_check_heap_SOURCES = tests/check_heap.c track/heap.c track/livetable.c track/sites.c track/modmap.c
+tests_check_heap_SOURCES = tests/check_heap.c
 tests_check_heap_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
-tests_check_heap_LDADD = $(TEST_LIBS)
+tests_check_heap_LDADD = $(TP_TRACK) $(TEST_LIBS)
 # The shims' stack walk against libunwind's, from the same frames (libunwind is linked into the
 # test only). elfutils is loaded by track/dwlib.c, as in the library.
 if HAVE_LIBUNWIND
 check_PROGRAMS += tests/check_unwind
 TESTS += tests/check_unwind
 endif
-tests_check_unwind_SOURCES = tests/check_unwind.c track/unwind.c track/cfarules.c track/cfaexpr.c track/stack.c \
+tests_check_unwind_SOURCES = tests/check_unwind.c
 	track/dwlib.c
 tests_check_unwind_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBUNWIND_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
-tests_check_unwind_LDADD = $(TEST_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
+tests_check_unwind_LDADD = $(TP_TRACK) $(TEST_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 tests_victims_v_sites_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_realloc_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_private_CFLAGS = $(VICTIM_CFLAGS)

@@ -12,7 +12,11 @@ libtpcommon_san_la_SOURCES = $(libtpcommon_la_SOURCES)
 libtpcommon_san_la_CFLAGS = $(libtpcommon_la_CFLAGS) $(SAN_CFLAGS)
 libtpreport_san_la_SOURCES = $(libtpreport_la_SOURCES)
 libtpreport_san_la_CFLAGS = $(libtpreport_la_CFLAGS) $(SAN_CFLAGS)
+libtptrack_san_la_SOURCES = $(libtptrack_la_SOURCES)
+libtptrack_san_la_CFLAGS = $(libtptrack_la_CFLAGS) $(SAN_CFLAGS)
+noinst_LTLIBRARIES += libtptrack_san.la
 TP_CORE = libtpreport_san.la libtpcommon_san.la
+TP_TRACK = libtptrack_san.la
 # Per-target CFLAGS also reach automake's link line, which is where -fsanitize must be too.
 tprof_CFLAGS += $(SAN_CFLAGS)
 TEST_CFLAGS += $(SAN_CFLAGS)
@@ -28,6 +32,7 @@ check-sanitized: tprof $(filter tests/check_%,$(check_PROGRAMS)) tests/victims/l
 	$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS='$(SAN_TESTS)'
 else
 TP_CORE = libtpreport.la libtpcommon.la
+TP_TRACK = libtptrack.la
 endif
 EXTRA_DIST += tests/sanitize_gate.sh
 .PHONY: check-sanitized

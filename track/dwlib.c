@@ -111,13 +111,3 @@ int tp_dw_load_early(uintptr_t caller)
         return 0;
     return tp_dw_load();
 }
-
-/* A safe point: a constructor, once the library runs (a disabled tprof loads nothing).
- * libtprof.so's own constructor (preload/main.c) initialises the library and loads elfutils
- * itself, whichever of the two runs first; this one serves the programs that link the tables
- * without it (the unit tests). */
-__attribute__((constructor)) static void load_at_start(void)
-{
-    if (tp_running())
-        tp_dw_load();
-}
