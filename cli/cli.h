@@ -1,4 +1,4 @@
-/* The tprof CLI: one source file per subcommand (src/cmd_<name>.c), dispatched by cli/tprof.c.
+/* The tprof CLI: one source file per subcommand (cli/cmd_<name>.c), dispatched by cli/tprof.c.
  * Each returns the process exit status: 0 success, 1 a failed run or a difference found where the
  * subcommand says so, 2 bad usage or bad input (with one line on stderr naming the problem). */
 #ifndef TPROF_CLI_H

@@ -1,4 +1,4 @@
-/* tprof: the command-line front end. Subcommands live in src/cmd_<name>.c. */
+/* tprof: the command-line front end. Subcommands live in cli/cmd_<name>.c. */
 #include <stdio.h>
 #include <string.h>
 

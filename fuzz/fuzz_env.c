@@ -1,4 +1,4 @@
-/* libFuzzer target: the TPROF_* environment parser, tp_config_load() in src/config.c, which
+/* libFuzzer target: the TPROF_* environment parser, tp_config_load() in common/config.c, which
  * every preloaded process runs on whatever environment it inherited. How to build and run it:
  * fuzz/README.md.
  *

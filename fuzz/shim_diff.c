@@ -1,4 +1,4 @@
-/* The diff of src/diff.c as one call for the fuzz target. Not part of the tprof build. */
+/* The diff of cli/diff.c as one call for the fuzz target. Not part of the tprof build. */
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>

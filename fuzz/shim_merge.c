@@ -1,4 +1,4 @@
-/* The merge of src/merge.c as one call for the fuzz target. Not part of the tprof build. */
+/* The merge of cli/merge.c as one call for the fuzz target. Not part of the tprof build. */
 #include "cli/merge.h"
 #include "report/render.h"
 #include "shims.h"

@@ -1,8 +1,9 @@
-/* The malloc family, interposed (PITFALLS P1-P5, P17).
+/* The malloc family, interposed: malloc, free, calloc, realloc, reallocarray, the aligned family
+ * and malloc_usable_size, each its own shim (glibc's aligned functions do not go through malloc).
  *
  * Every shim forwards to the next definition in the lookup chain (dlsym RTLD_NEXT: glibc, or an
- * allocator preloaded after us) and, when recording is on, tells heap.c what happened. Pointers
- * are never changed: no header, sizes live in heap.c's table. Before the real functions are known,
+ * allocator preloaded after us) and, when recording is on, tells track/heap.c what happened.
+ * Pointers are never changed: no header, sizes live in track/livetable.c's table. Before the real functions are known,
  * dlsym's own allocations are served from a static bootstrap arena (track/rawalloc.c). */
 #include <dlfcn.h>
 #include <errno.h>
@@ -196,7 +197,7 @@ TP_EXPORT TP_NOINSTR void free(void *p)
     after_hook();
 }
 
-/* realloc (P5): realloc(NULL, n) is malloc; glibc's realloc(p, 0) frees p and returns NULL; a
+/* realloc: realloc(NULL, n) is malloc; glibc's realloc(p, 0) frees p and returns NULL; a
  * failure leaves p alive. The old record is taken out before the real call (the block may move
  * and its address be reused by another thread) and put back if p survives. */
 static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, size_t sz)
@@ -288,7 +289,7 @@ TP_EXPORT TP_NOINSTR void *reallocarray(void *p, size_t cnt, size_t sz)
     return do_realloc(p, n, ra, 1, cnt, sz);
 }
 
-/* The aligned family: glibc's versions do not go through malloc (P4), so each is its own shim. */
+/* The aligned family: glibc's versions do not go through malloc, so each is its own shim. */
 static void *aligned_common(aligned_alloc_fn fn, size_t align, size_t n, void *ra)
 {
     uint64_t elapsed;

@@ -189,7 +189,7 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
  * is the one the code nests them in (a report reads the module list; nothing that holds a later
  * lock waits for an earlier one): fork_lock, report_lock, then the parts' in their table's order
  * (preload/main.c: the symbol table's, the op names', the module list's, the stack walker's, the
- * heap table's growth lock), released in the reverse order. hook_plt.c's lock has handlers of its
+ * heap table's growth lock), released in the reverse order. plt_patch.c's lock has handlers of its
  * own, registered before these (by a part's init, which runs before pthread_atfork below): its
  * prepare handler runs after ours, and nothing it does under that lock takes one of these.
  *

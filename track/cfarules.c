@@ -466,7 +466,7 @@ void tp_unwind_dlclosed(void)
 /* No other thread may be inside libdw when fork copies the process: the namespace's libc has no
  * fork handlers of its own, and a lock of its malloc held by a thread that does not exist in
  * the child would stay held there. Readers hold this file's lock while in libdw, so holding it
- * across fork is enough; state.c's fork handlers take it in their documented order. A fork from
+ * across fork is enough; the fork handlers take it in the order of preload/main.c's table. A fork from
  * a signal handler that interrupted this thread while it held the lock goes ahead without it
  * (waiting would never end). */
 static int fork_took;

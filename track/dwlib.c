@@ -69,7 +69,7 @@ int tp_dw_load(void)
     if (h && !missing && t.elf_version(EV_CURRENT) != EV_NONE) {
         /* libelf's and libdw's first use of their thread-local variables (here, their error
          * codes) takes the loader's TLS lock for a moment. Done now, it never happens while
-         * the stack walker's lock is held (preload/unwind.c), where a thread in the loader
+         * the stack walker's lock is held (track/cfarules.c), where a thread in the loader
          * (pthread_create growing a DTV) could be allocating, and waiting for that lock. */
         t.elf_errno();
         t.dwarf_errno();

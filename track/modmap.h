@@ -52,7 +52,7 @@ struct tp_departed {
 /* Call before the real dlclose(handle): remember where the module was. Safe to call for a
  * handle that stays loaded (the entry is then ignored: its addresses are still mapped). */
 void tp_modmap_before_dlclose(void *handle);
-/* The list's lock across fork (state.c's handlers). */
+/* The list's lock across fork (in preload/main.c's table of parts). */
 void tp_modmap_fork_prepare(void);
 void tp_modmap_fork_parent(void);
 void tp_modmap_fork_child(void);

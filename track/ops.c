@@ -413,7 +413,7 @@ void tp_step_mark(void)
 
 /* ---- fork and report ---- */
 
-/* The op-name lock across fork (state.c's handlers say in which order). */
+/* The op-name lock across fork (preload/main.c's table says in which order). */
 void tp_ops_fork_prepare(void)
 {
     pthread_mutex_lock(&intern_lock);

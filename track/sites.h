@@ -1,4 +1,4 @@
-/* Call sites (DESIGN §6): the stack above an allocator call, TPROF_STACK frames deep, deduplicated
+/* Call sites: the stack above an allocator call, TPROF_STACK frames deep, deduplicated
  * into a fixed-capacity lock-free table. Site 0 collects allocations made when the table was full. */
 #ifndef TPROF_SITES_H
 #define TPROF_SITES_H

@@ -1,5 +1,5 @@
 /* uthash, sent to the real allocator so that tprof's own tables never re-enter accounting
- * (PITFALLS P2). Include this instead of <uthash.h> in preload/. */
+ * (an allocation recorded inside a hook would recurse). Include this instead of <uthash.h>. */
 #ifndef TPROF_UTHASH_TP_H
 #define TPROF_UTHASH_TP_H
 #include "track/runtime.h"
