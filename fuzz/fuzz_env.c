@@ -35,6 +35,7 @@ static const char *const names[] = {
     "TPROF_TOP",         "TPROF_JSON_SITES", "TPROF_PEAK_GFLOPS", "TPROF_PEAK_GBPS",
     "TPROF_STEP",        "TPROF_SCHEDULE",  "TPROF_SIGNAL",     "TPROF_MAX_SITES",
     "TPROF_MAX_OPS",     "TPROF_SNAPSHOT",  "TPROF_TRACE_MAX",  "TPROF_TRACE_CAP",
+    "TPROF_PLT",         "TPROF_DEBUGINFOD", "TPROF_HOOK_NS",
 };
 #define NVARS (sizeof names / sizeof names[0])
 
@@ -90,11 +91,13 @@ static int no_control(const char *s)
 static int set(const char *name) { return env_val[var_index(name, strlen(name))] != NULL; }
 static int bad(const char *name) { return warned[var_index(name, strlen(name))]; }
 
-/* The warning about name, if any, says that what is used is want. */
+/* The warning about name, if any, says that what is used is want (which the warning may follow
+ * with what it means, in parentheses: "none (no JSON report)"). */
 static void check_used(const char *name, const char *want)
 {
     int i = var_index(name, strlen(name));
-    if (warned[i] && strcmp(used[i], want) != 0) {
+    size_t n = strlen(want);
+    if (warned[i] && (strncmp(used[i], want, n) != 0 || (used[i][n] && used[i][n] != ' '))) {
         char detail[200];
         snprintf(detail, sizeof detail, "%s: says 'using %s', uses %s", name, used[i], want);
         must(0, "warning names another value than the one used", detail);
