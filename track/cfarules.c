@@ -27,6 +27,7 @@
 #include "common/pages.h"
 #include "track/cfaexpr.h"
 #include "track/dwlib.h"
+#include "track/modmap.h"
 #include "track/runtime.h"
 
 /* A slot's key is the return address, or an interrupted pc with TP_CFA_KEY_EXACT added. A key
@@ -86,8 +87,8 @@ struct module {
 static struct module mods[MAX_MODULES];
 static int nmods;
 
-/* What dl_iterate_phdr says of the segment of pc, found before the lock is taken: the loader's
- * lock (held by dl_iterate_phdr) is never taken while this file's lock is held. The file is
+/* What the module map says of the segment of pc, found before the lock is taken: the loader's
+ * lock (held while the map is walked) is never taken while this file's lock is held. The file is
  * opened there, while the module cannot be unloaded. */
 struct seg {
     uintptr_t pc, lo, hi, bias;
@@ -97,33 +98,25 @@ struct seg {
     int found;
 };
 
-static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
+static int find_segment(const struct tp_code_segment *c, void *arg)
 {
-    (void)size;
     struct seg *s = arg;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-            continue;
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        if (s->pc < lo || s->pc >= hi)
-            continue;
-        s->lo = lo;
-        s->hi = hi;
-        s->bias = info->dlpi_addr;
-        s->readable = (ph->p_flags & PF_R) != 0;
-        s->found = 1;
-        const char *name = info->dlpi_name;
-        uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
-        if (!name || !*name)
-            name = "/proc/self/exe"; /* the program itself */
-        if (name[0] == '/')
-            s->fd = open(name, O_RDONLY | O_CLOEXEC);
-        else if (vdso && vdso >= info->dlpi_addr && vdso < hi)
-            s->vdso = 1; /* "linux-vdso.so.1": its image is the segment itself */
-        return 1;
-    }
-    return 0;
+    if (s->pc < c->lo || s->pc >= c->hi)
+        return 0;
+    s->lo = c->lo;
+    s->hi = c->hi;
+    s->bias = c->bias;
+    s->readable = c->readable;
+    s->found = 1;
+    const char *name = c->name;
+    uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+    if (!*name)
+        name = "/proc/self/exe"; /* the program itself */
+    if (name[0] == '/')
+        s->fd = open(name, O_RDONLY | O_CLOEXEC);
+    else if (vdso && vdso >= c->bias && vdso < c->hi)
+        s->vdso = 1; /* "linux-vdso.so.1": its image is the segment itself */
+    return 1;
 }
 
 /* The vDSO's ELF image: a copy (libelf is given memory it may write), sized by its headers. */
@@ -351,7 +344,7 @@ const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key)
     r = NULL;
     for (int pass = 0; pass < 2 && !r; pass++) {
         if (pass == 1)
-            dl_iterate_phdr(find_segment, &s); /* not under the lock: it takes the loader's */
+            tp_modmap_each_code(find_segment, &s); /* not under the lock: it takes the loader's */
         if (!take_lock())
             break;
         r = cached(key);
@@ -388,35 +381,29 @@ struct listing {
     size_t n, cap;
 };
 
-static int list_segments(struct dl_phdr_info *info, size_t size, void *arg)
+static int list_segments(const struct tp_code_segment *c, void *arg)
 {
-    (void)size;
     struct listing *l = arg;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-            continue;
-        if (l->n == l->cap) {
-            size_t cap = l->cap ? 2 * l->cap : 64;
-            uintptr_t *v = tp_alloc(3 * cap * sizeof *v);
-            if (!v)
-                return 1;
-            if (l->n) {
-                memcpy(v, l->lo, l->n * sizeof *v);
-                memcpy(v + cap, l->hi, l->n * sizeof *v);
-                memcpy(v + 2 * cap, l->bias, l->n * sizeof *v);
-            }
-            tp_free(l->lo);
-            l->lo = v;
-            l->hi = v + cap;
-            l->bias = v + 2 * cap;
-            l->cap = cap;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        uintptr_t *v = tp_alloc(3 * cap * sizeof *v);
+        if (!v)
+            return 1;
+        if (l->n) {
+            memcpy(v, l->lo, l->n * sizeof *v);
+            memcpy(v + cap, l->hi, l->n * sizeof *v);
+            memcpy(v + 2 * cap, l->bias, l->n * sizeof *v);
         }
-        l->lo[l->n] = info->dlpi_addr + ph->p_vaddr;
-        l->hi[l->n] = l->lo[l->n] + ph->p_memsz;
-        l->bias[l->n] = info->dlpi_addr;
-        l->n++;
+        tp_free(l->lo);
+        l->lo = v;
+        l->hi = v + cap;
+        l->bias = v + 2 * cap;
+        l->cap = cap;
     }
+    l->lo[l->n] = c->lo;
+    l->hi[l->n] = c->hi;
+    l->bias[l->n] = c->bias;
+    l->n++;
     return 0;
 }
 
@@ -426,7 +413,7 @@ void tp_unwind_dlclosed(void)
         return;
     struct tp_own g = tp_own_begin();
     struct listing l = {0};
-    dl_iterate_phdr(list_segments, &l);
+    tp_modmap_each_code(list_segments, &l);
     if (l.n == 0 || !take_lock()) {
         /* Without the list, or the lock, nothing says which rules are stale: none is used. */
         tp_unwind_disable();

@@ -68,6 +68,35 @@ int tp_modmap_each(int (*fn)(const struct tp_module *m, void *arg), void *arg)
     return dl_iterate_phdr(visit, &w);
 }
 
+struct code_walk {
+    int (*fn)(const struct tp_code_segment *s, void *arg);
+    void *arg;
+};
+
+static int visit_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct code_walk *w = arg;
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        struct tp_code_segment s = {
+            info->dlpi_name ? info->dlpi_name : "", info->dlpi_addr, info->dlpi_addr + ph->p_vaddr,
+            info->dlpi_addr + ph->p_vaddr + ph->p_memsz, (ph->p_flags & PF_R) != 0};
+        int rc = w->fn(&s, w->arg);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int tp_modmap_each_code(int (*fn)(const struct tp_code_segment *s, void *arg), void *arg)
+{
+    struct code_walk w = {fn, arg};
+    return dl_iterate_phdr(visit_code, &w);
+}
+
 struct segment {
     uintptr_t a, lo, hi;
 };

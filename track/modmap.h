@@ -18,6 +18,17 @@ struct tp_module {
     int self;                     /* libtprof.so itself */
 };
 
+/* One executable PT_LOAD segment of a loaded module. */
+struct tp_code_segment {
+    const char *name;       /* dlpi_name, "" for the main program */
+    uintptr_t bias, lo, hi; /* the module's load bias; the segment's range */
+    int readable;           /* PF_R: its bytes can be read */
+};
+
+/* Call fn for each executable segment of each loaded module, in load order, until it returns
+ * non-zero; returns that value, else 0. The same rules as tp_modmap_each's fn. */
+int tp_modmap_each_code(int (*fn)(const struct tp_code_segment *s, void *arg), void *arg);
+
 /* Call fn for each loaded module in load order (the main program first) until it returns
  * non-zero; returns that value, else 0. fn runs under the loader's lock: it must not load,
  * unload or look up symbols; m and its name are valid during the call only. */
