@@ -127,12 +127,9 @@ static int by_at_peak(const void *a, const void *b)
 {
     const struct tp_site *x = *(const struct tp_site *const *)a,
                          *y = *(const struct tp_site *const *)b;
-    if (x->live_at_peak_bytes != y->live_at_peak_bytes)
-        return x->live_at_peak_bytes < y->live_at_peak_bytes ? 1 : -1;
-    if (x->peak_live_bytes != y->peak_live_bytes)
-        return x->peak_live_bytes < y->peak_live_bytes ? 1 : -1;
-    if (x->bytes != y->bytes)
-        return x->bytes < y->bytes ? 1 : -1;
+    int c = tp_site_cmp_importance(x, y);
+    if (c)
+        return c;
     return x < y ? -1 : x > y;
 }
 

@@ -180,4 +180,11 @@ void tp_report_free(struct tp_report *r);
 void tp_report_note(struct tp_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Every frame of the site inside a system library (/lib, /usr/lib...): libc's stdio buffers,
+ * constructors of libraries loaded at start-up; kept on purpose, not the program's doing. */
+int tp_site_system_only(const struct tp_site *s);
+/* The order in which sites are reported, for qsort-like use (< 0: x first): what held the peak
+ * first, then what grew largest, then what allocated most; 0 when the three are equal. */
+int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y);
+
 #endif

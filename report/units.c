@@ -278,19 +278,3 @@ char *tp_fmt_cell(const char *s, size_t w, int right, char *out, size_t n)
     snprintf(out, n, "%*s%s%*s", right ? (int)pad : 0, "", fit, right ? 0 : (int)pad, "");
     return out;
 }
-
-int tp_site_system_only(const struct tp_site *s)
-{
-    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
-    if (s->nframes == 0)
-        return 0;
-    for (size_t i = 0; i < s->nframes; i++) {
-        const char *m = s->frames[i].module;
-        int sys = 0;
-        for (size_t d = 0; m && d < sizeof dirs / sizeof dirs[0]; d++)
-            sys |= !strncmp(m, dirs[d], strlen(dirs[d]));
-        if (!sys)
-            return 0;
-    }
-    return 1;
-}

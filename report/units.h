@@ -26,9 +26,6 @@ char *tp_fmt_pct(double frac, int width, char *out, size_t n);
 /* function (file:line), function (module), or module+0xoffset; file and module without their
  * directory. */
 char *tp_fmt_frame(const struct tp_frame *f, char *out, size_t n);
-/* Every frame of the site inside a system library (/lib, /usr/lib...): libc's stdio buffers,
- * constructors of libraries loaded at start-up; kept on purpose, not the program's doing. */
-int tp_site_system_only(const struct tp_site *s);
 
 /* Text that goes into a terminal: columns are counted in characters (UTF-8 code points), never
  * bytes, control characters and invalid UTF-8 bytes become '?'. */

@@ -77,14 +77,7 @@ static void collect_program(struct tp_program *p)
 /* The order in which sites are reported: what held the peak first, then what grew largest. */
 static int by_importance(const void *a, const void *b)
 {
-    const struct tp_site *x = a, *y = b;
-    if (x->live_at_peak_bytes != y->live_at_peak_bytes)
-        return x->live_at_peak_bytes < y->live_at_peak_bytes ? 1 : -1;
-    if (x->peak_live_bytes != y->peak_live_bytes)
-        return x->peak_live_bytes < y->peak_live_bytes ? 1 : -1;
-    if (x->bytes != y->bytes)
-        return x->bytes < y->bytes ? 1 : -1;
-    return 0;
+    return tp_site_cmp_importance(a, b);
 }
 
 /* Names that are the allocator seen from C++: the call site is the frame above them. */
