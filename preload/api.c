@@ -1,6 +1,7 @@
 /* The annotation API of include/tprof.h: named regions, work of the current op, step markers. */
-#include "track/runtime.h"
+#include "preload/shim.h"
 #include "track/ops.h"
+#include "track/runtime.h"
 
 TP_EXPORT TP_NOINSTR void tprof_api_region_begin(const char *name)
 {

@@ -16,10 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "track/runtime.h"
-#include "track/ops.h"
 #include "preload/real.h"
+#include "preload/shim.h"
 #include "track/opnames.h"
+#include "track/ops.h"
+#include "track/runtime.h"
 
 /* CBLAS enum values (cblas.h), spelled out to need no BLAS headers. */
 enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };

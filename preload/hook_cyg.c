@@ -18,14 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/pages.h"
 #include "common/clock.h"
-#include "track/runtime.h"
+#include "common/pages.h"
 #include "preload/cyg.h"
 #include "preload/plt.h"
+#include "preload/shim.h"
+#include "report/report.h"
 #include "track/opnames.h"
 #include "track/ops.h"
-#include "report/report.h"
+#include "track/runtime.h"
 #include "track/symtab.h"
 
 /* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP. */

@@ -23,11 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "track/runtime.h"
 #include "preload/cyg.h"
 #include "preload/plt.h"
 #include "preload/real.h"
+#include "preload/shim.h"
 #include "track/modmap.h"
+#include "track/runtime.h"
 #include "track/symtab.h"
 #include "track/unwind.h"
 

@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "preload/main.h"
+#include "preload/shim.h"
 #include "preload/shim_signal.h"
 #include "track/heap.h"
 #include "track/ops.h"

@@ -12,6 +12,7 @@
 
 #include "preload/lifecycle.h"
 #include "preload/real.h"
+#include "preload/shim.h"
 #include "preload/shim_exit.h"
 #include "track/runtime.h"
 

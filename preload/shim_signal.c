@@ -36,6 +36,7 @@
 #include "preload/lifecycle.h"
 #include "preload/real.h"
 #include "preload/reporter.h"
+#include "preload/shim.h"
 #include "preload/shim_signal.h"
 #include "track/heap.h"
 #include "track/output.h"

@@ -13,8 +13,6 @@
 #include "common/config.h"
 #include "track/rawalloc.h"
 
-#define TP_EXPORT      __attribute__((visibility("default")))
-#define TP_NOINSTR     __attribute__((no_instrument_function))
 #define TP_TLS         __attribute__((tls_model("initial-exec"))) __thread
 #define tp_likely(x)   __builtin_expect(!!(x), 1)
 #define tp_unlikely(x) __builtin_expect(!!(x), 0)

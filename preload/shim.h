@@ -1,0 +1,11 @@
+/* What every file that defines an interposed name shares: the attributes of its definitions. */
+#ifndef TPROF_PRELOAD_SHIM_H
+#define TPROF_PRELOAD_SHIM_H
+
+/* The interposed names are the only symbols libtprof.so exports (everything else is hidden). */
+#define TP_EXPORT __attribute__((visibility("default")))
+/* A shim is never itself an instrumented function: with -finstrument-functions it would call
+ * the hooks that call it. */
+#define TP_NOINSTR __attribute__((no_instrument_function))
+
+#endif
