@@ -42,8 +42,8 @@ int tp_dw_load(void)
     int expect = 0;
     if (!atomic_compare_exchange_strong(&tp_dw_state, &expect, 2))
         return tp_dw_ready();
-    struct tp_own g =
-        tp_own_begin(); /* the dynamic loader allocates with the program's malloc: not the program's */
+    /* the dynamic loader allocates with the program's malloc: not the program's */
+    struct tp_own g = tp_own_begin();
     struct tp_dw t;
     const char *missing = NULL;
     void *h = dlmopen(LM_ID_NEWLM, "libdw.so.1", RTLD_NOW | RTLD_LOCAL);

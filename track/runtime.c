@@ -46,8 +46,8 @@ int tp_start_thread(void *(*fn)(void *))
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 1024 * 1024); /* static TLS comes out of it too */
-    struct tp_own g =
-        tp_own_begin(); /* its stack and thread descriptor are not the program's allocations */
+    /* its stack and thread descriptor are not the program's allocations */
+    struct tp_own g = tp_own_begin();
     int rc = pthread_create(&t, &attr, fn, NULL) == 0 ? 0 : -1;
     tp_own_end(g);
     pthread_attr_destroy(&attr);

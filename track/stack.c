@@ -10,8 +10,8 @@ void tp_stack_learn(void)
     pthread_attr_t a;
     void *lo;
     size_t size;
-    struct tp_own g =
-        tp_own_begin(); /* for the main thread glibc reads /proc/self/maps with stdio */
+    /* for the main thread glibc reads /proc/self/maps with stdio */
+    struct tp_own g = tp_own_begin();
     tp_stack_hi = 1;
     if (pthread_getattr_np(pthread_self(), &a) == 0) {
         if (pthread_attr_getstack(&a, &lo, &size) == 0) {
