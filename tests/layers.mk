@@ -4,3 +4,6 @@ EXTRA_DIST += tests/layers.sh
 # The shape of the sources: file and function lengths, .clang-format (tests/style.sh).
 TESTS += tests/style.sh
 EXTRA_DIST += tests/style.sh .clang-format
+# Settings and flags documented alike in README, --help and the man pages (tests/docs_agree.sh).
+TESTS += tests/docs_agree.sh
+EXTRA_DIST += tests/docs_agree.sh
