@@ -2,7 +2,8 @@
 # Every setting and flag is documented everywhere a user looks, and the places agree:
 # each TPROF_* variable the parser knows (common/config.c's table) is in README.md, in
 # man libtprof(7) and in `tprof run --help`; each flag of each subcommand's --help is in
-# man tprof(1) and in README.md; each flag of man tprof(1) is in some subcommand's --help.
+# man tprof(1) and in README.md; each flag of man tprof(1) is in some subcommand's --help;
+# each key of the JSON schema is in docs/report.md.
 . "$TS/lib.sh"
 top=$(dirname "$TS")
 T="$TPROF_CLI"
@@ -37,5 +38,28 @@ cat "$WORK"/*.help > "$WORK/all.help"
 for f in $(grep -o -- '--[a-z][a-z0-9-]*' "$WORK/man1" | sort -u); do
     grep -q -- "$f\b" "$WORK/all.help" || miss "man/tprof.1's $f" "any tprof --help"
 done
+# Every key the JSON schema allows is explained in docs/report.md.
+nk=$(python3 - "$top/docs/tprof.schema.json" "$top/docs/report.md" <<'PY'
+import json, re, sys
+keys = set()
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "properties" and isinstance(v, dict):
+                keys.update(v)
+            walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            walk(v)
+walk(json.load(open(sys.argv[1])))
+doc = open(sys.argv[2]).read()
+missing = [k for k in sorted(keys) if not re.search(r"\b" + re.escape(k) + r"\b", doc)]
+for k in missing:
+    print("docs_agree: JSON key %s is not in docs/report.md" % k, file=sys.stderr)
+print(len(keys))
+sys.exit(1 if missing else 0)
+PY
+) || bad=1
+[ "$nk" -gt 50 ] || fail "only $nk keys found in the schema"
 [ $bad = 0 ] || exit 1
-echo "docs_agree: $n variables and $nf flags documented in README, --help and the man pages"
+echo "docs_agree: $n variables, $nf flags and $nk JSON keys documented"
