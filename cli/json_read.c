@@ -148,6 +148,18 @@ static void read_outputs(struct tp_jget *c, struct json_object *o, const char *p
     TP_OUTPUTS_FIELDS(READ)
 }
 
+static void read_samples(struct tp_jget *c, struct json_object *o, const char *path,
+                         struct tp_samples *s)
+{
+    TP_SAMPLES_FIELDS(READ)
+}
+
+static void read_outside(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_outside_fn *s = v;
+    TP_OUTSIDE_FIELDS(READ)
+}
+
 /* "schema": present, an integer, and one this tprof reads. */
 static int read_schema(struct tp_jget *c, struct json_object *root, struct tp_report *r)
 {
@@ -207,6 +219,10 @@ static void read_report(struct tp_jget *c, struct json_object *o, struct tp_repo
     s->opstacks_dropped = tp_jget_u64(c, o, "op_stacks_dropped", path);
     if ((x = tp_jget_object(c, o, "outputs", path)))
         read_outputs(c, x, "outputs", &s->outputs);
+    if ((x = tp_jget_object(c, o, "samples", path)))
+        read_samples(c, x, "samples", &s->samples);
+    s->outside_ops =
+        objects(c, o, "outside_ops", path, sizeof *s->outside_ops, &s->noutside_ops, read_outside);
 }
 
 /* Line and column (both from 1) of byte offset off. */

@@ -27,6 +27,7 @@
 #include "track/opnames.h"
 #include "track/ops.h"
 #include "track/runtime.h"
+#include "track/seen.h"
 #include "track/symtab.h"
 
 /* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP. */
@@ -87,6 +88,7 @@ static uint32_t decide_slow(uintptr_t fn)
         return NOT_OP;
     }
     tp_symtab_demangle(raw, name, sizeof name);
+    tp_seen_add(name, 1); /* a setting that names no called function is told the closest */
     uint32_t d = NOT_OP;
     if (tp_names_is_step(raw) || tp_names_is_step(name))
         d |= IS_STEP;

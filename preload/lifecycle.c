@@ -19,6 +19,7 @@
 #include "common/config.h"
 #include "track/output.h"
 #include "track/runtime.h"
+#include "track/sample.h"
 
 /* Who we are in the profiled process tree; decides report file names (track/output.h). */
 static struct tp_ident ident;
@@ -309,6 +310,7 @@ int tp_finish(const char *why)
     if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_FINISHING))
         return 0;
     struct tp_own g = tp_own_begin();
+    tp_sample_stop(); /* before exec above all: ITIMER_PROF would outlive this image */
     pthread_mutex_lock(&report_lock);
     test_delay();
     tp_write_reports(why, 0);

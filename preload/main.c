@@ -8,6 +8,7 @@
  * the report's notes (notes_with_ops: right after the ops' own). */
 #include "preload/main.h"
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "preload/lifecycle.h"
@@ -24,6 +25,7 @@
 #include "track/optree.h"
 #include "track/output.h"
 #include "track/runtime.h"
+#include "track/sample.h"
 #include "track/sites.h"
 #include "track/symtab.h"
 #include "track/trace_heap.h"
@@ -39,6 +41,14 @@ static void heap_init(void)
 static void sites_init(void)
 {
     tp_sites_init(tp_cfg.stack, tp_cfg.max_sites, tp_warn);
+}
+
+/* The CPU-time sampler installs SIGPROF's action with the real sigaction: ours would take it
+ * for the program's. */
+static void sample_init(void)
+{
+    if (tp_cfg.signal != SIGPROF) /* TPROF_SIGNAL=PROF: that signal asks for reports */
+        tp_sample_start(tp_cfg.sample_hz, (tp_sigaction_fn)tp_real("sigaction"));
 }
 
 static const struct tp_component parts[] = {
@@ -60,6 +70,7 @@ static const struct tp_component parts[] = {
     {"report thread", NULL, NULL, NULL, tp_reporter_fork_child, NULL, 0},
     {"signals", tp_shim_signal_init, NULL, NULL, tp_shim_signal_fork_child, NULL, 0},
     {"report files", NULL, NULL, NULL, tp_output_fork_child, NULL, 0},
+    {"CPU samples", sample_init, NULL, NULL, tp_sample_fork_child, NULL, 0},
 };
 
 void tp_preload_init(void)

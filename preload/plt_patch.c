@@ -48,6 +48,7 @@
 #include "track/modmap.h"
 #include "track/opnames.h"
 #include "track/runtime.h"
+#include "track/seen.h"
 #include "track/sites.h"
 #include "track/stack.h"
 
@@ -287,8 +288,10 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
         int want_op = tp_names_is_op(name), step = tp_names_is_step(name);
         if (want_op && runtime_internal(name) && !tp_names_exact(name))
             want_op = 0;
-        if (!want_op && !step)
+        if (!want_op && !step) {
+            tp_seen_add(name, 0); /* for the closest names to a setting that matched nothing */
             continue;
+        }
         uintptr_t *got = (uintptr_t *)(m->bias + rel[i].r_offset);
         uintptr_t cur = __atomic_load_n(got, __ATOMIC_ACQUIRE);
         if (!cur || tp_plt_is_stub(cur))

@@ -41,6 +41,7 @@
 #include "track/heap.h"
 #include "track/output.h"
 #include "track/runtime.h"
+#include "track/sample.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
@@ -315,6 +316,8 @@ TP_EXPORT TP_NOINSTR int sigaction(int sig, const struct sigaction *act, struct 
         errno = ENOSYS;
         return -1;
     }
+    if (sig == SIGPROF && !tp_guard)
+        tp_sample_yield(); /* the program's own SIGPROF: tprof's CPU samples stop first */
     if (ours(sig)) {
         if (old) {
             *old = host_action;

@@ -181,6 +181,30 @@ static char *pct(double frac, char *out, size_t n)
     return out;
 }
 
+/* The functions the CPU-time samples taken outside every op landed in: the first, with the
+ * number of samples the shares are of, then up to two more that took at least 5%. */
+static size_t outside_names(const struct tp_report *r, struct tp_buf *t)
+{
+    char p[32];
+    size_t i = 0;
+    for (; i < r->noutside_ops && i < 3; i++) {
+        const struct tp_outside_fn *f = &r->outside_ops[i];
+        if (i > 0 && f->share < 0.05)
+            break;
+        tp_buf_puts(t, i == 0 ? "" : ", ");
+        if (f->name)
+            tp_buf_puts(t, f->name);
+        else
+            tp_buf_printf(t, "code without a symbol in %s", f->module ? f->module : "?");
+        if (i == 0)
+            tp_buf_printf(t, " (%s of %llu CPU samples)", pct(f->share, p, sizeof p),
+                          (unsigned long long)r->samples.outside_ops);
+        else
+            tp_buf_printf(t, " (%s)", pct(f->share, p, sizeof p));
+    }
+    return i;
+}
+
 static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
                       struct tp_buf *t)
 {
@@ -191,6 +215,11 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                        "linked in and stripped offers nothing to hook: build it with "
                        "-finstrument-functions, call BLAS or the model's library as a shared "
                        "library, or mark regions with tprof.h.");
+        if (r->noutside_ops) {
+            tp_buf_puts(t, " The time goes mostly to ");
+            size_t n = outside_names(r, t);
+            tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
+        }
         return;
     }
     const struct tp_op *d = order[0];
@@ -231,11 +260,17 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                   "%.2fx.",
                   nz(d->name), v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
     double outside = ratio((double)v->outside_ops_ns, (double)denom);
-    if (outside >= 0.5)
+    if (outside >= 0.5 && r->noutside_ops) {
+        tp_buf_printf(t, " Most of the time (%s) is spent outside every op, mostly in ",
+                      pct(outside, p, sizeof p));
+        size_t n = outside_names(r, t);
+        tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
+    } else if (outside >= 0.5) {
         tp_buf_printf(t,
                       " Most of the time (%s) is spent outside every op: TPROF_OPS can name "
                       "more functions as ops.",
                       pct(outside, p, sizeof p));
+    }
 }
 
 static int has_note(const struct tp_report *r, const char *s)

@@ -96,6 +96,14 @@
     X(U64, trace_past_cap, 0) X(U64, trace_past_max, 0) X(U64, trace_heap_samples, 0) \
     X(U64, trace_bytes, 0) X(STR, folded_time, NULL) X(STR, folded_heap, NULL)
 
+/* struct tp_samples ("samples") */
+#define TP_SAMPLES_FIELDS(X) \
+    X(U64, hz, 0) X(U64, total, 0) X(U64, in_ops, 0) X(U64, outside_ops, 0)
+
+/* struct tp_outside_fn (an element of "outside_ops") */
+#define TP_OUTSIDE_FIELDS(X) \
+    X(STR, name, NULL) X(STR, module, NULL) X(U64, samples, 0) X(DBL, share, 0)
+
 /* clang-format on */
 
 #endif

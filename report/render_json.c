@@ -303,6 +303,28 @@ static void outputs(struct tp_buf *b, const struct tp_outputs *s)
     tp_buf_putc(b, '}');
 }
 
+static void samples(struct tp_buf *b, const struct tp_report *r)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    const struct tp_samples *s = &r->samples;
+    tp_buf_putc(b, '{');
+    TP_SAMPLES_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void outside_ops(struct tp_buf *b, const struct tp_report *r)
+{
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < r->noutside_ops; i++) {
+        const struct tp_outside_fn *s = &r->outside_ops[i];
+        struct obj obj = {b, 0}, *o = &obj;
+        tp_buf_puts(b, i ? ",\n{" : "\n{");
+        TP_OUTSIDE_FIELDS(WRITE)
+        tp_buf_putc(b, '}');
+    }
+    tp_buf_puts(b, "]\n");
+}
+
 void tp_render_json(const struct tp_report *s, struct tp_buf *b)
 {
     struct obj obj = {b, 0}, *o = &obj;
@@ -344,5 +366,11 @@ void tp_render_json(const struct tp_report *s, struct tp_buf *b)
     k_u64(o, "op_stacks_dropped", s->opstacks_dropped);
     key(o, "outputs");
     outputs(b, &s->outputs);
+    tp_buf_putc(b, '\n');
+    key(o, "samples");
+    samples(b, s);
+    tp_buf_putc(b, '\n');
+    key(o, "outside_ops");
+    outside_ops(b, s);
     tp_buf_puts(b, "}\n");
 }

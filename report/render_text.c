@@ -357,6 +357,27 @@ static void steps(struct tp_text_ctx *c)
 
 /* ---- verdict ---- */
 
+/* Where the CPU-time samples taken outside every op landed, by function. */
+static void outside_samples(struct tp_text_ctx *c)
+{
+    const struct tp_report *r = c->r;
+    if (!r->noutside_ops)
+        return;
+    struct tp_buf b;
+    tp_buf_init(&b);
+    for (size_t i = 0; i < r->noutside_ops && i < 5; i++) {
+        const struct tp_outside_fn *f = &r->outside_ops[i];
+        char p[32];
+        tp_fmt_pct(f->share, 8, p, sizeof p);
+        tp_buf_printf(&b, "%s%s %s", i ? ", " : "", f->name ? f->name : "(no symbol)", p);
+    }
+    if (tp_buf_ok(&b))
+        tp_text_say(c, "outside every op, by CPU samples (%llu at %llu Hz): %s",
+                    (unsigned long long)r->samples.outside_ops, (unsigned long long)r->samples.hz,
+                    tp_buf_str(&b));
+    tp_buf_free(&b);
+}
+
 static void verdict(struct tp_text_ctx *c)
 {
     const struct tp_report *r = c->r;
@@ -375,6 +396,7 @@ static void verdict(struct tp_text_ctx *c)
     } else {
         tp_text_say(c, "time inside the allocator: %s (%s)", t2, p2);
     }
+    outside_samples(c);
     if (v->namdahl == 0)
         return;
     char h[4][128];

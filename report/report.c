@@ -259,6 +259,11 @@ void tp_report_free(struct tp_report *r)
         struct tp_outputs *s = &r->outputs;
         TP_OUTPUTS_FIELDS(FREE)
     }
+    for (size_t i = 0; i < r->noutside_ops; i++) {
+        struct tp_outside_fn *s = &r->outside_ops[i];
+        TP_OUTSIDE_FIELDS(FREE)
+    }
+    free(r->outside_ops);
     tp_report_init(r);
 }
 

@@ -147,6 +147,22 @@ struct tp_outputs {
     char *folded_time, *folded_heap; /* paths of the folded-stack files written, NULL when none */
 };
 
+/* Where the time outside every op went, from CPU-time samples of the program counter
+ * (TPROF_SAMPLE_HZ): the samples the hooks could not place in an op, by function. */
+struct tp_samples {
+    uint64_t hz;          /* samples per second of CPU time asked for, 0 when off */
+    uint64_t total;       /* samples taken */
+    uint64_t in_ops;      /* of those, while an op was open on the sampled thread */
+    uint64_t outside_ops; /* while none was (the rest landed in tprof's own work) */
+};
+
+struct tp_outside_fn {
+    char *name;       /* the function, NULL when no symbol covers its samples */
+    char *module;     /* file name of the object it is in, NULL when unknown */
+    uint64_t samples; /* samples in it */
+    double share;     /* samples / samples.outside_ops */
+};
+
 struct tp_report {
     int schema;
     char *tprof_version;
@@ -165,6 +181,9 @@ struct tp_report {
     size_t nopstacks;
     uint64_t opstacks_dropped; /* op calls whose stack did not fit the table */
     struct tp_outputs outputs;
+    struct tp_samples samples;
+    struct tp_outside_fn *outside_ops; /* most samples first, at most 10 */
+    size_t noutside_ops;
 };
 
 void tp_report_init(struct tp_report *r);

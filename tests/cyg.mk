@@ -94,3 +94,9 @@ tests_victims_v_identity_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_identity_LDADD = tests/victims/libtpself.so -ldl
 TESTS += tests/plt_identity.sh tests/plt_runtimes.sh
 EXTRA_DIST += tests/plt_identity.sh tests/plt_runtimes.sh
+
+# Where the time outside every op goes (CPU-time samples), and settings that name no function.
+check_PROGRAMS += tests/victims/v_hot
+tests_victims_v_hot_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
+TESTS += tests/outside_ops.sh tests/unmatched.sh
+EXTRA_DIST += tests/outside_ops.sh tests/unmatched.sh

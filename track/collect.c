@@ -15,6 +15,8 @@
 #include "track/runtime.h"
 #include "track/ops.h"
 #include "track/ops_collect.h"
+#include "track/sample.h"
+#include "track/unmatched.h"
 #include "common/path.h"
 #include "report/peaks.h"
 #include "track/sites.h"
@@ -313,6 +315,8 @@ void tp_collect(struct tp_report *r, const char *why)
     collect_program(&r->program);
     collect_memory(r);
     tp_ops_collect(r);
+    tp_unmatched_notes(r, atomic_load(&tp_state) == TP_FINISHING);
+    tp_sample_collect(r);
     tp_components_notes(r, 1);
     tp_optree_collect(r);
     tp_components_notes(r, 0);

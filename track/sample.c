@@ -1,0 +1,289 @@
+/* CPU-time samples of the program counter (see sample.h).
+ *
+ * ITIMER_PROF rather than a POSIX timer: its signal goes to the thread that was running when
+ * the tick came (a process CPU-time timer_create() signal goes to the main thread on kernels
+ * before 6.3, even when it sleeps in pthread_join), and a program that profiles itself with it
+ * (gprof) simply takes it over. Unlike a POSIX timer it survives exec: every exec shim ends the
+ * report first (tp_sample_stop), so only a raw execve system call would carry it over.
+ *
+ * The signal is new to the program, so its system calls could see EINTR. The handler is
+ * installed with SA_RESTART, which restarts read, write, wait and the like; the calls that are
+ * never restarted (poll, epoll_wait, nanosleep, sem_timedwait, ...) sleep, and a sleeping thread
+ * uses no CPU time: the tick lands on the running thread, which is not in such a call. Only a
+ * thread of a program that blocks SIGPROF in its running threads could pass it to a sleeping
+ * one. TPROF_SAMPLE_HZ=0 turns sampling off.
+ *
+ * The handler touches nothing but atomics and this table: samples taken inside tprof (the guard
+ * is set) or inside an op are only counted; the others are counted per address. Addresses are
+ * named when a report is written. */
+#include "track/sample.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <ucontext.h>
+
+#include "common/pages.h"
+#include "report/report.h"
+#include "track/ops.h"
+#include "track/runtime.h"
+#include "track/symtab.h"
+
+#define SLOT_BITS 14
+#define NSLOTS    (1u << SLOT_BITS)
+#define PROBES    32
+#define TOP       10 /* functions kept in the report */
+
+struct slot {
+    _Atomic uintptr_t pc;
+    _Atomic uint64_t n;
+};
+
+static struct slot *slots; /* mapped at start: the handler never allocates */
+static _Atomic int active; /* our handler and timer are installed */
+static _Atomic uint64_t total, in_ops, outside, lost;
+static int hz;
+static int taken_over;         /* the program set SIGPROF's action itself while we sampled */
+static struct sigaction saved; /* SIGPROF's action before ours */
+static tp_sigaction_fn ksig;
+
+static void on_prof(int sig, siginfo_t *si, void *ucv);
+
+static uintptr_t pc_of(const void *ucv)
+{
+    const ucontext_t *uc = ucv;
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+static void record(uintptr_t pc)
+{
+    uint32_t h = (uint32_t)(((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> (64 - SLOT_BITS));
+    for (uint32_t i = 0; i < PROBES; i++) {
+        struct slot *s = &slots[(h + i) & (NSLOTS - 1)];
+        uintptr_t k = atomic_load_explicit(&s->pc, memory_order_relaxed), expect = 0;
+        if (k == 0 && (atomic_compare_exchange_strong(&s->pc, &expect, pc) || expect == pc))
+            k = pc;
+        if (k == pc) {
+            atomic_fetch_add_explicit(&s->n, 1, memory_order_relaxed);
+            return;
+        }
+    }
+    atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
+}
+
+static void on_prof(int sig, siginfo_t *si, void *ucv)
+{
+    (void)sig;
+    (void)si;
+    int e = errno;
+    if (atomic_load_explicit(&active, memory_order_relaxed)) {
+        uintptr_t pc = pc_of(ucv);
+        atomic_fetch_add_explicit(&total, 1, memory_order_relaxed);
+        if (tp_guard || !pc)
+            ; /* tprof's own work: neither the program's ops nor its other functions */
+        else if (tp_op_depth() > 0)
+            atomic_fetch_add_explicit(&in_ops, 1, memory_order_relaxed);
+        else {
+            atomic_fetch_add_explicit(&outside, 1, memory_order_relaxed);
+            record(pc);
+        }
+    }
+    errno = e;
+}
+
+void tp_sample_start(int rate, tp_sigaction_fn ks)
+{
+    struct sigaction cur, sa;
+    struct itimerval it;
+    if (rate <= 0 || !ks || atomic_load(&active))
+        return;
+    if (ks(SIGPROF, NULL, &cur) < 0 || (cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
+        return;
+    if (getitimer(ITIMER_PROF, &it) < 0 || it.it_value.tv_sec || it.it_value.tv_usec)
+        return;
+    if (!slots && !(slots = tp_pages_map(sizeof(struct slot) * NSLOTS, 0)))
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_prof;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    ksig = ks;
+    saved = cur;
+    hz = rate;
+    atomic_store(&active, 1);
+    if (ks(SIGPROF, &sa, NULL) < 0) {
+        atomic_store(&active, 0);
+        return;
+    }
+    long us = 1000000L / rate;
+    it.it_interval.tv_sec = us / 1000000L;
+    it.it_interval.tv_usec = us % 1000000L;
+    it.it_value = it.it_interval;
+    if (setitimer(ITIMER_PROF, &it, NULL) < 0) {
+        ks(SIGPROF, &saved, NULL);
+        atomic_store(&active, 0);
+    }
+}
+
+void tp_sample_stop(void)
+{
+    struct sigaction cur;
+    if (!atomic_exchange(&active, 0))
+        return;
+    int e = errno;
+    if (ksig(SIGPROF, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+        cur.sa_sigaction == on_prof) {
+        struct itimerval off;
+        memset(&off, 0, sizeof off);
+        setitimer(ITIMER_PROF, &off, NULL);
+        /* A tick generated just before the timer stopped is delivered to this thread on the
+         * way out of setitimer, to our handler, before the program's action is back. */
+        ksig(SIGPROF, &saved, NULL);
+    } else {
+        taken_over = 1;
+    }
+    errno = e;
+}
+
+void tp_sample_yield(void)
+{
+    if (atomic_load(&active)) {
+        tp_sample_stop();
+        taken_over = 1;
+    }
+}
+
+void tp_sample_fork_child(void)
+{
+    atomic_store(&total, 0);
+    atomic_store(&in_ops, 0);
+    atomic_store(&outside, 0);
+    atomic_store(&lost, 0);
+    if (slots)
+        memset(slots, 0, sizeof(struct slot) * NSLOTS);
+    if (atomic_exchange(&active, 0)) {
+        struct sigaction cur;
+        if (ksig(SIGPROF, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+            cur.sa_sigaction == on_prof)
+            ksig(SIGPROF, &saved, NULL);
+    }
+    hz = 0;
+}
+
+/* One sampled function: the first address of its symbol (or of its module when no symbol
+ * covers the samples), an address in it and its samples. */
+struct fn {
+    uintptr_t key, pc;
+    uint64_t n;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct fn *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int by_count(const void *a, const void *b)
+{
+    const struct fn *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static const char *base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* The sampled addresses, one entry per function, most samples first. *count entries. */
+static struct fn *functions(size_t *count)
+{
+    size_t k = 0;
+    *count = 0;
+    for (uint32_t i = 0; i < NSLOTS; i++)
+        k += atomic_load(&slots[i].n) != 0;
+    struct fn *f = k ? calloc(k, sizeof *f) : NULL;
+    if (!f)
+        return NULL;
+    size_t m = 0;
+    for (uint32_t i = 0; i < NSLOTS && m < k; i++) {
+        uint64_t n = atomic_load(&slots[i].n);
+        uintptr_t pc = atomic_load(&slots[i].pc), start = 0, bias, lo = 0, hi;
+        char name[8];
+        char path[8];
+        if (!n)
+            continue;
+        if (tp_symtab_lookup(pc, name, sizeof name, &start) < 0) {
+            start = 0;
+            if (tp_symtab_module(pc, path, sizeof path, &bias, &lo, &hi) == 0)
+                start = lo;
+        }
+        f[m++] = (struct fn){start, pc, n};
+    }
+    qsort(f, m, sizeof *f, by_key);
+    size_t w = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (w && f[w - 1].key == f[i].key)
+            f[w - 1].n += f[i].n;
+        else
+            f[w++] = f[i];
+    }
+    qsort(f, w, sizeof *f, by_count);
+    *count = w;
+    return f;
+}
+
+static void name_function(const struct fn *f, struct tp_outside_fn *o)
+{
+    char raw[512], name[512], path[4096];
+    uintptr_t start, bias, lo, hi;
+    if (tp_symtab_lookup(f->pc, raw, sizeof raw, &start) == 0) {
+        tp_symtab_demangle(raw, name, sizeof name);
+        o->name = strdup(name);
+    }
+    if (tp_symtab_module(f->pc, path, sizeof path, &bias, &lo, &hi) == 0)
+        o->module = strdup(base(path));
+}
+
+void tp_sample_collect(struct tp_report *r)
+{
+    struct tp_samples *s = &r->samples;
+    s->hz = (uint64_t)hz;
+    s->total = atomic_load(&total);
+    s->in_ops = atomic_load(&in_ops);
+    s->outside_ops = atomic_load(&outside);
+    if (taken_over)
+        tp_report_note(r, "the program used SIGPROF itself: tprof's CPU-time samples of "
+                          "where the time outside ops goes stopped there");
+    if (!slots || !s->outside_ops)
+        return;
+    size_t n;
+    struct fn *f = functions(&n);
+    size_t keep = n < TOP ? n : TOP;
+    r->outside_ops = keep ? calloc(keep, sizeof *r->outside_ops) : NULL;
+    if (!r->outside_ops)
+        keep = 0;
+    for (size_t i = 0; i < keep; i++) {
+        struct tp_outside_fn *o = &r->outside_ops[i];
+        name_function(&f[i], o);
+        o->samples = f[i].n;
+        o->share = (double)f[i].n / (double)s->outside_ops;
+    }
+    r->noutside_ops = keep;
+    free(f);
+    if (atomic_load(&lost))
+        tp_report_note(r, "%llu CPU-time samples outside ops found no room in their table",
+                       (unsigned long long)atomic_load(&lost));
+}
