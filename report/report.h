@@ -60,6 +60,9 @@ struct tp_frame {
     int line;        /* 0 without debug info */
     char *module;    /* path of the ELF object */
     uint64_t offset; /* address - load bias of module */
+    /* 1: a function the compiler inlined into the next frame, which has the same module and
+     * offset and, as line, that of its call to this one (JSON "inlined": true, written only then) */
+    int inlined;
 };
 
 struct tp_site {
