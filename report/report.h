@@ -189,5 +189,9 @@ int tp_site_system_only(const struct tp_site *s);
 /* The order in which sites are reported, for qsort-like use (< 0: x first): what held the peak
  * first, then what grew largest, then what allocated most; 0 when the three are equal. */
 int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y);
+/* Where a one-line view of s starts: past the functions of system headers (the C++ library's
+ * containers and allocators, under /usr/) that were inlined where the allocator is called, at the
+ * frame that called them from the program's own code; 0 when there are none, or nothing else. */
+size_t tp_site_first_own(const struct tp_site *s);
 
 #endif
