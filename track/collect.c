@@ -137,8 +137,8 @@ static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_sit
         struct tp_frame *f = &out->frames[out->nframes];
         int k = tp_sym_frames(sym, pcs[i], 1, f, TP_SYM_MAX_FRAMES);
         /* tprof's own wrappers (a BLAS op that allocates) are not the program's call path. */
-        if (k > 0 && (is_own_frame(&f[k - 1]) ||
-                      (out->nframes == 0 && is_allocator_frame(&f[k - 1])))) {
+        if (k > 0 &&
+            (is_own_frame(&f[k - 1]) || (out->nframes == 0 && is_allocator_frame(&f[k - 1])))) {
             for (int j = 0; j < k; j++)
                 free_frame(&f[j]);
             continue;

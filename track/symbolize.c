@@ -304,8 +304,7 @@ static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t ra
 
 /* The source frames pc stands for into f[0..max), innermost first: the functions inlined at pc,
  * then the real function, which calls the outermost of them from its own line. */
-static int expand(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struct tp_frame *f,
-                  int max)
+static int expand(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struct tp_frame *f, int max)
 {
     struct tp_frame real;
     char *file = NULL, *call_file = NULL;
@@ -345,8 +344,7 @@ static void free_frame(struct tp_frame *f)
     tp_free(f->module);
 }
 
-int tp_sym_frames(struct tp_symbolizer *s, uintptr_t pc, int is_ret, struct tp_frame *out,
-                  int max)
+int tp_sym_frames(struct tp_symbolizer *s, uintptr_t pc, int is_ret, struct tp_frame *out, int max)
 {
     struct cached *c = NULL;
     if (max <= 0)

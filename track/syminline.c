@@ -38,8 +38,7 @@ static char *die_name(Dwarf_Die *die)
 }
 
 /* Where the function around an inlined one called it. */
-static void call_position(Dwarf_Die *inl, Dwarf_Files *files, size_t nfiles, char **file,
-                          int *line)
+static void call_position(Dwarf_Die *inl, Dwarf_Files *files, size_t nfiles, char **file, int *line)
 {
     Dwarf_Attribute a;
     Dwarf_Word v;
