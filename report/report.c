@@ -77,8 +77,6 @@ static int streq(const char *a, const char *b)
 /* Same source position: function and file:line when known, else the same module offset. */
 static int same_frame(const struct tp_frame *a, const struct tp_frame *b)
 {
-    if (a->inlined != b->inlined)
-        return 0;
     if (a->line && b->line)
         return a->line == b->line && streq(a->file, b->file) && streq(a->function, b->function);
     return a->offset == b->offset && streq(a->module, b->module) && streq(a->function, b->function);
@@ -118,7 +116,6 @@ static uint64_t site_hash(const struct tp_site *s)
     for (size_t i = 0; i < s->nframes; i++) {
         const struct tp_frame *f = &s->frames[i];
         h = mix_str(h, f->function);
-        h = mix(h, (uint64_t)f->inlined);
         if (f->line) {
             h = mix_str(h, f->file);
             h = mix(h, (uint64_t)f->line);
