@@ -309,19 +309,22 @@ static void site_figs(const struct siterow *r, struct fig *f)
 /* "frame0 <- frame1" of a site, for its name line. */
 static void site_title(const struct tp_site *s, char *out, size_t n)
 {
-    char f0[256], f1[256];
+    char f0[256], f1[256], skip[32] = "";
     if (!s->nframes) {
         snprintf(out, n, "(no frames)");
         return;
     }
-    size_t i = tp_site_first_own(s); /* past inline code of system headers */
+    /* past inline code of system headers, counted as in the report's rows */
+    size_t i = tp_site_first_own(s);
+    if (i)
+        snprintf(skip, sizeof skip, "[%zu inlined] ", i);
     tp_fmt_frame(&s->frames[i], f0, sizeof f0);
     if (s->nframes < i + 2) {
-        snprintf(out, n, "%s", f0);
+        snprintf(out, n, "%s%s", skip, f0);
         return;
     }
     tp_fmt_frame(&s->frames[i + 1], f1, sizeof f1);
-    snprintf(out, n, "%.200s <- %.200s", f0, f1);
+    snprintf(out, n, "%s%.200s <- %.200s", skip, f0, f1);
 }
 
 /* ---- text ---- */
