@@ -309,18 +309,22 @@ static void site_figs(const struct siterow *r, struct fig *f)
 /* "frame0 <- frame1" of a site, for its name line. */
 static void site_title(const struct tp_site *s, char *out, size_t n)
 {
-    char f0[256], f1[256];
+    char f0[256], f1[256], skip[32] = "";
     if (!s->nframes) {
         snprintf(out, n, "(no frames)");
         return;
     }
-    tp_fmt_frame(&s->frames[0], f0, sizeof f0);
-    if (s->nframes < 2) {
-        snprintf(out, n, "%s", f0);
+    /* past inline code of system headers, counted as in the report's rows */
+    size_t i = tp_site_first_own(s);
+    if (i)
+        snprintf(skip, sizeof skip, "[%zu inlined] ", i);
+    tp_fmt_frame(&s->frames[i], f0, sizeof f0);
+    if (s->nframes < i + 2) {
+        snprintf(out, n, "%s%s", skip, f0);
         return;
     }
-    tp_fmt_frame(&s->frames[1], f1, sizeof f1);
-    snprintf(out, n, "%.200s <- %.200s", f0, f1);
+    tp_fmt_frame(&s->frames[i + 1], f1, sizeof f1);
+    snprintf(out, n, "%s%.200s <- %.200s", skip, f0, f1);
 }
 
 /* ---- text ---- */
@@ -490,6 +494,8 @@ static struct json_object *json(const char *fa_, const char *fb_, const struct t
             json_object_object_add(jf, "line", json_object_new_int(x->line));
             json_object_object_add(jf, "module", jstr(x->module));
             json_object_object_add(jf, "offset", json_object_new_uint64(x->offset));
+            if (x->inlined)
+                json_object_object_add(jf, "inlined", json_object_new_boolean(1));
             json_object_array_add(fr, jf);
         }
         json_object_object_add(o, "frames", fr);

@@ -85,6 +85,7 @@ static void read_frame(struct tp_jget *c, struct json_object *o, const char *pat
 {
     struct tp_frame *s = v;
     TP_FRAME_FIELDS(READ)
+    s->inlined = tp_jget_boolean(c, o, "inlined", path); /* written only when true */
 }
 
 static void read_site(struct tp_jget *c, struct json_object *o, const char *path, void *v)

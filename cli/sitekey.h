@@ -2,7 +2,10 @@
  *
  * Each frame counts as function@file:line where the line is known, else function@module, else
  * module+0xoffset; files and modules by their base name only, so that the same program built in
- * another directory (or installed elsewhere) still matches. Frames are joined with '|'. */
+ * another directory (or installed elsewhere) still matches. Frames are joined with '|'. A function
+ * the compiler inlined is a frame like the others, with its own line, and the frame after it has
+ * the line of the call: two calls of one inlined helper are two keys, and the key does not say
+ * inlined, so that a build that did not inline the helper has the same. */
 #ifndef TPROF_SITEKEY_H
 #define TPROF_SITEKEY_H
 

@@ -102,14 +102,16 @@ static void site_name(const struct tp_site *s, char *out, size_t n)
         snprintf(out, n, "a site without a stack");
         return;
     }
-    const char *f0 = s->frames[0].function;
-    if (f0 && strcasestr(f0, "alloc") && s->nframes > 1) {
+    /* the program's line, past inline code of system headers */
+    size_t i = tp_site_first_own(s);
+    const char *f0 = s->frames[i].function;
+    if (f0 && strcasestr(f0, "alloc") && s->nframes > i + 1) {
         char caller[200];
-        tp_fmt_frame(&s->frames[1], caller, sizeof caller);
+        tp_fmt_frame(&s->frames[i + 1], caller, sizeof caller);
         snprintf(out, n, "%.200s via %.50s", caller, f0);
         return;
     }
-    tp_fmt_frame(&s->frames[0], out, n);
+    tp_fmt_frame(&s->frames[i], out, n);
 }
 
 static void memory_story(const struct tp_report *r, struct tp_buf *t)

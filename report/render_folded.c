@@ -31,10 +31,13 @@ static const char *base(const char *path)
     return s ? s + 1 : path ? path : "?";
 }
 
+/* An inlined function ends in "_[i]", the mark flamegraph.pl colours inlined frames by. */
 static void put_site_frame(struct tp_buf *b, const struct tp_frame *f)
 {
     if (f->function) {
         put_frame(b, f->function);
+        if (f->inlined)
+            tp_buf_puts(b, "_[i]");
     } else {
         char off[64];
         snprintf(off, sizeof off, "+0x%llx", (unsigned long long)f->offset);

@@ -189,6 +189,9 @@ static void frame(struct tp_buf *b, const struct tp_frame *s)
     struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
     TP_FRAME_FIELDS(WRITE)
+    /* only when set: most frames are not inlined, and older readers know no such key */
+    if (s->inlined)
+        k_bool(o, "inlined", 1);
     tp_buf_putc(b, '}');
 }
 

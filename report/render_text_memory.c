@@ -94,10 +94,15 @@ static void chain(const struct tp_site *s, char *out, size_t n, size_t room, int
     }
     struct tp_buf t;
     tp_buf_init(&t);
-    for (size_t i = 0; i < s->nframes; i++) {
+    /* Inline code of system headers (std::vector's allocator...) would fill the row before the
+     * program's line that called it: counted, not written (the JSON report has them). */
+    size_t first = tp_site_first_own(s);
+    if (first)
+        tp_buf_printf(&t, "[%zu inlined] ", first);
+    for (size_t i = first; i < s->nframes; i++) {
         char fr[600];
         const struct tp_frame *f = &s->frames[i];
-        if (i == 0 && with_offset && f->function) {
+        if (i == first && with_offset && f->function) {
             const char *m = f->module ? strrchr(f->module, '/') : NULL;
             snprintf(fr, sizeof fr, "%s (%s+0x%llx)", f->function,
                      m           ? m + 1
@@ -107,7 +112,7 @@ static void chain(const struct tp_site *s, char *out, size_t n, size_t room, int
         } else {
             tp_fmt_frame(f, fr, sizeof fr);
         }
-        tp_buf_printf(&t, "%s%s", i ? " < " : "", fr);
+        tp_buf_printf(&t, "%s%s", i > first ? " < " : "", fr);
         /* What called main is the C runtime: noise in a one-line site. */
         if (s->frames[i].function && !strcmp(s->frames[i].function, "main"))
             break;

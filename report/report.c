@@ -309,3 +309,12 @@ int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y)
         return x->bytes < y->bytes ? 1 : -1;
     return 0;
 }
+
+size_t tp_site_first_own(const struct tp_site *s)
+{
+    size_t i = 0;
+    while (i < s->nframes && s->frames[i].inlined && s->frames[i].file &&
+           !strncmp(s->frames[i].file, "/usr/", 5))
+        i++;
+    return i < s->nframes ? i : 0;
+}

@@ -60,6 +60,9 @@ struct tp_frame {
     int line;        /* 0 without debug info */
     char *module;    /* path of the ELF object */
     uint64_t offset; /* address - load bias of module */
+    /* 1: a function the compiler inlined into the next frame, which has the same module and
+     * offset and, as line, that of its call to this one (JSON "inlined": true, written only then) */
+    int inlined;
 };
 
 struct tp_site {
@@ -205,5 +208,9 @@ int tp_site_system_only(const struct tp_site *s);
 /* The order in which sites are reported, for qsort-like use (< 0: x first): what held the peak
  * first, then what grew largest, then what allocated most; 0 when the three are equal. */
 int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y);
+/* Where a one-line view of s starts: past the functions of system headers (the C++ library's
+ * containers and allocators, under /usr/) that were inlined where the allocator is called, at the
+ * frame that called them from the program's own code; 0 when there are none, or nothing else. */
+size_t tp_site_first_own(const struct tp_site *s);
 
 #endif

@@ -158,10 +158,11 @@ static const char *base(const char *p)
 
 char *tp_fmt_frame(const struct tp_frame *f, char *out, size_t n)
 {
+    const char *inl = f->inlined ? " [inlined]" : "";
     if (f->function && f->file && f->line > 0)
-        snprintf(out, n, "%s (%s:%d)", f->function, base(f->file), f->line);
+        snprintf(out, n, "%s%s (%s:%d)", f->function, inl, base(f->file), f->line);
     else if (f->function)
-        snprintf(out, n, "%s (%s)", f->function, f->module ? base(f->module) : "?");
+        snprintf(out, n, "%s%s (%s)", f->function, inl, f->module ? base(f->module) : "?");
     else
         snprintf(out, n, "%s+0x%llx", f->module ? base(f->module) : "?",
                  (unsigned long long)f->offset);

@@ -24,7 +24,7 @@ char *tp_fmt_num(double v, int decimals, int width, char *out, size_t n);
 /* A fraction as a percentage in at most width columns, "%" included: "40.0%", "1234%". */
 char *tp_fmt_pct(double frac, int width, char *out, size_t n);
 /* function (file:line), function (module), or module+0xoffset; file and module without their
- * directory. */
+ * directory; " [inlined]" after the name of a function inlined into the next frame. */
 char *tp_fmt_frame(const struct tp_frame *f, char *out, size_t n);
 
 /* Text that goes into a terminal: columns are counted in characters (UTF-8 code points), never

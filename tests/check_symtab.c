@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "track/runtime.h"
+#include "track/symbolize.h"
 #include "track/symtab.h"
 
 
@@ -195,6 +196,70 @@ static void *lookups(void *arg)
     return NULL;
 }
 
+/* An inlined function between a call and its caller: the return address of inl_record is in
+ * inl_helper's code, inlined into inl_outer. The lines are the source's own (__LINE__). Not named
+ * tpsym_*: test_functions_of_module counts those. */
+static uintptr_t inl_ra;
+static volatile int inl_line_helper, inl_line_call;
+__attribute__((noinline, noclone, used)) static int inl_record(int line)
+{
+    inl_ra = (uintptr_t)__builtin_return_address(0);
+    return line + sink;
+}
+static inline __attribute__((always_inline)) void inl_helper(void)
+{
+    inl_line_helper = inl_record(__LINE__);
+}
+__attribute__((noinline, used)) static void inl_outer(void)
+{
+    inl_helper(), inl_line_call = __LINE__;
+}
+
+static void free_frames(struct tp_frame *f, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(f[i].function);
+        free(f[i].file);
+        free(f[i].module);
+    }
+}
+
+START_TEST(test_inlined_frames)
+{
+    sink = 0;
+    inl_outer();
+    struct tp_symbolizer *s = tp_sym_open();
+    ck_assert_ptr_nonnull(s);
+    struct tp_frame f[TP_SYM_MAX_FRAMES];
+    int n = tp_sym_frames(s, inl_ra, 1, f, TP_SYM_MAX_FRAMES);
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(f[0].function, "inl_helper");
+    ck_assert_int_eq(f[0].inlined, 1);
+    ck_assert_int_eq(f[0].line, inl_line_helper);
+    ck_assert_ptr_nonnull(strstr(f[0].file, "check_symtab.c"));
+    ck_assert_str_eq(f[1].function, "inl_outer");
+    ck_assert_int_eq(f[1].inlined, 0);
+    ck_assert_int_eq(f[1].line, inl_line_call);
+    ck_assert_ptr_nonnull(strstr(f[1].file, "check_symtab.c"));
+    ck_assert_uint_eq(f[0].offset, f[1].offset);
+    ck_assert_str_eq(f[0].module, f[1].module);
+    free_frames(f, n);
+    /* With room for one frame: the real function, with the line of its call. */
+    n = tp_sym_frames(s, inl_ra, 1, f, 1);
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(f[0].function, "inl_outer");
+    ck_assert_int_eq(f[0].line, inl_line_call);
+    free_frames(f, n);
+    /* A function with nothing inlined: one frame, as before. */
+    n = tp_sym_frames(s, A(tpsym_beta) + 1, 0, f, TP_SYM_MAX_FRAMES);
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(f[0].function, "tpsym_beta");
+    ck_assert_int_eq(f[0].inlined, 0);
+    free_frames(f, n);
+    tp_sym_close(s);
+}
+END_TEST
+
 START_TEST(test_threads)
 {
     pthread_t t[4];
@@ -222,6 +287,7 @@ int main(void)
     tcase_add_test(tc, test_functions_of_module);
     tcase_add_test(tc, test_dlopen_then_dlclose);
     tcase_add_test(tc, test_demangle);
+    tcase_add_test(tc, test_inlined_frames);
     tcase_add_test(tc, test_threads);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);

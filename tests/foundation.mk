@@ -52,3 +52,10 @@ EXTRA_DIST += tests/lib.sh tests/jcheck.py tests/heap_sites.sh tests/heap_privat
 	tests/proc_thread_exit.sh tests/proc_signal.sh tests/proc_exec.sh tests/env_config.sh \
 	tests/long_signal.sh tests/long_snapshot.sh tests/load_mixed.sh tests/load_threads.sh \
 	tests/load_forkthreads.sh tests/proc_spawn.sh
+# Call sites through inlined code: built with -O2, so that the helpers are inlined.
+check_PROGRAMS += tests/victims/v_inline tests/victims/v_inline_cxx
+tests_victims_v_inline_CFLAGS = -std=gnu11 -g -O2 -fno-optimize-sibling-calls
+tests_victims_v_inline_cxx_SOURCES = tests/victims/v_inline_cxx.cc
+tests_victims_v_inline_cxx_CXXFLAGS = -g -O2 -fno-optimize-sibling-calls
+TESTS += tests/heap_inline.sh
+EXTRA_DIST += tests/heap_inline.sh

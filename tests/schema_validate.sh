@@ -34,6 +34,12 @@ if [ -f "$TPROF_SO" ] && [ -x "$TB/victims/v_sites" ]; then
     fail "v_sites under tprof failed"
   set -- "$@" "$WORK/live_sites.json"
 fi
+if [ -f "$TPROF_SO" ] && [ -x "$TB/victims/v_inline" ]; then
+  TPROF_OUTPUT=none TPROF_JSON="$WORK/live_inline.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_inline" > /dev/null ||
+    fail "v_inline under tprof failed"
+  grep -q '"inlined":true' "$WORK/live_inline.json" || fail "v_inline: no inlined frame to validate"
+  set -- "$@" "$WORK/live_inline.json"
+fi
 
 python3 - "$SCHEMA" "$DOCS/json-shape.md" "$G/report.json" "$@" <<'PY' || fail "schema checks"
 import copy, json, re, sys

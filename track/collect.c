@@ -104,11 +104,22 @@ static int is_own_frame(const struct tp_frame *f)
     return known && f->module && !strcmp(f->module, self);
 }
 
+static void free_frame(struct tp_frame *f)
+{
+    free(f->function);
+    free(f->file);
+    free(f->module);
+    memset(f, 0, sizeof *f);
+}
+
+/* A site's return addresses as source frames: each may stand for several, the functions the
+ * compiler inlined at it (track/symbolize.h). */
 static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_site *out)
 {
     uint32_t n;
     const uintptr_t *pcs = tp_site_frames(id, &n);
-    out->frames = calloc(n ? n : 1, sizeof *out->frames);
+    size_t cap = (size_t)(n ? n : 1) + TP_SYM_MAX_FRAMES;
+    out->frames = calloc(cap, sizeof *out->frames);
     if (!out->frames)
         return;
     if (id == 0) {
@@ -117,18 +128,24 @@ static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_sit
         return;
     }
     for (uint32_t i = 0; i < n; i++) {
-        tp_sym_frame(sym, pcs[i], 1, &out->frames[out->nframes]);
+        if (cap - out->nframes < TP_SYM_MAX_FRAMES) {
+            struct tp_frame *g = realloc(out->frames, 2 * cap * sizeof *g);
+            if (!g)
+                break;
+            memset(g + cap, 0, cap * sizeof *g);
+            out->frames = g;
+            cap *= 2;
+        }
+        struct tp_frame *f = &out->frames[out->nframes];
+        int k = tp_sym_frames(sym, pcs[i], 1, f, TP_SYM_MAX_FRAMES);
         /* tprof's own wrappers (a BLAS op that allocates) are not the program's call path. */
-        if (is_own_frame(&out->frames[out->nframes]) ||
-            (out->nframes == 0 && is_allocator_frame(&out->frames[0]))) {
-            struct tp_frame *f = &out->frames[out->nframes];
-            free(f->function);
-            free(f->file);
-            free(f->module);
-            memset(f, 0, sizeof *f);
+        if (k > 0 &&
+            (is_own_frame(&f[k - 1]) || (out->nframes == 0 && is_allocator_frame(&f[k - 1])))) {
+            for (int j = 0; j < k; j++)
+                free_frame(&f[j]);
             continue;
         }
-        out->nframes++;
+        out->nframes += (size_t)k;
     }
 }
 

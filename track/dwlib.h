@@ -55,7 +55,18 @@
     X(dwfl_module_info) \
     X(dwfl_module_addrinfo) \
     X(dwfl_module_getsrc) \
-    X(dwfl_lineinfo)
+    X(dwfl_lineinfo) \
+    X(dwfl_module_addrdie) \
+    X(dwarf_getscopes) \
+    X(dwarf_getscopes_die) \
+    X(dwarf_tag) \
+    X(dwarf_attr) \
+    X(dwarf_attr_integrate) \
+    X(dwarf_formudata) \
+    X(dwarf_formstring) \
+    X(dwarf_diename) \
+    X(dwarf_getsrcfiles) \
+    X(dwarf_filesrc)
 // clang-format on
 
 struct tp_dw {

@@ -25,12 +25,14 @@
 #include "track/dwlib.h"
 #include "track/runtime.h"
 #include "track/modmap.h"
+#include "track/syminline.h"
 #include "track/symtab.h"
 #include "track/uthash_tp.h"
 
 struct cached {
     uintptr_t pc;
-    struct tp_frame f;
+    struct tp_frame *f; /* n source frames, innermost first */
+    int n;
     UT_hash_handle hh;
 };
 
@@ -255,15 +257,20 @@ struct tp_symbolizer *tp_sym_open(void)
     return s;
 }
 
-static void describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struct tp_frame *out)
+/* The real function that holds pc (out: function, module, offset) and the line table's line at
+ * pc (*file, *line; none for system libraries). 0 when no module holds pc. */
+static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw,
+                             struct tp_frame *out, char **file, int *line)
 {
     memset(out, 0, sizeof *out);
+    *file = NULL;
+    *line = 0;
     out->offset = raw;
     if (!s->dwfl)
-        return;
+        return NULL;
     Dwfl_Module *m = tp_dw.dwfl_addrmodule(s->dwfl, pc);
     if (!m)
-        return;
+        return NULL;
     Dwarf_Addr start = 0;
     const char *mainfile = NULL;
     const char *modname =
@@ -283,49 +290,95 @@ static void describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struc
     const char *path = out->module;
     if (path && (!strncmp(path, "/lib/", 5) || !strncmp(path, "/usr/lib/", 9) ||
                  !strncmp(path, "/lib64/", 7)))
-        return;
-    Dwfl_Line *line = tp_dw.dwfl_module_getsrc(m, pc);
-    if (line) {
-        int lineno = 0;
-        const char *file = tp_dw.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-        if (file) {
-            out->file = dup_or_null(file);
-            out->line = lineno;
-        }
+        return NULL;
+    Dwfl_Line *l = tp_dw.dwfl_module_getsrc(m, pc);
+    if (l) {
+        const char *f = tp_dw.dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+        if (f)
+            *file = dup_or_null(f);
+        else
+            *line = 0;
     }
+    return m;
+}
+
+/* The source frames pc stands for into f[0..max), innermost first: the functions inlined at pc,
+ * then the real function, which calls the outermost of them from its own line. */
+static int expand(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struct tp_frame *f, int max)
+{
+    struct tp_frame real;
+    char *file = NULL, *call_file = NULL;
+    int line = 0, call_line = 0;
+    Dwfl_Module *m = describe(s, pc, raw, &real, &file, &line);
+    int k = m ? tp_sym_inlines(m, pc, f, max - 1, &call_file, &call_line) : 0;
+    if (k == 0) {
+        real.file = file;
+        real.line = line;
+        f[0] = real;
+        return 1;
+    }
+    f[0].file = file;
+    f[0].line = line;
+    for (int i = 0; i < k; i++) {
+        f[i].module = dup_or_null(real.module);
+        f[i].offset = real.offset;
+    }
+    real.file = call_file;
+    real.line = call_line;
+    f[k] = real;
+    return k + 1;
 }
 
 static void copy_frame(const struct tp_frame *in, struct tp_frame *out)
 {
+    *out = *in;
     out->function = dup_or_null(in->function);
     out->file = dup_or_null(in->file);
     out->module = dup_or_null(in->module);
-    out->line = in->line;
-    out->offset = in->offset;
 }
 
-void tp_sym_frame(struct tp_symbolizer *s, uintptr_t pc, int is_ret, struct tp_frame *out)
+static void free_frame(struct tp_frame *f)
+{
+    tp_free(f->function);
+    tp_free(f->file);
+    tp_free(f->module);
+}
+
+int tp_sym_frames(struct tp_symbolizer *s, uintptr_t pc, int is_ret, struct tp_frame *out, int max)
 {
     struct cached *c = NULL;
+    if (max <= 0)
+        return 0;
     memset(out, 0, sizeof *out);
-    if (!s) {
-        out->offset = pc;
-        return;
-    }
+    out->offset = pc;
+    if (!s)
+        return 1;
     HASH_FIND(hh, s->cache, &pc, sizeof pc, c);
     if (!c) {
+        struct tp_frame f[TP_SYM_MAX_FRAMES];
         c = tp_calloc(1, sizeof *c);
-        if (!c) {
-            out->offset = pc;
-            return;
-        }
+        if (!c)
+            return 1;
         c->pc = pc;
         /* A return address points after the call; pc-1 is inside the calling line. The
          * module offset shown is that of the return address, as perf and heaptrack show it. */
-        describe(s, is_ret && pc ? pc - 1 : pc, pc, &c->f);
+        c->n = expand(s, is_ret && pc ? pc - 1 : pc, pc, f, TP_SYM_MAX_FRAMES);
+        c->f = tp_calloc((size_t)c->n, sizeof *c->f);
+        if (!c->f) {
+            for (int i = 0; i < c->n; i++)
+                free_frame(&f[i]);
+            tp_free(c);
+            return 1;
+        }
+        memcpy(c->f, f, sizeof *f * (size_t)c->n);
         HASH_ADD(hh, s->cache, pc, sizeof c->pc, c);
     }
-    copy_frame(&c->f, out);
+    /* Too little room: the real function first, the inlined ones from the innermost. */
+    int n = c->n <= max ? c->n : max;
+    for (int i = 0; i < n - 1; i++)
+        copy_frame(&c->f[i], &out[i]);
+    copy_frame(&c->f[c->n - 1], &out[n - 1]);
+    return n;
 }
 
 void tp_sym_close(struct tp_symbolizer *s)
@@ -336,9 +389,9 @@ void tp_sym_close(struct tp_symbolizer *s)
     HASH_ITER(hh, s->cache, c, tmp)
     {
         HASH_DEL(s->cache, c);
-        tp_free(c->f.function);
-        tp_free(c->f.file);
-        tp_free(c->f.module);
+        for (int i = 0; i < c->n; i++)
+            free_frame(&c->f[i]);
+        tp_free(c->f);
         tp_free(c);
     }
     if (s->dwfl)
