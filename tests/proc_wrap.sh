@@ -6,7 +6,7 @@
 # with its own figures; a failed exec leaves the plain name to the program, which goes on.
 . "$TS/lib.sh"
 V=$TB/victims/v_wrap
-files() { (cd "$1" && ls | tr '\n' ' '); }
+files() { (cd "$1" && LC_ALL=C ls | tr '\n' ' '); }
 # run DIR CMD...: the command under tprof, a JSON report in DIR/r.json, nothing on stderr
 run() {
   d=$WORK/$1; shift
