@@ -5,6 +5,7 @@
  * gets the new image's environment fixed, so that it learns who it is, and leaves the report's
  * plain name to the new image. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,16 @@ static char *const *fix_env(char *const envp[], size_t n, char **v, struct exec_
 
 enum exec_kind { EXEC_VE, EXEC_VPE, EXEC_FD, EXEC_AT };
 
+/* An exec that cannot succeed does not end this image: a shell, or Python's os.execvp, tries
+ * each directory of PATH in turn with execve, and each miss would cost a report written and
+ * taken back. Only a path is checked (execvp with a bare name searches PATH itself). */
+static int cannot_exec(enum exec_kind kind, const char *path)
+{
+    if (!path || (kind != EXEC_VE && kind != EXEC_VPE) || (kind == EXEC_VPE && !strchr(path, '/')))
+        return 0;
+    return faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0;
+}
+
 /* Every exec wrapper ends here: the environment fixed, the report written, the real call. */
 static int do_exec(enum exec_kind kind, int fd, const char *path, char *const argv[],
                    char *const envp[], int flags)
@@ -183,7 +194,9 @@ static int do_exec(enum exec_kind kind, int fd, const char *path, char *const ar
     char *stack[n < ENV_ON_STACK ? n + 3 : 1];
     struct exec_env x;
     char *const *env = fix_env(envp, n, n < ENV_ON_STACK ? stack : NULL, &x);
-    int wrote = before_exec(kind == EXEC_FD || (path && !*path) ? NULL : path);
+    int wrote = 0;
+    if (!cannot_exec(kind, path))
+        wrote = before_exec(kind == EXEC_FD || (path && !*path) ? NULL : path);
     int rc = -1;
     errno = ENOSYS;
     if (real) {

@@ -74,13 +74,20 @@ for f in r.v_wrap.json r.v_wrap-2.json; do
     "ops['before_exec_op']['calls'] == 1" "site('wrapped_work')['count'] == 0"
 done
 
-# A failed exec: the program goes on, and its one report, under the plain name, holds all.
-run fail "$V" failexec
-[ "$out" = "went on" ] || fail "failexec: stdout changed: $out"
-[ "$(files "$WORK/fail")" = "r.json " ] || fail "failexec: files $(files "$WORK/fail")"
-jcheck "$WORK/fail/r.json" "site('before_exec_work')['bytes'] == 3333" \
-  "site('after_fail_work')['bytes'] == 2222" "ops['before_exec_op']['calls'] == 1" \
-  "not any(n.startswith('this image then') for n in d['notes'])"
+# A failed exec: the program goes on, and its one report, under the plain name, holds all. A
+# path that is not there is seen before the report (no report written); an executable file
+# that is no program fails in the kernel (the report written as the image execs is removed).
+printf 'not a program\n' > "$WORK/junk"
+chmod +x "$WORK/junk"
+for target in "$WORK/absent" "$WORK/junk"; do
+  rm -rf "$WORK/fail"
+  run fail "$V" failexec "$target"
+  [ "$out" = "went on" ] || fail "failexec $target: stdout changed: $out"
+  [ "$(files "$WORK/fail")" = "r.json " ] || fail "failexec $target: files $(files "$WORK/fail")"
+  jcheck "$WORK/fail/r.json" "site('before_exec_work')['bytes'] == 3333" \
+    "site('after_fail_work')['bytes'] == 2222" "ops['before_exec_op']['calls'] == 1" \
+    "not any(n.startswith('this image then') for n in d['notes'])"
+done
 
 # The text report on stderr: a wrapper that did nothing says nothing; an image that worked before
 # its exec prints its report under a line that names it.

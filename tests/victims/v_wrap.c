@@ -3,8 +3,9 @@
  *                          allocates 4444 bytes; prints "wrapped".
  *   v_wrap exec PROG ARGS  first work of its own, region "before_exec_op" (500 FLOPs) in which
  *                          before_exec_work allocates 3333 bytes; then execs PROG ARGS.
- *   v_wrap failexec        the same work, then an exec of a program that does not exist; goes
- *                          on: after_fail_work allocates 2222 bytes; prints "went on".
+ *   v_wrap failexec PATH   the same work, then an exec of PATH that fails (PATH does not
+ *                          exist, or is an executable file that is no program); goes on:
+ *                          after_fail_work allocates 2222 bytes; prints "went on".
  * Runs unchanged, its regions no-ops, without tprof. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +32,10 @@ int main(int argc, char **argv)
         execv(argv[2], argv + 2);
         return 9;
     }
-    if (argc > 1 && !strcmp(argv[1], "failexec")) {
+    if (argc > 2 && !strcmp(argv[1], "failexec")) {
         own_work();
-        char *args[] = {"absent", NULL};
-        if (execv("/nonexistent/tprof-absent-program", args) != -1)
+        char *args[] = {argv[2], NULL};
+        if (execv(argv[2], args) != -1)
             return 9;
         (void)after_fail_work(2222);
         return printf("went on\n") < 0;
