@@ -63,7 +63,7 @@ int tp_path_expand(const char *tmpl, const struct tp_path_ctx *ctx, char *out, s
     if (ctx->add_pid && !has_pid)
         sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".%ld", ctx->pid);
     if (ctx->image && ctx->image[0])
-        sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".%.40s", ctx->image);
+        sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".%.63s", ctx->image);
     /* An on-demand report cannot know whether this image will exec: numbered by image, the
      * reports of two images of one process stay apart. */
     if (ctx->image_seq > 0 && ctx->sig_seq > 0)
