@@ -318,6 +318,7 @@ int tp_output_path(const char *tmpl, const struct tp_path_ctx *ctx, char *out, s
     struct tp_path_ctx plain = *ctx;
     plain.add_pid = 0;
     plain.image_seq = 0;
+    plain.image = NULL;
     plain.sig_seq = 0;
     if (tp_path_expand(tmpl, &plain, out, n) == 0 && tp_file_is_stream(out))
         return 0;

@@ -58,11 +58,15 @@ int tp_path_expand(const char *tmpl, const struct tp_path_ctx *ctx, char *out, s
         }
     }
     /* Insert the uniqueness suffix before the extension of the last path component. */
-    char suffix[64] = "";
+    char suffix[128] = "";
     size_t sl = 0;
     if (ctx->add_pid && !has_pid)
         sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".%ld", ctx->pid);
-    if (ctx->image_seq > 0)
+    if (ctx->image && ctx->image[0])
+        sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".%.63s", ctx->image);
+    /* An on-demand report cannot know whether this image will exec: numbered by image, the
+     * reports of two images of one process stay apart. */
+    if (ctx->image_seq > 0 && ctx->sig_seq > 0)
         sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".exec%d", ctx->image_seq);
     if (ctx->sig_seq > 0)
         sl += (size_t)snprintf(suffix + sl, sizeof suffix - sl, ".sig%d", ctx->sig_seq);

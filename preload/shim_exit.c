@@ -2,8 +2,10 @@
  * destructor) and other than a signal (shim_signal.c): _exit/_Exit, quick_exit, and exec, which
  * replaces the image without running any destructor. Each writes the report once through
  * tp_finish(), then lets the program go the way it would have gone without tprof. Exec also
- * gets the new image's environment fixed, so that it learns who it is. */
+ * gets the new image's environment fixed, so that it learns who it is, and leaves the report's
+ * plain name to the new image. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "preload/real.h"
 #include "preload/shim.h"
 #include "preload/shim_exit.h"
+#include "track/output.h"
 #include "track/runtime.h"
 
 /* ---- _exit and _Exit: not caught by destructors. Raw exit_group syscalls cannot be seen. ---- */
@@ -74,19 +77,25 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
-/* Before exec: write this image's report (the new image writes its own, named apart by
- * TPROF_IMAGE). Returns 1 if a report was written and must be taken back if exec fails. */
-static int before_exec(void)
+/* Before exec: this image's report ends here. The plain report names go to the image exec
+ * starts, which cannot know yet whether it will exec in turn; this one writes its report under
+ * its own name, if it did something (track/output.h). Returns 1 if the report was finished and
+ * must be taken back if exec fails. */
+static int before_exec(const char *target)
 {
     if (!tp_running() || tp_in_vfork_child())
         return 0;
+    tp_output_exec_target(target);
     return tp_finish("exec");
 }
 
+/* The program goes on: so does its profile, which at the end takes the plain names again. */
 static void after_failed_exec(int wrote, int e)
 {
-    if (wrote)
+    if (wrote) {
+        tp_output_exec_failed();
         tp_resume_after_failed_exec();
+    }
     errno = e;
 }
 
@@ -165,6 +174,16 @@ static char *const *fix_env(char *const envp[], size_t n, char **v, struct exec_
 
 enum exec_kind { EXEC_VE, EXEC_VPE, EXEC_FD, EXEC_AT };
 
+/* An exec that cannot succeed does not end this image: a shell, or Python's os.execvp, tries
+ * each directory of PATH in turn with execve, and each miss would cost a report written and
+ * taken back. Only a path is checked (execvp with a bare name searches PATH itself). */
+static int cannot_exec(enum exec_kind kind, const char *path)
+{
+    if (!path || (kind != EXEC_VE && kind != EXEC_VPE) || (kind == EXEC_VPE && !strchr(path, '/')))
+        return 0;
+    return faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0;
+}
+
 /* Every exec wrapper ends here: the environment fixed, the report written, the real call. */
 static int do_exec(enum exec_kind kind, int fd, const char *path, char *const argv[],
                    char *const envp[], int flags)
@@ -175,7 +194,9 @@ static int do_exec(enum exec_kind kind, int fd, const char *path, char *const ar
     char *stack[n < ENV_ON_STACK ? n + 3 : 1];
     struct exec_env x;
     char *const *env = fix_env(envp, n, n < ENV_ON_STACK ? stack : NULL, &x);
-    int wrote = before_exec();
+    int wrote = 0;
+    if (!cannot_exec(kind, path))
+        wrote = before_exec(kind == EXEC_FD || (path && !*path) ? NULL : path);
     int rc = -1;
     errno = ENOSYS;
     if (real) {

@@ -284,6 +284,12 @@ START_TEST(test_fileio)
     ck_assert_str_eq(buf, "/dev/fd/2");
     ck_assert_int_eq(tp_output_path("/tmp/r.json", &ctx, buf, sizeof buf), 0);
     ck_assert_str_eq(buf, "/tmp/r.77.exec2.sig3.json");
+    ctx.image = "sh";
+    ctx.sig_seq = 0;
+    ck_assert_int_eq(tp_output_path("/dev/fd/2", &ctx, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "/dev/fd/2");
+    ck_assert_int_eq(tp_output_path("/tmp/r.json", &ctx, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "/tmp/r.77.sh.json");
     /* the checks before the run */
     ck_assert_int_eq(tp_check_output(q, why, sizeof why), 0);
     ck_assert_int_eq(tp_check_output("/dev/null", why, sizeof why), 0);
@@ -361,16 +367,28 @@ START_TEST(test_path_expand)
     ck_assert_str_eq(out, "/tmp/a.b/run.1234");
     ck_assert_int_eq(tp_path_expand("r-%p.json", &c, out, sizeof out), 0);
     ck_assert_str_eq(out, "r-1234.json");
+    /* the plain name is the last image's: one that came by exec keeps it */
     c.add_pid = 0;
     c.image_seq = 2;
     ck_assert_int_eq(tp_path_expand("r.json", &c, out, sizeof out), 0);
-    ck_assert_str_eq(out, "r.exec2.json");
+    ck_assert_str_eq(out, "r.json");
     ck_assert_int_eq(tp_path_expand("r%%.json", &c, out, sizeof out), 0);
-    ck_assert_str_eq(out, "r%.exec2.json");
+    ck_assert_str_eq(out, "r%.json");
     c.sig_seq = 4;
     ck_assert_int_eq(tp_path_expand("r.json", &c, out, sizeof out), 0);
     ck_assert_str_eq(out, "r.exec2.sig4.json");
     c.sig_seq = 0;
+    /* the report of an image as it execs another is named by that image */
+    c.image = "env";
+    ck_assert_int_eq(tp_path_expand("r.json", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "r.env.json");
+    c.add_pid = 1;
+    ck_assert_int_eq(tp_path_expand("/tmp/a.b/run", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "/tmp/a.b/run.1234.env");
+    ck_assert_int_eq(tp_path_expand("r-%p.json", &c, out, sizeof out), 0);
+    ck_assert_str_eq(out, "r-1234.env.json");
+    c.add_pid = 0;
+    c.image = NULL;
     ck_assert_int_eq(tp_path_expand("r%x.json", &c, out, sizeof out), -1);
     ck_assert_int_eq(tp_path_expand("abcdefghij", &c, out, 8), -1);
 }

@@ -13,3 +13,10 @@ EXTRA_DIST += tests/proc_chain.sh tests/proc_core.sh
 # The TPROF_* parser's fuzz target and the script that runs every target (fuzz/README.md);
 # never built by make. fuzz/corpus, env/ included, is distributed by src/cli.mk.
 EXTRA_DIST += fuzz/fuzz_env.c fuzz/env.dict fuzz/run.sh
+# Wrapped programs: the report's plain name belongs to the last image of a process (env X=1
+# prog, sh -c 'exec prog', chains of them); an image that execs after working of its own
+# reports under its name; a failed exec keeps the plain name.
+check_PROGRAMS += tests/victims/v_wrap
+tests_victims_v_wrap_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_wrap.sh
+EXTRA_DIST += tests/proc_wrap.sh

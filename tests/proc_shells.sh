@@ -1,11 +1,13 @@
 #!/bin/sh
-# Shell scripts: every process image writes its own report under its own name, whatever the
+# Shell scripts: every process writes one report, its last image's (the plain name is handed on
+# at exec; the shell images that exec'd did nothing of their own and write none), whatever the
 # shell. bash has its own getenv and setenv and execs its children with its own list of exported
 # variables, built before it forked; dash execs from vfork; zsh is checked when installed. The
 # images are counted apart from tprof by tests/victims/libtpcount.so, preloaded beside it: one
-# line per image started and per forked child. Each pid must have exactly as many reports as
-# lines, with and without %p in the template, and tprof must have said nothing (a report that
-# had to go beside another's under a made-up name would say so).
+# line per image started (with its executable) and per forked child. Each pid must have exactly
+# one report, of the executable its last image ran, with and without %p in the template, and
+# tprof must have said nothing (a report that had to go beside another's under a made-up name
+# would say so).
 . "$TS/lib.sh"
 COUNT=$TB/victims/libtpcount.so
 cat > "$WORK/script.sh" <<'EOF'
@@ -34,16 +36,26 @@ for sh in bash dash zsh; do
     python3 - "$dir" "$sh" "$tmpl" <<'EOF' || fail "$sh ($tmpl): reports and images differ"
 import collections, glob, json, os, sys
 d, sh, tmpl = sys.argv[1:]
-images = collections.Counter(line.split()[0] for line in open(os.path.join(d, "images")))
-reports = collections.Counter()
+images, last = collections.Counter(), {}
+for line in open(os.path.join(d, "images")):
+    w = line.split()
+    images[w[0]] += 1
+    last[w[0]] = w[2] if w[1] == "image" else None
+reports, exes = collections.Counter(), {}
 for f in glob.glob(os.path.join(d, "*.json")):
-    reports[str(json.load(open(f))["program"]["pid"])] += 1
+    p = json.load(open(f))["program"]
+    reports[str(p["pid"])] += 1
+    exes[str(p["pid"])] = p["exe"]
 n_img, n_rep = sum(images.values()), sum(reports.values())
-print(f"{sh} ({tmpl}): {n_img} process images, {n_rep} reports")
-bad = {p: (images[p], reports[p]) for p in set(images) | set(reports) if images[p] != reports[p]}
+print(f"{sh} ({tmpl}): {n_img} process images in {len(images)} processes, {n_rep} reports")
+bad = {p: (images[p], reports[p]) for p in set(images) | set(reports) if reports[p] != 1}
 for p, (i, r) in sorted(bad.items()):
     print(f"  pid {p}: {i} images, {r} reports")
-sys.exit(1 if bad or n_img < 20 else 0)
+wrong = {p: (last[p], exes.get(p)) for p in last if last[p] and exes.get(p) != last[p]}
+for p, (want, got) in sorted(wrong.items()):
+    print(f"  pid {p}: report of {got}, last image {want}")
+execs = n_img - len(images)  # images that replaced another, besides each process's first
+sys.exit(1 if bad or wrong or n_img < 20 or execs < 3 else 0)
 EOF
   done
 done

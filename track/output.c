@@ -1,5 +1,6 @@
 /* Report files (track/output.h): their names for this process image, putting them in place
- * without taking another process's, and writing every output of one report. */
+ * without taking another process's, and writing every output of one report; the report of an
+ * image as it execs another (track/output_exec.c decides whether there is one). */
 #include "track/output.h"
 
 #include <errno.h>
@@ -16,11 +17,16 @@
 #include "report/render.h"
 #include "report/report.h"
 #include "track/collect.h"
+#include "track/output_exec.h"
 #include "track/runtime.h"
 #include "track/trace_file.h"
 #include "track/tracebuf.h"
 
 static struct tp_ident ident;
+
+/* While the report of an image that execs another is written: that image's name, put in every
+ * file name (".<image>"), so that the plain names stay free for the last image of the process. */
+static char exec_image[64];
 
 void tp_output_set_ident(const struct tp_ident *id)
 {
@@ -40,6 +46,7 @@ static void path_ctx(struct tp_path_ctx *ctx, int sig_seq)
         snprintf(host_name, sizeof host_name, "localhost");
     struct tp_path_ctx c = {ident.pid,      tp_mpi_rank(env_get), host_name,
                             !ident.is_root, ident.image_seq,      sig_seq};
+    c.image = exec_image[0] ? exec_image : NULL;
     *ctx = c;
 }
 
@@ -193,6 +200,12 @@ void tp_report_abandon(void)
     tp_write_abandon();
 }
 
+/* The files of the report written as this image execs: if the exec fails, the image goes on
+ * and owns the plain names again, and its report at the end replaces these. */
+#define EXEC_FILES 6
+static char exec_files[EXEC_FILES][4096];
+static int exec_nfiles;
+
 /* Write a report file where the user pointed (common/fileio.h): a regular file atomically, so that
  * a reader, or a program killed while a snapshot is written, never sees half a report, and never
  * over another process's report (publish); a device, a FIFO or a descriptor in place. */
@@ -208,6 +221,8 @@ static char *write_out(const char *var, const char *tmpl, int sig_seq, const str
         tp_warn("%s: cannot write %s: %s; report not written", var, path, why);
         return NULL;
     }
+    if (exec_image[0] && !tp_file_is_stream(final) && exec_nfiles < EXEC_FILES)
+        snprintf(exec_files[exec_nfiles++], sizeof exec_files[0], "%s", final);
     return strdup(final);
 }
 
@@ -258,12 +273,102 @@ static void write_extras(struct tp_report *r, const char *why, int sig_seq)
     }
 }
 
+/* ---- the report of an image as it execs another (track/output_exec.c) ---- */
+
+static const char *exec_target;
+
+void tp_output_exec_target(const char *path)
+{
+    exec_target = path;
+}
+
+/* Remove a file at path if this image wrote it (own_files): 1 if removed. */
+static int unlink_own(const char *path)
+{
+    struct stat st;
+    int i = lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? own_slot(&st) : -1;
+    if (i < 0 || unlink(path) < 0)
+        return 0;
+    own_files[i].dev = 0;
+    own_files[i].ino = 0;
+    return 1;
+}
+
+static void unlink_own_plain(const char *var, const char *tmpl)
+{
+    char path[4096];
+    if (tmpl && report_path(var, tmpl, 0, path, sizeof path) == 0)
+        unlink_own(path);
+}
+
+/* The plain names go to the image exec starts: a periodic snapshot this one wrote there would
+ * look, to that image, like another process's report, and its own would go beside it. */
+static void release_plain_names(void)
+{
+    char heap[4200];
+    unlink_own_plain("TPROF_JSON", tp_cfg.json);
+    if (strcmp(tp_cfg.output, "none") != 0 && strcmp(tp_cfg.output, "stderr") != 0)
+        unlink_own_plain("TPROF_OUTPUT", tp_cfg.output);
+    if (tp_cfg.trace)
+        unlink_own_plain("TPROF_TRACE", tp_cfg.trace);
+    if (tp_cfg.folded) {
+        unlink_own_plain("TPROF_FOLDED", tp_cfg.folded);
+        heap_folded_template(tp_cfg.folded, heap, sizeof heap);
+        unlink_own_plain("TPROF_FOLDED", heap);
+    }
+}
+
+void tp_output_exec_failed(void)
+{
+    exec_target = NULL;
+    for (int i = 0; i < exec_nfiles; i++)
+        unlink_own(exec_files[i]);
+    exec_nfiles = 0;
+}
+
+/* 1 when this image, as it execs, has a report to write (then named by the image). */
+static int exec_report(struct tp_report *r)
+{
+    exec_nfiles = 0;
+    release_plain_names();
+    if (!tp_exec_worth_report(r))
+        return 0;
+    tp_exec_image_name(r, ident.image_seq, exec_image, sizeof exec_image);
+    tp_report_note(r,
+                   "this image then exec'd %s: the report under the plain name is that of "
+                   "the last image of the process",
+                   exec_target ? exec_target : "a program given by file descriptor");
+    return 1;
+}
+
+/* On stderr only the program the user started speaks: the dozens of helpers a script spawns
+ * would bury its report (theirs still go to TPROF_JSON / a TPROF_OUTPUT path). An image of it
+ * that execs another speaks only when it did something, under a line that says which. */
+static void text_to_stderr(const char *why, const struct tp_buf *b)
+{
+    if (!ident.is_root || !strcmp(why, "snapshot"))
+        return;
+    if (exec_image[0]) {
+        char head[4400];
+        snprintf(head, sizeof head, "tprof: report of %s (pid %ld) before it exec'd %s\n",
+                 exec_image, ident.pid, exec_target ? exec_target : "a program");
+        if (tp_write_fd(2, head, strlen(head)) < 0)
+            return;
+    }
+    if (tp_write_fd(2, b->p, b->len) < 0) {
+    }
+}
+
 /* Build the report and write every output. Called with the guard held and recording stopped. */
 void tp_write_reports(const char *why, int sig_seq)
 {
     struct tp_report r;
     tp_report_init(&r);
     tp_collect(&r, why);
+    if (!strcmp(why, "exec") && !exec_report(&r)) {
+        tp_report_free(&r);
+        return;
+    }
     tp_analyze(&r);
     write_extras(&r, why, sig_seq);
 
@@ -272,14 +377,9 @@ void tp_write_reports(const char *why, int sig_seq)
         tp_buf_init(&b);
         struct tp_text_opts o = {tp_cfg.top, 100};
         tp_render_text(&r, &o, &b);
-        if (!strcmp(tp_cfg.output, "stderr")) {
-            /* On stderr only the program the user started speaks: a shell wrapper's image before
-             * it execs the real program, or the dozens of helpers a script spawns, would bury
-             * its report. Their reports still go to TPROF_JSON / a TPROF_OUTPUT path. */
-            if (ident.is_root && strcmp(why, "exec") != 0 && strcmp(why, "snapshot") != 0 &&
-                tp_write_fd(2, b.p, b.len) < 0) {
-            }
-        } else {
+        if (!strcmp(tp_cfg.output, "stderr"))
+            text_to_stderr(why, &b);
+        else {
             free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b));
         }
         tp_buf_free(&b);
@@ -292,4 +392,5 @@ void tp_write_reports(const char *why, int sig_seq)
         tp_buf_free(&b);
     }
     tp_report_free(&r);
+    exec_image[0] = 0;
 }

@@ -28,6 +28,15 @@ void tp_write_reports(const char *why, int sig_seq);
  * (async-signal-safe). */
 void tp_report_abandon(void);
 
+/* Exec (preload/shim_exit.c): the program about to be started, for the report this image writes
+ * as it execs (NULL: by file descriptor); called before the report. That report, when the image
+ * did something of its own (track/output_exec.c), is named by the image, and the plain names
+ * are left to the image exec starts. */
+void tp_output_exec_target(const char *path);
+/* The exec failed: the image goes on, and the report it wrote as it exec'd is removed (the one it
+ * writes at the end, under the plain names, replaces it). */
+void tp_output_exec_failed(void);
+
 /* A forked child wrote none of its parent's files. */
 void tp_output_fork_child(void);
 

@@ -3,7 +3,7 @@
 # ops, steps, the op tree, the trace buffer and the collection of all of it into a report.
 # Defines no libc or BLAS name. Calls report/ and common/.
 libtptrack_la_SOURCES = track/runtime.c track/runtime.h track/rawalloc.c track/rawalloc.h \
-	track/output.c track/output.h track/uthash_tp.h track/heap.c track/heap.h \
+	track/output.c track/output.h track/output_exec.c track/output_exec.h track/uthash_tp.h track/heap.c track/heap.h \
 	track/livetable.c track/livetable.h track/sites.c track/sites.h \
 	track/unwind.c track/unwind.h track/cfarules.c track/cfarules.h track/cfaexpr.c track/cfaexpr.h \
 	track/stack.c track/stack.h track/modmap.c track/modmap.h \
