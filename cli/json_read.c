@@ -92,6 +92,7 @@ static void read_site(struct tp_jget *c, struct json_object *o, const char *path
     struct tp_site *s = v;
     s->frames = objects(c, o, "frames", path, sizeof *s->frames, &s->nframes, read_frame);
     TP_SITE_FIELDS(READ)
+    s->system |= tp_site_system(s); /* a report from before the flag: the same rule */
 }
 
 static void read_memory(struct tp_jget *c, struct json_object *o, const char *path,

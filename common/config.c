@@ -9,6 +9,7 @@
 
 #include "common/fileio.h"
 #include "common/path.h"
+#include "common/suppress.h"
 
 void tp_config_defaults(struct tp_config *c)
 {
@@ -34,6 +35,7 @@ void tp_config_free(struct tp_config *c)
     free(c->folded);
     free(c->ops);
     free(c->step);
+    free(c->suppress);
     memset(c, 0, sizeof *c);
 }
 
@@ -80,6 +82,7 @@ enum kind {
     K_STEP,     /* char * field: one function name */
     K_SCHEDULE, /* sched_wait, sched_warmup, sched_active */
     K_SIGNAL,   /* int field: a signal number */
+    K_SUPPRESS, /* char * field: the patterns of a leak suppression file (common/suppress.h) */
 };
 
 #define OFF(f) offsetof(struct tp_config, f)
@@ -116,6 +119,7 @@ static const struct var {
     {"TPROF_PLT", K_BOOL, OFF(plt), 0, 0, "1"},
     {"TPROF_DEBUGINFOD", K_BOOL, OFF(debuginfod), 0, 0, "0"},
     {"TPROF_HOOK_NS", K_DOUBLE, OFF(hook_ns), 0, 1e6, "the measured cost"},
+    {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
@@ -187,6 +191,20 @@ static int apply(struct tp_config *c, const struct var *d, const char *v, const 
             return -1;
         *(int *)f = b;
         return 0;
+    case K_SUPPRESS: {
+        /* The file is read now, at start-up, so that a bad one is said before the program runs;
+         * the configuration is loaded once, so one buffer for the reason is enough. */
+        static char reason[160];
+        if (!valid_path(v, why))
+            return -1;
+        if (tp_suppress_load(v, &s, reason, sizeof reason) < 0) {
+            *why = reason;
+            return -1;
+        }
+        free(*(char **)f);
+        *(char **)f = s;
+        return 0;
+    }
     }
     *why = "unknown kind";
     return -1;

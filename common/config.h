@@ -49,6 +49,7 @@ struct tp_config {
     int json_sites;     /* sites written to JSON, default 1000 (0 = all) */
     int plt;            /* 1: hook shared-library exports through the PLT/GOT (default) */
     double hook_ns;     /* cost of one non-op -finstrument-functions hook; -1: measure it */
+    char *suppress; /* TPROF_SUPPRESS's leak patterns, one per line (common/suppress.h), or NULL */
 };
 
 typedef void (*tp_warn_fn)(const char *line);
