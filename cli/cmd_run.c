@@ -43,6 +43,8 @@ static const struct {
      "cost of one non-op instrumentation hook (default measured)"},
     {"--debuginfod", "TPROF_DEBUGINFOD", "0|1",
      "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
+    {"--suppress", "TPROF_SUPPRESS", "FILE",
+     "leak suppressions, LeakSanitizer's format (leak:pattern lines)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
