@@ -92,7 +92,6 @@ static void read_site(struct tp_jget *c, struct json_object *o, const char *path
     struct tp_site *s = v;
     s->frames = objects(c, o, "frames", path, sizeof *s->frames, &s->nframes, read_frame);
     TP_SITE_FIELDS(READ)
-    s->system |= tp_site_system(s); /* a report from before the flag: the same rule */
 }
 
 static void read_memory(struct tp_jget *c, struct json_object *o, const char *path,
@@ -100,6 +99,7 @@ static void read_memory(struct tp_jget *c, struct json_object *o, const char *pa
 {
     TP_MEMORY_FIELDS(READ)
     s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_site);
+    tp_memory_classify(s); /* a report from before the split: flags and figures from its sites */
 }
 
 static void read_amdahl(struct tp_jget *c, struct json_object *o, const char *path, void *v)

@@ -123,7 +123,25 @@ static const struct var {
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
-/* Apply one variable's value to c. 0, or -1 with *why (c untouched). */
+/* TPROF_SUPPRESS: the file is read now, at start-up, so that a bad one is said before the
+ * program runs; the configuration is loaded once, so one buffer for the reason is enough. */
+static int apply_suppress(char **f, const char *v, const char **why)
+{
+    static char reason[160];
+    char *s;
+    if (!valid_path(v, why))
+        return -1;
+    if (tp_suppress_load(v, &s, reason, sizeof reason) < 0) {
+        *why = reason;
+        return -1;
+    }
+    free(*f);
+    *f = s;
+    return 0;
+}
+
+/* Apply one variable's value to c. 0, or -1 with *why (c untouched).
+ * Long because it is one switch with a case per kind of variable, each a few lines. */
 static int apply(struct tp_config *c, const struct var *d, const char *v, const char **why)
 {
     void *f = (char *)c + d->off;
@@ -191,20 +209,7 @@ static int apply(struct tp_config *c, const struct var *d, const char *v, const 
             return -1;
         *(int *)f = b;
         return 0;
-    case K_SUPPRESS: {
-        /* The file is read now, at start-up, so that a bad one is said before the program runs;
-         * the configuration is loaded once, so one buffer for the reason is enough. */
-        static char reason[160];
-        if (!valid_path(v, why))
-            return -1;
-        if (tp_suppress_load(v, &s, reason, sizeof reason) < 0) {
-            *why = reason;
-            return -1;
-        }
-        free(*(char **)f);
-        *(char **)f = s;
-        return 0;
-    }
+    case K_SUPPRESS: return apply_suppress((char **)f, v, why);
     }
     *why = "unknown kind";
     return -1;

@@ -264,6 +264,7 @@ static int has_note(const struct tp_report *r, const char *s)
 
 void tp_analyze(struct tp_report *r)
 {
+    tp_memory_classify(&r->memory);
     uint64_t wall = r->program.wall_ns;
     /* Merged: the processes' time side by side, saturating rather than wrapping. */
     uint64_t denom = wall;

@@ -209,6 +209,10 @@ struct tp_leak_split {
     size_t suppressed_sites;
 };
 void tp_leak_split(const struct tp_memory *m, struct tp_leak_split *o);
+/* Flag every site that tp_site_system() says is a system library's (a report from before the
+ * flag, a model built by hand) and, when the split figures are missing, fill them from
+ * tp_leak_split. Idempotent; tp_analyze() calls it. */
+void tp_memory_classify(struct tp_memory *m);
 /* The order in which sites are reported, for qsort-like use (< 0: x first): what held the peak
  * first, then what grew largest, then what allocated most; 0 when the three are equal. */
 int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y);

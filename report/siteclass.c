@@ -157,3 +157,17 @@ void tp_leak_split(const struct tp_memory *m, struct tp_leak_split *o)
     for (size_t i = 0; i < m->nsites; i++)
         o->suppressed_sites += m->sites[i].suppressed && m->sites[i].live_at_exit_bytes;
 }
+
+void tp_memory_classify(struct tp_memory *m)
+{
+    for (size_t i = 0; i < m->nsites; i++)
+        m->sites[i].system |= tp_site_system(&m->sites[i]);
+    struct tp_leak_split ls;
+    tp_leak_split(m, &ls);
+    m->live_at_exit_program_bytes = ls.program_bytes;
+    m->live_at_exit_program_allocs = ls.program_allocs;
+    m->live_at_exit_system_bytes = ls.system_bytes;
+    m->live_at_exit_system_allocs = ls.system_allocs;
+    m->live_at_exit_suppressed_bytes = ls.suppressed_bytes;
+    m->live_at_exit_suppressed_allocs = ls.suppressed_allocs;
+}
