@@ -14,3 +14,9 @@ jcheck "$WORK/r.json" \
   "m['allocs'] == 2" "m['peak_bytes'] == 3145728 + $dtv0" "m['live_at_exit_bytes'] == 3145728 + $dtv0" \
   "m['bytes_allocated'] == 3145728 + $dtv0" "site('allocate_dtv')['bytes'] == $dtv0" \
   "m['live_at_exit_system_bytes'] == $dtv0" "m['live_at_exit_program_bytes'] == 3145728"
+# tprof's own threads (snapshots, the report signal, the trace) and files add nothing either.
+TPROF_OUTPUT=none TPROF_SNAPSHOT=0.01 TPROF_SIGNAL=USR1 TPROF_TRACE="$WORK/t.json" \
+    TPROF_FOLDED="$WORK/f" TPROF_JSON="$WORK/r2.json" LD_PRELOAD="$TPROF_SO" "$V" >/dev/null ||
+    fail "victim failed with tprof's threads: $?"
+jcheck "$WORK/r2.json" \
+  "m['allocs'] == 2" "m['peak_bytes'] == 3145728 + $dtv0" "m['live_at_exit_bytes'] == 3145728 + $dtv0"
