@@ -112,7 +112,8 @@ START_TEST(test_roofline_unknown)
     ck_assert_str_eq(o.bound, "unknown");
     free(o.bound);
     /* Peaks unknown (0), or not numbers: no bound, but rate and intensity stand. */
-    double bad[][2] = {{0, 10}, {100, 0}, {0, 0}, {NAN, 10}, {100, NAN}, {INFINITY, 10}, {-1, 10}};
+    double bad[][2] = {{0, 10}, {100, 0}, {0, 0}, {NAN, 10}, {100, NAN}, {INFINITY, 10},
+                       {-1, 10}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         o = one(1000, 5000, 1000);
         tp_op_roofline(&o, bad[i][0], bad[i][1], 1000);
@@ -223,7 +224,7 @@ START_TEST(test_verdict_and_amdahl)
     ck_assert_str_eq(v->amdahl[2].op, "relu");
     ck_assert(v->amdahl[0].share == 0.4);
     ck_assert(v->amdahl[0].speedup_2x == 1 / ((1 - 0.4) + 0.4 / 2)); /* 1.25 */
-    ck_assert(v->amdahl[0].speedup_max == 1 / (1 - 0.4));            /* 1.666... */
+    ck_assert(v->amdahl[0].speedup_max == 1 / (1 - 0.4));     /* 1.666... */
     ck_assert(v->amdahl[1].share == 0.25);
     ck_assert(v->amdahl[1].speedup_2x == 1 / 0.875);
     ck_assert(v->amdahl[1].speedup_max == 1 / 0.75);
