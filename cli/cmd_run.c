@@ -45,6 +45,8 @@ static const struct {
      "CPU-time samples/s naming where time outside ops goes (default 100, 0 = off)"},
     {"--debuginfod", "TPROF_DEBUGINFOD", "0|1",
      "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
+    {"--suppress", "TPROF_SUPPRESS", "FILE",
+     "leak suppressions, LeakSanitizer's format (leak:pattern lines)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 

@@ -100,6 +100,7 @@ static void read_memory(struct tp_jget *c, struct json_object *o, const char *pa
 {
     TP_MEMORY_FIELDS(READ)
     s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_site);
+    tp_memory_classify(s); /* a report from before the split: flags and figures from its sites */
 }
 
 static void read_amdahl(struct tp_jget *c, struct json_object *o, const char *path, void *v)

@@ -484,6 +484,18 @@ static void merge_program(struct merge *g, const struct tp_report *in, size_t ni
         m->bytes_allocated = add(g, m->bytes_allocated, x->bytes_allocated);
         m->live_at_exit_bytes = add(g, m->live_at_exit_bytes, x->live_at_exit_bytes);
         m->live_at_exit_allocs = add(g, m->live_at_exit_allocs, x->live_at_exit_allocs);
+        m->live_at_exit_program_bytes =
+            add(g, m->live_at_exit_program_bytes, x->live_at_exit_program_bytes);
+        m->live_at_exit_program_allocs =
+            add(g, m->live_at_exit_program_allocs, x->live_at_exit_program_allocs);
+        m->live_at_exit_system_bytes =
+            add(g, m->live_at_exit_system_bytes, x->live_at_exit_system_bytes);
+        m->live_at_exit_system_allocs =
+            add(g, m->live_at_exit_system_allocs, x->live_at_exit_system_allocs);
+        m->live_at_exit_suppressed_bytes =
+            add(g, m->live_at_exit_suppressed_bytes, x->live_at_exit_suppressed_bytes);
+        m->live_at_exit_suppressed_allocs =
+            add(g, m->live_at_exit_suppressed_allocs, x->live_at_exit_suppressed_allocs);
         if (x->peak_rss_bytes > m->peak_rss_bytes)
             m->peak_rss_bytes = x->peak_rss_bytes;
         m->unknown_frees = add(g, m->unknown_frees, x->unknown_frees);

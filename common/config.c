@@ -9,6 +9,7 @@
 
 #include "common/fileio.h"
 #include "common/path.h"
+#include "common/suppress.h"
 
 void tp_config_defaults(struct tp_config *c)
 {
@@ -35,6 +36,7 @@ void tp_config_free(struct tp_config *c)
     free(c->folded);
     free(c->ops);
     free(c->step);
+    free(c->suppress);
     memset(c, 0, sizeof *c);
 }
 
@@ -81,6 +83,7 @@ enum kind {
     K_STEP,     /* char * field: one function name */
     K_SCHEDULE, /* sched_wait, sched_warmup, sched_active */
     K_SIGNAL,   /* int field: a signal number */
+    K_SUPPRESS, /* char * field: the patterns of a leak suppression file (common/suppress.h) */
 };
 
 #define OFF(f) offsetof(struct tp_config, f)
@@ -118,10 +121,29 @@ static const struct var {
     {"TPROF_DEBUGINFOD", K_BOOL, OFF(debuginfod), 0, 0, "0"},
     {"TPROF_HOOK_NS", K_DOUBLE, OFF(hook_ns), 0, 1e6, "the measured cost"},
     {"TPROF_SAMPLE_HZ", K_INT, OFF(sample_hz), 0, 1000, "100"},
+    {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
-/* Apply one variable's value to c. 0, or -1 with *why (c untouched). */
+/* TPROF_SUPPRESS: the file is read now, at start-up, so that a bad one is said before the
+ * program runs; the configuration is loaded once, so one buffer for the reason is enough. */
+static int apply_suppress(char **f, const char *v, const char **why)
+{
+    static char reason[160];
+    char *s;
+    if (!valid_path(v, why))
+        return -1;
+    if (tp_suppress_load(v, &s, reason, sizeof reason) < 0) {
+        *why = reason;
+        return -1;
+    }
+    free(*f);
+    *f = s;
+    return 0;
+}
+
+/* Apply one variable's value to c. 0, or -1 with *why (c untouched).
+ * Long because it is one switch with a case per kind of variable, each a few lines. */
 static int apply(struct tp_config *c, const struct var *d, const char *v, const char **why)
 {
     void *f = (char *)c + d->off;
@@ -189,6 +211,7 @@ static int apply(struct tp_config *c, const struct var *d, const char *v, const 
             return -1;
         *(int *)f = b;
         return 0;
+    case K_SUPPRESS: return apply_suppress((char **)f, v, why);
     }
     *why = "unknown kind";
     return -1;

@@ -50,6 +50,7 @@ struct tp_config {
     int plt;            /* 1: hook shared-library exports through the PLT/GOT (default) */
     double hook_ns;     /* cost of one non-op -finstrument-functions hook; -1: measure it */
     int sample_hz;      /* CPU-time samples per second of where time outside ops goes, 0 = off */
+    char *suppress; /* TPROF_SUPPRESS's leak patterns, one per line (common/suppress.h), or NULL */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

@@ -21,6 +21,7 @@
 #include "track/rawalloc.h"
 #include "track/runtime.h"
 #include "track/sites.h"
+#include "track/tlsown.h"
 #include "track/unwind.h"
 
 typedef void *(*aligned_alloc_fn)(size_t, size_t);
@@ -166,7 +167,10 @@ TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
     void *p;
     tp_guard = 1;
     TIMED(real_calloc(n, m), p);
-    return finish_alloc(p, n * m, ra, elapsed); /* no overflow: the real calloc succeeded */
+    size_t bytes = n * m; /* no overflow: the real calloc succeeded */
+    if (tp_unlikely(m == 2 * sizeof(void *)))
+        bytes -= tp_tls_dtv_surplus((uintptr_t)ra, n, m); /* a thread's DTV: tprof's TLS out */
+    return finish_alloc(p, bytes, ra, elapsed);
 }
 
 TP_EXPORT TP_NOINSTR void free(void *p)

@@ -114,6 +114,26 @@ static void site_name(const struct tp_site *s, char *out, size_t n)
     tp_fmt_frame(&s->frames[i], out, n);
 }
 
+/* "At exit, program: 3.00 MiB in 1 block leaked; system libraries keep 41.6 KiB." */
+static void leak_story(const struct tp_memory *m, struct tp_buf *t)
+{
+    char a[32];
+    struct tp_leak_split ls;
+    tp_leak_split(m, &ls);
+    if (ls.program_bytes)
+        tp_buf_printf(t, " At exit, program: %s in %llu block%s leaked",
+                      tp_fmt_bytes(ls.program_bytes, a, sizeof a),
+                      (unsigned long long)ls.program_allocs, ls.program_allocs == 1 ? "" : "s");
+    else
+        tp_buf_puts(t, " At exit, program: nothing leaked");
+    if (ls.system_bytes)
+        tp_buf_printf(t, "; system libraries keep %s", tp_fmt_bytes(ls.system_bytes, a, sizeof a));
+    if (ls.suppressed_bytes)
+        tp_buf_printf(t, "; %s suppressed (TPROF_SUPPRESS)",
+                      tp_fmt_bytes(ls.suppressed_bytes, a, sizeof a));
+    tp_buf_putc(t, '.');
+}
+
 static void memory_story(const struct tp_report *r, struct tp_buf *t)
 {
     const struct tp_memory *m = &r->memory;
@@ -129,7 +149,7 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
     const struct tp_site *top = NULL, *top_sys = NULL;
     for (size_t i = 0; i < m->nsites; i++) {
         const struct tp_site *s = &m->sites[i];
-        const struct tp_site **best = tp_site_system_only(s) ? &top_sys : &top;
+        const struct tp_site **best = s->system ? &top_sys : &top;
         if (s->live_at_peak_bytes &&
             (!*best || s->live_at_peak_bytes > (*best)->live_at_peak_bytes))
             *best = s;
@@ -164,12 +184,8 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
                       "parameters, buffers) and %s transient (activations, workspaces).",
                       a, b);
     }
-    if (m->live_at_exit_bytes) {
-        tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
-        tp_buf_printf(t, " %s in %llu block%s is still allocated at exit.", a,
-                      (unsigned long long)m->live_at_exit_allocs,
-                      m->live_at_exit_allocs == 1 ? "" : "s");
-    }
+    if (m->live_at_exit_bytes)
+        leak_story(m, t);
 }
 
 /* A percentage in words: "71%", "<1%" rather than a misleading "0%". */
@@ -285,6 +301,7 @@ static int has_note(const struct tp_report *r, const char *s)
 
 void tp_analyze(struct tp_report *r)
 {
+    tp_memory_classify(&r->memory);
     uint64_t wall = r->program.wall_ns;
     /* Merged: the processes' time side by side, saturating rather than wrapping. */
     uint64_t denom = wall;

@@ -55,13 +55,17 @@
 /* struct tp_site: "frames", then these */
 #define TP_SITE_FIELDS(X) \
     X(U64, allocs, 0) X(U64, frees, 0) X(U64, bytes, 0) X(U64, peak_live_bytes, 0) \
-    X(U64, live_at_peak_bytes, 0) X(U64, live_at_exit_bytes, 0) X(U64, live_at_exit_allocs, 0)
+    X(U64, live_at_peak_bytes, 0) X(U64, live_at_exit_bytes, 0) X(U64, live_at_exit_allocs, 0) \
+    X(BOOL, system, 0) X(BOOL, suppressed, 0)
 
 /* struct tp_memory: these, then "sites" */
 #define TP_MEMORY_FIELDS(X) \
     X(U64, peak_bytes, 0) X(U64, peak_ns, 0) X(STR, peak_op, NULL) X(U64, allocs, 0) \
     X(U64, frees, 0) X(U64, bytes_allocated, 0) X(U64, live_at_exit_bytes, 0) \
-    X(U64, live_at_exit_allocs, 0) X(U64, peak_rss_bytes, 0) X(U64, unknown_frees, 0) \
+    X(U64, live_at_exit_allocs, 0) X(U64, live_at_exit_program_bytes, 0) \
+    X(U64, live_at_exit_program_allocs, 0) X(U64, live_at_exit_system_bytes, 0) \
+    X(U64, live_at_exit_system_allocs, 0) X(U64, live_at_exit_suppressed_bytes, 0) \
+    X(U64, live_at_exit_suppressed_allocs, 0) X(U64, peak_rss_bytes, 0) X(U64, unknown_frees, 0) \
     X(U64, failed_allocs, 0) X(U64, alloc_ns, 0) X(U64, persistent_bytes, 0) \
     X(U64, transient_bytes, 0) X(U64, nsites_total, 0)
 

@@ -47,12 +47,22 @@ void tp_text_memory(struct tp_text_ctx *c)
     struct tp_buf t;
     tp_buf_init(&t);
     tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
-    if (m->live_at_exit_bytes || m->live_at_exit_allocs)
+    if (m->live_at_exit_bytes || m->live_at_exit_allocs) {
+        struct tp_leak_split ls;
+        tp_leak_split(m, &ls);
         tp_buf_printf(&t, "live at exit: %s in %llu block%s", a,
                       (unsigned long long)m->live_at_exit_allocs,
                       m->live_at_exit_allocs == 1 ? "" : "s");
-    else
+        if (ls.system_bytes || ls.suppressed_bytes)
+            tp_buf_printf(&t, " (the program's %s, system libraries' %s%s%s)",
+                          tp_fmt_bytes(ls.program_bytes, b, sizeof b),
+                          tp_fmt_bytes(ls.system_bytes, d, sizeof d),
+                          ls.suppressed_bytes ? ", suppressed " : "",
+                          ls.suppressed_bytes ? tp_fmt_bytes(ls.suppressed_bytes, e, sizeof e)
+                                              : "");
+    } else {
         tp_buf_puts(&t, "live at exit: nothing");
+    }
     if (m->unknown_frees)
         tp_buf_printf(&t, "; %llu free%s of %s tprof never saw (passed through)",
                       (unsigned long long)m->unknown_frees, m->unknown_frees == 1 ? "" : "s",
@@ -123,11 +133,6 @@ static void chain(const struct tp_site *s, char *out, size_t n, size_t room, int
     tp_buf_free(&t);
 }
 
-static int system_only(const struct tp_site *s)
-{
-    return tp_site_system_only(s);
-}
-
 static int by_at_peak(const void *a, const void *b)
 {
     const struct tp_site *x = *(const struct tp_site *const *)a,
@@ -154,7 +159,7 @@ static int by_leak(const void *a, const void *b)
 static int site_label(const struct tp_memory *m, const struct tp_site *s, char *line, size_t n,
                       size_t room)
 {
-    int sys = system_only(s);
+    int sys = s->system;
     chain(s, line + (sys ? 6 : 0), n - 6, room - (sys ? 6 : 0), has_twin(m, s));
     if (sys)
         memcpy(line, "[lib] ", 6);
@@ -203,27 +208,59 @@ static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
         tp_text_say(c, "(%zu more site%s in the JSON report)", held - shown,
                     held - shown == 1 ? "" : "s");
     if (marked_sites)
-        tp_text_say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
-                       "internal caches), not by the program's code");
+        tp_text_say(c, "[lib]: a system library's own keeping (start-up constructors, stdio "
+                       "buffers, thread-local storage, runtime caches), not the program's data");
 }
 
-/* LEAKS: the sites still live at exit (v sorted by by_leak, v[0] leaks). */
+/* What the system libraries keep, in a few words each, the largest first: "libgfortran, ld.so
+ * TLS, stdio buffer". v is sorted by by_leak. */
+static void kept_by(const struct tp_memory *m, const struct tp_site **v, struct tp_buf *out)
+{
+    char seen[6][64];
+    size_t n = 0, more = 0;
+    for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
+        if (!v[i]->system || v[i]->suppressed)
+            continue;
+        char what[64];
+        tp_site_system_what(v[i], what, sizeof what);
+        size_t k = 0;
+        while (k < n && strcmp(seen[k], what))
+            k++;
+        if (k < n)
+            continue;
+        if (n == sizeof seen / sizeof seen[0]) {
+            more = 1;
+            continue;
+        }
+        memcpy(seen[n++], what, sizeof what);
+        tp_buf_printf(out, "%s%s", n > 1 ? ", " : "", what);
+    }
+    if (more)
+        tp_buf_puts(out, ", ...");
+}
+
+/* LEAKS: the program's sites still live at exit, one row each (v sorted by by_leak); what system
+ * libraries keep and what TPROF_SUPPRESS suppressed, one line each. */
 static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
 {
     const struct tp_memory *m = &c->r->memory;
-    size_t room = (size_t)c->width - 21, leaking = 0, shown = 0, marked = 0;
-    char h[2][128], line[2048];
+    size_t room = (size_t)c->width - 21, leaking = 0, shown = 0;
+    char h[2][128], line[2048], a[32];
+    struct tp_leak_split ls;
+    tp_leak_split(m, &ls);
     tp_text_heading(c, "LEAKS (still allocated at exit)");
-    tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, "bytes", 10),
-                  tp_text_right(h[1], 128, "blocks", 8), "site");
     for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
-        leaking++;
+        if (v[i]->system || v[i]->suppressed)
+            continue;
+        if (!leaking++)
+            tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, "bytes", 10),
+                          tp_text_right(h[1], 128, "blocks", 8), "site");
         if (shown >= (size_t)c->top)
             continue;
-        char a[32], n[32];
+        char n[32];
         tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
         tp_fmt_count(v[i]->live_at_exit_allocs, n, sizeof n);
-        marked += site_label(m, v[i], line, sizeof line, room);
+        chain(v[i], line, sizeof line, room, has_twin(m, v[i]));
         tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, a, 10),
                       tp_text_right(h[1], 128, n, 8), line);
         shown++;
@@ -231,16 +268,43 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
     if (leaking > shown)
         tp_text_say(c, "(%zu more leaking site%s in the JSON report)", leaking - shown,
                     leaking - shown == 1 ? "" : "s");
-    if (marked)
-        tp_text_say(c, "[lib]: allocated by system libraries alone (start-up constructors, "
-                       "internal caches): kept on purpose, seldom the program's leak");
+    if (!leaking && ls.program_bytes)
+        tp_text_say(c, "the program: %s in %llu block%s; their call sites are not in this report",
+                    tp_fmt_bytes(ls.program_bytes, a, sizeof a),
+                    (unsigned long long)ls.program_allocs, ls.program_allocs == 1 ? "" : "s");
+    else if (!leaking)
+        tp_text_say(c, "the program: nothing");
+    if (ls.system_bytes) {
+        struct tp_buf t;
+        tp_buf_init(&t);
+        tp_buf_printf(&t, "system libraries keep %s in %llu block%s",
+                      tp_fmt_bytes(ls.system_bytes, a, sizeof a),
+                      (unsigned long long)ls.system_allocs, ls.system_allocs == 1 ? "" : "s");
+        size_t at = t.len;
+        tp_buf_puts(&t, " (");
+        kept_by(m, v, &t);
+        if (t.len == at + 2)
+            t.len = at; /* none of them is among the report's sites */
+        else
+            tp_buf_putc(&t, ')');
+        tp_buf_puts(&t, ": kept on purpose, not the program's leak (their sites are in the JSON "
+                        "report, \"system\": true)");
+        tp_text_wrap(c, "", tp_buf_str(&t), 2);
+        tp_buf_free(&t);
+    }
+    if (ls.suppressed_bytes)
+        tp_text_say(c, "suppressed (TPROF_SUPPRESS): %s in %llu block%s at %zu site%s",
+                    tp_fmt_bytes(ls.suppressed_bytes, a, sizeof a),
+                    (unsigned long long)ls.suppressed_allocs, ls.suppressed_allocs == 1 ? "" : "s",
+                    ls.suppressed_sites, ls.suppressed_sites == 1 ? "" : "s");
 }
 
 void tp_text_sites(struct tp_text_ctx *c)
 {
     const struct tp_memory *m = &c->r->memory;
+    const struct tp_site **v = NULL;
     if (m->nsites) {
-        const struct tp_site **v = malloc(m->nsites * sizeof *v);
+        v = malloc(m->nsites * sizeof *v);
         if (!v)
             return;
         for (size_t i = 0; i < m->nsites; i++)
@@ -248,19 +312,8 @@ void tp_text_sites(struct tp_text_ctx *c)
         qsort(v, m->nsites, sizeof *v, by_at_peak);
         sites_at_peak(c, v);
         qsort(v, m->nsites, sizeof *v, by_leak);
-        int leaked = v[0]->live_at_exit_bytes != 0;
-        if (leaked)
-            leaks(c, v);
-        free(v);
-        if (leaked)
-            return;
     }
-    if (m->live_at_exit_bytes) {
-        char a[32];
-        tp_text_heading(c, "LEAKS (still allocated at exit)");
-        tp_text_say(c, "%s in %llu block%s; their call sites are not in this report",
-                    tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a),
-                    (unsigned long long)m->live_at_exit_allocs,
-                    m->live_at_exit_allocs == 1 ? "" : "s");
-    }
+    if (m->live_at_exit_bytes)
+        leaks(c, v);
+    free(v);
 }

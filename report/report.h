@@ -72,6 +72,8 @@ struct tp_site {
     uint64_t peak_live_bytes;    /* this site's own maximum of live bytes */
     uint64_t live_at_peak_bytes; /* its live bytes when the whole heap peaked */
     uint64_t live_at_exit_bytes, live_at_exit_allocs;
+    int system;     /* a system library's own keeping (tp_site_system), not the program's */
+    int suppressed; /* its leak matched a TPROF_SUPPRESS pattern */
 };
 
 struct tp_memory {
@@ -79,6 +81,12 @@ struct tp_memory {
     char *peak_op;                /* op running on the thread that set the peak, or NULL */
     uint64_t allocs, frees, bytes_allocated;
     uint64_t live_at_exit_bytes, live_at_exit_allocs;
+    /* live_at_exit split three ways (they add up to it): the program's leaks, what system
+     * libraries keep on purpose (sites with system set), what TPROF_SUPPRESS suppressed. All 0 in
+     * a report from before the split. */
+    uint64_t live_at_exit_program_bytes, live_at_exit_program_allocs;
+    uint64_t live_at_exit_system_bytes, live_at_exit_system_allocs;
+    uint64_t live_at_exit_suppressed_bytes, live_at_exit_suppressed_allocs;
     uint64_t peak_rss_bytes;
     uint64_t unknown_frees; /* frees of pointers tprof never saw (passed through) */
     uint64_t failed_allocs;
@@ -205,6 +213,28 @@ void tp_report_note(struct tp_report *r, const char *fmt, ...)
 /* Every frame of the site inside a system library (/lib, /usr/lib...): libc's stdio buffers,
  * constructors of libraries loaded at start-up; kept on purpose, not the program's doing. */
 int tp_site_system_only(const struct tp_site *s);
+/* A system library's own keeping (report/siteclass.c): system_only, or the frames below the
+ * program's code hold the dynamic loader (TLS, link maps), a runtime that keeps its own state
+ * (libgfortran, libquadmath, libgomp, OpenBLAS), or libc's stdio buffers, locale or time-zone
+ * data. Derived from the frames alone. */
+int tp_site_system(const struct tp_site *s);
+/* What keeps it, in a few words: "stdio buffer", "ld.so TLS", "libgfortran"... */
+void tp_site_system_what(const struct tp_site *s, char *out, size_t n);
+
+/* What is live at exit, split: the memory's live_at_exit_program/system/suppressed figures, or
+ * for a report written before they existed, what its sites' flags say (the rest being the
+ * program's). suppressed_sites counts the report's sites whose leak was suppressed. */
+struct tp_leak_split {
+    uint64_t program_bytes, program_allocs;
+    uint64_t system_bytes, system_allocs;
+    uint64_t suppressed_bytes, suppressed_allocs;
+    size_t suppressed_sites;
+};
+void tp_leak_split(const struct tp_memory *m, struct tp_leak_split *o);
+/* Flag every site that tp_site_system() says is a system library's (a report from before the
+ * flag, a model built by hand) and, when the split figures are missing, fill them from
+ * tp_leak_split. Idempotent; tp_analyze() calls it. */
+void tp_memory_classify(struct tp_memory *m);
 /* The order in which sites are reported, for qsort-like use (< 0: x first): what held the peak
  * first, then what grew largest, then what allocated most; 0 when the three are equal. */
 int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y);

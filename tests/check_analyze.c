@@ -239,8 +239,8 @@ START_TEST(test_verdict_and_amdahl)
                      "1.25x faster, an infinitely fast one 1.67x. The heap peaks at 4.88 KiB "
                      "inside gemm; 3.91 KiB of it from load_weights (model.c:99) via ex_alloc. Of "
                      "the peak, 3.91 KiB is persistent (allocated before the first op: "
-                     "parameters, buffers) and 1000 B transient (activations, workspaces). 4.00 "
-                     "KiB in 2 blocks is still allocated at exit.");
+                     "parameters, buffers) and 1000 B transient (activations, workspaces). At "
+                     "exit, program: 4.00 KiB in 2 blocks leaked.");
     ck_assert_uint_eq(r.nnotes, 0);
     tp_report_free(&r);
 }
@@ -457,10 +457,24 @@ START_TEST(test_text_variants)
     /* A site without a stack is named as such; one block is "block". */
     tp_site_free_frames(&r.memory.sites[0]);
     r.memory.live_at_exit_allocs = 1;
+    r.memory.live_at_exit_program_allocs = 1; /* the split the first tp_analyze filled in */
     r.memory.sites[0].live_at_peak_bytes = 3000;
     tp_analyze(&r);
     ck_assert_ptr_nonnull(strstr(r.verdict.text, "2.93 KiB of it from a site without a stack."));
-    ck_assert_ptr_nonnull(strstr(r.verdict.text, "4.00 KiB in 1 block is still allocated"));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "At exit, program: 4.00 KiB in 1 block leaked."));
+    /* Split: what system libraries keep and what was suppressed are not the program's leak. */
+    r.memory.live_at_exit_program_bytes = 1024;
+    r.memory.live_at_exit_program_allocs = 1;
+    r.memory.live_at_exit_system_bytes = 2048;
+    r.memory.live_at_exit_suppressed_bytes = 1024;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "At exit, program: 1.00 KiB in 1 block leaked; "
+                                                 "system libraries keep 2.00 KiB; 1.00 KiB "
+                                                 "suppressed (TPROF_SUPPRESS)."));
+    r.memory.live_at_exit_program_bytes = 0;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "At exit, program: nothing leaked; system "
+                                                 "libraries keep 2.00 KiB;"));
     tp_report_free(&r);
 }
 END_TEST

@@ -1005,8 +1005,8 @@ START_TEST(test_text_nothing)
     r.memory.live_at_exit_bytes = 10;
     r.memory.live_at_exit_allocs = 1;
     t = text_of(&r, 10, 100);
-    ck_assert_ptr_nonnull(strstr(t, "\n10 B in 1 block; their call sites are not in this "
-                                    "report\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\nthe program: 10 B in 1 block; their call sites are not in "
+                                    "this report\n"));
     free(t);
     tp_report_free(&r);
 }

@@ -18,6 +18,7 @@
 #include "track/sample.h"
 #include "track/unmatched.h"
 #include "common/path.h"
+#include "common/suppress.h"
 #include "report/peaks.h"
 #include "track/sites.h"
 #include "track/symbolize.h"
@@ -274,15 +275,75 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
     }
 }
 
-/* Symbolise the most important sites (a bounded number: symbolisation is the slow part of the
- * exit), merge those that name the same source lines, keep TPROF_JSON_SITES. */
+/* A leak matched by a TPROF_SUPPRESS pattern: a function, source file or module of any frame. */
+static int suppressed(const struct tp_site *s)
+{
+    for (size_t i = 0; tp_cfg.suppress && i < s->nframes; i++) {
+        const struct tp_frame *f = &s->frames[i];
+        if (tp_suppress_match(tp_cfg.suppress, f->function) ||
+            tp_suppress_match(tp_cfg.suppress, f->file) ||
+            tp_suppress_match(tp_cfg.suppress, f->module))
+            return 1;
+    }
+    return 0;
+}
+
+/* Flag the n symbolised sites as a system library's or suppressed, and split what is live at
+ * exit accordingly: the program's part is the rest, sites left unsymbolised included. */
+static void classify_sites(struct tp_memory *m, struct tp_site *all, size_t n)
+{
+    uint64_t sys_b = 0, sys_n = 0, sup_b = 0, sup_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct tp_site *s = &all[i];
+        s->system = tp_site_system(s);
+        s->suppressed = s->live_at_exit_bytes && suppressed(s);
+        if (s->suppressed) {
+            sup_b += s->live_at_exit_bytes;
+            sup_n += s->live_at_exit_allocs;
+        } else if (s->system) {
+            sys_b += s->live_at_exit_bytes;
+            sys_n += s->live_at_exit_allocs;
+        }
+    }
+    m->live_at_exit_system_bytes = sys_b;
+    m->live_at_exit_system_allocs = sys_n;
+    m->live_at_exit_suppressed_bytes = sup_b;
+    m->live_at_exit_suppressed_allocs = sup_n;
+    m->live_at_exit_program_bytes =
+        m->live_at_exit_bytes > sys_b + sup_b ? m->live_at_exit_bytes - sys_b - sup_b : 0;
+    m->live_at_exit_program_allocs =
+        m->live_at_exit_allocs > sys_n + sup_n ? m->live_at_exit_allocs - sys_n - sup_n : 0;
+}
+
+/* Move up to cap sites still live at exit from [from, k) to just after from: they are
+ * symbolised too, so that small leaks (a system library's few bytes) are named and classified
+ * in a program with thousands of sites. Returns how many moved. */
+static size_t leaks_forward(struct tp_site *all, size_t from, size_t k, size_t cap)
+{
+    size_t moved = 0;
+    for (size_t i = from; i < k && moved < cap; i++) {
+        if (!all[i].live_at_exit_bytes)
+            continue;
+        struct tp_site t = all[from + moved];
+        all[from + moved] = all[i];
+        all[i] = t;
+        moved++;
+    }
+    return moved;
+}
+
+/* Symbolise the most important sites and those live at exit (a bounded number: symbolisation
+ * is the slow part of the exit), merge those that name the same source lines, classify them,
+ * keep TPROF_JSON_SITES. */
 static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
 {
     struct tp_memory *m = &r->memory;
     qsort(all, k, sizeof *all, by_importance);
     size_t nsym = k;
-    if (tp_cfg.json_sites > 0 && nsym > 4 * (size_t)tp_cfg.json_sites)
+    if (tp_cfg.json_sites > 0 && nsym > 4 * (size_t)tp_cfg.json_sites) {
         nsym = 4 * (size_t)tp_cfg.json_sites;
+        nsym += leaks_forward(all, nsym, k, nsym);
+    }
     struct tp_symbolizer *sym = NULL;
     for (size_t i = 0; i < nsym; i++) {
         uint32_t id = (uint32_t)all[i].nframes;
@@ -304,6 +365,7 @@ static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
                           "code) are merged by source line; their own peak is then an upper bound");
     m->nsites_total = merged + (k - nsym);
     qsort(all, merged, sizeof *all, by_importance);
+    classify_sites(m, all, merged);
     size_t keep = merged;
     if (tp_cfg.json_sites > 0 && keep > (size_t)tp_cfg.json_sites) {
         keep = (size_t)tp_cfg.json_sites;

@@ -21,6 +21,7 @@
 #include <sys/single_threaded.h>
 
 #include "track/runtime.h"
+#include "track/tlsown.h"
 
 struct tp_dw tp_dw;
 _Atomic int tp_dw_state;
@@ -47,6 +48,7 @@ int tp_dw_load(void)
     struct tp_dw t;
     const char *missing = NULL;
     void *h = dlmopen(LM_ID_NEWLM, "libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    tp_tls_own_count(h); /* their TLS modules are tprof's: track/tlsown.h */
     if (!h) {
         const char *why = dlerror();
         tp_warn("libdw.so.1: %s; allocation stacks stop at the allocating call and report "

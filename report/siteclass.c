@@ -1,0 +1,173 @@
+/* Which call sites are a system library's own keeping rather than the program's: the rule that
+ * splits "still allocated at exit" into the program's leaks and what the C runtime, the dynamic
+ * loader and the compiler's runtimes hold on purpose until the process ends. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report.h"
+
+/* Under a directory where the system's shared libraries live. */
+static int in_system_dir(const char *m)
+{
+    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
+    for (size_t d = 0; m && d < sizeof dirs / sizeof dirs[0]; d++)
+        if (!strncmp(m, dirs[d], strlen(dirs[d])))
+            return 1;
+    return 0;
+}
+
+static const char *base(const char *m)
+{
+    const char *b = m ? strrchr(m, '/') : NULL;
+    return b ? b + 1 : m ? m : "";
+}
+
+static int is_loader(const char *m)
+{
+    const char *b = base(m);
+    return !strncmp(b, "ld-linux", 8) || !strncmp(b, "ld.so", 5) || !strncmp(b, "ld64.so", 7);
+}
+
+/* Runtimes that never hand a heap block of theirs to their caller to own: whatever they hold at
+ * exit is their own state (the Fortran runtime's units and its constructors, OpenMP's thread
+ * pool, OpenBLAS's buffers), however the program's call reached them. */
+static int is_keeping_runtime(const char *m)
+{
+    static const char *libs[] = {"libgfortran.", "libquadmath.", "libgomp.", "libopenblas"};
+    const char *b = base(m);
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        if (!strncmp(b, libs[i], strlen(libs[i])))
+            return 1;
+    return 0;
+}
+
+/* The C library's functions that allocate state it keeps for the life of the process: stdio
+ * buffers (freed only by exit's own flush, after tprof's report), locale and time-zone data. */
+static const char *libc_keeper(const char *fn)
+{
+    if (!fn)
+        return NULL;
+    if (strstr(fn, "_IO_file_doallocate") || strstr(fn, "_IO_wfile_doallocate"))
+        return "stdio buffer";
+    if (!strncmp(fn, "_nl_", 4) || strstr(fn, "setlocale") || strstr(fn, "newlocale"))
+        return "locale data";
+    if (strstr(fn, "tzfile") || strstr(fn, "tzset") || strstr(fn, "__tzstring"))
+        return "time zone data";
+    return NULL;
+}
+
+static int loader_tls(const char *fn)
+{
+    return fn && (strstr(fn, "tls") || strstr(fn, "dtv"));
+}
+
+/* The frames from frames[0] while they stay inside system libraries: the part of the stack
+ * below the program's own code. Its length. */
+static size_t system_run(const struct tp_site *s)
+{
+    size_t n = 0;
+    while (n < s->nframes && in_system_dir(s->frames[n].module))
+        n++;
+    return n;
+}
+
+int tp_site_system(const struct tp_site *s)
+{
+    if (tp_site_system_only(s))
+        return 1;
+    size_t n = system_run(s);
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_frame *f = &s->frames[i];
+        if (is_loader(f->module) || is_keeping_runtime(f->module) || libc_keeper(f->function))
+            return 1;
+    }
+    return 0;
+}
+
+/* "libgfortran" from "/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0". */
+static void lib_name(const char *m, char *out, size_t n)
+{
+    const char *b = base(m);
+    const char *so = strstr(b, ".so");
+    size_t len = so ? (size_t)(so - b) : strlen(b);
+    if (len >= n)
+        len = n - 1;
+    memcpy(out, b, len);
+    out[len] = 0;
+}
+
+void tp_site_system_what(const struct tp_site *s, char *out, size_t n)
+{
+    size_t run = s->nframes ? system_run(s) : 0;
+    const char *libc_what = NULL;
+    int loader = 0, tls = 0;
+    for (size_t i = 0; i < run; i++) {
+        const struct tp_frame *f = &s->frames[i];
+        if (!libc_what)
+            libc_what = libc_keeper(f->function);
+        loader |= is_loader(f->module);
+        tls |= is_loader(f->module) && loader_tls(f->function);
+    }
+    if (libc_what) {
+        snprintf(out, n, "%s", libc_what);
+        return;
+    }
+    if (tls) {
+        snprintf(out, n, "ld.so TLS");
+        return;
+    }
+    /* The first library in the stack that is neither libc nor the loader: the one whose
+     * constructor or call it was (libquadmath registering its printf types through libc). */
+    for (size_t i = 0; i < run; i++) {
+        const char *m = s->frames[i].module;
+        if (!m || is_loader(m) || !strncmp(base(m), "libc.so", 7))
+            continue;
+        lib_name(m, out, n);
+        return;
+    }
+    snprintf(out, n, "%s", loader ? "ld.so" : "libc");
+}
+
+void tp_leak_split(const struct tp_memory *m, struct tp_leak_split *o)
+{
+    memset(o, 0, sizeof *o);
+    o->system_bytes = m->live_at_exit_system_bytes;
+    o->system_allocs = m->live_at_exit_system_allocs;
+    o->suppressed_bytes = m->live_at_exit_suppressed_bytes;
+    o->suppressed_allocs = m->live_at_exit_suppressed_allocs;
+    o->program_bytes = m->live_at_exit_program_bytes;
+    o->program_allocs = m->live_at_exit_program_allocs;
+    if (o->system_bytes + o->suppressed_bytes + o->program_bytes == 0 && m->live_at_exit_bytes) {
+        /* A report from before the split: what its sites say, the rest is the program's. */
+        for (size_t i = 0; i < m->nsites; i++) {
+            const struct tp_site *s = &m->sites[i];
+            if (s->suppressed) {
+                o->suppressed_bytes += s->live_at_exit_bytes;
+                o->suppressed_allocs += s->live_at_exit_allocs;
+            } else if (s->system) {
+                o->system_bytes += s->live_at_exit_bytes;
+                o->system_allocs += s->live_at_exit_allocs;
+            }
+        }
+        uint64_t kb = o->system_bytes + o->suppressed_bytes;
+        uint64_t kn = o->system_allocs + o->suppressed_allocs;
+        o->program_bytes = m->live_at_exit_bytes > kb ? m->live_at_exit_bytes - kb : 0;
+        o->program_allocs = m->live_at_exit_allocs > kn ? m->live_at_exit_allocs - kn : 0;
+    }
+    for (size_t i = 0; i < m->nsites; i++)
+        o->suppressed_sites += m->sites[i].suppressed && m->sites[i].live_at_exit_bytes;
+}
+
+void tp_memory_classify(struct tp_memory *m)
+{
+    for (size_t i = 0; i < m->nsites; i++)
+        m->sites[i].system |= tp_site_system(&m->sites[i]);
+    struct tp_leak_split ls;
+    tp_leak_split(m, &ls);
+    m->live_at_exit_program_bytes = ls.program_bytes;
+    m->live_at_exit_program_allocs = ls.program_allocs;
+    m->live_at_exit_system_bytes = ls.system_bytes;
+    m->live_at_exit_system_allocs = ls.system_allocs;
+    m->live_at_exit_suppressed_bytes = ls.suppressed_bytes;
+    m->live_at_exit_suppressed_allocs = ls.suppressed_allocs;
+}

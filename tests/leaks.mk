@@ -1,0 +1,9 @@
+# Leaks: the program's apart from what system libraries keep, suppressions, tprof's own TLS.
+check_PROGRAMS += tests/check_leaks tests/victims/v_leaks
+tests_check_leaks_SOURCES = tests/check_leaks.c
+tests_check_leaks_CFLAGS = $(TEST_CFLAGS)
+tests_check_leaks_LDADD = $(TEST_LIBS)
+tests_victims_v_leaks_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_leaks_LDADD = -ldl -lpthread
+TESTS += tests/check_leaks tests/heap_leaks.sh tests/heap_suppress.sh tests/heap_tls.sh
+EXTRA_DIST += tests/heap_leaks.sh tests/heap_suppress.sh tests/heap_tls.sh
