@@ -20,8 +20,10 @@
 #include "common/clock.h"
 #include "common/histo.h"
 #include "track/ops_table.h"
+#include "track/opwall.h"
 #include "track/optree.h"
 #include "track/runtime.h"
+#include "track/threads.h"
 #include "track/tracebuf.h"
 
 #define MAX_DEPTH  TP_OPS_MAX_DEPTH
@@ -33,7 +35,9 @@ struct frame {
     int node;      /* op-stack node (track/optree.h) when TPROF_FOLDED is on */
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
-    uint64_t hooks0; /* non-op instrumentation hooks run on this thread when the op began */
+    uint64_t hooks0;        /* non-op instrumentation hooks run on this thread when the op began */
+    uint64_t child_hooks;   /* of those since, the ones run inside the ops nested in this one */
+    struct tp_wall_mark wm; /* how the frame counts in its op's wall-clock time */
 };
 
 struct opstack {
@@ -174,7 +178,8 @@ static void note_first(void)
 {
     if (!atomic_load_explicit(&tp_ops_first_ns_v, memory_order_relaxed)) {
         uint64_t zero = 0;
-        atomic_compare_exchange_strong(&tp_ops_first_ns_v, &zero, tp_now_ns());
+        if (atomic_compare_exchange_strong(&tp_ops_first_ns_v, &zero, tp_now_ns()))
+            tp_threads_sample(); /* a BLAS library's pool is up by its first call */
     }
 }
 
@@ -224,11 +229,23 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
     uint64_t hooks = tp_cyg_hooks - f->hooks0;
     if (hooks && tp_cyg_hook_cost_fp) {
         uint64_t cost = (uint64_t)(((unsigned __int128)hooks * tp_cyg_hook_cost_fp) >> 16);
+        /* what comes out of total and self, to come out of the wall-clock times likewise */
+        uint64_t own = hooks > f->child_hooks ? hooks - f->child_hooks : 0;
+        atomic_fetch_add_explicit(&r->hook_self,
+                                  (uint64_t)(((unsigned __int128)own * tp_cyg_hook_cost_fp) >> 16),
+                                  memory_order_relaxed);
+        if (!f->recursive)
+            atomic_fetch_add_explicit(&r->hook_total, dur > cost ? cost : dur,
+                                      memory_order_relaxed);
         dur = dur > cost ? dur - cost : 0;
     }
     uint64_t self = dur > f->child ? dur - f->child : 0;
-    if (stack.depth > 0)
+    tp_wall_pop(f->id, &f->wm, stack.depth > 0 ? stack.f[stack.depth - 1].id : -1,
+                stack.depth > 0 ? &stack.f[stack.depth - 1].wm : NULL, t);
+    if (stack.depth > 0) {
         stack.f[stack.depth - 1].child += dur;
+        stack.f[stack.depth - 1].child_hooks += hooks;
+    }
     fl += f->flops;
     by += f->bytes;
     uint64_t call = atomic_fetch_add_explicit(&r->calls, 1, memory_order_relaxed);
@@ -279,7 +296,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->id = id;
     f->key = key;
     f->sp = sp;
-    f->child = f->flops = f->bytes = 0;
+    f->child = f->flops = f->bytes = f->child_hooks = 0;
     f->recursive = 0;
     f->node =
         tp_optree_on
@@ -291,9 +308,14 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
             break;
         }
     stack.depth++;
+    tp_thread_note();
     note_first();
     f->hooks0 = tp_cyg_hooks;
-    f->t0 = tp_ticks();
+    /* One reading for the wall-clock words and the op's own times: on one thread they agree */
+    uint64_t t = tp_ticks();
+    tp_wall_push(id, f->recursive, &f->wm, stack.depth > 1 ? f[-1].id : -1,
+                 stack.depth > 1 ? &f[-1].wm : NULL, t);
+    f->t0 = t;
     return 1;
 }
 
@@ -427,6 +449,7 @@ void tp_ops_fork_parent(void)
 void tp_ops_fork_child(void)
 {
     pthread_mutex_init(&intern_lock, NULL);
+    tp_threads_fork_child();
     /* The child reports its own work: what the parent did before fork is the parent's. */
     int n = atomic_load(&tp_op_nrecs);
     for (int i = 0; i < n; i++) {
@@ -442,6 +465,12 @@ void tp_ops_fork_child(void)
         atomic_store(&r->warm_calls, 0);
         atomic_store(&r->warm_ticks, 0);
         atomic_store(&r->skipped, 0);
+        atomic_store(&r->in_total, 0);
+        atomic_store(&r->in_self, 0);
+        atomic_store(&r->wall, 0);
+        atomic_store(&r->self_wall, 0);
+        atomic_store(&r->hook_total, 0);
+        atomic_store(&r->hook_self, 0);
         memset(r->shapes, 0, sizeof r->shapes);
         if (h)
             r->histo = h; /* the parent's is left allocated: freeing inside fork is not safe */
@@ -453,6 +482,10 @@ void tp_ops_fork_child(void)
     atomic_store(&tp_step_warm, 0);
     atomic_store(&step_last_mark, 0);
     uint64_t t = tp_ticks();
-    for (int i = 0; i < stack.depth; i++)
-        stack.f[i].t0 = t, stack.f[i].child = 0;
+    for (int i = 0; i < stack.depth; i++) {
+        struct frame *f = &stack.f[i];
+        f->t0 = t, f->child = 0;
+        f->wm.in_total = !f->recursive && tp_wall_enter(&tp_op_recs[f->id].in_total, t);
+        f->wm.in_self = i == stack.depth - 1 && tp_wall_enter(&tp_op_recs[f->id].in_self, t);
+    }
 }

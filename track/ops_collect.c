@@ -138,6 +138,17 @@ double tp_ops_ns_per_tick(void)
     return last_ratio > 0 ? last_ratio : (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
 }
 
+/* An op's wall-clock ticks (track/opwall.h), corrected for the hooks' cost as its thread time
+ * was: the same fraction comes out (on one thread the two are then equal), and never more than
+ * its thread time, which the busy periods can only exceed by a clock reading's jitter. */
+static uint64_t wall_ticks(_Atomic uint64_t *wall, _Atomic uint64_t *thread, _Atomic uint64_t *hook)
+{
+    uint64_t w = atomic_load(wall), t = atomic_load(thread), h = atomic_load(hook);
+    if (h && t + h > t)
+        w = (uint64_t)((unsigned __int128)w * t / (t + h));
+    return w < t ? w : t;
+}
+
 /* One op that has calls, into o. */
 static void collect_op(struct tp_op_rec *s, struct tp_op *o, uint64_t calls, double ratio)
 {
@@ -147,6 +158,13 @@ static void collect_op(struct tp_op_rec *s, struct tp_op *o, uint64_t calls, dou
     o->calls = calls;
     o->total_ns = to_ns(atomic_load(&s->total), ratio);
     o->self_ns = to_ns(atomic_load(&s->self), ratio);
+    o->wall_ns = to_ns(wall_ticks(&s->wall, &s->total, &s->hook_total), ratio);
+    o->self_wall_ns = to_ns(wall_ticks(&s->self_wall, &s->self, &s->hook_self), ratio);
+    /* The two words' busy periods end at clock readings taken before each thread's exit: a
+     * thread held up between the two can end one of them early, and a leaf op's self could
+     * then pass its total by that much. */
+    if (o->self_wall_ns > o->wall_ns)
+        o->self_wall_ns = o->wall_ns;
     o->flops = atomic_load(&s->flops);
     o->bytes = atomic_load(&s->bytes);
     o->flops_known = atomic_load(&s->flops_known);
