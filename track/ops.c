@@ -36,7 +36,7 @@ struct frame {
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
     uint64_t hooks0;        /* non-op instrumentation hooks run on this thread when the op began */
-    uint64_t child_hooks;   /* of those since, the ones run inside the ops nested in this one */
+    uint64_t child_raw;     /* the ops nested in this one: their time before that cost came out */
     struct tp_wall_mark wm; /* how the frame counts in its op's wall-clock time */
 };
 
@@ -222,29 +222,29 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
 {
     struct frame *f = &stack.f[--stack.depth];
     struct tp_op_rec *r = &tp_op_recs[f->id];
-    uint64_t dur = t > f->t0 ? t - f->t0 : 0;
+    uint64_t raw = t > f->t0 ? t - f->t0 : 0, dur = raw;
     /* Take out what tprof's own -finstrument-functions hooks of the non-op functions called
      * inside the op cost: without it a loop over a tiny instrumented helper makes its op look
      * several times slower than it is. */
     uint64_t hooks = tp_cyg_hooks - f->hooks0;
     if (hooks && tp_cyg_hook_cost_fp) {
         uint64_t cost = (uint64_t)(((unsigned __int128)hooks * tp_cyg_hook_cost_fp) >> 16);
-        /* what comes out of total and self, to come out of the wall-clock times likewise */
-        uint64_t own = hooks > f->child_hooks ? hooks - f->child_hooks : 0;
-        atomic_fetch_add_explicit(&r->hook_self,
-                                  (uint64_t)(((unsigned __int128)own * tp_cyg_hook_cost_fp) >> 16),
-                                  memory_order_relaxed);
-        if (!f->recursive)
-            atomic_fetch_add_explicit(&r->hook_total, dur > cost ? cost : dur,
-                                      memory_order_relaxed);
         dur = dur > cost ? dur - cost : 0;
     }
     uint64_t self = dur > f->child ? dur - f->child : 0;
+    if (dur != raw) {
+        /* What came out of total and self, to come out of the wall-clock times alike. */
+        uint64_t self_raw = raw > f->child_raw ? raw - f->child_raw : 0;
+        if (!f->recursive)
+            atomic_fetch_add_explicit(&r->hook_total, raw - dur, memory_order_relaxed);
+        if (self_raw > self)
+            atomic_fetch_add_explicit(&r->hook_self, self_raw - self, memory_order_relaxed);
+    }
     tp_wall_pop(f->id, &f->wm, stack.depth > 0 ? stack.f[stack.depth - 1].id : -1,
                 stack.depth > 0 ? &stack.f[stack.depth - 1].wm : NULL, t);
     if (stack.depth > 0) {
         stack.f[stack.depth - 1].child += dur;
-        stack.f[stack.depth - 1].child_hooks += hooks;
+        stack.f[stack.depth - 1].child_raw += raw;
     }
     fl += f->flops;
     by += f->bytes;
@@ -296,7 +296,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->id = id;
     f->key = key;
     f->sp = sp;
-    f->child = f->flops = f->bytes = f->child_hooks = 0;
+    f->child = f->flops = f->bytes = f->child_raw = 0;
     f->recursive = 0;
     f->node =
         tp_optree_on
@@ -484,7 +484,7 @@ void tp_ops_fork_child(void)
     uint64_t t = tp_ticks();
     for (int i = 0; i < stack.depth; i++) {
         struct frame *f = &stack.f[i];
-        f->t0 = t, f->child = 0;
+        f->t0 = t, f->child = f->child_raw = 0;
         f->wm.in_total = !f->recursive && tp_wall_enter(&tp_op_recs[f->id].in_total, t);
         f->wm.in_self = i == stack.depth - 1 && tp_wall_enter(&tp_op_recs[f->id].in_self, t);
     }
