@@ -137,16 +137,31 @@ static void header(struct tp_text_ctx *c)
 
 /* ---- ops ---- */
 
+/* Ops ran on several threads at once: some op's wall-clock time is less than its thread time. */
+static int threads_overlapped(const struct tp_report *r)
+{
+    for (size_t i = 0; i < r->nops; i++)
+        if (r->ops[i].self_wall_ns && r->ops[i].self_wall_ns < r->ops[i].self_ns)
+            return 1;
+    return 0;
+}
+
+/* Where ops ran on several threads at once, wall% (each moment counted once: what the verdict
+ * uses) stands next to self% (summed over threads: it can pass 100%), in the place of kind, which
+ * the JSON keeps; on one thread the two are the same and the table is as it always was. */
 static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
 {
-    char h[11][128];
-    size_t nw = tp_text_col(c, 17);
+    char h[11][128], kc[140] = "", wc[140] = "";
+    int wall = threads_overlapped(c->r);
+    size_t nw = tp_text_col(c, wall ? 28 : 24);
     tp_text_heading(c, "OPS (by self time)");
-    /* self% is summed over threads (can pass 100%); wall% counts each moment once */
-    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, "op", nw),
-                  L(h[1], 128, "kind", 10), tp_text_right(h[2], 128, "calls", 7),
-                  tp_text_right(h[3], 128, "total", 9), tp_text_right(h[4], 128, "self", 9),
-                  tp_text_right(h[5], 128, "self%", 6), tp_text_right(h[10], 128, "wall%", 6),
+    if (wall)
+        snprintf(wc, sizeof wc, " %s", tp_text_right(h[10], 128, "wall%", 6));
+    else
+        snprintf(kc, sizeof kc, "%s ", L(h[1], 128, "kind", 10));
+    tp_buf_printf(c->b, "%s %s%s %s %s %s%s %s %s %s %s\n", L(h[0], 128, "op", nw), kc,
+                  tp_text_right(h[2], 128, "calls", 7), tp_text_right(h[3], 128, "total", 9),
+                  tp_text_right(h[4], 128, "self", 9), tp_text_right(h[5], 128, "self%", 6), wc,
                   tp_text_right(h[6], 128, "GFLOP/s", 8), tp_text_right(h[7], 128, "AI", 6),
                   L(h[8], 128, "bound", 7), tp_text_right(h[9], 128, "eff%", 5));
     for (size_t i = 0; i < n; i++) {
@@ -157,7 +172,6 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
         tp_fmt_ns(p->total_ns, tot, sizeof tot);
         tp_fmt_ns(p->self_ns, self, sizeof self);
         tp_fmt_pct(p->self_share, 6, pct, sizeof pct);
-        tp_fmt_pct(p->self_wall_share, 6, wpct, sizeof wpct);
         if (p->flops && p->total_ns)
             tp_fmt_num(p->gflops, 2, 8, gf, sizeof gf);
         else
@@ -170,10 +184,14 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
             tp_fmt_num(100 * p->efficiency, 0, 5, eff, sizeof eff);
         else
             strcpy(eff, "-");
-        tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
-                      L(h[1], 128, p->kind, 10), tp_text_right(h[2], 128, calls, 7),
-                      tp_text_right(h[3], 128, tot, 9), tp_text_right(h[4], 128, self, 9),
-                      tp_text_right(h[5], 128, pct, 6), tp_text_right(h[10], 128, wpct, 6),
+        if (wall)
+            snprintf(wc, sizeof wc, " %s",
+                     tp_text_right(h[10], 128, tp_fmt_pct(p->self_wall_share, 6, wpct, 32), 6));
+        else
+            snprintf(kc, sizeof kc, "%s ", L(h[1], 128, p->kind, 10));
+        tp_buf_printf(c->b, "%s %s%s %s %s %s%s %s %s %s %s\n", L(h[0], 128, p->name, nw), kc,
+                      tp_text_right(h[2], 128, calls, 7), tp_text_right(h[3], 128, tot, 9),
+                      tp_text_right(h[4], 128, self, 9), tp_text_right(h[5], 128, pct, 6), wc,
                       tp_text_right(h[6], 128, gf, 8), tp_text_right(h[7], 128, ai, 6),
                       L(h[8], 128, roof ? p->bound : "-", 7), tp_text_right(h[9], 128, eff, 5));
     }
