@@ -4,8 +4,8 @@
  * N times the longest wall time (the ranks run side by side, and an op's times are summed over
  * them). An op's self time is summed over threads: two threads in it for a second count two
  * seconds, and its share of the wall time can pass 100%. What the program would get back if the
- * op took no time is its self wall-clock time (self_wall_ns: while at least one thread ran the
- * op's own code), never more than the program's time; the verdict and Amdahl use that share. A
+ * op took no time is its self wall-clock time (self_wall_ns: the time at least one thread was
+ * inside it, in the proportion of its self time), never more than the program's time; the verdict and Amdahl use that share. A
  * report of a tprof before wall-clock times (self_wall_ns 0) is read as one thread's: its self
  * time, capped at the program's. */
 #include <math.h>

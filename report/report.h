@@ -40,8 +40,8 @@ struct tp_op {
     uint64_t calls; /* every call, warm-up included */
     uint64_t total_ns, self_ns; /* inclusive and exclusive time, summed over threads */
     /* Wall-clock time: while at least one thread was inside the op (anywhere on its stack), and
-     * while at least one ran the op's own code (on top of its stack). Never more than total_ns
-     * and self_ns; equal to them on one thread; 0 in reports of tprof before they existed. */
+     * that in the proportion self_ns / total_ns. Never more than total_ns and self_ns; equal to
+     * them on one thread; 0 in reports of tprof before they existed. */
     uint64_t wall_ns, self_wall_ns;
     uint64_t flops, bytes; /* 0 when unknown */
     int flops_known;       /* 1 when flops/bytes come from a known signature or the API */

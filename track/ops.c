@@ -35,9 +35,8 @@ struct frame {
     int node;      /* op-stack node (track/optree.h) when TPROF_FOLDED is on */
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
-    uint64_t hooks0;        /* non-op instrumentation hooks run on this thread when the op began */
-    uint64_t child_raw;     /* the ops nested in this one: their time before that cost came out */
-    struct tp_wall_mark wm; /* how the frame counts in its op's wall-clock time */
+    uint64_t hooks0; /* non-op instrumentation hooks run on this thread when the op began */
+    int in_wall;     /* counted in its op's wall-clock word (track/opwall.h) */
 };
 
 struct opstack {
@@ -232,20 +231,13 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
         dur = dur > cost ? dur - cost : 0;
     }
     uint64_t self = dur > f->child ? dur - f->child : 0;
-    if (dur != raw) {
-        /* What came out of total and self, to come out of the wall-clock times alike. */
-        uint64_t self_raw = raw > f->child_raw ? raw - f->child_raw : 0;
-        if (!f->recursive)
+    if (f->in_wall) {
+        tp_wall_leave(&r->in_total, &r->wall, t);
+        if (dur != raw) /* to come out of the wall-clock time alike */
             atomic_fetch_add_explicit(&r->hook_total, raw - dur, memory_order_relaxed);
-        if (self_raw > self)
-            atomic_fetch_add_explicit(&r->hook_self, self_raw - self, memory_order_relaxed);
     }
-    tp_wall_pop(f->id, &f->wm, stack.depth > 0 ? stack.f[stack.depth - 1].id : -1,
-                stack.depth > 0 ? &stack.f[stack.depth - 1].wm : NULL, t);
-    if (stack.depth > 0) {
+    if (stack.depth > 0)
         stack.f[stack.depth - 1].child += dur;
-        stack.f[stack.depth - 1].child_raw += raw;
-    }
     fl += f->flops;
     by += f->bytes;
     uint64_t call = atomic_fetch_add_explicit(&r->calls, 1, memory_order_relaxed);
@@ -296,7 +288,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->id = id;
     f->key = key;
     f->sp = sp;
-    f->child = f->flops = f->bytes = f->child_raw = 0;
+    f->child = f->flops = f->bytes = 0;
     f->recursive = 0;
     f->node =
         tp_optree_on
@@ -313,8 +305,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->hooks0 = tp_cyg_hooks;
     /* One reading for the wall-clock words and the op's own times: on one thread they agree */
     uint64_t t = tp_ticks();
-    tp_wall_push(id, f->recursive, &f->wm, stack.depth > 1 ? f[-1].id : -1,
-                 stack.depth > 1 ? &f[-1].wm : NULL, t);
+    f->in_wall = !f->recursive && tp_wall_enter(&tp_op_recs[id].in_total, t);
     f->t0 = t;
     return 1;
 }
@@ -466,11 +457,8 @@ void tp_ops_fork_child(void)
         atomic_store(&r->warm_ticks, 0);
         atomic_store(&r->skipped, 0);
         atomic_store(&r->in_total, 0);
-        atomic_store(&r->in_self, 0);
         atomic_store(&r->wall, 0);
-        atomic_store(&r->self_wall, 0);
         atomic_store(&r->hook_total, 0);
-        atomic_store(&r->hook_self, 0);
         memset(r->shapes, 0, sizeof r->shapes);
         if (h)
             r->histo = h; /* the parent's is left allocated: freeing inside fork is not safe */
@@ -484,8 +472,7 @@ void tp_ops_fork_child(void)
     uint64_t t = tp_ticks();
     for (int i = 0; i < stack.depth; i++) {
         struct frame *f = &stack.f[i];
-        f->t0 = t, f->child = f->child_raw = 0;
-        f->wm.in_total = !f->recursive && tp_wall_enter(&tp_op_recs[f->id].in_total, t);
-        f->wm.in_self = i == stack.depth - 1 && tp_wall_enter(&tp_op_recs[f->id].in_self, t);
+        f->t0 = t, f->child = 0;
+        f->in_wall = !f->recursive && tp_wall_enter(&tp_op_recs[f->id].in_total, t);
     }
 }
