@@ -181,6 +181,8 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
             d->calls = add(g, d->calls, s->calls);
             d->total_ns = add(g, d->total_ns, s->total_ns);
             d->self_ns = add(g, d->self_ns, s->self_ns);
+            d->wall_ns = add(g, d->wall_ns, s->wall_ns);
+            d->self_wall_ns = add(g, d->self_wall_ns, s->self_wall_ns);
             d->flops = add(g, d->flops, s->flops);
             d->bytes = add(g, d->bytes, s->bytes);
             d->flops_known |= s->flops_known;

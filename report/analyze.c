@@ -2,9 +2,12 @@
  *
  * Shares are of the program's time: its wall time, or for a report merged from N processes
  * N times the longest wall time (the ranks run side by side, and an op's times are summed over
- * them). Self time is what an op would give back if it took no time, so Amdahl uses self
- * shares; ops on different threads can overlap, which a note says when their self times add
- * up to more than the program's time. */
+ * them). An op's self time is summed over threads: two threads in it for a second count two
+ * seconds, and its share of the wall time can pass 100%. What the program would get back if the
+ * op took no time is its self wall-clock time (self_wall_ns: the time at least one thread was
+ * inside it, in the proportion of its self time), never more than the program's time; the verdict and Amdahl use that share. A
+ * report of a tprof before wall-clock times (self_wall_ns 0) is read as one thread's: its self
+ * time, capped at the program's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +19,9 @@
 #define AMDAHL_TOP 10 /* TPROF_TOP's default: the analysis runs without a configuration */
 
 static const char OVERLAP_NOTE[] =
-    "ops ran on several threads at once: their self times add up to more than the wall time, "
-    "so their shares of it overlap";
+    "ops ran on several threads at once: their self times, summed over threads, add up to more "
+    "than the wall time (self%); the verdict and Amdahl use wall-clock time, which counts each "
+    "moment once (wall%)";
 
 static char *sdup(const char *s)
 {
@@ -41,6 +45,13 @@ static double finite_or0(double v)
     return isfinite(v) && v > 0 ? v : 0;
 }
 
+/* The op's self wall-clock time, within the program's time (see the top of the file). */
+static uint64_t self_wall(const struct tp_op *o, uint64_t wall_ns)
+{
+    uint64_t w = o->self_wall_ns ? o->self_wall_ns : o->self_ns;
+    return w < wall_ns ? w : wall_ns;
+}
+
 void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint64_t wall_ns)
 {
     peak_gflops = finite_or0(peak_gflops);
@@ -49,6 +60,7 @@ void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint6
     o->intensity = ratio((double)o->flops, (double)o->bytes);
     o->share = ratio((double)o->total_ns, (double)wall_ns);
     o->self_share = ratio((double)o->self_ns, (double)wall_ns);
+    o->self_wall_share = ratio((double)self_wall(o, wall_ns), (double)wall_ns);
     free(o->bound);
     o->attainable_gflops = 0;
     o->efficiency = 0;
@@ -67,17 +79,21 @@ double tp_amdahl(double share, double factor)
 {
     if (!(share > 0) || !(factor > 0))
         return 1;
-    /* A share of 1 or more (overlapping threads) would make "no time at all" infinite. */
-    if (share > 0.999999)
-        share = 0.999999;
+    /* A wall-clock share is at most 1; at 1 the op ran all the time, and taking no time would
+     * leave no time at all: no bound, said as 0 rather than as a huge made-up number. */
+    if (share >= 1)
+        return isinf(factor) ? 0 : factor;
     if (isinf(factor))
         return 1 / (1 - share);
     return 1 / ((1 - share) + share / factor);
 }
 
+/* By wall-clock share (what the program would get back), then thread time, then name. */
 static int by_self(const void *a, const void *b)
 {
     const struct tp_op *x = *(const struct tp_op *const *)a, *y = *(const struct tp_op *const *)b;
+    if (x->self_wall_share != y->self_wall_share)
+        return x->self_wall_share < y->self_wall_share ? 1 : -1;
     if (x->self_ns != y->self_ns)
         return x->self_ns < y->self_ns ? 1 : -1;
     return strcmp(x->name ? x->name : "", y->name ? y->name : "");
@@ -221,6 +237,21 @@ static size_t outside_names(const struct tp_report *r, struct tp_buf *t)
             tp_buf_printf(t, " (%s)", pct(f->share, p, sizeof p));
     }
     return i;
+/* ", on 2 threads at once": where the op's thread time is more than its wall-clock time, by how
+ * many threads on average (one decimal unless whole). Nothing for a report without wall-clock
+ * times. */
+static void threads_at_once(const struct tp_op *d, struct tp_buf *t)
+{
+    if (!d->self_wall_ns)
+        return;
+    double n = (double)d->self_ns / (double)d->self_wall_ns;
+    if (!(n >= 1.05))
+        return;
+    double whole = floor(n + 0.5);
+    if (fabs(n - whole) < 0.05)
+        tp_buf_printf(t, ", on %.0f threads at once", whole);
+    else
+        tp_buf_printf(t, ", on %.1f threads at once on average", n);
 }
 
 static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
@@ -255,7 +286,8 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                       nz(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
         return;
     }
-    tp_buf_printf(t, "%s takes %s of the time", nz(d->name), pct(d->self_share, p, sizeof p));
+    tp_buf_printf(t, "%s takes %s of the time", nz(d->name), pct(d->self_wall_share, p, sizeof p));
+    threads_at_once(d, t);
     if (d->bound && strcmp(d->bound, "unknown") != 0) {
         if (d->efficiency > 1.1)
             tp_buf_printf(t,
@@ -273,10 +305,16 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
     } else {
         tp_buf_puts(t, " (the machine's peaks are unknown, so its bound is too)");
     }
-    tp_buf_printf(t,
-                  "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
-                  "%.2fx.",
-                  nz(d->name), v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
+    if (v->amdahl[0].speedup_max > 0)
+        tp_buf_printf(t,
+                      "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
+                      "%.2fx.",
+                      nz(d->name), v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
+    else
+        tp_buf_printf(t,
+                      "; a 2x faster %s makes the program %.2fx faster; it ran all the time, so "
+                      "what an infinitely fast one gives has no bound here.",
+                      nz(d->name), v->amdahl[0].speedup_2x);
     double outside = ratio((double)v->outside_ops_ns, (double)denom);
     if (outside >= 0.5 && r->noutside_ops) {
         tp_buf_printf(t, " Most of the time (%s) is spent outside every op, mostly in ",
@@ -308,17 +346,20 @@ void tp_analyze(struct tp_report *r)
     if (r->merged_processes > 1)
         denom = wall > UINT64_MAX / r->merged_processes ? UINT64_MAX : wall * r->merged_processes;
     double pg = r->machine.peak_gflops, pb = r->machine.peak_gbps;
-    uint64_t self_sum = 0;
+    uint64_t self_sum = 0, wall_sum = 0;
     for (size_t i = 0; i < r->nops; i++) {
         tp_op_roofline(&r->ops[i], pg, pb, denom);
-        uint64_t s = r->ops[i].self_ns;
+        uint64_t s = r->ops[i].self_ns, w = self_wall(&r->ops[i], denom);
         self_sum = self_sum > UINT64_MAX - s ? UINT64_MAX : self_sum + s;
+        wall_sum = wall_sum > UINT64_MAX - w ? UINT64_MAX : wall_sum + w;
     }
 
     struct tp_verdict *v = &r->verdict;
     clear_verdict(v);
     v->alloc_ns = r->memory.alloc_ns;
-    v->outside_ops_ns = denom > self_sum ? denom - self_sum : 0;
+    /* Each op's wall-clock time counted once; different ops on different threads at once still
+     * overlap, so this is a lower bound on the time no op ran. */
+    v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
 
     struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
     if (!order)
@@ -336,14 +377,14 @@ void tp_analyze(struct tp_report *r)
     for (size_t i = 0; i < top; i++) {
         struct tp_amdahl *a = &v->amdahl[v->namdahl++];
         a->op = sdup(order[i]->name);
-        a->share = order[i]->self_share > 1 ? 1 : order[i]->self_share;
+        a->share = order[i]->self_wall_share > 1 ? 1 : order[i]->self_wall_share;
         a->speedup_2x = tp_amdahl(a->share, 2);
         a->speedup_max = tp_amdahl(a->share, INFINITY);
     }
     if (r->nops > 0 && order[0]->self_ns > 0) {
         const struct tp_op *d = order[0];
         v->op = sdup(d->name);
-        v->share = d->self_share;
+        v->share = d->self_wall_share;
         v->bound = sdup(d->bound);
         v->efficiency = d->efficiency;
     }

@@ -40,10 +40,12 @@
 /* struct tp_op: these, then "latency_ns" and "shapes" */
 #define TP_OP_FIELDS(X) \
     X(STR, name, NULL) X(STR, kind, NULL) X(STR, source, NULL) X(U64, calls, 0) \
-    X(U64, total_ns, 0) X(U64, self_ns, 0) X(U64, flops, 0) X(U64, bytes, 0) \
+    X(U64, total_ns, 0) X(U64, self_ns, 0) X(U64, wall_ns, 0) X(U64, self_wall_ns, 0) \
+    X(U64, flops, 0) X(U64, bytes, 0) \
     X(BOOL, flops_known, 0) X(U64, warmup_calls, 0) X(U64, warmup_ns, 0) X(DBL, gflops, 0) \
     X(DBL, intensity, 0) X(DBL, attainable_gflops, 0) X(DBL, efficiency, 0) X(DBL, share, 0) \
-    X(DBL, self_share, 0) X(STR, bound, "unknown") X(U64, alloc_bytes, 0) \
+    X(DBL, self_share, 0) X(DBL, self_wall_share, 0) X(STR, bound, "unknown") \
+    X(U64, alloc_bytes, 0) \
     X(U64, alloc_count, 0) X(U64, nprocs, 0) X(NS, proc_min_ns, 0) X(NS, proc_mean_ns, 0) \
     X(NS, proc_max_ns, 0) X(DBL, imbalance, 0)
 

@@ -13,7 +13,8 @@ void tp_analyze(struct tp_report *r);
 /* One op's roofline figures against the given peaks (0 = unknown), and its shares of wall. */
 void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint64_t wall_ns);
 /* Whole-program speed-up when a part taking `share` of the time runs `factor` times faster
- * (INFINITY: takes no time). */
+ * (INFINITY: takes no time). share is a wall-clock share, at most 1: at 1 and INFINITY there is
+ * no bound, and the result is 0. */
 double tp_amdahl(double share, double factor);
 
 /* The JSON report (schema in docs/tprof.schema.json). */

@@ -137,20 +137,36 @@ static void header(struct tp_text_ctx *c)
 
 /* ---- ops ---- */
 
+/* Ops ran on several threads at once: some op's wall-clock time is less than its thread time. */
+static int threads_overlapped(const struct tp_report *r)
+{
+    for (size_t i = 0; i < r->nops; i++)
+        if (r->ops[i].self_wall_ns && r->ops[i].self_wall_ns < r->ops[i].self_ns)
+            return 1;
+    return 0;
+}
+
+/* Where ops ran on several threads at once, wall% (each moment counted once: what the verdict
+ * uses) stands next to self% (summed over threads: it can pass 100%), in the place of kind, which
+ * the JSON keeps; on one thread the two are the same and the table is as it always was. */
 static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
 {
-    char h[10][128];
-    size_t nw = tp_text_col(c, 24);
+    char h[11][128], kc[140] = "", wc[140] = "";
+    int wall = threads_overlapped(c->r);
+    size_t nw = tp_text_col(c, wall ? 28 : 24);
     tp_text_heading(c, "OPS (by self time)");
-    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, "op", nw),
-                  L(h[1], 128, "kind", 10), tp_text_right(h[2], 128, "calls", 7),
-                  tp_text_right(h[3], 128, "total", 9), tp_text_right(h[4], 128, "self", 9),
-                  tp_text_right(h[5], 128, "self%", 6), tp_text_right(h[6], 128, "GFLOP/s", 8),
-                  tp_text_right(h[7], 128, "AI", 6), L(h[8], 128, "bound", 7),
-                  tp_text_right(h[9], 128, "eff%", 5));
+    if (wall)
+        snprintf(wc, sizeof wc, " %s", tp_text_right(h[10], 128, "wall%", 6));
+    else
+        snprintf(kc, sizeof kc, "%s ", L(h[1], 128, "kind", 10));
+    tp_buf_printf(c->b, "%s %s%s %s %s %s%s %s %s %s %s\n", L(h[0], 128, "op", nw), kc,
+                  tp_text_right(h[2], 128, "calls", 7), tp_text_right(h[3], 128, "total", 9),
+                  tp_text_right(h[4], 128, "self", 9), tp_text_right(h[5], 128, "self%", 6), wc,
+                  tp_text_right(h[6], 128, "GFLOP/s", 8), tp_text_right(h[7], 128, "AI", 6),
+                  L(h[8], 128, "bound", 7), tp_text_right(h[9], 128, "eff%", 5));
     for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
-        char calls[32], tot[32], self[32], pct[32], gf[32], ai[32], eff[32];
+        char calls[32], tot[32], self[32], pct[32], wpct[32], gf[32], ai[32], eff[32];
         int roof = known_bound(p->bound);
         tp_fmt_count(p->calls, calls, sizeof calls);
         tp_fmt_ns(p->total_ns, tot, sizeof tot);
@@ -168,12 +184,16 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
             tp_fmt_num(100 * p->efficiency, 0, 5, eff, sizeof eff);
         else
             strcpy(eff, "-");
-        tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
-                      L(h[1], 128, p->kind, 10), tp_text_right(h[2], 128, calls, 7),
-                      tp_text_right(h[3], 128, tot, 9), tp_text_right(h[4], 128, self, 9),
-                      tp_text_right(h[5], 128, pct, 6), tp_text_right(h[6], 128, gf, 8),
-                      tp_text_right(h[7], 128, ai, 6), L(h[8], 128, roof ? p->bound : "-", 7),
-                      tp_text_right(h[9], 128, eff, 5));
+        if (wall)
+            snprintf(wc, sizeof wc, " %s",
+                     tp_text_right(h[10], 128, tp_fmt_pct(p->self_wall_share, 6, wpct, 32), 6));
+        else
+            snprintf(kc, sizeof kc, "%s ", L(h[1], 128, p->kind, 10));
+        tp_buf_printf(c->b, "%s %s%s %s %s %s%s %s %s %s %s\n", L(h[0], 128, p->name, nw), kc,
+                      tp_text_right(h[2], 128, calls, 7), tp_text_right(h[3], 128, tot, 9),
+                      tp_text_right(h[4], 128, self, 9), tp_text_right(h[5], 128, pct, 6), wc,
+                      tp_text_right(h[6], 128, gf, 8), tp_text_right(h[7], 128, ai, 6),
+                      L(h[8], 128, roof ? p->bound : "-", 7), tp_text_right(h[9], 128, eff, 5));
     }
     if (c->r->nops > n)
         tp_text_say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
@@ -403,7 +423,7 @@ static void verdict(struct tp_text_ctx *c)
     size_t nw = tp_text_col(c, 44);
     tp_buf_putc(c->b, '\n');
     tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, "Amdahl: if this op ran...", nw),
-                  tp_text_right(h[1], 128, "self%", 8), tp_text_right(h[2], 128, "2x faster", 16),
+                  tp_text_right(h[1], 128, "wall%", 8), tp_text_right(h[2], 128, "2x faster", 16),
                   tp_text_right(h[3], 128, "in no time", 16));
     size_t n = v->namdahl < (size_t)c->top ? v->namdahl : (size_t)c->top;
     for (size_t i = 0; i < n; i++) {
@@ -411,7 +431,10 @@ static void verdict(struct tp_text_ctx *c)
         char pct[32], s2[32], sm[32], num[32];
         tp_fmt_pct(a->share, 8, pct, sizeof pct);
         snprintf(s2, sizeof s2, "%sx", tp_fmt_num(a->speedup_2x, 2, 15, num, sizeof num));
-        snprintf(sm, sizeof sm, "%sx", tp_fmt_num(a->speedup_max, 2, 15, num, sizeof num));
+        if (a->speedup_max > 0)
+            snprintf(sm, sizeof sm, "%sx", tp_fmt_num(a->speedup_max, 2, 15, num, sizeof num));
+        else
+            snprintf(sm, sizeof sm, "no bound"); /* the op ran all the time */
         tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, a->op, nw),
                       tp_text_right(h[1], 128, pct, 8), tp_text_right(h[2], 128, s2, 16),
                       tp_text_right(h[3], 128, sm, 16));

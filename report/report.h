@@ -38,9 +38,13 @@ struct tp_op {
     char *kind;     /* family: matmul, gemv, conv, attention, norm, softmax, region, op */
     char *source;   /* how it was seen: blas, instrumented, plt, api */
     uint64_t calls; /* every call, warm-up included */
-    uint64_t total_ns, self_ns; /* inclusive and exclusive wall time */
-    uint64_t flops, bytes;      /* 0 when unknown */
-    int flops_known;            /* 1 when flops/bytes come from a known signature or the API */
+    uint64_t total_ns, self_ns; /* inclusive and exclusive time, summed over threads */
+    /* Wall-clock time: while at least one thread was inside the op (anywhere on its stack), and
+     * that in the proportion self_ns / total_ns. Never more than total_ns and self_ns; equal to
+     * them on one thread; 0 in reports of tprof before they existed. */
+    uint64_t wall_ns, self_wall_ns;
+    uint64_t flops, bytes; /* 0 when unknown */
+    int flops_known;       /* 1 when flops/bytes come from a known signature or the API */
     uint64_t warmup_calls, warmup_ns;
     struct tp_latency latency;
     uint64_t alloc_bytes, alloc_count; /* heap requested while the op ran */
@@ -48,7 +52,8 @@ struct tp_op {
     size_t nshapes;
     /* Derived by tp_analyze(): */
     double gflops, intensity, attainable_gflops, efficiency, share, self_share;
-    char *bound; /* "compute", "memory" or "unknown" */
+    double self_wall_share; /* self_wall_ns / program time: what the verdict and Amdahl use */
+    char *bound;            /* "compute", "memory" or "unknown" */
     /* Set by `tprof merge` (nprocs > 1): total_ns across the merged processes. */
     uint64_t nprocs;
     double proc_min_ns, proc_mean_ns, proc_max_ns, imbalance; /* imbalance = max / mean */

@@ -112,8 +112,7 @@ START_TEST(test_roofline_unknown)
     ck_assert_str_eq(o.bound, "unknown");
     free(o.bound);
     /* Peaks unknown (0), or not numbers: no bound, but rate and intensity stand. */
-    double bad[][2] = {{0, 10}, {100, 0}, {0, 0}, {NAN, 10}, {100, NAN}, {INFINITY, 10},
-                       {-1, 10}};
+    double bad[][2] = {{0, 10}, {100, 0}, {0, 0}, {NAN, 10}, {100, NAN}, {INFINITY, 10}, {-1, 10}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         o = one(1000, 5000, 1000);
         tp_op_roofline(&o, bad[i][0], bad[i][1], 1000);
@@ -155,12 +154,13 @@ START_TEST(test_amdahl)
     ck_assert(tp_amdahl(NAN, 2) == 1.0);
     ck_assert(tp_amdahl(0.5, NAN) == 1.0);
     ck_assert(tp_amdahl(0.5, 0) == 1.0);
-    /* A share of 1 or more (overlapping threads) is capped below 1: large but finite. */
-    double cap = 1 / (1 - 0.999999);
-    ck_assert(tp_amdahl(1.0, INFINITY) == cap);
-    ck_assert(tp_amdahl(3.0, INFINITY) == cap);
-    ck_assert(isfinite(tp_amdahl(INFINITY, INFINITY)));
-    ck_assert(tp_amdahl(1.0, 2) == 1 / (1 - 0.999999 + 0.999999 / 2));
+    /* A wall-clock share of 1 (or more, from a bad input): the whole time, so taking no time
+     * has no bound, said as 0, never as a huge number; n times faster is n times faster. */
+    ck_assert(tp_amdahl(1.0, INFINITY) == 0);
+    ck_assert(tp_amdahl(3.0, INFINITY) == 0);
+    ck_assert(tp_amdahl(INFINITY, INFINITY) == 0);
+    ck_assert(tp_amdahl(1.0, 2) == 2);
+    ck_assert(tp_amdahl(3.0, 4) == 4);
 }
 END_TEST
 
@@ -224,7 +224,7 @@ START_TEST(test_verdict_and_amdahl)
     ck_assert_str_eq(v->amdahl[2].op, "relu");
     ck_assert(v->amdahl[0].share == 0.4);
     ck_assert(v->amdahl[0].speedup_2x == 1 / ((1 - 0.4) + 0.4 / 2)); /* 1.25 */
-    ck_assert(v->amdahl[0].speedup_max == 1 / (1 - 0.4));     /* 1.666... */
+    ck_assert(v->amdahl[0].speedup_max == 1 / (1 - 0.4));            /* 1.666... */
     ck_assert(v->amdahl[1].share == 0.25);
     ck_assert(v->amdahl[1].speedup_2x == 1 / 0.875);
     ck_assert(v->amdahl[1].speedup_max == 1 / 0.75);
@@ -280,6 +280,8 @@ START_TEST(test_idempotent)
 }
 END_TEST
 
+/* A report without wall-clock times (a tprof before them) whose op ran on 3 threads: its self
+ * time is read as one thread's, capped at the program's time; no 300%, no 1000000x. */
 START_TEST(test_overlap_capped)
 {
     struct tp_report r;
@@ -288,11 +290,60 @@ START_TEST(test_overlap_capped)
     add_op(&r, "a", 3000, 3000, 0, 0); /* 3 threads' worth */
     tp_analyze(&r);
     ck_assert(r.ops[0].self_share == 3.0);
+    ck_assert(r.ops[0].self_wall_share == 1.0);
+    ck_assert(r.verdict.share == 1.0);
     ck_assert(r.verdict.amdahl[0].share == 1.0);
-    ck_assert(r.verdict.amdahl[0].speedup_max == 1 / (1 - 0.999999));
-    ck_assert(r.verdict.amdahl[0].speedup_2x == 1 / (1 - 0.999999 + 0.999999 / 2));
-    ck_assert_ptr_nonnull(strstr(r.verdict.text, "a takes 300% of the time"));
+    ck_assert(r.verdict.amdahl[0].speedup_max == 0);
+    ck_assert(r.verdict.amdahl[0].speedup_2x == 2);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "a takes 100% of the time ("));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "has no bound here"));
+    ck_assert_ptr_null(strstr(r.verdict.text, "threads at once"));
+    ck_assert_ptr_null(strstr(r.verdict.text, "1000000"));
     ck_assert_uint_eq(r.nnotes, 1);
+    tp_report_free(&r);
+}
+END_TEST
+
+/* Two threads in conv at once: 1.8 ms of thread time (180% of the 1 ms program) in 0.9 ms of
+ * wall-clock time; gemm alone on one thread 0.05 ms. The verdict says 90%, on 2 threads, and
+ * Amdahl is bounded by the program's time: 1 / (1 - 0.9) = 10x. */
+START_TEST(test_wall_clock_shares)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000;
+    struct tp_op *o = add_op(&r, "net::conv_forward", 1800000, 1800000, 0, 0);
+    o->wall_ns = o->self_wall_ns = 900000;
+    o = add_op(&r, "gemm", 50000, 50000, 0, 0);
+    o->wall_ns = o->self_wall_ns = 50000;
+    o = add_op(&r, "busy_but_parallel", 1900000, 1900000, 0, 0); /* 4 threads, 0.475 ms */
+    o->wall_ns = o->self_wall_ns = 475000;
+    tp_analyze(&r);
+    const struct tp_verdict *v = &r.verdict;
+    ck_assert_str_eq(v->op, "net::conv_forward"); /* by wall-clock time, not thread time */
+    ck_assert(r.ops[0].self_share == 1.8 && r.ops[0].self_wall_share == 0.9);
+    ck_assert(v->share == 0.9);
+    ck_assert(v->amdahl[0].share == 0.9);
+    ck_assert(fabs(v->amdahl[0].speedup_max - 10) < 1e-9);
+    ck_assert(fabs(v->amdahl[0].speedup_2x - 1 / (0.1 + 0.45)) < 1e-12);
+    ck_assert_str_eq(v->amdahl[1].op, "busy_but_parallel");
+    ck_assert_str_eq(v->amdahl[2].op, "gemm");
+    ck_assert(v->amdahl[2].speedup_max == 1 / (1 - 0.05));
+    ck_assert_ptr_nonnull(strstr(v->text, "net::conv_forward takes 90% of the time, on 2 threads "
+                                          "at once (its FLOPs"));
+    ck_assert_ptr_nonnull(strstr(v->text, "an infinitely fast one 10.00x."));
+    /* Each op's wall-clock time once: 1 ms - (0.9 + 0.05 + 0.475) ms, floored at 0. */
+    ck_assert_uint_eq(v->outside_ops_ns, 0);
+    tp_report_free(&r);
+
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000;
+    o = add_op(&r, "a", 1790000, 1790000, 0, 0);
+    o->wall_ns = o->self_wall_ns = 1000000; /* 1.79 threads on average, all the time */
+    tp_analyze(&r);
+    ck_assert(r.verdict.amdahl[0].speedup_max == 0);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "a takes 100% of the time, on 1.8 threads at "
+                                                 "once on average"));
     tp_report_free(&r);
 }
 END_TEST
@@ -528,6 +579,7 @@ int main(void)
     tcase_add_test(tc, test_verdict_and_amdahl);
     tcase_add_test(tc, test_idempotent);
     tcase_add_test(tc, test_overlap_capped);
+    tcase_add_test(tc, test_wall_clock_shares);
     tcase_add_test(tc, test_top_ten);
     tcase_add_test(tc, test_merged_shares);
     tcase_add_test(tc, test_heap_only);

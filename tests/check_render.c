@@ -919,6 +919,8 @@ static void model_stress(struct tp_report *r)
         o->proc_mean_ns = NAN;
         o->proc_max_ns = INFINITY;
         o->imbalance = 1e300;
+        if (i % 2) /* on several threads at once: the OPS table shows wall% */
+            o->wall_ns = o->self_wall_ns = UINT64_MAX / 3;
         for (int k = 0; k < 12; k++)
             shape(o, k % 2 ? longname : utf, INT64_MAX, INT64_MIN, -1, 'X', 0, '\n', UINT64_MAX,
                   UINT64_MAX, UINT64_MAX, 1);
@@ -958,6 +960,7 @@ START_TEST(test_text_widths_under_stress)
             char what[64];
             snprintf(what, sizeof what, "stress at width %d, top %d", widths[i], top);
             check_width(t, widths[i], what);
+            ck_assert_ptr_nonnull(strstr(t, "self%  wall%"));
             ck_assert_ptr_null(strstr(t, "nan"));
             ck_assert_msg(!strstr(t, " inf "), "%s", strstr(t, " inf ") - 200);
             ck_assert_ptr_null(strstr(t, "-inf"));

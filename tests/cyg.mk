@@ -45,6 +45,12 @@ tests_victims_v_cyg_threads_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_cyg_threads_LDADD = tests/victims/libtpop.so -lpthread
 TESTS += tests/plt_ops.sh tests/plt_dlopen.sh tests/cyg_threads.sh
 EXTRA_DIST += tests/plt_ops.sh tests/plt_dlopen.sh tests/cyg_threads.sh
+# Wall-clock time of ops run on two threads at once, and one after the other.
+check_PROGRAMS += tests/victims/v_op_wall
+tests_victims_v_op_wall_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
+tests_victims_v_op_wall_LDADD = -lpthread
+TESTS += tests/op_wall.sh
+EXTRA_DIST += tests/op_wall.sh
 
 # The annotation API.
 check_PROGRAMS += tests/victims/v_api

@@ -22,6 +22,7 @@
 #include "report/peaks.h"
 #include "track/sites.h"
 #include "track/symbolize.h"
+#include "track/threads.h"
 
 static const char *env_get(const char *name)
 {
@@ -70,7 +71,7 @@ static void collect_program(struct tp_program *p)
     p->ppid = getppid();
     p->rank = tp_mpi_rank(env_get);
     p->wall_ns = tp_now_ns() - tp_start_ns;
-    p->threads = tp_heap_threads();
+    p->threads = tp_threads_ran();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t now_unix = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;

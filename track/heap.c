@@ -21,6 +21,7 @@
 #include "common/clock.h"
 #include "track/livetable.h"
 #include "track/runtime.h"
+#include "track/threads.h"
 #include "track/sites.h"
 
 static _Atomic int tracking;
@@ -114,6 +115,7 @@ static void thread_first(void)
 {
     thread_seen = 1;
     atomic_fetch_add(&g_threads, 1);
+    tp_thread_note();
     if (have_exit_key)
         pthread_setspecific(exit_key, (void *)1);
 }

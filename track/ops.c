@@ -20,8 +20,10 @@
 #include "common/clock.h"
 #include "common/histo.h"
 #include "track/ops_table.h"
+#include "track/opwall.h"
 #include "track/optree.h"
 #include "track/runtime.h"
+#include "track/threads.h"
 #include "track/tracebuf.h"
 
 #define MAX_DEPTH  TP_OPS_MAX_DEPTH
@@ -34,6 +36,7 @@ struct frame {
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
     uint64_t hooks0; /* non-op instrumentation hooks run on this thread when the op began */
+    int in_wall;     /* counted in its op's wall-clock word (track/opwall.h) */
 };
 
 struct opstack {
@@ -174,7 +177,8 @@ static void note_first(void)
 {
     if (!atomic_load_explicit(&tp_ops_first_ns_v, memory_order_relaxed)) {
         uint64_t zero = 0;
-        atomic_compare_exchange_strong(&tp_ops_first_ns_v, &zero, tp_now_ns());
+        if (atomic_compare_exchange_strong(&tp_ops_first_ns_v, &zero, tp_now_ns()))
+            tp_threads_sample(); /* a BLAS library's pool is up by its first call */
     }
 }
 
@@ -217,7 +221,7 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
 {
     struct frame *f = &stack.f[--stack.depth];
     struct tp_op_rec *r = &tp_op_recs[f->id];
-    uint64_t dur = t > f->t0 ? t - f->t0 : 0;
+    uint64_t raw = t > f->t0 ? t - f->t0 : 0, dur = raw;
     /* Take out what tprof's own -finstrument-functions hooks of the non-op functions called
      * inside the op cost: without it a loop over a tiny instrumented helper makes its op look
      * several times slower than it is. */
@@ -227,6 +231,11 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
         dur = dur > cost ? dur - cost : 0;
     }
     uint64_t self = dur > f->child ? dur - f->child : 0;
+    if (f->in_wall) {
+        tp_wall_leave(&r->in_total, &r->wall, t);
+        if (dur != raw) /* to come out of the wall-clock time alike */
+            atomic_fetch_add_explicit(&r->hook_total, raw - dur, memory_order_relaxed);
+    }
     if (stack.depth > 0)
         stack.f[stack.depth - 1].child += dur;
     fl += f->flops;
@@ -291,9 +300,13 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
             break;
         }
     stack.depth++;
+    tp_thread_note();
     note_first();
     f->hooks0 = tp_cyg_hooks;
-    f->t0 = tp_ticks();
+    /* One reading for the wall-clock words and the op's own times: on one thread they agree */
+    uint64_t t = tp_ticks();
+    f->in_wall = !f->recursive && tp_wall_enter(&tp_op_recs[id].in_total, t);
+    f->t0 = t;
     return 1;
 }
 
@@ -427,6 +440,7 @@ void tp_ops_fork_parent(void)
 void tp_ops_fork_child(void)
 {
     pthread_mutex_init(&intern_lock, NULL);
+    tp_threads_fork_child();
     /* The child reports its own work: what the parent did before fork is the parent's. */
     int n = atomic_load(&tp_op_nrecs);
     for (int i = 0; i < n; i++) {
@@ -442,6 +456,9 @@ void tp_ops_fork_child(void)
         atomic_store(&r->warm_calls, 0);
         atomic_store(&r->warm_ticks, 0);
         atomic_store(&r->skipped, 0);
+        atomic_store(&r->in_total, 0);
+        atomic_store(&r->wall, 0);
+        atomic_store(&r->hook_total, 0);
         memset(r->shapes, 0, sizeof r->shapes);
         if (h)
             r->histo = h; /* the parent's is left allocated: freeing inside fork is not safe */
@@ -453,6 +470,9 @@ void tp_ops_fork_child(void)
     atomic_store(&tp_step_warm, 0);
     atomic_store(&step_last_mark, 0);
     uint64_t t = tp_ticks();
-    for (int i = 0; i < stack.depth; i++)
-        stack.f[i].t0 = t, stack.f[i].child = 0;
+    for (int i = 0; i < stack.depth; i++) {
+        struct frame *f = &stack.f[i];
+        f->t0 = t, f->child = 0;
+        f->in_wall = !f->recursive && tp_wall_enter(&tp_op_recs[f->id].in_total, t);
+    }
 }

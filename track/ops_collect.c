@@ -138,6 +138,28 @@ double tp_ops_ns_per_tick(void)
     return last_ratio > 0 ? last_ratio : (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
 }
 
+/* An op's wall-clock ticks (track/opwall.h), corrected for the hooks' cost as its thread time
+ * was: the same fraction comes out (on one thread the two are then equal), and never more than
+ * its thread time, which the busy periods can only exceed by a clock reading's jitter. */
+static uint64_t wall_ticks(const struct tp_op_rec *s)
+{
+    uint64_t w = atomic_load(&s->wall), t = atomic_load(&s->total), h = atomic_load(&s->hook_total);
+    if (h && t + h > t)
+        w = (uint64_t)((unsigned __int128)w * t / (t + h));
+    return w < t ? w : t;
+}
+
+/* An op's self wall-clock time: its wall-clock time in the proportion of its self time to its
+ * total. Exact on one thread (wall is then total) and for an op with nothing nested (self is
+ * total); otherwise it takes the ops nested in it to overlap across threads as it does. */
+static uint64_t self_wall_ticks(const struct tp_op_rec *s, uint64_t wall)
+{
+    uint64_t t = atomic_load(&s->total), self = atomic_load(&s->self);
+    if (!t || self >= t)
+        return wall;
+    return (uint64_t)((unsigned __int128)wall * self / t);
+}
+
 /* One op that has calls, into o. */
 static void collect_op(struct tp_op_rec *s, struct tp_op *o, uint64_t calls, double ratio)
 {
@@ -147,6 +169,9 @@ static void collect_op(struct tp_op_rec *s, struct tp_op *o, uint64_t calls, dou
     o->calls = calls;
     o->total_ns = to_ns(atomic_load(&s->total), ratio);
     o->self_ns = to_ns(atomic_load(&s->self), ratio);
+    uint64_t wall = wall_ticks(s);
+    o->wall_ns = to_ns(wall, ratio);
+    o->self_wall_ns = to_ns(self_wall_ticks(s, wall), ratio);
     o->flops = atomic_load(&s->flops);
     o->bytes = atomic_load(&s->bytes);
     o->flops_known = atomic_load(&s->flops_known);

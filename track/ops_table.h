@@ -31,6 +31,10 @@ struct tp_op_rec {
     uint64_t hash;
     _Atomic uint64_t calls, total, self, flops, bytes, alloc_bytes, alloc_count;
     _Atomic uint64_t warm_calls, warm_ticks, skipped;
+    /* Wall-clock time (track/opwall.h): the word of threads inside the op, the busy periods'
+     * sum in uncorrected ticks, and the ticks the hook-cost correction took out of total, to
+     * take the same fraction out of the wall-clock sum. */
+    _Atomic uint64_t in_total, wall, hook_total;
     _Atomic int flops_known;
     struct tp_histo *histo;
     struct tp_shape_rec shapes[TP_OPS_MAX_SHAPES];

@@ -35,6 +35,27 @@ void tp_warn(const char *fmt, ...)
     errno = e;
 }
 
+/* tprof's own threads running now: the report's thread count leaves them out. */
+static _Atomic uint64_t own_threads;
+
+uint64_t tp_own_threads(void)
+{
+    return atomic_load(&own_threads);
+}
+
+void tp_own_threads_fork_child(void)
+{
+    atomic_store(&own_threads, 0); /* none survived the fork */
+}
+
+static void *own_thread(void *arg)
+{
+    void *(*fn)(void *) = (void *(*)(void *))arg;
+    void *rv = fn(NULL);
+    atomic_fetch_sub(&own_threads, 1);
+    return rv;
+}
+
 int tp_start_thread(void *(*fn)(void *))
 {
     /* The thread inherits this mask: it must never receive the program's signals. */
@@ -48,7 +69,10 @@ int tp_start_thread(void *(*fn)(void *))
     pthread_attr_setstacksize(&attr, 1024 * 1024); /* static TLS comes out of it too */
     /* its stack and thread descriptor are not the program's allocations */
     struct tp_own g = tp_own_begin();
-    int rc = pthread_create(&t, &attr, fn, NULL) == 0 ? 0 : -1;
+    atomic_fetch_add(&own_threads, 1); /* before it exists: never counted as the program's */
+    int rc = pthread_create(&t, &attr, own_thread, (void *)fn) == 0 ? 0 : -1;
+    if (rc)
+        atomic_fetch_sub(&own_threads, 1);
     tp_own_end(g);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -59,6 +59,9 @@ void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Start a detached thread of tprof's that blocks every signal (the program's signals are the
  * program's). 0, or -1 when it could not be created. */
 int tp_start_thread(void *(*fn)(void *));
+/* Those threads running now; in a fork child, none. */
+uint64_t tp_own_threads(void);
+void tp_own_threads_fork_child(void);
 
 /* Periodic snapshots written so far: their number, total and longest wall time (ns). The
  * report says what they cost. */
