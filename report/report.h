@@ -80,8 +80,11 @@ struct tp_memory {
     uint64_t unknown_frees; /* frees of pointers tprof never saw (passed through) */
     uint64_t failed_allocs;
     uint64_t alloc_ns;         /* wall time spent inside the real allocator */
-    uint64_t persistent_bytes; /* live at the peak and allocated before the first op/step */
-    uint64_t transient_bytes;  /* live at peak and the rest */
+    /* Of the peak: bytes that outlived the unit (step) that allocated them, and bytes freed
+     * within it; both 0 when no unit ended. */
+    uint64_t persistent_bytes, transient_bytes;
+    char *lifetime_unit; /* "step", "step_marker", "detected_step", "op_call" or NULL (none) */
+    char *lifetime_step; /* the step's name (function, "tprof_step", op), or NULL */
     uint64_t nsites_total;     /* sites seen; nsites may be fewer when the JSON was capped */
     struct tp_site *sites;
     size_t nsites;

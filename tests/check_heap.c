@@ -39,15 +39,15 @@ START_TEST(test_peak_and_live_at_peak)
     struct tp_heap_totals t;
     setup_tables(1024);
     /* The sequence of tests/victims/v_sites.c. */
-    tp_heap_alloc(P(1), 1000, SITE_A, NULL, 0, 0);
-    tp_heap_alloc(P(2), 1000, SITE_A, NULL, 0, 0);
-    tp_heap_alloc(P(3), 1000, SITE_A, NULL, 0, 0);
-    tp_heap_alloc(P(4), 5000, SITE_B, NULL, 0, 0);
-    tp_heap_alloc(P(5), 5000, SITE_B, NULL, 0, 0);
+    tp_heap_alloc(P(1), 1000, SITE_A, NULL, 0);
+    tp_heap_alloc(P(2), 1000, SITE_A, NULL, 0);
+    tp_heap_alloc(P(3), 1000, SITE_A, NULL, 0);
+    tp_heap_alloc(P(4), 5000, SITE_B, NULL, 0);
+    tp_heap_alloc(P(5), 5000, SITE_B, NULL, 0);
     tp_heap_free(P(4));
-    tp_heap_alloc(P(6), 4000, SITE_C, NULL, 0, 0);
+    tp_heap_alloc(P(6), 4000, SITE_C, NULL, 0);
     tp_heap_free(P(6));
-    tp_heap_alloc(P(7), 6000, SITE_C, NULL, 0, 0); /* the peak: 14000 */
+    tp_heap_alloc(P(7), 6000, SITE_C, NULL, 0); /* the peak: 14000 */
     tp_heap_free(P(7));
     tp_heap_free(P(1));
     tp_heap_totals(&t);
@@ -82,7 +82,7 @@ START_TEST(test_growth_and_reuse)
     setup_tables(1024);
     enum { N = 300000 }; /* 15 generations (4,096 slots growing by a quarter) */
     for (int i = 0; i < N; i++)
-        tp_heap_alloc(P(i), (size_t)(i % 100) + 1, SITE_A, NULL, 0, 0);
+        tp_heap_alloc(P(i), (size_t)(i % 100) + 1, SITE_A, NULL, 0);
     tp_heap_totals(&t);
     uint64_t want = 0;
     for (int i = 0; i < N; i++)
@@ -107,7 +107,7 @@ START_TEST(test_growth_and_reuse)
     /* The same addresses again: tombstones are reused, nothing is dropped. */
     for (int round = 0; round < 20; round++) {
         for (int i = 0; i < 1000; i++)
-            tp_heap_alloc(P(i), 8, SITE_B, NULL, 0, 0);
+            tp_heap_alloc(P(i), 8, SITE_B, NULL, 0);
         for (int i = 0; i < 1000; i++)
             tp_heap_free(P(i));
     }
@@ -131,7 +131,7 @@ static void *worker(void *arg)
     uintptr_t t = (uintptr_t)arg;
     for (int round = 0; round < 2; round++) {
         for (uintptr_t i = 0; i < PER_THREAD; i++)
-            tp_heap_alloc(KEY(t, i), 24, (void *)(uintptr_t)(0x1000 + (t ? 0x10 : 0)), NULL, 0, 0);
+            tp_heap_alloc(KEY(t, i), 24, (void *)(uintptr_t)(0x1000 + (t ? 0x10 : 0)), NULL, 0);
         for (uintptr_t i = 0; i < PER_THREAD; i++)
             tp_heap_free(KEY(t, i));
     }
@@ -173,7 +173,7 @@ static void *churner(void *arg)
         if (i >= RING)
             tp_heap_free(SAME_HOME(t, (i - RING) % (4 * RING)));
         if (i < CHURN_OPS)
-            tp_heap_alloc(SAME_HOME(t, i % (4 * RING)), 8 + t, (void *)(uintptr_t)(0x2000 + t * 16), NULL, 0, 0);
+            tp_heap_alloc(SAME_HOME(t, i % (4 * RING)), 8 + t, (void *)(uintptr_t)(0x2000 + t * 16), NULL, 0);
     }
     return NULL;
 }
@@ -228,9 +228,9 @@ START_TEST(test_recent_stacks)
     void *r2[] = {(void *)s2[0], (void *)s2[1], NULL};
     void *r3[] = {(void *)s3[0], (void *)s3[1], (void *)s3[2], NULL};
     for (int i = 0; i < 300; i += 3) {
-        tp_heap_alloc(P(i), 10, NULL, r1, 3, 0);
-        tp_heap_alloc(P(i + 1), 20, NULL, r2, 3, 0);
-        tp_heap_alloc(P(i + 2), 30, NULL, r3, 4, 0);
+        tp_heap_alloc(P(i), 10, NULL, r1, 3);
+        tp_heap_alloc(P(i + 1), 20, NULL, r2, 3);
+        tp_heap_alloc(P(i + 2), 30, NULL, r3, 4);
     }
     struct tp_site_rec *a = site_of_stack(s1, 2), *b = site_of_stack(s2, 2), *c = site_of_stack(s3, 3);
     ck_assert_ptr_nonnull(a);
@@ -250,7 +250,7 @@ START_TEST(test_site_table_full)
 {
     setup_tables(16);
     for (int i = 0; i < 40; i++)
-        tp_heap_alloc(P(i), 10, (void *)(uintptr_t)(0x5000 + i * 16), NULL, 0, 0);
+        tp_heap_alloc(P(i), 10, (void *)(uintptr_t)(0x5000 + i * 16), NULL, 0);
     ck_assert_uint_eq(tp_sites_count(), 16);
     ck_assert_uint_eq(tp_sites_dropped(), 40 - 15);
     ck_assert_uint_eq(tp_site_get(0)->allocs, 25);

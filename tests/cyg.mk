@@ -94,3 +94,9 @@ tests_victims_v_identity_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_identity_LDADD = tests/victims/libtpself.so -ldl
 TESTS += tests/plt_identity.sh tests/plt_runtimes.sh
 EXTRA_DIST += tests/plt_identity.sh tests/plt_runtimes.sh
+
+# The persistent/transient split of the heap peak by lifetime.
+check_PROGRAMS += tests/victims/v_life
+tests_victims_v_life_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
+TESTS += tests/heap_lifetime.sh
+EXTRA_DIST += tests/heap_lifetime.sh

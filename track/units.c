@@ -1,0 +1,100 @@
+/* The unit of a heap block's lifetime (units.h): which steps or op calls end one. */
+#include "track/units.h"
+
+#include <stdatomic.h>
+
+#include "track/heap.h"
+#include "track/rawalloc.h"
+
+static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
+static _Atomic int detected = -1;      /* the op found to be the step */
+static _Atomic uint64_t ended, marks;
+/* Per op id: one of its depth-0 calls enclosed another op. Bytes, written once each: a race
+ * between two threads writes the same value. */
+static _Atomic unsigned char *enclosing;
+static int cap;
+TP_TLS int tp_units_nested;
+
+void tp_units_init(int max_ops)
+{
+    if (max_ops > 0 && !enclosing) {
+        enclosing = tp_calloc((size_t)max_ops, sizeof *enclosing);
+        cap = enclosing ? max_ops : 0;
+    }
+}
+
+static void unit_end(int kind)
+{
+    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    if (m != kind)
+        atomic_store_explicit(&mode, kind, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ended, 1, memory_order_relaxed);
+    tp_heap_unit_end();
+}
+
+/* With a step function or markers, op calls end nothing. */
+static int steps_rule(void)
+{
+    return tp_cfg.step || atomic_load_explicit(&mode, memory_order_relaxed) == TP_UNIT_MARK;
+}
+
+void tp_units_step_end(void)
+{
+    unit_end(TP_UNIT_STEP);
+}
+
+void tp_units_mark(void)
+{
+    if (tp_cfg.step)
+        return;
+    /* The first marker begins step 0: what came before belongs to it. */
+    if (atomic_fetch_add(&marks, 1) == 0)
+        atomic_store(&mode, TP_UNIT_MARK);
+    else
+        unit_end(TP_UNIT_MARK);
+}
+
+void tp_units_outer_begin(int id)
+{
+    tp_units_nested = 0;
+    if (steps_rule() || atomic_load_explicit(&detected, memory_order_relaxed) >= 0)
+        return;
+    if (id >= 0 && id < cap && atomic_load_explicit(&enclosing[id], memory_order_relaxed)) {
+        int none = -1;
+        if (atomic_compare_exchange_strong(&detected, &none, id))
+            atomic_store(&mode, TP_UNIT_DETECTED);
+    }
+}
+
+void tp_units_outer_end(int id)
+{
+    if (steps_rule())
+        return;
+    if (tp_units_nested && id >= 0 && id < cap &&
+        !atomic_load_explicit(&enclosing[id], memory_order_relaxed))
+        atomic_store_explicit(&enclosing[id], 1, memory_order_relaxed);
+    int d = atomic_load_explicit(&detected, memory_order_relaxed);
+    if (d < 0)
+        unit_end(TP_UNIT_OP_CALL);
+    else if (id == d)
+        unit_end(TP_UNIT_DETECTED);
+}
+
+enum tp_unit_kind tp_units_kind(int *op)
+{
+    int m = atomic_load(&mode);
+    *op = m == TP_UNIT_DETECTED ? atomic_load(&detected) : -1;
+    if (atomic_load(&ended) == 0)
+        return TP_UNIT_NONE;
+    return (enum tp_unit_kind)m;
+}
+
+uint64_t tp_units_ended(void)
+{
+    return atomic_load(&ended);
+}
+
+void tp_units_fork_child(void)
+{
+    atomic_store(&ended, 0);
+}
