@@ -304,3 +304,8 @@ int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y)
         return x->bytes < y->bytes ? 1 : -1;
     return 0;
 }
+
+const char *tp_lifetime_noun(const struct tp_memory *m)
+{
+    return m->lifetime_unit && !strcmp(m->lifetime_unit, "op_call") ? "op call" : "step";
+}

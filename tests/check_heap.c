@@ -29,7 +29,7 @@ static struct tp_site_rec *site_of(uintptr_t ra)
     return NULL;
 }
 
-#define P(i) ((void *)(uintptr_t)(0x100000 + (uintptr_t)(i) * 16))
+#define P(i)   ((void *)(uintptr_t)(0x100000 + (uintptr_t)(i)*16))
 #define SITE_A ((void *)0xa0)
 #define SITE_B ((void *)0xb0)
 #define SITE_C ((void *)0xc0)
@@ -118,13 +118,13 @@ START_TEST(test_growth_and_reuse)
 }
 END_TEST
 
-#define THREADS 4
+#define THREADS    4
 #define PER_THREAD 200000
 
 /* Thread t owns addresses P(i * THREADS + t): the threads' keys interleave in the table, so they
  * claim, vacate and probe past each other's slots (and no thread's keys form one long run that
  * the others must probe across). */
-#define KEY(t, i) P((uintptr_t)(i) * THREADS + (uintptr_t)(t))
+#define KEY(t, i) P((uintptr_t)(i)*THREADS + (uintptr_t)(t))
 
 static void *worker(void *arg)
 {
@@ -162,9 +162,9 @@ END_TEST
  * differ by 2 bytes, so they share one home slot: every insert probes past slots other threads
  * are emptying, and slots are vacated next to slots being claimed, all the time. A probe chain
  * cut short shows as a free of an unknown block and live bytes that never return to 0. */
-#define RING 64
-#define CHURN_OPS 300000
-#define SAME_HOME(t, i) ((void *)(uintptr_t)(0x100000 + (uintptr_t)(i) * 16 + (uintptr_t)(t) * 2))
+#define RING            64
+#define CHURN_OPS       300000
+#define SAME_HOME(t, i) ((void *)(uintptr_t)(0x100000 + (uintptr_t)(i)*16 + (uintptr_t)(t)*2))
 
 static void *churner(void *arg)
 {
@@ -173,7 +173,8 @@ static void *churner(void *arg)
         if (i >= RING)
             tp_heap_free(SAME_HOME(t, (i - RING) % (4 * RING)));
         if (i < CHURN_OPS)
-            tp_heap_alloc(SAME_HOME(t, i % (4 * RING)), 8 + t, (void *)(uintptr_t)(0x2000 + t * 16), NULL, 0);
+            tp_heap_alloc(SAME_HOME(t, i % (4 * RING)), 8 + t, (void *)(uintptr_t)(0x2000 + t * 16),
+                          NULL, 0);
     }
     return NULL;
 }
@@ -232,7 +233,8 @@ START_TEST(test_recent_stacks)
         tp_heap_alloc(P(i + 1), 20, NULL, r2, 3);
         tp_heap_alloc(P(i + 2), 30, NULL, r3, 4);
     }
-    struct tp_site_rec *a = site_of_stack(s1, 2), *b = site_of_stack(s2, 2), *c = site_of_stack(s3, 3);
+    struct tp_site_rec *a = site_of_stack(s1, 2), *b = site_of_stack(s2, 2),
+                       *c = site_of_stack(s3, 3);
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
     ck_assert_ptr_nonnull(c);

@@ -19,7 +19,7 @@
 #include "report/peaks.h"
 #include "track/sites.h"
 #include "track/symbolize.h"
-#include "track/units.h"
+#include "track/lifeunit.h"
 
 static const char *env_get(const char *name)
 {
@@ -224,18 +224,15 @@ static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_to
 }
 
 /* Of the peak, what outlived the unit that allocated it and what was freed within it, and what
- * the unit was (track/units.h). No unit ended: no split. */
+ * the unit was (track/lifeunit.h). No unit ended: no split. */
 static void lifetime_split(struct tp_memory *m, const struct tp_heap_totals *t)
 {
     int op = -1;
-    enum tp_unit_kind k = tp_units_kind(&op);
+    enum tp_unit_kind k = tp_lifeunit_kind(&op);
     const char *step = NULL;
     switch (k) {
-    case TP_UNIT_NONE:
-        return;
-    case TP_UNIT_OP_CALL:
-        m->lifetime_unit = strdup("op_call");
-        break;
+    case TP_UNIT_NONE: return;
+    case TP_UNIT_OP_CALL: m->lifetime_unit = strdup("op_call"); break;
     case TP_UNIT_DETECTED:
         m->lifetime_unit = strdup("detected_step");
         step = tp_ops_name(op);

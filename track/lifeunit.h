@@ -8,34 +8,34 @@
  * call on, and the outermost calls of other ops no longer end one. A step belongs to the process:
  * any thread's step or outermost op call ends the unit. ops.c tells this file where steps and
  * outermost op calls begin and end. */
-#ifndef TPROF_UNITS_H
-#define TPROF_UNITS_H
+#ifndef TPROF_LIFEUNIT_H
+#define TPROF_LIFEUNIT_H
 
 #include <stdint.h>
 
 #include "track/runtime.h"
 
 /* Set-up: max_ops is the op table's capacity (ids below it). */
-void tp_units_init(int max_ops);
+void tp_lifeunit_init(int max_ops);
 
 /* A step of the TPROF_STEP function ended (the outermost call on its thread). */
-void tp_units_step_end(void);
+void tp_lifeunit_step_end(void);
 /* A tprof_step() marker: every marker but the first ends a unit. */
-void tp_units_mark(void);
+void tp_lifeunit_mark(void);
 
 /* The calling thread's outermost op call has enclosed another op. */
-extern TP_TLS int tp_units_nested;
+extern TP_TLS int tp_lifeunit_nested;
 /* Op id began with no op open on this thread / an op began inside another. */
-void tp_units_outer_begin(int id);
-static inline void tp_units_op_begin(int depth_before, int id)
+void tp_lifeunit_outer_begin(int id);
+static inline void tp_lifeunit_op_begin(int depth_before, int id)
 {
     if (depth_before == 0)
-        tp_units_outer_begin(id);
+        tp_lifeunit_outer_begin(id);
     else
-        tp_units_nested = 1;
+        tp_lifeunit_nested = 1;
 }
 /* The outermost op call on this thread, of op id, ended. */
-void tp_units_outer_end(int id);
+void tp_lifeunit_outer_end(int id);
 
 /* What the unit was, for the report. */
 enum tp_unit_kind {
@@ -46,11 +46,11 @@ enum tp_unit_kind {
     TP_UNIT_MARK,     /* tprof_step() markers */
 };
 /* The kind, and for TP_UNIT_DETECTED the op's id in *op (-1 otherwise). */
-enum tp_unit_kind tp_units_kind(int *op);
+enum tp_unit_kind tp_lifeunit_kind(int *op);
 /* Units ended so far. */
-uint64_t tp_units_ended(void);
+uint64_t tp_lifeunit_ended(void);
 
 /* A forked child counts its own units. */
-void tp_units_fork_child(void);
+void tp_lifeunit_fork_child(void);
 
 #endif

@@ -1,5 +1,5 @@
-/* The unit of a heap block's lifetime (units.h): which steps or op calls end one. */
-#include "track/units.h"
+/* The unit of a heap block's lifetime (lifeunit.h): which steps or op calls end one. */
+#include "track/lifeunit.h"
 
 #include <stdatomic.h>
 
@@ -7,15 +7,15 @@
 #include "track/rawalloc.h"
 
 static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
-static _Atomic int detected = -1;      /* the op found to be the step */
+static _Atomic int detected = -1;       /* the op found to be the step */
 static _Atomic uint64_t ended, marks;
 /* Per op id: one of its depth-0 calls enclosed another op. Bytes, written once each: a race
  * between two threads writes the same value. */
 static _Atomic unsigned char *enclosing;
 static int cap;
-TP_TLS int tp_units_nested;
+TP_TLS int tp_lifeunit_nested;
 
-void tp_units_init(int max_ops)
+void tp_lifeunit_init(int max_ops)
 {
     if (max_ops > 0 && !enclosing) {
         enclosing = tp_calloc((size_t)max_ops, sizeof *enclosing);
@@ -38,12 +38,12 @@ static int steps_rule(void)
     return tp_cfg.step || atomic_load_explicit(&mode, memory_order_relaxed) == TP_UNIT_MARK;
 }
 
-void tp_units_step_end(void)
+void tp_lifeunit_step_end(void)
 {
     unit_end(TP_UNIT_STEP);
 }
 
-void tp_units_mark(void)
+void tp_lifeunit_mark(void)
 {
     if (tp_cfg.step)
         return;
@@ -54,9 +54,9 @@ void tp_units_mark(void)
         unit_end(TP_UNIT_MARK);
 }
 
-void tp_units_outer_begin(int id)
+void tp_lifeunit_outer_begin(int id)
 {
-    tp_units_nested = 0;
+    tp_lifeunit_nested = 0;
     if (steps_rule() || atomic_load_explicit(&detected, memory_order_relaxed) >= 0)
         return;
     if (id >= 0 && id < cap && atomic_load_explicit(&enclosing[id], memory_order_relaxed)) {
@@ -66,11 +66,11 @@ void tp_units_outer_begin(int id)
     }
 }
 
-void tp_units_outer_end(int id)
+void tp_lifeunit_outer_end(int id)
 {
     if (steps_rule())
         return;
-    if (tp_units_nested && id >= 0 && id < cap &&
+    if (tp_lifeunit_nested && id >= 0 && id < cap &&
         !atomic_load_explicit(&enclosing[id], memory_order_relaxed))
         atomic_store_explicit(&enclosing[id], 1, memory_order_relaxed);
     int d = atomic_load_explicit(&detected, memory_order_relaxed);
@@ -80,7 +80,7 @@ void tp_units_outer_end(int id)
         unit_end(TP_UNIT_DETECTED);
 }
 
-enum tp_unit_kind tp_units_kind(int *op)
+enum tp_unit_kind tp_lifeunit_kind(int *op)
 {
     int m = atomic_load(&mode);
     *op = m == TP_UNIT_DETECTED ? atomic_load(&detected) : -1;
@@ -89,12 +89,12 @@ enum tp_unit_kind tp_units_kind(int *op)
     return (enum tp_unit_kind)m;
 }
 
-uint64_t tp_units_ended(void)
+uint64_t tp_lifeunit_ended(void)
 {
     return atomic_load(&ended);
 }
 
-void tp_units_fork_child(void)
+void tp_lifeunit_fork_child(void)
 {
     atomic_store(&ended, 0);
 }
