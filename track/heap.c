@@ -47,8 +47,12 @@ static struct __attribute__((aligned(64))) {
     _Atomic uint64_t peak_lo, peak_hi; /* the tags of the peak's unit up to the peak */
     _Atomic uint64_t freed;            /* of the peak, freed in its unit so far */
     _Atomic int open;                  /* the peak's unit has not ended: its frees count */
-    _Atomic int tag_used;              /* a block got `tag` */
+    _Atomic int tag_state;             /* who got `tag`: TAG_NONE, TAG_PEAK, TAG_USED */
 } g;
+
+/* No block got the tag yet; the last block that got it made a peak; blocks got it, the last one
+ * not making a peak. One load on an allocation (TAG_USED, mostly) says whether to do more. */
+enum { TAG_NONE, TAG_PEAK, TAG_USED };
 
 /* Written at a new peak and at a unit's end only. */
 static struct __attribute__((aligned(64))) {
@@ -151,17 +155,24 @@ static inline uint64_t new_peak(uint64_t tag)
     atomic_store_explicit(&g.freed, 0, memory_order_relaxed);
     atomic_store_explicit(&g.open, 1, memory_order_relaxed);
     atomic_store_explicit(&gp.ended, 0, memory_order_relaxed);
+    atomic_store_explicit(&g.tag_state, TAG_PEAK, memory_order_relaxed);
     return pseq;
 }
 
-/* A block allocated after the peak must not pass for one live at it: the first such block moves
- * the tag on (once per peak, not per allocation). */
-static inline uint64_t tag_after_peak(uint64_t tag)
+/* The first block since the tag's state was other than TAG_USED, not making a peak. If the tag
+ * was last given to a peak's block, this block must not pass for one live at that peak: the tag
+ * moves on (once per peak, not per allocation). */
+static uint64_t tag_first_use(uint64_t tag, int state)
 {
-    if (atomic_compare_exchange_strong_explicit(&g.tag, &tag, tag + 1, memory_order_relaxed,
-                                                memory_order_relaxed))
-        return tag + 1;
-    return tag; /* moved by another thread: the value it has now */
+    if (state == TAG_PEAK) {
+        uint64_t now = tag;
+        if (atomic_compare_exchange_strong_explicit(&g.tag, &now, tag + 1, memory_order_relaxed,
+                                                    memory_order_relaxed))
+            now = tag + 1;
+        tag = now; /* else moved by another thread: the value it has now */
+    }
+    atomic_store_explicit(&g.tag_state, TAG_USED, memory_order_relaxed);
+    return tag;
 }
 
 int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got)
@@ -188,12 +199,11 @@ int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got)
         pseq = new_peak(tag);
     } else {
         pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
-        if (tp_unlikely(tag == atomic_load_explicit(&g.peak_hi, memory_order_relaxed)))
-            tag = tag_after_peak(tag);
+        int state = atomic_load_explicit(&g.tag_state, memory_order_relaxed);
+        if (tp_unlikely(state != TAG_USED))
+            tag = tag_first_use(tag, state);
     }
-    if (tp_unlikely(!atomic_load_explicit(&g.tag_used, memory_order_relaxed)))
-        atomic_store_explicit(&g.tag_used, 1, memory_order_relaxed);
-    struct tp_blk b = {n, site, (uint32_t)(tag & TAG_MASK)};
+    struct tp_blk b = {n, site, (uint32_t)tag}; /* the table keeps the low bits */
     if (tp_live_insert(p, b) < 0) {
         atomic_fetch_sub_explicit(&g.live, n, memory_order_relaxed);
         atomic_fetch_add(&g_dropped, 1);
@@ -291,8 +301,8 @@ void tp_heap_restore(void *p, const struct tp_blk *b)
 
 void tp_heap_unit_end(void)
 {
-    if (atomic_load_explicit(&g.tag_used, memory_order_relaxed)) {
-        atomic_store_explicit(&g.tag_used, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&g.tag_state, memory_order_relaxed) != TAG_NONE) {
+        atomic_store_explicit(&g.tag_state, TAG_NONE, memory_order_relaxed);
         uint64_t t = atomic_fetch_add_explicit(&g.tag, 1, memory_order_relaxed) + 1;
         atomic_store_explicit(&gp.unit_lo, t, memory_order_relaxed);
     }
@@ -351,7 +361,7 @@ void tp_heap_fork_child(void)
     /* the inherited blocks are the child's persistent heap: no unit of its own freed them */
     atomic_store(&g.open, 0);
     atomic_store(&gp.ended, 0);
-    atomic_store(&g.tag_used, 1);
+    atomic_store(&g.tag_state, TAG_USED);
     tp_heap_unit_end();
     atomic_store(&g.pseq, atomic_load(&g.pseq) + 1);
     atomic_store(&g_unknown_frees, 0);

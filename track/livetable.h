@@ -188,7 +188,8 @@ static inline __attribute__((always_inline)) int tp_live_insert(void *ptr, struc
     uintptr_t a = (uintptr_t)ptr; /* hashed: the tag is not part of where p lives */
     if (tp_unlikely(a > TP_LIVE_ADDR_MASK))
         return -1;
-    uintptr_t p = a | (uintptr_t)(b.tag & ((1u << TP_LIVE_TAG_BITS) - 1)) << TP_LIVE_TAG_SHIFT;
+    uintptr_t p = a | (uintptr_t)b.tag
+                          << TP_LIVE_TAG_SHIFT; /* its low 16 bits: the rest shift out */
     uint64_t val = live_pack(b);
     for (int attempt = 0; attempt < 4; attempt++) {
         int gi = atomic_load_explicit(&tp_live_ngens, memory_order_acquire) - 1;
