@@ -53,9 +53,8 @@ void tp_text_memory(struct tp_text_ctx *c)
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
         tp_text_say(c,
-                    "at the peak: %s persistent (outlives the %s that allocated it), %s transient "
-                    "(freed within its %s)",
-                    a, u, b, u);
+                    "at the peak: %s persistent (outlive their %s), %s transient (freed within it)",
+                    a, u, b);
         lifetime_unit_line(c, m);
     }
     tp_fmt_count(m->allocs, a, sizeof a);
