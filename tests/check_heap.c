@@ -76,6 +76,52 @@ START_TEST(test_peak_and_live_at_peak)
 }
 END_TEST
 
+/* Of the peak, what is freed before its unit (step) ends is transient, exactly: not what was
+ * allocated after the peak, not what is freed after the unit ended, nothing until the unit ends;
+ * a new peak starts again. */
+START_TEST(test_lifetime_split)
+{
+    struct tp_heap_totals t;
+    setup_tables(1024);
+    tp_heap_alloc(P(1), 1000, SITE_A, NULL, 0); /* before the first unit: belongs to it */
+    tp_heap_alloc(P(2), 200, SITE_A, NULL, 0);  /* live all run */
+    tp_heap_alloc(P(3), 300, SITE_B, NULL, 0);
+    tp_heap_alloc(P(4), 400, SITE_B, NULL, 0); /* the peak: 1900 */
+    tp_heap_free(P(4));
+    tp_heap_alloc(P(5), 100, SITE_C, NULL, 0); /* after the peak: its free is not the peak's */
+    tp_heap_free(P(5));
+    tp_heap_free(P(3));
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.peak, 1900);
+    ck_assert_uint_eq(t.transient_at_peak, 0); /* the unit has not ended */
+    tp_heap_unit_end();
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.transient_at_peak, 700);
+    tp_heap_alloc(P(6), 300, SITE_C, NULL, 0);
+    tp_heap_free(P(6));
+    tp_heap_unit_end();
+    tp_heap_free(P(2)); /* outlived its unit: still persistent */
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.transient_at_peak, 700);
+    /* A higher peak, made of a block freed within its unit. */
+    tp_heap_alloc(P(7), 2000, SITE_A, NULL, 0); /* 3000 */
+    tp_heap_free(P(7));
+    tp_heap_unit_end();
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.peak, 3000);
+    ck_assert_uint_eq(t.transient_at_peak, 2000);
+    /* The peak moves twice in one unit: the first peak's frees no longer count. */
+    tp_heap_alloc(P(8), 2500, SITE_A, NULL, 0); /* 3500 */
+    tp_heap_free(P(8));
+    tp_heap_alloc(P(9), 3000, SITE_A, NULL, 0); /* 4000 */
+    tp_heap_unit_end();
+    tp_heap_free(P(9));
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.peak, 4000);
+    ck_assert_uint_eq(t.transient_at_peak, 0);
+}
+END_TEST
+
 START_TEST(test_growth_and_reuse)
 {
     struct tp_heap_totals t;
@@ -266,6 +312,7 @@ int main(void)
     TCase *tc = tcase_create("tables");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_peak_and_live_at_peak);
+    tcase_add_test(tc, test_lifetime_split);
     tcase_add_test(tc, test_growth_and_reuse);
     tcase_add_test(tc, test_recent_stacks);
     tcase_add_test(tc, test_concurrent_exact);
