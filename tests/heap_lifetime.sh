@@ -52,3 +52,12 @@ jcheck "$WORK/parse.json" \
   "m['persistent_bytes'] == 3 * 200000" \
   "m['transient_bytes'] == 300000" \
   "m['lifetime_unit'] == 'op_call'"
+# An op that encloses another (forward_layers encloses take) but has other ops' outermost calls
+# between its own is a layer, not the step: the unit stays the outermost op call.
+native=$("$v") || fail "native run failed"
+run layer TPROF_OPS='*forward*,*backward*,*update*,take'
+jcheck "$WORK/layer.json" \
+  "ops['take']['calls'] == 1 + 2 + 4 * 3" \
+  "m['persistent_bytes'] == $W + $G + $O + $A1 + $A2" \
+  "m['transient_bytes'] == $T" \
+  "m['lifetime_unit'] == 'op_call'"

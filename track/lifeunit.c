@@ -4,24 +4,13 @@
 #include <stdatomic.h>
 
 #include "track/heap.h"
-#include "track/rawalloc.h"
 
 static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
 static _Atomic int detected = -1;       /* the op found to be the step */
 static _Atomic uint64_t ended, marks;
-/* Per op id: one of its depth-0 calls enclosed another op. Bytes, written once each: a race
- * between two threads writes the same value. */
-static _Atomic unsigned char *enclosing;
-static int cap;
+/* The last outermost op call to end: its op + 1 (0 for none), negated if it enclosed no op. */
+static _Atomic int last_outer;
 TP_TLS int tp_lifeunit_nested;
-
-void tp_lifeunit_init(int max_ops)
-{
-    if (max_ops > 0 && !enclosing) {
-        enclosing = tp_calloc((size_t)max_ops, sizeof *enclosing);
-        cap = enclosing ? max_ops : 0;
-    }
-}
 
 static void unit_end(int kind)
 {
@@ -59,7 +48,10 @@ void tp_lifeunit_outer_begin(int id)
     tp_lifeunit_nested = 0;
     if (steps_rule() || atomic_load_explicit(&detected, memory_order_relaxed) >= 0)
         return;
-    if (id >= 0 && id < cap && atomic_load_explicit(&enclosing[id], memory_order_relaxed)) {
+    /* Two outermost calls of one op in a row, the first enclosing another op: nothing else runs
+     * between its calls, it is the step. (The first op to enclose another is not enough: that
+     * is a layer, between whose calls other layers run.) */
+    if (id >= 0 && atomic_load_explicit(&last_outer, memory_order_relaxed) == id + 1) {
         int none = -1;
         if (atomic_compare_exchange_strong(&detected, &none, id))
             atomic_store(&mode, TP_UNIT_DETECTED);
@@ -70,9 +62,9 @@ void tp_lifeunit_outer_end(int id)
 {
     if (steps_rule())
         return;
-    if (tp_lifeunit_nested && id >= 0 && id < cap &&
-        !atomic_load_explicit(&enclosing[id], memory_order_relaxed))
-        atomic_store_explicit(&enclosing[id], 1, memory_order_relaxed);
+    int last = tp_lifeunit_nested ? id + 1 : -(id + 1);
+    if (atomic_load_explicit(&last_outer, memory_order_relaxed) != last)
+        atomic_store_explicit(&last_outer, last, memory_order_relaxed);
     int d = atomic_load_explicit(&detected, memory_order_relaxed);
     if (d < 0)
         unit_end(TP_UNIT_OP_CALL);

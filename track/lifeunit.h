@@ -3,9 +3,10 @@
  *
  * The unit is a step when there are steps: each call of the TPROF_STEP function, or the span
  * between two tprof_step() markers. Without them it is an outermost op call (an op begun with no
- * op open on its thread), until an op is seen to be the step: the first op that, called at depth
- * 0, enclosed another op and is then called at depth 0 again becomes the unit from that second
- * call on, and the outermost calls of other ops no longer end one. A step belongs to the process:
+ * op open on its thread), until an op is seen to be the step: an op whose outermost call enclosed
+ * another op and is followed by another outermost call of the same op, with none of another op
+ * between, becomes the unit from that second call on, and the outermost calls of other ops no
+ * longer end one. A step belongs to the process:
  * any thread's step or outermost op call ends the unit. ops.c tells this file where steps and
  * outermost op calls begin and end. */
 #ifndef TPROF_LIFEUNIT_H
@@ -14,9 +15,6 @@
 #include <stdint.h>
 
 #include "track/runtime.h"
-
-/* Set-up: max_ops is the op table's capacity (ids below it). */
-void tp_lifeunit_init(int max_ops);
 
 /* A step of the TPROF_STEP function ended (the outermost call on its thread). */
 void tp_lifeunit_step_end(void);

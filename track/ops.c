@@ -79,7 +79,6 @@ void tp_ops_init(void)
         tp_op_cap = 0;
     }
     tp_step_histo = tp_histo_new();
-    tp_lifeunit_init(tp_op_cap);
 }
 
 static uint64_t hash_name(const char *s)
