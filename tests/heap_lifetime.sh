@@ -61,3 +61,13 @@ jcheck "$WORK/layer.json" \
   "m['persistent_bytes'] == $W + $G + $O + $A1 + $A2" \
   "m['transient_bytes'] == $T" \
   "m['lifetime_unit'] == 'op_call'"
+# tprof_step() markers at the end of each step, no ops: the markers are the unit.
+native=$("$v" mark) || fail "native run failed (mark)"
+out=$(TPROF_OPS=no_such_op TPROF_OUTPUT=none TPROF_JSON="$WORK/mark.json" LD_PRELOAD="$TPROF_SO" \
+      "$v" mark) || fail "mark: victim failed"
+[ "$out" = "$native" ] || fail "mark: stdout changed: $out"
+jcheck "$WORK/mark.json" \
+  "d['steps']['count'] >= 3 and not ops" \
+  "m['persistent_bytes'] == $W + $G + $O" \
+  "m['transient_bytes'] == $A1 + $A2 + $T" \
+  "m['lifetime_unit'] == 'step_marker' and m['lifetime_step'] == 'tprof_step'"

@@ -7,7 +7,7 @@
 
 static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
 static _Atomic int detected = -1;       /* the op found to be the step */
-static _Atomic uint64_t ended, marks;
+static _Atomic uint64_t ended;
 /* The last outermost op call to end: its op + 1 (0 for none), negated if it enclosed no op. */
 static _Atomic int last_outer;
 TP_TLS int tp_lifeunit_nested;
@@ -34,12 +34,11 @@ void tp_lifeunit_step_end(void)
 
 void tp_lifeunit_mark(void)
 {
-    if (tp_cfg.step)
-        return;
-    /* The first marker begins step 0: what came before belongs to it. */
-    if (atomic_fetch_add(&marks, 1) == 0)
-        atomic_store(&mode, TP_UNIT_MARK);
-    else
+    /* Every marker ends a unit, the first too: a marker at the end of each iteration ends the
+     * first, one at the start ends what came before the loop (its blocks outlive it or not,
+     * either way). Before the first marker, op calls ended units: nothing says markers will
+     * come. */
+    if (!tp_cfg.step)
         unit_end(TP_UNIT_MARK);
 }
 

@@ -18,7 +18,7 @@
 
 /* A step of the TPROF_STEP function ended (the outermost call on its thread). */
 void tp_lifeunit_step_end(void);
-/* A tprof_step() marker: every marker but the first ends a unit. */
+/* A tprof_step() marker: it ends a unit. */
 void tp_lifeunit_mark(void);
 
 /* The calling thread's outermost op call has enclosed another op. */

@@ -3,6 +3,7 @@
  *   v_life train: weights before the loop; gradients and optimizer state in step 0, live all run;
  *                 activations allocated in forward_layers and freed in update_params; a
  *                 workspace allocated and freed in backward_layers, where every step peaks.
+ *   v_life mark:  the same, calling tprof_step() after each step.
  *   v_life parse: a getter that the default op list matches (*norm*) called while parsing, with
  *                 parse-time buffers allocated between its calls and live all run; then a forward
  *                 pass whose activations are freed within it.
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tprof.h>
 
 enum {
     WEIGHTS = 1 << 20,
@@ -90,9 +92,13 @@ int main(int argc, char **argv)
             free(cfg[i]);
         return 0;
     }
+    int mark = argc > 1 && !strcmp(argv[1], "mark");
     weights = take(WEIGHTS);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
         train_step(i);
+        if (mark)
+            tprof_step();
+    }
     printf("%d\n", sink);
     free(grads);
     free(opt);
