@@ -7,7 +7,7 @@
 
 static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
 static _Atomic int detected = -1;       /* the op found to be the step */
-static _Atomic uint64_t ended;
+static _Atomic int ended; /* a unit ended: a flag, not a count (no locked add per op call) */
 /* The last outermost op call to end: its op + 1 (0 for none), negated if it enclosed no op. */
 static _Atomic int last_outer;
 TP_TLS int tp_lifeunit_nested;
@@ -17,7 +17,8 @@ static void unit_end(int kind)
     int m = atomic_load_explicit(&mode, memory_order_relaxed);
     if (m != kind)
         atomic_store_explicit(&mode, kind, memory_order_relaxed);
-    atomic_fetch_add_explicit(&ended, 1, memory_order_relaxed);
+    if (!atomic_load_explicit(&ended, memory_order_relaxed))
+        atomic_store_explicit(&ended, 1, memory_order_relaxed);
     tp_heap_unit_end();
 }
 
@@ -78,11 +79,6 @@ enum tp_unit_kind tp_lifeunit_kind(int *op)
     if (atomic_load(&ended) == 0)
         return TP_UNIT_NONE;
     return (enum tp_unit_kind)m;
-}
-
-uint64_t tp_lifeunit_ended(void)
-{
-    return atomic_load(&ended);
 }
 
 void tp_lifeunit_fork_child(void)

@@ -45,8 +45,6 @@ enum tp_unit_kind {
 };
 /* The kind, and for TP_UNIT_DETECTED the op's id in *op (-1 otherwise). */
 enum tp_unit_kind tp_lifeunit_kind(int *op);
-/* Units ended so far. */
-uint64_t tp_lifeunit_ended(void);
 
 /* A forked child counts its own units. */
 void tp_lifeunit_fork_child(void);
