@@ -511,6 +511,8 @@ static void merge_program(struct merge *g, const struct tp_report *in, size_t ni
     m->peak_op = sdup(t->top->memory.peak_op);
     m->persistent_bytes = t->top->memory.persistent_bytes;
     m->transient_bytes = t->top->memory.transient_bytes;
+    m->lifetime_unit = sdup(t->top->memory.lifetime_unit);
+    m->lifetime_step = sdup(t->top->memory.lifetime_step);
 }
 
 int tp_merge_reports(const struct tp_report *in, size_t nin, const char *const *files,

@@ -17,8 +17,7 @@
 struct tp_path_ctx;
 
 /* Constructors, loaders and initialisers are set-up, not a model's work, whatever their names
- * contain (darknet's make_convolutional_layer matched *conv*, rand_normal *norm*): as ops they
- * would also move the start of the persistent heap. */
+ * contain (darknet's make_convolutional_layer matched *conv*, rand_normal *norm*). */
 #define TP_DEFAULT_OPS                                                                             \
     "*gemm*,*gemv*,*matmul*,*conv*,*attention*,*softmax*,*norm*,*im2col*,*col2im*,"                \
     "*pool*,*relu*,*gelu*,*sigmoid*,*dropout*,*embedding*,*forward*,*backward*,*update*,"          \

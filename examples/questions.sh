@@ -7,8 +7,8 @@
 #   examples/questions.sh [--quick] [--keep DIR]
 #
 # Run it from the build directory (`make questions` does), after `make`. Every run uses
-# --step train_step, so that per-step figures exist and the heap's persistent part starts at the
-# first step. (a) runs the programs as they are; (b) and (c) compare timings, so they run OpenBLAS
+# --step train_step, so that per-step figures exist and the heap's persistent part is what outlives
+# its step. (a) runs the programs as they are; (b) and (c) compare timings, so they run OpenBLAS
 # on one thread and compare the fastest step of each run: on a shared machine other jobs only ever
 # add time, and a BLAS thread waiting for a busy core adds the most. --quick runs fewer steps;
 # --keep DIR keeps the JSON reports in DIR. Environment: TPROF_CLI (default ./tprof, a path),

@@ -81,8 +81,7 @@ static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, 
         tp_heap_add_alloc_ns(ns);
     /* The op that allocates is charged here, not by heap.c: the accounting knows nothing of ops.
      * Before the first op began no op can be open: a program without ops makes no call for it. */
-    uint64_t late = tp_ops_first_ns(); /* 0 until then */
-    if (tp_heap_alloc(p, n, ra, raw, got, late) && late)
+    if (tp_heap_alloc(p, n, ra, raw, got) && tp_ops_first_ns() != 0)
         tp_ops_on_alloc(n);
 }
 

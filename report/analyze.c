@@ -193,12 +193,14 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
     }
     tp_buf_putc(t, '.');
     if (m->persistent_bytes || m->transient_bytes) {
+        const char *u = tp_lifetime_noun(m);
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
         tp_buf_printf(t,
-                      " Of the peak, %s is persistent (allocated before the first op: "
-                      "parameters, buffers) and %s transient (activations, workspaces).",
-                      a, b);
+                      " Of the peak, %s is persistent (outlives the %s that allocated it: "
+                      "parameters, optimizer state) and %s transient (freed within its %s: "
+                      "activations, workspaces).",
+                      a, u, b, u);
     }
     if (m->live_at_exit_bytes)
         leak_story(m, t);

@@ -10,6 +10,22 @@
 
 /* ---- memory ---- */
 
+/* Which unit "within its step" meant (track/lifeunit.h). */
+static void lifetime_unit_line(struct tp_text_ctx *c, const struct tp_memory *m)
+{
+    const char *k = m->lifetime_unit, *s = m->lifetime_step ? m->lifetime_step : "?";
+    if (!k)
+        return;
+    if (!strcmp(k, "step"))
+        tp_text_say(c, "step: %s (TPROF_STEP)", s);
+    else if (!strcmp(k, "step_marker"))
+        tp_text_say(c, "step: the spans between tprof_step() markers");
+    else if (!strcmp(k, "detected_step"))
+        tp_text_say(c, "step: detected %s (outermost repeating op)", s);
+    else if (!strcmp(k, "op_call"))
+        tp_text_say(c, "unit: outermost op call (no step seen: TPROF_STEP names one)");
+}
+
 void tp_text_memory(struct tp_text_ctx *c)
 {
     const struct tp_memory *m = &c->r->memory;
@@ -33,10 +49,13 @@ void tp_text_memory(struct tp_text_ctx *c)
     else
         tp_text_say(c, "peak heap %s at %s into the run%s", a, b, inside);
     if (m->persistent_bytes || m->transient_bytes) {
+        const char *u = tp_lifetime_noun(m);
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
-        tp_text_say(c, "at the peak: %s persistent (allocated before the first op), %s transient",
-                    a, b);
+        tp_text_say(c,
+                    "at the peak: %s persistent (outlive their %s), %s transient (freed within it)",
+                    a, u, b);
+        lifetime_unit_line(c, m);
     }
     tp_fmt_count(m->allocs, a, sizeof a);
     tp_fmt_count(m->frees, b, sizeof b);

@@ -318,3 +318,8 @@ size_t tp_site_first_own(const struct tp_site *s)
         i++;
     return i < s->nframes ? i : 0;
 }
+
+const char *tp_lifetime_noun(const struct tp_memory *m)
+{
+    return m->lifetime_unit && !strcmp(m->lifetime_unit, "op_call") ? "op call" : "step";
+}

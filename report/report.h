@@ -95,10 +95,13 @@ struct tp_memory {
     uint64_t peak_rss_bytes;
     uint64_t unknown_frees; /* frees of pointers tprof never saw (passed through) */
     uint64_t failed_allocs;
-    uint64_t alloc_ns;         /* wall time spent inside the real allocator */
-    uint64_t persistent_bytes; /* live at the peak and allocated before the first op/step */
-    uint64_t transient_bytes;  /* live at peak and the rest */
-    uint64_t nsites_total;     /* sites seen; nsites may be fewer when the JSON was capped */
+    uint64_t alloc_ns; /* wall time spent inside the real allocator */
+    /* Of the peak: bytes that outlived the unit (step) that allocated them, and bytes freed
+     * within it; both 0 when no unit ended. */
+    uint64_t persistent_bytes, transient_bytes;
+    char *lifetime_unit;   /* "step", "step_marker", "detected_step", "op_call" or NULL (none) */
+    char *lifetime_step;   /* the step's name (function, "tprof_step", op), or NULL */
+    uint64_t nsites_total; /* sites seen; nsites may be fewer when the JSON was capped */
     struct tp_site *sites;
     size_t nsites;
 };
@@ -247,5 +250,8 @@ int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y);
  * containers and allocators, under /usr/) that were inlined where the allocator is called, at the
  * frame that called them from the program's own code; 0 when there are none, or nothing else. */
 size_t tp_site_first_own(const struct tp_site *s);
+/* What the persistent/transient split is relative to, as a noun: "op call" when the unit was an
+ * outermost op call, else "step". */
+const char *tp_lifetime_noun(const struct tp_memory *m);
 
 #endif

@@ -238,9 +238,9 @@ START_TEST(test_verdict_and_amdahl)
                      "its arithmetic intensity (compute-bound); a 2x faster gemm makes the program "
                      "1.25x faster, an infinitely fast one 1.67x. The heap peaks at 4.88 KiB "
                      "inside gemm; 3.91 KiB of it from load_weights (model.c:99) via ex_alloc. Of "
-                     "the peak, 3.91 KiB is persistent (allocated before the first op: "
-                     "parameters, buffers) and 1000 B transient (activations, workspaces). At "
-                     "exit, program: 4.00 KiB in 2 blocks leaked.");
+                     "the peak, 3.91 KiB is persistent (outlives the step that allocated it: "
+                     "parameters, optimizer state) and 1000 B transient (freed within its step: "
+                     "activations, workspaces). At exit, program: 4.00 KiB in 2 blocks leaked.");
     ck_assert_uint_eq(r.nnotes, 0);
     tp_report_free(&r);
 }

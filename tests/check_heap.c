@@ -29,7 +29,7 @@ static struct tp_site_rec *site_of(uintptr_t ra)
     return NULL;
 }
 
-#define P(i) ((void *)(uintptr_t)(0x100000 + (uintptr_t)(i) * 16))
+#define P(i)   ((void *)(uintptr_t)(0x100000 + (uintptr_t)(i)*16))
 #define SITE_A ((void *)0xa0)
 #define SITE_B ((void *)0xb0)
 #define SITE_C ((void *)0xc0)
@@ -39,15 +39,15 @@ START_TEST(test_peak_and_live_at_peak)
     struct tp_heap_totals t;
     setup_tables(1024);
     /* The sequence of tests/victims/v_sites.c. */
-    tp_heap_alloc(P(1), 1000, SITE_A, NULL, 0, 0);
-    tp_heap_alloc(P(2), 1000, SITE_A, NULL, 0, 0);
-    tp_heap_alloc(P(3), 1000, SITE_A, NULL, 0, 0);
-    tp_heap_alloc(P(4), 5000, SITE_B, NULL, 0, 0);
-    tp_heap_alloc(P(5), 5000, SITE_B, NULL, 0, 0);
+    tp_heap_alloc(P(1), 1000, SITE_A, NULL, 0);
+    tp_heap_alloc(P(2), 1000, SITE_A, NULL, 0);
+    tp_heap_alloc(P(3), 1000, SITE_A, NULL, 0);
+    tp_heap_alloc(P(4), 5000, SITE_B, NULL, 0);
+    tp_heap_alloc(P(5), 5000, SITE_B, NULL, 0);
     tp_heap_free(P(4));
-    tp_heap_alloc(P(6), 4000, SITE_C, NULL, 0, 0);
+    tp_heap_alloc(P(6), 4000, SITE_C, NULL, 0);
     tp_heap_free(P(6));
-    tp_heap_alloc(P(7), 6000, SITE_C, NULL, 0, 0); /* the peak: 14000 */
+    tp_heap_alloc(P(7), 6000, SITE_C, NULL, 0); /* the peak: 14000 */
     tp_heap_free(P(7));
     tp_heap_free(P(1));
     tp_heap_totals(&t);
@@ -76,13 +76,59 @@ START_TEST(test_peak_and_live_at_peak)
 }
 END_TEST
 
+/* Of the peak, what is freed before its unit (step) ends is transient, exactly: not what was
+ * allocated after the peak, not what is freed after the unit ended, nothing until the unit ends;
+ * a new peak starts again. */
+START_TEST(test_lifetime_split)
+{
+    struct tp_heap_totals t;
+    setup_tables(1024);
+    tp_heap_alloc(P(1), 1000, SITE_A, NULL, 0); /* before the first unit: belongs to it */
+    tp_heap_alloc(P(2), 200, SITE_A, NULL, 0);  /* live all run */
+    tp_heap_alloc(P(3), 300, SITE_B, NULL, 0);
+    tp_heap_alloc(P(4), 400, SITE_B, NULL, 0); /* the peak: 1900 */
+    tp_heap_free(P(4));
+    tp_heap_alloc(P(5), 100, SITE_C, NULL, 0); /* after the peak: its free is not the peak's */
+    tp_heap_free(P(5));
+    tp_heap_free(P(3));
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.peak, 1900);
+    ck_assert_uint_eq(t.transient_at_peak, 0); /* the unit has not ended */
+    tp_heap_unit_end();
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.transient_at_peak, 700);
+    tp_heap_alloc(P(6), 300, SITE_C, NULL, 0);
+    tp_heap_free(P(6));
+    tp_heap_unit_end();
+    tp_heap_free(P(2)); /* outlived its unit: still persistent */
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.transient_at_peak, 700);
+    /* A higher peak, made of a block freed within its unit. */
+    tp_heap_alloc(P(7), 2000, SITE_A, NULL, 0); /* 3000 */
+    tp_heap_free(P(7));
+    tp_heap_unit_end();
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.peak, 3000);
+    ck_assert_uint_eq(t.transient_at_peak, 2000);
+    /* The peak moves twice in one unit: the first peak's frees no longer count. */
+    tp_heap_alloc(P(8), 2500, SITE_A, NULL, 0); /* 3500 */
+    tp_heap_free(P(8));
+    tp_heap_alloc(P(9), 3000, SITE_A, NULL, 0); /* 4000 */
+    tp_heap_unit_end();
+    tp_heap_free(P(9));
+    tp_heap_totals(&t);
+    ck_assert_uint_eq(t.peak, 4000);
+    ck_assert_uint_eq(t.transient_at_peak, 0);
+}
+END_TEST
+
 START_TEST(test_growth_and_reuse)
 {
     struct tp_heap_totals t;
     setup_tables(1024);
     enum { N = 300000 }; /* 15 generations (4,096 slots growing by a quarter) */
     for (int i = 0; i < N; i++)
-        tp_heap_alloc(P(i), (size_t)(i % 100) + 1, SITE_A, NULL, 0, 0);
+        tp_heap_alloc(P(i), (size_t)(i % 100) + 1, SITE_A, NULL, 0);
     tp_heap_totals(&t);
     uint64_t want = 0;
     for (int i = 0; i < N; i++)
@@ -107,7 +153,7 @@ START_TEST(test_growth_and_reuse)
     /* The same addresses again: tombstones are reused, nothing is dropped. */
     for (int round = 0; round < 20; round++) {
         for (int i = 0; i < 1000; i++)
-            tp_heap_alloc(P(i), 8, SITE_B, NULL, 0, 0);
+            tp_heap_alloc(P(i), 8, SITE_B, NULL, 0);
         for (int i = 0; i < 1000; i++)
             tp_heap_free(P(i));
     }
@@ -118,20 +164,20 @@ START_TEST(test_growth_and_reuse)
 }
 END_TEST
 
-#define THREADS 4
+#define THREADS    4
 #define PER_THREAD 200000
 
 /* Thread t owns addresses P(i * THREADS + t): the threads' keys interleave in the table, so they
  * claim, vacate and probe past each other's slots (and no thread's keys form one long run that
  * the others must probe across). */
-#define KEY(t, i) P((uintptr_t)(i) * THREADS + (uintptr_t)(t))
+#define KEY(t, i) P((uintptr_t)(i)*THREADS + (uintptr_t)(t))
 
 static void *worker(void *arg)
 {
     uintptr_t t = (uintptr_t)arg;
     for (int round = 0; round < 2; round++) {
         for (uintptr_t i = 0; i < PER_THREAD; i++)
-            tp_heap_alloc(KEY(t, i), 24, (void *)(uintptr_t)(0x1000 + (t ? 0x10 : 0)), NULL, 0, 0);
+            tp_heap_alloc(KEY(t, i), 24, (void *)(uintptr_t)(0x1000 + (t ? 0x10 : 0)), NULL, 0);
         for (uintptr_t i = 0; i < PER_THREAD; i++)
             tp_heap_free(KEY(t, i));
     }
@@ -162,9 +208,9 @@ END_TEST
  * differ by 2 bytes, so they share one home slot: every insert probes past slots other threads
  * are emptying, and slots are vacated next to slots being claimed, all the time. A probe chain
  * cut short shows as a free of an unknown block and live bytes that never return to 0. */
-#define RING 64
-#define CHURN_OPS 300000
-#define SAME_HOME(t, i) ((void *)(uintptr_t)(0x100000 + (uintptr_t)(i) * 16 + (uintptr_t)(t) * 2))
+#define RING            64
+#define CHURN_OPS       300000
+#define SAME_HOME(t, i) ((void *)(uintptr_t)(0x100000 + (uintptr_t)(i)*16 + (uintptr_t)(t)*2))
 
 static void *churner(void *arg)
 {
@@ -173,7 +219,8 @@ static void *churner(void *arg)
         if (i >= RING)
             tp_heap_free(SAME_HOME(t, (i - RING) % (4 * RING)));
         if (i < CHURN_OPS)
-            tp_heap_alloc(SAME_HOME(t, i % (4 * RING)), 8 + t, (void *)(uintptr_t)(0x2000 + t * 16), NULL, 0, 0);
+            tp_heap_alloc(SAME_HOME(t, i % (4 * RING)), 8 + t, (void *)(uintptr_t)(0x2000 + t * 16),
+                          NULL, 0);
     }
     return NULL;
 }
@@ -228,11 +275,12 @@ START_TEST(test_recent_stacks)
     void *r2[] = {(void *)s2[0], (void *)s2[1], NULL};
     void *r3[] = {(void *)s3[0], (void *)s3[1], (void *)s3[2], NULL};
     for (int i = 0; i < 300; i += 3) {
-        tp_heap_alloc(P(i), 10, NULL, r1, 3, 0);
-        tp_heap_alloc(P(i + 1), 20, NULL, r2, 3, 0);
-        tp_heap_alloc(P(i + 2), 30, NULL, r3, 4, 0);
+        tp_heap_alloc(P(i), 10, NULL, r1, 3);
+        tp_heap_alloc(P(i + 1), 20, NULL, r2, 3);
+        tp_heap_alloc(P(i + 2), 30, NULL, r3, 4);
     }
-    struct tp_site_rec *a = site_of_stack(s1, 2), *b = site_of_stack(s2, 2), *c = site_of_stack(s3, 3);
+    struct tp_site_rec *a = site_of_stack(s1, 2), *b = site_of_stack(s2, 2),
+                       *c = site_of_stack(s3, 3);
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
     ck_assert_ptr_nonnull(c);
@@ -250,7 +298,7 @@ START_TEST(test_site_table_full)
 {
     setup_tables(16);
     for (int i = 0; i < 40; i++)
-        tp_heap_alloc(P(i), 10, (void *)(uintptr_t)(0x5000 + i * 16), NULL, 0, 0);
+        tp_heap_alloc(P(i), 10, (void *)(uintptr_t)(0x5000 + i * 16), NULL, 0);
     ck_assert_uint_eq(tp_sites_count(), 16);
     ck_assert_uint_eq(tp_sites_dropped(), 40 - 15);
     ck_assert_uint_eq(tp_site_get(0)->allocs, 25);
@@ -264,6 +312,7 @@ int main(void)
     TCase *tc = tcase_create("tables");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_peak_and_live_at_peak);
+    tcase_add_test(tc, test_lifetime_split);
     tcase_add_test(tc, test_growth_and_reuse);
     tcase_add_test(tc, test_recent_stacks);
     tcase_add_test(tc, test_concurrent_exact);

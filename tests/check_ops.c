@@ -28,7 +28,7 @@ static void heap_live(size_t bytes)
 {
     tp_heap_init(NULL, NULL);
     tp_sites_init(1, 64, NULL);
-    tp_heap_alloc((void *)(uintptr_t)0x10000, bytes, (void *)(uintptr_t)0x401000, NULL, 0, 0);
+    tp_heap_alloc((void *)(uintptr_t)0x10000, bytes, (void *)(uintptr_t)0x401000, NULL, 0);
 }
 
 static void setup_ops(int max_ops, int warmup)
@@ -84,7 +84,7 @@ START_TEST(test_intern)
     ck_assert_int_ge(tp_op_intern("c", "conv", TP_SRC_PLT), 0);
     ck_assert_int_eq(tp_op_intern("d", "conv", TP_SRC_PLT), -1); /* table of 3 is full */
     ck_assert_int_eq(tp_op_intern("e", "conv", TP_SRC_PLT), -1);
-    ck_assert_int_eq(tp_op_intern("c", "conv", TP_SRC_PLT), 2);  /* known names still work */
+    ck_assert_int_eq(tp_op_intern("c", "conv", TP_SRC_PLT), 2); /* known names still work */
     ck_assert_int_eq(tp_op_begin(-1, 0, 0), 0);
     ck_assert_int_eq(tp_op_begin(b, 0, 0), 1);
     tp_op_end(b, 0, 0, 0, 0, NULL);
@@ -101,7 +101,8 @@ END_TEST
 START_TEST(test_nested_self_total)
 {
     setup_ops(16, 0);
-    int outer = tp_op_intern("outer", "op", TP_SRC_INSTR), inner = tp_op_intern("inner", "op", TP_SRC_INSTR);
+    int outer = tp_op_intern("outer", "op", TP_SRC_INSTR),
+        inner = tp_op_intern("inner", "op", TP_SRC_INSTR);
     ck_assert_uint_eq(tp_ops_first_ns(), 0);
     ck_assert_int_eq(tp_op_begin(outer, 0x10, 0), 1);
     ck_assert_uint_gt(tp_ops_first_ns(), 0);
@@ -165,7 +166,7 @@ START_TEST(test_longjmp_by_frame_address)
     tp_op_begin(c, 0, 950); /* b's frame is gone: it was longjmp'd over */
     ck_assert_int_eq(tp_op_depth(), 2);
     ck_assert_int_eq(tp_ops_current(), c);
-    tp_op_begin(b, 0, 0);    /* no frame address: nothing to judge by */
+    tp_op_begin(b, 0, 0); /* no frame address: nothing to judge by */
     ck_assert_int_eq(tp_op_depth(), 3);
     tp_op_end(b, 0, 0, 0, 0, NULL);
     tp_op_end(c, 0, 950, 0, 0, NULL);
@@ -543,8 +544,7 @@ START_TEST(test_optree_paths)
             seen |= 16;
             mm_calls += s->calls;
             want = 1;
-        }
-        else
+        } else
             ck_abort_msg("unexpected path %s", path);
         ck_assert_uint_eq(s->calls, want);
     }
@@ -594,7 +594,8 @@ static void render_trace(struct tp_buf *b, uint64_t peak)
 START_TEST(test_trace_cap)
 {
     setup_trace(5, 64 << 20);
-    int a = tp_op_intern("gemm_op", "matmul", TP_SRC_BLAS), b = tp_op_intern("norm_op", "norm", TP_SRC_INSTR);
+    int a = tp_op_intern("gemm_op", "matmul", TP_SRC_BLAS),
+        b = tp_op_intern("norm_op", "norm", TP_SRC_INSTR);
     struct tp_shape_key k = {.m = 2, .n = 3, .k = 4, .transa = 'N', .transb = 'N', .layout = 'R'};
     for (int i = 0; i < 6; i++) {
         tp_op_begin(a, 1, 0);
@@ -644,7 +645,8 @@ START_TEST(test_trace_budget)
     ck_assert_uint_gt(rep.outputs.trace_past_max, 0);
     ck_assert_uint_eq(rep.outputs.trace_events + rep.outputs.trace_past_max, 500);
     char want[128];
-    snprintf(want, sizeof want, "(%llu calls summarised)", (unsigned long long)rep.outputs.trace_past_max);
+    snprintf(want, sizeof want, "(%llu calls summarised)",
+             (unsigned long long)rep.outputs.trace_past_max);
     ck_assert_uint_eq(count(tp_buf_str(&t), want), 1);
     ck_assert_uint_eq(count(tp_buf_str(&t), "past TPROF_TRACE_MAX"), 1);
     tp_buf_free(&t);

@@ -27,11 +27,11 @@ static char *S(const char *s)
 
 /* ---- units ---- */
 
-#define FMT(fn, v, want)                                                                          \
-    do {                                                                                          \
-        char out_[64];                                                                            \
-        fn(v, out_, sizeof out_);                                                                 \
-        ck_assert_msg(!strcmp(out_, want), #fn "(%s): got '%s', want '%s'", #v, out_, want);      \
+#define FMT(fn, v, want)                                                                           \
+    do {                                                                                           \
+        char out_[64];                                                                             \
+        fn(v, out_, sizeof out_);                                                                  \
+        ck_assert_msg(!strcmp(out_, want), #fn "(%s): got '%s', want '%s'", #v, out_, want);       \
     } while (0)
 
 START_TEST(test_fmt_bytes)
@@ -40,12 +40,12 @@ START_TEST(test_fmt_bytes)
     FMT(tp_fmt_bytes, 1023, "1023 B");
     FMT(tp_fmt_bytes, 1024, "1.00 KiB");
     FMT(tp_fmt_bytes, 1535, "1.50 KiB");
-    FMT(tp_fmt_bytes, 10234, "9.99 KiB");     /* 9.994 */
-    FMT(tp_fmt_bytes, 10235, "10.0 KiB");     /* 9.995: rounds up, so one decimal fewer */
-    FMT(tp_fmt_bytes, 102348, "99.9 KiB");    /* 99.949 */
-    FMT(tp_fmt_bytes, 102349, "100 KiB");     /* 99.950 */
-    FMT(tp_fmt_bytes, 1023487, "999 KiB");    /* 999.499 */
-    FMT(tp_fmt_bytes, 1023488, "0.98 MiB");   /* 999.5 KiB: the next unit, never "1000 KiB" */
+    FMT(tp_fmt_bytes, 10234, "9.99 KiB");   /* 9.994 */
+    FMT(tp_fmt_bytes, 10235, "10.0 KiB");   /* 9.995: rounds up, so one decimal fewer */
+    FMT(tp_fmt_bytes, 102348, "99.9 KiB");  /* 99.949 */
+    FMT(tp_fmt_bytes, 102349, "100 KiB");   /* 99.950 */
+    FMT(tp_fmt_bytes, 1023487, "999 KiB");  /* 999.499 */
+    FMT(tp_fmt_bytes, 1023488, "0.98 MiB"); /* 999.5 KiB: the next unit, never "1000 KiB" */
     FMT(tp_fmt_bytes, 1048575, "1.00 MiB");
     FMT(tp_fmt_bytes, 419430400, "400 MiB");
     FMT(tp_fmt_bytes, 5368709120ull, "5.00 GiB");
@@ -142,7 +142,11 @@ START_TEST(test_fmt_text)
     /* Control characters (C0, DEL, C1) and invalid bytes become '?'. */
     ck_assert_str_eq(tp_fmt_fit("a\nb\tc\x1b[31md\x7f", 20, o, sizeof o), "a?b?c?[31md?");
     ck_assert_str_eq(tp_fmt_fit("x\xc2\x9by", 20, o, sizeof o), "x?y");
-    ck_assert_str_eq(tp_fmt_fit("a\xff" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe2\x82", 20, o, sizeof o),
+    ck_assert_str_eq(tp_fmt_fit("a\xff"
+                                "b\xc0\xaf"
+                                "c\xed\xa0\x80"
+                                "d\xe2\x82",
+                                20, o, sizeof o),
                      "a?b??c???d??");
     /* A buffer too small for the text: cut at a character boundary, still terminated. */
     char small[4];
@@ -198,7 +202,8 @@ static const char *jget(struct json_object *o, const char *path)
     for (char *k = strtok(buf, "."); k; k = strtok(NULL, "."))
         if (!json_object_object_get_ex(v, k, &v))
             return NULL;
-    return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    return json_object_to_json_string_ext(v,
+                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 START_TEST(test_json_escaping)
@@ -212,15 +217,19 @@ START_TEST(test_json_escaping)
         {"\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\""},
         {"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e", "\"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\""},
         {"\xef\xbf\xbf\xf4\x8f\xbf\xbf", "\"\xef\xbf\xbf\xf4\x8f\xbf\xbf\""}, /* U+FFFF, U+10FFFF */
-        {"a\xff" "b", "\"a\\ufffdb\""},
-        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},                          /* overlong '/' */
-        {"\xe0\x80\x80", "\"\\ufffd\\ufffd\\ufffd\""},               /* overlong NUL */
-        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},               /* a UTF-16 surrogate */
-        {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},    /* beyond U+10FFFF */
+        {"a\xff"
+         "b",
+         "\"a\\ufffdb\""},
+        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},                       /* overlong '/' */
+        {"\xe0\x80\x80", "\"\\ufffd\\ufffd\\ufffd\""},            /* overlong NUL */
+        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},            /* a UTF-16 surrogate */
+        {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""}, /* beyond U+10FFFF */
         {"\xf5\x80", "\"\\ufffd\\ufffd\""},
-        {"x\xe2\x82", "\"x\\ufffd\\ufffd\""},                        /* cut at the end */
-        {"\xe2\x82" "A", "\"\\ufffd\\ufffdA\""},                     /* cut in the middle */
-        {"\x80", "\"\\ufffd\""},                                     /* a lone continuation */
+        {"x\xe2\x82", "\"x\\ufffd\\ufffd\""}, /* cut at the end */
+        {"\xe2\x82"
+         "A",
+         "\"\\ufffd\\ufffdA\""}, /* cut in the middle */
+        {"\x80", "\"\\ufffd\""}, /* a lone continuation */
         {"", "\"\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -356,8 +365,8 @@ static void shape(struct tp_op *o, const char *desc, int64_t m, int64_t n, int64
                   uint64_t bytes)
 {
     o->shapes = realloc(o->shapes, (o->nshapes + 1) * sizeof *o->shapes);
-    o->shapes[o->nshapes++] = (struct tp_shape){S(desc), m, n, k, ta, tb, layout, calls, total,
-                                                flops, bytes};
+    o->shapes[o->nshapes++] =
+        (struct tp_shape){S(desc), m, n, k, ta, tb, layout, calls, total, flops, bytes};
 }
 
 static struct tp_site *site(struct tp_report *r, uint64_t allocs, uint64_t frees, uint64_t bytes,
@@ -367,13 +376,13 @@ static struct tp_site *site(struct tp_report *r, uint64_t allocs, uint64_t frees
     struct tp_memory *m = &r->memory;
     m->sites = realloc(m->sites, (m->nsites + 1) * sizeof *m->sites);
     struct tp_site *s = &m->sites[m->nsites++];
-    *s = (struct tp_site){NULL, 0, allocs, frees, bytes, own_peak, at_peak, exit_bytes,
-                          exit_allocs};
+    *s =
+        (struct tp_site){NULL, 0, allocs, frees, bytes, own_peak, at_peak, exit_bytes, exit_allocs};
     return s;
 }
 
-static void frame(struct tp_site *s, const char *fn, const char *file, int line,
-                  const char *module, uint64_t offset)
+static void frame(struct tp_site *s, const char *fn, const char *file, int line, const char *module,
+                  uint64_t offset)
 {
     s->frames = realloc(s->frames, (s->nframes + 1) * sizeof *s->frames);
     s->frames[s->nframes++] = (struct tp_frame){S(fn), S(file), line, S(module), offset};
@@ -425,25 +434,25 @@ static void model_full(struct tp_report *r)
     o->alloc_count = 100;
     shape(o, "m=512 n=512 k=512 NN row", 512, 512, 512, 'N', 'N', 'R', 60, 700000000,
           16106127360ull, 188743680);
-    shape(o, "m=1024 n=64 k=256 NT col", 1024, 64, 256, 'N', 'T', 'C', 41, 500000000,
-          1374683136ull, 45088768);
+    shape(o, "m=1024 n=64 k=256 NT col", 1024, 64, 256, 'N', 'T', 'C', 41, 500000000, 1374683136ull,
+          45088768);
     o = op(r, "conv2d_forward", "conv", "instrumented", 50, 500000000, 300000000, 4000000000u,
            2000000000u);
     o->warmup_calls = 1;
     o->warmup_ns = 12000000;
-    latency(&o->latency, 49, 9500000, 10000000, 10500000, 12000000, 13000000, 10100000,
-            400000, 9900000, 10100000);
+    latency(&o->latency, 49, 9500000, 10000000, 10500000, 12000000, 13000000, 10100000, 400000,
+            9900000, 10100000);
     o->alloc_bytes = 104857600;
     o->alloc_count = 2500;
     o = op(r, "layer_norm", "norm", "api", 50, 100000000, 100000000, 0, 0);
-    latency(&o->latency, 50, 1900000, 2000000, 2100000, 2500000, 2600000, 2000000, 100000,
-            1990000, 2010000);
+    latency(&o->latency, 50, 1900000, 2000000, 2100000, 2500000, 2600000, 2000000, 100000, 1990000,
+            2010000);
     o = op(r, "a_really_long_instrumented_function_name_from_a_template<float, 4>", "attention",
            "plt", 3, 50000000, 50000000, 0, 0);
     o->warmup_calls = 1;
     o->warmup_ns = 20000000;
-    latency(&o->latency, 2, 15000000, 15000000, 15000000, 15000000, 15000000, 15000000, 0,
-            15000000, 15000000);
+    latency(&o->latency, 2, 15000000, 15000000, 15000000, 15000000, 15000000, 15000000, 0, 15000000,
+            15000000);
 
     struct tp_memory *m = &r->memory;
     m->peak_bytes = 419430400;
@@ -460,6 +469,8 @@ static void model_full(struct tp_report *r)
     m->alloc_ns = 30000000;
     m->persistent_bytes = 314572800;
     m->transient_bytes = 104857600;
+    m->lifetime_unit = strdup("step");
+    m->lifetime_step = strdup("train_step");
     m->nsites_total = 7;
     struct tp_site *s = site(r, 10, 9, 314572800, 314572800, 314572800, 1048576, 1);
     frame(s, "load_weights", "/src/weights.c", 120, "/opt/m/model", 0x1234);
@@ -471,8 +482,7 @@ static void model_full(struct tp_report *r)
     frame(s, "forward", "/src/model.c", 200, "/opt/m/model", 0x3500);
     frame(s, "main", "/src/main.c", 55, "/opt/m/model", 0x1180);
     s = site(r, 7000, 7000, 458752000, 65536, 0, 0, 0);
-    frame(s, NULL, NULL, 0, "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
-          0x2f1a0);
+    frame(s, NULL, NULL, 0, "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0", 0x2f1a0);
     frame(s, "cblas_sgemm", NULL, 0, "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
           0x1000);
     site(r, 44, 0, 100, 100, 0, 100, 44);
@@ -562,12 +572,12 @@ static void model_oneop(struct tp_report *r)
     r->machine.peak_gflops = 200;
     r->machine.peak_gbps = 25;
     r->machine.source = S("cache:/root/.cache/tprof/peaks-box");
-    struct tp_op *o = op(r, "dgemm_", "matmul", "blas", 10, 900000000, 900000000, 36000000000ull,
-                         30000000);
+    struct tp_op *o =
+        op(r, "dgemm_", "matmul", "blas", 10, 900000000, 900000000, 36000000000ull, 30000000);
     o->warmup_calls = 1;
     o->warmup_ns = 95000000;
-    latency(&o->latency, 9, 89000000, 90000000, 92000000, 92000000, 92000000, 89444444.4,
-            900000, 89000000, 91000000);
+    latency(&o->latency, 9, 89000000, 90000000, 92000000, 92000000, 92000000, 89444444.4, 900000,
+            89000000, 91000000);
     shape(o, "m=1000 n=1000 k=2000 NN col", 1000, 1000, 2000, 'N', 'N', 'C', 10, 900000000,
           36000000000ull, 30000000);
     r->memory.peak_rss_bytes = 1048576;
@@ -605,8 +615,8 @@ static void model_merged(struct tp_report *r)
     o->proc_mean_ns = 1500000000;
     o->proc_max_ns = 1600000000;
     o->imbalance = 1.0666666666666667;
-    latency(&o->latency, 2997, 1400000, 1500000, 1600000, 1700000, 2000000, 1500000, 50000,
-            1490000, 1510000);
+    latency(&o->latency, 2997, 1400000, 1500000, 1600000, 1700000, 2000000, 1500000, 50000, 1490000,
+            1510000);
     o->warmup_calls = 3;
     struct tp_memory *m = &r->memory;
     m->peak_bytes = 100 * 1048576;
@@ -619,6 +629,7 @@ static void model_merged(struct tp_report *r)
     m->alloc_ns = 3000000;
     m->persistent_bytes = 80 * 1048576;
     m->transient_bytes = 20 * 1048576;
+    m->lifetime_unit = strdup("op_call");
     m->nsites_total = 1;
     struct tp_site *s = site(r, 3000, 3000, 300 * 1048576, 240 * 1048576, 240 * 1048576, 0, 0);
     frame(s, "init_model", "/src/train.c", 20, "/opt/train", 0x100);
@@ -626,8 +637,8 @@ static void model_merged(struct tp_report *r)
     r->steps.name = S("tprof_step");
     r->steps.count = 30;
     r->steps.warmup = 3;
-    latency(&r->steps.latency, 27, 90000000, 100000000, 110000000, 120000000, 120000000,
-            100000000, 8000000, 98000000, 102000000);
+    latency(&r->steps.latency, 27, 90000000, 100000000, 110000000, 120000000, 120000000, 100000000,
+            8000000, 98000000, 102000000);
 }
 
 /* ---- golden files ---- */
@@ -681,8 +692,7 @@ static void golden(const char *name, const char *got)
                 line++;
             i++;
         }
-        ck_abort_msg("%s differs from %s at line %zu (diff -u %s %s)", out, path, line, path,
-                     out);
+        ck_abort_msg("%s differs from %s at line %zu (diff -u %s %s)", out, path, line, path, out);
     }
     free(want);
 }
@@ -825,12 +835,11 @@ START_TEST(test_json_full_values)
     ck_assert(json_object_object_get_ex(json_object_object_get(o, "memory"), "sites", &sites));
     ck_assert_uint_eq(json_object_array_length(sites), 4);
     ck_assert_str_eq(jget(json_object_array_get_idx(sites, 3), "frames"), "[]");
-    ck_assert_str_eq(jget(json_object_array_get_idx(json_object_object_get(
-                                                        json_object_array_get_idx(sites, 2),
-                                                        "frames"),
-                                                    0),
-                          "function"),
-                     "null");
+    ck_assert_str_eq(
+        jget(json_object_array_get_idx(
+                 json_object_object_get(json_object_array_get_idx(sites, 2), "frames"), 0),
+             "function"),
+        "null");
     /* 1 / (0.45 + 0.55 / 2) and 1 / 0.45 */
     struct json_object *a0 = json_object_array_get_idx(
         json_object_object_get(json_object_object_get(o, "verdict"), "amdahl"), 0);
@@ -857,8 +866,16 @@ START_TEST(test_text_top_and_sections)
     ck_assert_ptr_nonnull(strstr(t, "\n(1 more leaking site in the JSON report)\n"));
     ck_assert_ptr_null(strstr(t, "conv2d_forward    "));
     /* The sections in the order the text report promises (src/render_text.c). */
-    const char *order[] = {"tprof 0.1.0: ", "OPS (by self time)", "LATENCY per call", "SHAPES",
-                           "STEPS", "VERDICT", "Amdahl:", "MEMORY", "CALL SITES", "LEAKS"};
+    const char *order[] = {"tprof 0.1.0: ",
+                           "OPS (by self time)",
+                           "LATENCY per call",
+                           "SHAPES",
+                           "STEPS",
+                           "VERDICT",
+                           "Amdahl:",
+                           "MEMORY",
+                           "CALL SITES",
+                           "LEAKS"};
     const char *at = t;
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         const char *p = strstr(at, order[i]);
@@ -908,11 +925,14 @@ static void model_stress(struct tp_report *r)
     r->machine.peak_gbps = 1e-300;
     r->machine.source = S(longname);
     for (int i = 0; i < 30; i++) {
-        struct tp_op *o = op(r, i % 3 == 0 ? longname : i % 3 == 1 ? utf : "tab\there", utf, utf,
-                             UINT64_MAX - (uint64_t)i, UINT64_MAX - (uint64_t)i,
+        struct tp_op *o = op(r,
+                             i % 3 == 0   ? longname
+                             : i % 3 == 1 ? utf
+                                          : "tab\there",
+                             utf, utf, UINT64_MAX - (uint64_t)i, UINT64_MAX - (uint64_t)i,
                              UINT64_MAX - 2 * (uint64_t)i, UINT64_MAX, i % 2 ? 1 : UINT64_MAX);
-        latency(&o->latency, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
-                UINT64_MAX, i % 2 ? NAN : 1e300, INFINITY, -INFINITY, NAN);
+        latency(&o->latency, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+                i % 2 ? NAN : 1e300, INFINITY, -INFINITY, NAN);
         o->warmup_calls = UINT64_MAX;
         o->nprocs = UINT64_MAX;
         o->proc_min_ns = 1e300;
@@ -931,6 +951,8 @@ static void model_stress(struct tp_report *r)
     m->unknown_frees = m->failed_allocs = m->alloc_ns = UINT64_MAX;
     m->persistent_bytes = m->transient_bytes = m->nsites_total = UINT64_MAX;
     m->peak_op = S(longname);
+    m->lifetime_unit = strdup("detected_step");
+    m->lifetime_step = S(longname);
     for (int i = 0; i < 30; i++) {
         struct tp_site *s = site(r, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
                                  UINT64_MAX - (uint64_t)i, UINT64_MAX, UINT64_MAX);

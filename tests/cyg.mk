@@ -106,3 +106,9 @@ check_PROGRAMS += tests/victims/v_hot
 tests_victims_v_hot_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
 TESTS += tests/outside_ops.sh tests/unmatched.sh
 EXTRA_DIST += tests/outside_ops.sh tests/unmatched.sh
+
+# The persistent/transient split of the heap peak by lifetime.
+check_PROGRAMS += tests/victims/v_life
+tests_victims_v_life_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
+TESTS += tests/heap_lifetime.sh
+EXTRA_DIST += tests/heap_lifetime.sh

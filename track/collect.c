@@ -23,6 +23,7 @@
 #include "track/sites.h"
 #include "track/symbolize.h"
 #include "track/threads.h"
+#include "track/lifeunit.h"
 
 static const char *env_get(const char *name)
 {
@@ -243,6 +244,34 @@ static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_to
     return all;
 }
 
+/* Of the peak, what outlived the unit that allocated it and what was freed within it, and what
+ * the unit was (track/lifeunit.h). No unit ended: no split. */
+static void lifetime_split(struct tp_memory *m, const struct tp_heap_totals *t)
+{
+    int op = -1;
+    enum tp_unit_kind k = tp_lifeunit_kind(&op);
+    const char *step = NULL;
+    switch (k) {
+    case TP_UNIT_NONE: return;
+    case TP_UNIT_OP_CALL: m->lifetime_unit = strdup("op_call"); break;
+    case TP_UNIT_DETECTED:
+        m->lifetime_unit = strdup("detected_step");
+        step = tp_ops_name(op);
+        break;
+    case TP_UNIT_STEP:
+        m->lifetime_unit = strdup("step");
+        step = tp_cfg.step;
+        break;
+    case TP_UNIT_MARK:
+        m->lifetime_unit = strdup("step_marker");
+        step = "tprof_step";
+        break;
+    }
+    m->lifetime_step = step ? strdup(step) : NULL;
+    m->transient_bytes = t->transient_at_peak;
+    m->persistent_bytes = t->peak - t->transient_at_peak;
+}
+
 /* The heap's totals, and notes on what the tables could not hold. */
 static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
 {
@@ -255,10 +284,7 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
     m->unknown_frees = t->unknown_frees;
     m->failed_allocs = t->failed_allocs;
     m->alloc_ns = t->alloc_ns;
-    if (tp_ops_first_ns() != 0) {
-        m->persistent_bytes = t->early_at_peak < t->peak ? t->early_at_peak : t->peak;
-        m->transient_bytes = t->peak - m->persistent_bytes;
-    }
+    lifetime_split(m, t);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         m->peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;

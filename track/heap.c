@@ -30,16 +30,40 @@ static int (*op_now_fn)(void);
 
 /* Written on every allocation and free, by every thread: on a line of their own (the type's
  * alignment pads it to the whole line, so no other variable is placed after it), so a call moves
- * one line between cores for them, not three. */
+ * one line between cores for them, not three.
+ *
+ * Persistent and transient, of the peak, by lifetime: a block live at the peak is transient if it
+ * is freed before the unit it belongs to ends (tp_heap_unit_end(); the unit running when it was
+ * allocated, or the next one). Whether it will be is not known at the peak, so every block
+ * carries a tag (livetable.h: 16 bits), and the tags of the peak's unit up to the peak are a
+ * range [peak_lo, peak_hi]: `tag` moves on when a unit that used it ends, and when a block is
+ * allocated after a peak that was made with it. Frees of blocks in the range while the peak's
+ * unit lasts add up to the transient part; a new peak starts again. Exact while the tags of one
+ * unit do not wrap (65,536 units, or peaks each followed by a smaller allocation, between a block
+ * being allocated and its free in the peak's unit) and for one thread; with several, a free on
+ * one thread racing a unit's end on another may fall on either side. */
 static struct __attribute__((aligned(64))) {
     _Atomic uint64_t live, peak, pseq;
-    /* Live bytes allocated after the first op or step began. The rest of the live bytes were
-     * allocated before ("early": the model's parameters, in an ML program), so a program with no
-     * ops never writes this. */
-    _Atomic uint64_t late_live;
-    _Atomic uint64_t peak_ns, early_at_peak; /* the early part of the peak */
+    _Atomic uint64_t tag;              /* the tag new blocks get */
+    _Atomic uint64_t peak_lo, peak_hi; /* the tags of the peak's unit up to the peak */
+    _Atomic uint64_t freed;            /* of the peak, freed in its unit so far */
+    _Atomic int open;                  /* the peak's unit has not ended: its frees count */
+    _Atomic int tag_state;             /* who got `tag`: TAG_NONE, TAG_PEAK, TAG_USED */
+} g;
+
+/* No block got the tag yet; the last block that got it made a peak; blocks got it, the last one
+ * not making a peak. One load on an allocation (TAG_USED, mostly) says whether to do more. */
+enum { TAG_NONE, TAG_PEAK, TAG_USED };
+
+/* Written at a new peak and at a unit's end only. */
+static struct __attribute__((aligned(64))) {
+    _Atomic uint64_t peak_ns;
+    _Atomic uint64_t unit_lo; /* the first tag of the unit running (or next to run) */
     _Atomic int peak_op;
-} g = {.peak_op = -1};
+    _Atomic int ended; /* the peak's unit has ended: `freed` is final */
+} gp = {.peak_op = -1};
+
+#define TAG_MASK ((1u << TP_LIVE_TAG_BITS) - 1)
 
 static _Atomic uint64_t g_unknown_frees __attribute__((aligned(64)));
 static _Atomic uint64_t g_failed, g_alloc_ns, g_dropped, g_threads;
@@ -120,34 +144,47 @@ static void thread_first(void)
         pthread_setspecific(exit_key, (void *)1);
 }
 
-/* A new global peak of `live` bytes: its sequence number, time, op and early part. */
-static inline uint64_t new_peak(uint64_t live)
+/* A new global peak, made by a block tagged `tag`: its sequence number, time, op, and the range
+ * of tags whose frees make its transient part. */
+static inline uint64_t new_peak(uint64_t tag)
 {
     uint64_t pseq = atomic_fetch_add_explicit(&g.pseq, 1, memory_order_relaxed) + 1;
-    atomic_store_explicit(&g.peak_ns, tp_now_ns(), memory_order_relaxed);
-    atomic_store_explicit(&g.peak_op, op_now_fn ? op_now_fn() : -1, memory_order_relaxed);
-    uint64_t late_live = atomic_load_explicit(&g.late_live, memory_order_relaxed);
-    atomic_store_explicit(&g.early_at_peak, live > late_live ? live - late_live : 0,
+    atomic_store_explicit(&gp.peak_ns, tp_now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&gp.peak_op, op_now_fn ? op_now_fn() : -1, memory_order_relaxed);
+    atomic_store_explicit(&g.peak_lo, atomic_load_explicit(&gp.unit_lo, memory_order_relaxed),
                           memory_order_relaxed);
+    atomic_store_explicit(&g.peak_hi, tag, memory_order_relaxed);
+    atomic_store_explicit(&g.freed, 0, memory_order_relaxed);
+    atomic_store_explicit(&g.open, 1, memory_order_relaxed);
+    atomic_store_explicit(&gp.ended, 0, memory_order_relaxed);
+    atomic_store_explicit(&g.tag_state, TAG_PEAK, memory_order_relaxed);
     return pseq;
 }
 
-int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64_t late)
+/* The first block since the tag's state was other than TAG_USED, not making a peak. If the tag
+ * was last given to a peak's block, this block must not pass for one live at that peak: the tag
+ * moves on (once per peak, not per allocation). */
+static uint64_t tag_first_use(uint64_t tag, int state)
+{
+    if (state == TAG_PEAK) {
+        uint64_t now = tag;
+        if (atomic_compare_exchange_strong_explicit(&g.tag, &now, tag + 1, memory_order_relaxed,
+                                                    memory_order_relaxed))
+            now = tag + 1;
+        tag = now; /* else moved by another thread: the value it has now */
+    }
+    atomic_store_explicit(&g.tag_state, TAG_USED, memory_order_relaxed);
+    return tag;
+}
+
+int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got)
 {
     if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return 0;
     if (tp_unlikely(!thread_seen))
         thread_first();
     uint32_t site = tp_site_find(raw, got, ra);
-    struct tp_blk b = {n, site, late == 0};
-    if (tp_live_insert(p, b) < 0) {
-        atomic_fetch_add(&g_dropped, 1);
-        return 0;
-    }
-    /* late_live before live: at a peak that this block makes, it is already counted as late. */
-    if (late)
-        atomic_fetch_add_explicit(&g.late_live, n, memory_order_relaxed);
-
+    /* Counted before the block is recorded: its tag depends on whether it makes a peak. */
     uint64_t live = atomic_fetch_add_explicit(&g.live, n, memory_order_relaxed) + n;
     uint64_t peak = atomic_load_explicit(&g.peak, memory_order_relaxed);
     int is_peak = 0;
@@ -158,11 +195,22 @@ int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64
             break;
         }
     }
+    uint64_t tag = atomic_load_explicit(&g.tag, memory_order_relaxed);
     uint64_t pseq;
-    if (is_peak)
-        pseq = new_peak(live);
-    else
+    if (is_peak) {
+        pseq = new_peak(tag);
+    } else {
         pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
+        int state = atomic_load_explicit(&g.tag_state, memory_order_relaxed);
+        if (tp_unlikely(state != TAG_USED))
+            tag = tag_first_use(tag, state);
+    }
+    struct tp_blk b = {n, site, (uint32_t)tag}; /* the table keeps the low bits */
+    if (tp_live_insert(p, b) < 0) {
+        atomic_fetch_sub_explicit(&g.live, n, memory_order_relaxed);
+        atomic_fetch_add(&g_dropped, 1);
+        return 0;
+    }
 
     struct tp_site_rec *s = tp_site_hot(site);
     uint64_t slive = atomic_fetch_add_explicit(&s->live, n, memory_order_relaxed) + n;
@@ -174,12 +222,20 @@ int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64
     return 1;
 }
 
+/* Is a block tagged t, freed now, part of the peak that its unit frees? */
+static inline int in_peak_unit(uint32_t t)
+{
+    uint64_t lo = atomic_load_explicit(&g.peak_lo, memory_order_relaxed);
+    uint64_t hi = atomic_load_explicit(&g.peak_hi, memory_order_relaxed);
+    return ((t - lo) & TAG_MASK) <= ((hi - lo) & TAG_MASK);
+}
+
 /* The accounting half of a free, for a block already taken out of the table. */
 static inline __attribute__((always_inline)) void account_free(const struct tp_blk *b)
 {
-    if (!b->early)
-        atomic_fetch_sub_explicit(&g.late_live, b->size, memory_order_relaxed);
     atomic_fetch_sub_explicit(&g.live, b->size, memory_order_relaxed);
+    if (tp_unlikely(atomic_load_explicit(&g.open, memory_order_relaxed)) && in_peak_unit(b->tag))
+        atomic_fetch_add_explicit(&g.freed, b->size, memory_order_relaxed);
     uint64_t pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
     struct tp_site_rec *s = tp_site_hot(b->site);
     uint64_t before = atomic_fetch_sub_explicit(&s->live, b->size, memory_order_relaxed);
@@ -245,21 +301,37 @@ void tp_heap_restore(void *p, const struct tp_blk *b)
         atomic_fetch_add(&g_dropped, 1);
 }
 
+void tp_heap_unit_end(void)
+{
+    if (atomic_load_explicit(&g.tag_state, memory_order_relaxed) != TAG_NONE) {
+        atomic_store_explicit(&g.tag_state, TAG_NONE, memory_order_relaxed);
+        uint64_t t = atomic_fetch_add_explicit(&g.tag, 1, memory_order_relaxed) + 1;
+        atomic_store_explicit(&gp.unit_lo, t, memory_order_relaxed);
+    }
+    if (atomic_load_explicit(&g.open, memory_order_relaxed)) {
+        atomic_store_explicit(&g.open, 0, memory_order_relaxed);
+        atomic_store_explicit(&gp.ended, 1, memory_order_relaxed);
+    }
+}
+
 void tp_heap_totals(struct tp_heap_totals *t)
 {
     memset(t, 0, sizeof *t);
     t->live = atomic_load(&g.live);
     t->peak = atomic_load(&g.peak);
-    t->peak_ns = atomic_load(&g.peak_ns);
+    t->peak_ns = atomic_load(&gp.peak_ns);
     t->pseq = atomic_load(&g.pseq);
-    t->peak_op = atomic_load(&g.peak_op);
+    t->peak_op = atomic_load(&gp.peak_op);
     t->unknown_frees = atomic_load(&g_unknown_frees);
     t->failed_allocs = atomic_load(&g_failed);
     /* Accumulated in ticks; this thread's unflushed share and the exited threads' are added,
      * other live threads' (under 2^22 ticks each) are not. */
     t->alloc_ns = tp_ticks_to_ns(atomic_load(&g_alloc_ns) + local_alloc_ticks);
     t->dropped = atomic_load(&g_dropped);
-    t->early_at_peak = atomic_load(&g.early_at_peak);
+    if (atomic_load(&gp.ended)) {
+        uint64_t f = atomic_load(&g.freed);
+        t->transient_at_peak = f < t->peak ? f : t->peak;
+    }
 }
 
 uint64_t tp_heap_threads(void)
@@ -284,11 +356,15 @@ void tp_heap_fork_child(void)
     /* Only this thread exists now: plain stores are safe. The inherited blocks stay live;
      * everything counted restarts. */
     tp_live_fork_child();
-    uint64_t live = atomic_load(&g.live), late = atomic_load(&g.late_live);
+    uint64_t live = atomic_load(&g.live);
     atomic_store(&g.peak, live);
-    atomic_store(&g.peak_ns, tp_now_ns());
-    atomic_store(&g.peak_op, -1);
-    atomic_store(&g.early_at_peak, live > late ? live - late : 0);
+    atomic_store(&gp.peak_ns, tp_now_ns());
+    atomic_store(&gp.peak_op, -1);
+    /* the inherited blocks are the child's persistent heap: no unit of its own freed them */
+    atomic_store(&g.open, 0);
+    atomic_store(&gp.ended, 0);
+    atomic_store(&g.tag_state, TAG_USED);
+    tp_heap_unit_end();
     atomic_store(&g.pseq, atomic_load(&g.pseq) + 1);
     atomic_store(&g_unknown_frees, 0);
     atomic_store(&g_failed, 0);

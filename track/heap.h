@@ -19,10 +19,9 @@ int tp_heap_tracking(void);
 
 /* Record block p of n bytes; 1 if it was recorded, 0 if not (accounting off, or the table is
  * full). ra: the shim's return address; raw, got: the frames tp_unwind gave in the shim
- * (tp_sites_want(), sites.h), got 0 for none; late: nonzero when allocated after the first op
- * or step began (any nonzero value, so that the caller can pass the time it began as it is).
- * The allocator's time is added apart (tp_heap_add_alloc_ns): one call in 16 has any. */
-int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got, uint64_t late);
+ * (tp_sites_want(), sites.h), got 0 for none. The allocator's time is added apart
+ * (tp_heap_add_alloc_ns): one call in 16 has any. */
+int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got);
 void tp_heap_free(void *p);
 void tp_heap_failed(uint64_t ns);
 void tp_heap_unknown_free(void);
@@ -34,12 +33,19 @@ int tp_heap_take(void *p, struct tp_blk *out);
 void tp_heap_release(const struct tp_blk *b, void *p);
 void tp_heap_restore(void *p, const struct tp_blk *b);
 
+/* The unit of lifetime (a step, or an outermost op call: track/units.c decides) ended. A block
+ * live at the peak is transient when it is freed before the unit it belongs to ends: the unit
+ * running when it was allocated, or, allocated between units, the next one to end. */
+void tp_heap_unit_end(void);
+
 /* Figures for the report. */
 struct tp_heap_totals {
     uint64_t live, peak, peak_ns, pseq;
     int peak_op;
     uint64_t unknown_frees, failed_allocs, alloc_ns, dropped;
-    uint64_t early_at_peak; /* live at the peak and allocated before the first op/step */
+    /* Of the peak, the bytes freed before the unit they belong to ended; 0 while that unit has
+     * not ended (then all of the peak outlived it so far). */
+    uint64_t transient_at_peak;
 };
 void tp_heap_totals(struct tp_heap_totals *t);
 /* Reset after fork in the child: the inherited heap stays live, counters start again. */

@@ -1,4 +1,4 @@
-/* The live-block table: for every block the program holds, its address -> (size, site, early).
+/* The live-block table: for every block the program holds, its address -> (size, site, tag).
  * What the figures are made of is heap.c's business; this only stores and finds.
  *
  * Lock-free open addressing (linear probing) over mmap'ed slots. A key is claimed with a CAS; a
@@ -24,19 +24,25 @@
 struct tp_blk {
     uint64_t size;
     uint32_t site;
-    int early; /* allocated before the first op or step */
+    uint32_t tag; /* heap.c's lifetime tag, TP_LIVE_TAG_BITS wide */
 };
 
 /* A site number is kept in this many bits of a slot: the site table is capped to fit. Sizes keep
  * 40 bits (a bigger block is recorded as 2^40 - 1 bytes). */
 #define TP_LIVE_SITE_BITS 23
+/* A tag is kept in the key's top bits, which a user-space address on x86-64 never sets (the
+ * kernel maps nothing at or above 2^47 unless asked for it by address): the value word is full. */
+#define TP_LIVE_TAG_BITS  16
+#define TP_LIVE_TAG_SHIFT 48
+#define TP_LIVE_ADDR_MASK ((1ull << TP_LIVE_TAG_SHIFT) - 1)
 /* The .site of tp_live_remove()'s answer when the block was not in the table. */
 #define TP_LIVE_NONE UINT32_MAX
 
 /* Map the first generation; 0, or -1 when it cannot be mapped. warn (NULL for none) is told when
  * the table cannot grow later. Idempotent. */
 int tp_live_init(void (*warn)(const char *fmt, ...));
-/* Record block p (not in the table); 0, or -1 when the table is full and cannot grow. */
+/* Record block p (not in the table); 0, or -1 when the table is full and cannot grow, or p is
+ * an address with the tag's bits set. */
 static inline int tp_live_insert(void *p, struct tp_blk b);
 /* Take p out and return its record; .site is TP_LIVE_NONE when p was not there (an unknown
  * block, or a double free that another thread won). */
@@ -51,14 +57,15 @@ void tp_live_fork_child(void);
 
 /* ---- the inline half: only livetable.c and the two functions above use what follows ---- */
 
-/* Keys: a block's address, or one of these (no block lives at address 0, 1 or 2). */
+/* Keys: a block's address with its tag above it, or one of these (no block lives at address 0, 1
+ * or 2). */
 #define TP_LIVE_EMPTY ((uintptr_t)0)
 #define TP_LIVE_TOMB  ((uintptr_t)1)
 #define TP_LIVE_BUSY  ((uintptr_t)2) /* being vacated: TOMB or EMPTY in a few instructions */
 
 struct tp_live_slot {
     _Atomic uintptr_t key;
-    _Atomic uint64_t val; /* size in the low 40 bits, site in the next 23, "early" in the top bit */
+    _Atomic uint64_t val; /* size in the low 40 bits, site in the next 23 */
 };
 
 struct tp_live_gen {
@@ -130,20 +137,18 @@ static inline uint64_t live_prev(const struct tp_live_gen *G, uint64_t i)
 #define TP_LIVE_SIZE_BITS 40
 #define TP_LIVE_SIZE_MASK ((1ull << TP_LIVE_SIZE_BITS) - 1)
 #define TP_LIVE_SITE_MASK ((1ull << TP_LIVE_SITE_BITS) - 1)
-#define TP_LIVE_EARLY     (1ull << 63)
 
 static inline uint64_t live_pack(struct tp_blk b)
 {
     uint64_t size = b.size > TP_LIVE_SIZE_MASK ? TP_LIVE_SIZE_MASK : b.size;
-    return size | ((uint64_t)(b.site & TP_LIVE_SITE_MASK) << TP_LIVE_SIZE_BITS) |
-           (b.early ? TP_LIVE_EARLY : 0);
+    return size | ((uint64_t)(b.site & TP_LIVE_SITE_MASK) << TP_LIVE_SIZE_BITS);
 }
 
-static inline struct tp_blk live_unpack(uint64_t v)
+static inline struct tp_blk live_unpack(uint64_t v, uintptr_t key)
 {
     struct tp_blk b = {v & TP_LIVE_SIZE_MASK,
                        (uint32_t)((v >> TP_LIVE_SIZE_BITS) & TP_LIVE_SITE_MASK),
-                       (v & TP_LIVE_EARLY) != 0};
+                       (uint32_t)(key >> TP_LIVE_TAG_SHIFT)};
     return b;
 }
 
@@ -180,12 +185,16 @@ static inline __attribute__((always_inline)) void live_vacate(int gi, uint64_t i
 
 static inline __attribute__((always_inline)) int tp_live_insert(void *ptr, struct tp_blk b)
 {
-    uintptr_t p = (uintptr_t)ptr;
+    uintptr_t a = (uintptr_t)ptr; /* hashed: the tag is not part of where p lives */
+    if (tp_unlikely(a > TP_LIVE_ADDR_MASK))
+        return -1;
+    uintptr_t p = a | (uintptr_t)b.tag
+                          << TP_LIVE_TAG_SHIFT; /* its low 16 bits: the rest shift out */
     uint64_t val = live_pack(b);
     for (int attempt = 0; attempt < 4; attempt++) {
         int gi = atomic_load_explicit(&tp_live_ngens, memory_order_acquire) - 1;
         struct tp_live_gen *G = &tp_live_gens[gi];
-        uint64_t h = live_hash(p, G);
+        uint64_t h = live_hash(a, G);
         for (uint64_t i = 0; i < G->n; i++) {
             struct tp_live_slot *s = &G->slots[live_at(G, h + i)];
             uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
@@ -221,12 +230,13 @@ static inline __attribute__((always_inline)) struct tp_blk tp_live_remove(void *
             uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
             if (k == TP_LIVE_EMPTY)
                 break;
-            if (k != p)
+            if ((k & TP_LIVE_ADDR_MASK) != p)
                 continue; /* another key, a tombstone, or busy (never p: p is live) */
             uint64_t val = atomic_load_explicit(&s->val, memory_order_relaxed);
+            uintptr_t key = k;
             if (atomic_compare_exchange_strong(&s->key, &k, TP_LIVE_BUSY)) {
                 live_vacate(gi, live_at(G, h + i));
-                return live_unpack(val);
+                return live_unpack(val, key);
             }
             return none; /* someone else removed it: a double free in the program */
         }

@@ -25,6 +25,7 @@
 #include "track/runtime.h"
 #include "track/threads.h"
 #include "track/tracebuf.h"
+#include "track/lifeunit.h"
 
 #define MAX_DEPTH  TP_OPS_MAX_DEPTH
 #define MAX_SHAPES TP_OPS_MAX_SHAPES
@@ -265,6 +266,8 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
         atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
     }
+    if (stack.depth == 0)
+        tp_lifeunit_outer_end(f->id);
 }
 
 int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
@@ -299,6 +302,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
             f->recursive = 1;
             break;
         }
+    tp_lifeunit_op_begin(stack.depth, id);
     stack.depth++;
     tp_thread_note();
     note_first();
@@ -404,6 +408,7 @@ void tp_step_end(void)
     if (step_depth == 0 || --step_depth > 0 || !tp_running())
         return;
     atomic_store(&step_running, 0);
+    tp_lifeunit_step_end();
     /* step_index_started was bumped at begin: judge this step by its own index */
     uint64_t t = tp_ticks();
     if (step_recorded(atomic_load(&step_index_started) - 1))
@@ -417,6 +422,7 @@ void tp_step_mark(void)
     uint64_t t = tp_ticks();
     uint64_t last = atomic_exchange(&step_last_mark, t);
     note_first();
+    tp_lifeunit_mark();
     /* Every mark starts a step (so the ops after the first mark belong to step 0 and are in
      * its TPROF_SCHEDULE window), and every mark but the first ends the one before. */
     uint64_t started = atomic_fetch_add(&step_index_started, 1);
@@ -469,6 +475,7 @@ void tp_ops_fork_child(void)
     atomic_store(&tp_step_count, 0);
     atomic_store(&tp_step_warm, 0);
     atomic_store(&step_last_mark, 0);
+    tp_lifeunit_fork_child();
     uint64_t t = tp_ticks();
     for (int i = 0; i < stack.depth; i++) {
         struct frame *f = &stack.f[i];

@@ -1,5 +1,5 @@
 /* Heap requested inside a BLAS call belongs to the op (tests/victims/libtpfakeblas.c allocates
- * m*n floats per cblas_sgemm); "parameters" allocated before the first op are persistent. */
+ * m*n floats per cblas_sgemm); "parameters" that outlive every op call are persistent. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,0 +1,52 @@
+/* The unit of a heap block's lifetime: what "freed within the step that allocated it" means when
+ * the heap peak is split into persistent and transient bytes (heap.h, tp_heap_unit_end()).
+ *
+ * The unit is a step when there are steps: each call of the TPROF_STEP function, or the span
+ * between two tprof_step() markers. Without them it is an outermost op call (an op begun with no
+ * op open on its thread), until an op is seen to be the step: an op whose outermost call enclosed
+ * another op and is followed by another outermost call of the same op, with none of another op
+ * between, becomes the unit from that second call on, and the outermost calls of other ops no
+ * longer end one. A step belongs to the process:
+ * any thread's step or outermost op call ends the unit. ops.c tells this file where steps and
+ * outermost op calls begin and end. */
+#ifndef TPROF_LIFEUNIT_H
+#define TPROF_LIFEUNIT_H
+
+#include <stdint.h>
+
+#include "track/runtime.h"
+
+/* A step of the TPROF_STEP function ended (the outermost call on its thread). */
+void tp_lifeunit_step_end(void);
+/* A tprof_step() marker: it ends a unit. */
+void tp_lifeunit_mark(void);
+
+/* The calling thread's outermost op call has enclosed another op. */
+extern TP_TLS int tp_lifeunit_nested;
+/* Op id began with no op open on this thread / an op began inside another. */
+void tp_lifeunit_outer_begin(int id);
+static inline void tp_lifeunit_op_begin(int depth_before, int id)
+{
+    if (depth_before == 0)
+        tp_lifeunit_outer_begin(id);
+    else
+        tp_lifeunit_nested = 1;
+}
+/* The outermost op call on this thread, of op id, ended. */
+void tp_lifeunit_outer_end(int id);
+
+/* What the unit was, for the report. */
+enum tp_unit_kind {
+    TP_UNIT_NONE,     /* no unit ended: no split */
+    TP_UNIT_OP_CALL,  /* an outermost op call */
+    TP_UNIT_DETECTED, /* the calls of one op, found to be the step (*op) */
+    TP_UNIT_STEP,     /* the TPROF_STEP function */
+    TP_UNIT_MARK,     /* tprof_step() markers */
+};
+/* The kind, and for TP_UNIT_DETECTED the op's id in *op (-1 otherwise). */
+enum tp_unit_kind tp_lifeunit_kind(int *op);
+
+/* A forked child counts its own units. */
+void tp_lifeunit_fork_child(void);
+
+#endif
