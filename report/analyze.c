@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/peaks.h"
 #include "report/render.h"
 #include "report/units.h"
 
@@ -210,12 +211,13 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
     }
     tp_buf_printf(t, "%s takes %s of the time", nz(d->name), pct(d->self_share, p, sizeof p));
     if (d->bound && strcmp(d->bound, "unknown") != 0) {
-        if (d->efficiency > 1.1)
+        char why[256];
+        tp_peaks_over(&r->machine, d->bound, 0, why, sizeof why);
+        if (tp_peaks_over_shown(d->efficiency))
             tp_buf_printf(t,
                           " and runs faster than this machine's peaks allow (%s of them at its "
-                          "arithmetic intensity, %s-bound): the peaks are too low (run `tprof "
-                          "calibrate`) or its FLOP count too high",
-                          pct(d->efficiency, p, sizeof p), d->bound);
+                          "arithmetic intensity, %s-bound): %s",
+                          pct(d->efficiency, p, sizeof p), d->bound, why);
         else
             tp_buf_printf(t,
                           " and runs at %s of what this machine can do at its arithmetic "

@@ -32,6 +32,10 @@ int tp_calib_sgemm(const char *lib, int n, int threads, double seconds, struct t
  * at exit (after the program's BLAS may have run its destructors). GFLOP/s. */
 double tp_calib_fma(double seconds);
 
+/* The same FMAs on one thread only, best of passes of about 0.1 ms for about `seconds`: one
+ * core's peak, which short passes measure even on a CPU shared with a busy thread. GFLOP/s. */
+double tp_calib_fma_1t(double seconds);
+
 /* STREAM triad a[i] = b[i] + s * c[i] over three mmap'd arrays of `bytes` each, one slice per
  * thread (first touched by the thread that uses it), best pass after at least two and about
  * `seconds`. Counts 24 bytes per element (2 reads, 1 write; not the write-allocate read), as
@@ -40,6 +44,13 @@ double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes);
 
 /* CPUs this process may run on (sched_getaffinity), at least 1. */
 int tp_calib_cpus(void);
+/* Physical cores among those CPUs (distinct package and core ids in sysfs; SMT siblings share
+ * one core's FMA units), at least 1; the CPU count when sysfs has no topology. */
+int tp_calib_cores(void);
+/* Sleep in 5 ms naps until the process's other threads (a BLAS pool still spinning after its
+ * last call, say) used less than a tenth of a CPU over one nap, or max_seconds passed. Returns
+ * the seconds waited. */
+double tp_calib_wait_quiet(double max_seconds);
 /* Largest cache size listed for cpu0 in sysfs, 0 if none. */
 size_t tp_calib_llc_bytes(void);
 

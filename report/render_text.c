@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/peaks.h"
 #include "report/render.h"
 #include "report/render_text.h"
 #include "report/units.h"
@@ -164,16 +165,21 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
             tp_fmt_num(p->intensity, 1, 6, ai, sizeof ai);
         else
             strcpy(ai, "-");
+        char over[160] = "  ";
         if (roof)
             tp_fmt_num(100 * p->efficiency, 0, 5, eff, sizeof eff);
         else
             strcpy(eff, "-");
-        tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
+        if (roof && tp_peaks_over_shown(p->efficiency)) /* explained on its own row */
+            tp_peaks_over(&c->r->machine, p->bound, 1, over + 2, sizeof over - 2);
+        else
+            over[0] = 0;
+        tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s%s\n", L(h[0], 128, p->name, nw),
                       L(h[1], 128, p->kind, 10), tp_text_right(h[2], 128, calls, 7),
                       tp_text_right(h[3], 128, tot, 9), tp_text_right(h[4], 128, self, 9),
                       tp_text_right(h[5], 128, pct, 6), tp_text_right(h[6], 128, gf, 8),
                       tp_text_right(h[7], 128, ai, 6), L(h[8], 128, roof ? p->bound : "-", 7),
-                      tp_text_right(h[9], 128, eff, 5));
+                      tp_text_right(h[9], 128, eff, 5), over);
     }
     if (c->r->nops > n)
         tp_text_say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
