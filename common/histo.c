@@ -3,7 +3,9 @@
  * Buckets: values below 64 have a bucket each; every power of two above is cut into 64 equal
  * buckets, up to 2^64 - 1. A bucket is at most 1/64 of its lower bound wide, so its midpoint is
  * within 1/128 (0.78%) of any value in it, over the whole uint64 range. 59 x 64 = 3,776 counters
- * plus 64 bytes of totals: 30,272 bytes per histogram, allocated once, never grown.
+ * plus 64 bytes of totals, and the first 4,096 values themselves (common/histo_keep.h: exact
+ * quantiles and the median's interval while there are no more): 63,040 bytes per histogram,
+ * mapped once, never grown.
  *
  * Adds are lock-free and allocation-free (relaxed C11 atomics; the histogram lives inside hooks
  * that run on every thread):
