@@ -46,8 +46,9 @@ void tp_peaks_note(const char *source, char *out, size_t n); /* report/peaks_tex
 
 /* Why an op shows more than 100% of the roofline (tp_peaks_over_shown), naming where the peaks
  * came from: the value given in TPROF_PEAK_* or with --peak-* (then no calibration is advised),
- * the quick measurement, the cache. brief: a few words for an op's table row; else a clause
- * for the verdict sentence. bound: the op's "compute" or "memory". */
+ * the quick measurement, the cache. brief: one word for the op's row ("given", "quick",
+ * "cache", "peaks"); else a clause for the verdict sentence and the table's legend. bound: the
+ * op's "compute" or "memory". */
 void tp_peaks_over(const struct tp_machine *m, const char *bound, int brief, char *out, size_t n);
 /* 1 when an efficiency shows as more than 100% (rounded to a whole percent). */
 int tp_peaks_over_shown(double efficiency);

@@ -49,32 +49,35 @@ void tp_peaks_over(const struct tp_machine *m, const char *bound, int brief, cha
         const char *name = mem ? (env ? "TPROF_PEAK_GBPS" : "--peak-gbps")
                                : (env ? "TPROF_PEAK_GFLOPS" : "--peak-gflops");
         given(mem ? m->peak_gbps : m->peak_gflops, mem ? "GB/s" : "GFLOP/s", a, sizeof a);
-        snprintf(out, n,
-                 brief ? "above the %s given in %s"
-                       : "the %s given in %s is below what it reached, or its FLOP count is too "
-                         "high",
-                 a, name);
+        if (brief)
+            snprintf(out, n, "given");
+        else
+            snprintf(out, n,
+                     "the %s given in %s is below what it reached, or its FLOP count is too high",
+                     a, name);
     } else if (!strncmp(src, "env+", 4)) {
         given(m->peak_gflops, "GFLOP/s", a, sizeof a);
         given(m->peak_gbps, "GB/s", b, sizeof b);
-        snprintf(out, n,
-                 brief ? "above the peaks %s, %s (TPROF_PEAK_* given)"
-                       : "the peaks, %s and %s (partly given in TPROF_PEAK_*), are below what it "
-                         "reached, or its FLOP count is too high",
-                 a, b);
+        if (brief)
+            snprintf(out, n, "given");
+        else
+            snprintf(out, n,
+                     "the peaks, %s and %s (partly given in TPROF_PEAK_*), are below what it "
+                     "reached, or its FLOP count is too high",
+                     a, b);
     } else if (strstr(src, "quick")) {
         snprintf(out, n, "%s",
-                 brief ? "above the quick peaks: run tprof calibrate"
+                 brief ? "quick"
                        : "the quick measurement's peaks are too low (run `tprof calibrate`) or "
                          "its FLOP count too high");
     } else if (!strncmp(src, "cache:", 6)) {
         snprintf(out, n, "%s",
-                 brief ? "above the cached peaks: tprof calibrate --force"
+                 brief ? "cache"
                        : "the cached peaks are too low (run `tprof calibrate --force`) or its "
                          "FLOP count too high");
     } else {
         snprintf(out, n, "%s",
-                 brief ? "above the peaks" : "the peaks are too low or its FLOP count too high");
+                 brief ? "peaks" : "the peaks are too low or its FLOP count too high");
     }
 }
 
