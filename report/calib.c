@@ -357,16 +357,11 @@ __attribute__((noinline)) static double fma_128(uint64_t iters)
     FMA_KERNEL(v4f, 4)
 }
 
-enum { FMA_ITERS = 1 << 19 }; /* one pass: a few ms */
+enum { FMA_ITERS = 1 << 16 }; /* one pass: about 0.1 ms at 2 x 512-bit FMAs per cycle */
 
 static double fma_run(int width, uint64_t iters)
 {
     return width == 16 ? fma_512(iters) : width == 8 ? fma_256(iters) : fma_128(iters);
-}
-
-static void fma_work(struct member *m)
-{
-    m->sink += fma_run(*(int *)m->team->arg, FMA_ITERS);
 }
 
 static volatile double fma_sink; /* keeps the single-thread passes' work */
@@ -380,10 +375,10 @@ static double fma_1t(int width, double seconds)
     uint64_t begin = tp_now_ns();
     for (int i = 0; i < 16 || (double)(tp_now_ns() - begin) < seconds * 1e9; i++) {
         uint64_t t0 = tp_now_ns();
-        fma_sink = fma_run(width, FMA_ITERS / 8);
+        fma_sink = fma_run(width, FMA_ITERS);
         double dt = (double)(tp_now_ns() - t0);
-        if (dt > 0 && (double)(FMA_ITERS / 8) * 24 * width / dt > best)
-            best = (double)(FMA_ITERS / 8) * 24 * width / dt;
+        if (dt > 0 && (double)(FMA_ITERS) * 24 * width / dt > best)
+            best = (double)(FMA_ITERS) * 24 * width / dt;
     }
     return best;
 }
@@ -402,15 +397,4 @@ static int fma_width(void)
 double tp_calib_fma_1t(double seconds)
 {
     return fma_1t(fma_width(), seconds);
-}
-
-double tp_calib_fma(double seconds)
-{
-    int width = fma_width();
-    /* All threads together, over one time span: SMT siblings share their core's FMA units, and
-     * a sum of per-thread bests would count those units twice. */
-    struct team t = {.work = fma_work, .arg = &width};
-    int nt, passes;
-    double ns = team_run(&t, tp_calib_cpus(), seconds, &nt, &passes);
-    return ns > 0 ? (double)nt * FMA_ITERS * 24 * width / ns : 0;
 }

@@ -27,15 +27,11 @@ struct tp_blas_run {
 int tp_calib_sgemm(const char *lib, int n, int threads, double seconds, struct tp_blas_run *out);
 /* (cli/calib_blas.c, in the CLI only.) */
 
-/* Synthetic single-precision peak: independent FMAs on the widest useful vector registers, on
- * every allowed CPU, for about `seconds`. Needs no library, so it is safe in a profiled process
- * at exit (after the program's BLAS may have run its destructors). GFLOP/s. */
-double tp_calib_fma(double seconds);
-
-/* The same FMAs on one thread only, best of passes of about 0.1 ms for about `seconds`: one
- * core's peak, which short passes measure even on a CPU shared with a busy thread. GFLOP/s. */
+/* Synthetic single-precision peak of one core: independent FMAs on the widest useful vector
+ * registers, on one thread, best of passes of about 0.1 ms for about `seconds`; short passes
+ * measure it even on a CPU shared with a busy thread. Needs no library, so it is safe in a
+ * profiled process at exit (after the program's BLAS may have run its destructors). GFLOP/s. */
 double tp_calib_fma_1t(double seconds);
-
 /* STREAM triad a[i] = b[i] + s * c[i] over three mmap'd arrays of `bytes` each, one slice per
  * thread (first touched by the thread that uses it), best pass after at least two and about
  * `seconds`. Counts 24 bytes per element (2 reads, 1 write; not the write-allocate read), as

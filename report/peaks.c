@@ -295,14 +295,14 @@ int tp_peaks_synthetic(const struct tp_peaks *p)
 }
 
 /* The quick measurement runs at the exit of a profiled program, whose own threads may still be
- * busy: OpenBLAS's pool spins for about a tenth of a second after its last call, and a FMA loop
+ * busy: OpenBLAS's pool spins for about a tenth of a second after its last call, and an FMA loop
  * on every CPU beside it measured half the peak in some runs and all of it in others. So:
  * - FLOP/s is one thread's FMA rate, best of 0.1 ms passes, times the physical cores. A pass is
  *   far shorter than a time slice: even on a CPU shared with a spinning thread, some pass runs
  *   alone, and the best pass is the core's own rate. One thread drives both FMA pipes of its
  *   core (12 independent chains), and SMT siblings share them, hence cores, not CPUs. One
- *   core's turbo clock may beat all cores' at once: the figure errs high, so an op's efficiency
- *   errs low, never above 100% for that reason.
+ *   core's turbo clock may beat all cores' at once, and a hypervisor may show SMT siblings as
+ *   cores: the figure errs high, so an op's efficiency errs low, never above 100% for that.
  * - GB/s needs every core at once (one core cannot saturate the memory controllers), so the
  *   triad first waits, up to half a second, for the program's other threads to go quiet.
  * Arrays of twice the last-level cache each (with 1x, part of the data still came from the
