@@ -377,8 +377,8 @@ static double fma_1t(int width, double seconds)
         uint64_t t0 = tp_now_ns();
         fma_sink = fma_run(width, FMA_ITERS);
         double dt = (double)(tp_now_ns() - t0);
-        if (dt > 0 && (double)(FMA_ITERS) * 24 * width / dt > best)
-            best = (double)(FMA_ITERS) * 24 * width / dt;
+        if (dt > 0 && (double)FMA_ITERS * 24 * width / dt > best)
+            best = (double)FMA_ITERS * 24 * width / dt;
     }
     return best;
 }
