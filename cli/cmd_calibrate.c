@@ -160,8 +160,10 @@ int tp_cmd_calibrate(int argc, char **argv)
         show(path, &p);
         return 0;
     }
-    /* A quick calibration is replaced by a full one without --force; naming a BLAS measures. */
-    if (loaded == 0 && !force && !blas && (quick || strcmp(p.method, "quick") != 0)) {
+    /* A quick calibration is replaced by a full one without --force, and the library's quick
+     * synthetic measurement by any calibration; naming a BLAS measures. */
+    if (loaded == 0 && !force && !blas && !tp_peaks_synthetic(&p) &&
+        (quick || strcmp(p.method, "quick") != 0)) {
         show(path, &p);
         printf("(cached: `tprof calibrate --force` measures again)\n");
         return 0;

@@ -1,7 +1,7 @@
 # common/: the bottom layer, libc only. Buffers, clocks, the one parser of every TPROF_*
 # variable, report path templates, latency histograms, file writing.
 libtpcommon_la_SOURCES = common/buf.c common/buf.h common/clock.c common/clock.h \
-	common/config.c common/config.h common/parse.c common/parse.h common/path.c common/path.h common/histo.c common/histo.h \
+	common/config.c common/config.h common/parse.c common/parse.h common/path.c common/path.h common/histo.c common/histo.h common/histo_keep.c common/histo_keep.h \
 	common/fileio.c common/fileio.h common/suppress.c common/suppress.h \
 	common/pages.c common/pages.h
 libtpcommon_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS)

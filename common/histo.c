@@ -3,7 +3,9 @@
  * Buckets: values below 64 have a bucket each; every power of two above is cut into 64 equal
  * buckets, up to 2^64 - 1. A bucket is at most 1/64 of its lower bound wide, so its midpoint is
  * within 1/128 (0.78%) of any value in it, over the whole uint64 range. 59 x 64 = 3,776 counters
- * plus 64 bytes of totals: 30,272 bytes per histogram, allocated once, never grown.
+ * plus 64 bytes of totals, and the first 4,096 values themselves (common/histo_keep.h: exact
+ * quantiles and the median's interval while there are no more): 63,040 bytes per histogram,
+ * mapped once, never grown.
  *
  * Adds are lock-free and allocation-free (relaxed C11 atomics; the histogram lives inside hooks
  * that run on every thread):
@@ -28,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/histo_keep.h"
+#include "common/pages.h"
+
 #define SUB_BITS 6
 #define SUB      (1u << SUB_BITS)
 #define NBUCKETS ((64 - SUB_BITS + 1) * SUB)
@@ -38,9 +43,10 @@ struct tp_histo {
     _Atomic uint64_t sum_lo, sum_hi; /* exact sum of the values, 128 bits */
     _Atomic uint64_t sq_hi, sq_lo;   /* S2 as a double-double, doubles stored as bits */
     _Atomic uint64_t b[NBUCKETS];
+    _Atomic uint64_t kept[TP_HISTO_KEEP]; /* samples (common/histo_keep.h), value + 1; 0 empty */
 };
 
-_Static_assert(sizeof(struct tp_histo) <= 32 * 1024, "histogram larger than 32 KiB");
+_Static_assert(sizeof(struct tp_histo) <= 64 * 1024, "histogram larger than 64 KiB");
 
 static inline unsigned bucket_of(uint64_t v)
 {
@@ -64,9 +70,11 @@ static void bucket_range(unsigned i, uint64_t *first, uint64_t *last)
     *last = *first + (width - 1);
 }
 
+/* From the kernel, not an allocator: a histogram is made inside hooks (an op's first call, a
+ * forked child), and its pages cost memory only once touched (the samples' as they fill). */
 struct tp_histo *tp_histo_new(void)
 {
-    struct tp_histo *h = calloc(1, sizeof *h);
+    struct tp_histo *h = tp_pages_map(sizeof *h, 0);
     if (h)
         atomic_store(&h->min, UINT64_MAX);
     return h;
@@ -74,7 +82,8 @@ struct tp_histo *tp_histo_new(void)
 
 void tp_histo_destroy(struct tp_histo *h)
 {
-    free(h);
+    if (h)
+        tp_pages_unmap(h, sizeof *h);
 }
 
 static inline double bits_to_d(uint64_t u)
@@ -143,7 +152,7 @@ static inline double diff(uint64_t v, uint64_t s)
 void tp_histo_add(struct tp_histo *h, uint64_t v)
 {
     atomic_fetch_add_explicit(&h->b[bucket_of(v)], 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&h->n, 1, memory_order_relaxed);
+    tp_keep_add(h->kept, atomic_fetch_add_explicit(&h->n, 1, memory_order_relaxed), v);
     uint64_t cur = atomic_load_explicit(&h->min, memory_order_relaxed);
     while (v < cur && !atomic_compare_exchange_weak_explicit(&h->min, &cur, v, memory_order_relaxed,
                                                              memory_order_relaxed))
@@ -220,6 +229,7 @@ void tp_histo_merge(struct tp_histo *dst, const struct tp_histo *src)
         double thi = (double)t;
         add_dd(&dst->sq_hi, &dst->sq_lo, thi, (double)(t - thi));
     }
+    tp_keep_merge(dst->kept, atomic_load(&dst->n), src->kept, n);
     atomic_fetch_add(&dst->n, n);
     uint64_t mn = atomic_load(&src->min), mx = atomic_load(&src->max), cur;
     cur = atomic_load(&dst->min);
@@ -257,6 +267,26 @@ static uint64_t value_at_rank(const struct tp_histo *h, uint64_t n, uint64_t r)
     return mx; /* adds still arriving on other threads: n ran ahead of the buckets */
 }
 
+/* The first (high: last) value of the bucket holding rank r, within the exact [min, max]. */
+static uint64_t edge_at_rank(const struct tp_histo *h, uint64_t n, uint64_t r, int high)
+{
+    uint64_t mn = atomic_load(&h->min), mx = atomic_load(&h->max), seen = 0;
+    if (r <= 1 && !high)
+        return mn;
+    if (r >= n && high)
+        return mx;
+    for (unsigned i = 0; i < NBUCKETS; i++) {
+        seen += atomic_load_explicit(&h->b[i], memory_order_relaxed);
+        if (seen >= r) {
+            uint64_t first, last, v;
+            bucket_range(i, &first, &last);
+            v = high ? last : first;
+            return v < mn ? mn : v > mx ? mx : v;
+        }
+    }
+    return mx;
+}
+
 /* ceil(x) as a rank within [1, n]. */
 static uint64_t rank(double x, uint64_t n)
 {
@@ -268,16 +298,57 @@ static uint64_t rank(double x, uint64_t n)
     return (uint64_t)x;
 }
 
+/* The kept values, sorted, in pages of their own (a report is written inside hooks, and may be
+ * written on several threads at once); k = how many; exact = they are all n values. Nothing
+ * (v NULL) past TP_HISTO_KEEP values or when the pages cannot be had. */
+struct sorted {
+    uint64_t *v;
+    size_t k;
+    int exact;
+};
+
+static struct sorted sorted_samples(const struct tp_histo *h, uint64_t n)
+{
+    struct sorted s = {0};
+    if (n <= TP_HISTO_KEEP)
+        s.v = tp_pages_map(TP_HISTO_KEEP * sizeof(uint64_t), 0);
+    if (s.v) {
+        s.k = tp_keep_sorted(h->kept, n, s.v);
+        s.exact = s.k > 0 && s.k == n;
+    }
+    return s;
+}
+
+static void sorted_free(struct sorted *s)
+{
+    if (s->v)
+        tp_pages_unmap(s->v, TP_HISTO_KEEP * sizeof(uint64_t));
+}
+
+/* q clamped to [0, 1] (NaN: 0). */
+static double unit_q(double q)
+{
+    return !(q > 0) ? 0 : q > 1 ? 1 : q;
+}
+
+/* Quantile q: exact from the samples when they are every value, else from the buckets. */
+static uint64_t quantile(const struct tp_histo *h, uint64_t n, const struct sorted *s, double q)
+{
+    uint64_t r = rank(unit_q(q) * (double)n, n);
+    if (s->exact && r > 1 && r < n)
+        return s->v[r - 1];
+    return value_at_rank(h, n, r);
+}
+
 uint64_t tp_histo_quantile(const struct tp_histo *h, double q)
 {
     uint64_t n = atomic_load(&h->n);
     if (n == 0)
         return 0;
-    if (!(q > 0)) /* also NaN */
-        q = 0;
-    if (q > 1)
-        q = 1;
-    return value_at_rank(h, n, rank(q * (double)n, n));
+    struct sorted s = sorted_samples(h, n);
+    uint64_t v = quantile(h, n, &s, q);
+    sorted_free(&s);
+    return v;
 }
 
 void tp_histo_summary(const struct tp_histo *h, struct tp_latency *out)
@@ -289,9 +360,10 @@ void tp_histo_summary(const struct tp_histo *h, struct tp_latency *out)
         return;
     out->min = atomic_load(&h->min);
     out->max = atomic_load(&h->max);
-    out->p50 = tp_histo_quantile(h, 0.50);
-    out->p95 = tp_histo_quantile(h, 0.95);
-    out->p99 = tp_histo_quantile(h, 0.99);
+    struct sorted ss = sorted_samples(h, n);
+    out->p50 = quantile(h, n, &ss, 0.50);
+    out->p95 = quantile(h, n, &ss, 0.95);
+    out->p99 = quantile(h, n, &ss, 0.99);
     unsigned __int128 sum = sum_of(h);
     out->mean = (double)((long double)sum / (long double)n);
     if (n > 1) {
@@ -303,8 +375,21 @@ void tp_histo_summary(const struct tp_histo *h, struct tp_latency *out)
         out->stddev = var > 0 ? (double)sqrtl(var) : 0;
     }
     /* Distribution-free 95% interval of the median: the order statistics of ranks
-     * n/2 - 1.96 sqrt(n)/2 (rounded down) and 1 + n/2 + 1.96 sqrt(n)/2 (rounded up). */
-    double half = 1.959964 * sqrt((double)n) / 2;
-    out->p50_ci_lo = (double)value_at_rank(h, n, rank(floor((double)n / 2 - half), n));
-    out->p50_ci_hi = (double)value_at_rank(h, n, rank((double)n / 2 + half + 1, n));
+     * floor(n/2 - 1.96 sqrt(n)/2) and ceil(1 + n/2 + 1.96 sqrt(n)/2). Exact from the kept
+     * values while they are all of them. Past that, from the buckets, each rank's value taken
+     * at the far edge of its bucket (the first value of the low one's, the last of the high
+     * one's, within [min, max]): an interval that holds the exact one and is at most a bucket
+     * (1/64) wider at each end, never of zero width unless the values there are equal, and
+     * always around the median shown (its bucket lies between the two). */
+    uint64_t lo, hi;
+    if (ss.exact) {
+        tp_keep_median_ci(ss.v, ss.k, &lo, &hi);
+    } else {
+        double half = 1.959964 * sqrt((double)n) / 2;
+        lo = edge_at_rank(h, n, rank(floor((double)n / 2 - half), n), 0);
+        hi = edge_at_rank(h, n, rank((double)n / 2 + half + 1, n), 1);
+    }
+    out->p50_ci_lo = (double)lo;
+    out->p50_ci_hi = (double)hi;
+    sorted_free(&ss);
 }

@@ -2,7 +2,9 @@
  *
  * Log-linear buckets give every percentile within 1% relative error whatever the range, in a
  * fixed amount of memory, with lock-free concurrent adds. min, max, count, mean and standard
- * deviation are exact. */
+ * deviation are exact; so are the percentiles and the median's confidence interval while at
+ * most 4,096 values were added (they are kept), and past that the interval encloses the exact
+ * one. */
 #ifndef TPROF_HISTO_H
 #define TPROF_HISTO_H
 

@@ -7,6 +7,7 @@
 #include "report/calib.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -35,6 +37,75 @@ int tp_calib_cpus(void)
         return CPU_COUNT(&set);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 && n < 4096 ? (int)n : 1;
+}
+
+/* A small sysfs number, read without stdio (no allocation: this runs in the profiled process). */
+static long sysfs_long(const char *path)
+{
+    char buf[32];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t r = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (r <= 0)
+        return -1;
+    buf[r] = 0;
+    char *end;
+    long v = strtol(buf, &end, 10);
+    return end == buf ? -1 : v;
+}
+
+int tp_calib_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return tp_calib_cpus();
+    enum { MAXC = CPU_SETSIZE };
+    static long key[MAXC]; /* package << 32 | core of each core seen; the caller is one thread */
+    int n = 0;
+    for (int c = 0; c < MAXC; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        char p[96];
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+        long pkg = sysfs_long(p);
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
+        long core = sysfs_long(p);
+        if (pkg < 0 || core < 0)
+            return tp_calib_cpus(); /* no topology: every CPU counts as a core */
+        long k = pkg << 32 | (core & 0xffffffff);
+        int seen = 0;
+        for (int i = 0; i < n && !seen; i++)
+            seen = key[i] == k;
+        if (!seen)
+            key[n++] = k;
+    }
+    return n > 0 ? n : tp_calib_cpus();
+}
+
+static uint64_t cpu_ns(clockid_t id)
+{
+    struct timespec ts;
+    return clock_gettime(id, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec
+                                       : 0;
+}
+
+double tp_calib_wait_quiet(double max_seconds)
+{
+    uint64_t begin = tp_now_ns(), t0 = begin;
+    uint64_t o0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (;;) {
+        struct timespec nap = {0, 5000000};
+        nanosleep(&nap, NULL);
+        uint64_t t1 = tp_now_ns();
+        uint64_t o1 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+        /* The other threads together used less than a tenth of one CPU over the nap. */
+        if ((o1 - o0) * 10 < t1 - t0 || (double)(t1 - begin) >= max_seconds * 1e9)
+            return (double)(t1 - begin) / 1e9;
+        t0 = t1;
+        o0 = o1;
+    }
 }
 
 size_t tp_calib_llc_bytes(void)
@@ -286,46 +357,44 @@ __attribute__((noinline)) static double fma_128(uint64_t iters)
     FMA_KERNEL(v4f, 4)
 }
 
-enum { FMA_ITERS = 1 << 19 }; /* one pass: a few ms */
+enum { FMA_ITERS = 1 << 16 }; /* one pass: about 0.1 ms at 2 x 512-bit FMAs per cycle */
 
 static double fma_run(int width, uint64_t iters)
 {
     return width == 16 ? fma_512(iters) : width == 8 ? fma_256(iters) : fma_128(iters);
 }
 
-static void fma_work(struct member *m)
-{
-    m->sink += fma_run(*(int *)m->team->arg, FMA_ITERS);
-}
+static volatile double fma_sink; /* keeps the single-thread passes' work */
 
-static volatile double fma_sink; /* keeps the probes' work */
-
-/* FLOP per ns of one thread, best of a few short runs (to choose the vector width). */
-static double fma_probe(int width)
+/* One thread, best of short passes for about `seconds` (and at least 16): a pass is about 0.1 ms,
+ * far shorter than a scheduler's time slice, so even on a CPU shared with a spinning thread some
+ * passes run undisturbed, and the best of them is the core's own rate. */
+static double fma_1t(int width, double seconds)
 {
     double best = 0;
-    for (int i = 0; i < 4; i++) {
+    uint64_t begin = tp_now_ns();
+    for (int i = 0; i < 16 || (double)(tp_now_ns() - begin) < seconds * 1e9; i++) {
         uint64_t t0 = tp_now_ns();
-        fma_sink = fma_run(width, FMA_ITERS / 8);
+        fma_sink = fma_run(width, FMA_ITERS);
         double dt = (double)(tp_now_ns() - t0);
-        if (dt > 0 && (double)(FMA_ITERS / 8) * 24 * width / dt > best)
-            best = (double)(FMA_ITERS / 8) * 24 * width / dt;
+        if (dt > 0 && (double)FMA_ITERS * 24 * width / dt > best)
+            best = (double)FMA_ITERS * 24 * width / dt;
     }
     return best;
 }
 
-double tp_calib_fma(double seconds)
+static int fma_width(void)
 {
     __builtin_cpu_init();
     int width = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 8 : 4;
     /* AVX-512 is often no faster than AVX2 (one 512-bit pipe, or 256-bit halves): take the
      * wider registers only if they measure faster. */
-    if (width == 8 && __builtin_cpu_supports("avx512f") && fma_probe(16) > fma_probe(8) * 1.1)
+    if (width == 8 && __builtin_cpu_supports("avx512f") && fma_1t(16, 0) > fma_1t(8, 0) * 1.1)
         width = 16;
-    /* All threads together, over one time span: SMT siblings share their core's FMA units, and
-     * a sum of per-thread bests would count those units twice. */
-    struct team t = {.work = fma_work, .arg = &width};
-    int nt, passes;
-    double ns = team_run(&t, tp_calib_cpus(), seconds, &nt, &passes);
-    return ns > 0 ? (double)nt * FMA_ITERS * 24 * width / ns : 0;
+    return width;
+}
+
+double tp_calib_fma_1t(double seconds)
+{
+    return fma_1t(fma_width(), seconds);
 }

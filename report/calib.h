@@ -27,11 +27,11 @@ struct tp_blas_run {
 int tp_calib_sgemm(const char *lib, int n, int threads, double seconds, struct tp_blas_run *out);
 /* (cli/calib_blas.c, in the CLI only.) */
 
-/* Synthetic single-precision peak: independent FMAs on the widest useful vector registers, on
- * every allowed CPU, for about `seconds`. Needs no library, so it is safe in a profiled process
- * at exit (after the program's BLAS may have run its destructors). GFLOP/s. */
-double tp_calib_fma(double seconds);
-
+/* Synthetic single-precision peak of one core: independent FMAs on the widest useful vector
+ * registers, on one thread, best of passes of about 0.1 ms for about `seconds`; short passes
+ * measure it even on a CPU shared with a busy thread. Needs no library, so it is safe in a
+ * profiled process at exit (after the program's BLAS may have run its destructors). GFLOP/s. */
+double tp_calib_fma_1t(double seconds);
 /* STREAM triad a[i] = b[i] + s * c[i] over three mmap'd arrays of `bytes` each, one slice per
  * thread (first touched by the thread that uses it), best pass after at least two and about
  * `seconds`. Counts 24 bytes per element (2 reads, 1 write; not the write-allocate read), as
@@ -40,6 +40,13 @@ double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes);
 
 /* CPUs this process may run on (sched_getaffinity), at least 1. */
 int tp_calib_cpus(void);
+/* Physical cores among those CPUs (distinct package and core ids in sysfs; SMT siblings share
+ * one core's FMA units), at least 1; the CPU count when sysfs has no topology. */
+int tp_calib_cores(void);
+/* Sleep in 5 ms naps until the process's other threads (a BLAS pool still spinning after its
+ * last call, say) used less than a tenth of a CPU over one nap, or max_seconds passed. Returns
+ * the seconds waited. */
+double tp_calib_wait_quiet(double max_seconds);
 /* Largest cache size listed for cpu0 in sysfs, 0 if none. */
 size_t tp_calib_llc_bytes(void);
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -288,20 +289,55 @@ int tp_peaks_save(const char *path, const struct tp_peaks *p)
     return rc;
 }
 
-void tp_peaks_quick(double *gflops, double *gbps)
+int tp_peaks_synthetic(const struct tp_peaks *p)
 {
-    /* Arrays of twice the last-level cache each (with 1x, part of the data still came from the
-     * cache: 15% more GB/s), no smaller than 32 MiB, no larger than 128 MiB: the page faults
-     * of the first touch are part of the time budget. */
+    return !strcmp(p->method, "quick") && (!p->blas[0] || !strcmp(p->blas, "-"));
+}
+
+/* The quick measurement runs at the exit of a profiled program, whose own threads may still be
+ * busy: OpenBLAS's pool spins for about a tenth of a second after its last call, and an FMA loop
+ * on every CPU beside it measured half the peak in some runs and all of it in others. So:
+ * - FLOP/s is one thread's FMA rate, best of 0.1 ms passes, times the physical cores. A pass is
+ *   far shorter than a time slice: even on a CPU shared with a spinning thread, some pass runs
+ *   alone, and the best pass is the core's own rate. One thread drives both FMA pipes of its
+ *   core (12 independent chains), and SMT siblings share them, hence cores, not CPUs. One
+ *   core's turbo clock may beat all cores' at once, and a hypervisor may show SMT siblings as
+ *   cores: the figure errs high, so an op's efficiency errs low, never above 100% for that.
+ * - GB/s needs every core at once (one core cannot saturate the memory controllers), so the
+ *   triad first waits, up to half a second, for the program's other threads to go quiet.
+ * Arrays of twice the last-level cache each (with 1x, part of the data still came from the
+ * cache: 15% more GB/s), no smaller than 32 MiB, no larger than 128 MiB. The caller caches the
+ * result per host: this runs once per machine, not at every exit. */
+static void quick_measure(struct tp_peaks *p)
+{
+    memset(p, 0, sizeof *p);
     size_t bytes = 2 * tp_calib_llc_bytes();
     if (bytes < (size_t)32 << 20)
         bytes = (size_t)32 << 20;
     if (bytes > (size_t)128 << 20)
         bytes = (size_t)128 << 20;
+    int cores = tp_calib_cores();
+    p->gflops_1t = tp_calib_fma_1t(0.03);
+    p->gflops = p->gflops_1t * cores;
+    tp_calib_wait_quiet(0.5);
+    p->gbps = tp_calib_triad(0.1, bytes, tp_calib_cpus(), NULL);
+    p->threads = cores;
+    p->triad_bytes = (long long)bytes;
+    snprintf(p->method, sizeof p->method, "quick");
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void tp_peaks_quick(double *gflops, double *gbps)
+{
+    struct tp_peaks p;
+    quick_measure(&p);
     if (gflops)
-        *gflops = tp_calib_fma(0.06);
+        *gflops = p.gflops;
     if (gbps)
-        *gbps = tp_calib_triad(0.06, bytes, tp_calib_cpus(), NULL);
+        *gbps = p.gbps;
 }
 
 static void set_source(struct tp_machine *m, const char *s)
@@ -321,19 +357,30 @@ int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, i
         set_source(m, "env");
         return 0;
     }
-    if (tp_peaks_cache_path(path, sizeof path) == 0 && tp_peaks_load(path, &p) == 0) {
+    /* A cache that exists but is not valid (-2) is the user's to replace: not overwritten. */
+    int loaded = tp_peaks_cache_path(path, sizeof path) == 0 ? tp_peaks_load(path, &p) : -2;
+    if (loaded == 0) {
         if (m->peak_gflops <= 0)
             m->peak_gflops = p.gflops;
         if (m->peak_gbps <= 0)
             m->peak_gbps = p.gbps;
-        snprintf(src, sizeof src, "%scache:%s", from_env ? "env+" : "", path);
+        snprintf(src, sizeof src, "%s%scache:%s", from_env ? "env+" : "",
+                 tp_peaks_synthetic(&p) ? "quick-" : "", path);
         set_source(m, src);
         return 0;
     }
     if (allow_quick) {
-        tp_peaks_quick(m->peak_gflops > 0 ? NULL : &m->peak_gflops,
-                       m->peak_gbps > 0 ? NULL : &m->peak_gbps);
-        if (m->peak_gflops > 0 && m->peak_gbps > 0) {
+        quick_measure(&p);
+        if (p.gflops > 0 && p.gbps > 0) {
+            /* Both peaks, whatever the environment gave: the cache is the machine's. */
+            tp_peaks_as_cached(&p);
+            if (loaded == -1 && tp_peaks_save(path, &p) < 0)
+                fprintf(stderr, "tprof: cannot write %s: %s; the quick peaks are not cached\n",
+                        path, strerror(errno));
+            if (m->peak_gflops <= 0)
+                m->peak_gflops = p.gflops;
+            if (m->peak_gbps <= 0)
+                m->peak_gbps = p.gbps;
             set_source(m, from_env ? "env+quick" : "quick");
             return 0;
         }

@@ -1,5 +1,6 @@
 /* Machine peaks for the roofline: from TPROF_PEAK_GFLOPS/GBPS, else the per-host cache written
- * by `tprof calibrate`, else a quick measurement at exit (about 250 ms). Used by libtprof.so
+ * by `tprof calibrate` (or by the first quick measurement), else a quick measurement at exit
+ * (about 0.2 s, once per machine). Used by libtprof.so
  * (which cannot use json-c, hence a plain text cache) and by the CLI. */
 #ifndef TPROF_PEAKS_H
 #define TPROF_PEAKS_H
@@ -23,14 +24,34 @@ struct tp_peaks {
 };
 
 /* Fill m (peak_gflops, peak_gbps, source). Values > 0 in env_* win ("env"); what they leave
- * unknown comes from the cache ("cache:<path>", or "env+cache:<path>" when both contribute);
- * else, if allow_quick, from a quick measurement ("quick", "env+quick"). Returns 0 when both
+ * unknown comes from the cache ("cache:<path>", or "env+cache:<path>" when both contribute;
+ * "quick-cache:<path>" when the cache holds a quick synthetic measurement); else, if
+ * allow_quick, from a quick measurement ("quick", "env+quick"), which is then written to the
+ * cache if there was no cache file (one line on stderr if it cannot be). Returns 0 when both
  * peaks are known; else -1, with whatever the environment gave kept and source "env", or zeros
  * and "none". The library passes allow_quick only when some op has FLOPs (a roofline to draw). */
 int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, int allow_quick);
 
-/* The quick measurement: synthetic FMA peak and a short triad, all CPUs, about 250 ms. */
+/* The quick measurement (why it is made so: report/peaks.c): one core's synthetic FMA peak
+ * times the physical cores, and a short all-CPU triad once the program's other threads are
+ * quiet; about 0.2 s. tp_peaks_resolve writes it to the cache when there is none. */
 void tp_peaks_quick(double *gflops, double *gbps);
+/* 1 when a cache holds the library's quick synthetic measurement (method quick, no BLAS):
+ * its source is then "quick-cache:<path>", and `tprof calibrate --quick` replaces it. */
+int tp_peaks_synthetic(const struct tp_peaks *p);
+
+/* The report's note on quick peaks, from the machine's source ("" when it needs none): how
+ * they were measured, where they are cached, that `tprof calibrate` measures them better. */
+void tp_peaks_note(const char *source, char *out, size_t n); /* report/peaks_text.c */
+
+/* Why an op shows more than 100% of the roofline (tp_peaks_over_shown), naming where the peaks
+ * came from: the value given in TPROF_PEAK_* or with --peak-* (then no calibration is advised),
+ * the quick measurement, the cache. brief: one word for the op's row ("given", "quick",
+ * "cache", "peaks"); else a clause for the verdict sentence and the table's legend. bound: the
+ * op's "compute" or "memory". */
+void tp_peaks_over(const struct tp_machine *m, const char *bound, int brief, char *out, size_t n);
+/* 1 when an efficiency shows as more than 100% (rounded to a whole percent). */
+int tp_peaks_over_shown(double efficiency);
 
 /* This host's cache file: $XDG_CACHE_HOME/tprof/peaks-<host> (XDG_CACHE_HOME only if absolute),
  * else $HOME/.cache/tprof/peaks-<host>. 0, or -1 when neither variable helps. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/peaks.h"
 #include "report/render.h"
 #include "report/render_text.h"
 #include "report/units.h"
@@ -137,6 +138,43 @@ static void header(struct tp_text_ctx *c)
 
 /* ---- ops ---- */
 
+/* The bound and eff% cells. Above 100%, both say why instead, in the same 13 columns: "867
+ * >given" (the peaks given, too low), ">quick", ">cache"; the legend under the table says it in
+ * words, naming the value given. */
+static const char *roof_cells(struct tp_text_ctx *c, const struct tp_op *p, int roof, char *out,
+                              char *tmp)
+{
+    char eff[32], why[64];
+    if (roof)
+        tp_fmt_num(100 * p->efficiency, 0, 5, eff, sizeof eff);
+    if (roof && tp_peaks_over_shown(p->efficiency)) {
+        tp_peaks_over(&c->r->machine, p->bound, 1, why, sizeof why);
+        snprintf(tmp, 128, "%s >%s", eff, why);
+        return tp_text_right(out, 128, tmp, 13);
+    }
+    char b[128];
+    snprintf(tmp, 128, "%s %s", L(b, sizeof b, roof ? p->bound : "-", 7),
+             tp_text_right(out, 128, roof ? eff : "-", 5));
+    return tmp;
+}
+
+/* One line per bound among the rows shown above 100%: why, in words. */
+static void over_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n)
+{
+    int said[2] = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_op *p = order[i];
+        int mem = p->bound && !strcmp(p->bound, "memory");
+        if (!known_bound(p->bound) || !tp_peaks_over_shown(p->efficiency) || said[mem]++)
+            continue;
+        char word[16], why[256], prefix[80];
+        tp_peaks_over(&c->r->machine, p->bound, 1, word, sizeof word);
+        tp_peaks_over(&c->r->machine, p->bound, 0, why, sizeof why);
+        snprintf(prefix, sizeof prefix, ">%s: above 100%% (%s-bound): ", word, p->bound);
+        tp_text_wrap(c, prefix, why, 2);
+    }
+}
+
 /* Ops ran on several threads at once: some op's wall-clock time is less than its thread time. */
 static int threads_overlapped(const struct tp_report *r)
 {
@@ -166,7 +204,7 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
                   L(h[8], 128, "bound", 7), tp_text_right(h[9], 128, "eff%", 5));
     for (size_t i = 0; i < n; i++) {
         const struct tp_op *p = order[i];
-        char calls[32], tot[32], self[32], pct[32], wpct[32], gf[32], ai[32], eff[32];
+        char calls[32], tot[32], self[32], pct[32], wpct[32], gf[32], ai[32], eff[128];
         int roof = known_bound(p->bound);
         tp_fmt_count(p->calls, calls, sizeof calls);
         tp_fmt_ns(p->total_ns, tot, sizeof tot);
@@ -180,21 +218,18 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
             tp_fmt_num(p->intensity, 1, 6, ai, sizeof ai);
         else
             strcpy(ai, "-");
-        if (roof)
-            tp_fmt_num(100 * p->efficiency, 0, 5, eff, sizeof eff);
-        else
-            strcpy(eff, "-");
         if (wall)
             snprintf(wc, sizeof wc, " %s",
                      tp_text_right(h[10], 128, tp_fmt_pct(p->self_wall_share, 6, wpct, 32), 6));
         else
             snprintf(kc, sizeof kc, "%s ", L(h[1], 128, p->kind, 10));
-        tp_buf_printf(c->b, "%s %s%s %s %s %s%s %s %s %s %s\n", L(h[0], 128, p->name, nw), kc,
+        tp_buf_printf(c->b, "%s %s%s %s %s %s%s %s %s %s\n", L(h[0], 128, p->name, nw), kc,
                       tp_text_right(h[2], 128, calls, 7), tp_text_right(h[3], 128, tot, 9),
                       tp_text_right(h[4], 128, self, 9), tp_text_right(h[5], 128, pct, 6), wc,
                       tp_text_right(h[6], 128, gf, 8), tp_text_right(h[7], 128, ai, 6),
-                      L(h[8], 128, roof ? p->bound : "-", 7), tp_text_right(h[9], 128, eff, 5));
+                      roof_cells(c, p, roof, h[8], eff));
     }
+    over_legend(c, order, n);
     if (c->r->nops > n)
         tp_text_say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
                     c->r->nops - n == 1 ? "" : "s");

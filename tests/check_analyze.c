@@ -470,6 +470,29 @@ START_TEST(test_text_variants)
     ck_assert_ptr_nonnull(strstr(r.verdict.text, "runs faster than this machine's peaks allow "
                                                  "(5000% of them at its arithmetic intensity, "
                                                  "compute-bound)"));
+    /* ... naming where the peaks came from: given ones are named, no calibration advised. */
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "compute-bound): the 100 GFLOP/s given in "
+                                                 "TPROF_PEAK_GFLOPS is below what it reached, or "
+                                                 "its FLOP count is too high;"));
+    ck_assert_ptr_null(strstr(r.verdict.text, "calibrate"));
+    free(r.machine.source);
+    r.machine.source = strdup("command line");
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "the 100 GFLOP/s given in --peak-gflops is"));
+    free(r.machine.source);
+    r.machine.source = strdup("quick-cache:/c/peaks-h");
+    r.ops[1].flops = 105000000; /* 105%: above 100% is explained, however little */
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "(105% of them at its arithmetic intensity, "
+                                                 "compute-bound): the quick measurement's peaks "
+                                                 "are too low (run `tprof calibrate`) or its FLOP "
+                                                 "count too high;"));
+    r.ops[1].flops = 100400000; /* shown as 100%: nothing to explain */
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "runs at 100% of what this machine can do"));
+    r.ops[1].flops = 5000000000u;
+    free(r.machine.source);
+    r.machine.source = strdup("env");
     /* No peaks. */
     r.machine.peak_gflops = 0;
     tp_analyze(&r);

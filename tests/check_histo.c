@@ -82,11 +82,21 @@ static void check_dist(uint64_t *v, size_t n)
     ck_assert_uint_eq(tp_histo_quantile(h, 0), v[0]);
     ck_assert_uint_eq(tp_histo_quantile(h, 1), v[n - 1]);
     /* The median's interval: order statistics of ranks floor(n/2 - 1.96 sqrt(n)/2) and
-     * ceil(1 + n/2 + 1.96 sqrt(n)/2), each within 1% like any quantile. */
+     * ceil(1 + n/2 + 1.96 sqrt(n)/2): exact while every value is kept (and so is every
+     * quantile); past that, an enclosure at most a bucket (1/64) wider at each end. */
     double half = 1.959964 * sqrt((double)n) / 2, jl = floor(n / 2.0 - half), jh = ceil(n / 2.0 + half + 1);
     uint64_t lo = v[jl < 1 ? 0 : (size_t)jl - 1], hi = v[jh > n ? n - 1 : (size_t)jh - 1];
-    ck_assert_msg(fabs(l.p50_ci_lo - (double)lo) <= 0.01 * (double)lo, "ci lo %f want %lu", l.p50_ci_lo, (unsigned long)lo);
-    ck_assert_msg(fabs(l.p50_ci_hi - (double)hi) <= 0.01 * (double)hi, "ci hi %f want %lu", l.p50_ci_hi, (unsigned long)hi);
+    if (n <= 4096) {
+        ck_assert_msg(l.p50_ci_lo == (double)lo, "ci lo %f want %lu", l.p50_ci_lo, (unsigned long)lo);
+        ck_assert_msg(l.p50_ci_hi == (double)hi, "ci hi %f want %lu", l.p50_ci_hi, (unsigned long)hi);
+        for (int i = 0; i <= 1000; i++)
+            ck_assert_uint_eq(tp_histo_quantile(h, i / 1000.0), exact_q(v, n, i / 1000.0));
+    } else {
+        ck_assert_msg(l.p50_ci_lo <= (double)lo && (double)lo - l.p50_ci_lo <= (double)lo / 64,
+                      "ci lo %f want %lu", l.p50_ci_lo, (unsigned long)lo);
+        ck_assert_msg(l.p50_ci_hi >= (double)hi && l.p50_ci_hi - (double)hi <= (double)hi / 64,
+                      "ci hi %f want %lu", l.p50_ci_hi, (unsigned long)hi);
+    }
     ck_assert(l.p50_ci_lo <= (double)l.p50 && (double)l.p50 <= l.p50_ci_hi);
     tp_histo_destroy(h);
 }
@@ -225,6 +235,66 @@ START_TEST(test_outlier_first)
 }
 END_TEST
 
+/* Latencies that all share one or two buckets (bucket width 262,144 ns near 20 ms): the
+ * interval is never of zero width. 100 values 20.400-20.499 ms: exact order statistics 40 and
+ * 61. 10,001 values 20.4-20.5 ms every 10 ns (shuffled): ranks 4,902 (20,449,010) and 5,100
+ * (20,450,990) both lie in the bucket [20,447,232, 20,709,375], so the interval is that
+ * bucket's first value to the max. The buckets alone gave 20.5 ms to 20.5 ms for both. */
+START_TEST(test_ci_one_bucket)
+{
+    struct tp_histo *h = tp_histo_new();
+    struct tp_latency l;
+    for (uint64_t i = 0; i < 100; i++)
+        tp_histo_add(h, 20400000 + (i * 37 % 100) * 1000);
+    tp_histo_summary(h, &l);
+    ck_assert(l.p50_ci_lo == 20439000 && l.p50_ci_hi == 20460000);
+    ck_assert_uint_eq(l.p50, 20449000);
+    ck_assert_uint_eq(l.p95, 20494000);
+    tp_histo_destroy(h);
+
+    h = tp_histo_new();
+    for (uint64_t i = 0; i < 10001; i++)
+        tp_histo_add(h, 20400000 + (i * 7919 % 10001) * 10);
+    tp_histo_summary(h, &l);
+    ck_assert_msg(l.p50_ci_lo == 20447232 && l.p50_ci_hi == 20500000, "%f %f", l.p50_ci_lo,
+                  l.p50_ci_hi);
+    tp_histo_destroy(h);
+
+    /* Seven values, three of them equal around the median: exact, [min, max] below 11. */
+    h = tp_histo_new();
+    uint64_t seven[] = {300, 100, 200, 200, 200, 900, 5000};
+    for (int i = 0; i < 7; i++)
+        tp_histo_add(h, seven[i]);
+    tp_histo_summary(h, &l);
+    ck_assert(l.p50_ci_lo == 100 && l.p50_ci_hi == 5000);
+    ck_assert_uint_eq(l.p50, 200);
+    tp_histo_destroy(h);
+}
+END_TEST
+
+/* Merging kept values: while they fit, exactly what adding them one by one keeps. */
+START_TEST(test_merge_exact)
+{
+    struct tp_histo *a = tp_histo_new(), *b = tp_histo_new(), *all = tp_histo_new();
+    for (uint64_t i = 0; i < 3000; i++) {
+        uint64_t x = 1000000 + next() % 1000;
+        tp_histo_add(i < 2000 ? a : b, x);
+        tp_histo_add(all, x);
+    }
+    tp_histo_merge(a, b);
+    struct tp_latency la, lall;
+    tp_histo_summary(a, &la);
+    tp_histo_summary(all, &lall);
+    ck_assert(la.p50_ci_lo == lall.p50_ci_lo && la.p50_ci_hi == lall.p50_ci_hi);
+    ck_assert(la.p50_ci_lo < la.p50_ci_hi); /* one bucket of 8,192 ns: the buckets gave one value */
+    ck_assert_uint_eq(la.p50, lall.p50);
+    ck_assert_uint_eq(la.p99, lall.p99);
+    tp_histo_destroy(a);
+    tp_histo_destroy(b);
+    tp_histo_destroy(all);
+}
+END_TEST
+
 /* The median's interval covers the true median about 95% of the time. */
 START_TEST(test_median_ci_coverage)
 {
@@ -330,6 +400,8 @@ int main(void)
     tcase_add_test(tc, test_constant_zero_one);
     tcase_add_test(tc, test_every_range);
     tcase_add_test(tc, test_outlier_first);
+    tcase_add_test(tc, test_ci_one_bucket);
+    tcase_add_test(tc, test_merge_exact);
     tcase_add_test(tc, test_median_ci_coverage);
     tcase_add_test(tc, test_concurrent);
     tcase_add_test(tc, test_merge);

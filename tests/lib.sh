@@ -3,6 +3,9 @@ set -u
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tprof-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# The machine peaks' cache of this test alone: a profile with FLOPs writes one when none exists,
+# and neither the user's cache nor another test's may decide or receive what a test measures.
+export XDG_CACHE_HOME="$WORK/cache"
 # tp VAR=val... -- cmd args: run cmd preloaded, text report off unless asked for.
 tp() {
     env TPROF_OUTPUT=none "$@"

@@ -7,5 +7,5 @@ tests_check_histo_LDADD = $(TEST_LIBS)
 tests_check_peaks_SOURCES = tests/check_peaks.c cli/calib_blas.c
 tests_check_peaks_CFLAGS = $(TEST_CFLAGS)
 tests_check_peaks_LDADD = $(TEST_LIBS) -ldl
-TESTS += tests/check_histo tests/check_peaks tests/calibrate.sh
-EXTRA_DIST += tests/calibrate.sh
+TESTS += tests/check_histo tests/check_peaks tests/calibrate.sh tests/peaks_cache.sh
+EXTRA_DIST += tests/calibrate.sh tests/peaks_cache.sh

@@ -444,9 +444,10 @@ void tp_collect(struct tp_report *r, const char *why)
             known.source = strdup(r->machine.source);
         }
     }
-    if (r->machine.source && strstr(r->machine.source, "quick"))
-        tp_report_note(r, "machine peaks from a quick synthetic measurement at exit; run `tprof "
-                          "calibrate` once for BLAS-measured peaks");
+    char pnote[1400];
+    tp_peaks_note(r->machine.source, pnote, sizeof pnote);
+    if (pnote[0])
+        tp_report_note(r, "%s", pnote);
     if (r->program.threads > 1)
         tp_report_note(r,
                        "%llu threads allocated: per-site live-at-peak figures are exact only "
