@@ -240,177 +240,176 @@ static size_t outside_names(const struct tp_report *r, struct tp_buf *t)
             tp_buf_printf(t, " (%s)", pct(f->share, p, sizeof p));
     }
     return i;
-    /* ", on 2 threads at once": where the op's thread time is more than its wall-clock time, by how
+}
+
+/* ", on 2 threads at once": where the op's thread time is more than its wall-clock time, by how
  * many threads on average (one decimal unless whole). Nothing for a report without wall-clock
  * times. */
-    static void threads_at_once(const struct tp_op *d, struct tp_buf *t)
-    {
-        if (!d->self_wall_ns)
-            return;
-        double n = (double)d->self_ns / (double)d->self_wall_ns;
-        if (!(n >= 1.05))
-            return;
-        double whole = floor(n + 0.5);
-        if (fabs(n - whole) < 0.05)
-            tp_buf_printf(t, ", on %.0f threads at once", whole);
-        else
-            tp_buf_printf(t, ", on %.1f threads at once on average", n);
-    }
+static void threads_at_once(const struct tp_op *d, struct tp_buf *t)
+{
+    if (!d->self_wall_ns)
+        return;
+    double n = (double)d->self_ns / (double)d->self_wall_ns;
+    if (!(n >= 1.05))
+        return;
+    double whole = floor(n + 0.5);
+    if (fabs(n - whole) < 0.05)
+        tp_buf_printf(t, ", on %.0f threads at once", whole);
+    else
+        tp_buf_printf(t, ", on %.1f threads at once on average", n);
+}
 
-    static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
-                          struct tp_buf *t)
-    {
-        const struct tp_verdict *v = &r->verdict;
-        if (r->nops == 0) {
-            tp_buf_puts(t, "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
-                           "region): this report covers the heap only. An executable with its math "
-                           "linked in and stripped offers nothing to hook: build it with "
-                           "-finstrument-functions, call BLAS or the model's library as a shared "
-                           "library, or mark regions with tprof.h.");
-            if (r->noutside_ops) {
-                tp_buf_puts(t, " The time goes mostly to ");
-                size_t n = outside_names(r, t);
-                tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
-            }
-            return;
-        }
-        const struct tp_op *d = order[0];
-        if (d->self_ns == 0) {
-            tp_buf_printf(t, "%zu op%s ran but took no measurable time.", r->nops,
-                          r->nops == 1 ? "" : "s");
-            return;
-        }
-        char p[32];
-        if (denom == 0) {
-            char s[32];
-            tp_buf_printf(t,
-                          "%s takes the most time of all ops (%s of self time); the wall time is "
-                          "unknown, so its share is too.",
-                          nz(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
-            return;
-        }
-        tp_buf_printf(t, "%s takes %s of the time", nz(d->name),
-                      pct(d->self_wall_share, p, sizeof p));
-        threads_at_once(d, t);
-        if (d->bound && strcmp(d->bound, "unknown") != 0) {
-            char why[256];
-            tp_peaks_over(&r->machine, d->bound, 0, why, sizeof why);
-            if (tp_peaks_over_shown(d->efficiency))
-                tp_buf_printf(t,
-                              " and runs faster than this machine's peaks allow (%s of them at its "
-                              "arithmetic intensity, %s-bound): %s",
-                              pct(d->efficiency, p, sizeof p), d->bound, why);
-            else
-                tp_buf_printf(t,
-                              " and runs at %s of what this machine can do at its arithmetic "
-                              "intensity (%s-bound)",
-                              pct(d->efficiency, p, sizeof p), d->bound);
-        } else if (!d->flops || !d->bytes) {
-            tp_buf_puts(t, " (its FLOPs or bytes are unknown, so its bound is too)");
-        } else {
-            tp_buf_puts(t, " (the machine's peaks are unknown, so its bound is too)");
-        }
-        if (v->amdahl[0].speedup_max > 0)
-            tp_buf_printf(t,
-                          "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
-                          "%.2fx.",
-                          nz(d->name), v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
-        else
-            tp_buf_printf(
-                t,
-                "; a 2x faster %s makes the program %.2fx faster; it ran all the time, so "
-                "what an infinitely fast one gives has no bound here.",
-                nz(d->name), v->amdahl[0].speedup_2x);
-        double outside = ratio((double)v->outside_ops_ns, (double)denom);
-        if (outside >= 0.5 && r->noutside_ops) {
-            tp_buf_printf(t, " Most of the time (%s) is spent outside every op, mostly in ",
-                          pct(outside, p, sizeof p));
+static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
+                      struct tp_buf *t)
+{
+    const struct tp_verdict *v = &r->verdict;
+    if (r->nops == 0) {
+        tp_buf_puts(t, "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
+                       "region): this report covers the heap only. An executable with its math "
+                       "linked in and stripped offers nothing to hook: build it with "
+                       "-finstrument-functions, call BLAS or the model's library as a shared "
+                       "library, or mark regions with tprof.h.");
+        if (r->noutside_ops) {
+            tp_buf_puts(t, " The time goes mostly to ");
             size_t n = outside_names(r, t);
             tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
-        } else if (outside >= 0.5) {
+        }
+        return;
+    }
+    const struct tp_op *d = order[0];
+    if (d->self_ns == 0) {
+        tp_buf_printf(t, "%zu op%s ran but took no measurable time.", r->nops,
+                      r->nops == 1 ? "" : "s");
+        return;
+    }
+    char p[32];
+    if (denom == 0) {
+        char s[32];
+        tp_buf_printf(t,
+                      "%s takes the most time of all ops (%s of self time); the wall time is "
+                      "unknown, so its share is too.",
+                      nz(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
+        return;
+    }
+    tp_buf_printf(t, "%s takes %s of the time", nz(d->name), pct(d->self_wall_share, p, sizeof p));
+    threads_at_once(d, t);
+    if (d->bound && strcmp(d->bound, "unknown") != 0) {
+        char why[256];
+        tp_peaks_over(&r->machine, d->bound, 0, why, sizeof why);
+        if (tp_peaks_over_shown(d->efficiency))
             tp_buf_printf(t,
-                          " Most of the time (%s) is spent outside every op: TPROF_OPS can name "
-                          "more functions as ops.",
-                          pct(outside, p, sizeof p));
-        }
+                          " and runs faster than this machine's peaks allow (%s of them at its "
+                          "arithmetic intensity, %s-bound): %s",
+                          pct(d->efficiency, p, sizeof p), d->bound, why);
+        else
+            tp_buf_printf(t,
+                          " and runs at %s of what this machine can do at its arithmetic "
+                          "intensity (%s-bound)",
+                          pct(d->efficiency, p, sizeof p), d->bound);
+    } else if (!d->flops || !d->bytes) {
+        tp_buf_puts(t, " (its FLOPs or bytes are unknown, so its bound is too)");
+    } else {
+        tp_buf_puts(t, " (the machine's peaks are unknown, so its bound is too)");
+    }
+    if (v->amdahl[0].speedup_max > 0)
+        tp_buf_printf(t,
+                      "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
+                      "%.2fx.",
+                      nz(d->name), v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
+    else
+        tp_buf_printf(t,
+                      "; a 2x faster %s makes the program %.2fx faster; it ran all the time, so "
+                      "what an infinitely fast one gives has no bound here.",
+                      nz(d->name), v->amdahl[0].speedup_2x);
+    double outside = ratio((double)v->outside_ops_ns, (double)denom);
+    if (outside >= 0.5 && r->noutside_ops) {
+        tp_buf_printf(t, " Most of the time (%s) is spent outside every op, mostly in ",
+                      pct(outside, p, sizeof p));
+        size_t n = outside_names(r, t);
+        tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
+    } else if (outside >= 0.5) {
+        tp_buf_printf(t,
+                      " Most of the time (%s) is spent outside every op: TPROF_OPS can name "
+                      "more functions as ops.",
+                      pct(outside, p, sizeof p));
+    }
+}
+
+static int has_note(const struct tp_report *r, const char *s)
+{
+    for (size_t i = 0; i < r->nnotes; i++)
+        if (r->notes[i] && !strcmp(r->notes[i], s))
+            return 1;
+    return 0;
+}
+
+void tp_analyze(struct tp_report *r)
+{
+    tp_memory_classify(&r->memory);
+    uint64_t wall = r->program.wall_ns;
+    /* Merged: the processes' time side by side, saturating rather than wrapping. */
+    uint64_t denom = wall;
+    if (r->merged_processes > 1)
+        denom = wall > UINT64_MAX / r->merged_processes ? UINT64_MAX : wall * r->merged_processes;
+    double pg = r->machine.peak_gflops, pb = r->machine.peak_gbps;
+    uint64_t self_sum = 0, wall_sum = 0;
+    for (size_t i = 0; i < r->nops; i++) {
+        tp_op_roofline(&r->ops[i], pg, pb, denom);
+        uint64_t s = r->ops[i].self_ns, w = self_wall(&r->ops[i], denom);
+        self_sum = self_sum > UINT64_MAX - s ? UINT64_MAX : self_sum + s;
+        wall_sum = wall_sum > UINT64_MAX - w ? UINT64_MAX : wall_sum + w;
     }
 
-    static int has_note(const struct tp_report *r, const char *s)
-    {
-        for (size_t i = 0; i < r->nnotes; i++)
-            if (r->notes[i] && !strcmp(r->notes[i], s))
-                return 1;
-        return 0;
-    }
-
-    void tp_analyze(struct tp_report * r)
-    {
-        tp_memory_classify(&r->memory);
-        uint64_t wall = r->program.wall_ns;
-        /* Merged: the processes' time side by side, saturating rather than wrapping. */
-        uint64_t denom = wall;
-        if (r->merged_processes > 1)
-            denom =
-                wall > UINT64_MAX / r->merged_processes ? UINT64_MAX : wall * r->merged_processes;
-        double pg = r->machine.peak_gflops, pb = r->machine.peak_gbps;
-        uint64_t self_sum = 0, wall_sum = 0;
-        for (size_t i = 0; i < r->nops; i++) {
-            tp_op_roofline(&r->ops[i], pg, pb, denom);
-            uint64_t s = r->ops[i].self_ns, w = self_wall(&r->ops[i], denom);
-            self_sum = self_sum > UINT64_MAX - s ? UINT64_MAX : self_sum + s;
-            wall_sum = wall_sum > UINT64_MAX - w ? UINT64_MAX : wall_sum + w;
-        }
-
-        struct tp_verdict *v = &r->verdict;
-        clear_verdict(v);
-        v->alloc_ns = r->memory.alloc_ns;
-        /* Each op's wall-clock time counted once; different ops on different threads at once still
+    struct tp_verdict *v = &r->verdict;
+    clear_verdict(v);
+    v->alloc_ns = r->memory.alloc_ns;
+    /* Each op's wall-clock time counted once; different ops on different threads at once still
      * overlap, so this is a lower bound on the time no op ran. */
-        v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
+    v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
 
-        struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
-        if (!order)
-            return;
-        for (size_t i = 0; i < r->nops; i++)
-            order[i] = &r->ops[i];
-        qsort(order, r->nops, sizeof *order, by_self);
+    struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
+    if (!order)
+        return;
+    for (size_t i = 0; i < r->nops; i++)
+        order[i] = &r->ops[i];
+    qsort(order, r->nops, sizeof *order, by_self);
 
-        size_t top = r->nops < AMDAHL_TOP ? r->nops : AMDAHL_TOP;
-        v->amdahl = calloc(top ? top : 1, sizeof *v->amdahl);
-        if (!v->amdahl) {
-            free(order);
-            return;
-        }
-        for (size_t i = 0; i < top; i++) {
-            struct tp_amdahl *a = &v->amdahl[v->namdahl++];
-            a->op = sdup(order[i]->name);
-            a->share = order[i]->self_wall_share > 1 ? 1 : order[i]->self_wall_share;
-            a->speedup_2x = tp_amdahl(a->share, 2);
-            a->speedup_max = tp_amdahl(a->share, INFINITY);
-        }
-        if (r->nops > 0 && order[0]->self_ns > 0) {
-            const struct tp_op *d = order[0];
-            v->op = sdup(d->name);
-            v->share = d->self_wall_share;
-            v->bound = sdup(d->bound);
-            v->efficiency = d->efficiency;
-        }
-        if (self_sum > denom && denom > 0 && !has_note(r, OVERLAP_NOTE))
-            tp_report_note(r, "%s", OVERLAP_NOTE);
-
-        struct tp_buf t;
-        tp_buf_init(&t);
-        ops_story(r, order, denom, &t);
-        memory_story(r, &t);
-        if (denom > 0 && r->memory.alloc_ns > denom / 20) {
-            char a[32], p[32];
-            /* one decimal, as the line under the verdict gives the same figure */
-            tp_buf_printf(&t, " The allocator itself takes %s (%.1f%% of the time).",
-                          tp_fmt_ns(r->memory.alloc_ns, a, sizeof a),
-                          100 * ratio((double)r->memory.alloc_ns, (double)denom));
-            (void)p;
-        }
-        v->text = tp_buf_ok(&t) ? strdup(tp_buf_str(&t)) : NULL;
-        tp_buf_free(&t);
+    size_t top = r->nops < AMDAHL_TOP ? r->nops : AMDAHL_TOP;
+    v->amdahl = calloc(top ? top : 1, sizeof *v->amdahl);
+    if (!v->amdahl) {
         free(order);
+        return;
     }
+    for (size_t i = 0; i < top; i++) {
+        struct tp_amdahl *a = &v->amdahl[v->namdahl++];
+        a->op = sdup(order[i]->name);
+        a->share = order[i]->self_wall_share > 1 ? 1 : order[i]->self_wall_share;
+        a->speedup_2x = tp_amdahl(a->share, 2);
+        a->speedup_max = tp_amdahl(a->share, INFINITY);
+    }
+    if (r->nops > 0 && order[0]->self_ns > 0) {
+        const struct tp_op *d = order[0];
+        v->op = sdup(d->name);
+        v->share = d->self_wall_share;
+        v->bound = sdup(d->bound);
+        v->efficiency = d->efficiency;
+    }
+    if (self_sum > denom && denom > 0 && !has_note(r, OVERLAP_NOTE))
+        tp_report_note(r, "%s", OVERLAP_NOTE);
+
+    struct tp_buf t;
+    tp_buf_init(&t);
+    ops_story(r, order, denom, &t);
+    memory_story(r, &t);
+    if (denom > 0 && r->memory.alloc_ns > denom / 20) {
+        char a[32], p[32];
+        /* one decimal, as the line under the verdict gives the same figure */
+        tp_buf_printf(&t, " The allocator itself takes %s (%.1f%% of the time).",
+                      tp_fmt_ns(r->memory.alloc_ns, a, sizeof a),
+                      100 * ratio((double)r->memory.alloc_ns, (double)denom));
+        (void)p;
+    }
+    v->text = tp_buf_ok(&t) ? strdup(tp_buf_str(&t)) : NULL;
+    tp_buf_free(&t);
+    free(order);
+}
