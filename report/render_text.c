@@ -175,22 +175,13 @@ static void over_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n)
     }
 }
 
-/* Ops ran on several threads at once: some op's wall-clock time is less than its thread time. */
-static int threads_overlapped(const struct tp_report *r)
-{
-    for (size_t i = 0; i < r->nops; i++)
-        if (r->ops[i].self_wall_ns && r->ops[i].self_wall_ns < r->ops[i].self_ns)
-            return 1;
-    return 0;
-}
-
 /* Where ops ran on several threads at once, wall% (each moment counted once: what the verdict
  * uses) stands next to self% (summed over threads: it can pass 100%), in the place of kind, which
  * the JSON keeps; on one thread the two are the same and the table is as it always was. */
 static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
 {
     char h[11][128], kc[140] = "", wc[140] = "";
-    int wall = threads_overlapped(c->r);
+    int wall = tp_ops_overlapped(c->r);
     size_t nw = tp_text_col(c, wall ? 28 : 24);
     tp_text_heading(c, "OPS (by self time)");
     if (wall)

@@ -323,3 +323,12 @@ const char *tp_lifetime_noun(const struct tp_memory *m)
 {
     return m->lifetime_unit && !strcmp(m->lifetime_unit, "op_call") ? "op call" : "step";
 }
+
+/* Ops ran on several threads at once: some op's wall-clock time is less than its thread time. */
+int tp_ops_overlapped(const struct tp_report *r)
+{
+    for (size_t i = 0; i < r->nops; i++)
+        if (r->ops[i].self_wall_ns && r->ops[i].self_wall_ns < r->ops[i].self_ns)
+            return 1;
+    return 0;
+}

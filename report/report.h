@@ -254,4 +254,7 @@ size_t tp_site_first_own(const struct tp_site *s);
  * outermost op call, else "step". */
 const char *tp_lifetime_noun(const struct tp_memory *m);
 
+/* Ops ran on several threads at once: some op's wall-clock time is less than its thread time. */
+int tp_ops_overlapped(const struct tp_report *r);
+
 #endif

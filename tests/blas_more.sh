@@ -74,9 +74,9 @@ else
 fi
 # An op table with room for 16 ops: the 16 CBLAS ops, called first, are recorded exactly; each of
 # the 15 Fortran ones is refused once (its wrapper does not ask again) and the report is partial.
-# TPROF_OPS matches nothing, so no PLT hook takes a place in the table.
+# TPROF_PLT=0, so no PLT hook takes a place in the table.
 native=$(OPENBLAS_NUM_THREADS=1 "$TB/victims/v_blas_more") || fail "native run failed"
-out=$(OPENBLAS_NUM_THREADS=1 TPROF_OPS=zzz_none TPROF_MAX_OPS=16 TPROF_OUTPUT=none \
+out=$(OPENBLAS_NUM_THREADS=1 TPROF_PLT=0 TPROF_MAX_OPS=16 TPROF_OUTPUT=none \
       TPROF_JSON="$WORK/full.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_blas_more" 2>"$WORK/full.err") ||
   fail "full table: victim failed"
 [ "$out" = "$native" ] || fail "full table: stdout changed: $out vs $native"
