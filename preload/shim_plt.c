@@ -11,8 +11,8 @@
  * (which also tells frames left by longjmp from live ones).
  *
  * Known signatures (track/opnames.c) give FLOPs, bytes and a shape (darknet's gemm). A PLT op
- * called from inside a PLT op of the same family (gemm → gemm_cpu → gemm_nn) is part of it and is
- * not recorded again.
+ * called from inside a PLT op of the same family (gemm → gemm_cpu → gemm_nn) is an op of its own
+ * but adds no work: the outermost call counted it.
  *
  * A slot whose GOT entry ld.so has not bound yet (lazy binding) jumps to where the entry pointed,
  * the PLT's call into ld.so's resolver; when that call returns, the entry holds the function:
@@ -206,18 +206,18 @@ static enum family family_of(const char *kind)
     return !strcmp(kind, "matmul") ? FAM_MATMUL : !strcmp(kind, "gemv") ? FAM_GEMV : FAM_OTHER;
 }
 
-/* Is a call of slot s, made while PLT op `top` is open, a part of that op? */
-static int part_of_top(const struct slot *s)
+/* Is a call of slot s, made while PLT op `top` is open, the inner loop of that op (gemm → gemm_cpu
+ * → gemm_nn, one family of known signature)? It is still an op of its own, with its own row, but
+ * its work is the outer call's: FLOPs are counted once, at the outermost. Names that begin with
+ * another op's name (net_train_step_rprop inside net_train_step) are ops like any other. */
+static int inner_of_top(const struct slot *s)
 {
-    if (!tp_op_top_is(TP_SRC_PLT))
+    if (s->family == FAM_OTHER || !tp_op_top_is(TP_SRC_PLT))
         return 0;
     int top = tp_ops_current();
     if (top < 0 || top == s->id)
-        return 0; /* recursion is counted: ops.c keeps the total right */
-    if (s->family != FAM_OTHER && top < family_cap && family_of_id[top] == s->family)
-        return 1;
-    const char *tn = tp_ops_name(top);
-    return tn && !strncmp(s->name, tn, strlen(tn));
+        return 0;
+    return top < family_cap && family_of_id[top] == s->family;
 }
 
 /* A hooked export becomes an op on its first call, not when it is hooked: a library exports
@@ -303,10 +303,9 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         while (depth > 0 && frames[depth - 1].retslot <= rs &&
                tp_on_own_stack(frames[depth - 1].retslot))
             end_frame(&frames[--depth], 1);
-    int part = 0;
     if (depth >= FRAMES_MAX) {
         atomic_fetch_add_explicit(&frames_full, 1, memory_order_relaxed);
-    } else if (!(part = part_of_top(s)) || unbound(s)) {
+    } else {
         /* A call through an unbound slot returns through tp_plt_return even when it is not
          * recorded: its GOT entry must be settled once ld.so has bound it. */
         struct frame *f = &frames[depth];
@@ -315,13 +314,13 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         f->slot = i;
         f->pushed = f->step = f->has_shape = 0;
         f->flops = f->bytes = 0;
-        if (!part && s->sig)
+        if (s->sig && !inner_of_top(s))
             work_of(s->sig, r, f);
-        if (!part && s->step) {
+        if (s->step) {
             tp_step_begin();
             f->step = 1;
         }
-        int id = part ? -1 : slot_op(s);
+        int id = slot_op(s);
         if (id >= 0)
             f->pushed = tp_op_begin(id, rs, rs);
         if (f->pushed || f->step || unbound(s)) {
