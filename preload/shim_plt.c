@@ -368,6 +368,40 @@ uintptr_t tp_plt_leave(uintptr_t sp)
     return f.ra;
 }
 
+/* ---- exceptions (shim_unwind.c) ---- */
+
+void tp_plt_unhook_frames(uintptr_t below)
+{
+    int own = tp_on_own_stack(below);
+    for (int i = 0; i < depth; i++) {
+        uintptr_t *rs = (uintptr_t *)frames[i].retslot;
+        /* Entries at or below the caller's slot were left by longjmp: that memory is not theirs
+         * any more. */
+        if (frames[i].retslot > below && tp_on_own_stack(frames[i].retslot) == own &&
+            *rs == (uintptr_t)tp_plt_return)
+            *rs = frames[i].ra;
+    }
+}
+
+void tp_plt_rehook_frames(uintptr_t below)
+{
+    int e = errno;
+    busy = 1;
+    int own = tp_on_own_stack(below);
+    if (own)
+        while (depth > 0 && frames[depth - 1].retslot <= below &&
+               tp_on_own_stack(frames[depth - 1].retslot))
+            end_frame(&frames[--depth], 1);
+    for (int i = 0; i < depth; i++) {
+        uintptr_t *rs = (uintptr_t *)frames[i].retslot;
+        if (frames[i].retslot > below && tp_on_own_stack(frames[i].retslot) == own &&
+            *rs == frames[i].ra)
+            *rs = (uintptr_t)tp_plt_return;
+    }
+    busy = 0;
+    errno = e;
+}
+
 /* ---- the slots' life ---- */
 
 int tp_plt_is_stub(uintptr_t a)
