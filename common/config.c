@@ -24,6 +24,7 @@ void tp_config_defaults(struct tp_config *c)
     c->json_sites = 1000;
     c->plt = 1;
     c->hook_ns = -1;
+    c->demote = 500;
 }
 
 void tp_config_free(struct tp_config *c)
@@ -116,6 +117,7 @@ static const struct var {
     {"TPROF_PLT", K_BOOL, OFF(plt), 0, 0, "1"},
     {"TPROF_DEBUGINFOD", K_BOOL, OFF(debuginfod), 0, 0, "0"},
     {"TPROF_HOOK_NS", K_DOUBLE, OFF(hook_ns), 0, 1e6, "the measured cost"},
+    {"TPROF_DEMOTE", K_DOUBLE, OFF(demote), 0, 1e9, "500"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 

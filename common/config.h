@@ -50,6 +50,8 @@ struct tp_config {
     int json_sites;     /* sites written to JSON, default 1000 (0 = all) */
     int plt;            /* 1: hook shared-library exports through the PLT/GOT (default) */
     double hook_ns;     /* cost of one non-op -finstrument-functions hook; -1: measure it */
+    double demote;      /* ops whose calls average less than this many hooks' cost are counted,
+                           not timed (track/demote.h); 0 = off, default 500 */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "preload/cyg.h"
 #include "preload/shim_plt.h"
 #include "report/report.h"
 #include "track/modmap.h"
@@ -377,6 +378,9 @@ void tp_plt_scan(void)
     free_list(&l);
     pthread_mutex_unlock(&lock);
     tp_own_end(g);
+    /* Hooked ops are judged against the cost of one hook (track/demote.h). */
+    if (tp_plt_hooked)
+        tp_cyg_calibrate();
 }
 
 static int got_present(uintptr_t a, void *arg)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "preload/plt.h"
+#include "track/demote.h"
 #include "track/opnames.h"
 #include "track/ops.h"
 #include "track/runtime.h"
@@ -63,11 +64,37 @@ __asm__("    .text\n"
         "    .set tp_plt_i, 0\n"
         "    .rept 4096\n"
         "    movl $tp_plt_i, %r11d\n"
-        "    jmp tp_plt_common\n"
+        "    jmp tp_plt_entry\n"
         "    .p2align 4\n"
         "    .set tp_plt_i, tp_plt_i + 1\n"
         "    .endr\n"
         "    .size tp_plt_stubs, . - tp_plt_stubs\n"
+        "\n"
+        /* r11 = slot. A slot whose op is too short to time (track/demote.h) has its function in
+     * tp_plt_ctarget: the call is counted and goes straight there, rax kept. */
+        "    .p2align 4\n"
+        "    .type tp_plt_entry, @function\n"
+        "tp_plt_entry:\n"
+        "    .cfi_startproc\n"
+        "    pushq %rax\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    leaq tp_plt_ctarget(%rip), %rax\n"
+        "    cmpq $0, (%rax,%r11,8)\n"
+        "    jne 2f\n"
+        "    popq %rax\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    jmp tp_plt_common\n"
+        "2:\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    leaq tp_plt_ccount(%rip), %rax\n"
+        "    lock incq (%rax,%r11,8)\n"
+        "    leaq tp_plt_ctarget(%rip), %rax\n"
+        "    movq (%rax,%r11,8), %r11\n"
+        "    popq %rax\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    jmp *%r11\n"
+        "    .cfi_endproc\n"
+        "    .size tp_plt_entry, . - tp_plt_entry\n"
         "\n"
         /* r11 = slot; (%rsp) = the caller's return address. Nothing the callee may read is changed:
      * argument registers and rax are restored, the stack is as the caller left it. */
@@ -152,6 +179,10 @@ __asm__("    .text\n"
         "    .size tp_plt_return, . - tp_plt_return\n");
 
 void tp_plt_return(void) __attribute__((visibility("hidden")));
+
+/* Per slot: the function, once its op is too short to time, and the calls counted since. */
+__attribute__((visibility("hidden"))) _Atomic uintptr_t tp_plt_ctarget[NSTUBS];
+__attribute__((visibility("hidden"))) _Atomic uint64_t tp_plt_ccount[NSTUBS];
 
 /* ---- slots: one per hooked function ---- */
 
@@ -270,16 +301,35 @@ static void settle(uint32_t i)
     __atomic_compare_exchange_n(got, &f, tp_plt_stub(i), 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
+/* Slot i's op is too short to time (track/demote.h): its calls go straight to the function from
+ * now on, counted on the way (tp_plt_entry). Not while ld.so has yet to bind it, nor for the
+ * step. */
+static void count_from_now(uint32_t i)
+{
+    struct slot *s = &slots[i];
+    int id = atomic_load(&s->id);
+    if (s->step || unbound(s) || atomic_load(&tp_plt_ctarget[i]))
+        return;
+    tp_demote_attach(id, &tp_plt_ccount[i]);
+    atomic_store_explicit(&tp_plt_ctarget[i], atomic_load(&s->target), memory_order_release);
+}
+
 static void end_frame(const struct frame *f, int stale)
 {
-    if (f->pushed)
-        tp_op_end(slots[f->slot].id, f->retslot, f->retslot, f->flops, f->bytes,
-                  f->has_shape ? &f->shape : NULL);
+    if (f->pushed) {
+        int id = slots[f->slot].id;
+        uint64_t t = tp_op_end(id, f->retslot, f->retslot, f->flops, f->bytes,
+                               f->has_shape ? &f->shape : NULL);
+        if (!stale)
+            tp_demote_observe(id, t);
+    }
     if (f->step)
         tp_step_end();
     if (stale && (f->pushed || f->step))
         atomic_fetch_add_explicit(&stale_calls, 1, memory_order_relaxed);
     settle(f->slot);
+    if (f->pushed && tp_demote_slot(slots[f->slot].id))
+        count_from_now(f->slot);
 }
 
 struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_plt_regs *r)

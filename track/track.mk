@@ -9,7 +9,7 @@ libtptrack_la_SOURCES = track/runtime.c track/runtime.h track/rawalloc.c track/r
 	track/stack.c track/stack.h track/modmap.c track/modmap.h \
 	track/symtab.c track/symtab.h track/symbolize.c track/symbolize.h track/dwlib.c track/dwlib.h \
 	track/ops.c track/ops.h track/ops_table.h track/ops_collect.c track/ops_collect.h \
-	track/optree.c track/optree.h track/tracebuf.c track/tracebuf.h track/trace_heap.c track/trace_heap.h \
+	track/optree.c track/optree.h track/demote.c track/demote.h track/tracebuf.c track/tracebuf.h track/trace_heap.c track/trace_heap.h \
 	track/trace_file.c track/trace_file.h track/collect.c track/collect.h track/opnames.c track/opnames.h
 libtptrack_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 EXTRA_DIST += docs/ops.md
