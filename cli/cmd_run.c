@@ -41,6 +41,8 @@ static const struct {
      "0 (or no, off, false): do not hook shared-library exports through the PLT"},
     {"--hook-ns", "TPROF_HOOK_NS", "NS",
      "cost of one non-op instrumentation hook (default measured)"},
+    {"--demote", "TPROF_DEMOTE", "K",
+     "count, not time, ops whose first calls average under K hooks' cost (default 500; 0 off)"},
     {"--debuginfod", "TPROF_DEBUGINFOD", "0|1",
      "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
 };
