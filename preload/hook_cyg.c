@@ -143,6 +143,8 @@ static uint32_t miss(uintptr_t fn)
         calibrate();
     uint32_t g = atomic_load_explicit(&gen, memory_order_acquire);
     uint32_t d = decide_global(fn, g);
+    if (d & IS_COUNT)
+        tp_demote_thread(); /* another thread demoted it: this one counts from now on too */
     struct local *l = &local_cache[hash_bits(fn, LOCAL_BITS)];
     l->fn = fn;
     l->decision = d;

@@ -303,12 +303,12 @@ static void settle(uint32_t i)
 
 /* Slot i's op is too short to time (track/demote.h): its calls go straight to the function from
  * now on, counted on the way (tp_plt_entry). Not while ld.so has yet to bind it, nor for the
- * step. */
+ * step, nor for a known signature, whose FLOPs come from each call's arguments. */
 static void count_from_now(uint32_t i)
 {
     struct slot *s = &slots[i];
     int id = atomic_load(&s->id);
-    if (s->step || unbound(s) || atomic_load(&tp_plt_ctarget[i]))
+    if (s->step || s->sig || unbound(s) || atomic_load(&tp_plt_ctarget[i]))
         return;
     tp_demote_attach(id, &tp_plt_ccount[i]);
     atomic_store_explicit(&tp_plt_ctarget[i], atomic_load(&s->target), memory_order_release);
@@ -320,7 +320,8 @@ static void end_frame(const struct frame *f, int stale)
         int id = slots[f->slot].id;
         uint64_t t = tp_op_end(id, f->retslot, f->retslot, f->flops, f->bytes,
                                f->has_shape ? &f->shape : NULL);
-        if (!stale)
+        /* Never a known signature (its FLOPs come from every call's arguments) nor the step. */
+        if (!stale && !slots[f->slot].sig && !slots[f->slot].step)
             tp_demote_observe(id, t);
     }
     if (f->step)
