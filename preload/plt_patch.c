@@ -28,9 +28,10 @@
  *
  * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime, language
  * runtimes and system libraries (denied()), and tprof's own dependencies. Which exports are ops:
- * TPROF_OPS's globs; when it is not set, every C export of the program's own libraries but the
- * set-up the default list excludes (tp_names_default_export), so that the function taking the
- * time is found whatever its name, and the tiny ones are demoted to counts (track/demote.h).
+ * TPROF_OPS's globs; when it is not set, every C export of the program's own libraries (not in a
+ * system library directory: system_dir) but the set-up the default list excludes
+ * (tp_names_default_export), so that the function taking the time is found whatever its name,
+ * and the tiny ones are demoted to counts (track/demote.h).
  * C++ exports are matched by their demangled names (and under the default only by the globs,
  * never the standard library's); libraries that link a C++ runtime are hooked like any other:
  * an exception unwinding through a hooked call finds the real return addresses
@@ -65,6 +66,7 @@ struct module {
     const ElfW(Dyn) * dyn;
     uintptr_t relro_lo, relro_hi; /* pages ld.so made read-only after relocation */
     int deny;                     /* a runtime library: neither patched nor a target */
+    int system;                   /* in a system library directory: not the program's own */
     int initial;                  /* loaded before tprof's first scan: never unloaded */
 };
 
@@ -124,6 +126,30 @@ static int denied(const char *path)
     return 0;
 }
 
+/* Is the module in one of the system's library directories (/usr/lib, /lib64, the multiarch
+ * /usr/lib/x86_64-linux-gnu, ...)? Those are the system's, not the program's own: under the
+ * default op selection their exports are not ops (Qt's, OpenCV's, libGLdispatch's would match).
+ * A subdirectory (/usr/lib/darknet, a Python package's lib/) holds the program's own. */
+static int system_dir(const char *path)
+{
+    static const char *const dirs[] = {"/lib",       "/usr/lib", "/lib64",
+                                       "/usr/lib64", "/lib32",   "/usr/lib32"};
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return 0;
+    size_t n = (size_t)(slash - path);
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        size_t d = strlen(dirs[i]);
+        if (n == d && !strncmp(path, dirs[i], d))
+            return 1;
+        /* a multiarch directory: /usr/lib/<triplet> */
+        if (n > d + 1 && !strncmp(path, dirs[i], d) && path[d] == '/' &&
+            !memchr(path + d + 1, '/', n - d - 1) && memmem(path + d + 1, n - d - 1, "-linux-", 7))
+            return 1;
+    }
+    return 0;
+}
+
 static int list_module(const struct tp_module *tm, void *arg)
 {
     struct modlist *l = arg;
@@ -146,6 +172,7 @@ static int list_module(const struct tp_module *tm, void *arg)
     m.relro_lo = tm->relro_lo;
     m.relro_hi = tm->relro_hi;
     m.deny = denied(m.name) || tm->self;
+    m.system = system_dir(m.name);
     l->v[l->n++] = m;
     return 0;
 }
@@ -316,6 +343,11 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
             continue; /* tprof interposes it itself (BLAS: libtprof is denied), or a runtime */
         if (cxx && !wanted(raw, name, sizeof name, &want_op, &step))
             continue;
+        if (def->system && tp_names_default()) {
+            want_op = 0; /* see system_dir */
+            if (!step)
+                continue;
+        }
         int s = tp_plt_slot(target, name, want_op, step);
         if (s < 0)
             continue;
