@@ -127,9 +127,10 @@ static int denied(const char *path)
 }
 
 /* Is the module in one of the system's library directories (/usr/lib, /lib64, the multiarch
- * /usr/lib/x86_64-linux-gnu, ...)? Those are the system's, not the program's own: under the
- * default op selection their exports are not ops (Qt's, OpenCV's, libGLdispatch's would match).
- * A subdirectory (/usr/lib/darknet, a Python package's lib/) holds the program's own. */
+ * /usr/lib/x86_64-linux-gnu and anything below it, such as its blas/ and openblas-pthread/)?
+ * Those are the system's, not the program's own: under the default op selection their exports
+ * are not ops (Qt's, OpenCV's, libGLdispatch's, the reference BLAS's lsame_ would be). Another
+ * subdirectory (/usr/lib/darknet, a Python package's lib/) holds the program's own. */
 static int system_dir(const char *path)
 {
     static const char *const dirs[] = {"/lib",       "/usr/lib", "/lib64",
@@ -140,11 +141,14 @@ static int system_dir(const char *path)
     size_t n = (size_t)(slash - path);
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         size_t d = strlen(dirs[i]);
-        if (n == d && !strncmp(path, dirs[i], d))
+        if (n < d || strncmp(path, dirs[i], d) || (n > d && path[d] != '/'))
+            continue;
+        if (n == d)
             return 1;
-        /* a multiarch directory: /usr/lib/<triplet> */
-        if (n > d + 1 && !strncmp(path, dirs[i], d) && path[d] == '/' &&
-            !memchr(path + d + 1, '/', n - d - 1) && memmem(path + d + 1, n - d - 1, "-linux-", 7))
+        /* a multiarch directory /usr/lib/<triplet>, or below it */
+        const char *c = path + d + 1, *e = memchr(c, '/', (size_t)(path + n - c));
+        size_t len = e ? (size_t)(e - c) : (size_t)(path + n - c);
+        if (memmem(c, len, "-linux-", 7))
             return 1;
     }
     return 0;
