@@ -188,6 +188,8 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
             d->flops_known |= s->flops_known;
             d->warmup_calls = add(g, d->warmup_calls, s->warmup_calls);
             d->warmup_ns = add(g, d->warmup_ns, s->warmup_ns);
+            d->demoted |= s->demoted;
+            d->counted_calls = add(g, d->counted_calls, s->counted_calls);
             d->alloc_bytes = add(g, d->alloc_bytes, s->alloc_bytes);
             d->alloc_count = add(g, d->alloc_count, s->alloc_count);
             lat_add(&lat, &s->latency);

@@ -26,6 +26,7 @@ void tp_config_defaults(struct tp_config *c)
     c->plt = 1;
     c->hook_ns = -1;
     c->sample_hz = 100;
+    c->demote = 500;
 }
 
 void tp_config_free(struct tp_config *c)
@@ -122,6 +123,7 @@ static const struct var {
     {"TPROF_HOOK_NS", K_DOUBLE, OFF(hook_ns), 0, 1e6, "the measured cost"},
     {"TPROF_SAMPLE_HZ", K_INT, OFF(sample_hz), 0, 1000, "100"},
     {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
+    {"TPROF_DEMOTE", K_DOUBLE, OFF(demote), 0, 1e9, "500"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 

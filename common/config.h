@@ -17,11 +17,13 @@
 struct tp_path_ctx;
 
 /* Constructors, loaders and initialisers are set-up, not a model's work, whatever their names
- * contain (darknet's make_convolutional_layer matched *conv*, rand_normal *norm*). */
+ * contain (darknet's make_convolutional_layer matched *conv*, rand_normal *norm*): as ops they
+ * would also move the start of the persistent heap. */
+#define TP_DEFAULT_EXCLUDE "!make_*,!parse_*,!load_*,!free_*,!rand*,!print*,!*init*"
 #define TP_DEFAULT_OPS                                                                             \
     "*gemm*,*gemv*,*matmul*,*conv*,*attention*,*softmax*,*norm*,*im2col*,*col2im*,"                \
-    "*pool*,*relu*,*gelu*,*sigmoid*,*dropout*,*embedding*,*forward*,*backward*,*update*,"          \
-    "!make_*,!parse_*,!load_*,!free_*,!rand*,!print*,!*init*"
+    "*pool*,*relu*,*gelu*,*sigmoid*,*dropout*,*embedding*,*forward*,*backward*,*update*"           \
+    "," TP_DEFAULT_EXCLUDE
 
 #define TP_MAX_STACK 64
 
@@ -50,6 +52,8 @@ struct tp_config {
     double hook_ns;     /* cost of one non-op -finstrument-functions hook; -1: measure it */
     int sample_hz;      /* CPU-time samples per second of where time outside ops goes, 0 = off */
     char *suppress; /* TPROF_SUPPRESS's leak patterns, one per line (common/suppress.h), or NULL */
+    double demote;      /* ops whose calls average less than this many hooks' cost are counted,
+                           not timed (track/demote.h); 0 = off, default 500 */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

@@ -17,6 +17,10 @@ extern uint64_t tp_cyg_hook_cost_fp;
 /* Once from tp_init(), after tp_ops_init(): the decision table, TPROF_HOOK_NS. */
 void tp_cyg_init(void);
 
+/* Measure the cost of one hook now if not done yet (the PLT hooks judge ops by it too:
+ * track/demote.h). */
+void tp_cyg_calibrate(void);
+
 /* A module was unloaded: function addresses may now mean something else. */
 void tp_cyg_forget(void);
 

@@ -24,17 +24,22 @@
 #include "preload/plt.h"
 #include "preload/shim.h"
 #include "report/report.h"
+#include "track/demote.h"
 #include "track/opnames.h"
 #include "track/ops.h"
 #include "track/runtime.h"
 #include "track/seen.h"
 #include "track/symtab.h"
 
-/* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP. */
-#define NOT_OP  0u
-#define IS_STEP (1u << 30)
-#define ID_MASK (IS_STEP - 1)
-#define SKIP    0xffffffffu /* not decided (before init, or tprof's own code runs): do nothing */
+/* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP; or, for an op too short
+ * to time (track/demote.h), IS_COUNT plus its demote slot. NOT_OP and IS_COUNT decisions are
+ * the ones the fast path answers: as signed numbers, those <= 0. */
+#define NOT_OP     0u
+#define IS_STEP    (1u << 30)
+#define ID_MASK    (IS_STEP - 1)
+#define IS_COUNT   (1u << 31)
+#define COUNT_MASK (TP_DEMOTE_SLOTS - 1)
+#define SKIP       0xffffffffu /* not decided (before init, or tprof's own code runs): do nothing */
 
 #define GLOBAL_BITS 17
 #define LOCAL_BITS  9
@@ -140,6 +145,8 @@ static uint32_t miss(uintptr_t fn)
         calibrate();
     uint32_t g = atomic_load_explicit(&gen, memory_order_acquire);
     uint32_t d = decide_global(fn, g);
+    if (d & IS_COUNT)
+        tp_demote_thread(); /* another thread demoted it: this one counts from now on too */
     struct local *l = &local_cache[hash_bits(fn, LOCAL_BITS)];
     l->fn = fn;
     l->decision = d;
@@ -156,11 +163,40 @@ static inline uint32_t decision_of(uintptr_t fn)
     return miss(fn);
 }
 
+/* fn's calls are op id's, which is too short to time (track/demote.h): from now on they are
+ * counted, by the fast path, process-wide and in this thread's cache (other threads see the op
+ * demoted at their next call of it). This call is the first one counted. */
+static void count_from_now(uintptr_t fn, int id)
+{
+    uint32_t d = IS_COUNT | (uint32_t)tp_demote_slot(id);
+    tp_demote_thread();
+    uint32_t g = atomic_load_explicit(&gen, memory_order_acquire);
+    uint64_t mask = (1ull << GLOBAL_BITS) - 1, h = hash_bits(fn, GLOBAL_BITS);
+    for (uint64_t i = 0; i <= mask && i < 4096; i++) {
+        struct entry *e = &global[(h + i) & mask];
+        uintptr_t k = atomic_load_explicit(&e->fn, memory_order_acquire);
+        if (k == 0)
+            break;
+        if (k == fn) {
+            atomic_store_explicit(&e->word, (uint64_t)g << 32 | d, memory_order_release);
+            break;
+        }
+    }
+    struct local *l = &local_cache[hash_bits(fn, LOCAL_BITS)];
+    l->fn = fn;
+    l->decision = d;
+    l->gen = g;
+    tp_demote_tcount[d & COUNT_MASK]++;
+    tp_cyg_hooks++;
+}
+
 static void end_side(const struct side *s)
 {
     int id = (int)(s->decision & ID_MASK) - 1;
-    if (s->pushed)
-        tp_op_end(id, s->fn, 0, 0, 0, NULL);
+    if (s->pushed) {
+        uint64_t t = tp_op_end(id, s->fn, 0, 0, 0, NULL);
+        tp_demote_observe(id, t);
+    }
     if (s->decision & IS_STEP)
         tp_step_end();
 }
@@ -193,6 +229,11 @@ static void op_enter(uintptr_t fn, uint32_t d, uintptr_t sp)
         if (d & IS_STEP)
             tp_step_begin();
         int id = (int)(d & ID_MASK) - 1;
+        if (id >= 0 && !(d & IS_STEP) && tp_demote_slot(id)) {
+            count_from_now(fn, id); /* demoted since this thread cached its decision */
+            errno = e;
+            return;
+        }
         /* A function both instrumented and hooked through the PLT is one call, not two. */
         if (id >= 0 && !(tp_plt_hooked && tp_op_top_is(TP_SRC_PLT) && tp_ops_current() == id))
             s->pushed = tp_op_begin(id, fn, 0);
@@ -237,35 +278,48 @@ static void op_exit(uintptr_t fn)
 static TP_NOINSTR __attribute__((noinline)) void slow_enter(uintptr_t fn, uintptr_t sp)
 {
     uint32_t d = decision_of(fn);
-    if (d == NOT_OP)
+    if ((int32_t)d <= 0) {
+        tp_demote_tcount[d & COUNT_MASK]++;
         tp_cyg_hooks++;
-    else if (d != SKIP)
+    } else if (d != SKIP) {
         op_enter(fn, d, sp);
+    }
 }
 
 static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
 {
     uint32_t d = decision_of(fn);
-    if (d == NOT_OP)
+    if ((int32_t)d <= 0)
         tp_cyg_hooks++;
     else if (d != SKIP)
         op_exit(fn);
 }
 
-/* The fast path: a hit in this thread's cache on a function that is not an op. */
-#define FAST_PATH(fn)                                                                              \
-    struct local *l = &local_cache[hash_bits((uintptr_t)(fn), LOCAL_BITS)];                        \
-    if (tp_likely(l->fn == (uintptr_t)(fn) && l->decision == NOT_OP &&                             \
-                  l->gen == atomic_load_explicit(&gen, memory_order_relaxed))) {                   \
-        tp_cyg_hooks++;                                                                            \
-        return;                                                                                    \
-    }
+/* The fast path: a hit in this thread's cache on a function that is not an op, or (on entry, a
+ * count) an op too short to time. Both are hooks that the ops around them take out of their
+ * times (tp_cyg_hooks). */
+#define HIT(l, fn)                                                                                 \
+    (tp_likely((l)->fn == (uintptr_t)(fn) && (int32_t)(l)->decision <= 0 &&                        \
+               (l)->gen == atomic_load_explicit(&gen, memory_order_relaxed)))
 
 TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void __cyg_profile_func_enter(
     void *fn, void *site)
 {
     (void)site;
-    FAST_PATH(fn)
+    struct local *l = &local_cache[hash_bits((uintptr_t)fn, LOCAL_BITS)];
+    if (tp_likely(l->fn == (uintptr_t)fn &&
+                  l->gen == atomic_load_explicit(&gen, memory_order_relaxed))) {
+        uint32_t d = l->decision;
+        if (tp_likely(d == NOT_OP)) {
+            tp_cyg_hooks++;
+            return;
+        }
+        if ((int32_t)d < 0) {
+            tp_demote_tcount[d & COUNT_MASK]++;
+            tp_cyg_hooks++;
+            return;
+        }
+    }
     slow_enter((uintptr_t)fn, (uintptr_t)__builtin_dwarf_cfa());
 }
 
@@ -273,7 +327,11 @@ TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void __cyg_
     void *fn, void *site)
 {
     (void)site;
-    FAST_PATH(fn)
+    struct local *l = &local_cache[hash_bits((uintptr_t)fn, LOCAL_BITS)];
+    if (HIT(l, fn)) {
+        tp_cyg_hooks++;
+        return;
+    }
     slow_exit((uintptr_t)fn);
 }
 
@@ -396,6 +454,13 @@ void tp_cyg_init(void)
     if (m)
         global = m;
     read_hook_ns();
+    tp_demote_init();
+}
+
+void tp_cyg_calibrate(void)
+{
+    if (!atomic_load_explicit(&calibrated, memory_order_relaxed))
+        calibrate();
 }
 
 void tp_names_collect(struct tp_report *r)

@@ -27,12 +27,15 @@
  * The stubs, what they record and how they return are shim_plt.c's.
  *
  * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime, language
- * runtimes and system libraries (denied()), tprof's own dependencies, and the exports of C++
- * libraries matched only by a glob of TPROF_OPS (an exception
- * unwinding through a hooked call would find tp_plt_return, which has no unwind information,
- * instead of the real caller). A C function of such a library (darknet's gemm in a libdarknet.so
- * that links libstdc++ for its OpenCV glue) is hooked when TPROF_OPS names it exactly: the user
- * says it does not throw. The report counts the exports left alone. */
+ * runtimes and system libraries (denied()), and tprof's own dependencies. Which exports are ops:
+ * TPROF_OPS's globs; when it is not set, every C export of the program's own libraries (not in a
+ * system library directory: system_dir) but the set-up the default list excludes
+ * (tp_names_default_export), so that the function taking the time is found whatever its name,
+ * and the tiny ones are demoted to counts (track/demote.h).
+ * C++ exports are matched by their demangled names (and under the default only by the globs,
+ * never the standard library's); libraries that link a C++ runtime are hooked like any other:
+ * an exception unwinding through a hooked call finds the real return addresses
+ * (shim_unwind.c). */
 #include "preload/plt.h"
 
 #include <elf.h>
@@ -43,6 +46,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "preload/cyg.h"
 #include "preload/shim_plt.h"
 #include "report/report.h"
 #include "track/modmap.h"
@@ -51,6 +55,7 @@
 #include "track/seen.h"
 #include "track/sites.h"
 #include "track/stack.h"
+#include "track/symtab.h"
 
 static int plt_on;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,7 +67,7 @@ struct module {
     const ElfW(Dyn) * dyn;
     uintptr_t relro_lo, relro_hi; /* pages ld.so made read-only after relocation */
     int deny;                     /* a runtime library: neither patched nor a target */
-    int cxx;                      /* links a C++ runtime: not a target */
+    int system;                   /* in a system library directory: not the program's own */
     int initial;                  /* loaded before tprof's first scan: never unloaded */
 };
 
@@ -122,6 +127,34 @@ static int denied(const char *path)
     return 0;
 }
 
+/* Is the module in one of the system's library directories (/usr/lib, /lib64, the multiarch
+ * /usr/lib/x86_64-linux-gnu and anything below it, such as its blas/ and openblas-pthread/)?
+ * Those are the system's, not the program's own: under the default op selection their exports
+ * are not ops (Qt's, OpenCV's, libGLdispatch's, the reference BLAS's lsame_ would be). Another
+ * subdirectory (/usr/lib/darknet, a Python package's lib/) holds the program's own. */
+static int system_dir(const char *path)
+{
+    static const char *const dirs[] = {"/lib",       "/usr/lib", "/lib64",
+                                       "/usr/lib64", "/lib32",   "/usr/lib32"};
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return 0;
+    size_t n = (size_t)(slash - path);
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        size_t d = strlen(dirs[i]);
+        if (n < d || strncmp(path, dirs[i], d) || (n > d && path[d] != '/'))
+            continue;
+        if (n == d)
+            return 1;
+        /* a multiarch directory /usr/lib/<triplet>, or below it */
+        const char *c = path + d + 1, *e = memchr(c, '/', (size_t)(path + n - c));
+        size_t len = e ? (size_t)(e - c) : (size_t)(path + n - c);
+        if (memmem(c, len, "-linux-", 7))
+            return 1;
+    }
+    return 0;
+}
+
 static int list_module(const struct tp_module *tm, void *arg)
 {
     struct modlist *l = arg;
@@ -144,27 +177,8 @@ static int list_module(const struct tp_module *tm, void *arg)
     m.relro_lo = tm->relro_lo;
     m.relro_hi = tm->relro_hi;
     m.deny = denied(m.name) || tm->self;
+    m.system = system_dir(m.name);
     l->v[l->n++] = m;
-    return 0;
-}
-
-/* Does the module link a C++ runtime (DT_NEEDED libstdc++ / libc++)? */
-static int needs_cxx(const struct module *m)
-{
-    const char *strtab = NULL;
-    if (!m->dyn)
-        return 0;
-    for (const ElfW(Dyn) *d = m->dyn; d->d_tag != DT_NULL; d++)
-        if (d->d_tag == DT_STRTAB)
-            strtab = (const char *)dyn_ptr(m, d->d_un.d_ptr);
-    if (!strtab)
-        return 0;
-    for (const ElfW(Dyn) *d = m->dyn; d->d_tag != DT_NULL; d++)
-        if (d->d_tag == DT_NEEDED) {
-            const char *b = strtab + d->d_un.d_val;
-            if (!strncmp(b, "libstdc++", 9) || !strncmp(b, "libc++", 6))
-                return 1;
-        }
     return 0;
 }
 
@@ -255,13 +269,24 @@ static int runtime_internal(const char *name)
     return 0;
 }
 
-static _Atomic uint64_t cxx_skipped;
-static char cxx_example[128];
-
-static void note_cxx_skipped(const char *name)
+/* Is the import `raw` an op or the step? name gets the name it goes by: raw, or demangled. */
+static int wanted(const char *raw, char *name, size_t size, int *want_op, int *step)
 {
-    if (atomic_fetch_add(&cxx_skipped, 1) == 0)
-        snprintf(cxx_example, sizeof cxx_example, "%s", name);
+    int dflt = tp_names_default();
+    snprintf(name, size, "%s", raw);
+    if (raw[0] == '_' && raw[1] == 'Z') {
+        /* C++: never the standard library's own templates and operators */
+        tp_symtab_demangle(raw, name, size);
+        if (!strncmp(name, "std::", 5) || !strncmp(name, "__gnu_cxx::", 11) ||
+            !strncmp(name, "__cxx", 5) || strstr(name, "operator") || !strcmp(name, raw))
+            return 0;
+        dflt = 0;
+    }
+    *want_op = tp_names_is_op(name) || (dflt && tp_names_default_export(name));
+    *step = tp_names_is_step(name) || tp_names_is_step(raw);
+    if (*want_op && runtime_internal(name) && !tp_names_exact(name))
+        *want_op = 0;
+    return *want_op || *step;
 }
 
 /* Patch module m's JUMP_SLOT entries in rel[0..count). Returns how many wanted entries ld.so had
@@ -282,14 +307,13 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
             continue;
         if (!sym->st_name || (strsz && sym->st_name >= strsz))
             continue;
-        const char *name = strtab + sym->st_name;
-        if (name[0] == '_' && name[1] == 'Z')
-            continue; /* C++: see the top of this file */
-        int want_op = tp_names_is_op(name), step = tp_names_is_step(name);
-        if (want_op && runtime_internal(name) && !tp_names_exact(name))
-            want_op = 0;
-        if (!want_op && !step) {
-            tp_seen_add(name, 0); /* for the closest names to a setting that matched nothing */
+        const char *raw = strtab + sym->st_name;
+        char name[256];
+        int want_op = 0, step = 0, cxx = raw[0] == '_' && raw[1] == 'Z';
+        /* A C++ name is demangled (which costs) only once it is known to lead into a library
+         * whose exports may be ops, below. */
+        if (!cxx && !wanted(raw, name, sizeof name, &want_op, &step)) {
+            tp_seen_add(raw, 0); /* for the closest names to a setting that matched nothing */
             continue;
         }
         uintptr_t *got = (uintptr_t *)(m->bias + rel[i].r_offset);
@@ -315,7 +339,7 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
         if (lazy) {
             uintptr_t at;
             int ifunc;
-            def = first_def(l, name, &at, &ifunc);
+            def = first_def(l, raw, &at, &ifunc);
             size_t k = ELF64_R_SYM(rel[i].r_info);
             if (def && m->initial && def->initial && !ifunc && !(versym && versym[k] > 1)) {
                 target = at;
@@ -324,10 +348,12 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
         }
         if (!def || def->deny || tp_addr_is_ours(target))
             continue; /* tprof interposes it itself (BLAS: libtprof is denied), or a runtime */
-        if (def->cxx && !(want_op && tp_names_exact(name))) {
-            if (want_op)
-                note_cxx_skipped(name);
+        if (cxx && !wanted(raw, name, sizeof name, &want_op, &step))
             continue;
+        if (def->system && tp_names_default()) {
+            want_op = 0; /* see system_dir */
+            if (!step)
+                continue;
         }
         int s = tp_plt_slot(target, name, want_op, step);
         if (s < 0)
@@ -377,7 +403,6 @@ void tp_plt_scan(void)
     tp_modmap_each(list_module, &l);
     for (size_t i = 0; i < l.n; i++) {
         struct done *d = done_entry(&l.v[i]);
-        l.v[i].cxx = needs_cxx(&l.v[i]);
         l.v[i].initial = !scanned || (d && d->initial);
     }
     for (size_t i = 0; i < l.n; i++) {
@@ -392,6 +417,9 @@ void tp_plt_scan(void)
     free_list(&l);
     pthread_mutex_unlock(&lock);
     tp_own_end(g);
+    /* Hooked ops are judged against the cost of one hook (track/demote.h). */
+    if (tp_plt_hooked)
+        tp_cyg_calibrate();
 }
 
 static int got_present(uintptr_t a, void *arg)
@@ -467,13 +495,6 @@ void tp_plt_collect(struct tp_report *r)
 {
     if (!plt_on)
         return;
-    if (atomic_load(&cxx_skipped))
-        tp_report_note(r,
-                       "%llu imports matching TPROF_OPS lead into libraries that link a C++ "
-                       "runtime and were not hooked (%s, ...): an exception could not unwind "
-                       "through the hook; a C function that never lets one through is hooked "
-                       "when TPROF_OPS names it exactly",
-                       (unsigned long long)atomic_load(&cxx_skipped), cxx_example);
     struct tp_plt_shim_counts c = tp_plt_shim_counts();
     if (c.slots_full)
         tp_report_note(r,

@@ -11,8 +11,8 @@
  * (which also tells frames left by longjmp from live ones).
  *
  * Known signatures (track/opnames.c) give FLOPs, bytes and a shape (darknet's gemm). A PLT op
- * called from inside a PLT op of the same family (gemm → gemm_cpu → gemm_nn) is part of it and is
- * not recorded again.
+ * called from inside a PLT op of the same family (gemm → gemm_cpu → gemm_nn) is an op of its own
+ * but adds no work: the outermost call counted it.
  *
  * A slot whose GOT entry ld.so has not bound yet (lazy binding) jumps to where the entry pointed,
  * the PLT's call into ld.so's resolver; when that call returns, the entry holds the function:
@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "preload/plt.h"
+#include "track/demote.h"
 #include "track/opnames.h"
 #include "track/ops.h"
 #include "track/runtime.h"
@@ -63,11 +64,37 @@ __asm__("    .text\n"
         "    .set tp_plt_i, 0\n"
         "    .rept 4096\n"
         "    movl $tp_plt_i, %r11d\n"
-        "    jmp tp_plt_common\n"
+        "    jmp tp_plt_entry\n"
         "    .p2align 4\n"
         "    .set tp_plt_i, tp_plt_i + 1\n"
         "    .endr\n"
         "    .size tp_plt_stubs, . - tp_plt_stubs\n"
+        "\n"
+        /* r11 = slot. A slot whose op is too short to time (track/demote.h) has its function in
+     * tp_plt_ctarget: the call is counted and goes straight there, rax kept. */
+        "    .p2align 4\n"
+        "    .type tp_plt_entry, @function\n"
+        "tp_plt_entry:\n"
+        "    .cfi_startproc\n"
+        "    pushq %rax\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    leaq tp_plt_ctarget(%rip), %rax\n"
+        "    cmpq $0, (%rax,%r11,8)\n"
+        "    jne 2f\n"
+        "    popq %rax\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    jmp tp_plt_common\n"
+        "2:\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    leaq tp_plt_ccount(%rip), %rax\n"
+        "    lock incq (%rax,%r11,8)\n"
+        "    leaq tp_plt_ctarget(%rip), %rax\n"
+        "    movq (%rax,%r11,8), %r11\n"
+        "    popq %rax\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    jmp *%r11\n"
+        "    .cfi_endproc\n"
+        "    .size tp_plt_entry, . - tp_plt_entry\n"
         "\n"
         /* r11 = slot; (%rsp) = the caller's return address. Nothing the callee may read is changed:
      * argument registers and rax are restored, the stack is as the caller left it. */
@@ -153,6 +180,10 @@ __asm__("    .text\n"
 
 void tp_plt_return(void) __attribute__((visibility("hidden")));
 
+/* Per slot: the function, once its op is too short to time, and the calls counted since. */
+__attribute__((visibility("hidden"))) _Atomic uintptr_t tp_plt_ctarget[NSTUBS];
+__attribute__((visibility("hidden"))) _Atomic uint64_t tp_plt_ccount[NSTUBS];
+
 /* ---- slots: one per hooked function ---- */
 
 enum family { FAM_OTHER, FAM_MATMUL, FAM_GEMV };
@@ -206,18 +237,18 @@ static enum family family_of(const char *kind)
     return !strcmp(kind, "matmul") ? FAM_MATMUL : !strcmp(kind, "gemv") ? FAM_GEMV : FAM_OTHER;
 }
 
-/* Is a call of slot s, made while PLT op `top` is open, a part of that op? */
-static int part_of_top(const struct slot *s)
+/* Is a call of slot s, made while PLT op `top` is open, the inner loop of that op (gemm → gemm_cpu
+ * → gemm_nn, one family of known signature)? It is still an op of its own, with its own row, but
+ * its work is the outer call's: FLOPs are counted once, at the outermost. Names that begin with
+ * another op's name (net_train_step_rprop inside net_train_step) are ops like any other. */
+static int inner_of_top(const struct slot *s)
 {
-    if (!tp_op_top_is(TP_SRC_PLT))
+    if (s->family == FAM_OTHER || !tp_op_top_is(TP_SRC_PLT))
         return 0;
     int top = tp_ops_current();
     if (top < 0 || top == s->id)
-        return 0; /* recursion is counted: ops.c keeps the total right */
-    if (s->family != FAM_OTHER && top < family_cap && family_of_id[top] == s->family)
-        return 1;
-    const char *tn = tp_ops_name(top);
-    return tn && !strncmp(s->name, tn, strlen(tn));
+        return 0;
+    return top < family_cap && family_of_id[top] == s->family;
 }
 
 /* A hooked export becomes an op on its first call, not when it is hooked: a library exports
@@ -270,16 +301,36 @@ static void settle(uint32_t i)
     __atomic_compare_exchange_n(got, &f, tp_plt_stub(i), 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
+/* Slot i's op is too short to time (track/demote.h): its calls go straight to the function from
+ * now on, counted on the way (tp_plt_entry). Not while ld.so has yet to bind it, nor for the
+ * step, nor for a known signature, whose FLOPs come from each call's arguments. */
+static void count_from_now(uint32_t i)
+{
+    struct slot *s = &slots[i];
+    int id = atomic_load(&s->id);
+    if (s->step || s->sig || unbound(s) || atomic_load(&tp_plt_ctarget[i]))
+        return;
+    tp_demote_attach(id, &tp_plt_ccount[i]);
+    atomic_store_explicit(&tp_plt_ctarget[i], atomic_load(&s->target), memory_order_release);
+}
+
 static void end_frame(const struct frame *f, int stale)
 {
-    if (f->pushed)
-        tp_op_end(slots[f->slot].id, f->retslot, f->retslot, f->flops, f->bytes,
-                  f->has_shape ? &f->shape : NULL);
+    if (f->pushed) {
+        int id = slots[f->slot].id;
+        uint64_t t = tp_op_end(id, f->retslot, f->retslot, f->flops, f->bytes,
+                               f->has_shape ? &f->shape : NULL);
+        /* Never a known signature (its FLOPs come from every call's arguments) nor the step. */
+        if (!stale && !slots[f->slot].sig && !slots[f->slot].step)
+            tp_demote_observe(id, t);
+    }
     if (f->step)
         tp_step_end();
     if (stale && (f->pushed || f->step))
         atomic_fetch_add_explicit(&stale_calls, 1, memory_order_relaxed);
     settle(f->slot);
+    if (f->pushed && tp_demote_slot(slots[f->slot].id))
+        count_from_now(f->slot);
 }
 
 struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_plt_regs *r)
@@ -303,10 +354,9 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         while (depth > 0 && frames[depth - 1].retslot <= rs &&
                tp_on_own_stack(frames[depth - 1].retslot))
             end_frame(&frames[--depth], 1);
-    int part = 0;
     if (depth >= FRAMES_MAX) {
         atomic_fetch_add_explicit(&frames_full, 1, memory_order_relaxed);
-    } else if (!(part = part_of_top(s)) || unbound(s)) {
+    } else {
         /* A call through an unbound slot returns through tp_plt_return even when it is not
          * recorded: its GOT entry must be settled once ld.so has bound it. */
         struct frame *f = &frames[depth];
@@ -315,13 +365,13 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         f->slot = i;
         f->pushed = f->step = f->has_shape = 0;
         f->flops = f->bytes = 0;
-        if (!part && s->sig)
+        if (s->sig && !inner_of_top(s))
             work_of(s->sig, r, f);
-        if (!part && s->step) {
+        if (s->step) {
             tp_step_begin();
             f->step = 1;
         }
-        int id = part ? -1 : slot_op(s);
+        int id = slot_op(s);
         if (id >= 0)
             f->pushed = tp_op_begin(id, rs, rs);
         if (f->pushed || f->step || unbound(s)) {
@@ -367,6 +417,40 @@ uintptr_t tp_plt_leave(uintptr_t sp)
     busy = 0;
     errno = e;
     return f.ra;
+}
+
+/* ---- exceptions (shim_unwind.c) ---- */
+
+void tp_plt_unhook_frames(uintptr_t below)
+{
+    int own = tp_on_own_stack(below);
+    for (int i = 0; i < depth; i++) {
+        uintptr_t *rs = (uintptr_t *)frames[i].retslot;
+        /* Entries at or below the caller's slot were left by longjmp: that memory is not theirs
+         * any more. */
+        if (frames[i].retslot > below && tp_on_own_stack(frames[i].retslot) == own &&
+            *rs == (uintptr_t)tp_plt_return)
+            *rs = frames[i].ra;
+    }
+}
+
+void tp_plt_rehook_frames(uintptr_t below)
+{
+    int e = errno;
+    busy = 1;
+    int own = tp_on_own_stack(below);
+    if (own)
+        while (depth > 0 && frames[depth - 1].retslot <= below &&
+               tp_on_own_stack(frames[depth - 1].retslot))
+            end_frame(&frames[--depth], 1);
+    for (int i = 0; i < depth; i++) {
+        uintptr_t *rs = (uintptr_t *)frames[i].retslot;
+        if (frames[i].retslot > below && tp_on_own_stack(frames[i].retslot) == own &&
+            *rs == frames[i].ra)
+            *rs = (uintptr_t)tp_plt_return;
+    }
+    busy = 0;
+    errno = e;
 }
 
 /* ---- the slots' life ---- */

@@ -24,6 +24,13 @@ int tp_plt_is_stub(uintptr_t a);
 void tp_plt_resettle(void);
 /* Forget the lazy GOT entries for which present(entry, arg) is 0: their module is gone. */
 void tp_plt_drop_gots(int (*present)(uintptr_t got, void *arg), void *arg);
+/* Before an exception unwinds this thread's stack (shim_unwind.c): the hooked calls above the
+ * return-address slot `below` (the caller's own) get their real return addresses back, so the
+ * unwinder sees the program's frames. */
+void tp_plt_unhook_frames(uintptr_t below);
+/* When a handler catches it: the hooked calls at or below the slot `below` were unwound and end
+ * now; the ones above, still running, return through the stub's return path again. */
+void tp_plt_rehook_frames(uintptr_t below);
 /* Once, before the first slot is made. */
 void tp_plt_shim_init(void);
 

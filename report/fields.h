@@ -47,7 +47,7 @@
     X(DBL, self_share, 0) X(DBL, self_wall_share, 0) X(STR, bound, "unknown") \
     X(U64, alloc_bytes, 0) \
     X(U64, alloc_count, 0) X(U64, nprocs, 0) X(NS, proc_min_ns, 0) X(NS, proc_mean_ns, 0) \
-    X(NS, proc_max_ns, 0) X(DBL, imbalance, 0)
+    X(NS, proc_max_ns, 0) X(DBL, imbalance, 0) X(BOOL, demoted, 0) X(U64, counted_calls, 0)
 
 /* struct tp_frame (a site's "frames") */
 #define TP_FRAME_FIELDS(X) \

@@ -57,6 +57,10 @@ struct tp_op {
     /* Set by `tprof merge` (nprocs > 1): total_ns across the merged processes. */
     uint64_t nprocs;
     double proc_min_ns, proc_mean_ns, proc_max_ns, imbalance; /* imbalance = max / mean */
+    /* Too short to time (track/demote.h): after its first calls each call was counted, not
+     * timed; counted_calls of calls (the rest were timed). */
+    int demoted;
+    uint64_t counted_calls;
 };
 
 struct tp_frame {

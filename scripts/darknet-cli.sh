@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build darknet's command-line program from Debian's source package, for profiling with tprof.
 #
-#   scripts/darknet-cli.sh [--own-lib] OUTDIR
+#   scripts/darknet-cli.sh [--own-lib | --instrument] OUTDIR
 #
 # Debian's /usr/bin/darknet has the whole library linked in statically and is stripped, so tprof
 # sees only its heap. This script builds the same program (examples/*.c of the darknet version
@@ -10,6 +10,9 @@
 #   (default)   linked to Debian's /usr/lib/darknet/libdarknet.so, built with OpenCV;
 #   --own-lib   linked to a libdarknet.so built here from the same source without OpenCV (plain
 #               C, no C++ runtime: see docs/darknet.md for why that matters to tprof).
+#   --instrument  the same, library and program built with -finstrument-functions: every
+#               function of darknet's is seen by tprof's hooks, static ones included (the
+#               benchmark of ops too short to time, bench/RESULTS.md).
 # Prints the path of the program. The source is fetched once with `apt-get source` (a private
 # deb-src list made from the system's Debian entries: /etc/apt is not touched) into OUTDIR, or
 # taken from DARKNET_SRC (an unpacked source tree); what is built is kept in OUTDIR and reused.
@@ -18,9 +21,10 @@
 # Needs the darknet package, a C compiler, and dpkg-source (dpkg-dev). Exit 1 with one line on
 # stderr saying why when the program cannot be built.
 set -eu
-own=0
+own=0 instr=
 [ "${1:-}" = --own-lib ] && { own=1; shift; }
-[ $# -eq 1 ] || { echo "usage: $0 [--own-lib] OUTDIR" >&2; exit 2; }
+[ "${1:-}" = --instrument ] && { own=1; instr=-finstrument-functions; shift; }
+[ $# -eq 1 ] || { echo "usage: $0 [--own-lib | --instrument] OUTDIR" >&2; exit 2; }
 mkdir -p "$1"
 OUT=$(cd "$1" && pwd)
 CC=${CC:-cc}
@@ -30,7 +34,8 @@ LIBDIR=/usr/lib/darknet
   die "darknet is not installed (apt-get install darknet)"
 ver=$(dpkg-query -W -f='${source:Version}' darknet 2>/dev/null) || die "dpkg does not know darknet"
 opt=${DARKNET_OPT:--Ofast}
-if [ $own = 1 ]; then dst=$OUT/own; stamp="$ver $opt"; else dst=$OUT/debian; stamp=$ver; fi
+if [ -n "$instr" ]; then dst=$OUT/instr; stamp="$ver $opt $instr"
+elif [ $own = 1 ]; then dst=$OUT/own; stamp="$ver $opt"; else dst=$OUT/debian; stamp=$ver; fi
 # A second caller (tests run in parallel) waits for the first build rather than redo it.
 exec 9> "$OUT/.lock"
 flock 9
@@ -82,7 +87,7 @@ if [ $own = 1 ]; then
   for o in $(objs OBJ); do
     [ "$o" = image_opencv ] || files="$files $src/src/$o.c"
   done
-  cflags="$opt -fPIC -w -I$src/include -I$src/src"
+  cflags="$opt $instr -fPIC -w -I$src/include -I$src/src"
   compile $files
   $CC -shared -Wl,-soname,libdarknet.so -o "$tmp/libdarknet.so" "$tmp"/*.o -lm -pthread ||
     die "linking libdarknet.so failed"
@@ -94,7 +99,7 @@ else
 fi
 files=
 for o in $(objs EXECOBJA); do files="$files $src/examples/$o.c"; done
-cflags="-O1 -w $defs -I$inc"
+cflags="-O1 $instr -w $defs -I$inc"
 compile $files
 $CC -o "$tmp/darknet" "$tmp"/*.o -L"$tmp" -L"$libdir" -Wl,-rpath,"$libdir" -ldarknet -lm -pthread ||
   die "linking the darknet program failed"

@@ -58,9 +58,10 @@ END_TEST
 START_TEST(test_config_values)
 {
     struct tp_config c;
-    const char *n[] = {"TPROF_STACK", "TPROF_JSON", "TPROF_SCHEDULE", "TPROF_SIGNAL",
-                       "TPROF_PEAK_GFLOPS", "TPROF_TRACE_MAX", "TPROF_DISABLE", "TPROF_OPS"};
-    const char *v[] = {"16", "/tmp/r-%p.json", "2:3:5", "SIGUSR2", "123.5", "8M", "1", "mm*,!mm_tiny"};
+    const char *n[] = {"TPROF_STACK",       "TPROF_JSON",      "TPROF_SCHEDULE", "TPROF_SIGNAL",
+                       "TPROF_PEAK_GFLOPS", "TPROF_TRACE_MAX", "TPROF_DISABLE",  "TPROF_OPS"};
+    const char *v[] = {"16", "/tmp/r-%p.json", "2:3:5", "SIGUSR2", "123.5", "8M",
+                       "1",  "mm*,!mm_tiny"};
     set_env(8, n, v);
     ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
     ck_assert_int_eq(c.stack, 16);
@@ -80,7 +81,7 @@ END_TEST
 START_TEST(test_config_malformed)
 {
     struct tp_config c;
-    const char *n[] = {"TPROF_STACK", "TPROF_SCHEDULE", "TPROF_SIGNAL", "TPROF_TOP",
+    const char *n[] = {"TPROF_STACK",     "TPROF_SCHEDULE",  "TPROF_SIGNAL",  "TPROF_TOP",
                        "TPROF_PEAK_GBPS", "TPROF_TRACE_MAX", "TPROF_DISABLE", "TPROF_OUTPUT"};
     const char *v[] = {"99", "1:2", "KILL", "", "-4", "12Q", "maybe", "a\001b"};
     set_env(8, n, v);
@@ -98,8 +99,11 @@ START_TEST(test_config_malformed)
     ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_SIGNAL=KILL: unknown signal"));
     ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_TOP=: empty value; using 10\n"));
     ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_TRACE_MAX=12Q: unknown unit"));
-    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_DISABLE=maybe: expected 0/1, yes/no, true/false or on/off; using 0\n"));
-    ck_assert_ptr_nonnull(strstr(warned, "tprof: TPROF_OUTPUT=a?b: contains a control character; using stderr\n"));
+    ck_assert_ptr_nonnull(strstr(
+        warned,
+        "tprof: TPROF_DISABLE=maybe: expected 0/1, yes/no, true/false or on/off; using 0\n"));
+    ck_assert_ptr_nonnull(
+        strstr(warned, "tprof: TPROF_OUTPUT=a?b: contains a control character; using stderr\n"));
     tp_config_free(&c);
 }
 END_TEST
@@ -130,8 +134,32 @@ START_TEST(test_config_bool)
     ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 2);
     ck_assert_int_eq(c.disable, 0);
     ck_assert_int_eq(c.plt, 1);
-    ck_assert_str_eq(warned, "tprof: TPROF_DISABLE=2: expected 0/1, yes/no, true/false or on/off; using 0\n"
-                             "tprof: TPROF_PLT=y: expected 0/1, yes/no, true/false or on/off; using 1\n");
+    ck_assert_str_eq(warned,
+                     "tprof: TPROF_DISABLE=2: expected 0/1, yes/no, true/false or on/off; using 0\n"
+                     "tprof: TPROF_PLT=y: expected 0/1, yes/no, true/false or on/off; using 1\n");
+    tp_config_free(&c);
+}
+END_TEST
+
+/* TPROF_DEMOTE: a factor, 0 (off) allowed, default 500. */
+START_TEST(test_config_demote)
+{
+    struct tp_config c;
+    const char *n[] = {"TPROF_DEMOTE"};
+    set_env(0, NULL, NULL);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+    ck_assert(c.demote == 500);
+    tp_config_free(&c);
+    const char *v[] = {"0"};
+    set_env(1, n, v);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
+    ck_assert(c.demote == 0);
+    tp_config_free(&c);
+    const char *w[] = {"-1"};
+    set_env(1, n, w);
+    ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 1);
+    ck_assert(c.demote == 500);
+    ck_assert_str_eq(warned, "tprof: TPROF_DEMOTE=-1: out of range; using 500\n");
     tp_config_free(&c);
 }
 END_TEST
@@ -163,7 +191,8 @@ START_TEST(test_config_plt_hook_ns)
     const char *x[] = {"1", "1000001"};
     set_env(2, n, x);
     ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 1);
-    ck_assert_str_eq(warned, "tprof: TPROF_HOOK_NS=1000001: out of range; using the measured cost\n");
+    ck_assert_str_eq(warned,
+                     "tprof: TPROF_HOOK_NS=1000001: out of range; using the measured cost\n");
     tp_config_free(&c);
 }
 END_TEST
@@ -227,13 +256,15 @@ START_TEST(test_config_outputs)
     ck_assert_int_eq(tp_config_load(&c, fake_get, fake_warn), 0);
     ck_assert_int_eq(tp_config_check_outputs(&c, &ctx, fake_warn), 3);
     char want[1024];
-    snprintf(want, sizeof want,
-             "tprof: TPROF_OUTPUT=/nonexistent/dir/x.txt: directory /nonexistent/dir: No such file or "
-             "directory; using stderr\n"
-             "tprof: TPROF_TRACE=/tmp/x%%q: unknown %%-sequence '%%q' (use %%p, %%r, %%h or %%%%); "
-             "using none (no trace)\n"
-             "tprof: TPROF_FOLDED=%s: directory %s/none: No such file or directory; using none (no "
-             "folded stacks)\n", folded, dir);
+    snprintf(
+        want, sizeof want,
+        "tprof: TPROF_OUTPUT=/nonexistent/dir/x.txt: directory /nonexistent/dir: No such file or "
+        "directory; using stderr\n"
+        "tprof: TPROF_TRACE=/tmp/x%%q: unknown %%-sequence '%%q' (use %%p, %%r, %%h or %%%%); "
+        "using none (no trace)\n"
+        "tprof: TPROF_FOLDED=%s: directory %s/none: No such file or directory; using none (no "
+        "folded stacks)\n",
+        folded, dir);
     ck_assert_str_eq(warned, want);
     ck_assert_str_eq(c.output, "stderr");
     ck_assert_str_eq(c.json, json); /* its directory exists */
@@ -467,6 +498,7 @@ int main(void)
     tcase_add_test(tc, test_config_malformed);
     tcase_add_test(tc, test_config_bool);
     tcase_add_test(tc, test_config_plt_hook_ns);
+    tcase_add_test(tc, test_config_demote);
     tcase_add_test(tc, test_config_ops);
     tcase_add_test(tc, test_config_outputs);
     tcase_add_test(tc, test_fileio);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # 4 threads: concurrent first decisions for the same functions, then exact totals for
-# instrumented ops (nested) and for ops hooked through the PLT (tests/victims/v_cyg_threads.c).
+# instrumented ops (nested) and for ops hooked through the PLT (tests/victims/v_cyg_threads.c),
+# also when the tiny ones are demoted to counts.
 . "$TS/lib.sh"
 V="$TB/victims/v_cyg_threads"
 native=$("$V") || fail "native run failed"
@@ -16,4 +17,17 @@ for k in 1 2 3; do
     "'helper' not in ops and 'worker' not in ops" \
     "not any('no matching begin' in n or 'left by' in n for n in d['notes'])"
 done
+# Demoted while 4 threads call them (TPROF_HOOK_NS=10000 with TPROF_DEMOTE=100: any call under
+# 1 ms on average): every call still counted; 65 of them timed, and up to 3 more that the other
+# threads were in when it was demoted; tpop_gemm, of known signature, stays timed for its FLOPs.
+out=$(TPROF_OPS='*conv*,*norm*,*gemm*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT=none \
+      TPROF_JSON="$WORK/d.json" LD_PRELOAD="$TPROF_SO" "$V") || fail "victim failed (demoted)"
+[ "$out" = "$native" ] || fail "stdout changed (demoted): $out vs $native"
+jcheck "$WORK/d.json" \
+  "ops['thread_conv']['calls'] == 4 * 500 * 2 and ops['thread_conv']['demoted']" \
+  "4 * 500 * 2 - 68 <= ops['thread_conv']['counted_calls'] <= 4 * 500 * 2 - 65" \
+  "ops['batch_norm']['calls'] == 4 * 500 and ops['batch_norm']['demoted']" \
+  "4 * 500 - 68 <= ops['batch_norm']['counted_calls'] <= 4 * 500 - 65" \
+  "ops['tpop_gemm']['calls'] == 4 * 500 and ops['tpop_gemm']['flops'] == 4 * 500 * 16" \
+  "not ops['tpop_gemm']['demoted'] and ops['tpop_gemm']['counted_calls'] == 0"
 exit 0

@@ -40,6 +40,16 @@ int tp_names_is_op(const char *name)
     return tp_ops_match(tp_cfg.ops, name);
 }
 
+int tp_names_default(void)
+{
+    return tp_cfg.ops && !strcmp(tp_cfg.ops, TP_DEFAULT_OPS);
+}
+
+int tp_names_default_export(const char *name)
+{
+    return tp_ops_match("*," TP_DEFAULT_EXCLUDE, name);
+}
+
 int tp_names_exact(const char *name)
 {
     const char *p = tp_cfg.ops;

@@ -19,6 +19,14 @@ int tp_names_is_step(const char *name);
 /* TPROF_OPS selects this function (its globs, case-insensitive, "!glob" excluding). */
 int tp_names_is_op(const char *name);
 
+/* TPROF_OPS is not set: then every C export of the program's own libraries (not a system
+ * library's) is an op, its name matching or not, but for the set-up the default list excludes
+ * (make_*, load_*, ...): the function that takes the time may be named anything. Tiny ones are
+ * demoted to counts after their first calls (track/demote.h). */
+int tp_names_default(void);
+/* Under the default list: is this export an op? (Not excluded by it.) */
+int tp_names_default_export(const char *name);
+
 /* TPROF_OPS has name as an entry of its own, written out in full (no glob caught it): the user
  * vouches for that function. */
 int tp_names_exact(const char *name);

@@ -216,9 +216,10 @@ static int add_shape(struct tp_op_rec *r, const struct tp_shape_key *k, uint64_t
     return -1;
 }
 
-/* Close frame i (the top of the stack) at time t. */
-static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shape_key *shape,
-                      int skipped)
+/* Close frame i (the top of the stack) at time t. Returns its duration, TP_OP_NO_TIME when it
+ * recursed into an open call of the same op. */
+static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shape_key *shape,
+                          int skipped)
 {
     struct frame *f = &stack.f[--stack.depth];
     struct tp_op_rec *r = &tp_op_recs[f->id];
@@ -268,6 +269,7 @@ static void close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shap
     }
     if (stack.depth == 0)
         tp_lifeunit_outer_end(f->id);
+    return f->recursive ? TP_OP_NO_TIME : dur;
 }
 
 int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
@@ -314,16 +316,16 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     return 1;
 }
 
-void tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t bytes,
-               const struct tp_shape_key *shape)
+uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t bytes,
+                   const struct tp_shape_key *shape)
 {
     (void)sp;
     if (id < 0)
-        return;
+        return TP_OP_NO_TIME;
     if (stack.depth == 0) {
         if (tp_running() && in_window())
             atomic_fetch_add_explicit(&tp_ops_unpaired, 1, memory_order_relaxed);
-        return;
+        return TP_OP_NO_TIME;
     }
     uint64_t t = tp_ticks();
     int i = stack.depth - 1;
@@ -333,11 +335,11 @@ void tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t byt
         /* outside a TPROF_SCHEDULE window the begin was not recorded either */
         if (in_window())
             atomic_fetch_add_explicit(&tp_ops_unpaired, 1, memory_order_relaxed);
-        return;
+        return TP_OP_NO_TIME;
     }
     while (stack.depth - 1 > i)
         close_top(t, 0, 0, NULL, 1);
-    close_top(t, flops, bytes, shape, 0);
+    return close_top(t, flops, bytes, shape, 0);
 }
 
 int tp_op_depth(void)

@@ -41,9 +41,12 @@ int tp_op_intern(const char *name, const char *kind, enum tp_op_source src);
 int tp_op_begin(int id, uintptr_t key, uintptr_t sp);
 
 /* Close the innermost open op matching (id, key). flops/bytes add to the op's work (0 = none);
- * shape may be NULL. An end with no matching begin is counted as unpaired and dropped. */
-void tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t bytes,
-               const struct tp_shape_key *shape);
+ * shape may be NULL. An end with no matching begin is counted as unpaired and dropped. Returns
+ * the call's duration in ticks (the hooks' cost inside it taken out), TP_OP_NO_TIME when nothing
+ * was closed or the call recursed into an open call of the same op. */
+#define TP_OP_NO_TIME UINT64_MAX
+uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t bytes,
+                   const struct tp_shape_key *shape);
 
 /* Ops open on this thread (a BLAS wrapper passes straight through when a BLAS op is open). */
 int tp_op_depth(void);

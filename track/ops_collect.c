@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "common/histo.h"
 #include "report/report.h"
+#include "track/demote.h"
 #include "track/ops_table.h"
 #include "track/optree.h"
 #include "track/runtime.h"
@@ -182,6 +183,10 @@ static void collect_op(struct tp_op_rec *s, struct tp_op *o, uint64_t calls, dou
     tp_histo_summary(s->histo, &o->latency);
     scale_latency(&o->latency, ratio);
     collect_shapes(s, o, ratio);
+    int id = (int)(s - tp_op_recs);
+    o->demoted = tp_demote_slot(id) != 0;
+    o->counted_calls = tp_demote_counted(id);
+    o->calls += o->counted_calls;
 }
 
 static void collect_steps(struct tp_report *r, double ratio)
@@ -255,6 +260,7 @@ void tp_ops_collect(struct tp_report *r)
     }
     collect_steps(r, ratio);
     collect_notes(r, skipped, shapes_dropped);
+    tp_demote_collect(r);
 }
 
 void tp_optree_collect(struct tp_report *r)

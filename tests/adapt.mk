@@ -1,0 +1,21 @@
+# Ops found without settings: the exports of a C++-linked library (exceptions through hooked
+# calls), names that begin with another op's name, tiny hot functions demoted to counts.
+check_PROGRAMS += tests/victims/libtpcxx.so tests/victims/v_cxx_plt
+tests_victims_libtpcxx_so_SOURCES = tests/victims/libtpcxx.cc
+tests_victims_libtpcxx_so_CXXFLAGS = -g -O1 -fno-inline -fPIC
+tests_victims_libtpcxx_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpcxx.so
+tests_victims_v_cxx_plt_SOURCES = tests/victims/v_cxx_plt.cc
+tests_victims_v_cxx_plt_CXXFLAGS = -g -O1 -fno-inline
+tests_victims_v_cxx_plt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_cxx_plt_LDADD = tests/victims/libtpcxx.so
+TESTS += tests/cxx_plt.sh
+EXTRA_DIST += tests/cxx_plt.sh
+check_PROGRAMS += tests/victims/libtpprefix.so tests/victims/v_adapt
+tests_victims_libtpprefix_so_SOURCES = tests/victims/libtpprefix.c
+tests_victims_libtpprefix_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpprefix_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpprefix.so
+tests_victims_v_adapt_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
+tests_victims_v_adapt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_adapt_LDADD = tests/victims/libtpprefix.so
+TESTS += tests/adapt_ops.sh
+EXTRA_DIST += tests/adapt_ops.sh

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Ops kept apart and ops demoted (tests/victims/v_adapt.c, libtpprefix.c).
+# Names that begin with another op's name are ops of their own, each its own row with exact
+# calls, instrumented (net_train_step / net_train_step_rprop, gemm / gemm_nn / gemm_nt) and
+# through the PLT (lp_*), also when one of them is TPROF_STEP.
+# A tiny function called 1000 times is demoted after exactly 65 timed calls (the first left out,
+# 64 judged): 935 counted, instrumented (tiny_norm) and through the PLT (lp_tiny_norm), listed in
+# the notes; a 2 ms function stays timed. TPROF_HOOK_NS=10000 with TPROF_DEMOTE=100 puts the line
+# at 1 ms a call, far from both. TPROF_DEMOTE=0: nothing demoted.
+. "$TS/lib.sh"
+V="$TB/victims/v_adapt"
+native=$("$V" prefix) || fail "native run failed"
+OPS='gemm,gemm_nn,gemm_nt,net_train_step,net_train_step_rprop'
+OPS="$OPS,lp_gemm,lp_gemm_nn,lp_gemm_nt,lp_train_step,lp_train_step_rprop"
+out=$(TPROF_OPS="$OPS" TPROF_STEP=lp_train_step TPROF_OUTPUT=none TPROF_JSON="$WORK/p.json" \
+      LD_PRELOAD="$TPROF_SO" "$V" prefix 2>"$WORK/err") || fail "victim failed: $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed: $out vs $native"
+for p in '' lp_; do
+  src=instrumented
+  [ -n "$p" ] && src=plt
+  jcheck "$WORK/p.json" \
+    "ops['${p}gemm']['calls'] == 4 and ops['${p}gemm_nn']['calls'] == 8" \
+    "ops['${p}gemm_nt']['calls'] == 4" \
+    "ops['${p}net_train_step' if '$p' == '' else 'lp_train_step']['calls'] == 4" \
+    "ops['${p}net_train_step_rprop' if '$p' == '' else 'lp_train_step_rprop']['calls'] == 8" \
+    "ops['${p}gemm']['source'] == '$src' and ops['${p}gemm_nn']['source'] == '$src'" \
+    "ops['${p}gemm']['total_ns'] >= ops['${p}gemm_nn']['total_ns'] + ops['${p}gemm_nt']['total_ns']" \
+    "ops['${p}gemm']['self_ns'] <= ops['${p}gemm']['total_ns']"
+done
+jcheck "$WORK/p.json" "len(d['ops']) == 10" "d['steps']['count'] == 4" \
+  "not any(o['demoted'] for o in d['ops'])"
+
+native=$("$V" tiny) || fail "native run failed (tiny)"
+out=$(TPROF_OPS='*norm*,*conv*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT=none \
+      TPROF_JSON="$WORK/t.json" LD_PRELOAD="$TPROF_SO" "$V" tiny 2>"$WORK/err") ||
+  fail "victim failed (tiny): $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed (tiny): $out vs $native"
+jcheck "$WORK/t.json" \
+  "ops['tiny_norm']['calls'] == 1000 and ops['tiny_norm']['demoted']" \
+  "ops['tiny_norm']['counted_calls'] == 935 and ops['tiny_norm']['source'] == 'instrumented'" \
+  "ops['lp_tiny_norm']['calls'] == 1000 and ops['lp_tiny_norm']['demoted']" \
+  "ops['lp_tiny_norm']['counted_calls'] == 935 and ops['lp_tiny_norm']['source'] == 'plt'" \
+  "ops['slow_conv']['calls'] == 3 and not ops['slow_conv']['demoted']" \
+  "ops['slow_conv']['counted_calls'] == 0" \
+  "any(n.startswith('tiny_norm: 1000 calls of ~') and 'counted, not timed' in n for n in d['notes'])" \
+  "any(n.startswith('lp_tiny_norm: 1000 calls of ~') for n in d['notes'])"
+out=$(TPROF_OPS='*norm*,*conv*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=0 TPROF_OUTPUT=none \
+      TPROF_JSON="$WORK/off.json" LD_PRELOAD="$TPROF_SO" "$V" tiny 2>"$WORK/err") ||
+  fail "victim failed (TPROF_DEMOTE=0): $(cat "$WORK/err")"
+jcheck "$WORK/off.json" \
+  "ops['tiny_norm']['calls'] == 1000 and ops['lp_tiny_norm']['calls'] == 1000" \
+  "not any(o['demoted'] or o['counted_calls'] for o in d['ops'])" \
+  "not any('counted, not timed' in n for n in d['notes'])"
+exit 0

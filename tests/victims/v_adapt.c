@@ -1,0 +1,78 @@
+/* Built with -finstrument-functions, linked to libtpprefix.so (tests/adapt_ops.sh).
+ *   v_adapt prefix   the same call tree twice: static functions here (net_train_step ->
+ *                    net_train_step_rprop x2, gemm -> gemm_nn x2, gemm_nt), and the library's
+ *                    exports through the PLT (lp_*), 4 steps of each
+ *   v_adapt tiny     tiny_norm called 1000 times (and lp_tiny_norm through the PLT), slow_conv
+ *                    (2 ms sleep) 3 times
+ * Prints a checksum. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+void lp_train_step(int i);
+void lp_tiny_norm(int i);
+
+static volatile long sink;
+
+__attribute__((noinline)) static void gemm_nn(int i)
+{
+    sink += i;
+}
+
+__attribute__((noinline)) static void gemm_nt(int i)
+{
+    sink -= i;
+}
+
+__attribute__((noinline)) static void gemm(int i)
+{
+    gemm_nn(i);
+    gemm_nn(i + 1);
+    gemm_nt(i);
+}
+
+__attribute__((noinline)) static void net_train_step_rprop(int i)
+{
+    sink ^= i;
+}
+
+__attribute__((noinline)) static void net_train_step(int i)
+{
+    net_train_step_rprop(i);
+    gemm(i);
+    net_train_step_rprop(i + 1);
+}
+
+__attribute__((noinline)) static void tiny_norm(int i)
+{
+    sink += i;
+}
+
+__attribute__((noinline)) static void slow_conv(void)
+{
+    struct timespec t = {0, 2000000};
+    while (nanosleep(&t, &t) != 0) {
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "prefix")) {
+        for (int s = 0; s < 4; s++) {
+            net_train_step(s);
+            lp_train_step(s);
+        }
+    } else if (argc > 1 && !strcmp(argv[1], "tiny")) {
+        for (int i = 0; i < 1000; i++) {
+            tiny_norm(i);
+            lp_tiny_norm(i);
+        }
+        for (int i = 0; i < 3; i++)
+            slow_conv();
+    } else {
+        fprintf(stderr, "usage: v_adapt prefix|tiny\n");
+        return 2;
+    }
+    printf("sink %ld\n", (long)sink);
+    return 0;
+}

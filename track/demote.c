@@ -1,0 +1,222 @@
+/* Ops too short to time (see demote.h). */
+#include "track/demote.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/config.h"
+#include "report/report.h"
+#include "track/ops.h"
+#include "track/ops_table.h"
+#include "track/rawalloc.h"
+
+#define ATTACH_MAX 4
+
+TP_TLS uint64_t tp_demote_tcount[TP_DEMOTE_SLOTS];
+_Atomic uint8_t *tp_demote_slot_of;
+
+struct judge {
+    _Atomic uint64_t seen, ticks; /* calls observed; ticks of calls 2 .. TP_DEMOTE_CALLS + 1 */
+};
+
+struct dslot {
+    int id;
+    uint64_t mean_ticks; /* of the calls it was judged on */
+    _Atomic(_Atomic uint64_t *) attached[ATTACH_MAX];
+    _Atomic uint64_t flushed; /* counted by threads that ended */
+};
+
+/* A thread whose tp_demote_tcount the report reads. */
+struct reg {
+    uint64_t *counts;
+    struct reg *next;
+};
+
+static struct judge *judges;
+static struct dslot dslots[TP_DEMOTE_SLOTS];
+static _Atomic int ndslots = 1;  /* slot 0 is the sink */
+static _Atomic uint64_t refused; /* ops that would have been demoted: no slot left */
+static double factor;
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct reg *threads;
+static pthread_key_t reg_key;
+static int have_key;
+static TP_TLS struct reg *me;
+
+static void thread_end(void *arg)
+{
+    struct reg *r = arg;
+    pthread_mutex_lock(&reg_lock);
+    for (int s = 1; s < atomic_load(&ndslots); s++)
+        atomic_fetch_add(&dslots[s].flushed, r->counts[s]);
+    for (struct reg **p = &threads; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            break;
+        }
+    memset(r->counts, 0, sizeof tp_demote_tcount);
+    pthread_mutex_unlock(&reg_lock);
+    me = NULL;
+    tp_free(r);
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&reg_lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* The child counts its own calls; only this thread goes on. */
+static void fork_child(void)
+{
+    pthread_mutex_init(&reg_lock, NULL);
+    threads = me;
+    if (me)
+        me->next = NULL;
+    memset(tp_demote_tcount, 0, sizeof tp_demote_tcount);
+    for (int s = 1; s < atomic_load(&ndslots); s++) {
+        atomic_store(&dslots[s].flushed, 0);
+        for (int a = 0; a < ATTACH_MAX; a++) {
+            _Atomic uint64_t *c = atomic_load(&dslots[s].attached[a]);
+            if (c)
+                atomic_store(c, 0);
+        }
+    }
+}
+
+void tp_demote_init(void)
+{
+    factor = tp_cfg.demote;
+    if (factor <= 0 || tp_cfg.hook_ns == 0 || !tp_op_cap)
+        return;
+    judges = tp_calloc((size_t)tp_op_cap, sizeof *judges);
+    _Atomic uint8_t *v = tp_calloc((size_t)tp_op_cap, sizeof *v);
+    if (!judges || !v)
+        return;
+    have_key = pthread_key_create(&reg_key, thread_end) == 0;
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    tp_demote_slot_of = v;
+}
+
+/* The cost of one hook in ticks, 0 while unknown. */
+static double hook_ticks(void)
+{
+    return (double)tp_cyg_hook_cost_fp / 65536.0;
+}
+
+static void demote(int id, uint64_t ticks)
+{
+    int s = atomic_fetch_add(&ndslots, 1);
+    if (s >= TP_DEMOTE_SLOTS) {
+        atomic_fetch_add(&refused, 1);
+        return;
+    }
+    dslots[s].id = id;
+    dslots[s].mean_ticks = ticks / TP_DEMOTE_CALLS;
+    atomic_store_explicit(&tp_demote_slot_of[id], (uint8_t)s, memory_order_release);
+}
+
+void tp_demote_observe(int id, uint64_t ticks)
+{
+    if (!tp_demote_slot_of || id < 0 || id >= tp_op_cap || ticks == TP_OP_NO_TIME)
+        return;
+    struct judge *j = &judges[id];
+    uint64_t n = atomic_load_explicit(&j->seen, memory_order_relaxed);
+    if (n > TP_DEMOTE_CALLS)
+        return; /* judged */
+    n = atomic_fetch_add_explicit(&j->seen, 1, memory_order_relaxed);
+    if (n == 0 || n > TP_DEMOTE_CALLS)
+        return;
+    uint64_t sum = atomic_fetch_add_explicit(&j->ticks, ticks, memory_order_relaxed) + ticks;
+    double cost = hook_ticks();
+    if (n == TP_DEMOTE_CALLS && cost > 0 && (double)sum < factor * cost * TP_DEMOTE_CALLS)
+        demote(id, sum);
+}
+
+void tp_demote_thread(void)
+{
+    if (me || !tp_demote_slot_of)
+        return;
+    struct tp_own g = tp_own_begin();
+    struct reg *r = tp_alloc(sizeof *r);
+    if (r) {
+        r->counts = tp_demote_tcount;
+        pthread_mutex_lock(&reg_lock);
+        r->next = threads;
+        threads = r;
+        pthread_mutex_unlock(&reg_lock);
+        me = r;
+        if (have_key)
+            pthread_setspecific(reg_key, r);
+    }
+    tp_own_end(g);
+}
+
+void tp_demote_attach(int id, _Atomic uint64_t *counter)
+{
+    int s = tp_demote_slot(id);
+    if (!s)
+        return;
+    for (int a = 0; a < ATTACH_MAX; a++) {
+        _Atomic uint64_t *want = NULL;
+        if (atomic_load(&dslots[s].attached[a]) == counter ||
+            atomic_compare_exchange_strong(&dslots[s].attached[a], &want, counter))
+            return;
+    }
+}
+
+uint64_t tp_demote_counted(int id)
+{
+    int s = tp_demote_slot(id);
+    if (!s)
+        return 0;
+    uint64_t n = atomic_load(&dslots[s].flushed);
+    for (int a = 0; a < ATTACH_MAX; a++) {
+        _Atomic uint64_t *c = atomic_load(&dslots[s].attached[a]);
+        if (c)
+            n += atomic_load(c);
+    }
+    pthread_mutex_lock(&reg_lock);
+    for (struct reg *r = threads; r; r = r->next)
+        n += ((volatile uint64_t *)r->counts)[s];
+    pthread_mutex_unlock(&reg_lock);
+    return n;
+}
+
+/* "70.8M" */
+static void count_str(uint64_t n, char *out, size_t size)
+{
+    if (n >= 10000000)
+        snprintf(out, size, "%.1fM", (double)n / 1e6);
+    else
+        snprintf(out, size, "%llu", (unsigned long long)n);
+}
+
+void tp_demote_collect(struct tp_report *r)
+{
+    int n = atomic_load(&ndslots);
+    if (n > TP_DEMOTE_SLOTS)
+        n = TP_DEMOTE_SLOTS;
+    double ns_per_tick = (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
+    for (int s = 1; s < n; s++) {
+        int id = dslots[s].id;
+        char calls[32];
+        count_str(atomic_load(&tp_op_recs[id].calls) + tp_demote_counted(id), calls, sizeof calls);
+        tp_report_note(r,
+                       "%s: %s calls of ~%.0f ns: counted, not timed after its first %d (their "
+                       "time is their callers'; TPROF_DEMOTE)",
+                       tp_op_recs[id].name, calls, (double)dslots[s].mean_ticks * ns_per_tick,
+                       TP_DEMOTE_CALLS + 1);
+    }
+    if (atomic_load(&refused))
+        tp_report_note(r,
+                       "%llu more ops were too short to time but stayed timed: %d demoted "
+                       "already",
+                       (unsigned long long)atomic_load(&refused), TP_DEMOTE_SLOTS - 1);
+}

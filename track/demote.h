@@ -1,0 +1,53 @@
+/* Ops too short to time: after its first calls, an op whose calls are too short for the cost of
+ * timing them (a few hundred instructions per call, which land in its callers) to stay small is
+ * demoted to a count. Its later calls are counted, not timed; their time is its caller's (the
+ * enclosing op's self time), the cheap hook that counts them is taken out like any non-op hook
+ * (tp_cyg_hooks), and the report lists each demoted op (ops[].demoted) with its exact calls.
+ *
+ * The rule: of an op's first TP_DEMOTE_CALLS + 1 calls, the first is left out (cold caches, lazy
+ * binding), and if the other TP_DEMOTE_CALLS took on average less than TPROF_DEMOTE times the
+ * cost of one hook (TPROF_HOOK_NS, or measured: tp_cyg_hook_cost_fp), the op is demoted.
+ * TPROF_DEMOTE=0, or TPROF_HOOK_NS=0, turns it off. */
+#ifndef TPROF_DEMOTE_H
+#define TPROF_DEMOTE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "track/runtime.h"
+
+struct tp_report;
+
+#define TP_DEMOTE_CALLS 64
+/* Ops that can be demoted; slot 0 is a sink that non-op hooks may count into. */
+#define TP_DEMOTE_SLOTS 256
+
+/* Per thread, calls counted per demote slot: the -finstrument-functions hooks add to it
+ * directly (one increment, no atomic). Read for the report once the thread registered
+ * (tp_demote_thread). */
+extern TP_TLS uint64_t tp_demote_tcount[TP_DEMOTE_SLOTS];
+/* Op id → its demote slot, 0 while timed (tp_op_cap entries; NULL when off). */
+extern _Atomic uint8_t *tp_demote_slot_of;
+
+/* After tp_ops_init(). */
+void tp_demote_init(void);
+/* One call of op id ended, `ticks` long (tp_op_end's result: TP_OP_NO_TIME is ignored). Called
+ * by the hooks that can demote (-finstrument-functions, PLT). */
+void tp_demote_observe(int id, uint64_t ticks);
+/* The demote slot of op id, 0 while it is timed. */
+static inline int tp_demote_slot(int id)
+{
+    _Atomic uint8_t *v = tp_demote_slot_of;
+    return v && id >= 0 ? atomic_load_explicit(&v[id], memory_order_relaxed) : 0;
+}
+/* This thread's tp_demote_tcount is read for the report from now on (and added to the totals
+ * when the thread ends). Before a thread counts its first call. */
+void tp_demote_thread(void);
+/* A counter kept elsewhere (the PLT's counting path) whose calls are op id's. */
+void tp_demote_attach(int id, _Atomic uint64_t *counter);
+/* Calls of op id counted, not timed, so far. */
+uint64_t tp_demote_counted(int id);
+/* A note per demoted op. */
+void tp_demote_collect(struct tp_report *r);
+
+#endif
