@@ -52,7 +52,7 @@ struct tp_config {
     double hook_ns;     /* cost of one non-op -finstrument-functions hook; -1: measure it */
     int sample_hz;      /* CPU-time samples per second of where time outside ops goes, 0 = off */
     char *suppress; /* TPROF_SUPPRESS's leak patterns, one per line (common/suppress.h), or NULL */
-    double demote;      /* ops whose calls average less than this many hooks' cost are counted,
+    double demote;  /* ops whose calls average less than this many hooks' cost are counted,
                            not timed (track/demote.h); 0 = off, default 500 */
 };
 

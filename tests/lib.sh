@@ -6,6 +6,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 # The machine peaks' cache of this test alone: a profile with FLOPs writes one when none exists,
 # and neither the user's cache nor another test's may decide or receive what a test measures.
 export XDG_CACHE_HOME="$WORK/cache"
+# Whether an op is demoted to a count depends on how long its calls take on this machine: every
+# test times every call unless it sets TPROF_DEMOTE (with a fixed TPROF_HOOK_NS) itself.
+export TPROF_DEMOTE="${TPROF_DEMOTE:-0}"
 # tp VAR=val... -- cmd args: run cmd preloaded, text report off unless asked for.
 tp() {
     env TPROF_OUTPUT=none "$@"
