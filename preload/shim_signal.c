@@ -316,8 +316,12 @@ TP_EXPORT TP_NOINSTR int sigaction(int sig, const struct sigaction *act, struct 
         errno = ENOSYS;
         return -1;
     }
-    if (sig == SIGPROF && !tp_guard)
-        tp_sample_yield(); /* the program's own SIGPROF: tprof's CPU samples stop first */
+    if (sig == SIGPROF && !tp_guard) {
+        if (!act && (!old || tp_sample_view(old)))
+            return 0; /* a query, while tprof samples: the program's own action */
+        if (act)
+            tp_sample_yield(); /* the program's own SIGPROF: tprof's CPU samples stop first */
+    }
     if (ours(sig)) {
         if (old) {
             *old = host_action;

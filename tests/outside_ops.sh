@@ -48,6 +48,15 @@ done" ] || fail "the program's SIGPROF handler: $out"
 jcheck "$WORK/own.json" "d['samples']['outside_ops'] == 0" \
   "any(n.startswith('the program used SIGPROF itself') for n in d['notes'])"
 
+# A runtime that only asks what SIGPROF's action is (Python lists every signal's handler at start)
+# is told its own, and the sampling goes on: no note, the same output as without tprof.
+q='import signal; print(signal.getsignal(signal.SIGPROF))'
+native=$(python3 -c "$q") || fail "python3 failed"
+out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/py.json" preload python3 -c "$q") || fail "python3 failed under tprof"
+[ "$out" = "$native" ] || fail "python3's view of SIGPROF changed: $out vs $native"
+jcheck "$WORK/py.json" "d['samples']['hz'] == 100" \
+  "not any('SIGPROF' in n for n in d['notes'])"
+
 # Under TPROF_SIGNAL=PROF that signal asks for reports: no sampling.
 TPROF_SIGNAL=PROF TPROF_OPS=setup_table TPROF_OUTPUT=none TPROF_JSON="$WORK/sig.json" preload "$V" \
   > /dev/null || fail "victim failed (TPROF_SIGNAL=PROF)"

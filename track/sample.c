@@ -163,6 +163,14 @@ void tp_sample_yield(void)
     }
 }
 
+int tp_sample_view(struct sigaction *old)
+{
+    if (!atomic_load(&active))
+        return 0;
+    *old = saved;
+    return 1;
+}
+
 void tp_sample_fork_child(void)
 {
     atomic_store(&total, 0);

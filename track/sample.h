@@ -23,6 +23,10 @@ void tp_sample_stop(void);
 /* The program is about to set SIGPROF's action itself (the sigaction and signal shims): stop
  * first, so that it finds and changes its own action, not ours. */
 void tp_sample_yield(void);
+/* While tprof samples, SIGPROF's action as the program left it (what a query of the action must
+ * be told, so that a runtime that lists every signal's handler, as Python does at start, neither
+ * sees tprof's nor stops the sampling): 1 and *old filled, or 0 when tprof does not sample. */
+int tp_sample_view(struct sigaction *old);
 
 /* A forked child: its parent's timer is not inherited; its samples would be the parent's. The
  * child does not sample (its handler goes back to the program's action). */
