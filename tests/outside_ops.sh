@@ -48,6 +48,14 @@ done" ] || fail "the program's SIGPROF handler: $out"
 jcheck "$WORK/own.json" "d['samples']['outside_ops'] == 0" \
   "any(n.startswith('the program used SIGPROF itself') for n in d['notes'])"
 
+# CPU time of a worker thread while the main thread is inside an op (an OpenBLAS pool's, say) is
+# the op's time: crunch, on the worker, is never named as time outside every op.
+out=$(TPROF_OPS=wait_op TPROF_OUTPUT=none TPROF_JSON="$WORK/worker.json" preload "$V" worker) ||
+  fail "victim failed (worker)"
+[ "$out" = "done" ] || fail "stdout changed (worker): $out"
+jcheck "$WORK/worker.json" "ops['wait_op']['calls'] == 1" "d['samples']['in_ops'] > 0" \
+  "not any(f['name'] == 'crunch' for f in d['outside_ops'])"
+
 # A runtime that only asks what SIGPROF's action is (Python lists every signal's handler at start)
 # is told its own, and the sampling goes on: no note, the same output as without tprof.
 q='import signal; print(signal.getsignal(signal.SIGPROF))'

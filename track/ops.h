@@ -50,6 +50,10 @@ uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t
 
 /* Ops open on this thread (a BLAS wrapper passes straight through when a BLAS op is open). */
 int tp_op_depth(void);
+/* Some thread is inside some op now (the ops' wall-clock words). Async-signal-safe: a CPU-time
+ * sample taken on an OpenBLAS worker while the main thread is in cblas_sgemm is the op's time,
+ * not time outside every op. */
+int tp_ops_running(void);
 /* Innermost open op on this thread, -1 if none. */
 int tp_ops_current(void);
 /* 1 when the innermost open op on this thread came from source src. */

@@ -91,7 +91,7 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
         atomic_fetch_add_explicit(&total, 1, memory_order_relaxed);
         if (tp_guard || !pc)
             ; /* tprof's own work: neither the program's ops nor its other functions */
-        else if (tp_op_depth() > 0)
+        else if (tp_op_depth() > 0 || tp_ops_running())
             atomic_fetch_add_explicit(&in_ops, 1, memory_order_relaxed);
         else {
             atomic_fetch_add_explicit(&outside, 1, memory_order_relaxed);
