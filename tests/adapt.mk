@@ -1,7 +1,7 @@
 # Ops found without settings: the exports of a C++-linked library (exceptions through hooked
 # calls), names that begin with another op's name, tiny hot functions demoted to counts.
 check_PROGRAMS += tests/victims/libtpcxx.so tests/victims/v_cxx_plt
-tests_victims_libtpcxx_so_SOURCES = tests/victims/libtpcxx.cc
+tests_victims_libtpcxx_so_SOURCES = tests/victims/libtpcxx.cc tests/victims/libtpcxx.h
 tests_victims_libtpcxx_so_CXXFLAGS = -g -O1 -fno-inline -fPIC
 tests_victims_libtpcxx_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpcxx.so
 tests_victims_v_cxx_plt_SOURCES = tests/victims/v_cxx_plt.cc

@@ -5,18 +5,7 @@
 // interposition), as darknet's do.
 #include <stdexcept>
 
-extern "C" {
-double cx_solve(int n);
-int cx_check(int v);
-int cx_nested(int n);
-int cx_outer(int v);
-int make_cx_thing(int v);
-}
-
-namespace cx {
-double conv_rows(int n);
-int helper(int v);
-} // namespace cx
+#include "libtpcxx.h"
 
 double cx_solve(int n)
 {

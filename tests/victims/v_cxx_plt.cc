@@ -4,18 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-extern "C" {
-double cx_solve(int n);
-int cx_check(int v);
-int cx_nested(int n);
-int cx_outer(int v);
-int make_cx_thing(int v);
-}
-
-namespace cx {
-double conv_rows(int n);
-int helper(int v);
-} // namespace cx
+#include "libtpcxx.h"
 
 int main()
 {
