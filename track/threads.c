@@ -6,18 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Threads past this many are counted without a look at /proc each (a program that starts
- * thousands of short threads would pay microseconds for every one). */
-#define SAMPLED_FIRST 64
-
 TP_TLS int tp_thread_counted;
 static _Atomic uint64_t counted, proc_max;
 
+/* No look at /proc here: this runs inside the allocation hook, where three system calls per new
+ * thread would be paid for a figure the first op's and the report's looks already give. */
 void tp_thread_first(void)
 {
     tp_thread_counted = 1;
-    if (atomic_fetch_add(&counted, 1) < SAMPLED_FIRST)
-        tp_threads_sample();
+    atomic_fetch_add(&counted, 1);
 }
 
 /* "Threads:" of /proc/self/status, 0 when it cannot be read. */

@@ -6,9 +6,8 @@
  *  - the most threads /proc/self/status showed at once, less tprof's own: this keeps threads
  *    that never reach a hook, such as an OpenMP or OpenBLAS pool's workers computing inside a
  *    BLAS call whose op is counted on the caller's thread. It is read when the first op begins
- *    (a BLAS library starts its pool when it is loaded, and may join it before tprof's report),
- *    when one of the first threads is first seen, and at each report (an OpenMP pool stays
- *    until exit). */
+ *    (a BLAS library starts its pool when it is loaded, and may join it before tprof's report)
+ *    and at each report (an OpenMP pool stays until exit). */
 #ifndef TPROF_THREADS_H
 #define TPROF_THREADS_H
 
