@@ -19,11 +19,14 @@
 #include "track/sample.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <ucontext.h>
 
 #include "common/pages.h"
@@ -143,12 +146,22 @@ void tp_sample_stop(void)
     int e = errno;
     if (ksig(SIGPROF, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
         cur.sa_sigaction == on_prof) {
+        /* A tick generated before the timer stopped may still be pending (for the process, or
+         * for this thread if it blocks SIGPROF; valgrind delivers late): under the program's
+         * action, SIG_DFL, it would end the process. With SIGPROF blocked here, the timer
+         * stopped and no tick to come, any pending one is taken before the action goes back. */
+        sigset_t prof, was;
         struct itimerval off;
+        struct timespec now = {0, 0};
+        sigemptyset(&prof);
+        sigaddset(&prof, SIGPROF);
+        pthread_sigmask(SIG_BLOCK, &prof, &was);
         memset(&off, 0, sizeof off);
         setitimer(ITIMER_PROF, &off, NULL);
-        /* A tick generated just before the timer stopped is delivered to this thread on the
-         * way out of setitimer, to our handler, before the program's action is back. */
+        while (sigtimedwait(&prof, NULL, &now) == SIGPROF)
+            ;
         ksig(SIGPROF, &saved, NULL);
+        pthread_sigmask(SIG_SETMASK, &was, NULL);
     } else {
         taken_over = 1;
     }
