@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "preload/lifecycle.h"
 #include "preload/cyg.h"
@@ -18,6 +19,7 @@
 #include "preload/real.h"
 #include "preload/shim_exit.h"
 #include "preload/shim_signal.h"
+#include "common/errout.h"
 #include "track/dwlib.h"
 #include "track/heap.h"
 #include "track/modmap.h"
@@ -51,6 +53,13 @@ static void sample_init(void)
         tp_sample_start(tp_cfg.sample_hz, (tp_sigaction_fn)tp_real("sigaction"));
 }
 
+/* The text report goes to the stderr the program started with (common/errout.h). */
+static void report_files_init(void)
+{
+    if (!strcmp(tp_cfg.output, "stderr"))
+        tp_errout_init();
+}
+
 static const struct tp_component parts[] = {
     /* name, init, fork_prepare, fork_parent, fork_child, notes, notes_with_ops */
     {"symbol table", NULL, tp_symtab_lock, tp_symtab_unlock, tp_symtab_reset_lock, NULL, 0},
@@ -69,7 +78,7 @@ static const struct tp_component parts[] = {
     {"PLT hooks", tp_plt_init, NULL, NULL, NULL, tp_plt_collect, 0},
     {"report thread", NULL, NULL, NULL, tp_reporter_fork_child, NULL, 0},
     {"signals", tp_shim_signal_init, NULL, NULL, tp_shim_signal_fork_child, NULL, 0},
-    {"report files", NULL, NULL, NULL, tp_output_fork_child, NULL, 0},
+    {"report files", report_files_init, NULL, NULL, tp_output_fork_child, NULL, 0},
     {"CPU samples", sample_init, NULL, NULL, tp_sample_fork_child, NULL, 0},
 };
 

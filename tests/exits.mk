@@ -37,3 +37,8 @@ check_PROGRAMS += tests/victims/v_sigfork
 tests_victims_v_sigfork_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/proc_sigfork.sh
 EXTRA_DIST += tests/proc_sigfork.sh
+# The text report reaches the stderr the program started with, never the program's own files.
+check_PROGRAMS += tests/victims/v_stderr_swap
+tests_victims_v_stderr_swap_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_stderr.sh
+EXTRA_DIST += tests/proc_stderr.sh

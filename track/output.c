@@ -12,6 +12,7 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "common/errout.h"
 #include "common/fileio.h"
 #include "common/path.h"
 #include "report/render.h"
@@ -352,11 +353,10 @@ static void text_to_stderr(const char *why, const struct tp_buf *b)
         char head[4400];
         snprintf(head, sizeof head, "tprof: report of %s (pid %ld) before it exec'd %s\n",
                  exec_image, ident.pid, exec_target ? exec_target : "a program");
-        if (tp_write_fd(2, head, strlen(head)) < 0)
+        if (tp_errout_write(head, strlen(head)) < 0)
             return;
     }
-    if (tp_write_fd(2, b->p, b->len) < 0) {
-    }
+    (void)tp_errout_write(b->p, b->len);
 }
 
 /* Build the report and write every output. Called with the guard held and recording stopped. */
