@@ -1,6 +1,7 @@
-/* The Chrome Trace Event file: op calls as complete events ("ph":"X") per thread, the heap as a
- * counter track, thread names, and per-op summaries of the calls that did not fit. Opens in
- * Perfetto (ui.perfetto.dev) and chrome://tracing.
+/* The Chrome Trace Event file: op calls as complete events ("ph":"X") per thread, each op's
+ * GFLOP/s per call and the heap as counter tracks ("C"), process and thread names ("M"), and
+ * per-op summaries of the calls that did not fit as instant events ("i"). Opens in Perfetto,
+ * chrome://tracing and speedscope (which shows the calls and ignores the rest).
  *
  * Written from what tracebuf.c recorded, within TPROF_TRACE_MAX bytes: room for what must come
  * last (the summaries, the closing object) is reserved first, thread names and the heap counter
@@ -75,71 +76,95 @@ static void put_milli(struct tp_buf *b, uint64_t v)
     tp_buf_put(b, r, 3);
 }
 
-static const char *event_prefix(struct writer *w, int op)
+static char *dup_buf(struct tp_buf *t)
 {
-    if (w->prefix && w->prefix[op])
-        return w->prefix[op];
+    char *p = tp_buf_ok(t) ? tp_strdup(tp_buf_str(t)) : NULL;
+    tp_buf_free(t);
+    return p;
+}
+
+/* The start of an op's complete events up to the tid, and of its GFLOP/s counter up to the ts.
+ * Both names are the op's alone: a viewer that groups calls by name and args (speedscope)
+ * then shows one frame per op. */
+static const char *event_prefix(struct writer *w, int op, int counter)
+{
+    char **cell = w->prefix ? &w->prefix[2 * op + counter] : NULL;
+    if (cell && *cell)
+        return *cell;
     struct tp_buf t;
     tp_buf_init(&t);
     const char *name = tp_ops_name(op), *kind = tp_ops_kind(op);
-    tp_buf_puts(&t, "{\"ph\":\"X\",\"name\":");
-    tp_json_str(&t, name ? name : "?");
-    tp_buf_puts(&t, ",\"cat\":");
-    tp_json_str(&t, kind ? kind : "op");
-    tp_buf_printf(&t, ",\"pid\":%ld,\"tid\":", w->pid);
-    char *p = tp_buf_ok(&t) ? tp_strdup(tp_buf_str(&t)) : NULL;
-    tp_buf_free(&t);
-    if (w->prefix && p)
-        w->prefix[op] = p;
-    return p ? p : "{\"ph\":\"X\",\"name\":\"?\",\"tid\":";
+    if (counter) {
+        tp_buf_puts(&t, "{\"ph\":\"C\",\"name\":");
+        struct tp_buf n;
+        tp_buf_init(&n);
+        tp_buf_printf(&n, "%s GFLOP/s", name ? name : "?");
+        tp_json_str(&t, tp_buf_ok(&n) ? tp_buf_str(&n) : "? GFLOP/s");
+        tp_buf_free(&n);
+        tp_buf_printf(&t, ",\"pid\":%ld,\"ts\":", w->pid);
+    } else {
+        tp_buf_puts(&t, "{\"ph\":\"X\",\"name\":");
+        tp_json_str(&t, name ? name : "?");
+        tp_buf_puts(&t, ",\"cat\":");
+        tp_json_str(&t, kind ? kind : "op");
+        tp_buf_printf(&t, ",\"pid\":%ld,\"tid\":", w->pid);
+    }
+    char *p = dup_buf(&t);
+    if (cell && p)
+        *cell = p;
+    return p         ? p
+           : counter ? "{\"ph\":\"C\",\"name\":\"? GFLOP/s\",\"ts\":"
+                     : "{\"ph\":\"X\",\"name\":\"?\",\"tid\":";
 }
 
-static const char *event_shape(struct writer *w, int op, int slot)
+/* The series of an op's GFLOP/s counter: its shape ("m=64 n=32 k=16 NN row"), so that each
+ * shape is a line of its own, or "GFLOP/s" for a call with no shape. */
+static const char *event_series(struct writer *w, int op, int slot)
 {
+    if (slot < 0 || slot >= TP_OPS_MAX_SHAPES)
+        return "\"GFLOP/s\"";
     char **cell = w->shape ? &w->shape[(size_t)op * TP_OPS_MAX_SHAPES + (size_t)slot] : NULL;
     if (cell && *cell)
         return *cell;
     char desc[96];
     if (tp_ops_shape_desc(op, slot, desc, sizeof desc) != 0)
-        return NULL;
+        return "\"GFLOP/s\"";
     struct tp_buf t;
     tp_buf_init(&t);
-    tp_buf_puts(&t, "\"shape\":");
     tp_json_str(&t, desc);
-    char *p = tp_buf_ok(&t) ? tp_strdup(tp_buf_str(&t)) : NULL;
-    tp_buf_free(&t);
+    char *p = dup_buf(&t);
     if (cell)
         *cell = p;
-    return p;
+    return p ? p : "\"GFLOP/s\"";
 }
 
-/* An op call as a complete event. */
+/* An op call as a complete event with no args: per-call figures in args would make every call
+ * a frame of its own in speedscope, which keys frames by name and args. The call's GFLOP/s
+ * goes to a counter track of the op instead, which Perfetto and chrome://tracing draw under
+ * the process. */
 static void put_event(struct writer *w, const struct tp_trace_event *e)
 {
     struct tp_buf *b = w->b;
     sep(w);
-    tp_buf_puts(b, event_prefix(w, e->op));
+    tp_buf_puts(b, event_prefix(w, e->op, 0));
     put_u64(b, (uint64_t)tp_trace_threads[e->thread].tid);
     double dur_ns = (double)e->dur * w->ratio;
+    uint64_t t0 = (uint64_t)ns_of(w, e->t0);
     tp_buf_puts(b, ",\"ts\":");
-    put_milli(b, (uint64_t)ns_of(w, e->t0));
+    put_milli(b, t0);
     tp_buf_puts(b, ",\"dur\":");
     put_milli(b, (uint64_t)(dur_ns + 0.5));
-    const char *shape =
-        e->shape >= 0 && e->shape < TP_OPS_MAX_SHAPES ? event_shape(w, e->op, e->shape) : NULL;
-    if (e->flops || shape) {
-        tp_buf_puts(b, ",\"args\":{");
-        if (shape)
-            tp_buf_puts(b, shape);
-        if (e->flops) {
-            tp_buf_puts(b, shape ? ",\"flops\":" : "\"flops\":");
-            put_u64(b, e->flops);
-            tp_buf_puts(b, ",\"gflops\":");
-            put_milli(b, dur_ns > 0 ? (uint64_t)((double)e->flops / dur_ns * 1000.0 + 0.5) : 0);
-        }
-        tp_buf_putc(b, '}');
-    }
     tp_buf_putc(b, '}');
+    if (!e->flops)
+        return;
+    sep(w);
+    tp_buf_puts(b, event_prefix(w, e->op, 1));
+    put_milli(b, t0);
+    tp_buf_puts(b, ",\"args\":{");
+    tp_buf_puts(b, event_series(w, e->op, e->shape));
+    tp_buf_putc(b, ':');
+    put_milli(b, dur_ns > 0 ? (uint64_t)((double)e->flops / dur_ns * 1000.0 + 0.5) : 0);
+    tp_buf_puts(b, "}}");
 }
 
 static void put_counter(struct writer *w, double ts_us, uint64_t live)
@@ -151,34 +176,28 @@ static void put_counter(struct writer *w, double ts_us, uint64_t live)
                   w->pid, ts_us, (unsigned long long)live);
 }
 
-/* Summaries go on a track of their own, numbered past any real thread id. */
-static long summary_tid(void)
-{
-    return 0x7fffffffL;
-}
-
+/* Calls not drawn one by one, as one instant event per op and reason at the first of them,
+ * scoped to the process: as complete events on a track of their own they overlapped, and
+ * viewers drew them as a call stack that never happened. */
 static void put_summary(struct writer *w, int op, const struct tp_trace_summary *s, const char *why)
 {
     uint64_t first = atomic_load(&s->first), last = atomic_load(&s->last);
     const char *name = tp_ops_name(op);
-    char label[64];
-    snprintf(label, sizeof label, " (%llu calls summarised)",
-             (unsigned long long)atomic_load(&s->calls));
     sep(w);
-    tp_buf_puts(w->b, "{\"ph\":\"X\",\"name\":");
+    tp_buf_puts(w->b, "{\"ph\":\"i\",\"s\":\"p\",\"name\":");
     struct tp_buf t;
     tp_buf_init(&t);
-    tp_buf_puts(&t, name ? name : "?");
-    tp_buf_puts(&t, label);
-    tp_json_str(w->b, tp_buf_str(&t));
+    tp_buf_printf(&t, "%s: calls not drawn (%s)", name ? name : "?", why);
+    tp_json_str(w->b, tp_buf_ok(&t) ? tp_buf_str(&t) : "?");
     tp_buf_free(&t);
-    tp_buf_printf(w->b,
-                  ",\"cat\":\"summary\",\"pid\":%ld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,"
-                  "\"args\":{\"calls\":%llu,\"total_us\":%.3f,\"why\":\"%s\"}}",
-                  w->pid, summary_tid(), us_of(w, first),
-                  last > first ? (double)(last - first) * w->ratio / 1000.0 : 0.0,
+    tp_buf_printf(
+        w->b, ",\"cat\":\"summary\",\"pid\":%ld,\"tid\":%ld,\"ts\":%.3f,\"args\":{\"op\":", w->pid,
+        w->pid, us_of(w, first));
+    tp_json_str(w->b, name ? name : "?");
+    tp_buf_printf(w->b, ",\"calls\":%llu,\"total_us\":%.3f,\"last_end_us\":%.3f,\"why\":\"%s\"}}",
                   (unsigned long long)atomic_load(&s->calls),
-                  (double)atomic_load(&s->ticks) * w->ratio / 1000.0, why);
+                  (double)atomic_load(&s->ticks) * w->ratio / 1000.0,
+                  us_of(w, last > first ? last : first), why);
 }
 
 /* What one summary event can take at most: fixed text, the name (escaped, each byte up to six
@@ -186,7 +205,7 @@ static void put_summary(struct writer *w, int op, const struct tp_trace_summary 
 static size_t summary_bound(int op)
 {
     const char *name = tp_ops_name(op);
-    return 300 + 6 * (name ? strlen(name) : 1);
+    return 360 + 12 * (name ? strlen(name) : 1);
 }
 
 static void put_meta(struct writer *w, const char *what, long tid, const char *name)
@@ -223,7 +242,7 @@ static struct tp_trace_summary *past_max_new(int nops)
     return past_max;
 }
 
-/* Room kept for what comes after the events: the closing object, the summary track's name,
+/* Room kept for what comes after the events: the closing object,
  * and for every op that has calls, a summary for each reason. */
 static size_t tail_reserve(int nops)
 {
@@ -261,11 +280,11 @@ static void put_head(struct writer *w, const struct tp_report *r, uint64_t max)
     tp_buf_printf(b, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
     const char *exe = r->program.exe ? strrchr(r->program.exe, '/') : NULL;
     char pname[300];
-    snprintf(pname, sizeof pname, "%s (pid %ld)",
+    /* The name alone: viewers add the pid and tid themselves. */
+    snprintf(pname, sizeof pname, "%s",
              exe              ? exe + 1
              : r->program.exe ? r->program.exe
-                              : "program",
-             w->pid);
+                              : "program");
     put_meta(w, "process_name", 0, pname);
 }
 
@@ -280,9 +299,9 @@ static void put_threads(struct writer *w, size_t reserve, uint64_t max)
         if (i == MAX_THREADS - 1)
             snprintf(name, sizeof name, "threads %d and later", MAX_THREADS);
         else if (t->name[0])
-            snprintf(name, sizeof name, "%s (tid %ld)", t->name, t->tid);
+            snprintf(name, sizeof name, "%s", t->name);
         else
-            snprintf(name, sizeof name, "tid %ld", t->tid);
+            snprintf(name, sizeof name, "thread");
         put_meta(w, "thread_name", t->tid, name);
     }
 }
@@ -357,10 +376,10 @@ static uint64_t put_all_calls(struct writer *w, size_t reserve, uint64_t max,
                               struct tp_trace_summary *past_max)
 {
     int nops = w->nops;
-    w->prefix = tp_calloc(nops ? (size_t)nops : 1, sizeof *w->prefix);
+    w->prefix = tp_calloc(2 * (nops ? (size_t)nops : 1), sizeof *w->prefix);
     w->shape = tp_calloc((nops ? (size_t)nops : 1) * TP_OPS_MAX_SHAPES, sizeof *w->shape);
     uint64_t events = put_calls(w, reserve, max, past_max);
-    for (int i = 0; w->prefix && i < nops; i++)
+    for (int i = 0; w->prefix && i < 2 * nops; i++)
         tp_free(w->prefix[i]);
     for (size_t i = 0; w->shape && i < (size_t)nops * TP_OPS_MAX_SHAPES; i++)
         tp_free(w->shape[i]);
@@ -369,19 +388,13 @@ static uint64_t put_all_calls(struct writer *w, size_t reserve, uint64_t max,
     return events;
 }
 
-/* The summaries of calls not drawn, on their own track; their counts go to n_cap and n_max. */
+/* The summaries of calls not drawn; their counts go to n_cap and n_max. */
 static void put_summaries(struct writer *w, const struct tp_trace_summary *past_max,
                           uint64_t *n_cap, uint64_t *n_max)
 {
-    int summary_track = 0;
     for (int i = 0; i < w->nops; i++) {
         uint64_t a = atomic_load(&tp_trace_past_cap[i].calls),
                  m = past_max ? atomic_load(&past_max[i].calls) : 0;
-        if ((a || m) && !summary_track) {
-            put_meta(w, "thread_name", summary_tid(),
-                     "tprof: calls not drawn one by one (summary)");
-            summary_track = 1;
-        }
         if (a)
             put_summary(w, i, &tp_trace_past_cap[i], "past TPROF_TRACE_CAP");
         if (m)
