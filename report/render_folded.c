@@ -2,7 +2,12 @@
  * the format of Brendan Gregg's stackcollapse scripts, read by flamegraph.pl, speedscope and
  * inferno. Lines are sorted so that two runs of the same program give comparable files, and a
  * stack that appears twice (two sites that differ only in line number) is written once with
- * the sum. */
+ * the sum.
+ *
+ * The first line is a '#' comment that states the unit of the values (nanoseconds or bytes):
+ * the format has no place for one. It does not end in a number, so all three readers skip it
+ * (flamegraph.pl counts it as one "ignored line"), and it sorts before every stack, which
+ * inferno's check of sorted input needs. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,15 +51,57 @@ static void put_site_frame(struct tp_buf *b, const struct tp_frame *f)
     }
 }
 
+static int is_main(const struct tp_frame *f)
+{
+    return f->function && !strcmp(f->function, "main");
+}
+
+/* Where a process's or a thread's stack starts: a stack whose outermost frame is none of these
+ * was cut (TPROF_STACK frames deep, or the unwinder stopped). */
+static int is_root(const struct tp_frame *f)
+{
+    static const char *const roots[] = {
+        "_start",       "clone",    "clone3",   "__clone",        "__clone3",
+        "start_thread", "_dl_init", "_dl_fini", "_dl_start_user", "__libc_start_main"};
+    if (f->function)
+        for (size_t i = 0; i < sizeof roots / sizeof *roots; i++)
+            if (!strcmp(f->function, roots[i]))
+                return 1;
+    const char *m = base(f->module);
+    return !strncmp(m, "ld-linux", 8) || !strncmp(m, "ld.so", 5);
+}
+
+/* A heap site's frames, outermost first. Stacks start at main: the C runtime frames above it
+ * are the same for every site, and a stack cut a few frames short of them would otherwise
+ * root at __libc_start_call_main or main and draw the program as two towers. A stack that
+ * reaches neither main nor a root starts at "[partial stack]" for the same reason. */
+static void put_site_stack(struct tp_buf *t, const struct tp_site *s)
+{
+    size_t top = s->nframes - 1;
+    for (size_t d = s->nframes; d-- > 0;)
+        if (is_main(&s->frames[d])) {
+            top = d;
+            break;
+        }
+    if (!is_main(&s->frames[top]) && !is_root(&s->frames[top]))
+        tp_buf_puts(t, "[partial stack];");
+    for (size_t d = top + 1; d-- > 0;) {
+        put_site_frame(t, &s->frames[d]);
+        if (d)
+            tp_buf_putc(t, ';');
+    }
+}
+
 static int by_stack(const void *a, const void *b)
 {
     const struct line *x = a, *y = b;
     return strcmp(x->stack, y->stack);
 }
 
-static size_t emit(struct line *l, size_t n, struct tp_buf *b)
+static size_t emit(struct line *l, size_t n, const char *unit, struct tp_buf *b)
 {
     qsort(l, n, sizeof *l, by_stack);
+    tp_buf_puts(b, unit);
     size_t out = 0;
     for (size_t i = 0; i < n;) {
         uint64_t v = 0;
@@ -111,11 +158,7 @@ size_t tp_render_folded(const struct tp_report *r, enum tp_folded_kind kind, str
             const struct tp_site *s = &r->memory.sites[i];
             if (!s->live_at_peak_bytes || !s->nframes)
                 continue;
-            for (size_t d = s->nframes; d-- > 0;) {
-                put_site_frame(&t, &s->frames[d]);
-                if (d)
-                    tp_buf_putc(&t, ';');
-            }
+            put_site_stack(&t, s);
             l[n].value = s->live_at_peak_bytes;
             sum += s->live_at_peak_bytes;
             if ((l[n].stack = take(&t)))
@@ -129,5 +172,11 @@ size_t tp_render_folded(const struct tp_report *r, enum tp_folded_kind kind, str
         }
     }
     tp_buf_free(&t);
-    return emit(l, n, b);
+    return emit(l, n,
+                kind == TP_FOLDED_TIME
+                    ? "# tprof op time: self time in nanoseconds per op stack "
+                      "(flamegraph.pl --countname ns)\n"
+                    : "# tprof heap at its peak: bytes live at the peak per allocation stack "
+                      "(flamegraph.pl --countname bytes)\n",
+                b);
 }

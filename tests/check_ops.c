@@ -614,9 +614,19 @@ START_TEST(test_trace_cap)
     ck_assert_uint_eq(rep.outputs.trace_past_cap, 3);
     ck_assert_uint_eq(rep.outputs.trace_past_max, 0);
     ck_assert_uint_eq(count(s, "\"ph\":\"X\",\"name\":\"gemm_op\",\"cat\":\"matmul\""), 5);
-    ck_assert_uint_eq(count(s, "\"shape\":\"m=2 n=3 k=4 NN row\",\"flops\":48"), 5);
-    ck_assert_uint_eq(count(s, "\"name\":\"gemm_op (1 calls summarised)\""), 1);
-    ck_assert_uint_eq(count(s, "\"name\":\"norm_op (2 calls summarised)\""), 1);
+    /* no per-call args on the events (speedscope would make each call a frame of its own):
+     * the GFLOP/s of each call is a counter sample, its shape the series */
+    ck_assert_uint_eq(count(s, "\"flops\""), 0);
+    ck_assert_uint_eq(count(s, "{\"ph\":\"C\",\"name\":\"gemm_op GFLOP/s\""), 5);
+    ck_assert_uint_eq(count(s, "\"args\":{\"m=2 n=3 k=4 NN row\":"), 5);
+    ck_assert_uint_eq(count(s, "GFLOP/s"), 5);
+    /* the calls past the cap: one instant event per op, never a complete event */
+    ck_assert_uint_eq(count(s, "{\"ph\":\"i\",\"s\":\"p\",\"name\":\"gemm_op: calls not drawn "
+                               "(past TPROF_TRACE_CAP)\""),
+                      1);
+    ck_assert_uint_eq(count(s, "\"op\":\"gemm_op\",\"calls\":1,"), 1);
+    ck_assert_uint_eq(count(s, "\"op\":\"norm_op\",\"calls\":2,"), 1);
+    ck_assert_uint_eq(count(s, "\"ph\":\"X\""), 5);
     ck_assert_uint_eq(count(s, "\"why\":\"past TPROF_TRACE_CAP\""), 2);
     /* the exact peak and the live bytes at exit are on the heap track */
     ck_assert_uint_eq(count(s, "\"ts\":0.500,\"args\":{\"live_bytes\":4096}"), 1);
@@ -645,10 +655,10 @@ START_TEST(test_trace_budget)
     ck_assert_uint_gt(rep.outputs.trace_past_max, 0);
     ck_assert_uint_eq(rep.outputs.trace_events + rep.outputs.trace_past_max, 500);
     char want[128];
-    snprintf(want, sizeof want, "(%llu calls summarised)",
+    snprintf(want, sizeof want, "\"op\":\"a_rather_long_op_name_for_the_budget\",\"calls\":%llu,",
              (unsigned long long)rep.outputs.trace_past_max);
     ck_assert_uint_eq(count(tp_buf_str(&t), want), 1);
-    ck_assert_uint_eq(count(tp_buf_str(&t), "past TPROF_TRACE_MAX"), 1);
+    ck_assert_uint_eq(count(tp_buf_str(&t), "past TPROF_TRACE_MAX"), 2); /* name and why */
     tp_buf_free(&t);
 }
 END_TEST

@@ -21,7 +21,7 @@ jcheck "$WORK/r.json" "ops['layer_forward']['calls'] == 20" "ops['small_matmul']
 python3 "$TS/tracecheck.py" "$WORK/r.json" trace "$WORK/t.json" --names trainer,loader || fail "trace"
 # The 1 MiB activation of the step running at the peak and the three 64 KiB parameter blocks.
 python3 "$TS/tracecheck.py" "$WORK/r.json" folded "$WORK/f.folded" "$WORK/f.heap.folded" \
-  "heap:main;train_step=1048576" "heap:__libc_start_call_main;main=196608" || fail "folded"
+  "heap:main;train_step=1048576" "heap:main=196608" || fail "folded"
 # tprof report renders the same folded lines from the JSON report.
 "$TPROF_CLI" report "$WORK/r.json" --format folded > "$WORK/cli.folded" || fail "tprof report --format folded"
 "$TPROF_CLI" report "$WORK/r.json" --format folded-heap > "$WORK/cli.heap" || fail "tprof report --format folded-heap"

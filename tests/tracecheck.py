@@ -4,14 +4,22 @@
 tracecheck.py REPORT.json trace TRACE.json [--cap N] [--max BYTES]
 tracecheck.py REPORT.json folded TIME.folded HEAP.folded
 
-trace: the file parses; every event is well formed (ph, name, pid, ts >= 0, dur >= 0 for X,
-tid for X and M); per op, the complete events plus the summarised calls equal the report's calls;
+trace: the file parses and keeps the Trace Event Format's rules as Catapult (chrome://tracing),
+Perfetto and speedscope read them: a top-level object with a traceEvents list and a
+displayTimeUnit of "ms" or "ns"; "X" events with name, cat, pid, tid and ts/dur as numbers in
+microseconds, and no args (speedscope keys frames by name and args, so per-call args would make
+every call a frame of its own); "C" counters whose args are all numbers; "M" process_name and
+thread_name metadata with a string name; summaries as process-scoped "i" instant events (never
+complete events, which drew as fake stacks). Per op, the complete events plus the summarised
+calls equal the report's calls, and an op with FLOPs has one GFLOP/s counter sample per event;
 with no cap or budget hit, every call is an event; nested events lie inside their parent on the
 same thread; the heap counter track holds the exact peak; thread names are given for every tid
 that has events; otherData and the report's outputs agree; with --max the file fits.
-folded: every line is "frames value" with an integer value; op-time lines match the report's
-op_stacks and add up to the ops' self time plus the time outside ops; heap lines add up to the
-peak exactly. Prints what is wrong and exits 1."""
+folded: the first line is a '#' comment naming the unit (nanoseconds, bytes) that does not end
+in a number (so flamegraph.pl, inferno and speedscope skip it); every other line is "frames value"
+with an integer value; op-time lines match the report's op_stacks and add up to the ops' self
+time plus the time outside ops; heap lines add up to the peak exactly and main, when present, is
+the first frame (one tower for the program). Prints what is wrong and exits 1."""
 import json
 import os
 import re
@@ -33,41 +41,72 @@ def check_trace(d, path, cap, budget):
         bad(f"{path} does not parse: {e}")
     if budget is not None and size > budget:
         bad(f"{path} is {size} bytes, over the budget {budget}")
+    if not isinstance(t, dict) or t.get("displayTimeUnit") not in ("ms", "ns"):
+        bad("not a top-level object with displayTimeUnit ms or ns")
     ev = t.get("traceEvents")
     if not isinstance(ev, list) or not ev:
         bad("no traceEvents")
     calls = {o["name"]: o["calls"] for o in d["ops"]}
-    xs, summ, counters, names, procs = {}, {}, [], {}, 0
+    with_flops = {o["name"] for o in d["ops"] if o.get("flops")}
+    xs, summ, counters, names, procs, gflops = {}, {}, [], {}, 0, {}
     by_tid = {}
+
+    def num(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
     for e in ev:
         ph = e.get("ph")
-        if ph not in ("X", "C", "M") or not isinstance(e.get("name"), str) or not isinstance(e.get("pid"), int):
+        if ph not in ("X", "C", "M", "i") or not isinstance(e.get("name"), str) or not isinstance(e.get("pid"), int):
             bad(f"malformed event {e}")
         if e["pid"] != d["program"]["pid"]:
             bad(f"event of pid {e['pid']}, the run was {d['program']['pid']}")
         if ph == "M":
+            if not isinstance(e.get("tid"), int) or not isinstance(e.get("args", {}).get("name"), str):
+                bad(f"bad metadata {e}")
             if e["name"] == "thread_name":
                 names[e["tid"]] = e["args"]["name"]
             elif e["name"] == "process_name":
                 procs += 1
+            else:
+                bad(f"unknown metadata {e}")
             continue
-        if not isinstance(e.get("ts"), (int, float)) or e["ts"] < 0:
+        if not num(e.get("ts")) or e["ts"] < 0:
             bad(f"bad ts in {e}")
         if ph == "C":
-            if e["name"] != "heap" or not isinstance(e["args"].get("live_bytes"), int):
-                bad(f"bad counter {e}")
-            counters.append(e)
+            a = e.get("args")
+            if not isinstance(a, dict) or not a or not all(num(v) and v >= 0 for v in a.values()):
+                bad(f"counter without numeric args {e}")
+            if e["name"] == "heap":
+                if list(a) != ["live_bytes"] or not isinstance(a["live_bytes"], int):
+                    bad(f"bad heap counter {e}")
+                counters.append(e)
+            elif e["name"].endswith(" GFLOP/s") and e["name"][:-8] in calls:
+                gflops[e["name"][:-8]] = gflops.get(e["name"][:-8], 0) + 1
+            else:
+                bad(f"unknown counter {e}")
             continue
-        if not isinstance(e.get("dur"), (int, float)) or e["dur"] < 0 or not isinstance(e.get("tid"), int):
+        if ph == "i":
+            a = e.get("args", {})
+            if e.get("s") != "p" or e.get("cat") != "summary" or a.get("op") not in calls \
+                    or not isinstance(a.get("calls"), int) or a["calls"] <= 0 \
+                    or not num(a.get("total_us")) or not num(a.get("last_end_us")) \
+                    or a["last_end_us"] < e["ts"] or a.get("why") not in ("past TPROF_TRACE_CAP", "past TPROF_TRACE_MAX"):
+                bad(f"bad summary {e}")
+            summ[a["op"]] = summ.get(a["op"], 0) + a["calls"]
+            continue
+        if not num(e.get("dur")) or e["dur"] < 0 or not isinstance(e.get("tid"), int) \
+                or not isinstance(e.get("cat"), str):
             bad(f"bad complete event {e}")
-        if e.get("cat") == "summary":
-            name = e["name"].rsplit(" (", 1)[0]
-            summ[name] = summ.get(name, 0) + e["args"]["calls"]
-            continue
+        if "args" in e:
+            bad(f"a complete event with args (one frame per call in speedscope): {e}")
         if e["name"] not in calls:
             bad(f"event of an op not in the report: {e['name']}")
         xs[e["name"]] = xs.get(e["name"], 0) + 1
         by_tid.setdefault(e["tid"], []).append(e)
+    for name in calls:
+        want = xs.get(name, 0) if name in with_flops else 0
+        if gflops.get(name, 0) != want:
+            bad(f"{name}: {gflops.get(name, 0)} GFLOP/s samples for {xs.get(name, 0)} events")
     out, other = d["outputs"], t["otherData"]
     for name, n in calls.items():
         if xs.get(name, 0) + summ.get(name, 0) != n:
@@ -110,9 +149,13 @@ def check_trace(d, path, cap, budget):
     return names, by_tid
 
 
-def read_folded(path):
+def read_folded(path, unit):
     lines = {}
-    for n, line in enumerate(open(path), 1):
+    f = open(path)
+    head = f.readline().rstrip("\n")
+    if not head.startswith("# ") or unit not in head or re.search(r"\s\d+$", head):
+        bad(f"{path}: the first line does not state the unit {unit} as a comment: {head!r}")
+    for n, line in enumerate(f, 2):
         m = LINE.match(line.rstrip("\n"))
         if not m:
             bad(f"{path}:{n}: not 'frames value': {line!r}")
@@ -123,7 +166,7 @@ def read_folded(path):
 
 
 def check_folded(d, time_path, heap_path):
-    tl = read_folded(time_path)
+    tl = read_folded(time_path, "nanoseconds")
     want = {";".join(s["ops"]): s["self_ns"] for s in d["op_stacks"] if s["self_ns"]}
     got = {k: v for k, v in tl.items() if k != "[outside ops]"}
     if got != want:
@@ -133,7 +176,10 @@ def check_folded(d, time_path, heap_path):
         bad(f"op-time lines add to {sum(got.values())}, the ops' self time to {self_sum}")
     if tl.get("[outside ops]", 0) != d["verdict"]["outside_ops_ns"]:
         bad("[outside ops] is not the report's outside_ops_ns")
-    hl = read_folded(heap_path)
+    hl = read_folded(heap_path, "bytes")
+    for k in hl:
+        if "main" in k.split(";")[1:]:
+            bad(f"{heap_path}: main is not the first frame (a second tower): {k}")
     if sum(hl.values()) != d["memory"]["peak_bytes"]:
         bad(f"heap lines add to {sum(hl.values())}, the peak is {d['memory']['peak_bytes']}")
     return tl, hl
@@ -150,7 +196,7 @@ def main():
             want = a[a.index("--names") + 1].split(",")
             have = [names[t] for t in by_tid]
             for w in want:
-                if not any(h.startswith(w + " ") for h in have):
+                if w not in have:
                     bad(f"no thread named {w} among {have}")
     elif a[1] == "folded":
         tl, hl = check_folded(d, a[2], a[3])
