@@ -25,3 +25,14 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 [ -x configure ] || ./autogen.sh
+# tests/out_speedscope.sh opens the trace and folded stacks in speedscope, headless in Chromium:
+# the npm package (pinned), into tests/npm of the build tree. Skipped without npm.
+SPEEDSCOPE_VERSION=1.25.0
+if command -v npm > /dev/null &&
+   [ "$(cat tests/npm/node_modules/speedscope/package.json 2> /dev/null |
+        sed -n 's/^ *"version": "\(.*\)",$/\1/p')" != "$SPEEDSCOPE_VERSION" ]; then
+  echo "setup: installing speedscope@$SPEEDSCOPE_VERSION into tests/npm"
+  mkdir -p tests/npm
+  npm install --prefix tests/npm --no-audit --no-fund --silent "speedscope@$SPEEDSCOPE_VERSION" ||
+    echo "setup: npm install failed; tests/out_speedscope.sh will be skipped"
+fi

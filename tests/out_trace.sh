@@ -7,7 +7,7 @@
 V=$TB/victims/v_trace
 OPS='*matmul*,*forward*,*conv*'
 native=$("$V" 20 1) || fail "native run failed"
-out=$(tp TPROF_OPS="$OPS" TPROF_JSON="$WORK/r.json" TPROF_TRACE="$WORK/t.json" \
+out=$(tp TPROF_DEMOTE=0 TPROF_OPS="$OPS" TPROF_JSON="$WORK/r.json" TPROF_TRACE="$WORK/t.json" \
       TPROF_FOLDED="$WORK/f.folded" TPROF_OUTPUT="$WORK/r.txt" LD_PRELOAD="$TPROF_SO" "$V" 20 1) || fail "victim failed"
 [ "$out" = "$native" ] || fail "stdout changed: $out"
 # step k calls small_matmul k+1 times: 210 in 20 steps, and 10 more under conv_layer
@@ -42,14 +42,14 @@ jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))'
 fi
 
 # A cap of 100 calls: the first 100 are events, the other 150 summarised per op.
-tp TPROF_OPS="$OPS" TPROF_JSON="$WORK/c.json" TPROF_TRACE="$WORK/c.trace" TPROF_TRACE_CAP=100 \
+tp TPROF_DEMOTE=0 TPROF_OPS="$OPS" TPROF_JSON="$WORK/c.json" TPROF_TRACE="$WORK/c.trace" TPROF_TRACE_CAP=100 \
    TPROF_OUTPUT="$WORK/c.txt" LD_PRELOAD="$TPROF_SO" "$V" 20 1 > /dev/null || fail "victim failed (cap)"
 jcheck "$WORK/c.json" "d['outputs']['trace_events'] == 100" "d['outputs']['trace_past_cap'] == 150"
 python3 "$TS/tracecheck.py" "$WORK/c.json" trace "$WORK/c.trace" --cap 100 || fail "trace (cap)"
 grep -q '^trace: 150 calls past TPROF_TRACE_CAP are summarised per op' "$WORK/c.txt" || fail "text report: cap not said"
 
 # A 64 KiB budget for 20 x 50 x (k+1) = 10,500 small_matmul calls: the file stays under it.
-tp TPROF_OPS="$OPS" TPROF_JSON="$WORK/m.json" TPROF_TRACE="$WORK/m.trace" TPROF_TRACE_MAX=64K \
+tp TPROF_DEMOTE=0 TPROF_OPS="$OPS" TPROF_JSON="$WORK/m.json" TPROF_TRACE="$WORK/m.trace" TPROF_TRACE_MAX=64K \
    TPROF_OUTPUT="$WORK/m.txt" LD_PRELOAD="$TPROF_SO" "$V" 20 50 > /dev/null || fail "victim failed (max)"
 jcheck "$WORK/m.json" "ops['small_matmul']['calls'] == 10510" "d['outputs']['trace_past_max'] > 0" \
   "d['outputs']['trace_events'] + d['outputs']['trace_past_max'] == d['outputs']['trace_calls']" \

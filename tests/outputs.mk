@@ -18,3 +18,6 @@ EXTRA_DIST += tests/fault_tables.sh
 # exec with an environment copied before fork (tests/proc_exec.sh).
 check_PROGRAMS += tests/victims/v_envexec
 tests_victims_v_envexec_CFLAGS = $(VICTIM_CFLAGS)
+# The trace and folded stacks in speedscope (npm), headless in Chromium.
+TESTS += tests/out_speedscope.sh
+EXTRA_DIST += tests/out_speedscope.sh tests/speedscope.py
