@@ -2,12 +2,12 @@
 """Open a tprof trace or folded-stack file in speedscope (the npm package's offline viewer,
 headless in Chromium) and check what speedscope made of it against the file and the report.
 
-speedscope.py SPEEDSCOPE_DIR REPORT.json trace TRACE.json FRAME=CALLS...
-speedscope.py SPEEDSCOPE_DIR REPORT.json folded FILE.folded STACK=VALUE...
+speedscope.py SPEEDSCOPE_DIR -- REPORT.json trace TRACE.json FRAME=CALLS... \
+                             -- REPORT.json folded FILE.folded STACK=VALUE... [-- ...]
 
 The npm package ships only the built app, so the profile is handed to it the way its own CLI
 does (a script calling speedscope.loadFileFromBase64), and what it imported is read back through
-its own export (Ctrl+S, caught before the download): the frames and events of every profile,
+its own export (Ctrl+S, caught before the download), all files in one browser run: the frames and events of every profile,
 exactly as its importer built them. Import warnings (an event closed out of order, a frame left
 open) fail the check.
 
@@ -30,7 +30,7 @@ import tempfile
 
 PAGE_SCRIPT = """
 (function () {
-  var warns = [];
+  var files = %s, out = [], warns = [], i = 0;
   ['warn', 'error'].forEach(function (k) {
     var o = console[k];
     console[k] = function () {
@@ -38,19 +38,26 @@ PAGE_SCRIPT = """
       o.apply(console, arguments);
     };
   });
+  function done() {
+    var p = document.createElement('pre');
+    p.id = 'tprof-export';
+    p.textContent = JSON.stringify(out);
+    document.body.appendChild(p);
+  }
   URL.createObjectURL = function (blob) {
     blob.text().then(function (t) {
-      var p = document.createElement('pre');
-      p.id = 'tprof-export';
-      p.textContent = JSON.stringify({exported: JSON.parse(t), warnings: warns});
-      document.body.appendChild(p);
+      var e = JSON.parse(t);
+      if (i >= files.length || e.name !== files[i][0]) return; /* the previous file's */
+      out.push({exported: e, warnings: warns});
+      warns = [];
+      if (++i < files.length) speedscope.loadFileFromBase64(files[i][0], files[i][1]);
     });
     return 'about:blank';
   };
   HTMLAnchorElement.prototype.click = function () {};
-  speedscope.loadFileFromBase64(%s, %s);
+  speedscope.loadFileFromBase64(files[0][0], files[0][1]);
   var tries = 0, t = setInterval(function () {
-    if (document.getElementById('tprof-export') || ++tries > 400) { clearInterval(t); return; }
+    if (i >= files.length || ++tries > 2000) { clearInterval(t); done(); return; }
     window.dispatchEvent(new KeyboardEvent('keydown', {key: 's', ctrlKey: true}));
   }, 25);
 })();
@@ -62,28 +69,34 @@ def bad(msg):
     sys.exit(1)
 
 
-def load(ss_dir, path):
-    """What speedscope imported from path, as its export, and its import warnings."""
+def load_all(ss_dir, paths):
+    """What speedscope imported from each path, as its export, in one browser run (each file
+    loaded in turn, as a user drops one after another)."""
+    if len(set(map(os.path.basename, paths))) != len(paths):
+        bad("two files of the same name: their exports could not be told apart")
     tmp = tempfile.mkdtemp(prefix="tprof-ss.")
     try:
-        data = base64.b64encode(open(path, "rb").read()).decode()
+        files = [[os.path.basename(p), base64.b64encode(open(p, "rb").read()).decode()] for p in paths]
         with open(os.path.join(tmp, "p.js"), "w") as f:
-            f.write(PAGE_SCRIPT % (json.dumps(os.path.basename(path)), json.dumps(data)))
+            f.write(PAGE_SCRIPT % json.dumps(files))
         url = "file://%s/dist/release/index.html#localProfilePath=%s/p.js" % (ss_dir, tmp)
         cmd = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                "--no-first-run", "--disable-background-networking", "--disable-component-update",
                "--disable-sync", "--user-data-dir=" + os.path.join(tmp, "u"),
-               "--virtual-time-budget=20000", "--dump-dom", url]
+               "--virtual-time-budget=60000", "--dump-dom", url]
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     m = re.search(r'<pre id="tprof-export">(.*?)</pre>', out.stdout, re.S)
     if not m:
-        bad(f"speedscope exported nothing for {path}: {out.stdout[-400:]} {out.stderr[-400:]}")
+        bad(f"speedscope exported nothing: {out.stdout[-400:]} {out.stderr[-400:]}")
     got = json.loads(html.unescape(m.group(1)))
-    if got["warnings"]:
-        bad(f"speedscope warned while importing {path}: {got['warnings'][:5]}")
-    return got["exported"]
+    if len(got) != len(paths):
+        bad(f"speedscope exported {len(got)} of {len(paths)} files")
+    for p, g in zip(paths, got):
+        if g["warnings"]:
+            bad(f"speedscope warned while importing {p}: {g['warnings'][:5]}")
+    return [g["exported"] for g in got]
 
 
 def frames_of_events(prof, names):
@@ -106,9 +119,8 @@ def frames_of_events(prof, names):
     return per
 
 
-def check_trace(ss_dir, d, path, want):
+def check_trace(exp, d, path, want):
     t = json.load(open(path))
-    exp = load(ss_dir, path)
     names = [f["name"] for f in exp["shared"]["frames"]]
     pid = d["program"]["pid"]
     proc = next(e["args"]["name"] for e in t["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name")
@@ -157,14 +169,13 @@ def check_trace(ss_dir, d, path, want):
     print("speedscope trace:", ", ".join(f"{k} {v} calls" for k, v in sorted(calls.items())))
 
 
-def check_folded(ss_dir, path, want):
+def check_folded(exp, path, want):
     lines = {}
     for line in open(path):
         if line.startswith("#"):
             continue
         stack, v = line.rstrip("\n").rsplit(" ", 1)
         lines[stack] = int(v)
-    exp = load(ss_dir, path)
     names = [f["name"] for f in exp["shared"]["frames"]]
     if len(exp["profiles"]) != 1 or exp["profiles"][0]["type"] != "evented":
         bad(f"not one profile: {[(p['type'], p['name']) for p in exp['profiles']]}")
@@ -194,14 +205,22 @@ def check_folded(ss_dir, path, want):
 
 
 def main():
+    # SPEEDSCOPE_DIR -- REPORT.json trace|folded FILE [EXPECTED...] [-- REPORT.json ...]
     a = sys.argv[1:]
-    ss_dir, d = os.path.abspath(a[0]), json.load(open(a[1]))
-    if a[2] == "trace":
-        check_trace(ss_dir, d, a[3], a[4:])
-    elif a[2] == "folded":
-        check_folded(ss_dir, a[3], a[4:])
-    else:
+    ss_dir, checks = os.path.abspath(a[0]), []
+    for w in a[1:]:
+        if w == "--":
+            checks.append([])
+        else:
+            checks[-1].append(w)
+    if not checks or any(len(c) < 3 or c[1] not in ("trace", "folded") for c in checks):
         bad("usage")
+    exports = load_all(ss_dir, [c[2] for c in checks])
+    for c, exp in zip(checks, exports):
+        if c[1] == "trace":
+            check_trace(exp, json.load(open(c[0])), c[2], c[3:])
+        else:
+            check_folded(exp, c[2], c[3:])
 
 
 main()
