@@ -21,3 +21,9 @@ tests_victims_v_envexec_CFLAGS = $(VICTIM_CFLAGS)
 # The trace and folded stacks in speedscope (npm), headless in Chromium.
 TESTS += tests/out_speedscope.sh
 EXTRA_DIST += tests/out_speedscope.sh tests/speedscope.py
+# The folded stacks' unit line and roots, on a hand-made report.
+check_PROGRAMS += tests/check_folded
+tests_check_folded_SOURCES = tests/check_folded.c
+tests_check_folded_CFLAGS = $(TEST_CFLAGS)
+tests_check_folded_LDADD = $(TEST_LIBS)
+TESTS += tests/check_folded
