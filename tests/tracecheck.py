@@ -11,7 +11,9 @@ microseconds, and no args (speedscope keys frames by name and args, so per-call 
 every call a frame of its own); "C" counters whose args are all numbers; "M" process_name and
 thread_name metadata with a string name; summaries as process-scoped "i" instant events (never
 complete events, which drew as fake stacks). Per op, the complete events plus the summarised
-calls equal the report's calls, and an op with FLOPs has one GFLOP/s counter sample per event;
+calls equal the report's calls, and an op with FLOPs has one GFLOP/s counter sample per event
+(counters named "<op> <shape>", one series "GFLOP/s"; events need not be in time order, which
+the format allows);
 with no cap or budget hit, every call is an event; nested events lie inside their parent on the
 same thread; the heap counter track holds the exact peak; thread names are given for every tid
 that has events; otherData and the report's outputs agree; with --max the file fits.
@@ -80,10 +82,12 @@ def check_trace(d, path, cap, budget):
                 if list(a) != ["live_bytes"] or not isinstance(a["live_bytes"], int):
                     bad(f"bad heap counter {e}")
                 counters.append(e)
-            elif e["name"].endswith(" GFLOP/s") and e["name"][:-8] in calls:
-                gflops[e["name"][:-8]] = gflops.get(e["name"][:-8], 0) + 1
-            else:
-                bad(f"unknown counter {e}")
+            else:  # "<op>" or "<op> <shape>", one series
+                ops = [o for o in calls if e["name"] == o or e["name"].startswith(o + " ")]
+                if e.get("cat") != "GFLOP/s" or list(a) != ["GFLOP/s"] or not ops:
+                    bad(f"unknown counter {e}")
+                op = max(ops, key=len)
+                gflops[op] = gflops.get(op, 0) + 1
             continue
         if ph == "i":
             a = e.get("args", {})

@@ -1,5 +1,5 @@
-/* The Chrome Trace Event file: op calls as complete events ("ph":"X") per thread, each op's
- * GFLOP/s per call and the heap as counter tracks ("C"), process and thread names ("M"), and
+/* The Chrome Trace Event file: op calls as complete events ("ph":"X") per thread, the GFLOP/s
+ * of each call (a track per op and shape) and the heap as counter tracks ("C"), process and thread names ("M"), and
  * per-op summaries of the calls that did not fit as instant events ("i"). Opens in Perfetto,
  * chrome://tracing and speedscope (which shows the calls and ignores the rest).
  *
@@ -83,70 +83,67 @@ static char *dup_buf(struct tp_buf *t)
     return p;
 }
 
-/* The start of an op's complete events up to the tid, and of its GFLOP/s counter up to the ts.
- * Both names are the op's alone: a viewer that groups calls by name and args (speedscope)
- * then shows one frame per op. */
-static const char *event_prefix(struct writer *w, int op, int counter)
+/* The start of an op's complete events, up to the tid. The name is the op's alone: a viewer
+ * that groups calls by name and args (speedscope) then shows one frame per op. */
+static const char *event_prefix(struct writer *w, int op)
 {
-    char **cell = w->prefix ? &w->prefix[2 * op + counter] : NULL;
+    char **cell = w->prefix ? &w->prefix[2 * op] : NULL;
     if (cell && *cell)
         return *cell;
     struct tp_buf t;
     tp_buf_init(&t);
     const char *name = tp_ops_name(op), *kind = tp_ops_kind(op);
-    if (counter) {
-        tp_buf_puts(&t, "{\"ph\":\"C\",\"name\":");
-        struct tp_buf n;
-        tp_buf_init(&n);
-        tp_buf_printf(&n, "%s GFLOP/s", name ? name : "?");
-        tp_json_str(&t, tp_buf_ok(&n) ? tp_buf_str(&n) : "? GFLOP/s");
-        tp_buf_free(&n);
-        tp_buf_printf(&t, ",\"pid\":%ld,\"ts\":", w->pid);
-    } else {
-        tp_buf_puts(&t, "{\"ph\":\"X\",\"name\":");
-        tp_json_str(&t, name ? name : "?");
-        tp_buf_puts(&t, ",\"cat\":");
-        tp_json_str(&t, kind ? kind : "op");
-        tp_buf_printf(&t, ",\"pid\":%ld,\"tid\":", w->pid);
-    }
+    tp_buf_puts(&t, "{\"ph\":\"X\",\"name\":");
+    tp_json_str(&t, name ? name : "?");
+    tp_buf_puts(&t, ",\"cat\":");
+    tp_json_str(&t, kind ? kind : "op");
+    tp_buf_printf(&t, ",\"pid\":%ld,\"tid\":", w->pid);
     char *p = dup_buf(&t);
     if (cell && p)
         *cell = p;
-    return p         ? p
-           : counter ? "{\"ph\":\"C\",\"name\":\"? GFLOP/s\",\"ts\":"
-                     : "{\"ph\":\"X\",\"name\":\"?\",\"tid\":";
+    return p ? p : "{\"ph\":\"X\",\"name\":\"?\",\"tid\":";
 }
 
-/* The series of an op's GFLOP/s counter: its shape ("m=64 n=32 k=16 NN row"), so that each
- * shape is a line of its own, or "GFLOP/s" for a call with no shape. */
-static const char *event_series(struct writer *w, int op, int slot)
+/* The start of a GFLOP/s sample, up to the ts: a counter per op and shape, named
+ * "cblas_sgemm m=64 n=32 k=16 NN row" (the op alone for a call with no shape), with the one
+ * series "GFLOP/s". One series per counter: Catapult stacks the series of a counter, and rates
+ * of different shapes do not add up. */
+static const char *counter_prefix(struct writer *w, int op, int slot)
 {
-    if (slot < 0 || slot >= TP_OPS_MAX_SHAPES)
-        return "\"GFLOP/s\"";
-    char **cell = w->shape ? &w->shape[(size_t)op * TP_OPS_MAX_SHAPES + (size_t)slot] : NULL;
+    char **cell =
+        slot < 0 || slot >= TP_OPS_MAX_SHAPES
+            ? (w->prefix ? &w->prefix[2 * op + 1] : NULL)
+            : (w->shape ? &w->shape[(size_t)op * TP_OPS_MAX_SHAPES + (size_t)slot] : NULL);
     if (cell && *cell)
         return *cell;
+    const char *name = tp_ops_name(op);
     char desc[96];
-    if (tp_ops_shape_desc(op, slot, desc, sizeof desc) != 0)
-        return "\"GFLOP/s\"";
-    struct tp_buf t;
+    struct tp_buf n, t;
+    tp_buf_init(&n);
+    tp_buf_puts(&n, name ? name : "?");
+    if (slot >= 0 && slot < TP_OPS_MAX_SHAPES &&
+        tp_ops_shape_desc(op, slot, desc, sizeof desc) == 0)
+        tp_buf_printf(&n, " %s", desc);
     tp_buf_init(&t);
-    tp_json_str(&t, desc);
+    tp_buf_puts(&t, "{\"ph\":\"C\",\"name\":");
+    tp_json_str(&t, tp_buf_ok(&n) ? tp_buf_str(&n) : "?");
+    tp_buf_free(&n);
+    tp_buf_printf(&t, ",\"cat\":\"GFLOP/s\",\"pid\":%ld,\"ts\":", w->pid);
     char *p = dup_buf(&t);
-    if (cell)
+    if (cell && p)
         *cell = p;
-    return p ? p : "\"GFLOP/s\"";
+    return p ? p : "{\"ph\":\"C\",\"name\":\"?\",\"ts\":";
 }
 
 /* An op call as a complete event with no args: per-call figures in args would make every call
  * a frame of its own in speedscope, which keys frames by name and args. The call's GFLOP/s
- * goes to a counter track of the op instead, which Perfetto and chrome://tracing draw under
- * the process. */
+ * goes to a counter track of the op and shape instead, which Perfetto and chrome://tracing draw
+ * under the process. */
 static void put_event(struct writer *w, const struct tp_trace_event *e)
 {
     struct tp_buf *b = w->b;
     sep(w);
-    tp_buf_puts(b, event_prefix(w, e->op, 0));
+    tp_buf_puts(b, event_prefix(w, e->op));
     put_u64(b, (uint64_t)tp_trace_threads[e->thread].tid);
     double dur_ns = (double)e->dur * w->ratio;
     uint64_t t0 = (uint64_t)ns_of(w, e->t0);
@@ -158,11 +155,9 @@ static void put_event(struct writer *w, const struct tp_trace_event *e)
     if (!e->flops)
         return;
     sep(w);
-    tp_buf_puts(b, event_prefix(w, e->op, 1));
+    tp_buf_puts(b, counter_prefix(w, e->op, e->shape));
     put_milli(b, t0);
-    tp_buf_puts(b, ",\"args\":{");
-    tp_buf_puts(b, event_series(w, e->op, e->shape));
-    tp_buf_putc(b, ':');
+    tp_buf_puts(b, ",\"args\":{\"GFLOP/s\":");
     put_milli(b, dur_ns > 0 ? (uint64_t)((double)e->flops / dur_ns * 1000.0 + 0.5) : 0);
     tp_buf_puts(b, "}}");
 }
