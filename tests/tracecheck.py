@@ -38,7 +38,8 @@ def bad(msg):
 def check_trace(d, path, cap, budget):
     size = os.path.getsize(path)
     try:
-        t = json.load(open(path))
+        # NaN and Infinity are Python's extensions, not JSON: viewers refuse them
+        t = json.load(open(path), parse_constant=lambda c: bad(f"{path}: {c} is not JSON"))
     except Exception as e:  # noqa: BLE001 - any parse failure is the finding
         bad(f"{path} does not parse: {e}")
     if budget is not None and size > budget:
