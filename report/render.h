@@ -25,11 +25,16 @@ void tp_json_str(struct tp_buf *b, const char *s);
 
 /* Folded stacks ("frame;frame;frame value" per line, outermost frame first) for flamegraph.pl,
  * speedscope and inferno. TP_FOLDED_TIME: op stacks, value = self time in ns, plus a line for
- * the wall time outside any op; needs r->opstacks. TP_FOLDED_HEAP: call sites, value = bytes
- * live at the heap peak, with the rest of the peak on one line so that the lines add up to the
- * peak. Returns the number of lines. */
+ * the wall time outside any op; needs r->opstacks. TP_FOLDED_HEAP: call sites from main, value =
+ * bytes live at the heap peak, with the rest of the peak on one line so that the lines add up to
+ * the peak. A first '#' line states the unit. Returns the number of lines after it. */
 enum tp_folded_kind { TP_FOLDED_TIME, TP_FOLDED_HEAP };
 size_t tp_render_folded(const struct tp_report *r, enum tp_folded_kind kind, struct tp_buf *b);
+/* Where a heap site's flame-graph stack starts, for every drawing of one: frames[*top] (the
+ * outermost main, else the outermost frame) down to frames[0]; *partial is 1 when the stack
+ * reaches neither main nor a process, thread or loader root (it was cut: draw it under a
+ * "[partial stack]" frame). */
+void tp_site_flame_top(const struct tp_site *s, size_t *top, int *partial);
 
 struct tp_text_opts {
     int top;   /* rows per section */

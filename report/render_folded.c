@@ -71,19 +71,30 @@ static int is_root(const struct tp_frame *f)
     return !strncmp(m, "ld-linux", 8) || !strncmp(m, "ld.so", 5);
 }
 
-/* A heap site's frames, outermost first. Stacks start at main: the C runtime frames above it
- * are the same for every site, and a stack cut a few frames short of them would otherwise
- * root at __libc_start_call_main or main and draw the program as two towers. A stack that
- * reaches neither main nor a root starts at "[partial stack]" for the same reason. */
-static void put_site_stack(struct tp_buf *t, const struct tp_site *s)
+/* Stacks start at main: the C runtime frames above it are the same for every site, and a stack
+ * cut a few frames short of them would otherwise root at __libc_start_call_main or main and draw
+ * the program as two towers. A stack that reaches neither main nor a root is marked partial. */
+void tp_site_flame_top(const struct tp_site *s, size_t *top, int *partial)
 {
-    size_t top = s->nframes - 1;
+    *top = s->nframes ? s->nframes - 1 : 0;
+    *partial = 0;
+    if (!s->nframes)
+        return;
     for (size_t d = s->nframes; d-- > 0;)
         if (is_main(&s->frames[d])) {
-            top = d;
-            break;
+            *top = d;
+            return;
         }
-    if (!is_main(&s->frames[top]) && !is_root(&s->frames[top]))
+    *partial = !is_root(&s->frames[*top]);
+}
+
+/* A heap site's frames, outermost first, a cut stack under "[partial stack]". */
+static void put_site_stack(struct tp_buf *t, const struct tp_site *s)
+{
+    size_t top;
+    int partial;
+    tp_site_flame_top(s, &top, &partial);
+    if (partial)
         tp_buf_puts(t, "[partial stack];");
     for (size_t d = top + 1; d-- > 0;) {
         put_site_frame(t, &s->frames[d]);
