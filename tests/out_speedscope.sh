@@ -6,6 +6,8 @@
 # scripts/setup.sh into tests/npm of the build tree; without it or Chromium the test is skipped.
 . "$TS/lib.sh"
 SS=${SPEEDSCOPE_DIR:-$TB/npm/node_modules/speedscope}
+# A build tree apart from the sources (build-asan/) uses the one setup.sh put in the sources.
+[ -f "$SS/dist/release/index.html" ] || SS=${SPEEDSCOPE_DIR:-$TS/npm/node_modules/speedscope}
 [ -f "$SS/dist/release/index.html" ] || { echo "SKIP: no speedscope in $SS (scripts/setup.sh)"; exit 77; }
 command -v chromium > /dev/null || { echo "SKIP: no chromium"; exit 77; }
 V=$TB/victims/v_trace
