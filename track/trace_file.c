@@ -1,7 +1,8 @@
 /* The Chrome Trace Event file: op calls as complete events ("ph":"X") per thread, the GFLOP/s
- * of each call (a track per op and shape) and the heap as counter tracks ("C"), process and thread names ("M"), and
- * per-op summaries of the calls that did not fit as instant events ("i"). Opens in Perfetto,
- * chrome://tracing and speedscope (which shows the calls and ignores the rest).
+ * of each call (a track per op and shape) and the heap as counter tracks ("C"), process and
+ * thread names ("M"), and per-op summaries of the calls that did not fit as instant events
+ * ("i"). Opens in Perfetto, chrome://tracing and speedscope (which shows the calls and ignores
+ * the rest).
  *
  * Written from what tracebuf.c recorded, within TPROF_TRACE_MAX bytes: room for what must come
  * last (the summaries, the closing object) is reserved first, thread names and the heap counter
@@ -237,8 +238,8 @@ static struct tp_trace_summary *past_max_new(int nops)
     return past_max;
 }
 
-/* Room kept for what comes after the events: the closing object,
- * and for every op that has calls, a summary for each reason. */
+/* Room kept for what comes after the events: the closing object, and for every op that has
+ * calls, a summary for each reason. */
 static size_t tail_reserve(int nops)
 {
     char *has_calls = tp_calloc(nops ? (size_t)nops : 1, 1);
