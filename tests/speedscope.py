@@ -2,22 +2,22 @@
 """Open a tprof trace or folded-stack file in speedscope (the npm package's offline viewer,
 headless in Chromium) and check what speedscope made of it against the file and the report.
 
-speedscope.py SPEEDSCOPE_DIR -- REPORT.json trace TRACE.json FRAME=CALLS... \
+speedscope.py SPEEDSCOPE_DIR -- REPORT.json trace TRACE.json FRAME=CALLS...
                              -- REPORT.json folded FILE.folded STACK=VALUE... [-- ...]
 
 The npm package ships only the built app, so the profile is handed to it the way its own CLI
 does (a script calling speedscope.loadFileFromBase64), and what it imported is read back through
-its own export (Ctrl+S, caught before the download), all files in one browser run: the frames and events of every profile,
-exactly as its importer built them. Import warnings (an event closed out of order, a frame left
-open) fail the check.
+its own export (Ctrl+S, caught before the download), all files in one browser run: the frames
+and events of every profile, exactly as its importer built them. Import warnings (an event
+closed out of order, a frame left open) fail the check.
 
 trace: one profile per thread that has op calls, named "<program> (pid P), <thread> (tid T)"
 with no id twice; in each, one frame per op (not one per call); per op, the opened frames add
-up to the report's calls less those summarised (FRAME=CALLS lists the ops expected, exactly) and the time speedscope
-gives each frame is the sum of its events' durations in the file.
-folded: one profile whose stacks and weights are the file's lines, exactly, the unit
-line skipped; STACK=VALUE pairs are exact totals of the lines that are or end in STACK; main
-is only ever a root frame. Prints what is wrong and exits 1."""
+up to the report's calls less those summarised (FRAME=CALLS lists the ops expected, exactly),
+and the time speedscope gives each frame is the sum of its events' durations in the file.
+folded: one profile whose stacks and weights are the file's lines, exactly, the unit line
+skipped; STACK=VALUE pairs are exact totals of the lines that are or end in STACK; main is only
+ever a root frame. Prints what is wrong and exits 1."""
 import base64
 import html
 import json
