@@ -239,6 +239,8 @@ void tp_report_free(struct tp_report *r)
     for (size_t i = 0; i < r->memory.nsites; i++)
         tp_site_free_frames(&r->memory.sites[i]);
     free(r->memory.sites);
+    free(r->memory.series);
+    free(r->steps.series);
     {
         struct tp_steps *s = &r->steps;
         TP_STEPS_FIELDS(FREE)
