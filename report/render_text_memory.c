@@ -73,16 +73,19 @@ void tp_text_heap_chart(const struct tp_memory *m, uint64_t end_ns, int rows, in
             tp_fmt_bytes(m->peak_bytes, lab, sizeof lab);
         else
             lab[0] = 0;
-        tp_buf_printf(b, "%10s |", lab);
+        char line[224];
+        int len = 0;
         for (int k = 0; k < cols; k++) {
             char ch = ' ';
             if ((double)live[k] >= level)
                 ch = (double)floor[k] >= level ? ':' : '#';
             if (k == peak_col && row == rows)
                 ch = '@';
-            tp_buf_putc(b, ch);
+            line[k] = ch;
+            if (ch != ' ')
+                len = k + 1;
         }
-        tp_buf_putc(b, '\n');
+        tp_buf_printf(b, "%10s |%.*s\n", lab, len, line);
     }
     tp_buf_printf(b, "%10s +", "0");
     for (int k = 0; k < cols; k++)
