@@ -90,7 +90,7 @@
     var rowh = 18, rows = Math.min(depth(top), 24), g = root(id, rows * rowh + 2);
     if (!g || !top.value) return;
     var draw = function (n, x, w, level) {
-      if (level >= rows || w < 0.5) return;
+      if (level >= rows) return;
       var r = svg('g', {'class': 'cell'}, g);
       svg('rect', {x: x, y: level * rowh, width: Math.max(w - 0.5, 0.5), height: rowh - 1,
                    fill: level ? colour(n.name) : '#999'}, r);
@@ -227,8 +227,11 @@
     });
   }
 
+  /* A chart that fails leaves the others drawn, and says so on the console and in the page. */
+  var failed = 0;
   [opFlame, heapFlame, heapTime, stepTime, latency].forEach(function (f) {
-    try { f(); } catch (err) { console.error('tprof: ' + f.name + ': ' + err); }
+    try { f(); } catch (err) { failed++; console.error('tprof: ' + f.name + ': ' + err); }
   });
-  document.body.setAttribute('data-drawn', '1');
+  document.body.setAttribute('data-drawn', String(5 - failed));
+  document.body.setAttribute('data-failed', String(failed));
 })();
