@@ -11,7 +11,7 @@ EXTRA_DIST += docs/json-shape.md
 nodist_libtpreport_la_SOURCES = report/html_assets.h
 BUILT_SOURCES = report/html_assets.h
 CLEANFILES += report/html_assets.h
-EXTRA_DIST += report/html_page.css report/html_page.js
+EXTRA_DIST += report/html_page.css report/html_page.js docs/cnn-html.png
 TP_C_STRING = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
 report/html_assets.h: $(srcdir)/report/html_page.css $(srcdir)/report/html_page.js
 	$(AM_V_GEN)$(MKDIR_P) report && { \
