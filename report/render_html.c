@@ -2,12 +2,12 @@
  * written here from the model; the charts are drawn in the browser by report/html_page.js from
  * the JSON report embedded in the page, so that the page holds exactly the JSON's data and
  * `tprof report --html` of a saved JSON gives the page the run gave. Nothing is fetched: the
- * style and the script are inline (report/html_assets.h is generated from html_page.css and
+ * style and the script are inline (report/html_assets.inc is generated from html_page.css and
  * html_page.js by the build). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/html_assets.h"
+#include "report/html_assets.inc"
 #include "report/render.h"
 #include "report/units.h"
 

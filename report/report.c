@@ -285,22 +285,6 @@ void tp_report_note(struct tp_report *r, const char *fmt, ...)
         r->notes[r->nnotes++] = copy;
 }
 
-int tp_site_system_only(const struct tp_site *s)
-{
-    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
-    if (s->nframes == 0)
-        return 0;
-    for (size_t i = 0; i < s->nframes; i++) {
-        const char *m = s->frames[i].module;
-        int sys = 0;
-        for (size_t d = 0; m && d < sizeof dirs / sizeof dirs[0]; d++)
-            sys |= !strncmp(m, dirs[d], strlen(dirs[d]));
-        if (!sys)
-            return 0;
-    }
-    return 1;
-}
-
 int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y)
 {
     if (x->live_at_peak_bytes != y->live_at_peak_bytes)

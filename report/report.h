@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/series.h"
+
 #define TP_SCHEMA_VERSION 1
 
 /* Latency distribution of one op (or of steps), warm-up calls excluded. */
@@ -85,13 +87,6 @@ struct tp_site {
     int suppressed; /* its leak matched a TPROF_SUPPRESS pattern */
 };
 
-/* One point of the heap over time (TPROF_HTML): live bytes at ns since the start, and of them the
- * bytes live when the last unit of lifetime (step) ended, which outlived it: the persistent floor
- * (never more than live). */
-struct tp_heap_point {
-    uint64_t ns, live_bytes, persistent_bytes;
-};
-
 struct tp_memory {
     uint64_t peak_bytes, peak_ns; /* peak_ns: since the program started */
     char *peak_op;                /* op running on the thread that set the peak, or NULL */
@@ -154,12 +149,6 @@ struct tp_verdict {
     size_t namdahl;
 };
 
-/* One step of the run: its index among the recorded steps (warm-up ones first), when it ended
- * (ns since the start) and how long it took. */
-struct tp_step_point {
-    uint64_t index, end_ns, ns;
-};
-
 struct tp_steps {
     char *name;             /* TPROF_STEP function or "tprof_step" */
     uint64_t count, warmup; /* count includes warm-up steps */
@@ -170,17 +159,6 @@ struct tp_steps {
     struct tp_step_point *series;
     size_t nseries;
 };
-
-/* Points kept in a series of the report (heap over time, steps over the run). */
-#define TP_SERIES_MAX 1000
-
-/* Reduce n points (x ascending) to at most max in place: the run is cut into max / 2 stretches
- * of equal point count and each keeps its points with the smallest and the largest value, in
- * their order, so the largest of all (the heap peak) is kept exactly and the chart keeps its
- * envelope. val(i) reads point i's value; move(dst, src) copies point src to dst (dst <= src).
- * Returns the new count. */
-size_t tp_series_downsample(size_t n, size_t max, uint64_t (*val)(void *ctx, size_t i),
-                            void (*move)(void *ctx, size_t dst, size_t src), void *ctx);
 
 /* One path of nested ops (outermost first) with the time spent in its innermost op: the op-time
  * flame graph (TPROF_FOLDED). */

@@ -1,5 +1,5 @@
 /* The report's bounded series (report.h, tp_series_downsample). */
-#include "report/report.h"
+#include "report/series.h"
 
 size_t tp_series_downsample(size_t n, size_t max, uint64_t (*val)(void *ctx, size_t i),
                             void (*move)(void *ctx, size_t dst, size_t src), void *ctx)
