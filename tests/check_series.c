@@ -1,5 +1,5 @@
 /* The report's series over time: downsampling keeps the peak exactly and the envelope of each
- * stretch, in order; the text heap chart of a fixed series, row by row; and the HTML page of a
+ * stretch, in order, also through the library's bounded step buffer; the text heap chart of a fixed series, row by row; and the HTML page of a
  * small model: its tables, its escaping, and the JSON it embeds. */
 #include <check.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "report/render.h"
 #include "report/render_text.h"
+#include "track/series.h"
 
 static uint64_t pt_val(void *ctx, size_t i)
 {
@@ -54,6 +55,35 @@ START_TEST(test_downsample_small_and_exact)
     /* at or under the bound: untouched */
     ck_assert_uint_eq(tp_series_downsample(4, 4, pt_val, pt_move, p), 4);
     ck_assert_uint_eq(p[3].ns, 5);
+}
+END_TEST
+
+START_TEST(test_step_series_keeps_extremes)
+{
+    /* 10,000 steps through the library's bounded buffer (halved twice on the way) and the
+     * report's 1,000 points: the slowest and the fastest step are there, in order */
+    for (uint64_t i = 0; i < 10000; i++) {
+        uint64_t ns = i == 7777 ? 1000000000 : i == 1234 ? 1 : 1000 + (i * 7919) % 5000;
+        tp_series_step(i, 1000 * (i + 1), ns);
+    }
+    struct tp_report r;
+    tp_report_init(&r);
+    r.steps.count = 10000;
+    tp_series_collect(&r);
+    ck_assert_uint_le(r.steps.nseries, TP_SERIES_MAX);
+    ck_assert_uint_ge(r.steps.nseries, TP_SERIES_MAX / 2);
+    int slow = 0, fast = 0;
+    for (size_t i = 0; i < r.steps.nseries; i++) {
+        const struct tp_step_point *p = &r.steps.series[i];
+        slow += p->index == 7777 && p->ns == 1000000000 && p->end_ns == 7778000;
+        fast += p->index == 1234 && p->ns == 1;
+        if (i)
+            ck_assert_uint_lt(r.steps.series[i - 1].index, p->index);
+    }
+    ck_assert_int_eq(slow, 1);
+    ck_assert_int_eq(fast, 1);
+    ck_assert_uint_eq(r.memory.nseries, 0); /* no sampler ran */
+    tp_report_free(&r);
 }
 END_TEST
 
@@ -163,6 +193,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_downsample_keeps_peak);
     tcase_add_test(tc, test_downsample_small_and_exact);
+    tcase_add_test(tc, test_step_series_keeps_extremes);
     tcase_add_test(tc, test_text_chart_rows);
     tcase_add_test(tc, test_html_page);
     suite_add_tcase(s, tc);

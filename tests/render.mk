@@ -12,8 +12,8 @@ TESTS += tests/check_analyze tests/check_render tests/schema_validate.sh
 # The series over time (downsampling, the text heap chart) and the HTML page of a small model.
 check_PROGRAMS += tests/check_series
 tests_check_series_SOURCES = tests/check_series.c
-tests_check_series_CFLAGS = $(TEST_CFLAGS)
-tests_check_series_LDADD = $(TEST_LIBS)
+tests_check_series_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
+tests_check_series_LDADD = $(TP_TRACK) $(TEST_LIBS)
 TESTS += tests/check_series
 EXTRA_DIST += tests/schema_validate.sh tests/golden/report.json tests/golden/report.txt \
 	tests/golden/heaponly.json tests/golden/heaponly.txt tests/golden/oneop.txt \

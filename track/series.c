@@ -4,7 +4,8 @@
  * millisecond, halving its rate whenever its fixed buffer fills, and the exact peak is added
  * when the report is made; so the series costs the malloc hooks nothing and a run of any length
  * yields a bounded buffer. Steps are few (milliseconds apart or more): each is kept under a
- * spin lock, every other one dropped and then half as many kept whenever the buffer fills. */
+ * spin lock. Either buffer, when full, is halved keeping the lowest and the highest of every four
+ * points (report/series.h), so that the extremes of the run are never lost. */
 #include "track/series.h"
 
 #include <stdatomic.h>
@@ -33,8 +34,29 @@ static int sampler_started;
 
 static struct tp_step_point sbuf[CAP];
 static size_t sn;
-static uint64_t sstride = 1;
 static atomic_flag slock = ATOMIC_FLAG_INIT;
+
+static uint64_t hval(void *ctx, size_t i)
+{
+    return ((struct hsample *)ctx)[i].live;
+}
+
+static void hmove(void *ctx, size_t dst, size_t src)
+{
+    struct hsample *p = ctx;
+    p[dst] = p[src];
+}
+
+static uint64_t sval(void *ctx, size_t i)
+{
+    return ((struct tp_step_point *)ctx)[i].ns;
+}
+
+static void smove(void *ctx, size_t dst, size_t src)
+{
+    struct tp_step_point *p = ctx;
+    p[dst] = p[src];
+}
 
 static void add_sample(void)
 {
@@ -42,11 +64,10 @@ static void add_sample(void)
     tp_heap_totals(&t);
     uint32_t n = atomic_load(&hn);
     if (n == CAP) {
-        /* Keep every other sample and sample half as often: the buffer covers any run length. */
+        /* Halve the buffer, keeping the lowest and highest of every four samples, and sample half
+         * as often: the buffer covers any run length. */
         atomic_fetch_add(&hgen, 1);
-        for (uint32_t i = 0; i < CAP / 2; i++)
-            hbuf[i] = hbuf[2 * i];
-        n = CAP / 2;
+        n = (uint32_t)tp_series_downsample(CAP, CAP / 2, hval, hmove, hbuf);
         atomic_store(&hn, n);
         atomic_fetch_add(&hgen, 1);
         every_ns *= 2;
@@ -84,20 +105,24 @@ void tp_series_start(void)
         tp_warn("TPROF_HTML: cannot start the heap sampler; the heap over time has only the peak");
 }
 
+/* The lock is held for a few hundred instructions at most; a step that finds it taken for long
+ * (a tprof_step() from a signal handler that interrupted its holder) is left out of the series
+ * rather than waited for: the program never waits on it. */
+static int step_lock(void)
+{
+    for (int i = 0; i < 100000; i++)
+        if (!atomic_flag_test_and_set_explicit(&slock, memory_order_acquire))
+            return 1;
+    return 0;
+}
+
 void tp_series_step(uint64_t index, uint64_t end_ns, uint64_t ns)
 {
-    while (atomic_flag_test_and_set_explicit(&slock, memory_order_acquire))
-        ;
-    if (index % sstride == 0 && sn == CAP) {
-        size_t k = 0;
-        for (size_t i = 0; i < sn; i++)
-            if (sbuf[i].index % (2 * sstride) == 0)
-                sbuf[k++] = sbuf[i];
-        sn = k;
-        sstride *= 2;
-    }
-    if (index % sstride == 0 && sn < CAP)
-        sbuf[sn++] = (struct tp_step_point){index, end_ns, ns};
+    if (!step_lock())
+        return;
+    if (sn == CAP) /* the fastest and the slowest of every four steps so far are kept */
+        sn = tp_series_downsample(CAP, CAP / 2, sval, smove, sbuf);
+    sbuf[sn++] = (struct tp_step_point){index, end_ns, ns};
     atomic_flag_clear_explicit(&slock, memory_order_release);
 }
 
@@ -105,7 +130,6 @@ void tp_series_fork_child(void)
 {
     atomic_flag_clear(&slock); /* a thread that held it did not survive the fork */
     sn = 0;
-    sstride = 1;
     atomic_store(&hn, 0);
     atomic_store(&hgen, 0);
     every_ns = 1000000;
@@ -123,17 +147,6 @@ static uint64_t heap_val(void *ctx, size_t i)
 static void heap_move(void *ctx, size_t dst, size_t src)
 {
     struct tp_heap_point *p = ctx;
-    p[dst] = p[src];
-}
-
-static uint64_t step_val(void *ctx, size_t i)
-{
-    return ((struct tp_step_point *)ctx)[i].ns;
-}
-
-static void step_move(void *ctx, size_t dst, size_t src)
-{
-    struct tp_step_point *p = ctx;
     p[dst] = p[src];
 }
 
@@ -172,8 +185,8 @@ static void heap_series(struct tp_memory *m)
 
 static void step_series(struct tp_steps *s)
 {
-    while (atomic_flag_test_and_set_explicit(&slock, memory_order_acquire))
-        ;
+    if (!step_lock())
+        return;
     size_t n = sn;
     struct tp_step_point *p = n ? malloc(n * sizeof *p) : NULL;
     if (p)
@@ -181,7 +194,7 @@ static void step_series(struct tp_steps *s)
     atomic_flag_clear_explicit(&slock, memory_order_release);
     if (!p)
         return;
-    s->nseries = tp_series_downsample(n, TP_SERIES_MAX, step_val, step_move, p);
+    s->nseries = tp_series_downsample(n, TP_SERIES_MAX, sval, smove, p);
     s->series = p;
 }
 
