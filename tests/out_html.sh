@@ -27,6 +27,12 @@ cmp -s "$WORK/r.html" "$WORK/again.html" || fail "tprof report --html differs fr
 grep -q "^heap over time, the most of each column ('@' the peak, ':' persistent, '#' transient):" \
   "$WORK/r.txt" || fail "text report: no heap chart"
 grep -q '^ *[0-9.]* [KM]iB |.*@' "$WORK/r.txt" || fail "text report: the chart's top row has no peak"
+# A directory that does not exist: one line, the run goes on, no page.
+err=$(TPROF_OUTPUT=none TPROF_HTML="$WORK/none/x.html" LD_PRELOAD="$TPROF_SO" "$V" 2 1 2>&1 >/dev/null) ||
+  fail "victim failed under a bad TPROF_HTML"
+[ "$err" = "tprof: TPROF_HTML=$WORK/none/x.html: directory $WORK/none: No such file or directory; using none (no HTML report)" ] ||
+  fail "bad TPROF_HTML: $err"
+[ ! -e "$WORK/none" ] || fail "a page was written under a bad TPROF_HTML"
 # The page is self-contained: nothing to fetch.
 grep -Eq '(src|href)=|@import|url\(' "$WORK/r.html" && fail "the page refers to another file"
 
