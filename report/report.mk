@@ -19,3 +19,5 @@ report/html_assets.inc: $(srcdir)/report/html_page.css $(srcdir)/report/html_pag
 	  echo 'static const char tp_html_css[] ='; $(TP_C_STRING) $(srcdir)/report/html_page.css; echo ';'; \
 	  echo 'static const char tp_html_js[] ='; $(TP_C_STRING) $(srcdir)/report/html_page.js; echo ';'; \
 	} > $@-t && mv $@-t $@
+# Also for targets that build no 'all' first (make check-sanitized), where BUILT_SOURCES is not made.
+report/libtpreport_la-render_html.lo report/libtpreport_san_la-render_html.lo: report/html_assets.inc
