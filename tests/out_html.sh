@@ -24,6 +24,11 @@ jcheck "$WORK/r.json" "m['peak_bytes'] >= 1048576 + 196608" \
   "sorted(';'.join(s['ops']) for s in d['op_stacks']) == ['conv_layer', 'conv_layer;small_matmul', 'layer_forward', 'layer_forward;small_matmul']"
 "$TPROF_CLI" report --html "$WORK/again.html" "$WORK/r.json" || fail "tprof report --html"
 cmp -s "$WORK/r.html" "$WORK/again.html" || fail "tprof report --html differs from TPROF_HTML's page"
+# tprof merge keeps the heap over time of the process that peaked highest: here both are one
+"$TPROF_CLI" merge "$WORK/r.json" "$WORK/r.json" -o "$WORK/m.json" || fail "tprof merge"
+python3 -c 'import json, sys
+a, m = (json.load(open(f))["memory"]["series"] for f in sys.argv[1:])
+sys.exit(a != m or not a)' "$WORK/r.json" "$WORK/m.json" || fail "tprof merge lost the heap series"
 grep -q "^heap over time, the most of each column ('@' the peak, ':' persistent, '#' transient):" \
   "$WORK/r.txt" || fail "text report: no heap chart"
 grep -q '^ *[0-9.]* [KM]iB |.*@' "$WORK/r.txt" || fail "text report: the chart's top row has no peak"
