@@ -4,7 +4,8 @@
 # the page the run wrote, byte for byte; the text report has the heap chart. Then headless
 # Chromium opens the page: no console message (the page logs only errors), every chart drawn,
 # and the DOM holds the ops, figures and points of the JSON (tests/htmlcheck.py); a screenshot
-# is written. Chromium is the only part skipped when it is not installed.
+# is written (kept at $TPROF_HTML_SHOT when that is set). Chromium is the only part skipped when
+# it is not installed.
 . "$TS/lib.sh"
 V=$TB/victims/v_trace
 OPS='*matmul*,*forward*,*conv*'
