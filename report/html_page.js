@@ -129,7 +129,11 @@
     m.sites.forEach(function (s) {
       if (!s.live_at_peak_bytes) return;
       held += s.live_at_peak_bytes;
-      paths.push({names: s.frames.slice().reverse().map(frame), value: s.live_at_peak_bytes});
+      /* from main down, as the text report shows them: the frames above it (_start, libc's
+       * start-up) are the same for every site and would only push the figures down */
+      var fr = s.frames.slice().reverse(), m0 = 0;
+      fr.forEach(function (f, i) { if (f.function === 'main' && !m0) m0 = i; });
+      paths.push({names: fr.slice(m0).map(frame), value: s.live_at_peak_bytes});
     });
     if (m.peak_bytes > held) paths.push({names: ['(sites not in the report)'], value: m.peak_bytes - held});
     if (!paths.length) { say('flame-heap', 'No heap at the peak.'); return; }

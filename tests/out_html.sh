@@ -56,6 +56,20 @@ chrome --dump-dom "file://$WORK/r.html" > "$WORK/dom.html" 2> "$WORK/chrome.err"
   fail "chromium --dump-dom failed: $(tail -3 "$WORK/chrome.err")"
 if grep 'CONSOLE' "$WORK/chrome.err"; then fail "the page wrote to the console"; fi
 python3 "$TS/htmlcheck.py" "$WORK/r.json" "$WORK/dom.html" || fail "the DOM does not hold the report"
+# Sorting: the page's own script, with two clicks on "calls" added at its end, leaves the rows
+# in ascending order of calls (the first click sorts down, the second up).
+sed 's|</body></html>|<script>var h = document.querySelectorAll("#ops th")[2]; h.click(); h.click();</script></body></html>|' \
+  "$WORK/r.html" > "$WORK/sorted.html"
+chrome --dump-dom "file://$WORK/sorted.html" > "$WORK/sorted.dom" 2> "$WORK/chrome3.err" ||
+  fail "chromium --dump-dom of the sorted page failed"
+python3 - "$WORK/sorted.dom" << 'EOF2' || fail "the ops table does not sort by calls"
+import re, sys
+t = open(sys.argv[1]).read()
+body = t[t.index('id="ops"'):]
+body = body[:body.index('</table>')]
+calls = [float(r[0]) for r in (re.findall(r'data-v="([^"]*)"', row) for row in body.split('<tr>')[2:])]
+sys.exit(not (len(calls) >= 3 and calls == sorted(calls) and calls != sorted(calls, reverse=True)))
+EOF2
 chrome --window-size=1000,2400 --screenshot="$WORK/shot.png" "file://$WORK/r.html" \
   > /dev/null 2> "$WORK/chrome2.err" || fail "chromium --screenshot failed"
 head -c 8 "$WORK/shot.png" | od -An -c | grep -q 'P   N   G' || fail "no PNG screenshot"
