@@ -210,7 +210,7 @@ struct tp_report {
     struct tp_memory memory;
     struct tp_steps steps; /* count == 0 when no step was seen */
     struct tp_verdict verdict;
-    struct tp_opstack *opstacks; /* empty unless TPROF_FOLDED was set */
+    struct tp_opstack *opstacks; /* empty unless TPROF_FOLDED or TPROF_HTML was set */
     size_t nopstacks;
     uint64_t opstacks_dropped; /* op calls whose stack did not fit the table */
     struct tp_outputs outputs;
