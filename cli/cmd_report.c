@@ -6,13 +6,14 @@
 
 #include "cli/cli.h"
 #include "common/config.h"
+#include "common/fileio.h"
 #include "cli/json_read.h"
 #include "report/render.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: tprof report FILE.json [--top N] [--format text|json|folded|folded-heap]\n"
-               "                    [--peak-gflops X --peak-gbps Y]\n\n"
+               "                    [--peak-gflops X --peak-gbps Y] [--html OUT.html]\n\n"
                "Renders a report written with TPROF_JSON (or `tprof run --json`) again, as text\n"
                "or JSON. Derived figures are recomputed; new machine peaks re-derive every op's\n"
                "bound and efficiency and the verdict.\n\n"
@@ -22,11 +23,13 @@ static void usage(FILE *f)
                "                   the heap peak per call site), for flamegraph.pl\n"
                "  --peak-gflops X  machine peak GFLOP/s for the roofline\n"
                "  --peak-gbps Y    machine peak GB/s for the roofline\n"
-               "  -                as FILE reads stdin\n");
+               "  -                as FILE reads stdin\n"
+               "  --html OUT       write the HTML report (one self-contained page: tables,\n"
+               "                   flame graphs, heap over time, step latency) to OUT instead\n");
 }
 
 struct opts {
-    const char *file, *format;
+    const char *file, *format, *html;
     long top;
     double pg, pb; /* peaks from the command line, 0: the report's own */
 };
@@ -35,7 +38,7 @@ struct opts {
 static int parse(int argc, char **argv, struct opts *o)
 {
     const char *why;
-    *o = (struct opts){NULL, "text", 10, 0, 0};
+    *o = (struct opts){NULL, "text", NULL, 10, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -58,6 +61,9 @@ static int parse(int argc, char **argv, struct opts *o)
                 return 2;
             }
             o->format = v;
+            i++;
+        } else if (!strcmp(a, "--html") && v) {
+            o->html = v;
             i++;
         } else if ((!strcmp(a, "--peak-gflops") || !strcmp(a, "--peak-gbps")) && v) {
             double d;
@@ -114,6 +120,17 @@ int tp_cmd_report(int argc, char **argv)
     tp_analyze(&r);
     struct tp_buf b;
     tp_buf_init(&b);
+    if (o.html) {
+        const char *why = NULL;
+        tp_render_html(&r, (int)o.top, &b);
+        int ok = tp_buf_ok(&b) && tp_write_file(o.html, b.p, b.len, &why) == 0;
+        if (!ok)
+            fprintf(stderr, "tprof report: --html %s: %s\n", o.html,
+                    tp_buf_ok(&b) ? why : "out of memory");
+        tp_buf_free(&b);
+        tp_report_free(&r);
+        return ok ? 0 : 1;
+    }
     if (!strcmp(format, "json")) {
         tp_render_json(&r, &b);
     } else if (!strcmp(format, "folded-heap")) {

@@ -49,6 +49,7 @@ static const struct {
      "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
     {"--suppress", "TPROF_SUPPRESS", "FILE",
      "leak suppressions, LeakSanitizer's format (leak:pattern lines)"},
+    {"--html", "TPROF_HTML", "F", "HTML report path: one self-contained page with charts"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 

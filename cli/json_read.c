@@ -95,11 +95,24 @@ static void read_site(struct tp_jget *c, struct json_object *o, const char *path
     TP_SITE_FIELDS(READ)
 }
 
+static void read_heap_point(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_heap_point *s = v;
+    TP_HEAP_POINT_FIELDS(READ)
+}
+
+static void read_step_point(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_step_point *s = v;
+    TP_STEP_POINT_FIELDS(READ)
+}
+
 static void read_memory(struct tp_jget *c, struct json_object *o, const char *path,
                         struct tp_memory *s)
 {
     TP_MEMORY_FIELDS(READ)
     s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_site);
+    s->series = objects(c, o, "series", path, sizeof *s->series, &s->nseries, read_heap_point);
     tp_memory_classify(s); /* a report from before the split: flags and figures from its sites */
 }
 
@@ -142,6 +155,7 @@ static void read_steps(struct tp_jget *c, struct json_object *o, const char *pat
     TP_STEPS_FIELDS(READ)
     latency(c, o, "latency_ns", path, &s->latency);
     TP_STEPS_WINDOW_FIELDS(READ)
+    s->series = objects(c, o, "series", path, sizeof *s->series, &s->nseries, read_step_point);
 }
 
 static void read_outputs(struct tp_jget *c, struct json_object *o, const char *path,

@@ -515,6 +515,12 @@ static void merge_program(struct merge *g, const struct tp_report *in, size_t ni
     m->transient_bytes = t->top->memory.transient_bytes;
     m->lifetime_unit = sdup(t->top->memory.lifetime_unit);
     m->lifetime_step = sdup(t->top->memory.lifetime_step);
+    /* and so does the heap over time, which holds that peak */
+    const struct tp_memory *top = &t->top->memory;
+    if (top->nseries && (m->series = malloc(top->nseries * sizeof *m->series))) {
+        memcpy(m->series, top->series, top->nseries * sizeof *m->series);
+        m->nseries = top->nseries;
+    }
 }
 
 int tp_merge_reports(const struct tp_report *in, size_t nin, const char *const *files,

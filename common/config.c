@@ -35,6 +35,7 @@ void tp_config_free(struct tp_config *c)
     free(c->json);
     free(c->trace);
     free(c->folded);
+    free(c->html);
     free(c->ops);
     free(c->step);
     free(c->suppress);
@@ -124,6 +125,7 @@ static const struct var {
     {"TPROF_SAMPLE_HZ", K_INT, OFF(sample_hz), 0, 1000, "100"},
     {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
     {"TPROF_DEMOTE", K_DOUBLE, OFF(demote), 0, 1e9, "500"},
+    {"TPROF_HTML", K_PATH, OFF(html), 0, 0, "none (no HTML report)"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
@@ -263,10 +265,8 @@ int tp_config_check_outputs(struct tp_config *c, const struct tp_path_ctx *ctx, 
         const char *var;
         char **field;
     } outs[] = {
-        {"TPROF_OUTPUT", &c->output},
-        {"TPROF_JSON", &c->json},
-        {"TPROF_TRACE", &c->trace},
-        {"TPROF_FOLDED", &c->folded},
+        {"TPROF_OUTPUT", &c->output}, {"TPROF_JSON", &c->json}, {"TPROF_TRACE", &c->trace},
+        {"TPROF_FOLDED", &c->folded}, {"TPROF_HTML", &c->html},
     };
     int nw = 0;
     if (c->disable)

@@ -54,6 +54,7 @@ struct tp_config {
     char *suppress; /* TPROF_SUPPRESS's leak patterns, one per line (common/suppress.h), or NULL */
     double demote;  /* ops whose calls average less than this many hooks' cost are counted,
                            not timed (track/demote.h); 0 = off, default 500 */
+    char *html;     /* path template of the HTML report, or NULL */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

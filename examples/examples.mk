@@ -22,15 +22,18 @@ endif
 
 # make demo: profile every example and print its report (the README's first command). --top 15
 # lists every op, also those like attention_forward whose time is nearly all in ops they call.
+# Each also writes its HTML report, <example>.html, in the build directory.
 DEMO_EXAMPLES = mlp cnn transformer
 demo: all
 	@if test ! -x examples/mlp; then \
 	  echo "make demo: the examples need OpenBLAS (apt-get install libopenblas-dev, then configure)"; \
 	  exit 1; fi
 	@for ex in $(DEMO_EXAMPLES); do \
-	  echo; echo "=== tprof run --step train_step --top 15 -- examples/$$ex"; \
-	  ./tprof run --step train_step --top 15 -- examples/$$ex || exit 1; \
+	  echo; echo "=== tprof run --step train_step --top 15 --html $$ex.html -- examples/$$ex"; \
+	  ./tprof run --step train_step --top 15 --html $$ex.html -- examples/$$ex || exit 1; \
 	done
+	@echo; echo "make demo: the HTML reports are $(DEMO_EXAMPLES:=.html) here: open one in a browser (README.md, The HTML report)"
+CLEANFILES += $(DEMO_EXAMPLES:=.html)
 .PHONY: demo
 
 # make questions: MLP vs CNN vs transformer, attention at n and 2n, direct vs im2col convolution,

@@ -28,6 +28,7 @@
 #include "track/output.h"
 #include "track/runtime.h"
 #include "track/sample.h"
+#include "track/series.h"
 #include "track/sites.h"
 #include "track/symtab.h"
 #include "track/trace_heap.h"
@@ -80,6 +81,7 @@ static const struct tp_component parts[] = {
     {"signals", tp_shim_signal_init, NULL, NULL, tp_shim_signal_fork_child, NULL, 0},
     {"report files", report_files_init, NULL, NULL, tp_output_fork_child, NULL, 0},
     {"CPU samples", sample_init, NULL, NULL, tp_sample_fork_child, NULL, 0},
+    {"series", NULL, NULL, NULL, tp_series_fork_child, NULL, 0},
 };
 
 void tp_preload_init(void)
@@ -97,6 +99,7 @@ __attribute__((constructor)) static void tp_ctor(void)
         tp_reporter_start();
         tp_report_signal_start();
         tp_trace_start();
+        tp_series_start();
         tp_shim_exit_start();
         /* A safe point to load elfutils: the configuration is read (a disabled tprof loads
          * nothing) and no lock of the program's is held. */

@@ -60,7 +60,7 @@
     X(U64, live_at_peak_bytes, 0) X(U64, live_at_exit_bytes, 0) X(U64, live_at_exit_allocs, 0) \
     X(BOOL, system, 0) X(BOOL, suppressed, 0)
 
-/* struct tp_memory: these, then "sites" */
+/* struct tp_memory: these, then "sites", then "series" */
 #define TP_MEMORY_FIELDS(X) \
     X(U64, peak_bytes, 0) X(U64, peak_ns, 0) X(STR, peak_op, NULL) X(U64, allocs, 0) \
     X(U64, frees, 0) X(U64, bytes_allocated, 0) X(U64, live_at_exit_bytes, 0) \
@@ -81,7 +81,7 @@
 #define TP_MACHINE_FIELDS(X) \
     X(DBL, peak_gflops, 0) X(DBL, peak_gbps, 0) X(STR, source, "none")
 
-/* struct tp_steps: the first list, "latency_ns", then the second */
+/* struct tp_steps: the first list, "latency_ns", then the second, then "series" */
 #define TP_STEPS_FIELDS(X) X(STR, name, NULL) X(U64, count, 0) X(U64, warmup, 0)
 #define TP_STEPS_WINDOW_FIELDS(X) X(I64, window_first, -1) X(I64, window_last, -1)
 
@@ -110,6 +110,12 @@
 /* struct tp_outside_fn (an element of "outside_ops") */
 #define TP_OUTSIDE_FIELDS(X) \
     X(STR, name, NULL) X(STR, module, NULL) X(U64, samples, 0) X(DBL, share, 0)
+
+/* struct tp_heap_point (an element of the memory's "series") */
+#define TP_HEAP_POINT_FIELDS(X) X(U64, ns, 0) X(U64, live_bytes, 0) X(U64, persistent_bytes, 0)
+
+/* struct tp_step_point (an element of the steps' "series") */
+#define TP_STEP_POINT_FIELDS(X) X(U64, index, 0) X(U64, end_ns, 0) X(U64, ns, 0)
 
 /* clang-format on */
 

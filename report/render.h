@@ -43,4 +43,8 @@ struct tp_text_opts {
 /* The text report: header, ops, latency, shapes, steps, verdict, memory, call sites, leaks. */
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b);
 
+/* The HTML report: one self-contained page (tables, and charts drawn by its inline script from
+ * the JSON report it embeds); top: rows per table section, as the text report's. */
+void tp_render_html(const struct tp_report *r, int top, struct tp_buf *b);
+
 #endif

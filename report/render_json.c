@@ -211,6 +211,22 @@ static void site(struct tp_buf *b, const struct tp_site *s)
     tp_buf_putc(b, '}');
 }
 
+static void heap_point(struct tp_buf *b, const struct tp_heap_point *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_HEAP_POINT_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
+static void step_point(struct tp_buf *b, const struct tp_step_point *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_STEP_POINT_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
 static void memory(struct tp_buf *b, const struct tp_memory *s)
 {
     struct obj obj = {b, 0}, *o = &obj;
@@ -221,6 +237,11 @@ static void memory(struct tp_buf *b, const struct tp_memory *s)
     for (size_t i = 0; i < s->nsites; i++) {
         tp_buf_puts(b, i ? ",\n" : "\n");
         site(b, &s->sites[i]);
+    }
+    tp_buf_puts(b, "],\n\"series\":[");
+    for (size_t i = 0; i < s->nseries; i++) {
+        tp_buf_puts(b, i ? "," : "");
+        heap_point(b, &s->series[i]);
     }
     tp_buf_puts(b, "]}");
 }
@@ -262,7 +283,13 @@ static void steps(struct tp_buf *b, const struct tp_steps *s)
     key(o, "latency_ns");
     latency(b, &s->latency);
     TP_STEPS_WINDOW_FIELDS(WRITE)
-    tp_buf_putc(b, '}');
+    key(o, "series");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < s->nseries; i++) {
+        tp_buf_puts(b, i ? "," : "");
+        step_point(b, &s->series[i]);
+    }
+    tp_buf_puts(b, "]}");
 }
 
 static void amdahl(struct tp_buf *b, const struct tp_amdahl *s)

@@ -36,4 +36,10 @@ const char *tp_text_right(char *out, size_t n, const char *s, size_t w);
 void tp_text_memory(struct tp_text_ctx *c);
 void tp_text_sites(struct tp_text_ctx *c);
 
+/* The heap over time of m's series as rows + 1 lines of text, cols columns of time from 0 to
+ * end_ns (the last point's time when later), a 10-column label and " |" before them: '#'
+ * transient, ':' persistent, '@' the peak's column at the top row (report/render_text_memory.c). */
+void tp_text_heap_chart(const struct tp_memory *m, uint64_t end_ns, int rows, int cols,
+                        struct tp_buf *b);
+
 #endif

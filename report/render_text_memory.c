@@ -26,6 +26,86 @@ static void lifetime_unit_line(struct tp_text_ctx *c, const struct tp_memory *m)
         tp_text_say(c, "unit: outermost op call (no step seen: TPROF_STEP names one)");
 }
 
+/* ---- heap over time ---- */
+
+/* Column k's heap of the series: the largest live figure of the points in its stretch of time
+ * (and its persistent floor), or, with none there, the last point's before it: the heap stays
+ * where it was until the next sample. */
+static void chart_column(const struct tp_memory *m, uint64_t end_ns, int cols, int k, size_t *at,
+                         uint64_t *live, uint64_t *floor)
+{
+    uint64_t hi = (uint64_t)((double)end_ns * (k + 1) / cols);
+    int seen = 0;
+    while (*at < m->nseries && (m->series[*at].ns < hi || k == cols - 1)) {
+        const struct tp_heap_point *p = &m->series[(*at)++];
+        if (!seen || p->live_bytes > *live) {
+            *live = p->live_bytes;
+            *floor = p->persistent_bytes < p->live_bytes ? p->persistent_bytes : p->live_bytes;
+        }
+        seen = 1;
+    }
+}
+
+void tp_text_heap_chart(const struct tp_memory *m, uint64_t end_ns, int rows, int cols,
+                        struct tp_buf *b)
+{
+    if (!m->nseries || !m->peak_bytes || rows < 1 || cols < 2 || cols > 200)
+        return;
+    if (end_ns < m->series[m->nseries - 1].ns)
+        end_ns = m->series[m->nseries - 1].ns;
+    if (end_ns == 0)
+        end_ns = 1;
+    uint64_t live[200], floor[200], lv = 0, fl = 0;
+    size_t at = 0;
+    int peak_col = (int)((double)m->peak_ns * cols / (double)end_ns);
+    if (peak_col >= cols)
+        peak_col = cols - 1;
+    for (int k = 0; k < cols; k++) {
+        chart_column(m, end_ns, cols, k, &at, &lv, &fl);
+        live[k] = lv;
+        floor[k] = m->lifetime_unit ? fl : 0;
+    }
+    char lab[32], t1[32];
+    for (int row = rows; row >= 1; row--) {
+        /* a cell is filled when the column's heap reaches at least half of it */
+        double level = ((double)row - 0.5) * (double)m->peak_bytes / rows;
+        if (row == rows)
+            tp_fmt_bytes(m->peak_bytes, lab, sizeof lab);
+        else
+            lab[0] = 0;
+        char line[224];
+        int len = 0;
+        for (int k = 0; k < cols; k++) {
+            char ch = ' ';
+            if ((double)live[k] >= level)
+                ch = (double)floor[k] >= level ? ':' : '#';
+            if (k == peak_col && row == rows)
+                ch = '@';
+            line[k] = ch;
+            if (ch != ' ')
+                len = k + 1;
+        }
+        tp_buf_printf(b, "%10s |%.*s\n", lab, len, line);
+    }
+    tp_buf_printf(b, "%10s +", "0");
+    for (int k = 0; k < cols; k++)
+        tp_buf_putc(b, '-');
+    tp_fmt_ns(end_ns, t1, sizeof t1);
+    tp_buf_printf(b, "\n%12s%-*s%s\n", "", cols - (int)strlen(t1), "0", t1);
+}
+
+static void heap_chart(struct tp_text_ctx *c, const struct tp_memory *m)
+{
+    if (!m->nseries)
+        return;
+    if (m->lifetime_unit)
+        tp_text_say(c, "heap over time, the most of each column ('@' the peak, ':' persistent, "
+                       "'#' transient):");
+    else
+        tp_text_say(c, "heap over time, the most of each column ('@' the peak):");
+    tp_text_heap_chart(m, c->r->program.wall_ns, 8, 72 + (c->extra > 0 ? 0 : c->extra), c->b);
+}
+
 void tp_text_memory(struct tp_text_ctx *c)
 {
     const struct tp_memory *m = &c->r->memory;
@@ -91,6 +171,7 @@ void tp_text_memory(struct tp_text_ctx *c)
                       m->failed_allocs == 1 ? "" : "s");
     tp_text_wrap(c, "", tp_buf_str(&t), 2);
     tp_buf_free(&t);
+    heap_chart(c, m);
 }
 
 /* "f (a.c:3) < g (b.c:9) < main (m.c:1)" cut to room columns. */

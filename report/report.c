@@ -239,6 +239,8 @@ void tp_report_free(struct tp_report *r)
     for (size_t i = 0; i < r->memory.nsites; i++)
         tp_site_free_frames(&r->memory.sites[i]);
     free(r->memory.sites);
+    free(r->memory.series);
+    free(r->steps.series);
     {
         struct tp_steps *s = &r->steps;
         TP_STEPS_FIELDS(FREE)
@@ -281,22 +283,6 @@ void tp_report_note(struct tp_report *r, const char *fmt, ...)
     char *copy = strdup(line);
     if (copy)
         r->notes[r->nnotes++] = copy;
-}
-
-int tp_site_system_only(const struct tp_site *s)
-{
-    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
-    if (s->nframes == 0)
-        return 0;
-    for (size_t i = 0; i < s->nframes; i++) {
-        const char *m = s->frames[i].module;
-        int sys = 0;
-        for (size_t d = 0; m && d < sizeof dirs / sizeof dirs[0]; d++)
-            sys |= !strncmp(m, dirs[d], strlen(dirs[d]));
-        if (!sys)
-            return 0;
-    }
-    return 1;
 }
 
 int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y)

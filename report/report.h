@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/series.h"
+
 #define TP_SCHEMA_VERSION 1
 
 /* Latency distribution of one op (or of steps), warm-up calls excluded. */
@@ -108,6 +110,10 @@ struct tp_memory {
     uint64_t nsites_total; /* sites seen; nsites may be fewer when the JSON was capped */
     struct tp_site *sites;
     size_t nsites;
+    /* Heap over time, oldest first, at most TP_SERIES_MAX points, the peak among them exactly
+     * (tp_series_downsample); empty unless the run set TPROF_HTML. */
+    struct tp_heap_point *series;
+    size_t nseries;
 };
 
 struct tp_machine {
@@ -148,6 +154,10 @@ struct tp_steps {
     uint64_t count, warmup; /* count includes warm-up steps */
     struct tp_latency latency;
     int64_t window_first, window_last; /* TPROF_SCHEDULE window (step indices), -1 if unset */
+    /* Latency over the run, oldest first, at most TP_SERIES_MAX points (the fastest and the
+     * slowest step of each stretch when there were more steps) */
+    struct tp_step_point *series;
+    size_t nseries;
 };
 
 /* One path of nested ops (outermost first) with the time spent in its innermost op: the op-time
@@ -200,7 +210,7 @@ struct tp_report {
     struct tp_memory memory;
     struct tp_steps steps; /* count == 0 when no step was seen */
     struct tp_verdict verdict;
-    struct tp_opstack *opstacks; /* empty unless TPROF_FOLDED was set */
+    struct tp_opstack *opstacks; /* empty unless TPROF_FOLDED or TPROF_HTML was set */
     size_t nopstacks;
     uint64_t opstacks_dropped; /* op calls whose stack did not fit the table */
     struct tp_outputs outputs;

@@ -2,7 +2,22 @@
 # its analysis (roofline, verdict, Amdahl), the renderers and the machine's peaks. Calls common/.
 libtpreport_la_SOURCES = report/report.c report/siteclass.c report/report.h report/fields.h report/analyze.c \
 	report/render.h report/render_json.c report/render_text.c report/render_text.h \
-	report/render_text_memory.c report/render_text_layout.c report/render_folded.c report/units.c report/units.h \
+	report/render_text_memory.c report/render_text_layout.c report/series.c report/series.h report/render_html.c report/render_folded.c report/units.c report/units.h \
 	report/peaks.c report/peaks_text.c report/peaks.h report/calib.c report/calib.h
 libtpreport_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS)
 EXTRA_DIST += docs/json-shape.md
+
+# The HTML report's style and script, kept as plain files and made into C strings at build time.
+nodist_libtpreport_la_SOURCES = report/html_assets.inc
+BUILT_SOURCES = report/html_assets.inc
+CLEANFILES += report/html_assets.inc
+EXTRA_DIST += report/html_page.css report/html_page.js docs/cnn-html.png
+TP_C_STRING = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
+report/html_assets.inc: $(srcdir)/report/html_page.css $(srcdir)/report/html_page.js
+	$(AM_V_GEN)$(MKDIR_P) report && { \
+	  echo '/* Generated from report/html_page.css and report/html_page.js: edit those. */'; \
+	  echo 'static const char tp_html_css[] ='; $(TP_C_STRING) $(srcdir)/report/html_page.css; echo ';'; \
+	  echo 'static const char tp_html_js[] ='; $(TP_C_STRING) $(srcdir)/report/html_page.js; echo ';'; \
+	} > $@-t && mv $@-t $@
+# Also for targets that build no 'all' first (make check-sanitized), where BUILT_SOURCES is not made.
+report/libtpreport_la-render_html.lo report/libtpreport_san_la-render_html.lo: report/html_assets.inc

@@ -171,3 +171,19 @@ void tp_memory_classify(struct tp_memory *m)
     m->live_at_exit_suppressed_bytes = ls.suppressed_bytes;
     m->live_at_exit_suppressed_allocs = ls.suppressed_allocs;
 }
+
+int tp_site_system_only(const struct tp_site *s)
+{
+    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
+    if (s->nframes == 0)
+        return 0;
+    for (size_t i = 0; i < s->nframes; i++) {
+        const char *m = s->frames[i].module;
+        int sys = 0;
+        for (size_t d = 0; m && d < sizeof dirs / sizeof dirs[0]; d++)
+            sys |= !strncmp(m, dirs[d], strlen(dirs[d]));
+        if (!sys)
+            return 0;
+    }
+    return 1;
+}

@@ -486,7 +486,23 @@ static void model_full(struct tp_report *r)
     frame(s, "cblas_sgemm", NULL, 0, "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
           0x1000);
     site(r, 44, 0, 100, 100, 0, 100, 44);
+    /* TPROF_HTML was set: the heap over time, the peak among the points */
+    static const uint64_t hs[][3] = {{0, 0, 0},
+                                     {500000000, 314572800, 0},
+                                     {1000000000, 367001600, 314572800},
+                                     {1500000000, 419430400, 314572800},
+                                     {2000000000, 330301440, 314572800},
+                                     {3000000000ull, 315621376, 314572800}};
+    m->nseries = sizeof hs / sizeof hs[0];
+    m->series = calloc(m->nseries, sizeof *m->series);
+    for (size_t i = 0; i < m->nseries; i++)
+        m->series[i] = (struct tp_heap_point){hs[i][0], hs[i][1], hs[i][2]};
 
+    r->steps.nseries = 3;
+    r->steps.series = calloc(3, sizeof *r->steps.series);
+    r->steps.series[0] = (struct tp_step_point){0, 900000000, 60000000};
+    r->steps.series[1] = (struct tp_step_point){1, 940000000, 40000000};
+    r->steps.series[2] = (struct tp_step_point){2, 978000000, 38000000};
     r->steps.name = S("train_step");
     r->steps.count = 50;
     r->steps.warmup = 2;

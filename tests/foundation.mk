@@ -18,7 +18,6 @@ check_PROGRAMS += tests/check_unwind
 TESTS += tests/check_unwind
 endif
 tests_check_unwind_SOURCES = tests/check_unwind.c
-	track/dwlib.c
 tests_check_unwind_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBUNWIND_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_unwind_LDADD = $(TP_TRACK) $(TEST_LIBS) $(LIBUNWIND_LIBS) -ldl -lpthread
 tests_victims_v_sites_CFLAGS = $(VICTIM_CFLAGS)

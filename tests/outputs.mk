@@ -2,8 +2,9 @@
 check_PROGRAMS += tests/victims/v_trace
 tests_victims_v_trace_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
 tests_victims_v_trace_LDADD = -lpthread
-TESTS += tests/out_trace.sh tests/long_schedule.sh
-EXTRA_DIST += tests/out_trace.sh tests/long_schedule.sh tests/tracecheck.py
+TESTS += tests/out_trace.sh tests/long_schedule.sh tests/out_html.sh
+EXTRA_DIST += tests/out_trace.sh tests/long_schedule.sh tests/tracecheck.py tests/out_html.sh \
+	tests/htmlcheck.py
 # OpenMP: libgomp's thread pool under the hooks.
 check_PROGRAMS += tests/victims/v_omp
 tests_victims_v_omp_CFLAGS = $(VICTIM_CFLAGS) -fopenmp -finstrument-functions

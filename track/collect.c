@@ -16,6 +16,7 @@
 #include "track/ops.h"
 #include "track/ops_collect.h"
 #include "track/sample.h"
+#include "track/series.h"
 #include "track/unmatched.h"
 #include "common/path.h"
 #include "common/suppress.h"
@@ -421,6 +422,7 @@ void tp_collect(struct tp_report *r, const char *why)
     collect_program(&r->program);
     collect_memory(r);
     tp_ops_collect(r);
+    tp_series_collect(r);
     tp_unmatched_notes(r, atomic_load(&tp_state) == TP_FINISHING);
     tp_sample_collect(r);
     tp_components_notes(r, 1);

@@ -301,8 +301,12 @@ void tp_heap_restore(void *p, const struct tp_blk *b)
         atomic_fetch_add(&g_dropped, 1);
 }
 
+static _Atomic uint64_t live_at_unit_end;
+
 void tp_heap_unit_end(void)
 {
+    atomic_store_explicit(&live_at_unit_end, atomic_load_explicit(&g.live, memory_order_relaxed),
+                          memory_order_relaxed);
     if (atomic_load_explicit(&g.tag_state, memory_order_relaxed) != TAG_NONE) {
         atomic_store_explicit(&g.tag_state, TAG_NONE, memory_order_relaxed);
         uint64_t t = atomic_fetch_add_explicit(&g.tag, 1, memory_order_relaxed) + 1;
@@ -328,6 +332,7 @@ void tp_heap_totals(struct tp_heap_totals *t)
      * other live threads' (under 2^22 ticks each) are not. */
     t->alloc_ns = tp_ticks_to_ns(atomic_load(&g_alloc_ns) + local_alloc_ticks);
     t->dropped = atomic_load(&g_dropped);
+    t->live_at_unit_end = atomic_load(&live_at_unit_end);
     if (atomic_load(&gp.ended)) {
         uint64_t f = atomic_load(&g.freed);
         t->transient_at_peak = f < t->peak ? f : t->peak;

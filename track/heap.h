@@ -46,6 +46,8 @@ struct tp_heap_totals {
     /* Of the peak, the bytes freed before the unit they belong to ended; 0 while that unit has
      * not ended (then all of the peak outlived it so far). */
     uint64_t transient_at_peak;
+    /* Live bytes when the last unit ended (0 before one did): what outlived it (track/series.c) */
+    uint64_t live_at_unit_end;
 };
 void tp_heap_totals(struct tp_heap_totals *t);
 /* Reset after fork in the child: the inherited heap stays live, counters start again. */

@@ -23,6 +23,7 @@
 #include "track/opwall.h"
 #include "track/optree.h"
 #include "track/runtime.h"
+#include "track/series.h"
 #include "track/threads.h"
 #include "track/tracebuf.h"
 #include "track/lifeunit.h"
@@ -398,6 +399,8 @@ const char *tp_ops_kind(int id)
 static void record_step(uint64_t dur)
 {
     uint64_t n = atomic_fetch_add(&tp_step_count, 1);
+    uint64_t now = tp_now_ns();
+    tp_series_step(n, now > tp_start_ns ? now - tp_start_ns : 0, tp_ticks_to_ns(dur));
     if (n < (uint64_t)tp_cfg.warmup)
         atomic_fetch_add(&tp_step_warm, 1);
     else if (tp_step_histo)

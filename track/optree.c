@@ -22,7 +22,7 @@ static _Atomic uint64_t dropped; /* calls under a full table */
 
 void tp_optree_init(void)
 {
-    if (!tp_cfg.folded)
+    if (!tp_cfg.folded && !tp_cfg.html) /* the HTML report draws the op-time flame graph too */
         return;
     /* Distinct op paths are few in practice (tens to a few thousand); 64 Ki slots take 2 MiB
      * of address space, touched only where nodes land. */

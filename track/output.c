@@ -312,6 +312,8 @@ static void release_plain_names(void)
         unlink_own_plain("TPROF_OUTPUT", tp_cfg.output);
     if (tp_cfg.trace)
         unlink_own_plain("TPROF_TRACE", tp_cfg.trace);
+    if (tp_cfg.html)
+        unlink_own_plain("TPROF_HTML", tp_cfg.html);
     if (tp_cfg.folded) {
         unlink_own_plain("TPROF_FOLDED", tp_cfg.folded);
         heap_folded_template(tp_cfg.folded, heap, sizeof heap);
@@ -389,6 +391,16 @@ void tp_write_reports(const char *why, int sig_seq)
         tp_buf_init(&b);
         tp_render_json(&r, &b);
         free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b));
+        tp_buf_free(&b);
+    }
+    if (tp_cfg.html) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_render_html(&r, tp_cfg.top, &b);
+        if (tp_buf_ok(&b))
+            free(write_out("TPROF_HTML", tp_cfg.html, sig_seq, &b));
+        else
+            tp_warn("TPROF_HTML: out of memory while rendering the page; not written");
         tp_buf_free(&b);
     }
     tp_report_free(&r);

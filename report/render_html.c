@@ -1,0 +1,317 @@
+/* The HTML report (TPROF_HTML, `tprof report --html`): one self-contained page. The tables are
+ * written here from the model; the charts are drawn in the browser by report/html_page.js from
+ * the JSON report embedded in the page, so that the page holds exactly the JSON's data and
+ * `tprof report --html` of a saved JSON gives the page the run gave. Nothing is fetched: the
+ * style and the script are inline (report/html_assets.inc is generated from html_page.css and
+ * html_page.js by the build). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html_assets.inc"
+#include "report/render.h"
+#include "report/units.h"
+
+/* Text as HTML: the five characters that mean something escaped; invalid UTF-8 replaced. */
+static void esc(struct tp_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        switch (*p) {
+        case '<': tp_buf_puts(b, "&lt;"); break;
+        case '>': tp_buf_puts(b, "&gt;"); break;
+        case '&': tp_buf_puts(b, "&amp;"); break;
+        case '"': tp_buf_puts(b, "&quot;"); break;
+        case '\'': tp_buf_puts(b, "&#39;"); break;
+        default:
+            if (*p >= 0x80) {
+                int len = tp_utf8_len(p);
+                if (len) {
+                    tp_buf_put(b, (const char *)p, (size_t)len);
+                    p += len;
+                    continue;
+                }
+                tp_buf_puts(b, "\xef\xbf\xbd");
+            } else if (*p < 0x20 && *p != '\n' && *p != '\t') {
+                tp_buf_putc(b, '?');
+            } else {
+                tp_buf_putc(b, (char)*p);
+            }
+        }
+        p++;
+    }
+}
+
+/* A number cell: shown as text, sorted by the exact value v. */
+static void num(struct tp_buf *b, double v, const char *text)
+{
+    tp_buf_printf(b, "<td data-v=\"%.17g\">", v);
+    esc(b, text);
+    tp_buf_puts(b, "</td>");
+}
+
+static void text_cell(struct tp_buf *b, const char *s)
+{
+    tp_buf_puts(b, "<td class=\"l\">");
+    esc(b, s);
+    tp_buf_puts(b, "</td>");
+}
+
+static void head_row(struct tp_buf *b, const char *const *h, size_t n)
+{
+    tp_buf_puts(b, "<thead><tr>");
+    for (size_t i = 0; i < n; i++)
+        tp_buf_printf(b, "<th%s>%s</th>", i == 0 ? " class=\"l\"" : "", h[i]);
+    tp_buf_puts(b, "</tr></thead><tbody>\n");
+}
+
+static void header(const struct tp_report *r, struct tp_buf *b)
+{
+    const struct tp_program *p = &r->program;
+    char w[32], g[48], bw[48];
+    tp_buf_puts(b, "<h1>tprof ");
+    esc(b, r->tprof_version);
+    tp_buf_puts(b, ": ");
+    for (size_t i = 0; i < p->argc; i++) {
+        if (i)
+            tp_buf_putc(b, ' ');
+        esc(b, p->argv[i]);
+    }
+    tp_buf_printf(b, "</h1>\n<p class=\"meta\">pid %lld, wall time %s, threads %llu, host ",
+                  (long long)p->pid, tp_fmt_ns(p->wall_ns, w, sizeof w),
+                  (unsigned long long)p->threads);
+    esc(b, p->host);
+    tp_buf_puts(b, "</p>\n<p class=\"meta\">machine peaks ");
+    tp_buf_printf(b, "%s, %s (from ",
+                  tp_fmt_rate(r->machine.peak_gflops * 1e9, "FLOP/s", g, sizeof g),
+                  tp_fmt_rate(r->machine.peak_gbps * 1e9, "B/s", bw, sizeof bw));
+    esc(b, r->machine.source);
+    tp_buf_puts(b, ")</p>\n");
+    for (size_t i = 0; i < r->nnotes; i++) {
+        tp_buf_puts(b, "<p class=\"note\">note: ");
+        esc(b, r->notes[i]);
+        tp_buf_puts(b, "</p>\n");
+    }
+    tp_buf_puts(b, "<h2>Verdict</h2>\n<p class=\"verdict\" id=\"verdict\">");
+    esc(b, r->verdict.text ? r->verdict.text : "no ops were seen");
+    tp_buf_puts(b, "</p>\n");
+}
+
+static void op_row(struct tp_buf *b, const struct tp_op *o)
+{
+    char s[48];
+    tp_buf_puts(b, "<tr>");
+    text_cell(b, o->name);
+    text_cell(b, o->kind);
+    num(b, (double)o->calls, tp_fmt_count(o->calls, s, sizeof s));
+    num(b, (double)o->total_ns, tp_fmt_ns(o->total_ns, s, sizeof s));
+    num(b, (double)o->self_ns, tp_fmt_ns(o->self_ns, s, sizeof s));
+    num(b, o->self_share, tp_fmt_pct(o->self_share, 8, s, sizeof s));
+    int roof = o->flops_known && o->flops > 0;
+    num(b, roof ? o->gflops : -1, roof ? tp_fmt_num(o->gflops, 2, 8, s, sizeof s) : "-");
+    num(b, roof ? o->intensity : -1, roof ? tp_fmt_num(o->intensity, 1, 6, s, sizeof s) : "-");
+    text_cell(b, roof && o->bound ? o->bound : "-");
+    int eff = roof && o->efficiency > 0;
+    num(b, eff ? o->efficiency : -1, eff ? tp_fmt_pct(o->efficiency, 6, s, sizeof s) : "-");
+    num(b, (double)o->latency.p50, o->latency.n ? tp_fmt_ns(o->latency.p50, s, sizeof s) : "-");
+    num(b, (double)o->alloc_bytes, tp_fmt_bytes(o->alloc_bytes, s, sizeof s));
+    tp_buf_puts(b, "</tr>\n");
+}
+
+/* Most self time first, as the text report; ties by name, so that the order is the same each time */
+static int by_self(const void *x, const void *y)
+{
+    const struct tp_op *a = *(const struct tp_op *const *)x, *c = *(const struct tp_op *const *)y;
+    if (a->self_ns != c->self_ns)
+        return a->self_ns < c->self_ns ? 1 : -1;
+    return strcmp(a->name ? a->name : "", c->name ? c->name : "");
+}
+
+static void ops_table(const struct tp_report *r, struct tp_buf *b)
+{
+    static const char *const h[] = {"op",      "kind", "calls", "total", "self", "self%",
+                                    "GFLOP/s", "AI",   "bound", "eff%",  "p50",  "allocated"};
+    tp_buf_puts(b, "<h2>Ops (click a column to sort)</h2>\n");
+    if (!r->nops) {
+        tp_buf_puts(b, "<p class=\"none\">No ops were seen.</p>\n");
+        return;
+    }
+    const struct tp_op **v = calloc(r->nops, sizeof *v);
+    if (!v)
+        return;
+    for (size_t i = 0; i < r->nops; i++)
+        v[i] = &r->ops[i];
+    qsort(v, r->nops, sizeof *v, by_self);
+    tp_buf_puts(b, "<table class=\"sortable\" id=\"ops\">");
+    head_row(b, h, sizeof h / sizeof h[0]);
+    for (size_t i = 0; i < r->nops; i++)
+        op_row(b, v[i]);
+    tp_buf_puts(b, "</tbody></table>\n");
+    free(v);
+}
+
+/* The ops with shapes, most time first: their shapes, most time first. */
+static int by_total(const void *x, const void *y)
+{
+    const struct tp_op *a = *(const struct tp_op *const *)x, *c = *(const struct tp_op *const *)y;
+    return a->total_ns < c->total_ns ? 1 : a->total_ns > c->total_ns ? -1 : 0;
+}
+
+static void shapes_table(const struct tp_report *r, struct tp_buf *b, int top)
+{
+    static const char *const h[] = {"op", "shape", "calls", "total", "GFLOP/s", "AI"};
+    const struct tp_op **v = calloc(r->nops ? r->nops : 1, sizeof *v);
+    size_t n = 0;
+    if (!v)
+        return;
+    for (size_t i = 0; i < r->nops; i++)
+        if (r->ops[i].nshapes)
+            v[n++] = &r->ops[i];
+    qsort(v, n, sizeof *v, by_total);
+    tp_buf_puts(b, "<h2>Shapes of the top ops</h2>\n");
+    if (!n)
+        tp_buf_puts(b, "<p class=\"none\">No op with known shapes.</p>\n");
+    else {
+        tp_buf_puts(b, "<table class=\"sortable\" id=\"shapes\">");
+        head_row(b, h, sizeof h / sizeof h[0]);
+    }
+    for (size_t i = 0; i < n && i < (size_t)top; i++) {
+        for (size_t k = 0; k < v[i]->nshapes && k < (size_t)top; k++) {
+            const struct tp_shape *s = &v[i]->shapes[k];
+            char t[48];
+            double gf = s->total_ns ? (double)s->flops / (double)s->total_ns : 0;
+            double ai = s->bytes ? (double)s->flops / (double)s->bytes : 0;
+            tp_buf_puts(b, "<tr>");
+            text_cell(b, v[i]->name);
+            text_cell(b, s->desc);
+            num(b, (double)s->calls, tp_fmt_count(s->calls, t, sizeof t));
+            num(b, (double)s->total_ns, tp_fmt_ns(s->total_ns, t, sizeof t));
+            num(b, gf, s->flops ? tp_fmt_num(gf, 2, 8, t, sizeof t) : "-");
+            num(b, ai, s->flops && s->bytes ? tp_fmt_num(ai, 1, 6, t, sizeof t) : "-");
+            tp_buf_puts(b, "</tr>\n");
+        }
+    }
+    if (n)
+        tp_buf_puts(b, "</tbody></table>\n");
+    free(v);
+}
+
+static void site_cell(struct tp_buf *b, const struct tp_site *s)
+{
+    tp_buf_puts(b, "<td class=\"l\">");
+    for (size_t i = tp_site_first_own(s); i < s->nframes && i < 4; i++) {
+        char f[600];
+        if (i > tp_site_first_own(s))
+            tp_buf_puts(b, " &lt; ");
+        esc(b, tp_fmt_frame(&s->frames[i], f, sizeof f));
+    }
+    tp_buf_puts(b, "</td>");
+}
+
+static void leaks_table(const struct tp_report *r, struct tp_buf *b)
+{
+    static const char *const h[] = {"site", "bytes", "blocks"};
+    const struct tp_memory *m = &r->memory;
+    struct tp_leak_split ls;
+    char x[32], y[32], z[32];
+    tp_leak_split(m, &ls);
+    tp_buf_printf(b,
+                  "<h2>Leaks</h2>\n<p id=\"leak-summary\">At exit: the program %s in %llu "
+                  "blocks; system libraries keep %s; suppressed %s.</p>\n",
+                  tp_fmt_bytes(ls.program_bytes, x, sizeof x),
+                  (unsigned long long)ls.program_allocs, tp_fmt_bytes(ls.system_bytes, y, sizeof y),
+                  tp_fmt_bytes(ls.suppressed_bytes, z, sizeof z));
+    size_t n = 0;
+    for (size_t i = 0; i < m->nsites; i++)
+        n += m->sites[i].live_at_exit_bytes && !m->sites[i].system && !m->sites[i].suppressed;
+    if (!n)
+        return;
+    tp_buf_puts(b, "<table class=\"sortable\" id=\"leaks\">");
+    head_row(b, h, sizeof h / sizeof h[0]);
+    for (size_t i = 0; i < m->nsites; i++) {
+        const struct tp_site *s = &m->sites[i];
+        if (!s->live_at_exit_bytes || s->system || s->suppressed)
+            continue;
+        tp_buf_puts(b, "<tr>");
+        site_cell(b, s);
+        num(b, (double)s->live_at_exit_bytes, tp_fmt_bytes(s->live_at_exit_bytes, x, sizeof x));
+        num(b, (double)s->live_at_exit_allocs, tp_fmt_count(s->live_at_exit_allocs, y, sizeof y));
+        tp_buf_puts(b, "</tr>\n");
+    }
+    tp_buf_puts(b, "</tbody></table>\n");
+}
+
+static void memory_line(const struct tp_report *r, struct tp_buf *b)
+{
+    const struct tp_memory *m = &r->memory;
+    char pk[32], at[32], pe[32], tr[32];
+    tp_buf_printf(b, "<p id=\"heap-summary\">peak heap %s at %s into the run",
+                  tp_fmt_bytes(m->peak_bytes, pk, sizeof pk), tp_fmt_ns(m->peak_ns, at, sizeof at));
+    if (m->peak_op) {
+        tp_buf_puts(b, ", inside ");
+        esc(b, m->peak_op);
+    }
+    if (m->lifetime_unit)
+        tp_buf_printf(b, "; %s persistent (outlives its %s), %s transient",
+                      tp_fmt_bytes(m->persistent_bytes, pe, sizeof pe), tp_lifetime_noun(m),
+                      tp_fmt_bytes(m->transient_bytes, tr, sizeof tr));
+    tp_buf_puts(b, "</p>\n<p class=\"key\"><span class=\"persistent\" "
+                   "style=\"background:#7a9cc6\"></span>persistent<span "
+                   "style=\"background:#f3c98b\"></span>transient</p>\n");
+}
+
+/* The JSON report, inside a script element: "</" would end the element, so it is "<\/". */
+static void data(const struct tp_report *r, struct tp_buf *b)
+{
+    struct tp_buf j;
+    tp_buf_init(&j);
+    tp_render_json(r, &j);
+    tp_buf_puts(b, "<script type=\"application/json\" id=\"tprof-data\">");
+    for (size_t i = 0; i < j.len; i++) {
+        if (j.p[i] == '<' && i + 1 < j.len && j.p[i + 1] == '/')
+            tp_buf_puts(b, "<\\");
+        else
+            tp_buf_putc(b, j.p[i]);
+    }
+    tp_buf_puts(b, "</script>\n");
+    if (!tp_buf_ok(&j))
+        b->oom = 1;
+    tp_buf_free(&j);
+}
+
+static void chart(struct tp_buf *b, const char *id, const char *title, const char *what)
+{
+    tp_buf_printf(b,
+                  "<h2>%s</h2>\n<p class=\"note\">%s</p>\n<div class=\"chart\" id=\"%s\"></div>\n",
+                  title, what, id);
+}
+
+void tp_render_html(const struct tp_report *r, int top, struct tp_buf *b)
+{
+    tp_buf_puts(
+        b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>tprof: ");
+    esc(b, r->program.exe);
+    tp_buf_puts(b, "</title>\n<style>\n");
+    tp_buf_puts(b, tp_html_css);
+    tp_buf_puts(b, "</style>\n</head>\n<body>\n");
+    header(r, b);
+    ops_table(r, b);
+    chart(b, "flame-time", "Op time (flame graph)",
+          "Each op under the op that called it; width: total time. Hover for total and self.");
+    tp_buf_puts(b, "<h2>Heap over time</h2>\n");
+    memory_line(r, b);
+    tp_buf_puts(b, "<div class=\"chart\" id=\"heap-time\"></div>\n");
+    chart(b, "flame-heap", "Heap at the peak (flame graph)",
+          "The call sites holding the peak, the outermost caller on top; width: bytes live at the "
+          "peak.");
+    chart(b, "step-time", "Step latency over the run",
+          "One point per step (the fastest and slowest of each stretch on long runs); warm-up "
+          "shaded; the line is the median after warm-up.");
+    chart(b, "latency", "Latency of the top ops",
+          "Per call after warm-up: line min to max, box p50 to p95, thin box p95 to p99.");
+    shapes_table(r, b, top);
+    leaks_table(r, b);
+    data(r, b);
+    tp_buf_puts(b, "<script>\n");
+    tp_buf_puts(b, tp_html_js);
+    tp_buf_puts(b, "</script>\n</body></html>\n");
+}

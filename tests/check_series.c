@@ -1,0 +1,205 @@
+/* The report's series over time: downsampling keeps the peak exactly and the envelope of each
+ * stretch, in order, also through the library's bounded step buffer; the text heap chart of a fixed series, row by row; and the HTML page of a
+ * small model: its tables, its escaping, and the JSON it embeds. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/render.h"
+#include "report/render_text.h"
+#include "track/series.h"
+
+static uint64_t pt_val(void *ctx, size_t i)
+{
+    return ((struct tp_heap_point *)ctx)[i].live_bytes;
+}
+
+static void pt_move(void *ctx, size_t dst, size_t src)
+{
+    struct tp_heap_point *p = ctx;
+    p[dst] = p[src];
+}
+
+START_TEST(test_downsample_keeps_peak)
+{
+    /* 10,000 points of a saw tooth, with the one peak at an odd place */
+    size_t n = 10000;
+    struct tp_heap_point *p = calloc(n, sizeof *p);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (struct tp_heap_point){i * 1000, 1000 + (i * 7919) % 5000, 0};
+    p[7777].live_bytes = 123456789;
+    size_t m = tp_series_downsample(n, TP_SERIES_MAX, pt_val, pt_move, p);
+    ck_assert_uint_eq(m, TP_SERIES_MAX); /* every stretch of 20 points has a distinct min and max */
+    int found = 0;
+    for (size_t i = 0; i < m; i++) {
+        found += p[i].live_bytes == 123456789 && p[i].ns == 7777000;
+        if (i)
+            ck_assert_uint_lt(p[i - 1].ns, p[i].ns);
+    }
+    ck_assert_int_eq(found, 1);
+    free(p);
+}
+END_TEST
+
+START_TEST(test_downsample_small_and_exact)
+{
+    /* 6 points into 4: stretches [0,3) and [3,6) keep their min and max in time order */
+    struct tp_heap_point p[6] = {{0, 5, 0}, {1, 9, 0}, {2, 1, 0}, {3, 4, 0}, {4, 4, 0}, {5, 8, 0}};
+    size_t m = tp_series_downsample(6, 4, pt_val, pt_move, p);
+    ck_assert_uint_eq(m, 4);
+    const uint64_t want_ns[] = {1, 2, 3, 5}, want_v[] = {9, 1, 4, 8};
+    for (size_t i = 0; i < 4; i++) {
+        ck_assert_uint_eq(p[i].ns, want_ns[i]);
+        ck_assert_uint_eq(p[i].live_bytes, want_v[i]);
+    }
+    /* at or under the bound: untouched */
+    ck_assert_uint_eq(tp_series_downsample(4, 4, pt_val, pt_move, p), 4);
+    ck_assert_uint_eq(p[3].ns, 5);
+}
+END_TEST
+
+START_TEST(test_step_series_keeps_extremes)
+{
+    /* 10,000 steps through the library's bounded buffer (halved twice on the way) and the
+     * report's 1,000 points: the slowest and the fastest step are there, in order */
+    for (uint64_t i = 0; i < 10000; i++) {
+        uint64_t ns = i == 7777 ? 1000000000 : i == 1234 ? 1 : 1000 + (i * 7919) % 5000;
+        tp_series_step(i, 1000 * (i + 1), ns);
+    }
+    struct tp_report r;
+    tp_report_init(&r);
+    r.steps.count = 10000;
+    tp_series_collect(&r);
+    ck_assert_uint_le(r.steps.nseries, TP_SERIES_MAX);
+    ck_assert_uint_ge(r.steps.nseries, TP_SERIES_MAX / 2);
+    int slow = 0, fast = 0;
+    for (size_t i = 0; i < r.steps.nseries; i++) {
+        const struct tp_step_point *p = &r.steps.series[i];
+        slow += p->index == 7777 && p->ns == 1000000000 && p->end_ns == 7778000;
+        fast += p->index == 1234 && p->ns == 1;
+        if (i)
+            ck_assert_uint_lt(r.steps.series[i - 1].index, p->index);
+    }
+    ck_assert_int_eq(slow, 1);
+    ck_assert_int_eq(fast, 1);
+    ck_assert_uint_eq(r.memory.nseries, 0); /* no sampler ran */
+    tp_report_free(&r);
+}
+END_TEST
+
+static void series_model(struct tp_memory *m)
+{
+    static const uint64_t pts[][3] = {{0, 0, 0},        {100, 400, 0},   {200, 800, 400},
+                                      {300, 1600, 400}, {400, 600, 400}, {500, 1200, 400},
+                                      {600, 400, 400},  {700, 0, 0}};
+    memset(m, 0, sizeof *m);
+    m->peak_bytes = 1600;
+    m->peak_ns = 300;
+    m->lifetime_unit = strdup("step");
+    m->nseries = sizeof pts / sizeof pts[0];
+    m->series = calloc(m->nseries, sizeof *m->series);
+    for (size_t i = 0; i < m->nseries; i++)
+        m->series[i] = (struct tp_heap_point){pts[i][0], pts[i][1], pts[i][2]};
+}
+
+START_TEST(test_text_chart_rows)
+{
+    struct tp_memory m;
+    series_model(&m);
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_text_heap_chart(&m, 800, 4, 16, &b);
+    const char *want = "  1.56 KiB |      @#\n"
+                       "           |      ##  ##\n"
+                       "           |    ########\n"
+                       "           |  ##::::::::::\n"
+                       "         0 +----------------\n"
+                       "            0         800 ns\n";
+    ck_assert_str_eq(tp_buf_str(&b), want);
+    /* without a lifetime split nothing is persistent */
+    free(m.lifetime_unit);
+    m.lifetime_unit = NULL;
+    b.len = 0;
+    tp_text_heap_chart(&m, 800, 4, 16, &b);
+    ck_assert_ptr_null(strchr(tp_buf_str(&b), ':'));
+    /* no series: no chart */
+    m.nseries = 0;
+    b.len = 0;
+    tp_text_heap_chart(&m, 800, 4, 16, &b);
+    ck_assert_uint_eq(b.len, 0);
+    tp_buf_free(&b);
+    free(m.series);
+}
+END_TEST
+
+START_TEST(test_html_page)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.tprof_version = strdup("0.1.0");
+    r.program.exe = strdup("/bin/m<x>");
+    r.program.wall_ns = 1000000;
+    r.nops = 2;
+    r.ops = calloc(2, sizeof *r.ops);
+    r.ops[0].name = strdup("small_op");
+    r.ops[0].kind = strdup("op");
+    r.ops[0].calls = 3;
+    r.ops[0].total_ns = r.ops[0].self_ns = 1000;
+    r.ops[1].name = strdup("big</script>op");
+    r.ops[1].kind = strdup("op");
+    r.ops[1].calls = 7;
+    r.ops[1].total_ns = r.ops[1].self_ns = 5000;
+    series_model(&r.memory);
+    tp_analyze(&r);
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    ck_assert(tp_buf_ok(&b));
+    const char *h = tp_buf_str(&b);
+    /* nothing fetched: no source, link, import or url(); the one address is the SVG namespace */
+    ck_assert_ptr_null(strstr(h, "src="));
+    ck_assert_ptr_null(strstr(h, "href"));
+    ck_assert_ptr_null(strstr(h, "@import"));
+    ck_assert_ptr_null(strstr(h, "url("));
+    int urls = 0;
+    for (const char *p = h; (p = strstr(p, "http")); p++) {
+        ck_assert(!strncmp(p, "http://www.w3.org/2000/svg'", 27));
+        urls++;
+    }
+    ck_assert_int_eq(urls, 1);
+    /* the name as text and, in the embedded JSON, "</" written "<\/"; the bigger op first */
+    const char *big = strstr(h, "<td class=\"l\">big&lt;/script&gt;op</td><td class=\"l\">op</td>"
+                                "<td data-v=\"7\">7</td>");
+    const char *small = strstr(h, "<td class=\"l\">small_op</td>");
+    ck_assert_ptr_nonnull(big);
+    ck_assert_ptr_nonnull(small);
+    ck_assert(big < small);
+    ck_assert_ptr_nonnull(strstr(h, "\"name\":\"big<\\/script>op\""));
+    ck_assert_ptr_nonnull(strstr(h, "\"series\":[{\"ns\":0,\"live_bytes\":0"));
+    /* exactly two script elements end: the data and the code */
+    int ends = 0;
+    for (const char *p = h; (p = strstr(p, "</script>")); p++)
+        ends++;
+    ck_assert_int_eq(ends, 2);
+    ck_assert_ptr_nonnull(strstr(h, "<title>tprof: /bin/m&lt;x&gt;</title>"));
+    tp_buf_free(&b);
+    tp_report_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("series");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_downsample_keeps_peak);
+    tcase_add_test(tc, test_downsample_small_and_exact);
+    tcase_add_test(tc, test_step_series_keeps_extremes);
+    tcase_add_test(tc, test_text_chart_rows);
+    tcase_add_test(tc, test_html_page);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

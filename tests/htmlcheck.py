@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Check the DOM of an HTML report, as headless Chromium left it after its script ran
+(chromium --dump-dom), against the JSON report of the same run.
+
+htmlcheck.py REPORT.json DOM.html
+
+The script drew every chart and none failed; the ops table holds every op of the JSON, with its
+calls and self time exactly (the cells' data-v); the op-time flame graph has a cell per op of
+op_stacks; the heap chart marks the peak with its op; the step chart has one point per point of
+steps.series; the latency chart names the top ops. Exit 1 with what differed."""
+import html.parser
+import json
+import sys
+
+
+class Dom(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.body, self.rows, self.row = [], {}, {}, None
+        self.text_in = {}  # id of the chart -> its text
+        self.titles_in = {}  # id of the chart -> the text of its <title> elements
+        self.count_in = {}  # (id, tag, class) -> count
+        self.cell, self.table = None, None
+
+    def chart(self):
+        for tag, a in reversed(self.stack):
+            if a.get("class") == "chart":
+                return a.get("id")
+        return None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "body":
+            self.body = a
+        if tag == "table":
+            self.table = a.get("id")
+        if tag == "tr" and self.table == "ops":
+            self.row = []
+        if tag == "td" and self.row is not None:
+            self.cell = {"v": a.get("data-v"), "text": ""}
+        c = self.chart()
+        if c:
+            key = (c, tag, a.get("class"))
+            self.count_in[key] = self.count_in.get(key, 0) + 1
+        if tag not in ("meta", "br", "img", "input", "link"):
+            self.stack.append((tag, a))
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None:
+            self.row.append(self.cell)
+            self.cell = None
+        if tag == "tr" and self.row:
+            self.rows[self.row[0]["text"]] = self.row
+            self.row = None
+        if tag == "table":
+            self.table = None
+        while self.stack:
+            t, _ = self.stack.pop()
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell["text"] += data
+        c = self.chart()
+        if c:
+            self.text_in[c] = self.text_in.get(c, "") + data + "\n"
+            if self.stack and self.stack[-1][0] == "title":
+                self.titles_in[c] = self.titles_in.get(c, "") + data + "\n"
+
+
+def main():
+    d = json.load(open(sys.argv[1]))
+    dom = Dom()
+    dom.feed(open(sys.argv[2], encoding="utf-8").read())
+    bad = []
+    if dom.body.get("data-drawn") != "5" or dom.body.get("data-failed") != "0":
+        bad.append(f"charts drawn {dom.body.get('data-drawn')}, failed {dom.body.get('data-failed')}")
+    for o in d["ops"]:
+        row = dom.rows.get(o["name"])
+        if not row:
+            bad.append(f"op {o['name']}: not in the ops table")
+            continue
+        if float(row[2]["v"]) != o["calls"] or float(row[4]["v"]) != o["self_ns"]:
+            bad.append(f"op {o['name']}: calls {row[2]['v']} self {row[4]['v']} in the page, "
+                       f"{o['calls']} and {o['self_ns']} in the JSON")
+    if len(dom.rows) != len(d["ops"]):
+        bad.append(f"{len(dom.rows)} rows in the ops table, {len(d['ops'])} ops in the JSON")
+    flame = dom.titles_in.get("flame-time", "")
+    for s in d["op_stacks"]:
+        for name in s["ops"]:
+            if name + "\n" not in flame:
+                bad.append(f"op-time flame graph: no cell for {name}")
+    m = d["memory"]
+    heap = dom.text_in.get("heap-time", "")
+    if m["series"] and not (m["peak_op"] or "") in heap or "peak " not in heap:
+        bad.append(f"heap over time: no peak label with {m['peak_op']}: {heap!r}")
+    dots = dom.count_in.get(("step-time", "circle", "stepdot"), 0) + \
+        dom.count_in.get(("step-time", "circle", "stepwarm"), 0)
+    if dots != len(d["steps"]["series"]):
+        bad.append(f"step chart: {dots} points, {len(d['steps']['series'])} in steps.series")
+    warm = dom.count_in.get(("step-time", "circle", "stepwarm"), 0)
+    want_warm = sum(p["index"] < d["steps"]["warmup"] for p in d["steps"]["series"])
+    if warm != want_warm:
+        bad.append(f"step chart: {warm} warm-up points, {want_warm} in the JSON")
+    lat = dom.text_in.get("latency", "")
+    for o in sorted(d["ops"], key=lambda o: -o["self_ns"])[:10]:
+        if o["latency_ns"]["n"] and o["name"] + "\n" not in lat:
+            bad.append(f"latency chart: no {o['name']}")
+    heapflame = dom.titles_in.get("flame-heap", "")
+    if m["peak_bytes"] and "live at the peak" not in heapflame:
+        bad.append("heap flame graph: no cell")
+    for b in bad:
+        print("htmlcheck: " + b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
