@@ -27,6 +27,10 @@ struct tp_shape_key {
     int64_t m, n, k;
     char transa, transb, layout;
     char side, uplo; /* 'L'/'R' and 'U'/'L' for symm, syrk, trmm, trsm */
+    /* A call whose work came from a work entry (common/workspec.h): the entry, whose parameters'
+     * values are m, n, k, more[0], ... in its order; NULL for the BLAS shapes above. */
+    const struct tp_work_fn *named;
+    int64_t more[5];
 };
 
 /* Intern an op by name; the same name always gives the same id. kind: matmul, gemv, conv,

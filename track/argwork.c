@@ -1,0 +1,135 @@
+/* Work of instrumented ops from their arguments (see argwork.h). */
+#include "track/argwork.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "track/runtime.h"
+#include "track/symtab.h"
+
+#define BITS 10
+
+enum { EMPTY, NONE, BAD, READY };
+
+/* A slot is claimed by its ra under the lock, filled, then published by state (release). */
+struct slot {
+    _Atomic uintptr_t ra;
+    _Atomic int state;
+    uintptr_t fn;
+    const struct tp_work_fn *w;
+    struct tp_argset set;
+};
+
+static struct slot table[1u << BITS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t failed, full;
+static unsigned char warned[TP_WORK_MAX_FNS];
+
+static inline uint32_t hash(uintptr_t ra)
+{
+    return (uint32_t)(((uint64_t)ra * 0x9E3779B97F4A7C15ull) >> (64 - BITS));
+}
+
+/* The work entry for fn by the name the program knows it (demangled), or as the symbol says. */
+static const struct tp_work_fn *entry_of(uintptr_t fn, char *name, size_t n)
+{
+    char raw[512];
+    uintptr_t start = 0;
+    if (!tp_cfg.work || tp_symtab_lookup(fn, raw, sizeof raw, &start) < 0 || start != fn)
+        return NULL;
+    tp_symtab_demangle(raw, name, n);
+    const struct tp_work_fn *w = tp_work_find(tp_cfg.work, name);
+    return w ? w : tp_work_find(tp_cfg.work, raw);
+}
+
+static void fill(struct slot *s, uintptr_t fn, uintptr_t ra)
+{
+    char name[512], why[300];
+    s->fn = fn;
+    s->w = entry_of(fn, name, sizeof name);
+    if (!s->w) {
+        atomic_store_explicit(&s->state, NONE, memory_order_release);
+        return;
+    }
+    if (tp_argloc_resolve(ra, s->w, &s->set, why, sizeof why) < 0) {
+        size_t i = (size_t)(s->w - tp_cfg.work->fn);
+        if (i < TP_WORK_MAX_FNS && !warned[i]) {
+            warned[i] = 1;
+            tp_warn("TPROF_WORK: %s: %s; %s gets no FLOPs or bytes", s->w->name, why,
+                    s->w->name);
+        }
+        atomic_store_explicit(&s->state, BAD, memory_order_release);
+        return;
+    }
+    atomic_store_explicit(&s->state, READY, memory_order_release);
+}
+
+/* The slot of ra, resolved now if no thread did yet; NULL when the table is full. */
+static struct slot *slot_of(uintptr_t fn, uintptr_t ra)
+{
+    uint32_t h = hash(ra), mask = (1u << BITS) - 1;
+    for (uint32_t i = 0; i <= mask; i++) {
+        struct slot *s = &table[(h + i) & mask];
+        uintptr_t k = atomic_load_explicit(&s->ra, memory_order_acquire);
+        if (k == ra && atomic_load_explicit(&s->state, memory_order_acquire) != EMPTY)
+            return s;
+        if (k && k != ra)
+            continue;
+        /* free, or ours but being filled: settle it under the lock */
+        struct tp_own o = tp_own_begin();
+        pthread_mutex_lock(&lock);
+        k = atomic_load_explicit(&s->ra, memory_order_acquire);
+        if (k == 0 || (k == ra && atomic_load(&s->state) == EMPTY)) {
+            atomic_store_explicit(&s->ra, ra, memory_order_release);
+            fill(s, fn, ra);
+        }
+        pthread_mutex_unlock(&lock);
+        tp_own_end(o);
+        if (k && k != ra)
+            continue;
+        return s;
+    }
+    atomic_fetch_add_explicit(&full, 1, memory_order_relaxed);
+    return NULL;
+}
+
+int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t *flops,
+                     uint64_t *bytes, struct tp_shape_key *shape)
+{
+    if (!tp_cfg.work)
+        return 0;
+    struct slot *s = slot_of(fn, ra);
+    if (!s || s->fn != fn || atomic_load_explicit(&s->state, memory_order_acquire) != READY)
+        return 0;
+    int64_t v[TP_WORK_MAX_VARS] = {0};
+    tp_argloc_read(&s->set, regs, v);
+    if (tp_work_eval(s->w, v, flops, bytes) < 0) {
+        atomic_fetch_add_explicit(&failed, 1, memory_order_relaxed);
+        return 0;
+    }
+    memset(shape, 0, sizeof *shape); /* ops.c compares keys field by field, more[] bytewise */
+    shape->named = s->w;
+    shape->m = v[0];
+    shape->n = v[1];
+    shape->k = v[2];
+    memcpy(shape->more, v + 3, sizeof shape->more);
+    return 1;
+}
+
+uint64_t tp_argwork_failed(void)
+{
+    return atomic_load(&failed);
+}
+
+void tp_argwork_forget(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        atomic_store(&table[i].state, EMPTY);
+        atomic_store(&table[i].ra, 0);
+    }
+    tp_argloc_forget();
+    pthread_mutex_unlock(&lock);
+}
