@@ -1,6 +1,6 @@
 /* Calls the kernels of v_work_k.c with known sizes (tests/cyg_work.sh): mv_kernel 10 times at
  * 300 x 200 and 5 times at 64 x 1000; axpy_kernel 7 times with n = 5000; conv_kernel 3 times
- * with oc 4, oh 5, ow 6, ic 3, kh 2, kw 7. */
+ * with oc 4, oh 5, ow 6, stride 3, ic 3, kh 2, kw 7. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* The kernels of v_work_k.c. */
 #ifndef V_WORK_H
 #define V_WORK_H
 #include <stddef.h>
