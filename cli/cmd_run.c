@@ -49,6 +49,9 @@ static const struct {
      "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
     {"--suppress", "TPROF_SUPPRESS", "FILE",
      "leak suppressions, LeakSanitizer's format (leak:pattern lines)"},
+    {"--work", "TPROF_WORK", "SPEC",
+     "FLOPs/bytes of your functions from their parameters: 'fn: flops=2*m*n bytes=4*m*n; ...'"},
+    {"--work-file", "TPROF_WORK_FILE", "FILE", "the same, one function per line"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 

@@ -123,8 +123,7 @@ static int primary(struct parser *ps)
     if (isdigit((unsigned char)*s)) {
         int64_t v = 0;
         while (isdigit((unsigned char)*ps->p)) {
-            if (__builtin_mul_overflow(v, 10, &v) ||
-                __builtin_add_overflow(v, *ps->p - '0', &v)) {
+            if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *ps->p - '0', &v)) {
                 ps->err = "number too large";
                 return -1;
             }
@@ -369,8 +368,7 @@ static int run(const struct tp_work_expr *e, const int64_t *vals, uint64_t *out)
     return 0;
 }
 
-int tp_work_eval(const struct tp_work_fn *f, const int64_t *vals, uint64_t *flops,
-                 uint64_t *bytes)
+int tp_work_eval(const struct tp_work_fn *f, const int64_t *vals, uint64_t *flops, uint64_t *bytes)
 {
     if (run(&f->flops, vals, flops) < 0 || run(&f->bytes, vals, bytes) < 0)
         return -1;

@@ -57,8 +57,7 @@ const struct tp_work_fn *tp_work_find(const struct tp_work_set *set, const char 
 /* One call's work from the values of the entry's parameters (vals[i] for vars[i]). 0, or -1 when
  * a formula overflows, divides by zero or is negative (the call's work is then unknown). A
  * missing formula gives 0 for that figure. */
-int tp_work_eval(const struct tp_work_fn *f, const int64_t *vals, uint64_t *flops,
-                 uint64_t *bytes);
+int tp_work_eval(const struct tp_work_fn *f, const int64_t *vals, uint64_t *flops, uint64_t *bytes);
 
 /* The call's shape by parameter name: "rows=512 cols=512". */
 void tp_work_shape(const struct tp_work_fn *f, const int64_t *vals, char *out, size_t n);

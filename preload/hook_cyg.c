@@ -327,8 +327,9 @@ tp_cyg_fast_enter(void *fn)
 /* The slow path, with the registers the entry saved (DWARF numbering, track/argloc.h): regs[7]
  * is the instrumented function's stack pointer at its call of the hook (the hook's CFA), regs[16]
  * the hook's return address. */
-TP_NOINSTR __attribute__((visibility("hidden"), used)) void
-tp_cyg_enter_regs(uintptr_t fn, uintptr_t site, uint64_t *regs)
+TP_NOINSTR __attribute__((visibility("hidden"), used)) void tp_cyg_enter_regs(uintptr_t fn,
+                                                                              uintptr_t site,
+                                                                              uint64_t *regs)
 {
     (void)site;
     uint32_t d = decision_of(fn);

@@ -146,8 +146,8 @@ static int has_entry_value(const Dwarf_Op *e, size_t n)
 }
 
 /* One location expression as a tp_argloc. NULL, or why it cannot be read. */
-static const char *decode(const Dwarf_Op *e, size_t n, uint8_t fb_reg, int64_t fb_off,
-                          int fb_ok, struct tp_argloc *l)
+static const char *decode(const Dwarf_Op *e, size_t n, uint8_t fb_reg, int64_t fb_off, int fb_ok,
+                          struct tp_argloc *l)
 {
     unsigned atom = e[0].atom;
     if (has_entry_value(e, n))
@@ -238,8 +238,9 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
     while (at < ns && !scope_named(&scopes[at], w->name))
         at++;
     if (at >= ns) {
-        snprintf(why, n, "%s", ns < 0 ? "no debug information (built without -g?)"
-                                      : "its debug information does not cover the enter hook");
+        snprintf(why, n, "%s",
+                 ns < 0 ? "no debug information (built without -g?)"
+                        : "its debug information does not cover the enter hook");
         tp_dw.free(scopes);
         return -1;
     }
@@ -248,8 +249,8 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
     int fb_ok = frame_base(scopes, ns, at, pc - bias, &fb_reg, &fb_off) == 0;
     int need_cfa = 0;
     for (int i = 0; i < w->nvars; i++) {
-        const char *r = locate(&scopes[at], w->vars[i], pc - bias, fb_reg, fb_off, fb_ok,
-                               &out->loc[i]);
+        const char *r =
+            locate(&scopes[at], w->vars[i], pc - bias, fb_reg, fb_off, fb_ok, &out->loc[i]);
         if (r) {
             snprintf(why, n, "parameter '%s': %s", w->vars[i], r);
             tp_dw.free(scopes);
@@ -282,7 +283,9 @@ void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *va
         uint64_t v = 0;
         switch (l->kind) {
         case TP_ARG_REG: v = regs[l->reg]; break;
-        case TP_ARG_MEM: memcpy(&v, (const void *)(regs[l->reg] + (uint64_t)l->off), l->size); break;
+        case TP_ARG_MEM:
+            memcpy(&v, (const void *)(regs[l->reg] + (uint64_t)l->off), l->size);
+            break;
         case TP_ARG_CFA: memcpy(&v, (const void *)(cfa + (uint64_t)l->off), l->size); break;
         default: vals[i] = l->off; continue;
         }

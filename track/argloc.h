@@ -36,9 +36,9 @@ struct tp_argloc {
 
 /* How one call site of the enter hook finds one function's parameters. */
 struct tp_argset {
-    int n;                     /* = the work entry's nvars */
-    uint8_t cfa_reg;           /* CFA = register cfa_reg + cfa_off (rsp or rbp) */
-    int64_t cfa_off;           /* (only for TP_ARG_CFA locations) */
+    int n;           /* = the work entry's nvars */
+    uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off (rsp or rbp) */
+    int64_t cfa_off; /* (only for TP_ARG_CFA locations) */
     struct tp_argloc loc[TP_WORK_MAX_VARS];
 };
 

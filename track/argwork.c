@@ -57,8 +57,7 @@ static void fill(struct slot *s, uintptr_t fn, uintptr_t ra)
         size_t i = (size_t)(s->w - tp_cfg.work->fn);
         if (i < TP_WORK_MAX_FNS && !warned[i]) {
             warned[i] = 1;
-            tp_warn("TPROF_WORK: %s: %s; %s gets no FLOPs or bytes", s->w->name, why,
-                    s->w->name);
+            tp_warn("TPROF_WORK: %s: %s; %s gets no FLOPs or bytes", s->w->name, why, s->w->name);
         }
         atomic_store_explicit(&s->state, BAD, memory_order_release);
         return;

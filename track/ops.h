@@ -26,10 +26,8 @@ enum tp_op_source { TP_SRC_BLAS, TP_SRC_INSTR, TP_SRC_PLT, TP_SRC_API };
 struct tp_shape_key {
     int64_t m, n, k;
     char transa, transb, layout;
-    char side, uplo; /* 'L'/'R' and 'U'/'L' for symm, syrk, trmm, trsm */
-    /* A call whose work came from a work entry (common/workspec.h): the entry, whose parameters'
-     * values are m, n, k, more[0], ... in its order; NULL for the BLAS shapes above. */
-    const struct tp_work_fn *named;
+    char side, uplo;                /* 'L'/'R' and 'U'/'L' for symm, syrk, trmm, trsm */
+    const struct tp_work_fn *named; /* TPROF_WORK's entry: m, n, k, more[] its parameters */
     int64_t more[5];
 };
 

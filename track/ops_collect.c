@@ -63,8 +63,8 @@ static void shape_desc(const struct tp_shape_key *k, char *out, size_t size)
 {
     size_t u = 0;
     if (k->named) {
-        int64_t v[TP_WORK_MAX_VARS] = {k->m, k->n, k->k, k->more[0], k->more[1], k->more[2],
-                                       k->more[3], k->more[4]};
+        int64_t v[TP_WORK_MAX_VARS] = {k->m,       k->n,       k->k,       k->more[0],
+                                       k->more[1], k->more[2], k->more[3], k->more[4]};
         tp_work_shape(k->named, v, out, size);
         return;
     }
