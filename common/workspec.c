@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 enum { OP_CONST, OP_VAR, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, OP_MIN, OP_MAX };
+/* where a binary operation's right operand is: the stack, the instruction's k, parameter var */
+enum { SRC_STACK, SRC_K, SRC_V };
 
 #define MAX_DEPTH 16
 
@@ -28,12 +30,21 @@ static void skip_space(struct parser *ps)
 
 static int emit(struct parser *ps, int op, int var, int64_t k, int push)
 {
+    struct tp_work_insn *last = ps->e->n ? &ps->e->code[ps->e->n - 1] : NULL;
+    if (push < 0 && last && (last->op == OP_CONST || last->op == OP_VAR)) {
+        /* the right operand was just pushed: it becomes the operation's own */
+        last->src = last->op == OP_CONST ? SRC_K : SRC_V;
+        last->op = (uint8_t)op;
+        ps->depth += push;
+        return 0;
+    }
     if (ps->e->n >= TP_WORK_MAX_CODE) {
         ps->err = "formula too long";
         return -1;
     }
     struct tp_work_insn *i = &ps->e->code[ps->e->n++];
     i->op = (uint8_t)op;
+    i->src = SRC_STACK;
     i->var = (uint8_t)var;
     i->k = k;
     ps->depth += push;
@@ -330,41 +341,53 @@ const struct tp_work_fn *tp_work_find(const struct tp_work_set *set, const char 
     return NULL;
 }
 
+/* The stack machine. A binary operation whose right operand is a constant or a parameter takes it
+ * from the instruction (emit fused them): "2*rows*cols" is three instructions. */
 static int run(const struct tp_work_expr *e, const int64_t *vals, uint64_t *out)
 {
-    int64_t st[MAX_DEPTH + 1];
-    int sp = 0;
+    int64_t st[MAX_DEPTH + 2], *top = st;
     if (!e->n) {
         *out = 0;
         return 0;
     }
-    for (int i = 0; i < e->n; i++) {
-        const struct tp_work_insn *c = &e->code[i];
-        int64_t a = sp >= 2 ? st[sp - 2] : 0, b = sp >= 1 ? st[sp - 1] : 0, r;
-        int bad = 0;
+    for (const struct tp_work_insn *c = e->code, *end = c + e->n; c < end; c++) {
+        int64_t b;
         switch (c->op) {
-        case OP_CONST: st[sp++] = c->k; continue;
-        case OP_VAR: st[sp++] = vals[c->var]; continue;
-        case OP_NEG: bad = __builtin_sub_overflow(0, b, &st[sp - 1]); break;
-        case OP_ADD: bad = __builtin_add_overflow(a, b, &r); break;
-        case OP_SUB: bad = __builtin_sub_overflow(a, b, &r); break;
-        case OP_MUL: bad = __builtin_mul_overflow(a, b, &r); break;
-        case OP_DIV:
-            bad = b == 0 || (a == INT64_MIN && b == -1);
-            r = bad ? 0 : a / b;
-            break;
-        case OP_MIN: r = a < b ? a : b; break;
-        case OP_MAX: r = a > b ? a : b; break;
-        default: return -1;
+        case OP_CONST: *++top = c->k; continue;
+        case OP_VAR: *++top = vals[c->var]; continue;
+        case OP_NEG:
+            if (__builtin_sub_overflow(0, *top, top))
+                return -1;
+            continue;
+        default: break;
         }
-        if (bad)
-            return -1;
-        if (c->op != OP_NEG)
-            st[--sp - 1] = r;
+        b = c->src == SRC_K ? c->k : c->src == SRC_V ? vals[c->var] : *top--;
+        int64_t a = *top;
+        switch (c->op) {
+        case OP_ADD:
+            if (__builtin_add_overflow(a, b, top))
+                return -1;
+            break;
+        case OP_SUB:
+            if (__builtin_sub_overflow(a, b, top))
+                return -1;
+            break;
+        case OP_MUL:
+            if (__builtin_mul_overflow(a, b, top))
+                return -1;
+            break;
+        case OP_DIV:
+            if (b == 0 || (a == INT64_MIN && b == -1))
+                return -1;
+            *top = a / b;
+            break;
+        case OP_MIN: *top = a < b ? a : b; break;
+        default: *top = a > b ? a : b; break;
+        }
     }
-    if (sp != 1 || st[0] < 0)
+    if (top != st + 1 || *top < 0)
         return -1;
-    *out = (uint64_t)st[0];
+    *out = (uint64_t)*top;
     return 0;
 }
 

@@ -22,7 +22,7 @@
 #define TP_WORK_VAR      32 /* a parameter name's bytes, with its terminator */
 
 struct tp_work_insn {
-    uint8_t op, var;
+    uint8_t op, src, var;
     int64_t k;
 };
 
