@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OP_CONST, OP_VAR, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, OP_MIN, OP_MAX };
+enum { OP_CONST, OP_VAR, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, OP_MIN, OP_MAX, OP_NZ };
 /* where a binary operation's right operand is: the stack, the instruction's k, parameter var */
 enum { SRC_STACK, SRC_K, SRC_V };
 
@@ -155,6 +155,11 @@ static int primary(struct parser *ps)
             if (*ps->p == '(')
                 return call2(ps, s[1] == 'i' ? OP_MIN : OP_MAX);
         }
+        if (len == 2 && !strncmp(s, "nz", 2)) {
+            skip_space(ps);
+            if (*ps->p == '(')
+                return primary(ps) < 0 ? -1 : emit(ps, OP_NZ, 0, 0, 0);
+        }
         int v = var_index(ps, s, len);
         return v < 0 ? -1 : emit(ps, OP_VAR, v, 0, 1);
     }
@@ -201,10 +206,16 @@ static int entry(struct parser *ps, struct tp_work_fn *f)
     const char *s = ps->p;
     /* a C++ name may hold "::"; one ':' ends the name */
     while (*ps->p && *ps->p != ';' && *ps->p != '\n' && *ps->p != ' ' && *ps->p != '\t' &&
-           !(*ps->p == ':' && ps->p[1] != ':'))
+           *ps->p != '(' && !(*ps->p == ':' && ps->p[1] != ':'))
         ps->p += *ps->p == ':' ? 2 : 1;
     size_t len = (size_t)(ps->p - s);
     skip_space(ps);
+    f->nparams = -1;
+    if (len && *ps->p == '(') {
+        if (tp_work_proto(&ps->p, f->params, &f->nparams, &ps->err) < 0)
+            return -1;
+        skip_space(ps);
+    }
     if (!len || *ps->p != ':') {
         ps->err = len ? "expected ':' after the function name" : "expected a function name";
         return -1;
@@ -359,6 +370,7 @@ static int run(const struct tp_work_expr *e, const int64_t *vals, uint64_t *out)
             if (__builtin_sub_overflow(0, *top, top))
                 return -1;
             continue;
+        case OP_NZ: *top = *top != 0; continue;
         default: break;
         }
         b = c->src == SRC_K ? c->k : c->src == SRC_V ? vals[c->var] : *top--;

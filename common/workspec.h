@@ -4,7 +4,8 @@
  *   gemv: flops=2*rows*cols bytes=4*(rows*cols+rows+cols); conv2d: flops=2*oc*oh*ow*ic*kh*kw
  *
  * Entries are separated by ';' or new lines ('#' starts a comment to the end of the line). A
- * formula is + - * / on integers and parameter names, parentheses, min(a,b) and max(a,b). Each is
+ * formula is + - * / on integers and parameter names, parentheses, min(a,b), max(a,b) and nz(a)
+ * (1 when a is not 0); a name may carry a prototype (common/workabi.h). Each is
  * compiled once, when the setting is read, into a small stack program that is evaluated with
  * 64-bit signed integers: an overflow, a division by zero or a negative result makes that call's
  * work unknown rather than wrong. Which parameters exist is known only from the function's debug
@@ -14,6 +15,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "common/workabi.h"
 
 #define TP_WORK_MAX_VARS 8  /* distinct parameters one function's formulas name */
 #define TP_WORK_MAX_CODE 48 /* instructions per formula */
@@ -36,6 +39,8 @@ struct tp_work_fn {
     int nvars; /* the parameters named, in the order they first appear (the shape's order) */
     char vars[TP_WORK_MAX_VARS][TP_WORK_VAR];
     struct tp_work_expr flops, bytes;
+    int nparams; /* the prototype's parameters ("name(int m, ...)"), -1 when none was given */
+    struct tp_work_param params[TP_WORK_MAX_PARAMS];
 };
 
 struct tp_work_set {

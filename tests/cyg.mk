@@ -132,3 +132,14 @@ tests/victims/v_work_nog: $(V_WORK_DEP)
 	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g0 -O2 -o $@ $(V_WORK_SRC)
 TESTS += tests/cyg_work.sh
 EXTRA_DIST += tests/cyg_work.sh
+# Work entries of a library's export called through the PLT: parameters from the DWARF or from
+# a prototype in the entry, in registers, xmm0 and on the stack.
+check_PROGRAMS += tests/victims/libtpwork.so tests/victims/v_work_plt
+tests_victims_libtpwork_so_SOURCES = tests/victims/libtpwork.c
+tests_victims_libtpwork_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpwork_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpwork.so
+tests_victims_v_work_plt_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_work_plt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_work_plt_LDADD = tests/victims/libtpwork.so
+TESTS += tests/plt_work.sh
+EXTRA_DIST += tests/plt_work.sh

@@ -267,6 +267,69 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
     return 0;
 }
 
+/* A parameter's type as the ABI passes it. */
+static void param_type(Dwarf_Die *param, struct tp_work_param *p)
+{
+    Dwarf_Attribute a;
+    Dwarf_Die t;
+    Dwarf_Word size = 0, enc = 0;
+    p->other = 1;
+    if (!tp_dw.dwarf_formref_die(tp_dw.dwarf_attr_integrate(param, DW_AT_type, &a), &t) ||
+        tp_dw.dwarf_peel_type(&t, &t) != 0)
+        return;
+    int tag = tp_dw.dwarf_tag(&t);
+    if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+        tag == DW_TAG_rvalue_reference_type) {
+        p->size = 8;
+        p->other = 0;
+        return;
+    }
+    if (tp_dw.dwarf_formudata(tp_dw.dwarf_attr(&t, DW_AT_byte_size, &a), &size) != 0 ||
+        (size != 1 && size != 2 && size != 4 && size != 8))
+        return;
+    tp_dw.dwarf_formudata(tp_dw.dwarf_attr(&t, DW_AT_encoding, &a), &enc);
+    if (tag == DW_TAG_base_type && enc == DW_ATE_float) {
+        p->is_float = 1;
+    } else if (tag == DW_TAG_base_type && enc != DW_ATE_complex_float) {
+        p->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+    } else if (tag != DW_TAG_enumeration_type) {
+        return;
+    }
+    p->size = (uint8_t)size;
+    p->other = 0;
+}
+
+int tp_argloc_params(uintptr_t fn, struct tp_work_param *out, int *n, char *why, size_t len)
+{
+    Dwfl_Module *m = module_at(fn);
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = m ? tp_dw.dwfl_module_addrdie(m, fn, &bias) : NULL;
+    Dwarf_Die *scopes = NULL;
+    int ns = cu ? tp_dw.dwarf_getscopes(cu, fn - bias, &scopes) : -1, at = 0;
+    while (at < ns && tp_dw.dwarf_tag(&scopes[at]) != DW_TAG_subprogram)
+        at++;
+    *n = 0;
+    if (at >= ns) {
+        snprintf(why, len, "no debug information (built without -g?) and no prototype given");
+        tp_dw.free(scopes);
+        return -1;
+    }
+    Dwarf_Die c;
+    if (tp_dw.dwarf_child(&scopes[at], &c) == 0) {
+        do {
+            if (tp_dw.dwarf_tag(&c) != DW_TAG_formal_parameter || *n >= TP_WORK_MAX_PARAMS)
+                continue;
+            struct tp_work_param *p = &out[(*n)++];
+            memset(p, 0, sizeof *p);
+            const char *nm = tp_dw.dwarf_diename(&c);
+            snprintf(p->name, sizeof p->name, "%s", nm ? nm : "");
+            param_type(&c, p);
+        } while (tp_dw.dwarf_siblingof(&c, &c) == 0);
+    }
+    tp_dw.free(scopes);
+    return 0;
+}
+
 static int64_t extend(uint64_t v, unsigned size, int is_signed)
 {
     if (size >= 8)

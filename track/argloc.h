@@ -52,6 +52,11 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
 /* The parameters' values from the registers the hook saved (regs[TP_ARG_NREGS]). A few loads. */
 void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals);
 
+/* The parameters of the function that starts at fn, in order, with their types as the ABI
+ * passes them (for a work entry without a prototype on a function hooked through the PLT). 0, or
+ * -1 with the reason in why. Under the caller's lock, as tp_argloc_resolve. */
+int tp_argloc_params(uintptr_t fn, struct tp_work_param *out, int *n, char *why, size_t len);
+
 /* Drop what was read of the process's modules (after a dlclose). */
 void tp_argloc_forget(void);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "track/opnames.h"
 #include "track/runtime.h"
 #include "track/symtab.h"
 
@@ -48,8 +49,19 @@ static const struct tp_work_fn *entry_of(uintptr_t fn, char *name, size_t n)
     if (!tp_cfg.work || tp_symtab_lookup(fn, raw, sizeof raw, &start) < 0 || start != fn)
         return NULL;
     tp_symtab_demangle(raw, name, n);
-    const struct tp_work_fn *w = tp_work_find(tp_cfg.work, name);
-    return w ? w : tp_work_find(tp_cfg.work, raw);
+    const struct tp_work_fn *w = tp_names_work(name);
+    return w ? w : tp_names_work(raw);
+}
+
+/* One line, once per entry, for a function whose parameters cannot be read; none for a built-in
+ * entry, which the user did not ask for. */
+static void say_once(const struct tp_work_fn *w, const char *why)
+{
+    size_t i = tp_cfg.work ? (size_t)(w - tp_cfg.work->fn) : TP_WORK_MAX_FNS;
+    if (i < TP_WORK_MAX_FNS && !warned[i]) {
+        warned[i] = 1;
+        tp_warn("TPROF_WORK: %s: %s; %s gets no FLOPs or bytes", w->name, why, w->name);
+    }
 }
 
 static void fill(struct slot *s, uintptr_t fn, uintptr_t ra)
@@ -102,11 +114,11 @@ static struct slot *slot_of(uintptr_t fn, uintptr_t ra)
     return NULL;
 }
 
+static void fill_shape(const struct tp_work_fn *w, const int64_t *v, struct tp_shape_key *shape);
+
 int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t *flops,
                      uint64_t *bytes, struct tp_shape_key *shape)
 {
-    if (!tp_cfg.work)
-        return 0;
     struct slot *s = slot_of(fn, ra);
     if (!s || s->fn != fn || atomic_load_explicit(&s->state, memory_order_acquire) != READY)
         return 0;
@@ -124,12 +136,80 @@ int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t 
         last.flops = *flops;
         last.bytes = *bytes;
     }
+    fill_shape(s->w, v, shape);
+    return 1;
+}
+
+static void fill_shape(const struct tp_work_fn *w, const int64_t *v, struct tp_shape_key *shape)
+{
     memset(shape, 0, sizeof *shape); /* ops.c compares keys field by field, more[] bytewise */
-    shape->named = s->w;
+    shape->named = w;
     shape->m = v[0];
     shape->n = v[1];
     shape->k = v[2];
     memcpy(shape->more, v + 3, sizeof shape->more);
+}
+
+static void resolve_abi(struct tp_argwork_abi *a, const char *name, uintptr_t target)
+{
+    char why[300];
+    struct tp_work_param params[TP_WORK_MAX_PARAMS];
+    const struct tp_work_param *p = params;
+    int n = 0;
+    a->w = tp_names_work(name);
+    if (!a->w) {
+        atomic_store_explicit(&a->state, -1, memory_order_release);
+        return;
+    }
+    if (a->w->nparams >= 0) {
+        p = a->w->params;
+        n = a->w->nparams;
+    } else if (tp_argloc_params(target, params, &n, why, sizeof why) < 0) {
+        say_once(a->w, why);
+        atomic_store_explicit(&a->state, -1, memory_order_release);
+        return;
+    }
+    if (tp_work_place(p, n, (char(*)[32])a->w->vars, a->w->nvars, a->place, why, sizeof why) < 0) {
+        say_once(a->w, why);
+        atomic_store_explicit(&a->state, -1, memory_order_release);
+        return;
+    }
+    atomic_store_explicit(&a->state, 1, memory_order_release);
+}
+
+int tp_argwork_abi(struct tp_argwork_abi *a, const char *name, uintptr_t target,
+                   const uint64_t *ints, const unsigned char (*xmm)[16], const uint64_t *stack,
+                   uint64_t *flops, uint64_t *bytes, struct tp_shape_key *shape)
+{
+    int st = atomic_load_explicit(&a->state, memory_order_acquire);
+    if (tp_unlikely(st == 0)) {
+        struct tp_own o = tp_own_begin();
+        pthread_mutex_lock(&lock);
+        if (atomic_load(&a->state) == 0)
+            resolve_abi(a, name, target);
+        pthread_mutex_unlock(&lock);
+        tp_own_end(o);
+        st = atomic_load_explicit(&a->state, memory_order_acquire);
+    }
+    if (st <= 0)
+        return 0;
+    int64_t v[TP_WORK_MAX_VARS] = {0};
+    for (int i = 0; i < a->w->nvars; i++) {
+        const struct tp_work_place *p = &a->place[i];
+        uint64_t raw = 0;
+        if (p->where == TP_WORK_INT)
+            raw = ints[p->idx];
+        else if (p->where == TP_WORK_SSE)
+            memcpy(&raw, xmm[p->idx], p->size);
+        else
+            raw = stack[p->idx];
+        v[i] = tp_work_value(raw, p);
+    }
+    if (tp_work_eval(a->w, v, flops, bytes) < 0) {
+        atomic_fetch_add_explicit(&failed, 1, memory_order_relaxed);
+        return 0;
+    }
+    fill_shape(a->w, v, shape);
     return 1;
 }
 

@@ -6,6 +6,7 @@
 #ifndef TPROF_ARGWORK_H
 #define TPROF_ARGWORK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "track/argloc.h"
@@ -16,6 +17,22 @@
  * be found (said once per function, on stderr), or its formula fails for these values. */
 int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t *flops,
                      uint64_t *bytes, struct tp_shape_key *shape);
+
+/* The work of a function hooked through the PLT (preload/shim_plt.c), from the registers and
+ * stack of its call as the x86-64 System V ABI passes arguments: where each parameter is comes
+ * from the entry's prototype, else from the function's DWARF; resolved at the first call. */
+struct tp_argwork_abi {
+    _Atomic int state; /* 0 not resolved yet, 1 ready, -1 no work */
+    const struct tp_work_fn *w;
+    struct tp_work_place place[TP_WORK_MAX_VARS];
+};
+
+/* A call of name (the function at target): ints the six integer argument registers, xmm the
+ * eight vector ones, stack the first argument passed on the stack. 1 with the work and shape
+ * filled in, 0 as tp_argwork_enter. */
+int tp_argwork_abi(struct tp_argwork_abi *a, const char *name, uintptr_t target,
+                   const uint64_t *ints, const unsigned char (*xmm)[16], const uint64_t *stack,
+                   uint64_t *flops, uint64_t *bytes, struct tp_shape_key *shape);
 
 /* Calls whose formula overflowed, divided by zero or was negative (their work is unknown). */
 uint64_t tp_argwork_failed(void);
