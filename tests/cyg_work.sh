@@ -63,6 +63,11 @@ tp TPROF_OPS='*_kernel' TPROF_WORK="$W" TPROF_JSON="$WORK/nog.json" \
 grep -q "^tprof: TPROF_WORK: mv_kernel: no debug information (built without -g?); mv_kernel gets no FLOPs or bytes$" \
   "$WORK/nog.err" || fail "no -g line: $(cat "$WORK/nog.err")"
 jcheck "$WORK/nog.json" "ops['mv_kernel']['calls'] == 15 and ops['mv_kernel']['flops'] == 0"
+# A formula that comes out negative (rows - 1000 < 0 for all 15 calls) gives no work, and a note.
+tp TPROF_OPS='*_kernel' TPROF_WORK='mv_kernel: flops=rows-1000 bytes=cols' TPROF_JSON="$WORK/neg.json" \
+  LD_PRELOAD="$TPROF_SO" "$TB/victims/v_work_O2" > /dev/null || fail "victim failed (negative)"
+jcheck "$WORK/neg.json" "ops['mv_kernel']['flops'] == 0 and ops['mv_kernel']['bytes'] == 0" \
+  "'15 op calls got no FLOPs or bytes from their TPROF_WORK entry: the formula overflowed, divided by zero or came out negative' in d['notes']"
 # The same entries from a file (TPROF_WORK_FILE), comments and all.
 printf '# kernels\n%s\n' "$W" > "$WORK/work.txt"
 tp TPROF_OPS='*_kernel' TPROF_WORK_FILE="$WORK/work.txt" TPROF_JSON="$WORK/f.json" \
