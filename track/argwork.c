@@ -124,7 +124,10 @@ int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t 
         return 0;
     int64_t v[TP_WORK_MAX_VARS] = {0};
     tp_argloc_read(&s->set, regs, v);
-    if (last.s == s && !memcmp(last.v, v, (size_t)s->set.n * sizeof v[0])) {
+    int same = last.s == s;
+    for (int i = 0; same && i < s->set.n; i++)
+        same = last.v[i] == v[i];
+    if (same) {
         *flops = last.flops;
         *bytes = last.bytes;
     } else if (tp_work_eval(s->w, v, flops, bytes) < 0) {

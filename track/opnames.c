@@ -146,8 +146,10 @@ static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 static void parse_builtin(void)
 {
     char why[200];
+    struct tp_own o = tp_own_begin(); /* tprof's own block, not the program's heap */
     if (tp_work_parse(&builtin, builtin_text, why, sizeof why) < 0)
         tp_warn("built-in work entries: %s", why); /* a bug of tprof's own: said, not hidden */
+    tp_own_end(o);
 }
 
 const struct tp_work_fn *tp_names_work(const char *name)
