@@ -14,6 +14,7 @@
  * (tp_cyg_hooks), and ops.c takes (hooks run while an op was open) x (cost of one) out of the
  * op's time. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,32 +298,10 @@ static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
     (tp_likely((l)->fn == (uintptr_t)(fn) && (int32_t)(l)->decision <= 0 &&                        \
                (l)->gen == atomic_load_explicit(&gen, memory_order_relaxed)))
 
-/* The enter hook's fast path, called by the entry below: 0 when done (a cache hit on a non-op or
- * a counted op), 1 when the slow path must run. It keeps every register but %rax intact
- * (no_caller_saved_registers; its plain integer code uses no vector register), so that the slow path still finds
- * the instrumented function's registers as they were at its call of the hook: the work of an op
- * comes from its parameters, which may live in any of them (track/argloc.h). */
-TP_NOINSTR __attribute__((visibility("hidden"), used, no_caller_saved_registers,
-                          target("general-regs-only"))) int
-tp_cyg_fast_enter(void *fn)
-{
-    /* hash_bits spelled out: a function of another target cannot be inlined here */
-    struct local *l = &local_cache[((uint64_t)fn * 0x9E3779B97F4A7C15ull) >> (64 - LOCAL_BITS)];
-    if (tp_likely(l->fn == (uintptr_t)fn &&
-                  l->gen == atomic_load_explicit(&gen, memory_order_relaxed))) {
-        uint32_t d = l->decision;
-        if (tp_likely(d == NOT_OP)) {
-            tp_cyg_hooks++;
-            return 0;
-        }
-        if ((int32_t)d < 0) {
-            tp_demote_tcount[d & COUNT_MASK]++;
-            tp_cyg_hooks++;
-            return 0;
-        }
-    }
-    return 1;
-}
+/* The entry below reads these by name and offset. */
+_Static_assert(LOCAL_BITS == 9 && COUNT_MASK == 255 && sizeof(struct local) == 16 &&
+                   offsetof(struct local, decision) == 8 && offsetof(struct local, gen) == 12,
+               "__cyg_profile_func_enter's fast path hard-codes the cache layout");
 
 /* The slow path, with the registers the entry saved (DWARF numbering, track/argloc.h): regs[7]
  * is the instrumented function's stack pointer at its call of the hook (the hook's CFA), regs[16]
@@ -341,22 +320,38 @@ TP_NOINSTR __attribute__((visibility("hidden"), used)) void tp_cyg_enter_regs(ui
     }
 }
 
-/* __cyg_profile_func_enter(fn, site): the fast path keeps every register; only when it says so
- * are they saved, in DWARF order, for the slow path. On entry %rsp is 8 off the 16-byte
- * alignment of a call; one push, or 17 slots, restore it. */
+/* __cyg_profile_func_enter(fn, site). The fast path, a hit in this thread's cache on a non-op or
+ * a counted op (as in the exit hook), uses only %rax, %r10 and %r11, so that when it misses the
+ * slow path finds every other register as the instrumented function had it at its call of the
+ * hook: the work of an op comes from its parameters, which may be in any of them (the DWARF
+ * never places one in those three there: track/argloc.c). The registers are saved in DWARF
+ * order; on entry %rsp is 8 off the 16-byte alignment of a call, and 17 slots restore it. */
 __asm__("    .text\n"
         "    .p2align 4\n"
         "    .globl __cyg_profile_func_enter\n"
         "    .type __cyg_profile_func_enter, @function\n"
         "__cyg_profile_func_enter:\n"
         "    .cfi_startproc\n"
-        "    pushq %rax\n"
-        "    .cfi_adjust_cfa_offset 8\n"
-        "    call tp_cyg_fast_enter\n"
+        "    movabsq $0x9E3779B97F4A7C15, %rax\n"
+        "    imulq %rdi, %rax\n"
+        "    shrq $55, %rax\n"
+        "    shlq $4, %rax\n"
+        "    movq local_cache@gottpoff(%rip), %r11\n"
+        "    addq %fs:0, %r11\n"
+        "    cmpq %rdi, (%r11,%rax)\n"
+        "    jne 1f\n"
+        "    movl 12(%r11,%rax), %r10d\n"
+        "    cmpl gen(%rip), %r10d\n"
+        "    jne 1f\n"
+        "    movl 8(%r11,%rax), %eax\n"
         "    testl %eax, %eax\n"
-        "    popq %rax\n"
-        "    .cfi_adjust_cfa_offset -8\n"
-        "    jnz 1f\n"
+        "    jg 1f\n"
+        "    je 2f\n"
+        "    andl $255, %eax\n"
+        "    movq tp_demote_tcount@gottpoff(%rip), %r11\n"
+        "    addq $1, %fs:(%r11,%rax,8)\n"
+        "2:  movq tp_cyg_hooks@gottpoff(%rip), %r11\n"
+        "    addq $1, %fs:(%r11)\n"
         "    ret\n"
         "1:  subq $136, %rsp\n"
         "    .cfi_adjust_cfa_offset 136\n"

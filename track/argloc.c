@@ -137,6 +137,13 @@ static const char *int_type(Dwarf_Die *param, struct tp_argloc *l)
     return NULL;
 }
 
+/* The enter hook's fast path uses rax, r10 and r11 (preload/hook_cyg.c); %rdi and %rsi hold
+ * its own arguments, which the DWARF knows. */
+static int saved(Dwarf_Word r)
+{
+    return r != 0 && r != 10 && r != 11;
+}
+
 static int has_entry_value(const Dwarf_Op *e, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -154,13 +161,15 @@ static const char *decode(const Dwarf_Op *e, size_t n, uint8_t fb_reg, int64_t f
         return "only its value at entry is described (optimised away before the hook)";
     if (n == 1 && ((atom >= DW_OP_reg0 && atom <= DW_OP_reg15) || atom == DW_OP_regx)) {
         Dwarf_Word r = atom == DW_OP_regx ? e[0].number : atom - DW_OP_reg0;
-        if (r >= 16 || r == TP_DWREG_RSP)
+        if (r >= 16 || r == TP_DWREG_RSP || !saved(r))
             return "it is in a register the hook does not save";
         l->kind = TP_ARG_REG;
         l->reg = (uint8_t)r;
         return NULL;
     }
     if (n == 1 && atom >= DW_OP_breg0 && atom <= DW_OP_breg15) {
+        if (!saved(atom - DW_OP_breg0))
+            return "it is relative to a register the hook does not save";
         l->kind = TP_ARG_MEM;
         l->reg = (uint8_t)(atom - DW_OP_breg0);
         l->off = (int64_t)e[0].number;
