@@ -266,6 +266,7 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
             return -1;
         }
         need_cfa |= out->loc[i].kind == TP_ARG_CFA;
+        out->loc[i].sh = (uint8_t)(64 - 8 * out->loc[i].size);
     }
     tp_dw.free(scopes);
     if (need_cfa && cfa_at(m, pc, out) < 0) {
@@ -339,28 +340,25 @@ int tp_argloc_params(uintptr_t fn, struct tp_work_param *out, int *n, char *why,
     return 0;
 }
 
-static int64_t extend(uint64_t v, unsigned size, int is_signed)
-{
-    if (size >= 8)
-        return (int64_t)v;
-    unsigned sh = 64 - 8 * size;
-    return is_signed ? (int64_t)(v << sh) >> sh : (int64_t)((v << sh) >> sh);
-}
-
 void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals)
 {
     uint64_t cfa = regs[a->cfa_reg] + (uint64_t)a->cfa_off;
     for (int i = 0; i < a->n; i++) {
         const struct tp_argloc *l = &a->loc[i];
-        uint64_t v = 0;
-        switch (l->kind) {
-        case TP_ARG_REG: v = regs[l->reg]; break;
-        case TP_ARG_MEM:
-            memcpy(&v, (const void *)(regs[l->reg] + (uint64_t)l->off), l->size);
-            break;
-        case TP_ARG_CFA: memcpy(&v, (const void *)(cfa + (uint64_t)l->off), l->size); break;
-        default: vals[i] = l->off; continue;
+        uint64_t v;
+        /* A stack slot is read 8 bytes wide, and the value's own bytes (the low ones) kept: the
+         * bytes above a slot are more of the same stack. */
+        if (l->kind == TP_ARG_REG)
+            v = regs[l->reg];
+        else if (l->kind == TP_ARG_MEM)
+            memcpy(&v, (const void *)(regs[l->reg] + (uint64_t)l->off), sizeof v);
+        else if (l->kind == TP_ARG_CFA)
+            memcpy(&v, (const void *)(cfa + (uint64_t)l->off), sizeof v);
+        else {
+            vals[i] = l->off; /* a constant */
+            continue;
         }
-        vals[i] = extend(v, l->size, l->is_signed);
+        v <<= l->sh;
+        vals[i] = l->is_signed ? (int64_t)v >> l->sh : (int64_t)(v >> l->sh);
     }
 }

@@ -31,6 +31,7 @@ enum tp_arg_kind {
 
 struct tp_argloc {
     uint8_t kind, reg, size, is_signed;
+    uint8_t sh; /* 64 - 8 * size: the value's bits are the low ones */
     int64_t off;
 };
 
