@@ -68,6 +68,13 @@ tp TPROF_OPS='*_kernel' TPROF_WORK='mv_kernel: flops=rows-1000 bytes=cols' TPROF
   LD_PRELOAD="$TPROF_SO" "$TB/victims/v_work_O2" > /dev/null || fail "victim failed (negative)"
 jcheck "$WORK/neg.json" "ops['mv_kernel']['flops'] == 0 and ops['mv_kernel']['bytes'] == 0" \
   "'15 op calls got no FLOPs or bytes from their TPROF_WORK entry: the formula overflowed, divided by zero or came out negative' in d['notes']"
+# A kernel inlined into main (its hooks run in main's frame): rows = 9 + argc = 10, kept by gcc as
+# a register + constant; 5 calls of 2 * 10 * 20.
+tp TPROF_OPS=small_gemv TPROF_WORK='small_gemv: flops=2*rows*cols' TPROF_JSON="$WORK/inl.json" \
+  LD_PRELOAD="$TPROF_SO" "$TB/victims/v_work_inline" > /dev/null 2> "$WORK/inl.err" || fail "victim failed (inline)"
+[ ! -s "$WORK/inl.err" ] || fail "stderr (inline): $(cat "$WORK/inl.err")"
+jcheck "$WORK/inl.json" "ops['small_gemv']['calls'] == 5 and ops['small_gemv']['flops'] == 5 * 2 * 10 * 20" \
+  "[s['desc'] for s in ops['small_gemv']['shapes']] == ['rows=10 cols=20']"
 # The same entries from a file (TPROF_WORK_FILE), comments and all.
 printf '# kernels\n%s\n' "$W" > "$WORK/work.txt"
 tp TPROF_OPS='*_kernel' TPROF_WORK_FILE="$WORK/work.txt" TPROF_JSON="$WORK/f.json" \

@@ -183,6 +183,15 @@ static const char *decode(const Dwarf_Op *e, size_t n, uint8_t fb_reg, int64_t f
         l->off = fb_off + (int64_t)e[0].number;
         return NULL;
     }
+    if (n == 2 && e[1].atom == DW_OP_stack_value && atom >= DW_OP_breg0 && atom <= DW_OP_breg15) {
+        /* a value the compiler keeps as register + constant (an inlined copy's "10 + argc") */
+        if (!saved(atom - DW_OP_breg0))
+            return "it is relative to a register the hook does not save";
+        l->kind = TP_ARG_SUM;
+        l->reg = (uint8_t)(atom - DW_OP_breg0);
+        l->off = (int64_t)e[0].number;
+        return NULL;
+    }
     if (n == 2 && e[1].atom == DW_OP_stack_value) {
         l->kind = TP_ARG_CONST;
         if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31)
@@ -354,6 +363,8 @@ void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *va
             memcpy(&v, (const void *)(regs[l->reg] + (uint64_t)l->off), sizeof v);
         else if (l->kind == TP_ARG_CFA)
             memcpy(&v, (const void *)(cfa + (uint64_t)l->off), sizeof v);
+        else if (l->kind == TP_ARG_SUM)
+            v = regs[l->reg] + (uint64_t)l->off;
         else {
             vals[i] = l->off; /* a constant */
             continue;

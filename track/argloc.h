@@ -27,6 +27,7 @@ enum tp_arg_kind {
     TP_ARG_MEM,     /* the value is in memory at register reg + off */
     TP_ARG_CFA,     /* the value is in memory at the CFA + off */
     TP_ARG_CONST,   /* the value is off */
+    TP_ARG_SUM,     /* the value is register reg + off */
 };
 
 struct tp_argloc {
