@@ -75,6 +75,26 @@ tp TPROF_OPS=small_gemv TPROF_WORK='small_gemv: flops=2*rows*cols' TPROF_JSON="$
 [ ! -s "$WORK/inl.err" ] || fail "stderr (inline): $(cat "$WORK/inl.err")"
 jcheck "$WORK/inl.json" "ops['small_gemv']['calls'] == 5 and ops['small_gemv']['flops'] == 5 * 2 * 10 * 20" \
   "[s['desc'] for s in ops['small_gemv']['shapes']] == ['rows=10 cols=20']"
+# Four threads at once, the first calls while the DWARF is read: every call's work, exactly.
+tp TPROF_OPS=mv_kernel TPROF_WORK='mv_kernel: flops=2*rows*cols' TPROF_JSON="$WORK/thr.json" \
+  LD_PRELOAD="$TPROF_SO" "$TB/victims/v_work_threads" > /dev/null || fail "victim failed (threads)"
+jcheck "$WORK/thr.json" "ops['mv_kernel']['calls'] == 8000" \
+  "ops['mv_kernel']['flops'] == 2000 * 2 * 32 * (16 + 17 + 18 + 19)" \
+  "sorted((s['desc'], s['calls']) for s in ops['mv_kernel']['shapes']) == \
+     [('rows=%d cols=32' % r, 2000) for r in (16, 17, 18, 19)]"
+# An op with a work entry is never demoted to a count (its FLOPs come from every call), even when
+# every op would be: a hook costing 1 us and a threshold of 10^6 hooks. Without the entry it is.
+for w in 'mv_kernel: flops=2*rows*cols' ''; do
+  tp TPROF_OPS=mv_kernel TPROF_WORK="$w" TPROF_HOOK_NS=1000 TPROF_DEMOTE=1000000 \
+    TPROF_JSON="$WORK/dem.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_work_threads" > /dev/null ||
+    fail "victim failed (demote)"
+  if [ -n "$w" ]; then
+    jcheck "$WORK/dem.json" "not ops['mv_kernel']['demoted']" \
+      "ops['mv_kernel']['flops'] == 2000 * 2 * 32 * (16 + 17 + 18 + 19)"
+  else
+    jcheck "$WORK/dem.json" "ops['mv_kernel']['demoted'] and ops['mv_kernel']['calls'] == 8000"
+  fi
+done
 # The same entries from a file (TPROF_WORK_FILE), comments and all.
 printf '# kernels\n%s\n' "$W" > "$WORK/work.txt"
 tp TPROF_OPS='*_kernel' TPROF_WORK_FILE="$WORK/work.txt" TPROF_JSON="$WORK/f.json" \
