@@ -1,6 +1,8 @@
-/* Work specifications (common/workspec.h): precedence, parentheses, min/max, unary minus, shapes
- * in the order parameters first appear; 64-bit overflow, division by zero and negative results
- * make a call's work unknown; every malformed entry is refused with a reason and the set kept. */
+/* Work specifications (common/workspec.h, workabi.h): precedence, parentheses, min/max, unary
+ * minus, shapes in the order parameters first appear; 64-bit overflow, division by zero and
+ * negative results make a call's work unknown; every malformed entry is refused with a reason and
+ * the set kept; a prototype's parameters placed in registers and on the stack as the x86-64 ABI
+ * passes them. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -112,6 +114,69 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* Prototypes: each parameter's register or stack slot under the x86-64 System V ABI. */
+START_TEST(test_abi)
+{
+    struct tp_work_set *set = NULL;
+    char why[200];
+    ck_assert_int_eq(
+        tp_work_parse(&set,
+                      "f(float a, const float *p, unsigned char c, double d, size_t n, short s, "
+                      "int i, long l, int k, float b): flops=k+l+n+s+c+i+nz(a)+nz(b)",
+                      why, sizeof why),
+        0);
+    const struct tp_work_fn *f = &set->fn[0];
+    ck_assert_int_eq(f->nparams, 10);
+    struct tp_work_place pl[TP_WORK_MAX_VARS];
+    ck_assert_int_eq(
+        tp_work_place(f->params, f->nparams, (char(*)[32])f->vars, f->nvars, pl, why, sizeof why),
+        0);
+    /* vars in order: k l n s c i a b; integers p c n s i l in rdi..r9, then k on the stack; floats
+     * a d b in xmm0..2 */
+    static const struct {
+        int where, idx, size, is_signed, is_float;
+    } want[] = {{TP_WORK_STACK, 0, 4, 1, 0}, {TP_WORK_INT, 5, 8, 1, 0}, {TP_WORK_INT, 2, 8, 0, 0},
+                {TP_WORK_INT, 3, 2, 1, 0},   {TP_WORK_INT, 1, 1, 0, 0}, {TP_WORK_INT, 4, 4, 1, 0},
+                {TP_WORK_SSE, 0, 4, 1, 1},   {TP_WORK_SSE, 2, 4, 1, 1}};
+    for (int v = 0; v < 8; v++) {
+        ck_assert_msg(pl[v].where == want[v].where && pl[v].idx == want[v].idx &&
+                          pl[v].size == want[v].size && pl[v].is_float == want[v].is_float,
+                      "%s: where %d idx %d size %d", f->vars[v], pl[v].where, pl[v].idx,
+                      pl[v].size);
+        if (!want[v].is_float)
+            ck_assert_int_eq(pl[v].is_signed, want[v].is_signed);
+    }
+    /* values: an int's low 32 bits sign-extended; a float rounded away from zero */
+    ck_assert_int_eq(tp_work_value(0xffffffffull, &pl[0]), -1);
+    ck_assert_int_eq(tp_work_value(0x1ff, &pl[4]), 255);
+    float half = 0.5f, mhalf = -2.25f;
+    uint32_t hb, mb;
+    memcpy(&hb, &half, 4);
+    memcpy(&mb, &mhalf, 4);
+    ck_assert_int_eq(tp_work_value(hb, &pl[6]), 1);
+    ck_assert_int_eq(tp_work_value(mb, &pl[6]), -3);
+    ck_assert_int_eq(tp_work_value(0, &pl[6]), 0);
+    free(set);
+    set = NULL;
+    /* a struct by value stops the placement; a name the prototype lacks is said */
+    ck_assert_int_eq(
+        tp_work_parse(&set, "g(struct s v, int n): flops=n; h(int n): flops=m", why, sizeof why),
+        0);
+    f = &set->fn[0];
+    ck_assert_int_eq(
+        tp_work_place(f->params, f->nparams, (char(*)[32])f->vars, f->nvars, pl, why, sizeof why),
+        -1);
+    ck_assert_str_eq(why, "parameter 'n': it comes after one passed in a way tprof does not read");
+    f = &set->fn[1];
+    ck_assert_int_eq(
+        tp_work_place(f->params, f->nparams, (char(*)[32])f->vars, f->nvars, pl, why, sizeof why),
+        -1);
+    ck_assert_str_eq(why, "parameter 'm': no parameter has that name");
+    ck_assert_int_eq(tp_work_parse(&set, "x(int): flops=1", why, sizeof why), -1);
+    free(set);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("workspec");
@@ -120,6 +185,7 @@ int main(void)
     tcase_add_test(tc, test_unknown);
     tcase_add_test(tc, test_set);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_abi);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
