@@ -25,6 +25,24 @@ struct slot {
 
 static struct slot table[1u << BITS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+/* Across fork the lock is held, so that no thread is inside libdw (whose own libc's locks would
+ * stay held in the child) when the process is copied. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+static void at_fork(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_parent);
+}
 static _Atomic uint64_t failed, full;
 static unsigned char warned[TP_WORK_MAX_FNS];
 
@@ -98,6 +116,7 @@ static struct slot *slot_of(uintptr_t fn, uintptr_t ra)
             continue;
         /* free, or ours but being filled: settle it under the lock */
         struct tp_own o = tp_own_begin();
+        pthread_once(&fork_once, at_fork);
         pthread_mutex_lock(&lock);
         k = atomic_load_explicit(&s->ra, memory_order_acquire);
         if (k == 0 || (k == ra && atomic_load(&s->state) == EMPTY)) {
@@ -187,6 +206,7 @@ int tp_argwork_abi(struct tp_argwork_abi *a, const char *name, uintptr_t target,
     int st = atomic_load_explicit(&a->state, memory_order_acquire);
     if (tp_unlikely(st == 0)) {
         struct tp_own o = tp_own_begin();
+        pthread_once(&fork_once, at_fork);
         pthread_mutex_lock(&lock);
         if (atomic_load(&a->state) == 0)
             resolve_abi(a, name, target);
