@@ -119,9 +119,11 @@ EXTRA_DIST += tests/heap_lifetime.sh
 V_WORK_SRC = $(srcdir)/tests/victims/v_work.c $(srcdir)/tests/victims/v_work_k.c
 V_WORK_DEP = $(V_WORK_SRC) $(srcdir)/tests/victims/v_work.h
 check_DATA = tests/victims/v_work_O0 tests/victims/v_work_O2 tests/victims/v_work_O3 \
-	tests/victims/v_work_nog tests/victims/v_work_inline tests/victims/v_work_threads
+	tests/victims/v_work_nog tests/victims/v_work_inline tests/victims/v_work_threads \
+	tests/victims/v_work_cxx
 CLEANFILES += $(check_DATA)
-EXTRA_DIST += $(V_WORK_DEP) tests/victims/v_work_inline.c tests/victims/v_work_threads.c
+EXTRA_DIST += $(V_WORK_DEP) tests/victims/v_work_inline.c tests/victims/v_work_threads.c \
+	tests/victims/v_work_cxx.cc
 tests/victims/v_work_O0: $(V_WORK_DEP)
 	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O0 -o $@ $(V_WORK_SRC)
 tests/victims/v_work_O2: $(V_WORK_DEP)
@@ -133,6 +135,8 @@ tests/victims/v_work_nog: $(V_WORK_DEP)
 tests/victims/v_work_threads: $(V_WORK_DEP) $(srcdir)/tests/victims/v_work_threads.c
 	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O2 -pthread -o $@ \
 	  $(srcdir)/tests/victims/v_work_threads.c $(srcdir)/tests/victims/v_work_k.c
+tests/victims/v_work_cxx: $(srcdir)/tests/victims/v_work_cxx.cc
+	$(AM_V_CXX)$(CXX) -finstrument-functions -g -O2 -o $@ $(srcdir)/tests/victims/v_work_cxx.cc
 tests/victims/v_work_inline: $(srcdir)/tests/victims/v_work_inline.c
 	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O2 -o $@ $(srcdir)/tests/victims/v_work_inline.c
 TESTS += tests/cyg_work.sh

@@ -95,6 +95,12 @@ for w in 'mv_kernel: flops=2*rows*cols' ''; do
     jcheck "$WORK/dem.json" "ops['mv_kernel']['demoted'] and ops['mv_kernel']['calls'] == 8000"
   fi
 done
+# A C++ member function, its entry named as the report names it without the parameter list.
+tp TPROF_OPS='*matvec*' TPROF_WORK='nn::Layer::matvec: flops=2*rows*cols' TPROF_JSON="$WORK/cxx.json" \
+  LD_PRELOAD="$TPROF_SO" "$TB/victims/v_work_cxx" > /dev/null 2> "$WORK/cxx.err" || fail "victim failed (C++)"
+[ ! -s "$WORK/cxx.err" ] || fail "stderr (C++): $(cat "$WORK/cxx.err")"
+jcheck "$WORK/cxx.json" "ops['nn::Layer::matvec(float const*, int, long)']['flops'] == 3 * 2 * 10 * 7" \
+  "[s['desc'] for s in ops['nn::Layer::matvec(float const*, int, long)']['shapes']] == ['rows=10 cols=7']"
 # The same entries from a file (TPROF_WORK_FILE), comments and all.
 printf '# kernels\n%s\n' "$W" > "$WORK/work.txt"
 tp TPROF_OPS='*_kernel' TPROF_WORK_FILE="$WORK/work.txt" TPROF_JSON="$WORK/f.json" \

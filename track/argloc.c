@@ -236,11 +236,13 @@ static const char *locate(Dwarf_Die *die, const char *name, Dwarf_Addr pc, uint8
     return "no parameter has that name";
 }
 
+/* The scope of the function an entry names; a C++ entry "ns::cls::f" by its own name "f". */
 static int scope_named(Dwarf_Die *d, const char *name)
 {
     int tag = tp_dw.dwarf_tag(d);
-    const char *n = tp_dw.dwarf_diename(d);
-    return (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) && n && !strcmp(n, name);
+    const char *n = tp_dw.dwarf_diename(d), *last = strrchr(name, ':');
+    return (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) && n &&
+           (!strcmp(n, name) || (last && !strcmp(n, last + 1)));
 }
 
 int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset *out, char *why,

@@ -152,11 +152,25 @@ static void parse_builtin(void)
     tp_own_end(o);
 }
 
-const struct tp_work_fn *tp_names_work(const char *name)
+static const struct tp_work_fn *work_named(const char *name)
 {
     const struct tp_work_fn *w = tp_work_find(tp_cfg.work, name);
     if (w)
         return w;
     pthread_once(&builtin_once, parse_builtin);
     return tp_work_find(builtin, name);
+}
+
+const struct tp_work_fn *tp_names_work(const char *name)
+{
+    const struct tp_work_fn *w = work_named(name);
+    const char *paren = strchr(name, '(');
+    char plain[TP_WORK_NAME];
+    /* a demangled C++ name, "ns::conv2d(int, int)", is named by its entry without the list */
+    if (!w && paren && (size_t)(paren - name) < sizeof plain) {
+        memcpy(plain, name, (size_t)(paren - name));
+        plain[paren - name] = 0;
+        w = work_named(plain);
+    }
+    return w;
 }
