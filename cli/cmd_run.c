@@ -50,6 +50,9 @@ static const struct {
     {"--suppress", "TPROF_SUPPRESS", "FILE",
      "leak suppressions, LeakSanitizer's format (leak:pattern lines)"},
     {"--html", "TPROF_HTML", "F", "HTML report path: one self-contained page with charts"},
+    {"--work", "TPROF_WORK", "SPEC",
+     "FLOPs/bytes of your functions from their parameters: 'fn: flops=2*m*n bytes=4*m*n; ...'"},
+    {"--work-file", "TPROF_WORK_FILE", "FILE", "the same, one function per line"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 

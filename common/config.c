@@ -10,6 +10,7 @@
 #include "common/fileio.h"
 #include "common/path.h"
 #include "common/suppress.h"
+#include "common/workspec.h"
 
 void tp_config_defaults(struct tp_config *c)
 {
@@ -39,6 +40,7 @@ void tp_config_free(struct tp_config *c)
     free(c->ops);
     free(c->step);
     free(c->suppress);
+    free(c->work);
     memset(c, 0, sizeof *c);
 }
 
@@ -86,6 +88,8 @@ enum kind {
     K_SCHEDULE, /* sched_wait, sched_warmup, sched_active */
     K_SIGNAL,   /* int field: a signal number */
     K_SUPPRESS, /* char * field: the patterns of a leak suppression file (common/suppress.h) */
+    K_WORK,     /* the work set: formulas (common/workspec.h) */
+    K_WORKFILE, /* the work set: a file of formulas */
 };
 
 #define OFF(f) offsetof(struct tp_config, f)
@@ -126,6 +130,8 @@ static const struct var {
     {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
     {"TPROF_DEMOTE", K_DOUBLE, OFF(demote), 0, 1e9, "500"},
     {"TPROF_HTML", K_PATH, OFF(html), 0, 0, "none (no HTML report)"},
+    {"TPROF_WORK", K_WORK, OFF(work), 0, 0, "no work from arguments"},
+    {"TPROF_WORK_FILE", K_WORKFILE, OFF(work), 0, 0, "no work from arguments"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
@@ -144,6 +150,20 @@ static int apply_suppress(char **f, const char *v, const char **why)
     free(*f);
     *f = s;
     return 0;
+}
+
+/* TPROF_WORK, TPROF_WORK_FILE: compiled now, so that a bad formula is said before the program
+ * runs; the file's entries add to (or replace) those of TPROF_WORK. */
+static int apply_work(struct tp_work_set **set, const char *v, int file, const char **why)
+{
+    static char reason[200];
+    if (file && !valid_path(v, why))
+        return -1;
+    int rc = file ? tp_work_load(set, v, reason, sizeof reason)
+                  : tp_work_parse(set, v, reason, sizeof reason);
+    if (rc < 0)
+        *why = reason;
+    return rc;
 }
 
 /* Apply one variable's value to c. 0, or -1 with *why (c untouched).
@@ -216,6 +236,8 @@ static int apply(struct tp_config *c, const struct var *d, const char *v, const 
         *(int *)f = b;
         return 0;
     case K_SUPPRESS: return apply_suppress((char **)f, v, why);
+    case K_WORK:
+    case K_WORKFILE: return apply_work((struct tp_work_set **)f, v, d->kind == K_WORKFILE, why);
     }
     *why = "unknown kind";
     return -1;

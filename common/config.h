@@ -27,6 +27,8 @@ struct tp_path_ctx;
 
 #define TP_MAX_STACK 64
 
+struct tp_work_set;
+
 struct tp_config {
     char *output;                  /* "stderr" (default), "none", or a path template */
     char *json;                    /* path template or NULL */
@@ -55,6 +57,7 @@ struct tp_config {
     double demote;  /* ops whose calls average less than this many hooks' cost are counted,
                            not timed (track/demote.h); 0 = off, default 500 */
     char *html;     /* path template of the HTML report, or NULL */
+    struct tp_work_set *work; /* TPROF_WORK and TPROF_WORK_FILE compiled (common/workspec.h) */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

@@ -66,7 +66,14 @@
     X(dwarf_formstring) \
     X(dwarf_diename) \
     X(dwarf_getsrcfiles) \
-    X(dwarf_filesrc)
+    X(dwarf_filesrc) \
+    X(dwarf_child) \
+    X(dwarf_siblingof) \
+    X(dwarf_peel_type) \
+    X(dwarf_getlocation_addr) \
+    X(dwfl_module_eh_cfi) \
+    X(dwfl_module_dwarf_cfi) \
+    X(dwarf_formref_die)
 // clang-format on
 
 struct tp_dw {
