@@ -250,24 +250,22 @@ double tp_calib_top_median(double *v, int n)
     return v[k - 1 - top / 2];
 }
 
-/* One round, all threads; its rate with every thread together (else 0) into rate[n] and the
- * rate over its whole span into rate[MAX_ROUNDS + n]. */
+/* One round, all threads; its rate with every thread together (else 0) into rate[n], and the
+ * sum of the threads' rates, together or not, into rate[MAX_ROUNDS + n]. */
 static void team_round(struct team *t, struct member *m, int r, double *rate, int n)
 {
-    uint64_t t0[256], t1[256], s = UINT64_MAX, e = 0;
-    double bytes[256], all = 0;
+    uint64_t t0[256], t1[256];
+    double bytes[256], own = 0;
     one_round(&m[0], r);
     for (int i = 0; i < t->nt; i++) {
         t0[i] = m[i].t0;
         t1[i] = m[i].t1;
         bytes[i] = m[i].bytes;
-        s = t0[i] < s ? t0[i] : s;
-        e = t1[i] > e ? t1[i] : e;
-        all += bytes[i];
+        own += t1[i] > t0[i] ? bytes[i] / (double)(t1[i] - t0[i]) : 0;
     }
     spin_sync(t);
     rate[n] = tp_calib_round_rate(t0, t1, bytes, t->nt);
-    rate[MAX_ROUNDS + n] = e > s ? all / (double)(e - s) : 0;
+    rate[MAX_ROUNDS + n] = own;
 }
 
 /* Bursts of SWEEP_ROUNDS rounds back to back, NAP_NS apart, for about `seconds`, and on (up to
@@ -399,12 +397,11 @@ double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes)
         int together = 0;
         for (int i = 0; i < *passes; i++)
             together += rate[i] > 0;
-        /* Too few rounds with every thread at work (a machine busy with other processes): the
-         * rounds' whole spans, which count any wait for a CPU, so the figure errs low. A round
-         * whose threads all slowed down together cannot bring the figure below the spans'. */
-        double spans = tp_calib_top_median(rate + MAX_ROUNDS, *passes);
-        double all = together >= MIN_USED ? tp_calib_top_median(rate, *passes) : 0;
-        best = all > spans ? all : spans;
+        /* Too few rounds with every thread at work (every CPU busy with other processes): the
+         * sum of the threads' own rates, each of which may have had the memory to itself, so
+         * the figure errs high (like the FLOP/s figure, one core's rate times the cores): an
+         * op's efficiency then errs low, never above 100% for that reason. */
+        best = tp_calib_top_median(rate + (together >= MIN_USED ? 0 : MAX_ROUNDS), *passes);
     }
     if (rate)
         munmap(rate, 2 * MAX_ROUNDS * sizeof(double));

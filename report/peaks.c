@@ -310,7 +310,8 @@ int tp_peaks_synthetic(const struct tp_peaks *p)
  *   clock: a round in which a thread waited for a CPU, or ran alone with the memory to itself,
  *   says nothing of the all-core rate. The figure is the median of the top eighth of those
  *   rounds: bandwidth shared with other machines' guests varies from round to round, and its
- *   high rounds are what this machine can do; one freak round cannot set it (report/calib.h).
+ *   high rounds are what this machine can do; one freak round cannot set it. With no such
+ *   rounds, the sum of the threads' own rates, which errs high (report/calib.h).
  * Arrays of twice the last-level cache each (with 1x, part of the data still came from the
  * cache: 15% more GB/s), no smaller than 32 MiB, no larger than 128 MiB. The caller caches the
  * result per host: this runs once per machine, not at every exit. */
