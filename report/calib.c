@@ -180,7 +180,7 @@ static void spin_sync(struct team *t)
             __asm__ __volatile__("" ::: "memory");
 }
 
-enum { MAX_ROUNDS = 2048, SWEEP_ROUNDS = 8, NAP_NS = 10000000, MIN_TOGETHER = 8, MIN_USED = 3 };
+enum { MAX_ROUNDS = 2048, SWEEP_ROUNDS = 8, NAP_NS = 10000000, MIN_TOGETHER = 8 };
 
 static void one_round(struct member *m, int r)
 {
@@ -269,7 +269,7 @@ static void team_round(struct team *t, struct member *m, int r, double *rate, in
 }
 
 /* Bursts of SWEEP_ROUNDS rounds back to back, NAP_NS apart, for about `seconds`, and on (up to
- * 4 x seconds) until MIN_TOGETHER rounds had every thread at work at once; the first burst
+ * 6 x seconds) until MIN_TOGETHER rounds had every thread at work at once; the first burst
  * (the threads' first touch of their pages, cold TLBs) is not counted. Returns the rounds. */
 static int team_rounds(struct team *t, struct member *m, double seconds, double *rate)
 {
@@ -277,7 +277,7 @@ static int team_rounds(struct team *t, struct member *m, double seconds, double 
     int n = 0, together = 0;
     for (int burst = 0;; burst++) {
         double el = burst > 0 ? (double)(tp_now_ns() - begin) / 1e9 : 0;
-        if (burst > 3 && el >= seconds && (together >= MIN_TOGETHER || el >= 4 * seconds))
+        if (burst > 3 && el >= seconds && (together >= MIN_TOGETHER || el >= 6 * seconds))
             break;
         pthread_barrier_wait(&t->burst);
         for (int r = 0; r < SWEEP_ROUNDS; r++) {
@@ -397,11 +397,11 @@ double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes)
         int together = 0;
         for (int i = 0; i < *passes; i++)
             together += rate[i] > 0;
-        /* Too few rounds with every thread at work (every CPU busy with other processes): the
+        /* Fewer than 8 rounds with every thread at work (every CPU busy with other processes): the
          * sum of the threads' own rates, each of which may have had the memory to itself, so
          * the figure errs high (like the FLOP/s figure, one core's rate times the cores): an
          * op's efficiency then errs low, never above 100% for that reason. */
-        best = tp_calib_top_median(rate + (together >= MIN_USED ? 0 : MAX_ROUNDS), *passes);
+        best = tp_calib_top_median(rate + (together >= MIN_TOGETHER ? 0 : MAX_ROUNDS), *passes);
     }
     if (rate)
         munmap(rate, 2 * MAX_ROUNDS * sizeof(double));

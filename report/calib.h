@@ -38,7 +38,7 @@ double tp_calib_fma_1t(double seconds);
  * first touched by that thread), bursts of 8 rounds 10 ms apart for about `seconds` (at least 3
  * bursts; the first is not counted). Counts 24 bytes per element (2 reads, 1 write; not the
  * write-allocate read), as STREAM does. The figure is tp_calib_top_median of the rounds in
- * which every thread ran (tp_calib_round_rate), or, when fewer than 3 did, of the sums of the
+ * which every thread ran (tp_calib_round_rate), or, when fewer than 8 did, of the sums of the
  * threads' own rates (which err high). GB/s, 0 if the arrays cannot be mapped. passes (may be NULL): the rounds counted. */
 double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes);
 

@@ -305,7 +305,7 @@ int tp_peaks_synthetic(const struct tp_peaks *p)
  *   cores: the figure errs high, so an op's efficiency errs low, never above 100% for that.
  * - GB/s needs every core at once (one core cannot saturate the memory controllers), so the
  *   triad first waits, up to half a second, for the program's other threads to go quiet. It
- *   then streams in rounds of about a millisecond spread over 0.2 s (up to 0.8 s on a busy
+ *   then streams in rounds of about a millisecond spread over 0.2 s (up to 1.2 s on a busy
  *   machine), and counts only rounds in which every thread ran at once, each timed on its own
  *   clock: a round in which a thread waited for a CPU, or ran alone with the memory to itself,
  *   says nothing of the all-core rate. The figure is the median of the top eighth of those
