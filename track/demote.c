@@ -9,6 +9,7 @@
 #include "common/config.h"
 #include "report/report.h"
 #include "track/ops.h"
+#include "track/lifeunit.h"
 #include "track/ops_table.h"
 #include "track/rawalloc.h"
 
@@ -113,6 +114,7 @@ static void demote(int id, uint64_t ticks)
     dslots[s].id = id;
     dslots[s].mean_ticks = ticks / TP_DEMOTE_CALLS;
     atomic_store_explicit(&tp_demote_slot_of[id], (uint8_t)s, memory_order_release);
+    tp_lifeunit_demoted(id);
 }
 
 void tp_demote_observe(int id, uint64_t ticks)

@@ -72,6 +72,16 @@ void tp_lifeunit_outer_end(int id)
         unit_end(TP_UNIT_DETECTED);
 }
 
+void tp_lifeunit_demoted(int id)
+{
+    int d = id;
+    if (id < 0 || !atomic_compare_exchange_strong(&detected, &d, -1))
+        return;
+    /* Outermost op calls end units again until another op is seen to be the step. */
+    atomic_store(&mode, TP_UNIT_OP_CALL);
+    atomic_store_explicit(&last_outer, 0, memory_order_relaxed);
+}
+
 enum tp_unit_kind tp_lifeunit_kind(int *op)
 {
     int m = atomic_load(&mode);
