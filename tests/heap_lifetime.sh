@@ -68,6 +68,16 @@ jcheck "$WORK/getter.json" \
   "m['persistent_bytes'] == 4 * 200000" \
   "m['transient_bytes'] == 300000" \
   "m['lifetime_unit'] == 'detected_step' and m['lifetime_step'] == 'network_step'"
+# The same getter, not demoted (TPROF_DEMOTE=0, as in darknet, where option_find_float is called
+# fewer than 66 times): seen first, then replaced by network_step, whose enclosing call (a 50 ms
+# sleep inside) took longer than any of the getter's.
+out=$(TPROF_OPS=option_find_float,option_find,network_step,conv_inner TPROF_DEMOTE=0 \
+      TPROF_OUTPUT=none TPROF_JSON="$WORK/getter0.json" LD_PRELOAD="$TPROF_SO" "$v" getter) ||
+  fail "getter0: victim failed"
+jcheck "$WORK/getter0.json" \
+  "not ops['option_find_float']['demoted']" \
+  "m['persistent_bytes'] == 4 * 200000 and m['transient_bytes'] == 300000" \
+  "m['lifetime_unit'] == 'detected_step' and m['lifetime_step'] == 'network_step'"
 # An op that encloses another (forward_layers encloses take) but has other ops' outermost calls
 # between its own is a layer, not the step: the unit stays the outermost op call.
 native=$("$v") || fail "native run failed"

@@ -9,11 +9,13 @@
  *                 pass whose activations are freed within it.
  *   v_life getter: option_find_float (calling option_find) 200 times in a row while parsing,
  *                 4 parse buffers allocated among its calls, live all run; then network_step
- *                 (calling conv_inner) 3 times, each allocating and freeing its activations.
+ *                 (calling conv_inner, 50 ms each) 3 times, each allocating and freeing its
+ *                 activations.
  * Steps after the first reach the same live bytes without passing them, so the peak is step 0's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <tprof.h>
 
 enum {
@@ -99,6 +101,9 @@ static void conv_inner(char *a)
 
 static void network_step(void)
 {
+    struct timespec t = {0, 50000000}; /* longer than any getter call, by far */
+    while (nanosleep(&t, &t) != 0) {
+    }
     char *a = take(FWD);
     conv_inner(a);
     sink = a[FWD - 1];
