@@ -71,10 +71,10 @@ __asm__("    .text\n"
         "    .size tp_plt_stubs, . - tp_plt_stubs\n"
         "\n"
         /* r11 = slot. A slot whose op is too short to time (track/demote.h) has its function in
-     * tp_plt_ctarget: the call is counted in this thread's own counters (no shared cache line
-     * between threads), and in tp_cyg_hooks so that the enclosing op's time does not keep the
-     * cost of the counting, then goes straight there, rax and rcx kept. A thread whose counters
-     * the report does not read yet (tp_demote_counting) takes the slow path once. */
+     * tp_plt_ctarget: the call is counted in this thread's own counter (no cache line shared by
+     * threads) and in tp_cyg_hooks (the enclosing op's time does not keep the counting's cost),
+     * then goes straight there, rax kept. A thread not registered (tp_demote_counting) goes the
+     * slow way once. */
         "    .p2align 4\n"
         "    .type tp_plt_entry, @function\n"
         "tp_plt_entry:\n"
@@ -83,35 +83,28 @@ __asm__("    .text\n"
         "    .cfi_adjust_cfa_offset 8\n"
         "    leaq tp_plt_ctarget(%rip), %rax\n"
         "    cmpq $0, (%rax,%r11,8)\n"
+        "    je 1f\n"
+        "    movq tp_demote_counting@gottpoff(%rip), %rax\n"
+        "    cmpb $0, %fs:(%rax)\n"
         "    jne 2f\n"
+        "1:\n"
         "    popq %rax\n"
         "    .cfi_adjust_cfa_offset -8\n"
         "    jmp tp_plt_common\n"
         "2:\n"
         "    .cfi_adjust_cfa_offset 8\n"
-        "    movq tp_demote_counting@gottpoff(%rip), %rax\n"
-        "    cmpb $0, %fs:(%rax)\n"
-        "    je 3f\n"
-        "    pushq %rcx\n"
-        "    .cfi_adjust_cfa_offset 8\n"
-        "    leaq tp_plt_cdslot(%rip), %rcx\n"
-        "    movzbl (%rcx,%r11,1), %ecx\n"
-        "    movq tp_demote_tcount@gottpoff(%rip), %rax\n"
-        "    incq %fs:(%rax,%rcx,8)\n"
+        "    leaq tp_plt_cdslot(%rip), %rax\n"
+        "    movzbl (%rax,%r11,1), %eax\n"
+        "    shlq $3, %rax\n"
+        "    addq tp_demote_tcount@gottpoff(%rip), %rax\n"
+        "    incq %fs:(%rax)\n"
         "    movq tp_cyg_hooks@gottpoff(%rip), %rax\n"
         "    incq %fs:(%rax)\n"
-        "    popq %rcx\n"
-        "    .cfi_adjust_cfa_offset -8\n"
         "    leaq tp_plt_ctarget(%rip), %rax\n"
         "    movq (%rax,%r11,8), %r11\n"
         "    popq %rax\n"
         "    .cfi_adjust_cfa_offset -8\n"
         "    jmp *%r11\n"
-        "3:\n"
-        "    .cfi_adjust_cfa_offset 8\n"
-        "    popq %rax\n"
-        "    .cfi_adjust_cfa_offset -8\n"
-        "    jmp tp_plt_common\n"
         "    .cfi_endproc\n"
         "    .size tp_plt_entry, . - tp_plt_entry\n"
         "\n"
@@ -335,15 +328,6 @@ static void count_from_now(uint32_t i)
     atomic_store_explicit(&tp_plt_ctarget[i], atomic_load(&s->target), memory_order_release);
 }
 
-/* A call through a counting slot by a thread not yet registered for counting (tp_plt_entry):
- * registered now, and this call counted like the fast path's. */
-static void count_here(uint32_t i)
-{
-    tp_demote_thread();
-    tp_demote_tcount[tp_plt_cdslot[i]]++;
-    tp_cyg_hooks++;
-}
-
 static void end_frame(const struct frame *f, int stale)
 {
     if (f->pushed) {
@@ -375,7 +359,7 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         return go;
     int e = errno;
     if (atomic_load_explicit(&tp_plt_ctarget[i], memory_order_acquire)) {
-        count_here(i);
+        tp_demote_count_call(tp_plt_cdslot[i]); /* a thread not yet registered */
         errno = e;
         return go;
     }

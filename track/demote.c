@@ -134,6 +134,13 @@ void tp_demote_observe(int id, uint64_t ticks)
         demote(id, sum);
 }
 
+void tp_demote_count_call(int slot)
+{
+    tp_demote_thread();
+    tp_demote_tcount[slot]++;
+    tp_cyg_hooks++;
+}
+
 void tp_demote_thread(void)
 {
     if (me || !tp_demote_slot_of)

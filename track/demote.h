@@ -45,6 +45,9 @@ static inline int tp_demote_slot(int id)
 /* This thread's tp_demote_tcount is read for the report from now on (and added to the totals
  * when the thread ends). Before a thread counts its first call. */
 void tp_demote_thread(void);
+/* One call counted in demote slot `slot` by this thread, registered first if need be, and taken
+ * out of the enclosing op like a hook (the PLT's slow way to count). */
+void tp_demote_count_call(int slot);
 /* Calls of op id counted, not timed, so far. */
 uint64_t tp_demote_counted(int id);
 /* A note per demoted op. */
