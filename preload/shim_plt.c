@@ -73,7 +73,10 @@ __asm__("    .text\n"
         "    .size tp_plt_stubs, . - tp_plt_stubs\n"
         "\n"
         /* r11 = slot. A slot whose op is too short to time (track/demote.h) has its function in
-     * tp_plt_ctarget: the call is counted and goes straight there, rax kept. */
+     * tp_plt_ctarget: the call is counted in this thread's own counter (no cache line shared by
+     * threads) and in tp_cyg_hooks (the enclosing op's time does not keep the counting's cost),
+     * then goes straight there, rax kept. A thread not registered (tp_demote_counting) goes the
+     * slow way once. */
         "    .p2align 4\n"
         "    .type tp_plt_entry, @function\n"
         "tp_plt_entry:\n"
@@ -82,14 +85,23 @@ __asm__("    .text\n"
         "    .cfi_adjust_cfa_offset 8\n"
         "    leaq tp_plt_ctarget(%rip), %rax\n"
         "    cmpq $0, (%rax,%r11,8)\n"
+        "    je 1f\n"
+        "    movq tp_demote_counting@gottpoff(%rip), %rax\n"
+        "    cmpb $0, %fs:(%rax)\n"
         "    jne 2f\n"
+        "1:\n"
         "    popq %rax\n"
         "    .cfi_adjust_cfa_offset -8\n"
         "    jmp tp_plt_common\n"
         "2:\n"
         "    .cfi_adjust_cfa_offset 8\n"
-        "    leaq tp_plt_ccount(%rip), %rax\n"
-        "    lock incq (%rax,%r11,8)\n"
+        "    leaq tp_plt_cdslot(%rip), %rax\n"
+        "    movzbl (%rax,%r11,1), %eax\n"
+        "    shlq $3, %rax\n"
+        "    addq tp_demote_tcount@gottpoff(%rip), %rax\n"
+        "    incq %fs:(%rax)\n"
+        "    movq tp_cyg_hooks@gottpoff(%rip), %rax\n"
+        "    incq %fs:(%rax)\n"
         "    leaq tp_plt_ctarget(%rip), %rax\n"
         "    movq (%rax,%r11,8), %r11\n"
         "    popq %rax\n"
@@ -182,9 +194,10 @@ __asm__("    .text\n"
 
 void tp_plt_return(void) __attribute__((visibility("hidden")));
 
-/* Per slot: the function, once its op is too short to time, and the calls counted since. */
+/* Per slot: the function, once its op is too short to time, and its op's demote slot (whose
+ * per-thread counter, tp_demote_tcount, counts its calls). */
 __attribute__((visibility("hidden"))) _Atomic uintptr_t tp_plt_ctarget[NSTUBS];
-__attribute__((visibility("hidden"))) _Atomic uint64_t tp_plt_ccount[NSTUBS];
+__attribute__((visibility("hidden"))) uint8_t tp_plt_cdslot[NSTUBS];
 
 /* ---- slots: one per hooked function ---- */
 
@@ -309,7 +322,8 @@ static void count_from_now(uint32_t i)
     int id = atomic_load(&s->id);
     if (s->step || s->has_work || unbound(s) || atomic_load(&tp_plt_ctarget[i]))
         return;
-    tp_demote_attach(id, &tp_plt_ccount[i]);
+    tp_plt_cdslot[i] = (uint8_t)tp_demote_slot(id);
+    tp_demote_thread();
     atomic_store_explicit(&tp_plt_ctarget[i], atomic_load(&s->target), memory_order_release);
 }
 
@@ -343,6 +357,11 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
     if (*retslot == (uintptr_t)tp_plt_return)
         return go;
     int e = errno;
+    if (atomic_load_explicit(&tp_plt_ctarget[i], memory_order_acquire)) {
+        tp_demote_count_call(tp_plt_cdslot[i]); /* a thread not yet registered */
+        errno = e;
+        return go;
+    }
     busy = 1;
     uintptr_t rs = (uintptr_t)retslot;
     tp_stack_known();

@@ -224,7 +224,7 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
     }
     if (stack.depth == 0)
-        tp_lifeunit_outer_end(f->id);
+        tp_lifeunit_outer_end(f->id, dur);
     return f->recursive ? TP_OP_NO_TIME : dur;
 }
 
