@@ -42,7 +42,7 @@ struct tp_config {
     int signal;                                 /* report-on-demand signal number, 0 = none */
     int disable;                                /* 1: pass everything through */
     int debuginfod;     /* 1: symbolisation may ask the DEBUGINFOD_URLS servers, default 0 */
-    uint64_t max_sites; /* call-site table capacity, default 131072 */
+    uint64_t max_sites; /* a fixed cap on the call-site table, default 0 (none: the budget) */
     uint64_t max_ops;   /* op table capacity, default 1024 */
     double snapshot_s;  /* periodic snapshot period in seconds, 0 = off */
     uint64_t trace_max; /* trace size budget in bytes, default 64 MiB */
@@ -54,6 +54,7 @@ struct tp_config {
     char *suppress; /* TPROF_SUPPRESS's leak patterns, one per line (common/suppress.h), or NULL */
     double demote;  /* ops whose calls average less than this many hooks' cost are counted,
                            not timed (track/demote.h); 0 = off, default 500 */
+    uint64_t memory_budget; /* bytes the call-site table may use; 0: max(5% of peak RSS, 64 MiB) */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

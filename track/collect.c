@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -219,20 +220,19 @@ static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_to
     struct tp_site *all = calloc(n ? n : 1, sizeof *all);
     size_t k = 0;
     for (uint32_t i = 0; all && i < n; i++) {
-        struct tp_site_rec *s = tp_site_get(i);
-        uint64_t allocs = atomic_load(&s->allocs), live = atomic_load(&s->live);
-        if (s->nframes == 0 || (allocs == 0 && live == 0 && atomic_load(&s->frees) == 0))
+        struct tp_site_sum s;
+        tp_site_get(i, &s);
+        if (s.nframes == 0 || (s.allocs == 0 && s.live == 0 && s.frees == 0))
             continue;
         struct tp_site *o = &all[k];
-        o->allocs = allocs;
-        o->frees = atomic_load(&s->frees);
-        o->bytes = atomic_load(&s->bytes);
-        o->peak_live_bytes = atomic_load(&s->peak_live);
-        o->live_at_exit_bytes = live;
+        o->allocs = s.allocs;
+        o->frees = s.frees;
+        o->bytes = s.bytes;
+        o->peak_live_bytes = s.peak_live;
+        o->live_at_exit_bytes = s.live;
         o->live_at_exit_allocs = o->allocs >= o->frees ? o->allocs - o->frees : 0;
         /* A site untouched since the last global peak still holds what it held then. */
-        o->live_at_peak_bytes =
-            atomic_load(&s->seen_pseq) == t->pseq ? atomic_load(&s->at_peak) : live;
+        o->live_at_peak_bytes = s.seen_pseq == t->pseq ? s.at_peak : s.live;
         m->allocs += o->allocs;
         m->frees += o->frees;
         m->bytes_allocated += o->bytes;
@@ -272,6 +272,31 @@ static void lifetime_split(struct tp_memory *m, const struct tp_heap_totals *t)
     m->persistent_bytes = t->peak - t->transient_at_peak;
 }
 
+/* The call-site table could not take every stack: say why, and exactly what its overflow site
+ * (site 0) holds, i.e. what is not attributed to its own call site. */
+static void sites_lost_note(struct tp_report *r)
+{
+    struct tp_site_sum o;
+    struct tp_sites_state st;
+    tp_site_get(0, &o);
+    tp_sites_state(&st);
+    char why[128];
+    if (st.limit == TP_SITES_MAX_SITES)
+        snprintf(why, sizeof why, "TPROF_MAX_SITES=%llu", (unsigned long long)tp_cfg.max_sites);
+    else if (st.limit == TP_SITES_BUDGET)
+        snprintf(why, sizeof why, "TPROF_MEMORY_BUDGET=%llu bytes reached at %llu sites",
+                 (unsigned long long)st.budget, (unsigned long long)st.cap);
+    else
+        snprintf(why, sizeof why, "no memory for more than %llu sites", (unsigned long long)st.cap);
+    r->partial = 1;
+    tp_report_note(r,
+                   "call-site table full (%s): %llu allocations of %llu bytes (%llu bytes live at "
+                   "exit) are not attributed to their call sites; they are counted in one "
+                   "overflow site, [call-site table full]",
+                   why, (unsigned long long)o.allocs, (unsigned long long)o.bytes,
+                   (unsigned long long)o.live);
+}
+
 /* The heap's totals, and notes on what the tables could not hold. */
 static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
 {
@@ -292,14 +317,8 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
     if (t->dropped)
         tp_report_note(r, "%llu allocations could not be tracked (heap table full)",
                        (unsigned long long)t->dropped);
-    if (tp_sites_dropped()) {
-        r->partial = 1;
-        tp_report_note(r,
-                       "call-site table full (TPROF_MAX_SITES=%llu): %llu allocations went to "
-                       "one overflow site",
-                       (unsigned long long)tp_cfg.max_sites,
-                       (unsigned long long)tp_sites_dropped());
-    }
+    if (tp_sites_dropped())
+        sites_lost_note(r);
 }
 
 /* A leak matched by a TPROF_SUPPRESS pattern: a function, source file or module of any frame. */
