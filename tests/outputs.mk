@@ -18,3 +18,7 @@ EXTRA_DIST += tests/fault_tables.sh
 # exec with an environment copied before fork (tests/proc_exec.sh).
 check_PROGRAMS += tests/victims/v_envexec
 tests_victims_v_envexec_CFLAGS = $(VICTIM_CFLAGS)
+check_PROGRAMS += tests/victims/v_manysites
+tests_victims_v_manysites_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/heap_grow.sh
+EXTRA_DIST += tests/heap_grow.sh
