@@ -211,6 +211,14 @@ static void site(struct tp_buf *b, const struct tp_site *s)
     tp_buf_putc(b, '}');
 }
 
+static void rollup(struct tp_buf *b, const struct tp_site_rollup *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_ROLLUP_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
 static void memory(struct tp_buf *b, const struct tp_memory *s)
 {
     struct obj obj = {b, 0}, *o = &obj;
@@ -222,7 +230,18 @@ static void memory(struct tp_buf *b, const struct tp_memory *s)
         tp_buf_puts(b, i ? ",\n" : "\n");
         site(b, &s->sites[i]);
     }
-    tp_buf_puts(b, "]}");
+    tp_buf_putc(b, ']');
+    if (s->nrollups) { /* only then: the JSON of a report without them stays as it was */
+        o->n = 1;
+        key(o, "site_rollups");
+        tp_buf_putc(b, '[');
+        for (size_t i = 0; i < s->nrollups; i++) {
+            tp_buf_puts(b, i ? ",\n" : "\n");
+            rollup(b, &s->rollups[i]);
+        }
+        tp_buf_putc(b, ']');
+    }
+    tp_buf_putc(b, '}');
 }
 
 static void strings(struct tp_buf *b, char *const *v, size_t n)

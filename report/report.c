@@ -239,6 +239,11 @@ void tp_report_free(struct tp_report *r)
     for (size_t i = 0; i < r->memory.nsites; i++)
         tp_site_free_frames(&r->memory.sites[i]);
     free(r->memory.sites);
+    for (size_t i = 0; i < r->memory.nrollups; i++) {
+        free(r->memory.rollups[i].function);
+        free(r->memory.rollups[i].module);
+    }
+    free(r->memory.rollups);
     {
         struct tp_steps *s = &r->steps;
         TP_STEPS_FIELDS(FREE)

@@ -31,4 +31,36 @@ jcheck "$WORK/part.json" "d['partial']" \
   "any(n.startswith('call-site table full (TPROF_MEMORY_BUDGET=65536 bytes reached at ') and
        ('): %d allocations of %d bytes (%d bytes live at exit) are not attributed' %
         ($over['allocs'], $over['bytes'], $over['live_at_exit_bytes'])) in n for n in d['notes'])"
+
+# TPROF_JSON_SITES=10: the top 10 by each measure written one by one, the rest rolled up per
+# function and module; rolled-up rows and written sites add up exactly to every total, and
+# `tprof report` (text and JSON), `merge` and `diff` take the rows.
+out=$(tp TPROF_JSON_SITES=10 TPROF_JSON="$WORK/roll.json" LD_PRELOAD="$TPROF_SO" "$V") ||
+  fail "victim failed with TPROF_JSON_SITES=10"
+[ "$out" = "done" ] || fail "stdout changed with TPROF_JSON_SITES=10: $out"
+both() { echo "sum(s['$1'] for s in m['sites']) + sum(r['$1'] for r in m['site_rollups'])"; }
+gb="[s for s in m['sites'] if s['frames'][0]['function'] == 'g_%02o' % b] + [r for r in m['site_rollups'] if r['function'] == 'g_%02o' % b]"
+roll_ok() {
+  jcheck "$1" "not d['partial']" "10 <= len(m['sites']) <= 40" \
+    "len(m['sites']) + sum(r['sites'] for r in m['site_rollups']) == m['nsites_total']" \
+    "$(both allocs) == m['allocs']" "$(both frees) == m['frees']" \
+    "$(both bytes) == m['bytes_allocated']" "$(both live_at_exit_bytes) == m['live_at_exit_bytes']" \
+    "$(both live_at_exit_allocs) == m['live_at_exit_allocs']" \
+    "all(sum(x['allocs'] for x in $gb) == $2 * 128 for b in range(64))" \
+    "all(sum(x.get('sites', 1) for x in $gb) == $2 * 64 for b in range(64))"
+}
+roll_ok "$WORK/roll.json" 1
+jcheck "$WORK/roll.json" "(sum(r['bytes'] for r in m['site_rollups'] if r['function'].startswith('g_')) +
+  sum(s['bytes'] for s in m['sites'] if s['frames'][0]['function'].startswith('g_'))) == 2 * $want" \
+  "any(n.startswith('%d of %d call sites written (TPROF_JSON_SITES=10' % (len(m['sites']), m['nsites_total'])) for n in d['notes'])"
+"$TPROF_CLI" report "$WORK/roll.json" --format json > "$WORK/again.json" || fail "tprof report --format json failed"
+roll_ok "$WORK/again.json" 1
+"$TPROF_CLI" report "$WORK/roll.json" > "$WORK/roll.txt" || fail "tprof report failed"
+tr '\n' ' ' < "$WORK/roll.txt" | grep -q "rolls the *other [0-9]* up into 64 rows per function and module" ||
+  fail "the text report does not say the sites were rolled up: $(grep 'sites in all' "$WORK/roll.txt")"
+"$TPROF_CLI" merge "$WORK/roll.json" "$WORK/roll.json" -o "$WORK/merged.json" >/dev/null ||
+  fail "tprof merge failed"
+jcheck "$WORK/merged.json" "len(m['site_rollups']) == 64" \
+  "$(both allocs) == m['allocs'] == 2 * 8192" "$(both bytes) == m['bytes_allocated'] == 4 * $want"
+"$TPROF_CLI" diff "$WORK/roll.json" "$WORK/all.json" > "$WORK/diff.txt" || fail "tprof diff failed"
 exit 0

@@ -21,6 +21,7 @@
 #include "common/path.h"
 #include "common/suppress.h"
 #include "report/peaks.h"
+#include "track/rollup.h"
 #include "track/sites.h"
 #include "track/symbolize.h"
 #include "track/threads.h"
@@ -378,18 +379,47 @@ static size_t leaks_forward(struct tp_site *all, size_t from, size_t k, size_t c
     return moved;
 }
 
-/* Symbolise the most important sites and those live at exit (a bounded number: symbolisation
- * is the slow part of the exit), merge those that name the same source lines, classify them,
- * keep TPROF_JSON_SITES. */
+/* The first frame of site id as symbolize_site() would make it (track/rollup.h), for a site that
+ * is rolled up: its first return address that is neither ours nor the allocator's. */
+static void first_frame(void *ctx, uint32_t id, char **function, char **module)
+{
+    struct tp_symbolizer **sym = ctx;
+    uint32_t n;
+    const uintptr_t *pcs = tp_site_frames(id, &n);
+    struct tp_frame f[TP_SYM_MAX_FRAMES];
+    *function = *module = NULL;
+    if (id == 0) {
+        *function = strdup("[call-site table full]");
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!*sym)
+            *sym = tp_sym_open();
+        memset(f, 0, sizeof f);
+        int k = tp_sym_frames(*sym, pcs[i], 1, f, TP_SYM_MAX_FRAMES);
+        int skip = k > 0 && (is_own_frame(&f[k - 1]) || is_allocator_frame(&f[k - 1]));
+        if (!skip && k > 0) {
+            *function = f[0].function;
+            *module = f[0].module;
+            f[0].function = f[0].module = NULL;
+        }
+        for (int j = 0; j < k; j++)
+            free_frame(&f[j]);
+        if (!skip)
+            return;
+    }
+}
+
+/* Symbolise the sites the JSON writes one by one (the top TPROF_JSON_SITES by each measure,
+ * track/rollup.h) and a bounded number more that are live at exit (to classify small leaks),
+ * merge those that name the same source lines, classify them, roll the rest up. */
 static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
 {
     struct tp_memory *m = &r->memory;
     qsort(all, k, sizeof *all, by_importance);
-    size_t nsym = k;
-    if (tp_cfg.json_sites > 0 && nsym > 4 * (size_t)tp_cfg.json_sites) {
-        nsym = 4 * (size_t)tp_cfg.json_sites;
-        nsym += leaks_forward(all, nsym, k, nsym);
-    }
+    size_t nsel = tp_rollup_select(all, k, tp_cfg.json_sites > 0 ? (size_t)tp_cfg.json_sites : k);
+    qsort(all, nsel, sizeof *all, by_importance);
+    size_t nsym = nsel + leaks_forward(all, nsel, k, nsel);
     struct tp_symbolizer *sym = NULL;
     for (size_t i = 0; i < nsym; i++) {
         uint32_t id = (uint32_t)all[i].nframes;
@@ -401,27 +431,34 @@ static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
         symbolize_site(sym, id, &all[i]);
         cache_frames(id, &all[i]);
     }
-    if (sym)
-        tp_sym_close(sym);
-    for (size_t i = nsym; i < k; i++)
-        all[i].nframes = 0;
-    size_t merged = tp_sites_merge_same_lines(all, nsym, m->peak_bytes);
-    if (merged < nsym)
+    size_t merged = all ? tp_sites_merge_same_lines(all, nsel, m->peak_bytes) : 0;
+    if (merged < nsel)
         tp_report_note(r, "sites that differ only in instruction address (unrolled or duplicated "
                           "code) are merged by source line; their own peak is then an upper bound");
-    m->nsites_total = merged + (k - nsym);
+    size_t rest = k - nsel; /* from all + merged on: the extra symbolised ones first */
+    if (merged < nsel)
+        memmove(all + merged, all + nsel, rest * sizeof *all);
+    m->nsites_total = merged + rest;
     qsort(all, merged, sizeof *all, by_importance);
-    classify_sites(m, all, merged);
-    size_t keep = merged;
-    if (tp_cfg.json_sites > 0 && keep > (size_t)tp_cfg.json_sites) {
-        keep = (size_t)tp_cfg.json_sites;
-        tp_report_note(r, "%zu of %llu call sites written (TPROF_JSON_SITES)", keep,
-                       (unsigned long long)m->nsites_total);
+    classify_sites(m, all, merged + (nsym - nsel));
+    if (rest) {
+        tp_rollup_sites(m, all + merged, rest, first_frame, &sym);
+        tp_report_note(r,
+                       "%zu of %llu call sites written (TPROF_JSON_SITES=%d: the top %d by live "
+                       "at peak, bytes, allocations and live at exit); the other %zu are rolled "
+                       "up per function and module into %zu rows (memory.site_rollups)",
+                       merged, (unsigned long long)m->nsites_total, tp_cfg.json_sites,
+                       tp_cfg.json_sites, rest, m->nrollups);
     }
-    for (size_t i = keep; i < merged; i++)
+    if (sym)
+        tp_sym_close(sym);
+    for (size_t i = merged; i < merged + rest; i++) {
+        if (!all[i].frames)
+            all[i].nframes = 0; /* a record number, not frames */
         tp_site_free_frames(&all[i]);
+    }
     m->sites = all;
-    m->nsites = all ? keep : 0;
+    m->nsites = all ? merged : 0;
 }
 
 static void collect_memory(struct tp_report *r)

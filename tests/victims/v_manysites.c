@@ -8,6 +8,7 @@
 #define N 64
 static void *blocks[2 * N * N];
 static int nblocks;
+static volatile int reps = 2;
 
 #define REP8(M, p)  M(p##0) M(p##1) M(p##2) M(p##3) M(p##4) M(p##5) M(p##6) M(p##7)
 #define REP64(M)    REP8(M, 0) REP8(M, 1) REP8(M, 2) REP8(M, 3) REP8(M, 4) REP8(M, 5) REP8(M, 6) REP8(M, 7)
@@ -36,7 +37,7 @@ static void (*const fs[N])(void) = {REP64(REF_F)};
 
 int main(void)
 {
-    for (int rep = 0; rep < 2; rep++)
+    for (int rep = 0; rep < reps; rep++) /* a bound the compiler cannot unroll by */
         for (int a = 0; a < N; a++)
             fs[a]();
     for (int i = 0; i < N * N; i++)

@@ -1,0 +1,163 @@
+/* Which call sites the JSON report writes, and the rest rolled up (track/rollup.h). Runs at a
+ * report, under the guard: allocates normally. */
+#include "track/rollup.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "track/uthash_tp.h"
+
+enum { BY_PEAK, BY_BYTES, BY_ALLOCS, BY_EXIT, NMEASURES };
+
+static uint64_t measure(const struct tp_site *s, int which)
+{
+    switch (which) {
+    case BY_PEAK: return s->live_at_peak_bytes;
+    case BY_BYTES: return s->bytes;
+    case BY_ALLOCS: return s->allocs;
+    default: return s->live_at_exit_bytes;
+    }
+}
+
+static int desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The n-th largest of v[0..k) (1 <= n <= k), v reordered. */
+static uint64_t nth_largest(uint64_t *v, size_t k, size_t n)
+{
+    qsort(v, k, sizeof *v, desc);
+    return v[n - 1];
+}
+
+size_t tp_rollup_select(struct tp_site *all, size_t k, size_t n)
+{
+    if (n == 0 || k <= n)
+        return k;
+    unsigned char *mark = calloc(k, 1);
+    uint64_t *v = malloc(k * sizeof *v);
+    if (!mark || !v) {
+        free(mark);
+        free(v);
+        return n; /* out of memory: the first n, in the caller's order */
+    }
+    for (int w = 0; w < NMEASURES; w++) {
+        for (size_t i = 0; i < k; i++)
+            v[i] = measure(&all[i], w);
+        uint64_t t = nth_largest(v, k, n);
+        size_t taken = 0;
+        for (size_t i = 0; i < k; i++) /* above the n-th first, then ties in order */
+            if (measure(&all[i], w) > t) {
+                mark[i] = 1;
+                taken++;
+            }
+        for (size_t i = 0; i < k && taken < n && t > 0; i++)
+            if (measure(&all[i], w) == t) {
+                mark[i] = 1;
+                taken++;
+            }
+    }
+    size_t front = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!mark[i])
+            continue;
+        struct tp_site s = all[front];
+        all[front] = all[i];
+        all[i] = s;
+        mark[i] = mark[front];
+        mark[front] = 1;
+        front++;
+    }
+    free(mark);
+    free(v);
+    return front;
+}
+
+struct row {
+    UT_hash_handle hh;
+    struct tp_site_rollup r;
+    size_t klen;
+    char key[]; /* function NUL module */
+};
+
+static int by_bytes(const void *a, const void *b)
+{
+    const struct tp_site_rollup *x = a, *y = b;
+    if (x->live_at_peak_bytes != y->live_at_peak_bytes)
+        return x->live_at_peak_bytes < y->live_at_peak_bytes ? 1 : -1;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return x->sites < y->sites ? 1 : x->sites > y->sites ? -1 : 0;
+}
+
+static struct row *row_of(struct row **tab, const char *fn, const char *mod)
+{
+    size_t lf = fn ? strlen(fn) : 0, lm = mod ? strlen(mod) : 0;
+    char key[1024];
+    /* 1 byte flags which of the two are NULL, so that NULL and "" differ */
+    if (lf + lm + 3 > sizeof key)
+        lf = lm = 0, fn = mod = NULL;
+    key[0] = (char)((fn ? 1 : 0) | (mod ? 2 : 0));
+    memcpy(key + 1, fn ? fn : "", lf + 1);
+    memcpy(key + 2 + lf, mod ? mod : "", lm + 1);
+    size_t klen = lf + lm + 3;
+    struct row *r;
+    HASH_FIND(hh, *tab, key, klen, r);
+    if (r)
+        return r;
+    r = calloc(1, sizeof *r + klen);
+    if (!r)
+        return NULL;
+    memcpy(r->key, key, klen);
+    r->klen = klen;
+    r->r.function = fn ? strdup(fn) : NULL;
+    r->r.module = mod ? strdup(mod) : NULL;
+    HASH_ADD(hh, *tab, key, klen, r);
+    return r;
+}
+
+void tp_rollup_sites(struct tp_memory *m, const struct tp_site *rest, size_t n,
+                     tp_first_frame_fn first, void *ctx)
+{
+    struct row *tab = NULL, *r, *tmp;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_site *s = &rest[i];
+        char *fn = NULL, *mod = NULL;
+        if (s->frames) {
+            r = row_of(&tab, s->nframes ? s->frames[0].function : NULL,
+                       s->nframes ? s->frames[0].module : NULL);
+        } else {
+            first(ctx, (uint32_t)s->nframes, &fn, &mod);
+            r = row_of(&tab, fn, mod);
+            free(fn);
+            free(mod);
+        }
+        if (!r)
+            continue; /* out of memory: the totals say what is missing */
+        r->r.sites++;
+        r->r.allocs += s->allocs;
+        r->r.frees += s->frees;
+        r->r.bytes += s->bytes;
+        r->r.live_at_peak_bytes += s->live_at_peak_bytes;
+        r->r.live_at_exit_bytes += s->live_at_exit_bytes;
+        r->r.live_at_exit_allocs += s->live_at_exit_allocs;
+    }
+    size_t count = HASH_COUNT(tab), k = 0;
+    m->rollups = count ? calloc(count, sizeof *m->rollups) : NULL;
+    HASH_ITER(hh, tab, r, tmp)
+    {
+        HASH_DEL(tab, r);
+        if (m->rollups)
+            m->rollups[k++] = r->r;
+        else {
+            free(r->r.function);
+            free(r->r.module);
+        }
+        free(r);
+    }
+    m->nrollups = k;
+    if (k)
+        qsort(m->rollups, k, sizeof *m->rollups, by_bytes);
+}
