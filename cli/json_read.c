@@ -107,8 +107,7 @@ static void read_memory(struct tp_jget *c, struct json_object *o, const char *pa
     TP_MEMORY_FIELDS(READ)
     s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_site);
     /* optional: a report whose sites were all written has none */
-    s->rollups =
-        objects(c, o, "site_rollups", path, sizeof *s->rollups, &s->nrollups, read_rollup);
+    s->rollups = objects(c, o, "site_rollups", path, sizeof *s->rollups, &s->nrollups, read_rollup);
     tp_memory_classify(s); /* a report from before the split: flags and figures from its sites */
 }
 

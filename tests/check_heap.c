@@ -319,7 +319,7 @@ END_TEST
 /* More stacks than the first index holds (2,048 sites), found by four threads at once, each in
  * its own order, while the index grows under them: every stack gets exactly one site (a stack
  * published twice, or lost in a move, shows as a count below THREADS), and every count is exact. */
-#define GROW_STACKS 20000
+#define GROW_STACKS    20000
 #define GROW_FRAME0(i) ((uintptr_t)0x100000 + (uintptr_t)(i)*16)
 #define GROW_FRAME1(i) ((uintptr_t)0x900000 + (uintptr_t)((i) % 7) * 16)
 

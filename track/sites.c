@@ -50,9 +50,9 @@ struct sidx {
 };
 
 struct tp_site_rec *tp_site_recs;
-static uintptr_t *frames;  /* depth entries per record; unused entries stay 0 */
-static uint8_t *nfr;       /* frames per record, 0 = unused */
-static uint32_t cap;       /* records mapped; the table never holds more */
+static uintptr_t *frames;    /* depth entries per record; unused entries stay 0 */
+static uint8_t *nfr;         /* frames per record, 0 = unused */
+static uint32_t cap;         /* records mapped; the table never holds more */
 static _Atomic uint32_t lim; /* records that may be used now: past it, make_room() */
 static _Atomic(struct sidx *) cur;
 static int depth;

@@ -10,9 +10,10 @@ static void *blocks[2 * N * N];
 static int nblocks;
 static volatile int reps = 2;
 
-#define REP8(M, p)  M(p##0) M(p##1) M(p##2) M(p##3) M(p##4) M(p##5) M(p##6) M(p##7)
-#define REP64(M)    REP8(M, 0) REP8(M, 1) REP8(M, 2) REP8(M, 3) REP8(M, 4) REP8(M, 5) REP8(M, 6) REP8(M, 7)
-#define IDX(x)      (0##x) /* two octal digits: 0 to 63 */
+#define REP8(M, p) M(p##0) M(p##1) M(p##2) M(p##3) M(p##4) M(p##5) M(p##6) M(p##7)
+#define REP64(M)                                                                                   \
+    REP8(M, 0) REP8(M, 1) REP8(M, 2) REP8(M, 3) REP8(M, 4) REP8(M, 5) REP8(M, 6) REP8(M, 7)
+#define IDX(x) (0##x) /* two octal digits: 0 to 63 */
 
 #define DEF_G(x)                                                                                   \
     static __attribute__((noinline)) void g_##x(size_t n)                                          \
