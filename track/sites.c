@@ -11,7 +11,7 @@
  *
  * The index grows. Records may be reserved up to a limit; the thread that passes it takes the
  * growth lock (never taken on a lookup) and, within the memory budget, raises the limit and,
- * when the index would be over half full, moves it to one twice the size: it sets the old index's
+ * when the index would be over three quarters full, moves it to one twice the size: it sets the old index's
  * successor, then turns every empty slot of the old index into MOVED with a CAS and copies every
  * entry it meets into the new one, then publishes the new one. Entries are never removed, so the
  * slots before an entry on its probe path are never MOVED: a lookup in the old index still finds
@@ -39,7 +39,7 @@
 #define IDX_ID_BITS  24
 #define IDX_ID_MASK  ((1ull << IDX_ID_BITS) - 1)
 #define IDX_MOVED    IDX_ID_MASK /* no record has this number + 1 */
-#define IDX_MIN_BITS 12          /* the first index: 4,096 slots, 2,048 sites */
+#define IDX_MIN_BITS 12          /* the first index: 4,096 slots, 3,072 sites */
 #define IDX_MAX_GENS 40
 
 struct sidx {
@@ -124,7 +124,7 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
         want = max_sites;
     ngens = 0;
     struct sidx *x = idx_new(IDX_MIN_BITS);
-    uint32_t first = (uint32_t)(x ? x->nslots / 2 : 0);
+    uint32_t first = (uint32_t)(x ? x->nslots / 4 * 3 : 0);
     if (!x || map_records((uint32_t)want, want < first ? (uint32_t)want : first) < 0) {
         if (warn)
             warn("cannot map the call-site table; all allocations go to one site");
@@ -246,11 +246,12 @@ static int make_room(uint32_t id)
             atomic_store(&full, TP_SITES_BUDGET);
             break;
         }
-        uint64_t room = x->nslots / 2; /* a lookup's probes stay short up to half full */
+        /* Three quarters full at most: a lookup then probes a few slots of one or two lines
+         * (on its thread's cache misses only), and the index costs 11 to 21 bytes a site. */
+        uint64_t room = x->nslots / 4 * 3;
         if ((uint64_t)l + step > room) {
             if (have + idx_bytes(2 * x->nslots) <= budget && idx_grow() == 0)
                 continue;
-            room = x->nslots / 4 * 3; /* no bigger index: fill this one further */
             if (l >= room) {
                 atomic_store(&full, TP_SITES_BUDGET);
                 break;
@@ -314,7 +315,7 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
             i--; /* re-examine the slot someone else just filled (or moved) */
         }
         struct sidx *next = atomic_load_explicit(&x->next, memory_order_acquire);
-        if (i > mask || !next) { /* a full index (not reached: it is grown at half) */
+        if (i > mask || !next) { /* a full index (not reached: it is grown at 3/4) */
             atomic_fetch_add(&dropped, 1);
             return 0;
         }

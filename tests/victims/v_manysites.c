@@ -1,4 +1,4 @@
-/* More call sites than the first call-site index holds (2,048): 64 functions f_a each call 64
+/* More call sites than the first call-site index holds (3,072): 64 functions f_a each call 64
  * functions g_b through one pointer table, and g_b calls malloc, so every (a, b) is its own
  * stack: 4,096 sites, two allocations each of (a + b) % 97 + 1 bytes, the first of the two
  * freed. No stdio: nothing else allocates once main runs. */
