@@ -21,9 +21,11 @@
 #include "common/path.h"
 #include "common/suppress.h"
 #include "report/peaks.h"
+#include "track/rawalloc.h"
 #include "track/rollup.h"
 #include "track/sites.h"
 #include "track/symbolize.h"
+#include "track/symtab.h"
 #include "track/threads.h"
 #include "track/lifeunit.h"
 
@@ -379,35 +381,32 @@ static size_t leaks_forward(struct tp_site *all, size_t from, size_t k, size_t c
     return moved;
 }
 
-/* The first frame of site id as symbolize_site() would make it (track/rollup.h), for a site that
- * is rolled up: its first return address that is neither ours nor the allocator's. */
-static void first_frame(void *ctx, uint32_t id, char **function, char **module)
+/* A return address of a rolled-up site (track/rollup.h): the function holding it by the symbol
+ * tables (a binary search; no debug information read, inlined functions not told apart), its
+ * module; passed over when it is ours or the allocator's, as symbolize_site() does. */
+static int describe_pc(void *ctx, uintptr_t pc, char **function, char **module)
 {
-    struct tp_symbolizer **sym = ctx;
-    uint32_t n;
-    const uintptr_t *pcs = tp_site_frames(id, &n);
-    struct tp_frame f[TP_SYM_MAX_FRAMES];
+    (void)ctx;
+    char name[1024], path[4096];
+    uintptr_t bias, lo, hi;
     *function = *module = NULL;
-    if (id == 0) {
+    if (pc == 0) { /* the overflow site's one frame */
         *function = strdup("[call-site table full]");
-        return;
+        return 0;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        if (!*sym)
-            *sym = tp_sym_open();
-        memset(f, 0, sizeof f);
-        int k = tp_sym_frames(*sym, pcs[i], 1, f, TP_SYM_MAX_FRAMES);
-        int skip = k > 0 && (is_own_frame(&f[k - 1]) || is_allocator_frame(&f[k - 1]));
-        if (!skip && k > 0) {
-            *function = f[0].function;
-            *module = f[0].module;
-            f[0].function = f[0].module = NULL;
-        }
-        for (int j = 0; j < k; j++)
-            free_frame(&f[j]);
-        if (!skip)
-            return;
+    if (tp_addr_is_ours(pc))
+        return 1;
+    if (tp_symtab_lookup(pc - 1, name, sizeof name, NULL) == 0) {
+        struct tp_frame f = {.function = name};
+        if (is_allocator_frame(&f))
+            return 1;
+        char *d = tp_symtab_demangled(name);
+        *function = strdup(d ? d : name);
+        tp_free(d);
     }
+    if (tp_symtab_module(pc - 1, path, sizeof path, &bias, &lo, &hi) == 0)
+        *module = strdup(path);
+    return 0;
 }
 
 /* Symbolise the sites the JSON writes one by one (the top TPROF_JSON_SITES by each measure,
@@ -442,7 +441,7 @@ static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
     qsort(all, merged, sizeof *all, by_importance);
     classify_sites(m, all, merged + (nsym - nsel));
     if (rest) {
-        tp_rollup_sites(m, all + merged, rest, first_frame, &sym);
+        tp_rollup_sites(m, all + merged, rest, tp_site_frames, describe_pc, NULL);
         tp_report_note(r,
                        "%zu of %llu call sites written (TPROF_JSON_SITES=%d: the top %d by live "
                        "at peak, bytes, allocations and live at exit); the other %zu are rolled "

@@ -118,31 +118,74 @@ static struct row *row_of(struct row **tab, const char *fn, const char *mod)
     return r;
 }
 
-void tp_rollup_sites(struct tp_memory *m, const struct tp_site *rest, size_t n,
-                     tp_first_frame_fn first, void *ctx)
+/* What one return address stands for: passed over, or a row. */
+struct pc_row {
+    UT_hash_handle hh;
+    uintptr_t pc;
+    int skip;
+    struct row *row;
+};
+
+static struct row *row_of_pc(struct row **tab, struct pc_row **seen, uintptr_t pc, int *skip,
+                             tp_describe_fn describe, void *ctx)
+{
+    struct pc_row *p;
+    HASH_FIND(hh, *seen, &pc, sizeof pc, p);
+    if (!p) {
+        char *fn = NULL, *mod = NULL;
+        p = calloc(1, sizeof *p);
+        if (!p)
+            return NULL;
+        p->pc = pc;
+        p->skip = describe(ctx, pc, &fn, &mod);
+        if (!p->skip)
+            p->row = row_of(tab, fn, mod);
+        free(fn);
+        free(mod);
+        HASH_ADD(hh, *seen, pc, sizeof p->pc, p);
+    }
+    *skip = p->skip;
+    return p->row;
+}
+
+static void add_site(struct row *r, const struct tp_site *s)
+{
+    r->r.sites++;
+    r->r.allocs += s->allocs;
+    r->r.frees += s->frees;
+    r->r.bytes += s->bytes;
+    r->r.live_at_peak_bytes += s->live_at_peak_bytes;
+    r->r.live_at_exit_bytes += s->live_at_exit_bytes;
+    r->r.live_at_exit_allocs += s->live_at_exit_allocs;
+}
+
+void tp_rollup_sites(struct tp_memory *m, const struct tp_site *rest, size_t n, tp_site_pcs_fn pcs,
+                     tp_describe_fn describe, void *ctx)
 {
     struct row *tab = NULL, *r, *tmp;
+    struct pc_row *seen = NULL, *p, *ptmp;
     for (size_t i = 0; i < n; i++) {
         const struct tp_site *s = &rest[i];
-        char *fn = NULL, *mod = NULL;
+        r = NULL;
         if (s->frames) {
             r = row_of(&tab, s->nframes ? s->frames[0].function : NULL,
                        s->nframes ? s->frames[0].module : NULL);
         } else {
-            first(ctx, (uint32_t)s->nframes, &fn, &mod);
-            r = row_of(&tab, fn, mod);
-            free(fn);
-            free(mod);
+            uint32_t nf;
+            const uintptr_t *f = pcs((uint32_t)s->nframes, &nf);
+            int skip = 1;
+            for (uint32_t j = 0; j < nf && skip; j++)
+                r = row_of_pc(&tab, &seen, f[j], &skip, describe, ctx);
+            if (skip) /* every frame passed over, or none */
+                r = row_of(&tab, NULL, NULL);
         }
-        if (!r)
-            continue; /* out of memory: the totals say what is missing */
-        r->r.sites++;
-        r->r.allocs += s->allocs;
-        r->r.frees += s->frees;
-        r->r.bytes += s->bytes;
-        r->r.live_at_peak_bytes += s->live_at_peak_bytes;
-        r->r.live_at_exit_bytes += s->live_at_exit_bytes;
-        r->r.live_at_exit_allocs += s->live_at_exit_allocs;
+        if (r)
+            add_site(r, s); /* else out of memory: the totals say what is missing */
+    }
+    HASH_ITER(hh, seen, p, ptmp)
+    {
+        HASH_DEL(seen, p);
+        free(p);
     }
     size_t count = HASH_COUNT(tab), k = 0;
     m->rollups = count ? calloc(count, sizeof *m->rollups) : NULL;

@@ -13,13 +13,16 @@
  * a measure not ranked by it). Returns how many moved: at most 4n. */
 size_t tp_rollup_select(struct tp_site *all, size_t k, size_t n);
 
-/* The first frame of site id as its report would show it (function and module malloc'ed; both
- * NULL when the site has no frame): given by the caller, which symbolises. */
-typedef void (*tp_first_frame_fn)(void *ctx, uint32_t id, char **function, char **module);
+/* What the caller knows of sites: the return addresses of record id (frames[0] called the
+ * allocator), and for one of them the function holding it and its module (malloc'ed, NULL when
+ * unknown), or 1 when the address is to be passed over (tprof's own code, the allocator). */
+typedef const uintptr_t *(*tp_site_pcs_fn)(uint32_t id, uint32_t *n);
+typedef int (*tp_describe_fn)(void *ctx, uintptr_t pc, char **function, char **module);
 
 /* Roll rest[0..n) up into m->rollups. A site with frames is keyed by its frames[0]; one without
- * (frames NULL) holds its record number in nframes, and first() names it. */
-void tp_rollup_sites(struct tp_memory *m, const struct tp_site *rest, size_t n,
-                     tp_first_frame_fn first, void *ctx);
+ * (frames NULL) holds its record number in nframes and is keyed by the function and module of
+ * its first return address not passed over, each address described once. */
+void tp_rollup_sites(struct tp_memory *m, const struct tp_site *rest, size_t n, tp_site_pcs_fn pcs,
+                     tp_describe_fn describe, void *ctx);
 
 #endif
