@@ -2,6 +2,7 @@
  * getters of cli/json_get.c; the first problem found is reported as "<file>: <key path>: <what
  * is wrong>" and nothing is half-read. */
 #include "cli/json_read.h"
+#include "report/siterollup.h"
 
 #include <errno.h>
 #include <json-c/json.h>

@@ -2,6 +2,7 @@
  * writer runs inside the profiled process at exit, where a JSON library would be one more thing
  * to load; the CLI reads it back with json-c. */
 #include <math.h>
+#include "report/siterollup.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 #include "report/report.h"
+#include "report/siterollup.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -236,14 +237,7 @@ void tp_report_free(struct tp_report *r)
         struct tp_memory *s = &r->memory;
         TP_MEMORY_FIELDS(FREE)
     }
-    for (size_t i = 0; i < r->memory.nsites; i++)
-        tp_site_free_frames(&r->memory.sites[i]);
-    free(r->memory.sites);
-    for (size_t i = 0; i < r->memory.nrollups; i++) {
-        free(r->memory.rollups[i].function);
-        free(r->memory.rollups[i].module);
-    }
-    free(r->memory.rollups);
+    tp_memory_free_sites(&r->memory);
     {
         struct tp_steps *s = &r->steps;
         TP_STEPS_FIELDS(FREE)

@@ -85,17 +85,6 @@ struct tp_site {
     int suppressed; /* its leak matched a TPROF_SUPPRESS pattern */
 };
 
-/* Call sites the JSON report does not write one by one (past TPROF_JSON_SITES), summed per
- * function and module of their first frame: with the sites written, every count adds up exactly
- * to the memory's totals. */
-struct tp_site_rollup {
-    char *function; /* NULL when no symbol covers the first frame */
-    char *module;   /* NULL when unknown */
-    uint64_t sites; /* how many sites the row holds */
-    uint64_t allocs, frees, bytes;
-    uint64_t live_at_peak_bytes, live_at_exit_bytes, live_at_exit_allocs;
-};
-
 struct tp_memory {
     uint64_t peak_bytes, peak_ns; /* peak_ns: since the program started */
     char *peak_op;                /* op running on the thread that set the peak, or NULL */
@@ -118,9 +107,8 @@ struct tp_memory {
     char *lifetime_step;   /* the step's name (function, "tprof_step", op), or NULL */
     uint64_t nsites_total; /* sites seen; nsites may be fewer when the JSON was capped */
     struct tp_site *sites;
-    size_t nsites;
-    struct tp_site_rollup *rollups; /* the sites not in sites[], rolled up; most bytes first */
-    size_t nrollups;
+    struct tp_site_rollup *rollups; /* the sites not in sites[], rolled up (siterollup.h) */
+    size_t nsites, nrollups;
 };
 
 struct tp_machine {

@@ -1,6 +1,7 @@
 /* Which call sites the JSON report writes, and the rest rolled up (track/rollup.h). Runs at a
  * report, under the guard: allocates normally. */
 #include "track/rollup.h"
+#include "report/siterollup.h"
 
 #include <stdlib.h>
 #include <string.h>
