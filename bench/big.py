@@ -8,7 +8,7 @@ tprof less native), the JSON's size, and whether the report is partial.
 The program prints "main returns at <CLOCK_REALTIME seconds>" on stderr as its last act (bench/
 big_gen.py's program and bench/torch_mlp.py do); the report time is the process's exit less
 that. Native and tprof runs interleave, N of each; the medians are printed."""
-import json, os, re, resource, statistics, subprocess, sys, tempfile, time
+import json, os, re, statistics, subprocess, sys, tempfile, time
 
 args = sys.argv[1:]
 lib = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".libs", "libtprof.so")
@@ -26,36 +26,34 @@ cmd = args[1:]
 
 
 def run(preload, json_path):
+    """Wall time, report time and peak RSS of one run (wait4: this child's own)."""
     env = dict(os.environ)
     if preload:
         env.update({"LD_PRELOAD": os.path.abspath(lib), "TPROF_OUTPUT": "none",
                     "TPROF_JSON": json_path})
         env.update(env_extra)
+    errf = tempfile.TemporaryFile()
     t0 = time.time()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, err = p.communicate()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=errf)
+    _, status, ru = os.wait4(p.pid, 0)
     t1 = time.time()
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)  # the largest child so far
-    m = re.search(rb"main returns at ([0-9.]+)", err)
+    errf.seek(0)
+    m = re.search(rb"main returns at ([0-9.]+)", errf.read())
     return t1 - t0, (t1 - float(m.group(1))) if m else float("nan"), ru.ru_maxrss * 1024
 
 
 with tempfile.TemporaryDirectory() as tmp:
     jp = os.path.join(tmp, "r.json")
-    nat, tp, rep = [], [], []
+    nat, tp, rep, rss_nat, rss_tp = [], [], [], [], []
     for _ in range(runs):
-        w, _, _ = run(False, None)
+        w, _, r = run(False, None)
         nat.append(w)
-        w, r, _ = run(True, jp)
+        rss_nat.append(r)
+        w, t, r = run(True, jp)
         tp.append(w)
-        rep.append(r)
-    # peak RSS by separate single runs: RUSAGE_CHILDREN keeps the largest child's
-    rss_nat = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE).stderr.decode().strip().splitlines()[-1]
-    env = dict(os.environ, LD_PRELOAD=os.path.abspath(lib), TPROF_OUTPUT="none", TPROF_JSON=jp)
-    env.update(env_extra)
-    rss_tp = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE).stderr.decode().strip().splitlines()[-1]
+        rep.append(t)
+        rss_tp.append(r)
+    rss_nat, rss_tp = statistics.median(rss_nat), statistics.median(rss_tp)
     d = json.load(open(jp))
     m = d["memory"]
     rolled = sum(r["sites"] for r in m.get("site_rollups", []))
@@ -68,7 +66,7 @@ with tempfile.TemporaryDirectory() as tmp:
            statistics.median(tp) / statistics.median(nat), runs))
     print("report time (main's return to exit) %.3f s" % statistics.median(rep))
     print("peak RSS native %.1f MiB, tprof %.1f MiB: tprof's own %.1f MiB" %
-          (int(rss_nat) / 1024, int(rss_tp) / 1024, (int(rss_tp) - int(rss_nat)) / 1024))
+          (rss_nat / 2**20, rss_tp / 2**20, (rss_tp - rss_nat) / 2**20))
     print("JSON %.2f MB; partial %s; %d sites: %d written, %d rolled up into %d rows; "
           "sites + rows == allocs total: %s" %
           (os.path.getsize(jp) / 1e6, d["partial"], m["nsites_total"], len(m["sites"]), rolled,
