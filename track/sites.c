@@ -122,6 +122,16 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
     uint64_t want = (1u << TP_LIVE_SITE_BITS) - 1; /* what the live-block table keeps of a site */
     if (max_sites && max_sites < want)
         want = max_sites;
+    /* The arrays are reserved for the whole capacity (a thread's count rows too): under a limit
+     * on the address space, a sixteenth of it at most, so that the program's own mappings keep
+     * the rest (with 4 threads' rows). */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        uint64_t per = sizeof *tp_site_recs + sizeof *frames * (uint64_t)stack + 1 +
+                       5 * sizeof(struct tp_tally);
+        if (want > rl.rlim_cur / 16 / per)
+            want = rl.rlim_cur / 16 / per;
+    }
     ngens = 0;
     struct sidx *x = idx_new(IDX_MIN_BITS);
     uint32_t first = (uint32_t)(x ? x->nslots / 4 * 3 : 0);
