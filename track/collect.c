@@ -415,7 +415,7 @@ static int describe_pc(void *ctx, uintptr_t pc, char **function, char **module)
 static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
 {
     struct tp_memory *m = &r->memory;
-    qsort(all, k, sizeof *all, by_importance);
+    /* Only the sites selected are sorted: ties at the selection's edge go by record number. */
     size_t nsel = tp_rollup_select(all, k, tp_cfg.json_sites > 0 ? (size_t)tp_cfg.json_sites : k);
     qsort(all, nsel, sizeof *all, by_importance);
     size_t nsym = nsel + leaks_forward(all, nsel, k, nsel);

@@ -20,17 +20,41 @@ static uint64_t measure(const struct tp_site *s, int which)
     }
 }
 
-static int desc(const void *a, const void *b)
+/* Sift v[i] down the min-heap v[0..n). */
+static void sift(uint64_t *v, size_t n, size_t i)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? 1 : x > y ? -1 : 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && v[l] < v[m])
+            m = l;
+        if (l + 1 < n && v[l + 1] < v[m])
+            m = l + 1;
+        if (m == i)
+            return;
+        uint64_t t = v[i];
+        v[i] = v[m];
+        v[m] = t;
+        i = m;
+    }
 }
 
-/* The n-th largest of v[0..k) (1 <= n <= k), v reordered. */
-static uint64_t nth_largest(uint64_t *v, size_t k, size_t n)
+/* The n-th largest measure `which` of all[0..k) (1 <= n < k): a min-heap of the n largest in
+ * heap[0..n), one pass; most sites compare once against its top. */
+static uint64_t nth_largest(const struct tp_site *all, size_t k, size_t n, int which,
+                            uint64_t *heap)
 {
-    qsort(v, k, sizeof *v, desc);
-    return v[n - 1];
+    for (size_t i = 0; i < n; i++)
+        heap[i] = measure(&all[i], which);
+    for (size_t i = n / 2; i-- > 0;)
+        sift(heap, n, i);
+    for (size_t i = n; i < k; i++) {
+        uint64_t x = measure(&all[i], which);
+        if (x > heap[0]) {
+            heap[0] = x;
+            sift(heap, n, 0);
+        }
+    }
+    return heap[0];
 }
 
 size_t tp_rollup_select(struct tp_site *all, size_t k, size_t n)
@@ -38,16 +62,14 @@ size_t tp_rollup_select(struct tp_site *all, size_t k, size_t n)
     if (n == 0 || k <= n)
         return k;
     unsigned char *mark = calloc(k, 1);
-    uint64_t *v = malloc(k * sizeof *v);
+    uint64_t *v = malloc(n * sizeof *v);
     if (!mark || !v) {
         free(mark);
         free(v);
         return n; /* out of memory: the first n, in the caller's order */
     }
     for (int w = 0; w < NMEASURES; w++) {
-        for (size_t i = 0; i < k; i++)
-            v[i] = measure(&all[i], w);
-        uint64_t t = nth_largest(v, k, n);
+        uint64_t t = nth_largest(all, k, n, w, v);
         size_t taken = 0;
         for (size_t i = 0; i < k; i++) /* above the n-th first, then ties in order */
             if (measure(&all[i], w) > t) {
