@@ -63,4 +63,17 @@ tr '\n' ' ' < "$WORK/roll.txt" | grep -q "rolls the *other [0-9]* up into 64 row
 jcheck "$WORK/merged.json" "len(m['site_rollups']) == 64" \
   "$(both allocs) == m['allocs'] == 2 * 8192" "$(both bytes) == m['bytes_allocated'] == 4 * $want"
 "$TPROF_CLI" diff "$WORK/roll.json" "$WORK/all.json" > "$WORK/diff.txt" || fail "tprof diff failed"
+
+# Four threads find the same 4,096 new stacks at once, from one barrier, while the table grows
+# under them: every count exact. (The report merges sites of the same lines, so a stack
+# published twice would not show here: tests/check_heap's test_sites_grow_threads checks that.)
+out=$(tp TPROF_JSON_SITES=0 TPROF_JSON="$WORK/threads.json" LD_PRELOAD="$TPROF_SO" "$V" 4) ||
+  fail "victim failed with 4 threads"
+[ "$out" = "done" ] || fail "stdout changed with 4 threads: $out"
+jcheck "$WORK/threads.json" "not d['partial']" \
+  "len($gs) == 4096" \
+  "all(s['allocs'] == 8 and s['frees'] == 4 for s in $gs)" \
+  "sum(s['bytes'] for s in $gs) == 8 * $want" \
+  "sum(s['live_at_exit_bytes'] for s in $gs) == 4 * $want" \
+  "sum(s['allocs'] for s in m['sites']) == m['allocs']"
 exit 0

@@ -20,5 +20,6 @@ check_PROGRAMS += tests/victims/v_envexec
 tests_victims_v_envexec_CFLAGS = $(VICTIM_CFLAGS)
 check_PROGRAMS += tests/victims/v_manysites
 tests_victims_v_manysites_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_manysites_LDADD = -lpthread
 TESTS += tests/heap_grow.sh
 EXTRA_DIST += tests/heap_grow.sh
