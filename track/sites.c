@@ -441,14 +441,16 @@ uint64_t tp_sites_dropped(void)
 
 void tp_sites_state(struct tp_sites_state *st)
 {
-    pthread_mutex_lock(&grow_lock);
+    /* Not waited for: a report written from a signal handler may have interrupted its holder. */
+    int locked = pthread_mutex_trylock(&grow_lock) == 0;
     struct sidx *x = atomic_load(&cur);
     st->limit = (enum tp_sites_limit)atomic_load(&full);
     st->budget = budget_now();
     st->cap = atomic_load(&lim);
     st->index_slots = x ? x->nslots : 0;
-    st->resident = x ? resident(tp_sites_count()) : 0;
-    pthread_mutex_unlock(&grow_lock);
+    st->resident = x && locked ? resident(tp_sites_count()) : 0;
+    if (locked)
+        pthread_mutex_unlock(&grow_lock);
 }
 
 void tp_sites_fork_prepare(void)

@@ -57,8 +57,8 @@ static inline struct tp_site_rec *tp_site_hot(uint32_t id)
 const uintptr_t *tp_site_frames(uint32_t id, uint32_t *n);
 uint64_t tp_sites_dropped(void);
 /* Why the table stopped growing (what the report's note names) and its state: the budget in
- * force (bytes), what the table holds in memory now (bytes, pages resident), the sites it may
- * hold. */
+ * force (bytes), what the table holds in memory now (bytes; 0 when it is growing right now), the
+ * sites it may hold, the index's slots. */
 enum tp_sites_limit { TP_SITES_GROWING, TP_SITES_MAX_SITES, TP_SITES_BUDGET, TP_SITES_NO_MEMORY };
 struct tp_sites_state {
     enum tp_sites_limit limit;
