@@ -97,7 +97,7 @@ static struct sidx *idx_new(int bits)
  * short (a reserve-only mapping costs no memory until touched, but counts against RLIMIT_AS). */
 static int map_records(uint32_t n, uint32_t want_min)
 {
-    for (; n >= want_min; n /= 2) {
+    for (; n > 0 && n >= want_min; n /= 2) {
         tp_site_recs = tp_pages_map(sizeof *tp_site_recs * n, 1);
         frames = tp_pages_map(sizeof *frames * (size_t)n * (size_t)depth, 1);
         nfr = tp_pages_map(n, 1);
