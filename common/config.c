@@ -123,7 +123,7 @@ static const struct var {
     {"TPROF_SAMPLE_HZ", K_INT, OFF(sample_hz), 0, 1000, "100"},
     {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
     {"TPROF_DEMOTE", K_DOUBLE, OFF(demote), 0, 1e9, "500"},
-    {"TPROF_MEMORY_BUDGET", K_SIZE, OFF(memory_budget), 65536, 0, "max(5% of peak RSS, 64M)"},
+    {"TPROF_MEMORY_BUDGET", K_SIZE, OFF(memory_budget), 4096, 0, "max(5% of peak RSS, 64M)"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
