@@ -78,7 +78,7 @@ jcheck "$WORK/threads.json" "not d['partial']" \
   "sum(s['allocs'] for s in m['sites']) == m['allocs']"
 
 # A budget that is not a size: one line, and the default budget (the report is whole).
-err=$(TPROF_MEMORY_BUDGET=lots TPROF_OUTPUT=none TPROF_JSON="$WORK/bad.json" LD_PRELOAD="$TPROF_SO" \
+err=$(TPROF_MEMORY_BUDGET=lots TPROF_JSON_SITES=0 TPROF_OUTPUT=none TPROF_JSON="$WORK/bad.json" LD_PRELOAD="$TPROF_SO" \
       "$V" 2>&1 >/dev/null) || fail "victim failed with a bad budget"
 [ "$err" = "tprof: TPROF_MEMORY_BUDGET=lots: not a size; using max(5% of peak RSS, 64M)" ] ||
   fail "not one clear line for a bad TPROF_MEMORY_BUDGET: $err"
