@@ -2,8 +2,8 @@
  *
  * The records live in dense arrays mapped for the most sites the table may ever hold (touched in
  * order, so memory grows with the number of sites, not the capacity; they never move), and are
- * found through a lock-free open-addressing index. An index entry holds the record number and the
- * top bits of the stack's hash, so that a lookup reads only the index and the frames (both
+ * found through a lock-free open-addressing index. An index entry holds the record number and
+ * bits of the stack's hash, so that a lookup reads only the index and the frames (both
  * written once), never the records, whose live-byte figures other threads are writing. An insert
  * reserves a record with a fetch-add, fills its frames, then publishes it with a CAS on an empty
  * index slot; a thread that loses the race to an identical stack abandons its record (nframes
@@ -34,19 +34,21 @@
 #include <string.h>
 #include <sys/resource.h>
 
-/* An index entry: record number + 1 in the low IDX_ID_BITS (0 = empty), the hash's top bits
- * above, which also say where the entry goes in an index of any size up to 2^40 slots. */
-#define IDX_ID_BITS  24
-#define IDX_ID_MASK  ((1ull << IDX_ID_BITS) - 1)
-#define IDX_MOVED    IDX_ID_MASK /* no record has this number + 1 */
-#define IDX_MIN_BITS 12          /* the first index: 4,096 slots, 3,072 sites */
+/* An index entry, 4 bytes: record number + 1 in the low IDX_ID_BITS (0 = empty), 9 bits of the
+ * stack's hash above (a lookup compares frames only when they match). Where an entry goes is the
+ * hash's top bits, recomputed from the record's frames when the index moves. */
+#define IDX_ID_BITS  23
+#define IDX_ID_MASK  ((1u << IDX_ID_BITS) - 1)
+#define IDX_MOVED    IDX_ID_MASK /* no record has this number + 1: the table holds fewer */
+#define IDX_MAX_RECS (IDX_ID_MASK - 1)
+#define IDX_MIN_BITS 12 /* the first index: 4,096 slots, 3,072 sites */
 #define IDX_MAX_GENS 40
 
 struct sidx {
     uint64_t nslots; /* a power of 2 */
     int shift;       /* 64 - log2(nslots): a hash's slot is h >> shift */
     _Atomic(struct sidx *) next;
-    _Atomic uint64_t slots[];
+    _Atomic uint32_t slots[];
 };
 
 struct tp_site_rec *tp_site_recs;
@@ -77,7 +79,7 @@ int tp_addr_is_ours(uintptr_t a)
 
 static size_t idx_bytes(uint64_t nslots)
 {
-    return sizeof(struct sidx) + sizeof(uint64_t) * nslots;
+    return sizeof(struct sidx) + sizeof(uint32_t) * nslots;
 }
 
 static struct sidx *idx_new(int bits)
@@ -119,7 +121,9 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
     depth = stack;
     max_sites_cfg = max_sites;
     budget_cfg = budget;
-    uint64_t want = (1u << TP_LIVE_SITE_BITS) - 1; /* what the live-block table keeps of a site */
+    /* what the live-block table keeps of a site, and the index of its number */
+    uint64_t want =
+        (1u << TP_LIVE_SITE_BITS) - 1 < IDX_MAX_RECS ? (1u << TP_LIVE_SITE_BITS) - 1 : IDX_MAX_RECS;
     if (max_sites && max_sites < want)
         want = max_sites;
     /* The arrays are reserved for the whole capacity (a thread's count rows too): under a limit
@@ -208,12 +212,20 @@ static uint64_t resident(uint32_t used)
     return r + tp_tally_resident(used);
 }
 
-/* Put entry v into x (the mover's copy of an entry of the index x replaces). */
-static void idx_put(struct sidx *x, uint64_t v)
+static inline uint32_t entry_tag(uint64_t h)
 {
+    return (uint32_t)h << IDX_ID_BITS; /* low bits: the slot is of the top ones */
+}
+
+/* Put entry v into x (the mover's copy of an entry of the index x replaces): its slot from the
+ * hash of its record's frames, written before the entry was published. */
+static void idx_put(struct sidx *x, uint32_t v)
+{
+    uint32_t id = (v & IDX_ID_MASK) - 1;
     uint64_t mask = x->nslots - 1;
-    for (uint64_t i = v >> x->shift;; i = (i + 1) & mask) {
-        uint64_t expect = 0;
+    for (uint64_t i = hash_frames(&frames[(size_t)id * depth], nfr[id]) >> x->shift;;
+         i = (i + 1) & mask) {
+        uint32_t expect = 0;
         if (atomic_compare_exchange_strong(&x->slots[i], &expect, v))
             return;
     }
@@ -228,7 +240,7 @@ static int idx_grow(void)
         return -1;
     atomic_store_explicit(&old->next, x, memory_order_release);
     for (uint64_t i = 0; i < old->nslots; i++) {
-        uint64_t v = 0;
+        uint32_t v = 0;
         if (!atomic_compare_exchange_strong(&old->slots[i], &v, IDX_MOVED))
             idx_put(x, v); /* an entry: it stays where it is too */
     }
@@ -257,7 +269,7 @@ static int make_room(uint32_t id)
             break;
         }
         /* Three quarters full at most: a lookup then probes a few slots of one or two lines
-         * (on its thread's cache misses only), and the index costs 11 to 21 bytes a site. */
+         * (on its thread's cache misses only), and the indexes cost 5 to 11 bytes a site. */
         uint64_t room = x->nslots / 4 * 3;
         if ((uint64_t)l + step > room) {
             if (have + idx_bytes(2 * x->nslots) <= budget && idx_grow() == 0)
@@ -290,18 +302,18 @@ static uint32_t reserve(void)
 static uint32_t lookup_or_insert(const uintptr_t *f, int n)
 {
     uint64_t h = hash_frames(f, n);
-    uint64_t tag = h & ~IDX_ID_MASK;
+    uint32_t tag = entry_tag(h);
     uint32_t mine = 0; /* reserved record, 0 = none yet */
     struct sidx *x = atomic_load_explicit(&cur, memory_order_acquire);
     for (;;) {
         uint64_t mask = x->nslots - 1, pos = h >> x->shift, i;
         for (i = 0; i <= mask; i++) {
-            _Atomic uint64_t *slot = &x->slots[(pos + i) & mask];
-            uint64_t v = atomic_load_explicit(slot, memory_order_acquire);
+            _Atomic uint32_t *slot = &x->slots[(pos + i) & mask];
+            uint32_t v = atomic_load_explicit(slot, memory_order_acquire);
             if (v == IDX_MOVED)
                 break;
             if (v) {
-                uint32_t id = (uint32_t)(v & IDX_ID_MASK) - 1;
+                uint32_t id = (v & IDX_ID_MASK) - 1;
                 if ((v & ~IDX_ID_MASK) == tag && same_stack(&frames[(size_t)id * depth], f, n)) {
                     if (mine)
                         nfr[mine] = 0; /* lost the race to an identical stack */
@@ -318,7 +330,7 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
                 memcpy(&frames[(size_t)mine * depth], f, sizeof *f * n);
                 nfr[mine] = (uint8_t)n;
             }
-            uint64_t expect = 0;
+            uint32_t expect = 0;
             if (atomic_compare_exchange_strong_explicit(slot, &expect, tag | (mine + 1),
                                                         memory_order_release, memory_order_acquire))
                 return mine;
