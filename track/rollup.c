@@ -117,23 +117,20 @@ static int by_bytes(const void *a, const void *b)
 
 static struct row *row_of(struct row **tab, const char *fn, const char *mod)
 {
-    size_t lf = fn ? strlen(fn) : 0, lm = mod ? strlen(mod) : 0;
-    char key[1024];
-    /* 1 byte flags which of the two are NULL, so that NULL and "" differ */
-    if (lf + lm + 3 > sizeof key)
-        lf = lm = 0, fn = mod = NULL;
-    key[0] = (char)((fn ? 1 : 0) | (mod ? 2 : 0));
-    memcpy(key + 1, fn ? fn : "", lf + 1);
-    memcpy(key + 2 + lf, mod ? mod : "", lm + 1);
-    size_t klen = lf + lm + 3;
-    struct row *r;
-    HASH_FIND(hh, *tab, key, klen, r);
-    if (r)
-        return r;
-    r = calloc(1, sizeof *r + klen);
+    size_t lf = fn ? strlen(fn) : 0, lm = mod ? strlen(mod) : 0, klen = lf + lm + 3;
+    struct row *r = calloc(1, sizeof *r + klen); /* the key built in place, freed if found */
     if (!r)
         return NULL;
-    memcpy(r->key, key, klen);
+    /* byte 0 says which of the two are NULL, so that NULL and "" differ */
+    r->key[0] = (char)((fn ? 1 : 0) | (mod ? 2 : 0));
+    memcpy(r->key + 1, fn ? fn : "", lf + 1);
+    memcpy(r->key + 2 + lf, mod ? mod : "", lm + 1);
+    struct row *old;
+    HASH_FIND(hh, *tab, r->key, klen, old);
+    if (old) {
+        free(r);
+        return old;
+    }
     r->klen = klen;
     r->r.function = fn ? strdup(fn) : NULL;
     r->r.module = mod ? strdup(mod) : NULL;
