@@ -10,17 +10,14 @@
  * stays 0 and the report skips it).
  *
  * The index grows. Records may be reserved up to a limit; the thread that passes it takes the
- * growth lock (never taken on a lookup) and, within the memory budget, raises the limit and,
- * when the index would be over three quarters full, moves it to one twice the size: it sets the old index's
- * successor, then turns every empty slot of the old index into MOVED with a CAS and copies every
- * entry it meets into the new one, then publishes the new one. Entries are never removed, so the
- * slots before an entry on its probe path are never MOVED: a lookup in the old index still finds
- * every stack it holds, and one that meets MOVED carries on in the successor. An insert that
- * loses its CAS to MOVED carries on there too, so a stack is published in one index only. Old
- * indexes stay mapped (a lookup may still be reading one); they hold less than the newest.
- * Past the budget, new stacks go to site 0, the overflow site, and the report says what went
- * there. (heaptrack and jemalloc's profiler grow their stack tables under a lock; here lookups,
- * the common case, take none.)
+ * growth lock (never taken on a lookup) and, within the memory budget, raises the limit and, past
+ * three quarters full, moves the index to one twice the size: it sets the old one's successor,
+ * turns each empty slot of the old one into MOVED with a CAS and copies each entry it meets, then
+ * publishes the new one. Entries are never removed, so no slot before an entry on its probe path
+ * is MOVED: a lookup in the old index finds every stack it holds, and one that meets MOVED goes
+ * on in the successor, as does an insert that loses its CAS to MOVED; a stack is published in one
+ * index only. Old indexes stay mapped (a lookup may still be reading one). Past the budget, new
+ * stacks go to site 0, the overflow site, and the report says what went there.
  *
  * Allocation, free and byte counts are kept per thread (struct tp_tally, sitetally.c) and summed
  * by tp_site_get() for the report: on the hot path they cost no locked instruction. */
@@ -189,8 +186,7 @@ static inline int same_stack(const uintptr_t *rec, const uintptr_t *f, int n)
 
 uint64_t tp_sites_budget(uint64_t rss)
 {
-    uint64_t b = rss / 20;
-    return b > TP_SITES_BUDGET_MIN ? b : TP_SITES_BUDGET_MIN;
+    return rss / 20 > TP_SITES_BUDGET_MIN ? rss / 20 : TP_SITES_BUDGET_MIN;
 }
 
 static uint64_t budget_now(void)
