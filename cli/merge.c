@@ -329,6 +329,8 @@ static int merge_sites(struct merge *g, const struct tp_report *in, size_t nin, 
     }
     tp_keyed_sites_free(k, nk);
     m->nsites_total = add(g, m->nsites, dropped);
+    if (tp_merge_rollups(in, nin, m) < 0)
+        rc = -1;
     return rc;
 }
 

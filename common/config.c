@@ -19,7 +19,6 @@ void tp_config_defaults(struct tp_config *c)
     c->warmup = 1;
     c->top = 10;
     c->sched_wait = c->sched_warmup = c->sched_active = -1;
-    c->max_sites = 131072;
     c->max_ops = 1024;
     c->trace_max = 64ull << 20;
     c->trace_cap = 1000000;
@@ -118,7 +117,7 @@ static const struct var {
     {"TPROF_STEP", K_STEP, OFF(step), 0, 0, "none"},
     {"TPROF_SCHEDULE", K_SCHEDULE, 0, 0, 0, "record all steps"},
     {"TPROF_SIGNAL", K_SIGNAL, OFF(signal), 0, 0, "none"},
-    {"TPROF_MAX_SITES", K_U64, OFF(max_sites), 16, 1ull << 26, "131072"},
+    {"TPROF_MAX_SITES", K_U64, OFF(max_sites), 16, 1ull << 26, "0 (no fixed cap)"},
     {"TPROF_MAX_OPS", K_U64, OFF(max_ops), 4, 1ull << 20, "1024"},
     {"TPROF_SNAPSHOT", K_DOUBLE, OFF(snapshot_s), 0.01, 1e7, "off"},
     {"TPROF_TRACE_MAX", K_SIZE, OFF(trace_max), 4096, 0, "64M"},
@@ -132,6 +131,7 @@ static const struct var {
     {"TPROF_HTML", K_PATH, OFF(html), 0, 0, "none (no HTML report)"},
     {"TPROF_WORK", K_WORK, OFF(work), 0, 0, "no work from arguments"},
     {"TPROF_WORK_FILE", K_WORKFILE, OFF(work), 0, 0, "no work from arguments"},
+    {"TPROF_MEMORY_BUDGET", K_SIZE, OFF(memory_budget), 4096, 0, "max(5% of peak RSS, 64M)"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 

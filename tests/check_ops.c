@@ -27,7 +27,7 @@
 static void heap_live(size_t bytes)
 {
     tp_heap_init(NULL, NULL);
-    tp_sites_init(1, 64, NULL);
+    tp_sites_init(1, 64, 0, NULL);
     tp_heap_alloc((void *)(uintptr_t)0x10000, bytes, (void *)(uintptr_t)0x401000, NULL, 0);
 }
 
