@@ -53,7 +53,6 @@
     X(dwfl_build_id_find_debuginfo) \
     X(dwfl_addrmodule) \
     X(dwfl_module_info) \
-    X(dwfl_module_addrinfo) \
     X(dwfl_module_getsrc) \
     X(dwfl_lineinfo) \
     X(dwfl_module_addrdie) \
@@ -66,7 +65,9 @@
     X(dwarf_formstring) \
     X(dwarf_diename) \
     X(dwarf_getsrcfiles) \
-    X(dwarf_filesrc)
+    X(dwarf_filesrc) \
+    X(dwfl_module_getsymtab) \
+    X(dwfl_module_getsym_info)
 // clang-format on
 
 struct tp_dw {

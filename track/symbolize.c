@@ -5,6 +5,11 @@
  * separate debug files through build-id and .gnu_debuglink. Results are cached per address:
  * the same return address appears in many call sites.
  *
+ * Function names do not come from dwfl_module_addrinfo, which scans the whole symbol table for
+ * every address (gcc's cc1 has 28,902 symbols: seconds at the exit of each compilation), but from
+ * a table of the module's function symbols read once through dwfl and searched by address
+ * (track/symindex.h), kept for the life of the symboliser.
+ *
  * Separate debug files are looked for on this machine only, unless TPROF_DEBUGINFOD=1. libdwfl's
  * standard search (dwfl_standard_find_debuginfo) ends by asking every server in DEBUGINFOD_URLS
  * (set by default on Debian, Ubuntu and Fedora) for each module it found nothing for: a
@@ -15,6 +20,7 @@
 #include "track/symbolize.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +32,7 @@
 #include "track/runtime.h"
 #include "track/modmap.h"
 #include "track/syminline.h"
+#include "track/symindex.h"
 #include "track/symtab.h"
 #include "track/uthash_tp.h"
 
@@ -36,11 +43,21 @@ struct cached {
     UT_hash_handle hh;
 };
 
+/* A module's function symbols, sorted; the names are dwfl's own (alive until dwfl_end). */
+struct modindex {
+    Dwfl_Module *mod;
+    struct tp_sym *v;
+    size_t n;
+    UT_hash_handle hh;
+};
+
 struct tp_symbolizer {
     Dwfl *dwfl;
     char *debuginfo_path;
     Dwfl_Callbacks cb;
     struct cached *cache;
+    struct modindex *mods;
+    struct tp_sym_stats stats;
 };
 
 static char *dup_or_null(const char *s)
@@ -225,11 +242,19 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
     return fd;
 }
 
+static _Atomic uint64_t opened;
+
+uint64_t tp_sym_opened(void)
+{
+    return atomic_load(&opened);
+}
+
 struct tp_symbolizer *tp_sym_open(void)
 {
     struct tp_symbolizer *s = tp_calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    atomic_fetch_add(&opened, 1);
     if (!tp_dw_ready())
         return s; /* no elfutils: frames keep their module offsets only */
     s->cb.find_elf = tp_dw.dwfl_linux_proc_find_elf;
@@ -257,9 +282,48 @@ struct tp_symbolizer *tp_sym_open(void)
     return s;
 }
 
+static int is_function(const GElf_Sym *s)
+{
+    int t = GELF_ST_TYPE(s->st_info);
+    return (t == STT_FUNC || t == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF && s->st_value != 0;
+}
+
+/* The sorted function symbols of m, read on its first address. */
+static const struct modindex *index_of(struct tp_symbolizer *s, Dwfl_Module *m)
+{
+    struct modindex *x = NULL;
+    HASH_FIND_PTR(s->mods, &m, x);
+    if (x)
+        return x;
+    x = tp_calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    x->mod = m;
+    int count = tp_dw.dwfl_module_getsymtab(m);
+    x->v = count > 1 ? tp_alloc((size_t)count * sizeof *x->v) : NULL;
+    for (int i = 1; x->v && i < count; i++) { /* entry 0 is the null symbol */
+        GElf_Sym sym;
+        GElf_Addr addr = 0;
+        const char *name = tp_dw.dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
+        if (!name || !*name || !is_function(&sym))
+            continue;
+        struct tp_sym *e = &x->v[x->n++];
+        e->start = (uintptr_t)addr;
+        e->size = sym.st_size;
+        e->name = name;
+        e->order = (uint32_t)i;
+        e->rank = (uint8_t)tp_sym_rank(GELF_ST_BIND(sym.st_info));
+    }
+    tp_symindex_finish(x->v, &x->n);
+    s->stats.modules_indexed++;
+    s->stats.symbols_indexed += x->n;
+    HASH_ADD_PTR(s->mods, mod, x);
+    return x;
+}
+
 /* The real function that holds pc (out: function, module, offset) and the line table's line at
  * pc (*file, *line; none for system libraries). 0 when no module holds pc. */
-static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw,
+static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, int brief,
                              struct tp_frame *out, char **file, int *line)
 {
     memset(out, 0, sizeof *out);
@@ -277,13 +341,13 @@ static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t ra
         tp_dw.dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, &mainfile, NULL);
     out->module = dup_or_null(mainfile ? mainfile : modname);
     out->offset = raw - start;
-    GElf_Off symoff = 0;
-    GElf_Sym sym;
-    const char *name = tp_dw.dwfl_module_addrinfo(m, pc, &symoff, &sym, NULL, NULL, NULL);
-    /* A symbol of size 0 that merely precedes the address does not contain it: an unnamed
-     * frame is more honest than the wrong name. */
-    if (name && (sym.st_size > 0 || symoff == 0))
-        out->function = function_name(name);
+    const struct modindex *x = index_of(s, m);
+    const struct tp_sym *sym = x ? tp_symindex_find(x->v, x->n, pc) : NULL;
+    s->stats.lookups++;
+    if (sym)
+        out->function = function_name(sym->name);
+    if (brief)
+        return NULL;
     /* File:line of system libraries costs a decompression of their DWARF at exit (tens of
      * milliseconds for libc) and is rarely what a user looks for: their frames keep the
      * function name only. */
@@ -309,7 +373,7 @@ static int expand(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struct t
     struct tp_frame real;
     char *file = NULL, *call_file = NULL;
     int line = 0, call_line = 0;
-    Dwfl_Module *m = describe(s, pc, raw, &real, &file, &line);
+    Dwfl_Module *m = describe(s, pc, raw, 0, &real, &file, &line);
     int k = m ? tp_sym_inlines(m, pc, f, max - 1, &call_file, &call_line) : 0;
     if (k == 0) {
         real.file = file;
@@ -381,10 +445,44 @@ int tp_sym_frames(struct tp_symbolizer *s, uintptr_t pc, int is_ret, struct tp_f
     return n;
 }
 
+void tp_sym_brief(struct tp_symbolizer *s, uintptr_t pc, int is_ret, struct tp_frame *out)
+{
+    memset(out, 0, sizeof *out);
+    out->offset = pc;
+    if (!s)
+        return;
+    struct cached *c = NULL;
+    HASH_FIND(hh, s->cache, &pc, sizeof pc, c);
+    if (c) { /* the whole description is known: its real function */
+        const struct tp_frame *real = &c->f[c->n - 1];
+        out->function = dup_or_null(real->function);
+        out->module = dup_or_null(real->module);
+        out->offset = real->offset;
+        return;
+    }
+    char *file = NULL;
+    int line = 0;
+    describe(s, is_ret && pc ? pc - 1 : pc, pc, 1, out, &file, &line);
+}
+
+void tp_sym_get_stats(const struct tp_symbolizer *s, struct tp_sym_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s)
+        *out = s->stats;
+}
+
 void tp_sym_close(struct tp_symbolizer *s)
 {
     if (!s)
         return;
+    struct modindex *x, *xt;
+    HASH_ITER(hh, s->mods, x, xt)
+    {
+        HASH_DEL(s->mods, x);
+        tp_free(x->v);
+        tp_free(x);
+    }
     struct cached *c, *tmp;
     HASH_ITER(hh, s->cache, c, tmp)
     {
