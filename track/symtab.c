@@ -380,18 +380,36 @@ void tp_symtab_stale(void)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+/* libstdc++'s demangler. A C program (python3) that loads C++ libraries (torch) with dlopen's
+ * default RTLD_LOCAL has libstdc++ loaded but out of the global scope, where dlsym(RTLD_DEFAULT)
+ * never finds it: it is then asked for by its soname, among the objects already loaded
+ * (RTLD_NOLOAD loads nothing). The reference taken then is never dropped: libstdc++ defines
+ * STB_GNU_UNIQUE symbols, which make the dynamic loader keep it loaded anyway. Not found (no C++
+ * loaded yet): asked again next time. */
+static demangle_fn find_demangler(void)
+{
+    static _Atomic(demangle_fn) found;
+    demangle_fn d = atomic_load(&found);
+    if (d)
+        return d;
+    d = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!d) {
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        d = h ? (demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
+        if (h && !d)
+            dlclose(h);
+    }
+    if (d)
+        atomic_store(&found, d);
+    return d;
+}
+
 char *tp_symtab_demangled(const char *name)
 {
-    static _Atomic(demangle_fn) demangle;
     if (strncmp(name, "_Z", 2) != 0)
         return NULL;
     struct tp_own g = tp_own_begin(); /* the demangler allocates */
-    demangle_fn d = atomic_load(&demangle);
-    if (!d) {
-        /* only a C++ program has a mangled name to show, and it has libstdc++ loaded */
-        d = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        atomic_store(&demangle, d);
-    }
+    demangle_fn d = find_demangler();
     int status = -1;
     char *s = d ? d(name, NULL, NULL, &status) : NULL;
     char *copy = s && status == 0 ? tp_strdup(s) : NULL;
