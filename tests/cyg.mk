@@ -112,3 +112,10 @@ check_PROGRAMS += tests/victims/v_life
 tests_victims_v_life_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
 TESTS += tests/heap_lifetime.sh
 EXTRA_DIST += tests/heap_lifetime.sh
+
+# The address-to-function lookup shared by the hooks' symbol tables and the report's symboliser.
+check_PROGRAMS += tests/check_symindex
+tests_check_symindex_SOURCES = tests/check_symindex.c
+tests_check_symindex_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
+tests_check_symindex_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
+TESTS += tests/check_symindex

@@ -379,6 +379,7 @@ int tp_output_wanted(const char *why)
 void tp_write_reports(const char *why, int sig_seq)
 {
     if (!tp_output_wanted(why)) {
+        tp_collect_unwritten();
         if (!strcmp(why, "exec"))
             release_plain_names();
         return;
