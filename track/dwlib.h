@@ -16,6 +16,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -67,7 +68,8 @@
     X(dwarf_getsrcfiles) \
     X(dwarf_filesrc) \
     X(dwfl_module_getsymtab) \
-    X(dwfl_module_getsym_info)
+    X(dwfl_module_getsym_info) \
+    X(dwfl_linux_proc_maps_report)
 // clang-format on
 
 struct tp_dw {
@@ -78,6 +80,9 @@ struct tp_dw {
      * find_debuginfo callback returns) is freed or allocated with these. */
     void *(*malloc)(size_t);
     void (*free)(void *);
+    /* A stream libdw reads (dwfl_linux_proc_maps_report) is that libc's too. */
+    FILE *(*fmemopen)(void *, size_t, const char *);
+    int (*fclose)(FILE *);
 };
 
 /* Filled once by tp_dw_load; read only after tp_dw_ready() said 1. */

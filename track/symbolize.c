@@ -249,6 +249,101 @@ uint64_t tp_sym_opened(void)
     return atomic_load(&opened);
 }
 
+/* ---- the modules, from this process's maps ---- */
+
+struct ranges {
+    uintptr_t (*v)[2];
+    size_t n, cap;
+};
+
+static int add_range(const struct tp_module *m, void *arg)
+{
+    struct ranges *r = arg;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        uintptr_t(*v)[2] = tp_realloc(r->v, cap * sizeof *v);
+        if (!v)
+            return 1;
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n][0] = m->lo;
+    r->v[r->n][1] = m->hi;
+    r->n++;
+    return 0;
+}
+
+/* Does the maps line at p (its end at e) stay: no file, or a file mapped where a loaded module's
+ * segments are? A file mapped anywhere else (the stack walker's read-only mapping of a whole
+ * library, to read its unwind tables) would otherwise join that library's module: mapped below
+ * it, it moves the module's start there, and every address in the library is then looked up
+ * that far off (libstdc++'s operator new unnamed, at an offset past its end). */
+static int keep_line(const char *p, const char *e, const struct ranges *r)
+{
+    const char *path = memchr(p, '/', (size_t)(e - p));
+    if (!path)
+        return 1;
+    char *end;
+    uintptr_t lo = (uintptr_t)strtoull(p, &end, 16);
+    uintptr_t hi = *end == '-' ? (uintptr_t)strtoull(end + 1, NULL, 16) : lo;
+    for (size_t i = 0; i < r->n; i++)
+        if (lo < r->v[i][1] && hi > r->v[i][0])
+            return 1;
+    return 0;
+}
+
+/* /proc/<pid>/maps less the file mappings that are no loaded module's, into buf (*len bytes). */
+static char *module_maps(size_t *len)
+{
+    char path[64], *buf = NULL;
+    size_t n = 0, cap = 0;
+    snprintf(path, sizeof path, "/proc/%ld/maps", (long)getpid());
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    for (;;) {
+        if (cap - n < 4096) {
+            char *b = tp_realloc(buf, cap = cap ? 2 * cap : 65536);
+            if (!b)
+                break;
+            buf = b;
+        }
+        ssize_t k = read(fd, buf + n, cap - n);
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+    struct ranges r = {0};
+    tp_modmap_each(add_range, &r);
+    size_t w = 0;
+    for (size_t at = 0; buf && at < n;) {
+        char *nl = memchr(buf + at, '\n', n - at);
+        size_t e = nl ? (size_t)(nl - buf) + 1 : n;
+        if (keep_line(buf + at, buf + e, &r)) {
+            memmove(buf + w, buf + at, e - at);
+            w += e - at;
+        }
+        at = e;
+    }
+    tp_free(r.v);
+    *len = w;
+    return buf;
+}
+
+/* Report the modules of this process to s->dwfl: 0, or -1. */
+static int report_modules(struct tp_symbolizer *s)
+{
+    size_t len = 0;
+    char *maps = module_maps(&len);
+    FILE *f = maps && len ? tp_dw.fmemopen(maps, len, "r") : NULL;
+    int rc = f ? tp_dw.dwfl_linux_proc_maps_report(s->dwfl, f) : -1;
+    if (f)
+        tp_dw.fclose(f);
+    tp_free(maps);
+    return rc != 0 ? -1 : 0;
+}
+
 struct tp_symbolizer *tp_sym_open(void)
 {
     struct tp_symbolizer *s = tp_calloc(1, sizeof *s);
@@ -263,7 +358,7 @@ struct tp_symbolizer *tp_sym_open(void)
     s->dwfl = tp_dw.dwfl_begin(&s->cb);
     if (s->dwfl) {
         tp_dw.dwfl_report_begin(s->dwfl);
-        int bad = tp_dw.dwfl_linux_proc_report(s->dwfl, getpid()) != 0;
+        int bad = report_modules(s) != 0;
         /* Libraries unloaded with dlclose: report them where they were, unless something else
          * is mapped there now (dwfl refuses overlapping modules). */
         int n;
