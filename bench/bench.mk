@@ -26,3 +26,4 @@ bench: all $(BENCH_DEPS)
 bench-quick: all $(BENCH_DEPS)
 	QUICK=1 bash $(srcdir)/bench/run.sh $(abs_top_builddir)
 .PHONY: bench bench-quick
+EXTRA_DIST += bench/exit_cost.sh
