@@ -204,50 +204,44 @@ static size_t plain_len(const char *name)
     return at ? (size_t)(at - name) : strlen(name);
 }
 
+/* The module's function symbols from one symbol table, in one pass over it: the names point into
+ * the file's string table until the kept ones (one per address) are copied out, together. */
 static void load_from(struct mod *m, Elf *e, Elf_Scn *scn)
 {
     GElf_Shdr sh;
     Elf_Data *d = tp_dw.elf_getdata(scn, NULL);
     if (!d || !tp_dw.gelf_getshdr(scn, &sh) || !sh.sh_entsize)
         return;
-    size_t count = sh.sh_size / sh.sh_entsize, nf = 0, bytes = 0;
-    for (size_t i = 0; i < count; i++) {
-        GElf_Sym s;
-        const char *name;
-        if (tp_dw.gelf_getsym(d, (int)i, &s) && is_function(&s) &&
-            (name = tp_dw.elf_strptr(e, sh.sh_link, s.st_name)) && *name) {
-            nf++;
-            bytes += plain_len(name) + 1;
-        }
-    }
-    if (!nf)
-        return;
-    struct tp_sym *v = tp_alloc(nf * sizeof *v);
-    char *names = tp_alloc(bytes);
-    if (!v || !names) {
-        tp_free(v);
-        tp_free(names);
-        return;
-    }
-    size_t k = 0, at = 0;
-    for (size_t i = 0; i < count && k < nf; i++) {
+    size_t count = sh.sh_size / sh.sh_entsize, k = 0, bytes = 0;
+    struct tp_sym *v = count ? tp_alloc(count * sizeof *v) : NULL;
+    for (size_t i = 0; v && i < count; i++) {
         GElf_Sym s;
         const char *name;
         if (!tp_dw.gelf_getsym(d, (int)i, &s) || !is_function(&s) ||
             !(name = tp_dw.elf_strptr(e, sh.sh_link, s.st_name)) || !*name)
             continue;
-        size_t len = plain_len(name);
-        memcpy(names + at, name, len);
-        names[at + len] = 0;
         v[k].start = m->bias + (uintptr_t)s.st_value;
         v[k].size = s.st_size;
-        v[k].name = names + at;
+        v[k].name = name;
         v[k].order = (uint32_t)i;
         v[k].rank = (uint8_t)tp_sym_rank(GELF_ST_BIND(s.st_info));
         k++;
-        at += len + 1;
     }
     tp_symindex_finish(v, &k);
+    for (size_t i = 0; i < k; i++)
+        bytes += plain_len(v[i].name) + 1;
+    char *names = k ? tp_alloc(bytes) : NULL;
+    if (!names) {
+        tp_free(v);
+        return;
+    }
+    for (size_t i = 0, at = 0; i < k; i++) {
+        size_t len = plain_len(v[i].name);
+        memcpy(names + at, v[i].name, len);
+        names[at + len] = 0;
+        v[i].name = names + at;
+        at += len + 1;
+    }
     m->syms = v;
     m->nsyms = k;
     m->names = names;
