@@ -4,10 +4,12 @@
  * symbol of size 0, named alike by the hooks' tables (track/symtab.c) and by the report's
  * symboliser (track/symbolize.c), which reads the module's table once for every address. */
 #include <check.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/config.h"
 #include "track/dwlib.h"
 #include "track/runtime.h"
 #include "track/symbolize.h"
@@ -217,16 +219,64 @@ START_TEST(test_this_program)
 }
 END_TEST
 
+/* ---- the names the PLT scan matches: TPROF_OPS globs ----
+ * tp_ops_match takes a fast path for patterns of plain characters and '*' (common/config.c): it
+ * must agree with fnmatch(3) and FNM_CASEFOLD on every pattern of up to 4 characters over
+ * {a, B, _, *} and every name of up to 5 over {a, b, A, _}, and fall back to fnmatch for ?, [ ]. */
+static int next_word(char *w, int len, const char *alpha, int na)
+{
+    for (int i = 0; i < len; i++) {
+        const char *at = strchr(alpha, w[i]);
+        if (at - alpha + 1 < na) {
+            w[i] = at[1];
+            return 1;
+        }
+        w[i] = alpha[0];
+    }
+    return 0;
+}
+
+START_TEST(test_glob_fast_path)
+{
+    char pat[8], name[8];
+    long pairs = 0;
+    for (int pl = 1; pl <= 4; pl++) {
+        memset(pat, 'a', (size_t)pl);
+        pat[pl] = 0;
+        do {
+            for (int nl = 1; nl <= 5; nl++) {
+                memset(name, 'a', (size_t)nl);
+                name[nl] = 0;
+                do {
+                    int want = fnmatch(pat, name, FNM_CASEFOLD) == 0;
+                    ck_assert_msg(tp_ops_match(pat, name) == want, "%s %s", pat, name);
+                    pairs++;
+                } while (next_word(name, nl, "abA_", 4));
+            }
+        } while (next_word(pat, pl, "aB_*", 4));
+    }
+    ck_assert_int_eq(pairs, 340L * 1364L);
+    ck_assert(tp_ops_match("*conv*", "Forward_CONVolutional_layer"));
+    ck_assert(!tp_ops_match("*conv*,!*layer", "forward_convolutional_layer"));
+    ck_assert(tp_ops_match("s?emm", "sgemm"));    /* fnmatch's ? */
+    ck_assert(tp_ops_match("[sd]gemm", "dgemm")); /* and its [ ] */
+    ck_assert(!tp_ops_match("[sd]gemm", "cgemm"));
+    ck_assert(tp_ops_match("*gemm*", "cblas_sgemm")); /* the name's own case */
+}
+END_TEST
+
 int main(void)
 {
     tp_state = TP_RUNNING;
     tp_dw_load();
     Suite *s = suite_create("symindex");
     TCase *tc = tcase_create("symindex");
+    tcase_set_timeout(tc, 60); /* a loaded machine: nothing here depends on its speed */
     tcase_add_test(tc, test_made_up_boundaries);
     tcase_add_test(tc, test_made_up_aliases_and_nesting);
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_this_program);
+    tcase_add_test(tc, test_glob_fast_path);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
