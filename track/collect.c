@@ -466,8 +466,8 @@ void tp_collect(struct tp_report *r, const char *why)
 
 void tp_collect_unwritten(void)
 {
-    if (atomic_load(&tp_state) != TP_FINISHING || !(tp_cfg.step || tp_cfg.ops))
-        return;
+    if (atomic_load(&tp_state) != TP_FINISHING || !tp_unmatched_possible())
+        return; /* collecting the ops costs a measurement of the hooks' cost */
     struct tp_report r;
     tp_report_init(&r);
     tp_ops_collect(&r);
