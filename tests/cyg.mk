@@ -152,3 +152,19 @@ tests_victims_v_work_plt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_work_plt_LDADD = tests/victims/libtpwork.so
 TESTS += tests/plt_work.sh
 EXTRA_DIST += tests/plt_work.sh
+# The address-to-function lookup shared by the hooks' symbol tables and the report's symboliser.
+check_PROGRAMS += tests/check_symindex
+tests_check_symindex_SOURCES = tests/check_symindex.c
+tests_check_symindex_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
+tests_check_symindex_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
+TESTS += tests/check_symindex
+
+# C++ names demangled when the C++ runtime was loaded RTLD_LOCAL by a C program.
+check_PROGRAMS += tests/victims/libtpcxxalloc.so tests/victims/v_dlcxx
+tests_victims_libtpcxxalloc_so_SOURCES = tests/victims/libtpcxxalloc.cc
+tests_victims_libtpcxxalloc_so_CXXFLAGS = -g -O1 -fno-inline -fPIC
+tests_victims_libtpcxxalloc_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpcxxalloc.so
+tests_victims_v_dlcxx_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_dlcxx_LDADD = -ldl
+TESTS += tests/cxx_names.sh
+EXTRA_DIST += tests/cxx_names.sh

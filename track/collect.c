@@ -520,3 +520,14 @@ void tp_collect(struct tp_report *r, const char *why)
                        "at most, by a thread of tprof's beside the program",
                        (unsigned long long)sn, (double)sns / 1e6 / (double)sn, (double)smax / 1e6);
 }
+
+void tp_collect_unwritten(void)
+{
+    if (atomic_load(&tp_state) != TP_FINISHING || !tp_unmatched_possible())
+        return; /* collecting the ops costs a measurement of the hooks' cost */
+    struct tp_report r;
+    tp_report_init(&r);
+    tp_ops_collect(&r);
+    tp_unmatched_notes(&r, 1);
+    tp_report_free(&r);
+}

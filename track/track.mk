@@ -7,7 +7,7 @@ libtptrack_la_SOURCES = track/runtime.c track/runtime.h track/rawalloc.c track/r
 	track/livetable.c track/livetable.h track/sites.c track/sites.h track/sitetally.c track/rollup.c track/rollup.h \
 	track/unwind.c track/unwind.h track/cfarules.c track/cfarules.h track/cfaexpr.c track/cfaexpr.h \
 	track/stack.c track/stack.h track/modmap.c track/modmap.h \
-	track/symtab.c track/symtab.h track/symbolize.c track/symbolize.h \
+	track/symtab.c track/symtab.h track/symindex.c track/symindex.h track/symdebug.c track/symdebug.h track/symbolize.c track/symbolize.h \
 	track/syminline.c track/syminline.h track/dwlib.c track/dwlib.h \
 	track/tlsown.c track/tlsown.h \
 	track/ops.c track/ops.h track/lifeunit.c track/lifeunit.h track/ops_table.h track/opwall.h track/threads.c track/threads.h track/ops_collect.c track/ops_collect.h \
