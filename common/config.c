@@ -124,6 +124,8 @@ static const struct var {
     {"TPROF_SAMPLE_HZ", K_INT, OFF(sample_hz), 0, 1000, "100"},
     {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
     {"TPROF_DEMOTE", K_DOUBLE, OFF(demote), 0, 1e9, "500"},
+    {"TPROF_SAMPLE", K_SIZE, OFF(sample_bytes), 0, 0, "0 (every block recorded)"},
+    {"TPROF_SAMPLE_SEED", K_U64, OFF(sample_seed), 0, 1ull << 62, "0 (from the clock)"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 

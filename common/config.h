@@ -54,6 +54,8 @@ struct tp_config {
     char *suppress; /* TPROF_SUPPRESS's leak patterns, one per line (common/suppress.h), or NULL */
     double demote;  /* ops whose calls average less than this many hooks' cost are counted,
                            not timed (track/demote.h); 0 = off, default 500 */
+    uint64_t sample_bytes; /* TPROF_SAMPLE: mean bytes between heap samples, 0 = every block */
+    uint64_t sample_seed;  /* TPROF_SAMPLE_SEED: the samples' seed, 0 = from the clock */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

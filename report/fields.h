@@ -111,6 +111,13 @@
 #define TP_OUTSIDE_FIELDS(X) \
     X(STR, name, NULL) X(STR, module, NULL) X(U64, samples, 0) X(DBL, share, 0)
 
+/* struct tp_estimate (a site's "estimate", written only by the sampled mode) */
+#define TP_ESTIMATE_FIELDS(X) \
+    X(U64, samples, 0) X(DBL, error_pct, 0) X(DBL, live_error_pct, 0)
+
+/* struct tp_sampling (memory's "sampling", written only by the sampled mode) */
+#define TP_SAMPLING_FIELDS(X) X(U64, mean_bytes, 0) X(U64, seed, 0) X(U64, samples, 0)
+
 /* clang-format on */
 
 #endif

@@ -74,6 +74,18 @@ struct tp_frame {
     int inlined;
 };
 
+/* TPROF_SAMPLE: a site's figures are estimates from its sampled allocations. */
+struct tp_estimate {
+    uint64_t samples;      /* sampled allocations, 0: the figures are exact */
+    double error_pct;      /* allocs and bytes: +- this % at 95% */
+    double live_error_pct; /* live_at_exit_bytes: +- this % at 95% */
+};
+
+struct tp_sampling {
+    uint64_t mean_bytes; /* TPROF_SAMPLE, 0: every block recorded */
+    uint64_t seed, samples;
+};
+
 struct tp_site {
     struct tp_frame *frames; /* frames[0] called the allocator */
     size_t nframes;
@@ -83,6 +95,7 @@ struct tp_site {
     uint64_t live_at_exit_bytes, live_at_exit_allocs;
     int system;     /* a system library's own keeping (tp_site_system), not the program's */
     int suppressed; /* its leak matched a TPROF_SUPPRESS pattern */
+    struct tp_estimate est;
 };
 
 struct tp_memory {
@@ -108,6 +121,7 @@ struct tp_memory {
     uint64_t nsites_total; /* sites seen; nsites may be fewer when the JSON was capped */
     struct tp_site *sites;
     size_t nsites;
+    struct tp_sampling sampling;
 };
 
 struct tp_machine {

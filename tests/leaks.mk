@@ -7,3 +7,10 @@ tests_victims_v_leaks_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_leaks_LDADD = -ldl -lpthread
 TESTS += tests/check_leaks tests/heap_leaks.sh tests/heap_suppress.sh tests/heap_tls.sh
 EXTRA_DIST += tests/heap_leaks.sh tests/heap_suppress.sh tests/heap_tls.sh
+# The sampled heap mode: estimates within their stated error over a fixed set of seeds; exact
+# global figures across threads, realloc and the aligned family.
+check_PROGRAMS += tests/victims/v_sample
+tests_victims_v_sample_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_sample_LDADD = -lpthread
+TESTS += tests/heap_sample.sh
+EXTRA_DIST += tests/heap_sample.sh

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "track/heapsample.h"
 #include "track/livetable.h"
 #include "track/runtime.h"
 #include "track/threads.h"
@@ -91,6 +92,7 @@ static void thread_exit(void *arg)
 {
     (void)arg;
     tp_live_thread_exit();
+    tp_hs_thread_exit();
     atomic_fetch_add_explicit(&g_alloc_ns, local_alloc_ticks, memory_order_relaxed);
     local_alloc_ticks = 0;
 }
@@ -255,11 +257,17 @@ void tp_heap_free(void *p)
     account_free(&b);
 }
 
+static void hs_account_free(const struct tp_blk *b);
+
 void tp_heap_forget(void *p)
 {
     struct tp_blk b = tp_live_remove(p);
-    if (b.site != TP_LIVE_NONE)
-        account_free(&b);
+    if (b.site != TP_LIVE_NONE) {
+        if (tp_hs_on())
+            hs_account_free(&b); /* the global figure has no record to say its usable size */
+        else
+            account_free(&b);
+    }
 }
 
 void tp_heap_failed(uint64_t ns)
@@ -372,6 +380,7 @@ void tp_heap_fork_child(void)
     atomic_store(&g_threads, 1);
     local_alloc_ticks = 0;
     thread_seen = 1;
+    tp_hs_fork_child();
     tp_sites_fork_child();
     uint32_t n = tp_sites_count();
     for (uint32_t i = 0; i < n; i++) {
@@ -381,4 +390,104 @@ void tp_heap_fork_child(void)
         atomic_store(&s->at_peak, l);
         atomic_store(&s->seen_pseq, atomic_load(&g.pseq));
     }
+}
+
+/* ---- the sampled mode (heapsample.h) ----
+ * The global live bytes are the allocator's usable sizes, added at the allocation and taken off
+ * at the free of every block, sampled or not; only sampled blocks are in the live-block table
+ * (with their requested size), and their sites' figures are the bytes they stand for. The global
+ * figures are compared signed: a block allocated before tprof started, freed after, takes off
+ * bytes that were never added. */
+
+/* u usable bytes more live: 1 when they made a new peak (then *tag and *pseq are its). */
+static int hs_live_add(uint64_t u, uint64_t *tag, uint64_t *pseq)
+{
+    int64_t live = (int64_t)(atomic_fetch_add_explicit(&g.live, u, memory_order_relaxed) + u);
+    uint64_t peak = atomic_load_explicit(&g.peak, memory_order_relaxed);
+    while (live > (int64_t)peak) {
+        if (atomic_compare_exchange_weak_explicit(&g.peak, &peak, (uint64_t)live,
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+            *tag = atomic_load_explicit(&g.tag, memory_order_relaxed);
+            *pseq = new_peak(*tag);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tp_heap_hs_count(size_t n, size_t usable)
+{
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return;
+    if (tp_unlikely(!thread_seen))
+        thread_first();
+    tp_hs_count_alloc(n);
+    uint64_t tag, pseq;
+    (void)hs_live_add(usable, &tag, &pseq);
+}
+
+int tp_heap_hs_alloc(void *p, size_t n, size_t usable, void *ra, void *const *raw, int got)
+{
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return 0;
+    if (tp_unlikely(!thread_seen))
+        thread_first();
+    tp_hs_count_alloc(n);
+    uint32_t site = tp_site_find(raw, got, ra);
+    uint64_t tag = 0, pseq = 0;
+    int is_peak = hs_live_add(usable, &tag, &pseq);
+    if (!is_peak) {
+        tag = atomic_load_explicit(&g.tag, memory_order_relaxed);
+        pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
+        int state = atomic_load_explicit(&g.tag_state, memory_order_relaxed);
+        if (state != TAG_USED)
+            tag = tag_first_use(tag, state);
+    }
+    struct tp_blk b = {n, site, (uint32_t)tag};
+    if (tp_live_insert(p, b) < 0) {
+        atomic_fetch_add(&g_dropped, 1); /* the global figures have it all the same */
+        return 1;
+    }
+    uint64_t w = tp_hs_weight_bytes(n);
+    struct tp_site_rec *s = tp_site_hot(site);
+    uint64_t slive = atomic_fetch_add_explicit(&s->live, w, memory_order_relaxed) + w;
+    site_sync_peak(s, pseq, slive - w);
+    max_store(&s->peak_live, slive);
+    if (is_peak)
+        atomic_store_explicit(&s->at_peak, slive, memory_order_relaxed);
+    tp_site_count_alloc(site, w);
+    tp_hs_site_alloc(site, n);
+    return 1;
+}
+
+/* A sampled block leaves: what it stood for leaves its site (and the peak's transient part). */
+static void hs_account_free(const struct tp_blk *b)
+{
+    uint64_t w = tp_hs_weight_bytes(b->size);
+    if (atomic_load_explicit(&g.open, memory_order_relaxed) && in_peak_unit(b->tag))
+        atomic_fetch_add_explicit(&g.freed, w, memory_order_relaxed);
+    uint64_t pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
+    struct tp_site_rec *s = tp_site_hot(b->site);
+    uint64_t before = atomic_fetch_sub_explicit(&s->live, w, memory_order_relaxed);
+    site_sync_peak(s, pseq, before);
+    tp_site_count_free(b->site);
+    tp_hs_site_free(b->site, b->size);
+}
+
+void tp_heap_hs_release(const struct tp_blk *b, size_t usable)
+{
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return;
+    tp_hs_count_free();
+    if (b)
+        hs_account_free(b);
+    atomic_fetch_sub_explicit(&g.live, usable, memory_order_relaxed);
+}
+
+void tp_heap_hs_free(void *p, size_t usable)
+{
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return;
+    struct tp_blk b = tp_live_remove(p);
+    tp_heap_hs_release(b.site != TP_LIVE_NONE ? &b : NULL, usable);
 }
