@@ -49,6 +49,10 @@ static const struct {
      "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
     {"--suppress", "TPROF_SUPPRESS", "FILE",
      "leak suppressions, LeakSanitizer's format (leak:pattern lines)"},
+    {"--sample", "TPROF_SAMPLE", "BYTES",
+     "sampled heap: record one allocation per BYTES allocated on average (512k...; 0 = all)"},
+    {"--sample-seed", "TPROF_SAMPLE_SEED", "N",
+     "seed of the heap samples (default from the clock)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 

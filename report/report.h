@@ -11,8 +11,7 @@
 #ifndef TPROF_REPORT_H
 #define TPROF_REPORT_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "report/estimate.h" /* and stddef.h, stdint.h */
 
 #define TP_SCHEMA_VERSION 1
 
@@ -72,18 +71,6 @@ struct tp_frame {
     /* 1: a function the compiler inlined into the next frame, which has the same module and
      * offset and, as line, that of its call to this one (JSON "inlined": true, written only then) */
     int inlined;
-};
-
-/* TPROF_SAMPLE: a site's figures are estimates from its sampled allocations. */
-struct tp_estimate {
-    uint64_t samples;      /* sampled allocations, 0: the figures are exact */
-    double error_pct;      /* allocs and bytes: +- this % at 95% */
-    double live_error_pct; /* live_at_exit_bytes: +- this % at 95% */
-};
-
-struct tp_sampling {
-    uint64_t mean_bytes; /* TPROF_SAMPLE, 0: every block recorded */
-    uint64_t seed, samples;
 };
 
 struct tp_site {
