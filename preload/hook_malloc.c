@@ -87,7 +87,7 @@ static inline __attribute__((always_inline)) void note_sampled(void *p, size_t n
         rec = 1;
     } else {
         void *raw[TP_MAX_STACK + TP_STACK_ROOM];
-        int want = tp_sites_want(), got = 0;
+        int want = tp_hs_want, got = 0;
         if (want)
             got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
                             __builtin_frame_address(0));
@@ -100,17 +100,18 @@ static inline __attribute__((always_inline)) void note_sampled(void *p, size_t n
 static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, void *ra,
                                                              uint64_t ns)
 {
-    if (tp_unlikely(tp_hs_on())) {
-        note_sampled(p, n, ra, ns);
-        return;
-    }
     void *raw[TP_MAX_STACK + TP_STACK_ROOM];
     int want = tp_sites_want();
     int got = 0;
-    if (want) {
+    if (want > 0) {
         /* tp_unwind has no frame of ours to skip but the realloc shim's: one more than the depth */
         got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
                         __builtin_frame_address(0));
+    } else if (tp_unlikely(want < 0)) {
+        /* the sampled mode (tp_hs_steer_walk): asked here, not first, so that the exact mode's
+         * path has no instruction more for it */
+        note_sampled(p, n, ra, ns);
+        return;
     }
     if (ns) /* 1 call in CLOCK_EVERY is timed */
         tp_heap_add_alloc_ns(ns);
@@ -223,10 +224,7 @@ TP_EXPORT TP_NOINSTR void free(void *p)
     int e = errno;
     tp_guard = 1;
     /* Record before the real free: afterwards the address may be handed out again. */
-    if (tp_unlikely(tp_hs_on()))
-        tp_heap_hs_free(p, usable_of(p, 0));
-    else
-        tp_heap_free(p);
+    tp_heap_free(p); /* the sampled mode's too: heap.c tells them apart */
     if (clock_this_call()) {
         uint64_t t0 = tp_ticks();
         real_free(p);

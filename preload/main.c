@@ -45,6 +45,7 @@ static void heap_init(void)
 static void sites_init(void)
 {
     tp_sites_init(tp_cfg.stack, tp_cfg.max_sites, tp_warn);
+    tp_hs_steer_walk();
 }
 
 /* The CPU-time sampler installs SIGPROF's action with the real sigaction: ours would take it

@@ -21,10 +21,13 @@
 #include "common/clock.h"
 #include "track/heapsample.h"
 #include "track/livetable.h"
+#include "track/rawalloc.h"
 #include "track/runtime.h"
 #include "track/threads.h"
 #include "track/sites.h"
 
+/* 0: off; which mode is on (TPROF_SAMPLE, heapsample.h). */
+enum { TRACK_OFF, TRACK_EXACT, TRACK_SAMPLED };
 static _Atomic int tracking;
 /* Set once at init, before any allocation is recorded. */
 static int (*op_now_fn)(void);
@@ -106,7 +109,7 @@ void tp_heap_init(int (*op_now)(void), void (*warn)(const char *fmt, ...))
             warn("cannot map the heap table; heap accounting is off");
     } else {
         have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
-        atomic_store(&tracking, 1);
+        atomic_store(&tracking, tp_hs_on() ? TRACK_SAMPLED : TRACK_EXACT);
     }
     errno = saved;
 }
@@ -245,10 +248,17 @@ static inline __attribute__((always_inline)) void account_free(const struct tp_b
     tp_site_count_free(b->site);
 }
 
+static void hs_free(void *p);
+
 void tp_heap_free(void *p)
 {
-    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+    /* one load and one branch for both modes: the exact one's path pays nothing for the other */
+    int t = atomic_load_explicit(&tracking, memory_order_relaxed);
+    if (t != TRACK_EXACT) {
+        if (t == TRACK_SAMPLED)
+            hs_free(p);
         return;
+    }
     struct tp_blk b = tp_live_remove(p);
     if (b.site == TP_LIVE_NONE) {
         atomic_fetch_add_explicit(&g_unknown_frees, 1, memory_order_relaxed);
@@ -261,12 +271,16 @@ static void hs_account_free(const struct tp_blk *b);
 
 void tp_heap_forget(void *p)
 {
+    if (tp_hs_on() && !tp_hs_maybe(p))
+        return;
     struct tp_blk b = tp_live_remove(p);
     if (b.site != TP_LIVE_NONE) {
-        if (tp_hs_on())
+        if (tp_hs_on()) {
+            tp_hs_filter_del(p);
             hs_account_free(&b); /* the global figure has no record to say its usable size */
-        else
+        } else {
             account_free(&b);
+        }
     }
 }
 
@@ -290,9 +304,13 @@ int tp_heap_take(void *p, struct tp_blk *out)
 {
     if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return 0;
+    if (tp_hs_on() && !tp_hs_maybe(p))
+        return 0;
     struct tp_blk b = tp_live_remove(p);
     if (b.site == TP_LIVE_NONE)
         return 0; /* *out left as it was */
+    if (tp_hs_on())
+        tp_hs_filter_del(p);
     *out = b;
     return 1;
 }
@@ -307,6 +325,8 @@ void tp_heap_restore(void *p, const struct tp_blk *b)
 {
     if (tp_live_insert(p, *b) < 0)
         atomic_fetch_add(&g_dropped, 1);
+    else if (tp_hs_on())
+        tp_hs_filter_add(p);
 }
 
 void tp_heap_unit_end(void)
@@ -448,6 +468,7 @@ int tp_heap_hs_alloc(void *p, size_t n, size_t usable, void *ra, void *const *ra
         atomic_fetch_add(&g_dropped, 1); /* the global figures have it all the same */
         return 1;
     }
+    tp_hs_filter_add(p);
     uint64_t w = tp_hs_weight_bytes(n);
     struct tp_site_rec *s = tp_site_hot(site);
     uint64_t slive = atomic_fetch_add_explicit(&s->live, w, memory_order_relaxed) + w;
@@ -484,10 +505,15 @@ void tp_heap_hs_release(const struct tp_blk *b, size_t usable)
     atomic_fetch_sub_explicit(&g.live, usable, memory_order_relaxed);
 }
 
-void tp_heap_hs_free(void *p, size_t usable)
+/* The usable size is read before the block is freed: afterwards it may be another's. */
+static void hs_free(void *p)
 {
-    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
-        return;
-    struct tp_blk b = tp_live_remove(p);
-    tp_heap_hs_release(b.site != TP_LIVE_NONE ? &b : NULL, usable);
+    size_t u = tp_raw.usable_size ? tp_raw.usable_size(p) : 0;
+    struct tp_blk b = {0, TP_LIVE_NONE, 0};
+    if (tp_hs_maybe(p)) {
+        b = tp_live_remove(p);
+        if (b.site != TP_LIVE_NONE)
+            tp_hs_filter_del(p);
+    }
+    tp_heap_hs_release(b.site != TP_LIVE_NONE ? &b : NULL, u);
 }

@@ -40,11 +40,10 @@ void tp_heap_unit_end(void);
 
 /* The sampled mode (TPROF_SAMPLE, heapsample.h): an allocation not sampled (counted, and its
  * usable size added to the global figures); a sampled one (recorded too, at its site, as the
- * bytes it stands for); a free, and realloc's release of the old block (b: its record when it was
- * sampled, else NULL). usable: malloc_usable_size of the block. */
+ * bytes it stands for); realloc's release of the old block (b: its record when it was sampled,
+ * else NULL). usable: malloc_usable_size of the block. tp_heap_free() serves both modes. */
 void tp_heap_hs_count(size_t n, size_t usable);
 int tp_heap_hs_alloc(void *p, size_t n, size_t usable, void *ra, void *const *raw, int got);
-void tp_heap_hs_free(void *p, size_t usable);
 void tp_heap_hs_release(const struct tp_blk *b, size_t usable);
 
 /* Figures for the report. */

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/pages.h"
+#include "track/sites.h"
 
 uint64_t tp_hs_mean;
 static uint64_t hs_seed;
@@ -98,6 +99,15 @@ void tp_hs_init(uint64_t mean, uint64_t seed)
     hs_seed = seed ? seed : (tp_now_ns() ^ ((uint64_t)getpid() << 32));
 }
 
+int tp_hs_want;
+void tp_hs_steer_walk(void)
+{
+    if (!tp_hs_mean)
+        return;
+    tp_hs_want = tp_sites_want_n;
+    tp_sites_want_n = -1;
+}
+
 uint64_t tp_hs_seed(void)
 {
     return hs_seed;
@@ -118,6 +128,28 @@ int tp_hs_cross(size_t n)
     }
     tp_hs_left = hs_draw();
     return 1;
+}
+
+/* ---- the filter of sampled addresses ---- */
+
+_Atomic uint16_t tp_hs_filter[1u << TP_HS_FILTER_BITS];
+
+/* The insert is made before the program has the block, the free looks after it has: the count
+ * is seen raised by any thread the program hands the block to. */
+void tp_hs_filter_add(const void *p)
+{
+    _Atomic uint16_t *c = tp_hs_slot(p);
+    uint16_t v = atomic_load(c);
+    while (v != UINT16_MAX && !atomic_compare_exchange_weak(c, &v, (uint16_t)(v + 1)))
+        ;
+}
+
+void tp_hs_filter_del(const void *p)
+{
+    _Atomic uint16_t *c = tp_hs_slot(p);
+    uint16_t v = atomic_load(c);
+    while (v != UINT16_MAX && v != 0 && !atomic_compare_exchange_weak(c, &v, (uint16_t)(v - 1)))
+        ;
 }
 
 /* ---- exact counts per thread ---- */

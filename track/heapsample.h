@@ -32,6 +32,12 @@ static inline int tp_hs_on(void)
 void tp_hs_init(uint64_t mean, uint64_t seed);
 uint64_t tp_hs_seed(void);
 
+/* In the sampled mode the shims' walk depth (sites.h: tp_sites_want_n) is set to -1, which sends
+ * them to the sampled path at no cost to the exact one; the depth is kept here. Called after
+ * tp_sites_init(). */
+extern int tp_hs_want;
+void tp_hs_steer_walk(void);
+
 /* This thread's bytes to go before the next sample. */
 extern TP_TLS int64_t tp_hs_left;
 int tp_hs_cross(size_t n);
@@ -43,6 +49,24 @@ static inline int tp_hs_take(size_t n)
         return 0;
     return tp_hs_cross(n);
 }
+
+/* Which addresses may be sampled blocks: a counting filter, one 16-bit count per hash of the
+ * address, raised when a sampled block enters the live-block table and lowered when it leaves.
+ * A count of 0 says p is not sampled in one load, where the table's lookup took 40 instructions on
+ * every free (bench/RESULTS.md); a count that reaches its top stays there. */
+#define TP_HS_FILTER_BITS 16
+extern _Atomic uint16_t tp_hs_filter[1u << TP_HS_FILTER_BITS];
+static inline _Atomic uint16_t *tp_hs_slot(const void *p)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+    return &tp_hs_filter[h >> (64 - TP_HS_FILTER_BITS)];
+}
+static inline int tp_hs_maybe(const void *p)
+{
+    return atomic_load_explicit(tp_hs_slot(p), memory_order_relaxed) != 0;
+}
+void tp_hs_filter_add(const void *p);
+void tp_hs_filter_del(const void *p);
 
 /* The bytes a sampled block of n bytes stands for, rounded: the same figure at its allocation
  * and its free, so that a site's estimated live bytes come back to 0. */
