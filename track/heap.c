@@ -420,7 +420,8 @@ void tp_heap_fork_child(void)
  * bytes that were never added. */
 
 /* u usable bytes more live: 1 when they made a new peak (then *tag and *pseq are its). */
-static int hs_live_add(uint64_t u, uint64_t *tag, uint64_t *pseq)
+static inline __attribute__((always_inline)) int hs_live_add(uint64_t u, uint64_t *tag,
+                                                             uint64_t *pseq)
 {
     int64_t live = (int64_t)(atomic_fetch_add_explicit(&g.live, u, memory_order_relaxed) + u);
     uint64_t peak = atomic_load_explicit(&g.peak, memory_order_relaxed);
@@ -505,8 +506,9 @@ void tp_heap_hs_release(const struct tp_blk *b, size_t usable)
     atomic_fetch_sub_explicit(&g.live, usable, memory_order_relaxed);
 }
 
-/* The usable size is read before the block is freed: afterwards it may be another's. */
-static void hs_free(void *p)
+/* The usable size is read before the block is freed: afterwards it may be another's. Not inlined
+ * into tp_heap_free, so that the call there is a jump that needs none of its saved registers. */
+static __attribute__((noinline)) void hs_free(void *p)
 {
     size_t u = tp_raw.usable_size ? tp_raw.usable_size(p) : 0;
     struct tp_blk b = {0, TP_LIVE_NONE, 0};
