@@ -18,4 +18,23 @@ struct tp_sampling {
     uint64_t seed, samples;
 };
 
+/* d, an estimate of dbytes allocated and dlive live at exit, takes in s (sbytes, slive): the
+ * same site in another process. The variances add, the errors do not. */
+static inline double tp_estimate_var(double pct, uint64_t est)
+{
+    double sd = pct / 100 / 1.96 * (double)est;
+    return sd * sd;
+}
+static inline void tp_estimate_add(struct tp_estimate *d, uint64_t dbytes, uint64_t dlive,
+                                   const struct tp_estimate *s, uint64_t sbytes, uint64_t slive)
+{
+    double v = tp_estimate_var(d->error_pct, dbytes) + tp_estimate_var(s->error_pct, sbytes);
+    double lv =
+        tp_estimate_var(d->live_error_pct, dlive) + tp_estimate_var(s->live_error_pct, slive);
+    double b = (double)dbytes + (double)sbytes, l = (double)dlive + (double)slive;
+    d->samples += s->samples;
+    d->error_pct = b > 0 ? 100 * 1.96 * __builtin_sqrt(v) / b : 0;
+    d->live_error_pct = l > 0 ? 100 * 1.96 * __builtin_sqrt(lv) / l : 0;
+}
+
 #endif

@@ -80,4 +80,18 @@ grep -q 'site_a.*estimated, +-[0-9.]*% at 95%' "$WORK/s.txt" ||
     fail "site_a not marked estimated: $(cat "$WORK/s.txt")"
 "$TPROF_CLI" report "$WORK/s.json" >"$WORK/again.txt" || fail "tprof report failed"
 grep -q 'site_a.*estimated, +-[0-9.]*% at 95%' "$WORK/again.txt" || fail "tprof report lost the estimate"
+# Merged runs stay estimates: the samples add up, the variances add (the error shrinks).
+"$TPROF_CLI" merge "$WORK/s1.json" "$WORK/s2.json" -o "$WORK/m.json" || fail "tprof merge failed"
+python3 - "$WORK" <<'EOF' || fail "merged estimates"
+import json, sys
+w = sys.argv[1]
+def a(f):
+    m = json.load(open(f"{w}/{f}.json"))["memory"]
+    return m, [s for s in m["sites"] if s["frames"][0].get("function") == "site_a"][0]
+(m1, s1), (m2, s2), (m, s) = a("s1"), a("s2"), a("m")
+assert m["sampling"]["samples"] == m1["sampling"]["samples"] + m2["sampling"]["samples"], m["sampling"]
+assert s["estimate"]["samples"] == s1["estimate"]["samples"] + s2["estimate"]["samples"], s
+assert s["bytes"] == s1["bytes"] + s2["bytes"], s
+assert s["estimate"]["error_pct"] < min(s1["estimate"]["error_pct"], s2["estimate"]["error_pct"]), s
+EOF
 exit 0
