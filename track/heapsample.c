@@ -97,6 +97,8 @@ void tp_hs_init(uint64_t mean, uint64_t seed)
 {
     tp_hs_mean = mean;
     hs_seed = seed ? seed : (tp_now_ns() ^ ((uint64_t)getpid() << 32));
+    rng_set = 0; /* the calling thread draws from the new seed */
+    tp_hs_left = 0;
 }
 
 int tp_hs_want;
