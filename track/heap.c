@@ -508,14 +508,22 @@ void tp_heap_hs_release(const struct tp_blk *b, size_t usable)
 
 /* The usable size is read before the block is freed: afterwards it may be another's. Not inlined
  * into tp_heap_free, so that the call there is a jump that needs none of its saved registers. */
+static __attribute__((noinline)) void hs_free_maybe_sampled(void *p, size_t u)
+{
+    struct tp_blk b = tp_live_remove(p);
+    if (b.site != TP_LIVE_NONE)
+        tp_hs_filter_del(p);
+    tp_heap_hs_release(b.site != TP_LIVE_NONE ? &b : NULL, u);
+}
+
+/* The common case, a block not sampled, in as few registers as a leaf needs. */
 static __attribute__((noinline)) void hs_free(void *p)
 {
     size_t u = tp_raw.usable_size ? tp_raw.usable_size(p) : 0;
-    struct tp_blk b = {0, TP_LIVE_NONE, 0};
-    if (tp_hs_maybe(p)) {
-        b = tp_live_remove(p);
-        if (b.site != TP_LIVE_NONE)
-            tp_hs_filter_del(p);
+    if (tp_unlikely(tp_hs_maybe(p))) {
+        hs_free_maybe_sampled(p, u);
+        return;
     }
-    tp_heap_hs_release(b.site != TP_LIVE_NONE ? &b : NULL, u);
+    tp_hs_count_free();
+    atomic_fetch_sub_explicit(&g.live, u, memory_order_relaxed);
 }
