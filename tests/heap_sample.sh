@@ -4,11 +4,13 @@
 # - per site (site_a: 4,000 x 1,000 B; site_b: 100,000 x 40 B; site_c: 24 x 256 KiB, 12 leaked),
 #   the estimated bytes and allocations fall within their stated 95% error in at least 90% of the
 #   seed-site pairs, and the mean over the seeds is within 3 standard errors of the truth;
-# - every seed: the global peak and live bytes (usable sizes) are the victim's own exactly; the
-#   allocation, free and byte counts are those of the exact mode (the victim's plus the thread's
-#   DTV and the stdout buffer, which the victim cannot see); blocks freed by another thread,
-#   realloc across the mean and the aligned family included;
-# - the text report says the figures are estimated, and tprof report reads the JSON back.
+# - every seed: the global peak (usable sizes) is the victim's own exactly, and the frees; the
+#   allocation, byte and live-block counts are those of the exact mode (the victim's plus the
+#   thread's DTV and the stdout buffer, which the victim cannot see), the live bytes the victim's
+#   plus those two's; blocks freed by another thread, realloc across the mean and the aligned
+#   family included;
+# - the text report says the figures are estimated, and tprof report reads the JSON back;
+# - tprof merge keeps them estimates; two threads churning get the exact mode's counts.
 . "$TS/lib.sh"
 V="$TB/victims/v_sample"
 tp TPROF_JSON="$WORK/exact.json" LD_PRELOAD="$TPROF_SO" "$V" >"$WORK/exact.out" ||
@@ -93,5 +95,21 @@ assert m["sampling"]["samples"] == m1["sampling"]["samples"] + m2["sampling"]["s
 assert s["estimate"]["samples"] == s1["estimate"]["samples"] + s2["estimate"]["samples"], s
 assert s["bytes"] == s1["bytes"] + s2["bytes"], s
 assert s["estimate"]["error_pct"] < min(s1["estimate"]["error_pct"], s2["estimate"]["error_pct"]), s
+EOF
+# Two threads churning: the sampled mode's counts are the exact mode's, to the byte.
+C="$TB/../bench/churn"
+for mode in exact sampled; do
+    s=""
+    [ $mode = sampled ] && s="TPROF_SAMPLE=64k"
+    # shellcheck disable=SC2086 # $s is one assignment or none
+    tp $s TPROF_JSON="$WORK/c.$mode.json" LD_PRELOAD="$TPROF_SO" "$C" --ops 100000 --threads 2 \
+        --min 64 --max 4096 >/dev/null || fail "churn failed ($mode)"
+done
+python3 - "$WORK" <<'EOF' || fail "2-thread counts differ"
+import json, sys
+e, s = (json.load(open(f"{sys.argv[1]}/c.{m}.json"))["memory"] for m in ("exact", "sampled"))
+for k in ("allocs", "frees", "bytes_allocated", "live_at_exit_allocs"):
+    assert e[k] == s[k], (k, e[k], s[k])
+assert s["sampling"]["samples"] > 0
 EOF
 exit 0
