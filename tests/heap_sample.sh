@@ -80,6 +80,8 @@ tp TPROF_SAMPLE=32k TPROF_SAMPLE_SEED=7 TPROF_OUTPUT="$WORK/s.txt" TPROF_JSON="$
 grep -q 'sampled heap (TPROF_SAMPLE=32.0 KiB, seed 7)' "$WORK/s.txt" || fail "no sampling line: $(cat "$WORK/s.txt")"
 grep -q 'site_a.*estimated, +-[0-9.]*% at 95%' "$WORK/s.txt" ||
     fail "site_a not marked estimated: $(cat "$WORK/s.txt")"
+jcheck "$WORK/s.json" "'; an estimated 6.00 MiB of it from site_c' in d['verdict']['text']" \
+  "'At exit, program (estimated from samples): about ' in d['verdict']['text']"
 "$TPROF_CLI" report "$WORK/s.json" >"$WORK/again.txt" || fail "tprof report failed"
 grep -q 'site_a.*estimated, +-[0-9.]*% at 95%' "$WORK/again.txt" || fail "tprof report lost the estimate"
 # Merged runs stay estimates: the samples add up, the variances add (the error shrinks).
