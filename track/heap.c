@@ -95,7 +95,6 @@ static void thread_exit(void *arg)
 {
     (void)arg;
     tp_live_thread_exit();
-    tp_hs_thread_exit();
     atomic_fetch_add_explicit(&g_alloc_ns, local_alloc_ticks, memory_order_relaxed);
     local_alloc_ticks = 0;
 }

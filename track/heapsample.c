@@ -3,6 +3,7 @@
 #include "track/heapsample.h"
 
 #include <math.h> /* sqrt: an instruction with -fno-math-errno */
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -93,8 +94,20 @@ static int64_t hs_draw(void)
     return d > 4e18 ? (int64_t)4e18 : (int64_t)d;
 }
 
+/* A thread's row is given back when it exits: a key of its own, set when the thread takes a row,
+ * so that a thread that only frees gives its row back too. */
+static pthread_key_t row_key;
+static int have_row_key;
+static void row_exit(void *arg)
+{
+    (void)arg;
+    tp_hs_thread_exit();
+}
+
 void tp_hs_init(uint64_t mean, uint64_t seed)
 {
+    if (mean && !have_row_key)
+        have_row_key = pthread_key_create(&row_key, row_exit) == 0;
     tp_hs_mean = mean;
     hs_seed = seed ? seed : (tp_now_ns() ^ ((uint64_t)getpid() << 32));
     rng_set = 0; /* the calling thread draws from the new seed */
@@ -175,8 +188,11 @@ struct tp_hs_row *tp_hs_row_slow(void)
         ; /* another thread maps them: a system call's time */
     for (int i = 0; rows && i < NROWS; i++) {
         int free_row = 0;
-        if (atomic_compare_exchange_strong(&rows[i].owned, &free_row, 1))
+        if (atomic_compare_exchange_strong(&rows[i].owned, &free_row, 1)) {
+            if (have_row_key)
+                pthread_setspecific(row_key, (void *)1);
             return tp_hs_me = &rows[i];
+        }
     }
     return tp_hs_me = &tp_hs_shared;
 }
