@@ -57,6 +57,10 @@ static const struct {
     {"--work-file", "TPROF_WORK_FILE", "FILE", "the same, one function per line"},
     {"--memory-budget", "TPROF_MEMORY_BUDGET", "SIZE",
      "memory the call-site table may grow to (default max(5% of peak RSS, 64M))"},
+    {"--sample", "TPROF_SAMPLE", "BYTES",
+     "sampled heap: record one allocation per BYTES allocated on average (512k...; 0 = all)"},
+    {"--sample-seed", "TPROF_SAMPLE_SEED", "N",
+     "seed of the heap samples (default from the clock)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 

@@ -94,6 +94,18 @@ static void read_site(struct tp_jget *c, struct json_object *o, const char *path
     struct tp_site *s = v;
     s->frames = objects(c, o, "frames", path, sizeof *s->frames, &s->nframes, read_frame);
     TP_SITE_FIELDS(READ)
+    struct json_object *e = tp_jget_object(c, o, "estimate", path);
+    if (e) {
+        char epath[340];
+        snprintf(epath, sizeof epath, "%s.estimate", path);
+        struct tp_estimate *es = &s->est;
+        {
+            struct tp_estimate *s = es;
+            struct json_object *o = e;
+            const char *path = epath;
+            TP_ESTIMATE_FIELDS(READ)
+        }
+    }
 }
 
 static void read_heap_point(struct tp_jget *c, struct json_object *o, const char *path, void *v)
@@ -118,6 +130,18 @@ static void read_memory(struct tp_jget *c, struct json_object *o, const char *pa
                         struct tp_memory *s)
 {
     TP_MEMORY_FIELDS(READ)
+    struct json_object *sm = tp_jget_object(c, o, "sampling", path);
+    if (sm) {
+        char spath[340];
+        snprintf(spath, sizeof spath, "%s.sampling", path);
+        struct tp_sampling *sp = &s->sampling;
+        {
+            struct tp_sampling *s = sp;
+            struct json_object *o = sm;
+            const char *path = spath;
+            TP_SAMPLING_FIELDS(READ)
+        }
+    }
     s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_site);
     s->series = objects(c, o, "series", path, sizeof *s->series, &s->nseries, read_heap_point);
     /* optional: a report whose sites were all written has none */

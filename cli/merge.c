@@ -509,6 +509,12 @@ static void merge_program(struct merge *g, const struct tp_report *in, size_t ni
         m->unknown_frees = add(g, m->unknown_frees, x->unknown_frees);
         m->failed_allocs = add(g, m->failed_allocs, x->failed_allocs);
         m->alloc_ns = add(g, m->alloc_ns, x->alloc_ns);
+        /* a sampled process makes the merged sites estimates (the first one's mean is named) */
+        if (x->sampling.mean_bytes && !m->sampling.mean_bytes) {
+            m->sampling.mean_bytes = x->sampling.mean_bytes;
+            m->sampling.seed = x->sampling.seed;
+        }
+        m->sampling.samples = add(g, m->sampling.samples, x->sampling.samples);
     }
     /* The peak and what it is made of come from the process that peaked highest, so that
      * persistent + transient still describe peak_bytes. */

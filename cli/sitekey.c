@@ -63,6 +63,9 @@ int tp_sites_by_key(const struct tp_site *sites, size_t nsites, struct tp_keyed_
         if (m && !strcmp(k[m - 1].key, k[i].key)) {
             struct tp_site *d = &k[m - 1].site;
             const struct tp_site *s = &k[i].site;
+            if (d->est.samples || s->est.samples)
+                tp_estimate_add(&d->est, d->bytes, d->live_at_exit_bytes, &s->est, s->bytes,
+                                s->live_at_exit_bytes);
             d->allocs += s->allocs;
             d->frees += s->frees;
             d->bytes += s->bytes;

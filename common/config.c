@@ -132,6 +132,8 @@ static const struct var {
     {"TPROF_WORK", K_WORK, OFF(work), 0, 0, "no work from arguments"},
     {"TPROF_WORK_FILE", K_WORKFILE, OFF(work), 0, 0, "no work from arguments"},
     {"TPROF_MEMORY_BUDGET", K_SIZE, OFF(memory_budget), 4096, 0, "max(5% of peak RSS, 64M)"},
+    {"TPROF_SAMPLE", K_SIZE, OFF(sample_bytes), 0, 0, "0 (every block recorded)"},
+    {"TPROF_SAMPLE_SEED", K_U64, OFF(sample_seed), 0, 1ull << 62, "0 (from the clock)"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 

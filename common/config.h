@@ -59,6 +59,8 @@ struct tp_config {
     char *html;     /* path template of the HTML report, or NULL */
     struct tp_work_set *work; /* TPROF_WORK and TPROF_WORK_FILE compiled (common/workspec.h) */
     uint64_t memory_budget; /* bytes the call-site table may use; 0: max(5% of peak RSS, 64 MiB) */
+    uint64_t sample_bytes;  /* TPROF_SAMPLE: mean bytes between heap samples, 0 = every block */
+    uint64_t sample_seed;   /* TPROF_SAMPLE_SEED: the samples' seed, 0 = from the clock */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

@@ -17,6 +17,7 @@
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
 #include "track/heap.h"
+#include "track/heapsample.h"
 #include "track/ops.h"
 #include "track/rawalloc.h"
 #include "track/runtime.h"
@@ -66,16 +67,51 @@ static inline int recording(void)
 /* Record a new block. Called with the guard held. Always inlined, so that the walk starts at the
  * shim's own frame: tp_unwind from its caller. The frame of ours it may still see (the realloc
  * shim above do_realloc) is dropped by tp_site_find. */
+/* The usable size of a block: the same at its allocation and its free (heapsample.h). */
+static inline size_t usable_of(void *p, size_t n)
+{
+    return real_usable ? real_usable(p) : n;
+}
+
+/* note_alloc in the sampled mode: only the allocation that crosses the countdown is unwound
+ * and recorded; every one is counted. */
+static inline __attribute__((always_inline)) void note_sampled(void *p, size_t n, void *ra,
+                                                               uint64_t ns)
+{
+    if (ns)
+        tp_heap_add_alloc_ns(ns);
+    size_t u = usable_of(p, n);
+    int rec;
+    if (tp_likely(!tp_hs_take(n))) {
+        tp_heap_hs_count(n, u);
+        rec = 1;
+    } else {
+        void *raw[TP_MAX_STACK + TP_STACK_ROOM];
+        int want = tp_hs_want, got = 0;
+        if (want)
+            got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
+                            __builtin_frame_address(0));
+        rec = tp_heap_hs_alloc(p, n, u, ra, raw, got);
+    }
+    if (rec && tp_ops_first_ns() != 0)
+        tp_ops_on_alloc(n);
+}
+
 static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, void *ra,
                                                              uint64_t ns)
 {
     void *raw[TP_MAX_STACK + TP_STACK_ROOM];
     int want = tp_sites_want();
     int got = 0;
-    if (want) {
+    if (want > 0) {
         /* tp_unwind has no frame of ours to skip but the realloc shim's: one more than the depth */
         got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
                         __builtin_frame_address(0));
+    } else if (tp_unlikely(want < 0)) {
+        /* the sampled mode (tp_hs_steer_walk): asked here, not first, so that the exact mode's
+         * path has no instruction more for it */
+        note_sampled(p, n, ra, ns);
+        return;
     }
     if (ns) /* 1 call in CLOCK_EVERY is timed */
         tp_heap_add_alloc_ns(ns);
@@ -188,7 +224,7 @@ TP_EXPORT TP_NOINSTR void free(void *p)
     int e = errno;
     tp_guard = 1;
     /* Record before the real free: afterwards the address may be handed out again. */
-    tp_heap_free(p);
+    tp_heap_free(p); /* the sampled mode's too: heap.c tells them apart */
     if (clock_this_call()) {
         uint64_t t0 = tp_ticks();
         real_free(p);
@@ -204,6 +240,8 @@ TP_EXPORT TP_NOINSTR void free(void *p)
 /* realloc: realloc(NULL, n) is malloc; glibc's realloc(p, 0) frees p and returns NULL; a
  * failure leaves p alive. The old record is taken out before the real call (the block may move
  * and its address be reused by another thread) and put back if p survives. */
+static void *do_realloc_hs(void *p, size_t n, void *ra, int is_array, size_t cnt, size_t sz);
+
 static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, size_t sz)
 {
     uint64_t elapsed;
@@ -211,6 +249,8 @@ static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, s
     struct tp_blk old;
     int known;
 
+    if (tp_unlikely(tp_hs_on()))
+        return do_realloc_hs(p, n, ra, is_array, cnt, sz);
     tp_guard = 1;
     known = tp_heap_take(p, &old);
     if (is_array)
@@ -231,6 +271,40 @@ static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, s
         else
             tp_heap_unknown_free();
         tp_heap_add_alloc_ns(elapsed);
+    } else {
+        if (known)
+            tp_heap_restore(p, &old);
+        tp_heap_failed(elapsed);
+    }
+    tp_guard = 0;
+    errno = e;
+    after_hook();
+    return q;
+}
+
+/* do_realloc in the sampled mode: the old block's usable size is read before the real call
+ * (after it, p may belong to another thread); its record, if it was sampled, is taken out. The
+ * new block is sampled or not on its own, like any allocation. */
+static void *do_realloc_hs(void *p, size_t n, void *ra, int is_array, size_t cnt, size_t sz)
+{
+    uint64_t elapsed;
+    void *q;
+    struct tp_blk old;
+
+    tp_guard = 1;
+    size_t u = usable_of(p, 0);
+    int known = tp_heap_take(p, &old);
+    if (is_array)
+        TIMED(real_reallocarray(p, cnt, sz), q);
+    else
+        TIMED(real_realloc(p, n), q);
+    int e = errno;
+    if (q || n == 0) {
+        tp_heap_hs_release(known ? &old : NULL, u);
+        if (q)
+            note_alloc(q, n, ra, elapsed);
+        else
+            tp_heap_add_alloc_ns(elapsed);
     } else {
         if (known)
             tp_heap_restore(p, &old);

@@ -137,8 +137,10 @@ static void leak_story(const struct tp_memory *m, struct tp_buf *t)
     char a[32];
     struct tp_leak_split ls;
     tp_leak_split(m, &ls);
+    /* TPROF_SAMPLE: the split comes from the sites, which are estimates */
+    const char *est = m->sampling.mean_bytes ? " (estimated from samples): about" : ":";
     if (ls.program_bytes)
-        tp_buf_printf(t, " At exit, program: %s in %llu block%s leaked",
+        tp_buf_printf(t, " At exit, program%s %s in %llu block%s leaked", est,
                       tp_fmt_bytes(ls.program_bytes, a, sizeof a),
                       (unsigned long long)ls.program_allocs, ls.program_allocs == 1 ? "" : "s");
     else
@@ -182,7 +184,8 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
         /* In a merged report the sites are summed over processes but the peak is the largest
          * process's: "of it" would not hold. */
         if (top->live_at_peak_bytes <= m->peak_bytes)
-            tp_buf_printf(t, "; %s of it from %s", b, where);
+            tp_buf_printf(t, "; %s%s of it from %s", m->sampling.mean_bytes ? "an estimated " : "",
+                          b, where);
         else
             tp_buf_printf(t, "; the site holding the most is %s, with %s at the peak%s", where, b,
                           r->merged_processes > 1 ? " (summed over the processes)" : "");
@@ -198,10 +201,10 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
         tp_buf_printf(t,
-                      " Of the peak, %s is persistent (outlives the %s that allocated it: "
+                      " Of the peak, %s%s is persistent (outlives the %s that allocated it: "
                       "parameters, optimizer state) and %s transient (freed within its %s: "
                       "activations, workspaces).",
-                      a, u, b, u);
+                      m->sampling.mean_bytes ? "an estimated " : "", a, u, b, u);
     }
     if (m->live_at_exit_bytes)
         leak_story(m, t);

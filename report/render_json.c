@@ -209,6 +209,18 @@ static void site(struct tp_buf *b, const struct tp_site *s)
     }
     tp_buf_putc(b, ']');
     TP_SITE_FIELDS(WRITE)
+    if (s->est.samples) {
+        const struct tp_estimate *e = &s->est;
+        key(o, "estimate");
+        tp_buf_putc(b, '{');
+        struct obj eobj = {b, 0};
+        {
+            struct obj *o = &eobj;
+            const struct tp_estimate *s = e;
+            TP_ESTIMATE_FIELDS(WRITE)
+        }
+        tp_buf_putc(b, '}');
+    }
     tp_buf_putc(b, '}');
 }
 
@@ -241,6 +253,18 @@ static void memory(struct tp_buf *b, const struct tp_memory *s)
     struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
     TP_MEMORY_FIELDS(WRITE)
+    if (s->sampling.mean_bytes) {
+        const struct tp_sampling *sp = &s->sampling;
+        key(o, "sampling");
+        tp_buf_putc(b, '{');
+        struct obj sobj = {b, 0};
+        {
+            struct obj *o = &sobj;
+            const struct tp_sampling *s = sp;
+            TP_SAMPLING_FIELDS(WRITE)
+        }
+        tp_buf_putc(b, '}');
+    }
     key(o, "sites");
     tp_buf_putc(b, '[');
     for (size_t i = 0; i < s->nsites; i++) {

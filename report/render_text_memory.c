@@ -106,11 +106,46 @@ static void heap_chart(struct tp_text_ctx *c, const struct tp_memory *m)
     tp_text_heap_chart(m, c->r->program.wall_ns, 8, 72 + (c->extra > 0 ? 0 : c->extra), c->b);
 }
 
+/* TPROF_SAMPLE: which figures are exact and which are estimates. */
+static void sampling_line(struct tp_text_ctx *c, const struct tp_memory *m)
+{
+    char a[32], n[32];
+    if (!m->sampling.mean_bytes)
+        return;
+    tp_fmt_bytes(m->sampling.mean_bytes, a, sizeof a);
+    tp_fmt_count(m->sampling.samples, n, sizeof n);
+    struct tp_buf t;
+    tp_buf_init(&t);
+    tp_buf_printf(&t,
+                  "sampled heap (TPROF_SAMPLE=%s, seed %llu): %s allocation%s recorded with a "
+                  "stack; the counts, peak and live at exit above are exact; every call site's "
+                  "figures, the persistent/transient split and the leaks' split are estimated "
+                  "(each row says +- what at 95%%)",
+                  a, (unsigned long long)m->sampling.seed, n, m->sampling.samples == 1 ? "" : "s");
+    tp_text_wrap(c, "", tp_buf_str(&t), 2);
+    tp_buf_free(&t);
+}
+
+/* A sampled site's row ends with its error: never an estimate that looks exact. room is cut by
+ * what it takes. */
+static const char *est_tail(const struct tp_site *s, double pct, char *out, size_t n, size_t *room)
+{
+    out[0] = 0;
+    if (!s->est.samples)
+        return out;
+    snprintf(out, n, "  [estimated, +-%.0f%% at 95%%]", pct < 1 ? 1 : pct);
+    size_t k = strlen(out);
+    *room = *room > k + 20 ? *room - k : 20;
+    return out;
+}
+
 void tp_text_memory(struct tp_text_ctx *c)
 {
     const struct tp_memory *m = &c->r->memory;
     char a[32], b[32], d[32], e[32];
-    tp_text_heading(c, "MEMORY (heap: sizes as requested)");
+    const char *est = m->sampling.mean_bytes ? "estimated: " : "";
+    tp_text_heading(c, m->sampling.mean_bytes ? "MEMORY (heap: peak and live in usable sizes)"
+                                              : "MEMORY (heap: sizes as requested)");
     tp_fmt_bytes(m->peak_rss_bytes, d, sizeof d);
     if (m->allocs == 0 && m->peak_bytes == 0) {
         if (m->peak_rss_bytes)
@@ -133,8 +168,9 @@ void tp_text_memory(struct tp_text_ctx *c)
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
         tp_text_say(c,
-                    "at the peak: %s persistent (outlive their %s), %s transient (freed within it)",
-                    a, u, b);
+                    "at the peak: %s%s persistent (outlive their %s), %s transient (freed within "
+                    "it)",
+                    est, a, u, b);
         lifetime_unit_line(c, m);
     }
     tp_fmt_count(m->allocs, a, sizeof a);
@@ -153,7 +189,7 @@ void tp_text_memory(struct tp_text_ctx *c)
                       (unsigned long long)m->live_at_exit_allocs,
                       m->live_at_exit_allocs == 1 ? "" : "s");
         if (ls.system_bytes || ls.suppressed_bytes)
-            tp_buf_printf(&t, " (the program's %s, system libraries' %s%s%s)",
+            tp_buf_printf(&t, " (%sthe program's %s, system libraries' %s%s%s)", est,
                           tp_fmt_bytes(ls.program_bytes, b, sizeof b),
                           tp_fmt_bytes(ls.system_bytes, d, sizeof d),
                           ls.suppressed_bytes ? ", suppressed " : "",
@@ -171,6 +207,7 @@ void tp_text_memory(struct tp_text_ctx *c)
                       m->failed_allocs == 1 ? "" : "s");
     tp_text_wrap(c, "", tp_buf_str(&t), 2);
     tp_buf_free(&t);
+    sampling_line(c, m);
     heap_chart(c, m);
 }
 
@@ -290,10 +327,13 @@ static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
         tp_fmt_bytes(s->peak_live_bytes, p, sizeof p);
         tp_fmt_count(s->allocs, n, sizeof n);
         tp_fmt_bytes(s->bytes, t, sizeof t);
-        marked_sites += site_label(m, s, line, sizeof line, room);
-        tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, a, 10),
+        char tail[64];
+        size_t r = room;
+        est_tail(s, s->est.error_pct, tail, sizeof tail, &r);
+        marked_sites += site_label(m, s, line, sizeof line, r);
+        tp_buf_printf(c->b, "%s %s %s %s  %s%s\n", tp_text_right(h[0], 128, a, 10),
                       tp_text_right(h[1], 128, p, 10), tp_text_right(h[2], 128, n, 8),
-                      tp_text_right(h[3], 128, t, 10), line);
+                      tp_text_right(h[3], 128, t, 10), line, tail);
         shown++;
     }
     if (m->nsites_total > m->nsites && c->r->merged_processes > 1)
@@ -354,7 +394,9 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
     char h[2][128], line[2048], a[32];
     struct tp_leak_split ls;
     tp_leak_split(m, &ls);
-    tp_text_heading(c, "LEAKS (still allocated at exit)");
+    tp_text_heading(c, m->sampling.mean_bytes
+                           ? "LEAKS (still allocated at exit; by site: estimated from samples)"
+                           : "LEAKS (still allocated at exit)");
     for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
         if (v[i]->system || v[i]->suppressed)
             continue;
@@ -366,9 +408,12 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
         char n[32];
         tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
         tp_fmt_count(v[i]->live_at_exit_allocs, n, sizeof n);
-        chain(v[i], line, sizeof line, room, has_twin(m, v[i]));
-        tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, a, 10),
-                      tp_text_right(h[1], 128, n, 8), line);
+        char tail[64];
+        size_t r = room;
+        est_tail(v[i], v[i]->est.live_error_pct, tail, sizeof tail, &r);
+        chain(v[i], line, sizeof line, r, has_twin(m, v[i]));
+        tp_buf_printf(c->b, "%s %s  %s%s\n", tp_text_right(h[0], 128, a, 10),
+                      tp_text_right(h[1], 128, n, 8), line, tail);
         shown++;
     }
     if (leaking > shown)

@@ -11,8 +11,7 @@
 #ifndef TPROF_REPORT_H
 #define TPROF_REPORT_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "report/estimate.h" /* and stddef.h, stdint.h */
 
 #include "report/series.h"
 
@@ -85,6 +84,7 @@ struct tp_site {
     uint64_t live_at_exit_bytes, live_at_exit_allocs;
     int system;     /* a system library's own keeping (tp_site_system), not the program's */
     int suppressed; /* its leak matched a TPROF_SUPPRESS pattern */
+    struct tp_estimate est;
 };
 
 struct tp_memory {
@@ -115,6 +115,7 @@ struct tp_memory {
      * (tp_series_downsample); empty unless the run set TPROF_HTML. */
     struct tp_heap_point *series;
     size_t nseries;
+    struct tp_sampling sampling;
 };
 
 struct tp_machine {

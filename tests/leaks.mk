@@ -7,3 +7,15 @@ tests_victims_v_leaks_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_leaks_LDADD = -ldl -lpthread
 TESTS += tests/check_leaks tests/heap_leaks.sh tests/heap_suppress.sh tests/heap_tls.sh
 EXTRA_DIST += tests/heap_leaks.sh tests/heap_suppress.sh tests/heap_tls.sh
+# The sampled heap mode: estimates within their stated error over a fixed set of seeds; exact
+# global figures across threads, realloc and the aligned family.
+check_PROGRAMS += tests/victims/v_sample
+tests_victims_v_sample_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_sample_LDADD = -lpthread
+TESTS += tests/heap_sample.sh
+EXTRA_DIST += tests/heap_sample.sh
+check_PROGRAMS += tests/check_heapsample
+tests_check_heapsample_SOURCES = tests/check_heapsample.c
+tests_check_heapsample_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
+tests_check_heapsample_LDADD = $(TP_TRACK) $(TEST_LIBS)
+TESTS += tests/check_heapsample

@@ -19,11 +19,15 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "track/heapsample.h"
 #include "track/livetable.h"
+#include "track/rawalloc.h"
 #include "track/runtime.h"
 #include "track/threads.h"
 #include "track/sites.h"
 
+/* 0: off; which mode is on (TPROF_SAMPLE, heapsample.h). */
+enum { TRACK_OFF, TRACK_EXACT, TRACK_SAMPLED };
 static _Atomic int tracking;
 /* Set once at init, before any allocation is recorded. */
 static int (*op_now_fn)(void);
@@ -104,7 +108,7 @@ void tp_heap_init(int (*op_now)(void), void (*warn)(const char *fmt, ...))
             warn("cannot map the heap table; heap accounting is off");
     } else {
         have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
-        atomic_store(&tracking, 1);
+        atomic_store(&tracking, tp_hs_on() ? TRACK_SAMPLED : TRACK_EXACT);
     }
     errno = saved;
 }
@@ -243,25 +247,6 @@ static inline __attribute__((always_inline)) void account_free(const struct tp_b
     tp_site_count_free(b->site);
 }
 
-void tp_heap_free(void *p)
-{
-    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
-        return;
-    struct tp_blk b = tp_live_remove(p);
-    if (b.site == TP_LIVE_NONE) {
-        atomic_fetch_add_explicit(&g_unknown_frees, 1, memory_order_relaxed);
-        return;
-    }
-    account_free(&b);
-}
-
-void tp_heap_forget(void *p)
-{
-    struct tp_blk b = tp_live_remove(p);
-    if (b.site != TP_LIVE_NONE)
-        account_free(&b);
-}
-
 void tp_heap_failed(uint64_t ns)
 {
     atomic_fetch_add_explicit(&g_failed, 1, memory_order_relaxed);
@@ -282,9 +267,13 @@ int tp_heap_take(void *p, struct tp_blk *out)
 {
     if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return 0;
+    if (tp_hs_on() && !tp_hs_maybe(p))
+        return 0;
     struct tp_blk b = tp_live_remove(p);
     if (b.site == TP_LIVE_NONE)
         return 0; /* *out left as it was */
+    if (tp_hs_on())
+        tp_hs_filter_del(p);
     *out = b;
     return 1;
 }
@@ -299,6 +288,8 @@ void tp_heap_restore(void *p, const struct tp_blk *b)
 {
     if (tp_live_insert(p, *b) < 0)
         atomic_fetch_add(&g_dropped, 1);
+    else if (tp_hs_on())
+        tp_hs_filter_add(p);
 }
 
 static _Atomic uint64_t live_at_unit_end;
@@ -379,6 +370,7 @@ void tp_heap_fork_child(void)
     atomic_store(&g_threads, 1);
     local_alloc_ticks = 0;
     thread_seen = 1;
+    tp_hs_fork_child();
     tp_sites_fork_child();
     uint32_t n = tp_sites_count();
     for (uint32_t i = 0; i < n; i++) {
@@ -387,5 +379,153 @@ void tp_heap_fork_child(void)
         atomic_store(&s->peak_live, l);
         atomic_store(&s->at_peak, l);
         atomic_store(&s->seen_pseq, atomic_load(&g.pseq));
+    }
+}
+
+/* ---- the sampled mode (heapsample.h) ----
+ * The global live bytes are the allocator's usable sizes, added at the allocation and taken off
+ * at the free of every block, sampled or not; only sampled blocks are in the live-block table
+ * (with their requested size), and their sites' figures are the bytes they stand for. The global
+ * figures are compared signed: a block allocated before tprof started, freed after, takes off
+ * bytes that were never added. */
+
+/* u usable bytes more live: 1 when they made a new peak (then *tag and *pseq are its). */
+static inline __attribute__((always_inline)) int hs_live_add(uint64_t u, uint64_t *tag,
+                                                             uint64_t *pseq)
+{
+    int64_t live = (int64_t)(atomic_fetch_add_explicit(&g.live, u, memory_order_relaxed) + u);
+    uint64_t peak = atomic_load_explicit(&g.peak, memory_order_relaxed);
+    while (live > (int64_t)peak) {
+        if (atomic_compare_exchange_weak_explicit(&g.peak, &peak, (uint64_t)live,
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+            *tag = atomic_load_explicit(&g.tag, memory_order_relaxed);
+            *pseq = new_peak(*tag);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tp_heap_hs_count(size_t n, size_t usable)
+{
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return;
+    if (tp_unlikely(!thread_seen))
+        thread_first();
+    tp_hs_count_alloc(n);
+    uint64_t tag, pseq;
+    (void)hs_live_add(usable, &tag, &pseq);
+}
+
+int tp_heap_hs_alloc(void *p, size_t n, size_t usable, void *ra, void *const *raw, int got)
+{
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return 0;
+    if (tp_unlikely(!thread_seen))
+        thread_first();
+    tp_hs_count_alloc(n);
+    uint32_t site = tp_site_find(raw, got, ra);
+    uint64_t tag = 0, pseq = 0;
+    int is_peak = hs_live_add(usable, &tag, &pseq);
+    if (!is_peak) {
+        tag = atomic_load_explicit(&g.tag, memory_order_relaxed);
+        pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
+        int state = atomic_load_explicit(&g.tag_state, memory_order_relaxed);
+        if (state != TAG_USED)
+            tag = tag_first_use(tag, state);
+    }
+    struct tp_blk b = {n, site, (uint32_t)tag};
+    if (tp_live_insert(p, b) < 0) {
+        atomic_fetch_add(&g_dropped, 1); /* the global figures have it all the same */
+        return 1;
+    }
+    tp_hs_filter_add(p);
+    uint64_t w = tp_hs_weight_bytes(n);
+    struct tp_site_rec *s = tp_site_hot(site);
+    uint64_t slive = atomic_fetch_add_explicit(&s->live, w, memory_order_relaxed) + w;
+    site_sync_peak(s, pseq, slive - w);
+    max_store(&s->peak_live, slive);
+    if (is_peak)
+        atomic_store_explicit(&s->at_peak, slive, memory_order_relaxed);
+    tp_site_count_alloc(site, w);
+    tp_hs_site_alloc(site, n);
+    return 1;
+}
+
+/* A sampled block leaves: what it stood for leaves its site (and the peak's transient part). */
+static void hs_account_free(const struct tp_blk *b)
+{
+    uint64_t w = tp_hs_weight_bytes(b->size);
+    if (atomic_load_explicit(&g.open, memory_order_relaxed) && in_peak_unit(b->tag))
+        atomic_fetch_add_explicit(&g.freed, w, memory_order_relaxed);
+    uint64_t pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
+    struct tp_site_rec *s = tp_site_hot(b->site);
+    uint64_t before = atomic_fetch_sub_explicit(&s->live, w, memory_order_relaxed);
+    site_sync_peak(s, pseq, before);
+    tp_site_count_free(b->site);
+    tp_hs_site_free(b->site, b->size);
+}
+
+void tp_heap_hs_release(const struct tp_blk *b, size_t usable)
+{
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return;
+    tp_hs_count_free();
+    if (b)
+        hs_account_free(b);
+    atomic_fetch_sub_explicit(&g.live, usable, memory_order_relaxed);
+}
+
+/* The usable size is read before the block is freed: afterwards it may be another's. Not inlined
+ * into tp_heap_free, so that the call there is a jump that needs none of its saved registers. */
+static __attribute__((noinline)) void hs_free_maybe_sampled(void *p, size_t u)
+{
+    struct tp_blk b = tp_live_remove(p);
+    if (b.site != TP_LIVE_NONE)
+        tp_hs_filter_del(p);
+    tp_heap_hs_release(b.site != TP_LIVE_NONE ? &b : NULL, u);
+}
+
+/* The common case, a block not sampled, in as few registers as a leaf needs. */
+static __attribute__((noinline)) void hs_free(void *p)
+{
+    size_t u = tp_raw.usable_size ? tp_raw.usable_size(p) : 0;
+    if (tp_unlikely(tp_hs_maybe(p))) {
+        hs_free_maybe_sampled(p, u);
+        return;
+    }
+    tp_hs_count_free();
+    atomic_fetch_sub_explicit(&g.live, u, memory_order_relaxed);
+}
+
+void tp_heap_free(void *p)
+{
+    /* one load and one branch for both modes: the exact one's path pays nothing for the other */
+    int t = atomic_load_explicit(&tracking, memory_order_relaxed);
+    if (t != TRACK_EXACT) {
+        if (t == TRACK_SAMPLED)
+            hs_free(p);
+        return;
+    }
+    struct tp_blk b = tp_live_remove(p);
+    if (b.site == TP_LIVE_NONE) {
+        atomic_fetch_add_explicit(&g_unknown_frees, 1, memory_order_relaxed);
+        return;
+    }
+    account_free(&b);
+}
+
+void tp_heap_forget(void *p)
+{
+    if (tp_hs_on() && !tp_hs_maybe(p))
+        return;
+    struct tp_blk b = tp_live_remove(p);
+    if (b.site != TP_LIVE_NONE) {
+        if (tp_hs_on()) {
+            tp_hs_filter_del(p);
+            hs_account_free(&b); /* the global figure has no record to say its usable size */
+        } else {
+            account_free(&b);
+        }
     }
 }

@@ -38,6 +38,14 @@ void tp_heap_restore(void *p, const struct tp_blk *b);
  * running when it was allocated, or, allocated between units, the next one to end. */
 void tp_heap_unit_end(void);
 
+/* The sampled mode (TPROF_SAMPLE, heapsample.h): an allocation not sampled (counted, and its
+ * usable size added to the global figures); a sampled one (recorded too, at its site, as the
+ * bytes it stands for); realloc's release of the old block (b: its record when it was sampled,
+ * else NULL). usable: malloc_usable_size of the block. tp_heap_free() serves both modes. */
+void tp_heap_hs_count(size_t n, size_t usable);
+int tp_heap_hs_alloc(void *p, size_t n, size_t usable, void *ra, void *const *raw, int got);
+void tp_heap_hs_release(const struct tp_blk *b, size_t usable);
+
 /* Figures for the report. */
 struct tp_heap_totals {
     uint64_t live, peak, peak_ns, pseq;
