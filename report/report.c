@@ -239,6 +239,10 @@ void tp_report_free(struct tp_report *r)
     for (size_t i = 0; i < r->memory.nsites; i++)
         tp_site_free_frames(&r->memory.sites[i]);
     free(r->memory.sites);
+    for (size_t i = 0; i < r->memory.nseries; i++) {
+        struct tp_heap_point *s = &r->memory.series[i];
+        TP_HEAP_POINT_FIELDS(FREE)
+    }
     free(r->memory.series);
     free(r->steps.series);
     {

@@ -318,6 +318,12 @@ void tp_heap_unit_end(void)
     }
 }
 
+uint64_t tp_heap_live(uint64_t *floor)
+{
+    *floor = atomic_load_explicit(&live_at_unit_end, memory_order_relaxed);
+    return atomic_load_explicit(&g.live, memory_order_relaxed);
+}
+
 void tp_heap_totals(struct tp_heap_totals *t)
 {
     memset(t, 0, sizeof *t);

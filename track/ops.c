@@ -268,8 +268,10 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
         atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
     }
-    if (stack.depth == 0)
+    if (stack.depth == 0) {
         tp_lifeunit_outer_end(f->id);
+        tp_series_heap(f->id, t);
+    }
     return f->recursive ? TP_OP_NO_TIME : dur;
 }
 
@@ -314,6 +316,8 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     uint64_t t = tp_ticks();
     f->in_wall = !f->recursive && tp_wall_enter(&tp_op_recs[id].in_total, t);
     f->t0 = t;
+    if (stack.depth == 1) /* the heap over time: a point where the clock is read anyway */
+        tp_series_heap(id, t);
     return 1;
 }
 
@@ -425,6 +429,7 @@ void tp_step_end(void)
     tp_lifeunit_step_end();
     /* step_index_started was bumped at begin: judge this step by its own index */
     uint64_t t = tp_ticks();
+    tp_series_heap(tp_ops_current(), t);
     if (step_recorded(atomic_load(&step_index_started) - 1))
         record_step(t - step_t0);
 }
@@ -437,6 +442,7 @@ void tp_step_mark(void)
     uint64_t last = atomic_exchange(&step_last_mark, t);
     note_first();
     tp_lifeunit_mark();
+    tp_series_heap(tp_ops_current(), t);
     /* Every mark starts a step (so the ops after the first mark belong to step 0 and are in
      * its TPROF_SCHEDULE window), and every mark but the first ends the one before. */
     uint64_t started = atomic_fetch_add(&step_index_started, 1);

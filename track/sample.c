@@ -33,6 +33,7 @@
 #include "report/report.h"
 #include "track/ops.h"
 #include "track/runtime.h"
+#include "track/series.h"
 #include "track/symtab.h"
 
 #define SLOT_BITS 14
@@ -100,6 +101,9 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
             atomic_fetch_add_explicit(&outside, 1, memory_order_relaxed);
             record(pc);
         }
+        /* The heap over time of a program with no op (and inside long ops): a tick is a point
+         * that costs the allocator nothing (track/series.c). */
+        tp_series_tick();
     }
     errno = e;
 }
