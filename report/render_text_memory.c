@@ -96,7 +96,7 @@ void tp_text_heap_chart(const struct tp_memory *m, uint64_t end_ns, int rows, in
 
 static void heap_chart(struct tp_text_ctx *c, const struct tp_memory *m)
 {
-    if (!m->nseries)
+    if (m->nseries < TP_TEXT_CHART_MIN_POINTS)
         return;
     if (m->lifetime_unit)
         tp_text_say(c, "heap over time, the most of each column ('@' the peak, ':' persistent, "
