@@ -112,3 +112,7 @@ check_PROGRAMS += tests/victims/v_life
 tests_victims_v_life_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
 TESTS += tests/heap_lifetime.sh
 EXTRA_DIST += tests/heap_lifetime.sh
+
+# The heap over time on every run: points at op calls and steps with their ops, ticks without.
+TESTS += tests/heap_series.sh
+EXTRA_DIST += tests/heap_series.sh
