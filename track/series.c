@@ -100,10 +100,10 @@ void tp_series_add(uint64_t ticks, uint64_t live, uint64_t floor, int op)
     atomic_flag_clear_explicit(&hlock, memory_order_release);
 }
 
+/* With heap accounting off the live figure stays 0: the points are dropped when the report is
+ * made, rather than a call to ask on every one. */
 void tp_series_heap(int op, uint64_t ticks)
 {
-    if (!tp_heap_tracking())
-        return;
     uint64_t floor, live = tp_heap_live(&floor);
     tp_series_add(ticks, live, floor, op);
 }
@@ -196,11 +196,8 @@ static size_t raw_points(struct pt *p, uint64_t end_ns)
         }
         atomic_flag_clear_explicit(&hlock, memory_order_release);
     }
-    if (tp_heap_tracking()) {
-        uint64_t floor, live = tp_heap_live(&floor);
-        uint64_t at = end_ns && end_ns < since ? end_ns : since;
-        p[n++] = (struct pt){{at, live, floor < live ? floor : live, NULL}, -1};
-    }
+    uint64_t floor, live = tp_heap_live(&floor), at = end_ns && end_ns < since ? end_ns : since;
+    p[n++] = (struct pt){{at, live, floor < live ? floor : live, NULL}, -1};
     /* Threads that read the clock in one order may have taken the flag in the other: the points
      * are nearly in order, which an insertion sort puts right in one pass. */
     for (size_t i = 1; i < n; i++)
@@ -216,6 +213,8 @@ static size_t raw_points(struct pt *p, uint64_t end_ns)
  * read between the live figure's rise and the peak's). */
 static void heap_series(struct tp_memory *m, uint64_t end_ns)
 {
+    if (!tp_heap_tracking())
+        return;
     struct pt *p = malloc((CAP + 3) * sizeof *p);
     if (!p)
         return;
