@@ -41,8 +41,5 @@ void tp_text_sites(struct tp_text_ctx *c);
  * transient, ':' persistent, '@' the peak's column at the top row (report/render_text_memory.c). */
 void tp_text_heap_chart(const struct tp_memory *m, uint64_t end_ns, int rows, int cols,
                         struct tp_buf *b);
-/* The MEMORY section draws the chart from this many points of the series on: every run has the
- * peak and the heap at its end, which alone draw no shape; one outermost op call adds two. */
-#define TP_TEXT_CHART_MIN_POINTS 4
 
 #endif

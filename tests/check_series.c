@@ -76,7 +76,7 @@ START_TEST(test_step_series_keeps_extremes)
     struct tp_report r;
     tp_report_init(&r);
     r.steps.count = 10000;
-    tp_series_collect(&r);
+    tp_series_collect(&r, tp_ops_name);
     ck_assert_uint_le(r.steps.nseries, TP_SERIES_MAX);
     ck_assert_uint_ge(r.steps.nseries, TP_SERIES_MAX / 2);
     int slow = 0, fast = 0;
@@ -148,7 +148,7 @@ START_TEST(test_heap_buffer)
     r.memory.peak_bytes = 1000000; /* the peak, as heap.c would have it */
     r.memory.peak_ns = 1000 * n;
     r.memory.peak_op = strdup("bwd");
-    tp_series_collect(&r);
+    tp_series_collect(&r, tp_ops_name);
     const struct tp_memory *m = &r.memory;
     ck_assert_uint_le(m->nseries, TP_SERIES_MAX);
     ck_assert_uint_ge(m->nseries, TP_SERIES_MAX / 2);

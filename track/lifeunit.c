@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 
 #include "track/heap.h"
+#include "track/series.h"
 
 static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
 static _Atomic int detected = -1;       /* the op found to be the step */
@@ -28,12 +29,13 @@ static int steps_rule(void)
     return tp_cfg.step || atomic_load_explicit(&mode, memory_order_relaxed) == TP_UNIT_MARK;
 }
 
-void tp_lifeunit_step_end(void)
+void tp_lifeunit_step_end(int op, uint64_t t)
 {
     unit_end(TP_UNIT_STEP);
+    tp_series_heap(op, t);
 }
 
-void tp_lifeunit_mark(void)
+void tp_lifeunit_mark(int op, uint64_t t)
 {
     /* Every marker ends a unit, the first too: a marker at the end of each iteration ends the
      * first, one at the start ends what came before the loop (its blocks outlive it or not,
@@ -41,6 +43,7 @@ void tp_lifeunit_mark(void)
      * come. */
     if (!tp_cfg.step)
         unit_end(TP_UNIT_MARK);
+    tp_series_heap(op, t);
 }
 
 void tp_lifeunit_outer_begin(int id)
@@ -58,10 +61,8 @@ void tp_lifeunit_outer_begin(int id)
     }
 }
 
-void tp_lifeunit_outer_end(int id)
+static void outer_end(int id)
 {
-    if (steps_rule())
-        return;
     int last = tp_lifeunit_nested ? id + 1 : -(id + 1);
     if (atomic_load_explicit(&last_outer, memory_order_relaxed) != last)
         atomic_store_explicit(&last_outer, last, memory_order_relaxed);
@@ -70,6 +71,13 @@ void tp_lifeunit_outer_end(int id)
         unit_end(TP_UNIT_OP_CALL);
     else if (id == d)
         unit_end(TP_UNIT_DETECTED);
+}
+
+void tp_lifeunit_outer_end(int id, uint64_t t)
+{
+    if (!steps_rule())
+        outer_end(id);
+    tp_series_heap(id, t); /* after the unit's end: the point's persistent floor counts it */
 }
 
 enum tp_unit_kind tp_lifeunit_kind(int *op)

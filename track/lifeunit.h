@@ -16,10 +16,12 @@
 
 #include "track/runtime.h"
 
-/* A step of the TPROF_STEP function ended (the outermost call on its thread). */
-void tp_lifeunit_step_end(void);
+/* A step of the TPROF_STEP function ended (the outermost call on its thread). Here and at the
+ * other ends below, t (ticks) and op (the op running, -1 for none) make a point of the heap
+ * over time (track/series.h), taken once the unit has ended. */
+void tp_lifeunit_step_end(int op, uint64_t t);
 /* A tprof_step() marker: it ends a unit. */
-void tp_lifeunit_mark(void);
+void tp_lifeunit_mark(int op, uint64_t t);
 
 /* The calling thread's outermost op call has enclosed another op. */
 extern TP_TLS int tp_lifeunit_nested;
@@ -32,8 +34,8 @@ static inline void tp_lifeunit_op_begin(int depth_before, int id)
     else
         tp_lifeunit_nested = 1;
 }
-/* The outermost op call on this thread, of op id, ended. */
-void tp_lifeunit_outer_end(int id);
+/* The outermost op call on this thread, of op id, ended at t. */
+void tp_lifeunit_outer_end(int id, uint64_t t);
 
 /* What the unit was, for the report. */
 enum tp_unit_kind {

@@ -268,10 +268,8 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
         atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
     }
-    if (stack.depth == 0) {
-        tp_lifeunit_outer_end(f->id);
-        tp_series_heap(f->id, t);
-    }
+    if (stack.depth == 0)
+        tp_lifeunit_outer_end(f->id, t);
     return f->recursive ? TP_OP_NO_TIME : dur;
 }
 
@@ -426,10 +424,9 @@ void tp_step_end(void)
     if (step_depth == 0 || --step_depth > 0 || !tp_running())
         return;
     atomic_store(&step_running, 0);
-    tp_lifeunit_step_end();
-    /* step_index_started was bumped at begin: judge this step by its own index */
     uint64_t t = tp_ticks();
-    tp_series_heap(tp_ops_current(), t);
+    tp_lifeunit_step_end(tp_ops_current(), t);
+    /* step_index_started was bumped at begin: judge this step by its own index */
     if (step_recorded(atomic_load(&step_index_started) - 1))
         record_step(t - step_t0);
 }
@@ -441,8 +438,7 @@ void tp_step_mark(void)
     uint64_t t = tp_ticks();
     uint64_t last = atomic_exchange(&step_last_mark, t);
     note_first();
-    tp_lifeunit_mark();
-    tp_series_heap(tp_ops_current(), t);
+    tp_lifeunit_mark(tp_ops_current(), t);
     /* Every mark starts a step (so the ops after the first mark belong to step 0 and are in
      * its TPROF_SCHEDULE window), and every mark but the first ends the one before. */
     uint64_t started = atomic_fetch_add(&step_index_started, 1);

@@ -32,6 +32,7 @@
 #include "common/pages.h"
 #include "report/report.h"
 #include "track/ops.h"
+#include "common/clock.h"
 #include "track/runtime.h"
 #include "track/series.h"
 #include "track/symtab.h"
@@ -103,7 +104,7 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
         }
         /* The heap over time of a program with no op (and inside long ops): a tick is a point
          * that costs the allocator nothing (track/series.c). */
-        tp_series_tick();
+        tp_series_heap(tp_ops_current(), tp_ticks());
     }
     errno = e;
 }

@@ -35,7 +35,6 @@
 
 #include "report/report.h"
 #include "track/heap.h"
-#include "track/ops.h"
 #include "track/runtime.h"
 
 #define CAP TP_SERIES_CAP
@@ -108,12 +107,6 @@ void tp_series_heap(int op, uint64_t ticks)
 {
     uint64_t floor, live = tp_heap_live(&floor);
     tp_series_add(ticks, live, floor, op);
-}
-
-void tp_series_tick(void)
-{
-    if (tp_running())
-        tp_series_heap(tp_ops_current(), tp_ticks());
 }
 
 /* The lock is held for a few hundred instructions at most; a step that finds it taken for long
@@ -213,7 +206,7 @@ static size_t raw_points(struct pt *p, uint64_t end_ns)
 
 /* The points, with the exact peak put in its place in time, no other point being above it (one
  * read between the live figure's rise and the peak's). */
-static void heap_series(struct tp_memory *m, uint64_t end_ns)
+static void heap_series(struct tp_memory *m, uint64_t end_ns, const char *(*op_name)(int))
 {
     if (!tp_heap_tracking())
         return;
@@ -237,7 +230,9 @@ static void heap_series(struct tp_memory *m, uint64_t end_ns)
     struct tp_heap_point *out = n ? calloc(n, sizeof *out) : NULL;
     if (out) {
         for (size_t i = 0; i < n; i++) {
-            const char *name = p[i].op == TP_PEAK_OP ? m->peak_op : tp_ops_name(p[i].op);
+            const char *name = p[i].op == TP_PEAK_OP ? m->peak_op
+                               : p[i].op >= 0        ? op_name(p[i].op)
+                                                     : NULL;
             out[i] = p[i].p;
             out[i].op = name ? strdup(name) : NULL;
         }
@@ -262,9 +257,9 @@ static void step_series(struct tp_steps *s)
     s->series = p;
 }
 
-void tp_series_collect(struct tp_report *r)
+void tp_series_collect(struct tp_report *r, const char *(*op_name)(int id))
 {
-    heap_series(&r->memory, r->program.wall_ns);
+    heap_series(&r->memory, r->program.wall_ns, op_name);
     if (r->steps.count)
         step_series(&r->steps);
 }

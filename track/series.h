@@ -22,8 +22,6 @@ struct tp_series_raw {
 /* The heap now, for op id (-1: none) at ticks (tp_ticks()): at an outermost op call's begin or
  * end (the op is the call's), at a step's end. Async-signal-safe; never waits. */
 void tp_series_heap(int op, uint64_t ticks);
-/* A SIGPROF tick of the CPU sampler: the heap now, with the op running on this thread. */
-void tp_series_tick(void);
 /* What tp_series_heap records, with the figures given (tests give their own). */
 void tp_series_add(uint64_t ticks, uint64_t live, uint64_t floor, int op);
 /* The buffer's halving: each pair of neighbours (p[0], p[1]), (p[2], p[3]), ... becomes the one
@@ -34,9 +32,9 @@ size_t tp_series_halve(struct tp_series_raw *p, size_t n);
 void tp_series_step(uint64_t index, uint64_t end_ns, uint64_t ns);
 /* In a fork child: both series start afresh. */
 void tp_series_fork_child(void);
-/* Fill r->memory.series (with the exact peak and the heap now among the points) and
- * r->steps.series, each at most TP_SERIES_MAX points; after the memory and the steps are
- * collected. */
-void tp_series_collect(struct tp_report *r);
+/* Fill r->memory.series (with the exact peak and the heap now among the points, op_name naming
+ * their ops) and r->steps.series, each at most TP_SERIES_MAX points; after the memory and the
+ * steps are collected. */
+void tp_series_collect(struct tp_report *r, const char *(*op_name)(int id));
 
 #endif
