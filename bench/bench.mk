@@ -26,3 +26,6 @@ bench: all $(BENCH_DEPS)
 bench-quick: all $(BENCH_DEPS)
 	QUICK=1 bash $(srcdir)/bench/run.sh $(abs_top_builddir)
 .PHONY: bench bench-quick
+# Big programs (bench/big.sh: 10^6 generated call sites, python3-torch MLP): run by hand.
+EXTRA_DIST += bench/big.sh bench/big.py bench/big_gen.py bench/torch_mlp.py
+EXTRA_DIST += bench/exit_cost.sh

@@ -18,3 +18,8 @@ EXTRA_DIST += bench/run_cyg.sh
 bench-cyg: all bench/cyg_storm bench/cyg_storm_native bench/libcygstorm.so
 	bash $(srcdir)/bench/run_cyg.sh $(abs_top_builddir)
 .PHONY: bench-cyg
+# The cost of an op's TPROF_WORK entry (bench/run_work.sh).
+check_PROGRAMS += bench/work_storm
+bench_work_storm_SOURCES = bench/work_storm.c
+bench_work_storm_CFLAGS = -std=gnu11 -O2 -g -finstrument-functions
+EXTRA_DIST += bench/run_work.sh

@@ -32,8 +32,10 @@ static const struct {
     {"--signal", "TPROF_SIGNAL", "SIG", "signal that writes a report without stopping (USR1...)"},
     {"--snapshot", "TPROF_SNAPSHOT", "SEC", "write the report every SEC seconds"},
     {"--trace-max", "TPROF_TRACE_MAX", "SIZE", "trace size budget (default 64M)"},
-    {"--max-sites", "TPROF_MAX_SITES", "N", "call-site table capacity (default 131072)"},
-    {"--json-sites", "TPROF_JSON_SITES", "N", "sites written to JSON (default 1000, 0 = all)"},
+    {"--max-sites", "TPROF_MAX_SITES", "N",
+     "fixed cap on call sites (default none: the memory budget)"},
+    {"--json-sites", "TPROF_JSON_SITES", "N",
+     "top N sites by each measure written to JSON, the rest rolled up (default 1000, 0 = all)"},
     {"--trace-cap", "TPROF_TRACE_CAP", "N",
      "op calls drawn one by one in the trace (default 1000000)"},
     {"--max-ops", "TPROF_MAX_OPS", "N", "op table capacity (default 1024)"},
@@ -50,6 +52,11 @@ static const struct {
     {"--suppress", "TPROF_SUPPRESS", "FILE",
      "leak suppressions, LeakSanitizer's format (leak:pattern lines)"},
     {"--html", "TPROF_HTML", "F", "HTML report path: one self-contained page with charts"},
+    {"--work", "TPROF_WORK", "SPEC",
+     "FLOPs/bytes of your functions from their parameters: 'fn: flops=2*m*n bytes=4*m*n; ...'"},
+    {"--work-file", "TPROF_WORK_FILE", "FILE", "the same, one function per line"},
+    {"--memory-budget", "TPROF_MEMORY_BUDGET", "SIZE",
+     "memory the call-site table may grow to (default max(5% of peak RSS, 64M))"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 

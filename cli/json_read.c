@@ -2,6 +2,7 @@
  * getters of cli/json_get.c; the first problem found is reported as "<file>: <key path>: <what
  * is wrong>" and nothing is half-read. */
 #include "cli/json_read.h"
+#include "report/siterollup.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -107,12 +108,20 @@ static void read_step_point(struct tp_jget *c, struct json_object *o, const char
     TP_STEP_POINT_FIELDS(READ)
 }
 
+static void read_rollup(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_site_rollup *s = v;
+    TP_ROLLUP_FIELDS(READ)
+}
+
 static void read_memory(struct tp_jget *c, struct json_object *o, const char *path,
                         struct tp_memory *s)
 {
     TP_MEMORY_FIELDS(READ)
     s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_site);
     s->series = objects(c, o, "series", path, sizeof *s->series, &s->nseries, read_heap_point);
+    /* optional: a report whose sites were all written has none */
+    s->rollups = objects(c, o, "site_rollups", path, sizeof *s->rollups, &s->nrollups, read_rollup);
     tp_memory_classify(s); /* a report from before the split: flags and figures from its sites */
 }
 

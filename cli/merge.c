@@ -123,8 +123,10 @@ static int by_name_input(const void *x, const void *y)
 
 static int same_shape(const struct tp_shape *a, const struct tp_shape *b)
 {
+    /* desc too: a shape named by a work entry's parameters has more than m, n and k */
     return a->m == b->m && a->n == b->n && a->k == b->k && a->transa == b->transa &&
-           a->transb == b->transb && a->layout == b->layout;
+           a->transb == b->transb && a->layout == b->layout &&
+           !strcmp(a->desc ? a->desc : "", b->desc ? b->desc : "");
 }
 
 static int add_shapes(struct merge *g, struct tp_op *d, const struct tp_op *s)
@@ -327,6 +329,8 @@ static int merge_sites(struct merge *g, const struct tp_report *in, size_t nin, 
     }
     tp_keyed_sites_free(k, nk);
     m->nsites_total = add(g, m->nsites, dropped);
+    if (tp_merge_rollups(in, nin, m) < 0)
+        rc = -1;
     return rc;
 }
 

@@ -10,5 +10,8 @@
  * caller runs tp_analyze on it. 0, or -1 when out of memory. */
 int tp_merge_reports(const struct tp_report *in, size_t nin, const char *const *files,
                      struct tp_report *r);
+/* The inputs' rolled-up sites into m->rollups, rows of one function and module summed
+ * (cli/merge_rollup.c). 0, or -1 when out of memory. */
+int tp_merge_rollups(const struct tp_report *in, size_t nin, struct tp_memory *m);
 
 #endif

@@ -10,6 +10,7 @@
 #include "common/fileio.h"
 #include "common/path.h"
 #include "common/suppress.h"
+#include "common/workspec.h"
 
 void tp_config_defaults(struct tp_config *c)
 {
@@ -18,7 +19,6 @@ void tp_config_defaults(struct tp_config *c)
     c->warmup = 1;
     c->top = 10;
     c->sched_wait = c->sched_warmup = c->sched_active = -1;
-    c->max_sites = 131072;
     c->max_ops = 1024;
     c->trace_max = 64ull << 20;
     c->trace_cap = 1000000;
@@ -39,6 +39,7 @@ void tp_config_free(struct tp_config *c)
     free(c->ops);
     free(c->step);
     free(c->suppress);
+    free(c->work);
     memset(c, 0, sizeof *c);
 }
 
@@ -86,6 +87,8 @@ enum kind {
     K_SCHEDULE, /* sched_wait, sched_warmup, sched_active */
     K_SIGNAL,   /* int field: a signal number */
     K_SUPPRESS, /* char * field: the patterns of a leak suppression file (common/suppress.h) */
+    K_WORK,     /* the work set: formulas (common/workspec.h) */
+    K_WORKFILE, /* the work set: a file of formulas */
 };
 
 #define OFF(f) offsetof(struct tp_config, f)
@@ -114,7 +117,7 @@ static const struct var {
     {"TPROF_STEP", K_STEP, OFF(step), 0, 0, "none"},
     {"TPROF_SCHEDULE", K_SCHEDULE, 0, 0, 0, "record all steps"},
     {"TPROF_SIGNAL", K_SIGNAL, OFF(signal), 0, 0, "none"},
-    {"TPROF_MAX_SITES", K_U64, OFF(max_sites), 16, 1ull << 26, "131072"},
+    {"TPROF_MAX_SITES", K_U64, OFF(max_sites), 16, 1ull << 26, "0 (no fixed cap)"},
     {"TPROF_MAX_OPS", K_U64, OFF(max_ops), 4, 1ull << 20, "1024"},
     {"TPROF_SNAPSHOT", K_DOUBLE, OFF(snapshot_s), 0.01, 1e7, "off"},
     {"TPROF_TRACE_MAX", K_SIZE, OFF(trace_max), 4096, 0, "64M"},
@@ -126,6 +129,9 @@ static const struct var {
     {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
     {"TPROF_DEMOTE", K_DOUBLE, OFF(demote), 0, 1e9, "500"},
     {"TPROF_HTML", K_PATH, OFF(html), 0, 0, "none (no HTML report)"},
+    {"TPROF_WORK", K_WORK, OFF(work), 0, 0, "no work from arguments"},
+    {"TPROF_WORK_FILE", K_WORKFILE, OFF(work), 0, 0, "no work from arguments"},
+    {"TPROF_MEMORY_BUDGET", K_SIZE, OFF(memory_budget), 4096, 0, "max(5% of peak RSS, 64M)"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
@@ -144,6 +150,20 @@ static int apply_suppress(char **f, const char *v, const char **why)
     free(*f);
     *f = s;
     return 0;
+}
+
+/* TPROF_WORK, TPROF_WORK_FILE: compiled now, so that a bad formula is said before the program
+ * runs; the file's entries add to (or replace) those of TPROF_WORK. */
+static int apply_work(struct tp_work_set **set, const char *v, int file, const char **why)
+{
+    static char reason[200];
+    if (file && !valid_path(v, why))
+        return -1;
+    int rc = file ? tp_work_load(set, v, reason, sizeof reason)
+                  : tp_work_parse(set, v, reason, sizeof reason);
+    if (rc < 0)
+        *why = reason;
+    return rc;
 }
 
 /* Apply one variable's value to c. 0, or -1 with *why (c untouched).
@@ -216,6 +236,8 @@ static int apply(struct tp_config *c, const struct var *d, const char *v, const 
         *(int *)f = b;
         return 0;
     case K_SUPPRESS: return apply_suppress((char **)f, v, why);
+    case K_WORK:
+    case K_WORKFILE: return apply_work((struct tp_work_set **)f, v, d->kind == K_WORKFILE, why);
     }
     *why = "unknown kind";
     return -1;
@@ -290,6 +312,43 @@ int tp_config_check_outputs(struct tp_config *c, const struct tp_path_ctx *ctx, 
     return nw;
 }
 
+/* fnmatch(pat, name, FNM_CASEFOLD) for a pattern of plain characters and '*' and an ASCII name,
+ * as every default op pattern is; -1 for any other pattern or name. glibc's fnmatch converts both
+ * strings to wide characters in a UTF-8 locale, and the PLT scan matches every import of every
+ * library against every pattern: a tenth of a compiler's time under tprof went there. */
+static int ascii_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static int star_match(const char *p, const char *s)
+{
+    for (const char *c = p; *c; c++)
+        if ((unsigned char)*c >= 0x80 || *c == '?' || *c == '[' || *c == '\\')
+            return -1;
+    for (const char *c = s; *c; c++)
+        if ((unsigned char)*c >= 0x80)
+            return -1;
+    const char *star = NULL, *resume = NULL;
+    while (*s) {
+        if (*p == '*') {
+            star = ++p;
+            resume = s;
+        } else if (*p && ascii_lower(*p) == ascii_lower(*s)) {
+            p++;
+            s++;
+        } else if (star) {
+            p = star;
+            s = ++resume;
+        } else {
+            return 0;
+        }
+    }
+    while (*p == '*')
+        p++;
+    return *p == 0;
+}
+
 /* Match one comma-separated entry [s, e) against name. */
 static int match_one(const char *s, size_t n, const char *name)
 {
@@ -304,7 +363,8 @@ static int match_one(const char *s, size_t n, const char *name)
         return 0;
     memcpy(pat, s, n);
     pat[n] = 0;
-    return fnmatch(pat, name, FNM_CASEFOLD) == 0;
+    int fast = star_match(pat, name);
+    return fast >= 0 ? fast : fnmatch(pat, name, FNM_CASEFOLD) == 0;
 }
 
 int tp_ops_match(const char *patterns, const char *name)

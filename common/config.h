@@ -27,6 +27,8 @@ struct tp_path_ctx;
 
 #define TP_MAX_STACK 64
 
+struct tp_work_set;
+
 struct tp_config {
     char *output;                  /* "stderr" (default), "none", or a path template */
     char *json;                    /* path template or NULL */
@@ -42,7 +44,7 @@ struct tp_config {
     int signal;                                 /* report-on-demand signal number, 0 = none */
     int disable;                                /* 1: pass everything through */
     int debuginfod;     /* 1: symbolisation may ask the DEBUGINFOD_URLS servers, default 0 */
-    uint64_t max_sites; /* call-site table capacity, default 131072 */
+    uint64_t max_sites; /* a fixed cap on the call-site table, default 0 (none: the budget) */
     uint64_t max_ops;   /* op table capacity, default 1024 */
     double snapshot_s;  /* periodic snapshot period in seconds, 0 = off */
     uint64_t trace_max; /* trace size budget in bytes, default 64 MiB */
@@ -55,6 +57,8 @@ struct tp_config {
     double demote;  /* ops whose calls average less than this many hooks' cost are counted,
                            not timed (track/demote.h); 0 = off, default 500 */
     char *html;     /* path template of the HTML report, or NULL */
+    struct tp_work_set *work; /* TPROF_WORK and TPROF_WORK_FILE compiled (common/workspec.h) */
+    uint64_t memory_budget; /* bytes the call-site table may use; 0: max(5% of peak RSS, 64 MiB) */
 };
 
 typedef void (*tp_warn_fn)(const char *line);

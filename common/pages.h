@@ -10,4 +10,7 @@
  * (MAP_NORESERVE): for tables sized for the worst case and mostly never touched. */
 void *tp_pages_map(size_t bytes, int reserve_only);
 void tp_pages_unmap(void *p, size_t bytes);
+/* Of the bytes at p (page-aligned), how many are resident (mincore; no allocation): what a table
+ * mapped for the worst case really costs. 0 when it cannot be told. */
+size_t tp_pages_resident(const void *p, size_t bytes);
 #endif

@@ -14,6 +14,7 @@
  * (tp_cyg_hooks), and ops.c takes (hooks run while an op was open) x (cost of one) out of the
  * op's time. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "preload/plt.h"
 #include "preload/shim.h"
 #include "report/report.h"
+#include "track/argwork.h"
 #include "track/demote.h"
 #include "track/opnames.h"
 #include "track/ops.h"
@@ -61,7 +63,10 @@ struct local {
 struct side {
     uintptr_t fn, sp;
     uint32_t decision;
-    int pushed; /* tp_op_begin accepted it */
+    int pushed;   /* tp_op_begin accepted it */
+    int has_work; /* its work and shape came from its arguments (TPROF_WORK, track/argwork.h) */
+    uint64_t flops, bytes;
+    struct tp_shape_key shape;
 };
 
 static struct entry *global;     /* mmap'ed at init: the hook never calls malloc */
@@ -194,8 +199,10 @@ static void end_side(const struct side *s)
 {
     int id = (int)(s->decision & ID_MASK) - 1;
     if (s->pushed) {
-        uint64_t t = tp_op_end(id, s->fn, 0, 0, 0, NULL);
-        tp_demote_observe(id, t);
+        uint64_t t = s->has_work ? tp_op_end(id, s->fn, 0, s->flops, s->bytes, &s->shape)
+                                 : tp_op_end(id, s->fn, 0, 0, 0, NULL);
+        if (!s->has_work) /* its FLOPs come from every call's arguments: never a count */
+            tp_demote_observe(id, t);
     }
     if (s->decision & IS_STEP)
         tp_step_end();
@@ -209,8 +216,9 @@ static void end_stale(void)
     atomic_fetch_add_explicit(&stale_calls, 1, memory_order_relaxed);
 }
 
-static void op_enter(uintptr_t fn, uint32_t d, uintptr_t sp)
+static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
 {
+    uintptr_t sp = regs[7];
     if (!tp_running() || tp_guard)
         return;
     int e = errno;
@@ -225,7 +233,7 @@ static void op_enter(uintptr_t fn, uint32_t d, uintptr_t sp)
         s->fn = fn;
         s->sp = sp;
         s->decision = d;
-        s->pushed = 0;
+        s->pushed = s->has_work = 0;
         if (d & IS_STEP)
             tp_step_begin();
         int id = (int)(d & ID_MASK) - 1;
@@ -237,6 +245,8 @@ static void op_enter(uintptr_t fn, uint32_t d, uintptr_t sp)
         /* A function both instrumented and hooked through the PLT is one call, not two. */
         if (id >= 0 && !(tp_plt_hooked && tp_op_top_is(TP_SRC_PLT) && tp_ops_current() == id))
             s->pushed = tp_op_begin(id, fn, 0);
+        if (s->pushed)
+            s->has_work = tp_argwork_enter(fn, regs[16], regs, &s->flops, &s->bytes, &s->shape);
         if (s->pushed && !atomic_load_explicit(&instr_ops_seen, memory_order_relaxed))
             atomic_store_explicit(&instr_ops_seen, 1, memory_order_relaxed);
         side_depth++;
@@ -271,21 +281,8 @@ static void op_exit(uintptr_t fn)
     errno = e;
 }
 
-/* Everything but a cache hit on a non-op function: kept out of line so that the hooks below
- * stay leaf functions without a frame. sp is the instrumented function's stack pointer at the
- * call of the enter hook (the hook's CFA): lower for everything it calls, so an entry at or
- * below a new call's sp belongs to a function that longjmp or an exception left. */
-static TP_NOINSTR __attribute__((noinline)) void slow_enter(uintptr_t fn, uintptr_t sp)
-{
-    uint32_t d = decision_of(fn);
-    if ((int32_t)d <= 0) {
-        tp_demote_tcount[d & COUNT_MASK]++;
-        tp_cyg_hooks++;
-    } else if (d != SKIP) {
-        op_enter(fn, d, sp);
-    }
-}
-
+/* Everything but a cache hit on a non-op function: kept out of line so that the exit hook stays
+ * a leaf function without a frame. */
 static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
 {
     uint32_t d = decision_of(fn);
@@ -302,26 +299,89 @@ static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
     (tp_likely((l)->fn == (uintptr_t)(fn) && (int32_t)(l)->decision <= 0 &&                        \
                (l)->gen == atomic_load_explicit(&gen, memory_order_relaxed)))
 
-TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void __cyg_profile_func_enter(
-    void *fn, void *site)
+/* The entry below reads these by name and offset. */
+_Static_assert(LOCAL_BITS == 9 && COUNT_MASK == 255 && sizeof(struct local) == 16 &&
+                   offsetof(struct local, decision) == 8 && offsetof(struct local, gen) == 12,
+               "__cyg_profile_func_enter's fast path hard-codes the cache layout");
+
+/* The slow path, with the registers the entry saved (DWARF numbering, track/argloc.h): regs[7]
+ * is the instrumented function's stack pointer at its call of the hook (the hook's CFA), regs[16]
+ * the hook's return address. */
+TP_NOINSTR __attribute__((visibility("hidden"), used)) void tp_cyg_enter_regs(uintptr_t fn,
+                                                                              uintptr_t site,
+                                                                              uint64_t *regs)
 {
     (void)site;
-    struct local *l = &local_cache[hash_bits((uintptr_t)fn, LOCAL_BITS)];
-    if (tp_likely(l->fn == (uintptr_t)fn &&
-                  l->gen == atomic_load_explicit(&gen, memory_order_relaxed))) {
-        uint32_t d = l->decision;
-        if (tp_likely(d == NOT_OP)) {
-            tp_cyg_hooks++;
-            return;
-        }
-        if ((int32_t)d < 0) {
-            tp_demote_tcount[d & COUNT_MASK]++;
-            tp_cyg_hooks++;
-            return;
-        }
+    uint32_t d = decision_of(fn);
+    if ((int32_t)d <= 0) {
+        tp_demote_tcount[d & COUNT_MASK]++;
+        tp_cyg_hooks++;
+    } else if (d != SKIP) {
+        op_enter(fn, d, regs);
     }
-    slow_enter((uintptr_t)fn, (uintptr_t)__builtin_dwarf_cfa());
 }
+
+/* __cyg_profile_func_enter(fn, site). The fast path, a hit in this thread's cache on a non-op or
+ * a counted op (as in the exit hook), uses only %rax, %r10 and %r11, so that when it misses the
+ * slow path finds every other register as the instrumented function had it at its call of the
+ * hook: the work of an op comes from its parameters, which may be in any of them (the DWARF
+ * never places one in those three there: track/argloc.c). The registers are saved in DWARF
+ * order; on entry %rsp is 8 off the 16-byte alignment of a call, and 17 slots restore it. */
+__asm__("    .text\n"
+        "    .p2align 4\n"
+        "    .globl __cyg_profile_func_enter\n"
+        "    .type __cyg_profile_func_enter, @function\n"
+        "__cyg_profile_func_enter:\n"
+        "    .cfi_startproc\n"
+        "    movabsq $0x9E3779B97F4A7C15, %rax\n"
+        "    imulq %rdi, %rax\n"
+        "    shrq $55, %rax\n"
+        "    shlq $4, %rax\n"
+        "    movq local_cache@gottpoff(%rip), %r11\n"
+        "    addq %fs:0, %r11\n"
+        "    cmpq %rdi, (%r11,%rax)\n"
+        "    jne 1f\n"
+        "    movl 12(%r11,%rax), %r10d\n"
+        "    cmpl gen(%rip), %r10d\n"
+        "    jne 1f\n"
+        "    movl 8(%r11,%rax), %eax\n"
+        "    testl %eax, %eax\n"
+        "    jg 1f\n"
+        "    je 2f\n"
+        "    andl $255, %eax\n"
+        "    movq tp_demote_tcount@gottpoff(%rip), %r11\n"
+        "    addq $1, %fs:(%r11,%rax,8)\n"
+        "2:  movq tp_cyg_hooks@gottpoff(%rip), %r11\n"
+        "    addq $1, %fs:(%r11)\n"
+        "    ret\n"
+        "1:  subq $136, %rsp\n"
+        "    .cfi_adjust_cfa_offset 136\n"
+        "    movq %rax, 0(%rsp)\n"
+        "    movq %rdx, 8(%rsp)\n"
+        "    movq %rcx, 16(%rsp)\n"
+        "    movq %rbx, 24(%rsp)\n"
+        "    movq %rsi, 32(%rsp)\n"
+        "    movq %rdi, 40(%rsp)\n"
+        "    movq %rbp, 48(%rsp)\n"
+        "    leaq 144(%rsp), %rax\n"
+        "    movq %rax, 56(%rsp)\n"
+        "    movq %r8, 64(%rsp)\n"
+        "    movq %r9, 72(%rsp)\n"
+        "    movq %r10, 80(%rsp)\n"
+        "    movq %r11, 88(%rsp)\n"
+        "    movq %r12, 96(%rsp)\n"
+        "    movq %r13, 104(%rsp)\n"
+        "    movq %r14, 112(%rsp)\n"
+        "    movq %r15, 120(%rsp)\n"
+        "    movq 136(%rsp), %rax\n"
+        "    movq %rax, 128(%rsp)\n"
+        "    movq %rsp, %rdx\n"
+        "    call tp_cyg_enter_regs\n"
+        "    addq $136, %rsp\n"
+        "    .cfi_adjust_cfa_offset -136\n"
+        "    ret\n"
+        "    .cfi_endproc\n"
+        "    .size __cyg_profile_func_enter, . - __cyg_profile_func_enter\n");
 
 TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void __cyg_profile_func_exit(
     void *fn, void *site)
@@ -338,6 +398,7 @@ TP_EXPORT TP_NOINSTR __attribute__((optimize("omit-frame-pointer"))) void __cyg_
 void tp_cyg_forget(void)
 {
     atomic_fetch_add(&gen, 1);
+    tp_argwork_forget();
 }
 
 /* The cost of one non-op hook, as a program pays it: what -finstrument-functions adds to a tiny
@@ -483,6 +544,11 @@ void tp_names_collect(struct tp_report *r)
                        "%llu instrumented functions have no symbol (a stripped binary?): they "
                        "cannot be ops",
                        (unsigned long long)atomic_load(&no_name));
+    if (tp_argwork_failed())
+        tp_report_note(r,
+                       "%llu op calls got no FLOPs or bytes from their TPROF_WORK entry: the "
+                       "formula overflowed, divided by zero or came out negative",
+                       (unsigned long long)tp_argwork_failed());
     if (atomic_load(&global_full))
         tp_report_note(r,
                        "%llu instrumented-function lookups missed the decision table (too "

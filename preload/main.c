@@ -43,7 +43,7 @@ static void heap_init(void)
 }
 static void sites_init(void)
 {
-    tp_sites_init(tp_cfg.stack, tp_cfg.max_sites, tp_warn);
+    tp_sites_init(tp_cfg.stack, tp_cfg.max_sites, tp_cfg.memory_budget, tp_warn);
 }
 
 /* The CPU-time sampler installs SIGPROF's action with the real sigaction: ours would take it

@@ -10,7 +10,8 @@
  * address, kept in a per-thread side stack keyed by the address of the return-address slot
  * (which also tells frames left by longjmp from live ones).
  *
- * Known signatures (track/opnames.c) give FLOPs, bytes and a shape (darknet's gemm). A PLT op
+ * Work entries (TPROF_WORK, and the built-in ones of track/opnames.c: darknet's gemm) give FLOPs,
+ * bytes and a shape from the arguments (track/argwork.h). A PLT op
  * called from inside a PLT op of the same family (gemm → gemm_cpu → gemm_nn) is an op of its own
  * but adds no work: the outermost call counted it.
  *
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "preload/plt.h"
+#include "track/argwork.h"
 #include "track/demote.h"
 #include "track/opnames.h"
 #include "track/ops.h"
@@ -71,7 +73,10 @@ __asm__("    .text\n"
         "    .size tp_plt_stubs, . - tp_plt_stubs\n"
         "\n"
         /* r11 = slot. A slot whose op is too short to time (track/demote.h) has its function in
-     * tp_plt_ctarget: the call is counted and goes straight there, rax kept. */
+     * tp_plt_ctarget: the call is counted in this thread's own counter (no cache line shared by
+     * threads) and in tp_cyg_hooks (the enclosing op's time does not keep the counting's cost),
+     * then goes straight there, rax kept. A thread not registered (tp_demote_counting) goes the
+     * slow way once. */
         "    .p2align 4\n"
         "    .type tp_plt_entry, @function\n"
         "tp_plt_entry:\n"
@@ -80,14 +85,23 @@ __asm__("    .text\n"
         "    .cfi_adjust_cfa_offset 8\n"
         "    leaq tp_plt_ctarget(%rip), %rax\n"
         "    cmpq $0, (%rax,%r11,8)\n"
+        "    je 1f\n"
+        "    movq tp_demote_counting@gottpoff(%rip), %rax\n"
+        "    cmpb $0, %fs:(%rax)\n"
         "    jne 2f\n"
+        "1:\n"
         "    popq %rax\n"
         "    .cfi_adjust_cfa_offset -8\n"
         "    jmp tp_plt_common\n"
         "2:\n"
         "    .cfi_adjust_cfa_offset 8\n"
-        "    leaq tp_plt_ccount(%rip), %rax\n"
-        "    lock incq (%rax,%r11,8)\n"
+        "    leaq tp_plt_cdslot(%rip), %rax\n"
+        "    movzbl (%rax,%r11,1), %eax\n"
+        "    shlq $3, %rax\n"
+        "    addq tp_demote_tcount@gottpoff(%rip), %rax\n"
+        "    incq %fs:(%rax)\n"
+        "    movq tp_cyg_hooks@gottpoff(%rip), %rax\n"
+        "    incq %fs:(%rax)\n"
         "    leaq tp_plt_ctarget(%rip), %rax\n"
         "    movq (%rax,%r11,8), %r11\n"
         "    popq %rax\n"
@@ -180,21 +194,23 @@ __asm__("    .text\n"
 
 void tp_plt_return(void) __attribute__((visibility("hidden")));
 
-/* Per slot: the function, once its op is too short to time, and the calls counted since. */
+/* Per slot: the function, once its op is too short to time, and its op's demote slot (whose
+ * per-thread counter, tp_demote_tcount, counts its calls). */
 __attribute__((visibility("hidden"))) _Atomic uintptr_t tp_plt_ctarget[NSTUBS];
-__attribute__((visibility("hidden"))) _Atomic uint64_t tp_plt_ccount[NSTUBS];
+__attribute__((visibility("hidden"))) uint8_t tp_plt_cdslot[NSTUBS];
 
 /* ---- slots: one per hooked function ---- */
 
 enum family { FAM_OTHER, FAM_MATMUL, FAM_GEMV };
 
 struct slot {
-    _Atomic uintptr_t target; /* the real function; 0 while the slot is free */
-    uintptr_t lazy;           /* the GOT entry's value before ld.so bound it, else 0 */
-    _Atomic(uintptr_t *) got; /* that GOT entry, while its module is loaded (lazy slots) */
-    _Atomic int id;           /* op id; -1 when only the step; ID_PENDING until the first call */
-    int step;                 /* TPROF_STEP */
-    int sig;                  /* a known signature (tp_names_known), 0 for none */
+    _Atomic uintptr_t target;   /* the real function; 0 while the slot is free */
+    uintptr_t lazy;             /* the GOT entry's value before ld.so bound it, else 0 */
+    _Atomic(uintptr_t *) got;   /* that GOT entry, while its module is loaded (lazy slots) */
+    _Atomic int id;             /* op id; -1 when only the step; ID_PENDING until the first call */
+    int step;                   /* TPROF_STEP */
+    struct tp_argwork_abi work; /* its work entry (track/opnames.h), resolved at its first call */
+    int has_work;               /* it has one (its FLOPs come from each call's arguments) */
     enum family family;
     char *name;
 };
@@ -218,18 +234,14 @@ static TP_TLS struct frame frames[FRAMES_MAX];
 static TP_TLS int depth;
 static TP_TLS volatile int busy; /* a signal handler's hooked call while we work passes through */
 
-/* The work and shape of a call of a known signature, from the registers it was passed. */
-static void work_of(int sig, const struct tp_plt_regs *r, struct frame *f)
+/* The work and shape of a call with a work entry, from the registers and stack it was passed. */
+static void work_of(struct slot *s, const struct tp_plt_regs *r, const uintptr_t *retslot,
+                    struct frame *f)
 {
     const uint64_t ints[6] = {r->rdi, r->rsi, r->rdx, r->rcx, r->r8, r->r9};
-    float floats[8];
-    for (int i = 0; i < 8; i++)
-        memcpy(&floats[i], r->xmm[i], sizeof floats[i]);
-    struct tp_work w;
-    tp_names_known_work(sig, ints, floats, &w, &f->shape);
-    f->flops = w.flops;
-    f->bytes = w.bytes;
-    f->has_shape = 1;
+    f->has_shape = tp_argwork_abi(&s->work, s->name, atomic_load(&s->target), ints,
+                                  (const unsigned char(*)[16])r->xmm,
+                                  (const uint64_t *)(retslot + 1), &f->flops, &f->bytes, &f->shape);
 }
 
 static enum family family_of(const char *kind)
@@ -238,7 +250,7 @@ static enum family family_of(const char *kind)
 }
 
 /* Is a call of slot s, made while PLT op `top` is open, the inner loop of that op (gemm → gemm_cpu
- * → gemm_nn, one family of known signature)? It is still an op of its own, with its own row, but
+ * → gemm_nn, one family with a work entry)? It is still an op of its own, with its own row, but
  * its work is the outer call's: FLOPs are counted once, at the outermost. Names that begin with
  * another op's name (net_train_step_rprop inside net_train_step) are ops like any other. */
 static int inner_of_top(const struct slot *s)
@@ -303,14 +315,15 @@ static void settle(uint32_t i)
 
 /* Slot i's op is too short to time (track/demote.h): its calls go straight to the function from
  * now on, counted on the way (tp_plt_entry). Not while ld.so has yet to bind it, nor for the
- * step, nor for a known signature, whose FLOPs come from each call's arguments. */
+ * step, nor for one with a work entry, whose FLOPs come from each call's arguments. */
 static void count_from_now(uint32_t i)
 {
     struct slot *s = &slots[i];
     int id = atomic_load(&s->id);
-    if (s->step || s->sig || unbound(s) || atomic_load(&tp_plt_ctarget[i]))
+    if (s->step || s->has_work || unbound(s) || atomic_load(&tp_plt_ctarget[i]))
         return;
-    tp_demote_attach(id, &tp_plt_ccount[i]);
+    tp_plt_cdslot[i] = (uint8_t)tp_demote_slot(id);
+    tp_demote_thread();
     atomic_store_explicit(&tp_plt_ctarget[i], atomic_load(&s->target), memory_order_release);
 }
 
@@ -320,8 +333,8 @@ static void end_frame(const struct frame *f, int stale)
         int id = slots[f->slot].id;
         uint64_t t = tp_op_end(id, f->retslot, f->retslot, f->flops, f->bytes,
                                f->has_shape ? &f->shape : NULL);
-        /* Never a known signature (its FLOPs come from every call's arguments) nor the step. */
-        if (!stale && !slots[f->slot].sig && !slots[f->slot].step)
+        /* Never one with a work entry (its FLOPs come from every call's arguments) nor the step. */
+        if (!stale && !slots[f->slot].has_work && !slots[f->slot].step)
             tp_demote_observe(id, t);
     }
     if (f->step)
@@ -344,6 +357,11 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
     if (*retslot == (uintptr_t)tp_plt_return)
         return go;
     int e = errno;
+    if (atomic_load_explicit(&tp_plt_ctarget[i], memory_order_acquire)) {
+        tp_demote_count_call(tp_plt_cdslot[i]); /* a thread not yet registered */
+        errno = e;
+        return go;
+    }
     busy = 1;
     uintptr_t rs = (uintptr_t)retslot;
     tp_stack_known();
@@ -365,8 +383,8 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         f->slot = i;
         f->pushed = f->step = f->has_shape = 0;
         f->flops = f->bytes = 0;
-        if (s->sig && !inner_of_top(s))
-            work_of(s->sig, r, f);
+        if (s->has_work && !inner_of_top(s))
+            work_of(s, r, retslot, f);
         if (s->step) {
             tp_step_begin();
             f->step = 1;
@@ -476,7 +494,7 @@ int tp_plt_slot(uintptr_t target, const char *name, int want_op, int step)
     if (!s->name)
         return -1;
     s->step = step;
-    s->sig = tp_names_known(name);
+    s->has_work = tp_names_work(name) != NULL;
     s->family = family_of(tp_names_kind(name));
     atomic_store(&s->id, want_op ? ID_PENDING : -1);
     atomic_store_explicit(&s->target, target, memory_order_release);

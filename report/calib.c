@@ -138,29 +138,59 @@ size_t tp_calib_llc_bytes(void)
 
 /* ---- a team of threads timed together ---- */
 
-/* Each pass starts every thread at a barrier and ends at another; its time runs from the first
- * thread's start to the last one's end, on the threads' own clocks (the coordinating thread may
- * wait for a CPU after the start barrier while the work is done). The best pass counts: other
- * load on the machine only ever adds time. */
+/* A burst of rounds starts every thread at a barrier; within it, rounds start and end at a
+ * spinning barrier, so that a thread keeps its CPU between rounds instead of sleeping and
+ * waiting to be scheduled again (on a busy machine that wait made rounds whose threads never
+ * ran at once). Each thread times its own part on its own clock. The coordinating thread is
+ * member 0: no extra thread competes for a CPU with the team. */
 struct member;
 struct team {
-    void (*setup)(struct member *); /* once per thread before the passes (may be NULL) */
-    void (*work)(struct member *);  /* one pass of one thread */
+    void (*setup)(struct member *); /* once per thread before the rounds (may be NULL) */
+    void (*work)(struct member *);  /* one round of one thread */
     void *arg;
-    int nt; /* threads that started, fixed before go */
+    int nt; /* threads that started (the coordinator included), fixed before go */
     int go;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pthread_barrier_t start, done;
+    pthread_barrier_t burst;
+    atomic_uint arrived, gen;
     atomic_int stop;
 };
 
 struct member {
     struct team *team;
     int index;
+    int round; /* which eighth of the arrays */
     uint64_t t0, t1;
-    double sink; /* results the compiler must not drop */
+    double bytes; /* what its last round moved */
 };
+
+static void spin_sync(struct team *t)
+{
+    unsigned g = atomic_load(&t->gen);
+    if (atomic_fetch_add(&t->arrived, 1) + 1 == (unsigned)t->nt) {
+        atomic_store(&t->arrived, 0);
+        atomic_fetch_add(&t->gen, 1);
+        return;
+    }
+    for (unsigned i = 0; atomic_load(&t->gen) == g; i++)
+        if (i > 4096)
+            sched_yield(); /* a team thread without a CPU: let it have this one */
+        else
+            __asm__ __volatile__("" ::: "memory");
+}
+
+enum { MAX_ROUNDS = 2048, SWEEP_ROUNDS = 8, NAP_NS = 10000000, MIN_TOGETHER = 8 };
+
+static void one_round(struct member *m, int r)
+{
+    spin_sync(m->team);
+    m->round = r;
+    m->t0 = tp_now_ns();
+    m->team->work(m);
+    m->t1 = tp_now_ns();
+    spin_sync(m->team);
+}
 
 static void *member_main(void *arg)
 {
@@ -173,99 +203,168 @@ static void *member_main(void *arg)
     if (t->setup)
         t->setup(m);
     for (;;) {
-        pthread_barrier_wait(&t->start);
+        pthread_barrier_wait(&t->burst);
         if (atomic_load(&t->stop))
             return NULL;
-        m->t0 = tp_now_ns();
-        t->work(m);
-        m->t1 = tp_now_ns();
-        pthread_barrier_wait(&t->done);
+        for (int r = 0; r < SWEEP_ROUNDS; r++) {
+            one_round(m, r);
+            spin_sync(t); /* the coordinator has read the round's times */
+        }
     }
 }
 
-/* Run passes on up to `threads` threads for about `seconds` (and at least 3); the first pass
- * warms caches and TLBs and is not counted. Returns the best pass in ns (0 if none ran); *nt gets
- * the threads that ran, *passes the passes counted. */
-static double team_run(struct team *t, int threads, double seconds, int *nt, int *passes)
+double tp_calib_round_rate(const uint64_t *t0, const uint64_t *t1, const double *bytes, int nt)
+{
+    uint64_t last_start = 0, first_end = UINT64_MAX;
+    double rate = 0;
+    for (int i = 0; i < nt; i++) {
+        if (t1[i] <= t0[i])
+            return 0;
+        last_start = t0[i] > last_start ? t0[i] : last_start;
+        first_end = t1[i] < first_end ? t1[i] : first_end;
+        rate += bytes[i] / (double)(t1[i] - t0[i]);
+    }
+    double together = first_end > last_start ? (double)(first_end - last_start) : 0;
+    for (int i = 0; i < nt; i++)
+        if (together * 10 < (double)(t1[i] - t0[i]) * 9)
+            return 0;
+    return rate;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double tp_calib_top_median(double *v, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > 0)
+            v[k++] = v[i];
+    if (k == 0)
+        return 0;
+    qsort(v, (size_t)k, sizeof *v, cmp_double);
+    int top = k / 8 > 0 ? k / 8 : 1; /* the top eighth, at least one */
+    return v[k - 1 - top / 2];
+}
+
+/* One round, all threads; its rate with every thread together (else 0) into rate[n], and the
+ * sum of the threads' rates, together or not, into rate[MAX_ROUNDS + n]. */
+static void team_round(struct team *t, struct member *m, int r, double *rate, int n)
+{
+    uint64_t t0[256], t1[256];
+    double bytes[256], own = 0;
+    one_round(&m[0], r);
+    for (int i = 0; i < t->nt; i++) {
+        t0[i] = m[i].t0;
+        t1[i] = m[i].t1;
+        bytes[i] = m[i].bytes;
+        own += t1[i] > t0[i] ? bytes[i] / (double)(t1[i] - t0[i]) : 0;
+    }
+    spin_sync(t);
+    rate[n] = tp_calib_round_rate(t0, t1, bytes, t->nt);
+    rate[MAX_ROUNDS + n] = own;
+}
+
+/* Bursts of SWEEP_ROUNDS rounds back to back, NAP_NS apart, for about `seconds`, and on (up to
+ * 6 x seconds) until MIN_TOGETHER rounds had every thread at work at once; the first burst
+ * (the threads' first touch of their pages, cold TLBs) is not counted. Returns the rounds. */
+static int team_rounds(struct team *t, struct member *m, double seconds, double *rate)
+{
+    uint64_t begin = 0;
+    int n = 0, together = 0;
+    for (int burst = 0;; burst++) {
+        double el = burst > 0 ? (double)(tp_now_ns() - begin) / 1e9 : 0;
+        if (burst > 3 && el >= seconds && (together >= MIN_TOGETHER || el >= 6 * seconds))
+            break;
+        pthread_barrier_wait(&t->burst);
+        for (int r = 0; r < SWEEP_ROUNDS; r++) {
+            team_round(t, m, r, rate, n);
+            if (burst > 0)
+                together += rate[n++] > 0;
+        }
+        if (n + SWEEP_ROUNDS > MAX_ROUNDS)
+            break;
+        if (burst == 0)
+            begin = tp_now_ns();
+        struct timespec nap = {0, NAP_NS};
+        nanosleep(&nap, NULL);
+    }
+    return n;
+}
+
+/* Start threads 1..threads-1 (those that start share the work), run the rounds with this thread
+ * as member 0, stop them. Returns the rounds counted. */
+static int team_run(struct team *t, int threads, double seconds, double *rate)
 {
     enum { MAXT = 256 };
     pthread_t th[MAXT];
     struct member m[MAXT];
-    int want = threads < 1 ? 1 : threads > MAXT ? MAXT : threads, started = 0;
-    double best = 0;
-    *nt = *passes = 0;
-    t->go = t->nt = 0;
+    int want = threads < 1 ? 1 : threads > MAXT ? MAXT : threads, nt = 1;
+    t->go = 0;
     atomic_store(&t->stop, 0);
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->cv, NULL);
-    for (int i = 0; i < want; i++) {
-        m[i] = (struct member){t, i, 0, 0, 0};
+    m[0] = (struct member){t, 0, 0, 0, 0, 0};
+    for (int i = 1; i < want; i++) {
+        m[i] = (struct member){t, i, 0, 0, 0, 0};
         if (pthread_create(&th[i], NULL, member_main, &m[i]) != 0)
             break;
-        started++;
+        nt++;
     }
-    if (started > 0) {
-        /* Threads that started share the work if some could not. */
-        t->nt = started;
-        pthread_barrier_init(&t->start, NULL, (unsigned)started + 1);
-        pthread_barrier_init(&t->done, NULL, (unsigned)started + 1);
-        pthread_mutex_lock(&t->mu);
-        t->go = 1;
-        pthread_cond_broadcast(&t->cv);
-        pthread_mutex_unlock(&t->mu);
-        uint64_t begin = tp_now_ns();
-        int p = 0;
-        do {
-            pthread_barrier_wait(&t->start);
-            pthread_barrier_wait(&t->done);
-            uint64_t t0 = UINT64_MAX, t1 = 0;
-            for (int i = 0; i < started; i++) {
-                t0 = m[i].t0 < t0 ? m[i].t0 : t0;
-                t1 = m[i].t1 > t1 ? m[i].t1 : t1;
-            }
-            double dt = (double)(t1 - t0);
-            if (p > 0 && dt > 0 && (best == 0 || dt < best))
-                best = dt;
-            p++;
-        } while (p < 4 || (double)(tp_now_ns() - begin) < seconds * 1e9);
-        atomic_store(&t->stop, 1);
-        pthread_barrier_wait(&t->start);
-        for (int i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
-        pthread_barrier_destroy(&t->start);
-        pthread_barrier_destroy(&t->done);
-        *nt = started;
-        *passes = p - 1;
-    }
+    t->nt = nt;
+    pthread_barrier_init(&t->burst, NULL, (unsigned)nt);
+    atomic_store(&t->arrived, 0);
+    atomic_store(&t->gen, 0);
+    pthread_mutex_lock(&t->mu);
+    t->go = 1;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    if (t->setup)
+        t->setup(&m[0]);
+    int n = team_rounds(t, m, seconds, rate);
+    atomic_store(&t->stop, 1);
+    pthread_barrier_wait(&t->burst);
+    for (int i = 1; i < nt; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&t->burst);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
-    return best;
+    return n;
 }
 
 /* ---- STREAM triad ---- */
 
+/* The arrays are cut into SWEEP_ROUNDS chunks and a round streams one chunk (each thread its
+ * slice of it), so that a round lasts about a millisecond, shorter than a time slice, while a
+ * chunk comes back only after the other chunks (over the last-level cache) went through. */
 struct triad {
     double *a, *b, *c;
     size_t n;
 };
 
-static void triad_slice(struct member *m, size_t *lo, size_t *hi)
+static void triad_slice(struct member *m, int round, size_t *lo, size_t *hi)
 {
     struct triad *w = m->team->arg;
-    *lo = w->n * (size_t)m->index / (size_t)m->team->nt;
-    *hi = w->n * (size_t)(m->index + 1) / (size_t)m->team->nt;
+    size_t c0 = w->n * (size_t)round / SWEEP_ROUNDS, c1 = w->n * (size_t)(round + 1) / SWEEP_ROUNDS;
+    *lo = c0 + (c1 - c0) * (size_t)m->index / (size_t)m->team->nt;
+    *hi = c0 + (c1 - c0) * (size_t)(m->index + 1) / (size_t)m->team->nt;
 }
 
-/* First touch by the thread that streams the slice: its pages land on its NUMA node. */
+/* First touch by the thread that streams the slices: their pages land on its NUMA node. */
 static void triad_setup(struct member *m)
 {
     struct triad *w = m->team->arg;
-    size_t lo, hi;
-    triad_slice(m, &lo, &hi);
-    for (size_t i = lo; i < hi; i++) {
-        w->a[i] = 0;
-        w->b[i] = 1;
-        w->c[i] = 2;
+    for (int r = 0; r < SWEEP_ROUNDS; r++) {
+        size_t lo, hi;
+        triad_slice(m, r, &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+            w->a[i] = 0;
+            w->b[i] = 1;
+            w->c[i] = 2;
+        }
     }
 }
 
@@ -275,27 +374,37 @@ static void triad_work(struct member *m)
     double *restrict a = w->a;
     const double *restrict b = w->b, *restrict c = w->c;
     size_t lo, hi;
-    triad_slice(m, &lo, &hi);
+    triad_slice(m, m->round, &lo, &hi);
     for (size_t i = lo; i < hi; i++)
         a[i] = b[i] + 3.0 * c[i];
+    m->bytes = 24.0 * (double)(hi - lo);
 }
 
 double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes)
 {
     size_t n = bytes / sizeof(double);
     bytes = n * sizeof(double);
-    int dummy, nt;
+    int dummy;
     if (!passes)
         passes = &dummy;
     *passes = 0;
     struct triad w = {map(bytes), map(bytes), map(bytes), n};
-    double best = 0;
-    if (w.a && w.b && w.c && n >= (size_t)(threads < 1 ? 1 : threads)) {
+    double *rate = map(2 * MAX_ROUNDS * sizeof(double)), best = 0;
+    if (rate && w.a && w.b && w.c &&
+        n >= (size_t)SWEEP_ROUNDS * (size_t)(threads < 1 ? 1 : threads)) {
         struct team t = {.setup = triad_setup, .work = triad_work, .arg = &w};
-        double ns = team_run(&t, threads, seconds, &nt, passes);
-        if (ns > 0)
-            best = 3.0 * (double)bytes / ns; /* bytes per ns = GB/s */
+        *passes = team_run(&t, threads, seconds, rate);
+        int together = 0;
+        for (int i = 0; i < *passes; i++)
+            together += rate[i] > 0;
+        /* Fewer than 8 rounds with every thread at work (every CPU busy with other processes): the
+         * sum of the threads' own rates, each of which may have had the memory to itself, so
+         * the figure errs high (like the FLOP/s figure, one core's rate times the cores): an
+         * op's efficiency then errs low, never above 100% for that reason. */
+        best = tp_calib_top_median(rate + (together >= MIN_TOGETHER ? 0 : MAX_ROUNDS), *passes);
     }
+    if (rate)
+        munmap(rate, 2 * MAX_ROUNDS * sizeof(double));
     if (w.a)
         munmap(w.a, bytes);
     if (w.b)

@@ -3,6 +3,7 @@
 #define TPROF_CALIB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* One sgemm measurement through a BLAS reached with dlopen + dlsym(handle). */
 struct tp_blas_run {
@@ -32,11 +33,23 @@ int tp_calib_sgemm(const char *lib, int n, int threads, double seconds, struct t
  * measure it even on a CPU shared with a busy thread. Needs no library, so it is safe in a
  * profiled process at exit (after the program's BLAS may have run its destructors). GFLOP/s. */
 double tp_calib_fma_1t(double seconds);
-/* STREAM triad a[i] = b[i] + s * c[i] over three mmap'd arrays of `bytes` each, one slice per
- * thread (first touched by the thread that uses it), best pass after at least two and about
- * `seconds`. Counts 24 bytes per element (2 reads, 1 write; not the write-allocate read), as
- * STREAM does. GB/s, 0 if the arrays cannot be mapped. passes may be NULL. */
+/* STREAM triad a[i] = b[i] + s * c[i] over three mmap'd arrays of `bytes` each, on `threads`
+ * threads, in rounds of about a millisecond (one eighth of the arrays, each thread its slice,
+ * first touched by that thread), bursts of 8 rounds 10 ms apart for about `seconds` (at least 3
+ * bursts; the first is not counted). Counts 24 bytes per element (2 reads, 1 write; not the
+ * write-allocate read), as STREAM does. The figure is tp_calib_top_median of the rounds in
+ * which every thread ran (tp_calib_round_rate), or, when fewer than 8 did, of the sums of the
+ * threads' own rates (which err high). GB/s, 0 if the arrays cannot be mapped. passes (may be NULL): the rounds counted. */
 double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes);
+
+/* One round of a team of nt threads, thread i streaming bytes[i] from t0[i] to t1[i] (ns, its
+ * own clock): the sum of the threads' rates (bytes per ns), when every thread spent at least 90%
+ * of its time while all the others were at work too; else 0 (a thread that ran alone had the
+ * memory to itself, and its rate would inflate the sum). */
+double tp_calib_round_rate(const uint64_t *t0, const uint64_t *t1, const double *bytes, int nt);
+/* The high figure of a set of round rates that a few freak rounds cannot make: the median of
+ * the top eighth of the values above 0 (at least one value); 0 if none. Reorders v. */
+double tp_calib_top_median(double *v, int n);
 
 /* CPUs this process may run on (sched_getaffinity), at least 1. */
 int tp_calib_cpus(void);

@@ -60,7 +60,13 @@
     X(U64, live_at_peak_bytes, 0) X(U64, live_at_exit_bytes, 0) X(U64, live_at_exit_allocs, 0) \
     X(BOOL, system, 0) X(BOOL, suppressed, 0)
 
-/* struct tp_memory: these, then "sites", then "series" */
+/* struct tp_site_rollup (memory "site_rollups", written when some sites were rolled up) */
+#define TP_ROLLUP_FIELDS(X) \
+    X(STR, function, NULL) X(STR, module, NULL) X(U64, sites, 0) X(U64, allocs, 0) \
+    X(U64, frees, 0) X(U64, bytes, 0) X(U64, live_at_peak_bytes, 0) \
+    X(U64, live_at_exit_bytes, 0) X(U64, live_at_exit_allocs, 0)
+
+/* struct tp_memory: these, then "sites", "site_rollups" (when there are any), "series" */
 #define TP_MEMORY_FIELDS(X) \
     X(U64, peak_bytes, 0) X(U64, peak_ns, 0) X(STR, peak_op, NULL) X(U64, allocs, 0) \
     X(U64, frees, 0) X(U64, bytes_allocated, 0) X(U64, live_at_exit_bytes, 0) \

@@ -304,7 +304,14 @@ int tp_peaks_synthetic(const struct tp_peaks *p)
  *   core's turbo clock may beat all cores' at once, and a hypervisor may show SMT siblings as
  *   cores: the figure errs high, so an op's efficiency errs low, never above 100% for that.
  * - GB/s needs every core at once (one core cannot saturate the memory controllers), so the
- *   triad first waits, up to half a second, for the program's other threads to go quiet.
+ *   triad first waits, up to half a second, for the program's other threads to go quiet. It
+ *   then streams in rounds of about a millisecond spread over 0.2 s (up to 1.2 s on a busy
+ *   machine), and counts only rounds in which every thread ran at once, each timed on its own
+ *   clock: a round in which a thread waited for a CPU, or ran alone with the memory to itself,
+ *   says nothing of the all-core rate. The figure is the median of the top eighth of those
+ *   rounds: bandwidth shared with other machines' guests varies from round to round, and its
+ *   high rounds are what this machine can do; one freak round cannot set it. With no such
+ *   rounds, the sum of the threads' own rates, which errs high (report/calib.h).
  * Arrays of twice the last-level cache each (with 1x, part of the data still came from the
  * cache: 15% more GB/s), no smaller than 32 MiB, no larger than 128 MiB. The caller caches the
  * result per host: this runs once per machine, not at every exit. */
@@ -320,7 +327,7 @@ static void quick_measure(struct tp_peaks *p)
     p->gflops_1t = tp_calib_fma_1t(0.03);
     p->gflops = p->gflops_1t * cores;
     tp_calib_wait_quiet(0.5);
-    p->gbps = tp_calib_triad(0.1, bytes, tp_calib_cpus(), NULL);
+    p->gbps = tp_calib_triad(0.2, bytes, tp_calib_cpus(), NULL);
     p->threads = cores;
     p->triad_bytes = (long long)bytes;
     snprintf(p->method, sizeof p->method, "quick");

@@ -1,6 +1,6 @@
 /* Machine peaks for the roofline: from TPROF_PEAK_GFLOPS/GBPS, else the per-host cache written
  * by `tprof calibrate` (or by the first quick measurement), else a quick measurement at exit
- * (about 0.2 s, once per machine). Used by libtprof.so
+ * (about 0.3 s, once per machine). Used by libtprof.so
  * (which cannot use json-c, hence a plain text cache) and by the CLI. */
 #ifndef TPROF_PEAKS_H
 #define TPROF_PEAKS_H
@@ -34,7 +34,7 @@ int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, i
 
 /* The quick measurement (why it is made so: report/peaks.c): one core's synthetic FMA peak
  * times the physical cores, and a short all-CPU triad once the program's other threads are
- * quiet; about 0.2 s. tp_peaks_resolve writes it to the cache when there is none. */
+ * quiet; about 0.3 s. tp_peaks_resolve writes it to the cache when there is none. */
 void tp_peaks_quick(double *gflops, double *gbps);
 /* 1 when a cache holds the library's quick synthetic measurement (method quick, no BLAS):
  * its source is then "quick-cache:<path>", and `tprof calibrate --quick` replaces it. */

@@ -2,6 +2,7 @@
  * writer runs inside the profiled process at exit, where a JSON library would be one more thing
  * to load; the CLI reads it back with json-c. */
 #include <math.h>
+#include "report/siterollup.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,14 @@ static void step_point(struct tp_buf *b, const struct tp_step_point *s)
     tp_buf_putc(b, '}');
 }
 
+static void rollup(struct tp_buf *b, const struct tp_site_rollup *s)
+{
+    struct obj obj = {b, 0}, *o = &obj;
+    tp_buf_putc(b, '{');
+    TP_ROLLUP_FIELDS(WRITE)
+    tp_buf_putc(b, '}');
+}
+
 static void memory(struct tp_buf *b, const struct tp_memory *s)
 {
     struct obj obj = {b, 0}, *o = &obj;
@@ -238,7 +247,17 @@ static void memory(struct tp_buf *b, const struct tp_memory *s)
         tp_buf_puts(b, i ? ",\n" : "\n");
         site(b, &s->sites[i]);
     }
-    tp_buf_puts(b, "],\n\"series\":[");
+    tp_buf_putc(b, ']');
+    if (s->nrollups) { /* only then: the JSON of a report without them stays as it was */
+        key(o, "site_rollups");
+        tp_buf_putc(b, '[');
+        for (size_t i = 0; i < s->nrollups; i++) {
+            tp_buf_puts(b, i ? ",\n" : "\n");
+            rollup(b, &s->rollups[i]);
+        }
+        tp_buf_putc(b, ']');
+    }
+    tp_buf_puts(b, ",\n\"series\":[");
     for (size_t i = 0; i < s->nseries; i++) {
         tp_buf_puts(b, i ? "," : "");
         heap_point(b, &s->series[i]);

@@ -305,6 +305,12 @@ static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
                     "(up to %llu sites in all: the processes' sites left out of their JSON "
                     "reports may repeat; the merged report keeps %zu)",
                     (unsigned long long)m->nsites_total, m->nsites);
+    else if (m->nsites_total > m->nsites && m->nrollups)
+        tp_text_say(c,
+                    "(%llu sites in all; the JSON report keeps the %zu largest by each measure "
+                    "one by one and rolls the other %llu up into %zu rows per function and module)",
+                    (unsigned long long)m->nsites_total, m->nsites,
+                    (unsigned long long)(m->nsites_total - m->nsites), m->nrollups);
     else if (m->nsites_total > m->nsites)
         tp_text_say(c, "(%llu sites in all; the JSON report keeps the %zu largest)",
                     (unsigned long long)m->nsites_total, m->nsites);

@@ -1,4 +1,5 @@
 #include "report/report.h"
+#include "report/siterollup.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -236,9 +237,7 @@ void tp_report_free(struct tp_report *r)
         struct tp_memory *s = &r->memory;
         TP_MEMORY_FIELDS(FREE)
     }
-    for (size_t i = 0; i < r->memory.nsites; i++)
-        tp_site_free_frames(&r->memory.sites[i]);
-    free(r->memory.sites);
+    tp_memory_free_sites(&r->memory);
     for (size_t i = 0; i < r->memory.nseries; i++) {
         struct tp_heap_point *s = &r->memory.series[i];
         TP_HEAP_POINT_FIELDS(FREE)

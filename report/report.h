@@ -109,7 +109,8 @@ struct tp_memory {
     char *lifetime_step;   /* the step's name (function, "tprof_step", op), or NULL */
     uint64_t nsites_total; /* sites seen; nsites may be fewer when the JSON was capped */
     struct tp_site *sites;
-    size_t nsites;
+    struct tp_site_rollup *rollups; /* the sites not in sites[], rolled up (siterollup.h) */
+    size_t nsites, nrollups;
     /* Heap over time, oldest first, at most TP_SERIES_MAX points, the peak among them exactly
      * (tp_series_downsample), each with its op (track/series.c says where points are taken). */
     struct tp_heap_point *series;

@@ -42,7 +42,8 @@ static int is_keeping_runtime(const char *m)
 }
 
 /* The C library's functions that allocate state it keeps for the life of the process: stdio
- * buffers (freed only by exit's own flush, after tprof's report), locale and time-zone data. */
+ * buffers (freed only by exit's own flush, after tprof's report), locale and time-zone data,
+ * character-set conversion data. */
 static const char *libc_keeper(const char *fn)
 {
     if (!fn)
@@ -53,6 +54,10 @@ static const char *libc_keeper(const char *fn)
         return "locale data";
     if (strstr(fn, "tzfile") || strstr(fn, "tzset") || strstr(fn, "__tzstring"))
         return "time zone data";
+    /* iconv's module cache and the multibyte functions' conversion state, which libc loads at a
+     * program's first mbstowcs or iconv_open (python3 at start-up) and keeps */
+    if (!strncmp(fn, "__gconv", 7) || !strncmp(fn, "__wcsmbs_load_conv", 18))
+        return "character-set conversion data";
     return NULL;
 }
 

@@ -54,4 +54,19 @@ jcheck "$WORK/off.json" \
   "ops['tiny_norm']['calls'] == 1000 and ops['lp_tiny_norm']['calls'] == 1000" \
   "not any(o['demoted'] or o['counted_calls'] for o in d['ops'])" \
   "not any('counted, not timed' in n for n in d['notes'])"
+
+# 4 threads, each in thr_conv calling lp_tiny_norm 20000 times through the PLT: demoted once
+# (judged on the first calls of any thread), then counted in each thread's own counters; the
+# total is exact. Each counted call is taken out of thr_conv like a hook of TPROF_HOOK_NS=10000:
+# well over 19000 counted calls x 10 us = 190 ms per thr_conv call, against a real time of well
+# under a millisecond, so its time comes out 0 (it kept the counting's cost before).
+out=$(TPROF_OPS='*norm*,*conv*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT=none \
+      TPROF_JSON="$WORK/thr.json" LD_PRELOAD="$TPROF_SO" "$V" threads 2>"$WORK/err") ||
+  fail "victim failed (threads): $(cat "$WORK/err")"
+[ "$out" = "threads 4 x 20000 calls" ] || fail "stdout changed (threads): $out"
+jcheck "$WORK/thr.json" \
+  "ops['lp_tiny_norm']['calls'] == 80000 and ops['lp_tiny_norm']['demoted']" \
+  "ops['lp_tiny_norm']['source'] == 'plt'" \
+  "80000 - 4 * 65 <= ops['lp_tiny_norm']['counted_calls'] < 80000" \
+  "ops['thr_conv']['calls'] == 4 and ops['thr_conv']['total_ns'] == 0"
 exit 0

@@ -14,17 +14,27 @@ static void setup_tables(int max_sites)
 {
     tp_heap_init(NULL, NULL);
     /* stack 1: the "return address" we pass is the whole call site */
-    tp_sites_init(1, (uint64_t)max_sites, NULL);
+    tp_sites_init(1, (uint64_t)max_sites, 0, NULL);
+}
+
+/* A site's figures, summed, in one of a few buffers (a test compares up to three at once). */
+static struct tp_site_sum *site_sum(uint32_t id)
+{
+    static struct tp_site_sum ring[8];
+    static unsigned next;
+    struct tp_site_sum *o = &ring[next++ % 8];
+    tp_site_get(id, o);
+    return o;
 }
 
 /* Site ids by their fake return address. */
-static struct tp_site_rec *site_of(uintptr_t ra)
+static struct tp_site_sum *site_of(uintptr_t ra)
 {
     for (uint32_t i = 1; i < tp_sites_count(); i++) {
         uint32_t n;
         const uintptr_t *f = tp_site_frames(i, &n);
         if (n == 1 && f[0] == ra)
-            return tp_site_get(i);
+            return site_sum(i);
     }
     return NULL;
 }
@@ -53,7 +63,7 @@ START_TEST(test_peak_and_live_at_peak)
     tp_heap_totals(&t);
     ck_assert_uint_eq(t.peak, 14000);
     ck_assert_uint_eq(t.live, 7000);
-    struct tp_site_rec *a = site_of(0xa0), *b = site_of(0xb0), *c = site_of(0xc0);
+    struct tp_site_sum *a = site_of(0xa0), *b = site_of(0xb0), *c = site_of(0xc0);
     ck_assert_ptr_nonnull(a);
     ck_assert_uint_eq(a->allocs, 3);
     ck_assert_uint_eq(a->frees, 1);
@@ -239,7 +249,7 @@ START_TEST(test_concurrent_churn)
     ck_assert_uint_eq(t.live, 0);
     ck_assert_uint_eq(t.dropped, 0);
     for (uintptr_t i = 0; i < THREADS; i++) {
-        struct tp_site_rec *s = site_of(0x2000 + i * 16);
+        struct tp_site_sum *s = site_of(0x2000 + i * 16);
         ck_assert_ptr_nonnull(s);
         ck_assert_uint_eq(s->allocs, CHURN_OPS);
         ck_assert_uint_eq(s->frees, CHURN_OPS);
@@ -252,13 +262,13 @@ START_TEST(test_concurrent_churn)
 END_TEST
 
 /* A site by its whole stack. */
-static struct tp_site_rec *site_of_stack(const uintptr_t *want, uint32_t nwant)
+static struct tp_site_sum *site_of_stack(const uintptr_t *want, uint32_t nwant)
 {
     for (uint32_t i = 1; i < tp_sites_count(); i++) {
         uint32_t n;
         const uintptr_t *f = tp_site_frames(i, &n);
         if (n == nwant && !memcmp(f, want, sizeof *f * n))
-            return tp_site_get(i);
+            return site_sum(i);
     }
     return NULL;
 }
@@ -268,7 +278,7 @@ static struct tp_site_rec *site_of_stack(const uintptr_t *want, uint32_t nwant)
 START_TEST(test_recent_stacks)
 {
     tp_heap_init(NULL, NULL);
-    tp_sites_init(4, 1024, NULL);
+    tp_sites_init(4, 1024, 0, NULL);
     static const uintptr_t s1[] = {0x7000, 0x7100}, s2[] = {0x7000, 0x7200},
                            s3[] = {0x7000, 0x7100, 0x7300};
     void *r1[] = {(void *)s1[0], (void *)s1[1], NULL};
@@ -279,7 +289,7 @@ START_TEST(test_recent_stacks)
         tp_heap_alloc(P(i + 1), 20, NULL, r2, 3);
         tp_heap_alloc(P(i + 2), 30, NULL, r3, 4);
     }
-    struct tp_site_rec *a = site_of_stack(s1, 2), *b = site_of_stack(s2, 2),
+    struct tp_site_sum *a = site_of_stack(s1, 2), *b = site_of_stack(s2, 2),
                        *c = site_of_stack(s3, 3);
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
@@ -301,8 +311,102 @@ START_TEST(test_site_table_full)
         tp_heap_alloc(P(i), 10, (void *)(uintptr_t)(0x5000 + i * 16), NULL, 0);
     ck_assert_uint_eq(tp_sites_count(), 16);
     ck_assert_uint_eq(tp_sites_dropped(), 40 - 15);
-    ck_assert_uint_eq(tp_site_get(0)->allocs, 25);
-    ck_assert_uint_eq(tp_site_get(0)->live, 250);
+    ck_assert_uint_eq(site_sum(0)->allocs, 25);
+    ck_assert_uint_eq(site_sum(0)->live, 250);
+}
+END_TEST
+
+/* More stacks than the first index holds (3,072 sites), found by four threads at once, each in
+ * its own order, while the index grows under them: every stack gets exactly one site (a stack
+ * published twice, or lost in a move, shows as a count below THREADS), and every count is exact. */
+#define GROW_STACKS    20000
+#define GROW_FRAME0(i) ((uintptr_t)0x100000 + (uintptr_t)(i)*16)
+#define GROW_FRAME1(i) ((uintptr_t)0x900000 + (uintptr_t)((i) % 7) * 16)
+
+static void *grower(void *arg)
+{
+    uintptr_t t = (uintptr_t)arg;
+    for (uintptr_t k = 0; k < GROW_STACKS; k++) {
+        uintptr_t i = (k + t * (GROW_STACKS / THREADS)) % GROW_STACKS;
+        void *raw[] = {(void *)GROW_FRAME0(i), (void *)GROW_FRAME1(i), NULL};
+        tp_heap_alloc(P(0x1000000 + i * THREADS + t), i % 100 + 1, NULL, raw, 3);
+    }
+    return NULL;
+}
+
+/* Checks every site once: stack i's site has THREADS allocations of i % 100 + 1 bytes each. */
+static uint64_t check_grown_sites(uint64_t *allocs, uint64_t *bytes)
+{
+    uint64_t found = 0;
+    *allocs = *bytes = 0;
+    for (uint32_t id = 1; id < tp_sites_count(); id++) {
+        struct tp_site_sum *s = site_sum(id);
+        if (!s->nframes)
+            continue;
+        uint32_t n;
+        const uintptr_t *f = tp_site_frames(id, &n);
+        ck_assert_uint_eq(n, 2);
+        uintptr_t i = (f[0] - GROW_FRAME0(0)) / 16;
+        ck_assert_uint_eq(f[1], GROW_FRAME1(i));
+        ck_assert_uint_eq(s->allocs, THREADS);
+        ck_assert_uint_eq(s->bytes, THREADS * (i % 100 + 1));
+        *allocs += s->allocs;
+        *bytes += s->bytes;
+        found++;
+    }
+    return found;
+}
+
+START_TEST(test_sites_grow_threads)
+{
+    tp_heap_init(NULL, NULL);
+    tp_sites_init(2, 0, 0, NULL);
+    pthread_t th[THREADS];
+    for (uintptr_t i = 0; i < THREADS; i++)
+        pthread_create(&th[i], NULL, grower, (void *)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    uint64_t allocs, bytes, want_bytes = 0;
+    for (uintptr_t i = 0; i < GROW_STACKS; i++)
+        want_bytes += THREADS * (i % 100 + 1);
+    ck_assert_uint_eq(check_grown_sites(&allocs, &bytes), GROW_STACKS);
+    ck_assert_uint_eq(allocs, (uint64_t)THREADS * GROW_STACKS);
+    ck_assert_uint_eq(bytes, want_bytes);
+    ck_assert_uint_eq(tp_sites_dropped(), 0);
+    ck_assert_uint_eq(site_sum(0)->allocs, 0);
+    struct tp_sites_state st;
+    tp_sites_state(&st);
+    ck_assert_int_eq(st.limit, TP_SITES_GROWING);
+    ck_assert_uint_ge(st.index_slots * 3 / 4, GROW_STACKS);
+}
+END_TEST
+
+/* A budget too small for them: the table stops growing, and what it could not take is exactly
+ * in the overflow site; with the sites it kept, the totals are whole. */
+START_TEST(test_sites_budget_full)
+{
+    tp_heap_init(NULL, NULL);
+    tp_sites_init(2, 0, 256 << 10, NULL);
+    pthread_t th[THREADS];
+    for (uintptr_t i = 0; i < THREADS; i++)
+        pthread_create(&th[i], NULL, grower, (void *)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    uint64_t allocs, bytes, want_bytes = 0;
+    for (uintptr_t i = 0; i < GROW_STACKS; i++)
+        want_bytes += THREADS * (i % 100 + 1);
+    uint64_t kept = check_grown_sites(&allocs, &bytes);
+    struct tp_site_sum *o = site_sum(0);
+    ck_assert_uint_lt(kept, GROW_STACKS);
+    ck_assert_uint_gt(kept, 0);
+    ck_assert_uint_eq(o->allocs, tp_sites_dropped());
+    ck_assert_uint_eq(allocs + o->allocs, (uint64_t)THREADS * GROW_STACKS);
+    ck_assert_uint_eq(bytes + o->bytes, want_bytes);
+    ck_assert_uint_eq(o->live, o->bytes); /* nothing was freed */
+    struct tp_sites_state st;
+    tp_sites_state(&st);
+    ck_assert_int_eq(st.limit, TP_SITES_BUDGET);
+    ck_assert_uint_eq(st.budget, 256 << 10);
 }
 END_TEST
 
@@ -318,6 +422,8 @@ int main(void)
     tcase_add_test(tc, test_concurrent_exact);
     tcase_add_test(tc, test_concurrent_churn);
     tcase_add_test(tc, test_site_table_full);
+    tcase_add_test(tc, test_sites_grow_threads);
+    tcase_add_test(tc, test_sites_budget_full);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -101,6 +101,20 @@ START_TEST(test_system_sites)
                           "main",
                           EXE};
     expect(gomp, 3, 1, "libgomp");
+    /* python3's start-up: mbstowcs loads libc's conversion state, kept for the process. */
+    const char *conv[] = {"__gconv_lookup_cache",
+                          LIBC,
+                          "__gconv_find_transform",
+                          LIBC,
+                          "__wcsmbs_load_conv",
+                          LIBC,
+                          "mbstowcs",
+                          LIBC,
+                          "Py_DecodeLocale",
+                          EXE};
+    expect(conv, 5, 1, "character-set conversion data");
+    const char *wcs[] = {"__wcsmbs_load_conv", LIBC, "__mbsrtowcs_l", LIBC, "main", EXE};
+    expect(wcs, 3, 1, "character-set conversion data");
     /* libc handing a block to the program: the program's leak. */
     const char *dup[] = {"__strdup", LIBC, "main", EXE};
     expect(dup, 2, 0, NULL);

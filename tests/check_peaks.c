@@ -78,8 +78,15 @@ static void write_file(const char *p, const char *data, size_t len)
     fclose(f);
 }
 
-static const struct tp_peaks sample = {123.5, 61.25, 17.75, 2, 2048, 134217728, "full",
-                                       "/usr/lib/libblas.so.3", "OpenBLAS 0.3.21 Zen",
+static const struct tp_peaks sample = {123.5,
+                                       61.25,
+                                       17.75,
+                                       2,
+                                       2048,
+                                       134217728,
+                                       "full",
+                                       "/usr/lib/libblas.so.3",
+                                       "OpenBLAS 0.3.21 Zen",
                                        "2026-01-01T00:00:00Z"};
 
 START_TEST(test_cache_path)
@@ -174,7 +181,7 @@ START_TEST(test_absent)
     capture_begin();
     ck_assert_int_eq(tp_peaks_load(path, &q), -1);
     ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 0), -1); /* no quick measurement allowed */
-    ck_assert_str_eq(capture_end(), ""); /* absent is not a problem worth a line */
+    ck_assert_str_eq(capture_end(), "");                 /* absent is not a problem worth a line */
     ck_assert_str_eq(m.source, "none");
     ck_assert(m.peak_gflops == 0 && m.peak_gbps == 0);
     /* Only one peak from the environment: kept, the other unknown. */
@@ -188,7 +195,8 @@ END_TEST
 static const struct {
     const char *data, *why;
 } bad[] = {
-    {"tprof-peaks 1\npeak_gflops banana\npeak_gbps 3\n", "line 2: peak_gflops 'banana' is not valid"},
+    {"tprof-peaks 1\npeak_gflops banana\npeak_gbps 3\n",
+     "line 2: peak_gflops 'banana' is not valid"},
     {"tprof-peaks 1\npeak_gflops nan\npeak_gbps 3\n", "line 2: peak_gflops 'nan' is not valid"},
     {"tprof-peaks 1\npeak_gflops inf\npeak_gbps 3\n", "line 2: peak_gflops 'inf' is not valid"},
     {"tprof-peaks 1\npeak_gflops 5\npeak_gbps -3\n", "line 3: peak_gbps '-3' is not valid"},
@@ -197,14 +205,19 @@ static const struct {
     {"tprof-peaks 1\npeak_gflops 1e400\npeak_gbps 3\n", "line 2: peak_gflops '1e400' is not valid"},
     {"tprof-peaks 1\npeak_gflops 5\n", "no peak_gbps"},
     {"tprof-peaks 1\npeak_gbps 5\n", "no peak_gflops"},
-    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\npeak_gflops 6\n", "line 4: peak_gflops given twice"},
+    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\npeak_gflops 6\n",
+     "line 4: peak_gflops given twice"},
     {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3", "truncated: no newline at the end"},
     {"tprof-peaks 2\npeak_gflops 5\npeak_gbps 3\n", "first line is not 'tprof-peaks 1'"},
     {"", "empty"},
     {"tprof-peaks 1\npeak_gflops 5\npeak_gbps\n", "line 3: 'peak_gbps' is not 'key value'"},
-    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\nthreads two\n", "line 4: threads 'two' is not valid"},
-    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\nmethod slow\n", "line 4: method 'slow' is not valid"},
-    {"\x7f" "ELF\x02\x01\x01\n", "first line is not 'tprof-peaks 1'"},
+    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\nthreads two\n",
+     "line 4: threads 'two' is not valid"},
+    {"tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\nmethod slow\n",
+     "line 4: method 'slow' is not valid"},
+    {"\x7f"
+     "ELF\x02\x01\x01\n",
+     "first line is not 'tprof-peaks 1'"},
 };
 
 START_TEST(test_corrupt)
@@ -221,8 +234,10 @@ START_TEST(test_corrupt)
         capture_begin();
         int rc = tp_peaks_load(path, &q);
         const char *err = capture_end();
-        snprintf(want, sizeof want, "tprof: %s: not a valid peaks cache (%s); ignoring it (run "
-                                    "`tprof calibrate --force`)\n", path, bad[i].why);
+        snprintf(want, sizeof want,
+                 "tprof: %s: not a valid peaks cache (%s); ignoring it (run "
+                 "`tprof calibrate --force`)\n",
+                 path, bad[i].why);
         ck_assert_msg(rc == -2, "case %zu: rc %d", i, rc);
         ck_assert_str_eq(err, want);
         ck_assert(q.gflops == 0 && q.gbps == 0);
@@ -318,7 +333,8 @@ START_TEST(test_measurements)
 
     struct tp_blas_run r;
     ck_assert_int_eq(tp_calib_sgemm("/nonexistent/libblas.so", 256, 1, 0.01, &r), -1);
-    ck_assert_str_eq(r.error, "no BLAS with cblas_sgemm could be loaded (tried /nonexistent/libblas.so)");
+    ck_assert_str_eq(r.error,
+                     "no BLAS with cblas_sgemm could be loaded (tried /nonexistent/libblas.so)");
     ck_assert_int_eq(tp_calib_sgemm("libm.so.6", 256, 1, 0.01, &r), -1); /* loads, no cblas_sgemm */
     int rc = tp_calib_sgemm(NULL, 256, 1, 0.05, &r);
     if (rc == -1)
@@ -330,6 +346,49 @@ START_TEST(test_measurements)
     ck_assert(r.path[0] == '/');
     if (r.config[0]) /* OpenBLAS: it says how many threads it used */
         ck_assert_int_eq(r.threads, 1);
+}
+END_TEST
+
+/* The quick triad's estimator on fixed rounds: exact figures, no timing. */
+START_TEST(test_round_rate)
+{
+    /* Two threads, 1000 bytes each over 100 ns and 125 ns, started 5 ns apart: together for
+     * 95 ns, under 90% of the second thread's 125: not counted (it ran alone for 30 ns). */
+    uint64_t t0[2] = {1000, 1005}, t1[2] = {1100, 1130};
+    double bytes[2] = {1000, 1000};
+    ck_assert(tp_calib_round_rate(t0, t1, bytes, 2) == 0);
+    /* Together for 95 ns of 100 and of 99: 10 + 1000/99 bytes per ns. */
+    t1[1] = 1104;
+    ck_assert(tp_calib_round_rate(t0, t1, bytes, 2) == 10.0 + 1000.0 / 99);
+    /* Exactly 90% together counts; just under does not. */
+    uint64_t a0[2] = {0, 10}, a1[2] = {100, 100};
+    ck_assert(tp_calib_round_rate(a0, a1, bytes, 2) == 10.0 + 1000.0 / 90);
+    a0[1] = 11;
+    ck_assert(tp_calib_round_rate(a0, a1, bytes, 2) == 0);
+    /* One thread is always together with itself; a clock that did not move counts nothing. */
+    ck_assert(tp_calib_round_rate(a0, a1, bytes, 1) == 10.0);
+    a1[0] = 0;
+    ck_assert(tp_calib_round_rate(a0, a1, bytes, 1) == 0);
+}
+END_TEST
+
+START_TEST(test_top_median)
+{
+    /* 40 rounds: 1..40 GB/s shuffled, plus zeros (rounds not counted). The top eighth is the
+     * 5 highest, 36..40; their median is 38. */
+    double v[48];
+    for (int i = 0; i < 40; i++)
+        v[i] = (double)((i * 17) % 40 + 1);
+    for (int i = 40; i < 48; i++)
+        v[i] = 0;
+    ck_assert(tp_calib_top_median(v, 48) == 38.0);
+    /* One freak round far above the rest does not set the figure. */
+    double x[16] = {30, 31, 29, 30, 32, 31, 30, 29, 30, 31, 500, 30, 29, 31, 30, 32};
+    ck_assert(tp_calib_top_median(x, 16) == 32.0); /* top eighth: 32 and 500 -> the lower */
+    double y[3] = {3, 0, 7};                       /* fewer than 8: the highest */
+    ck_assert(tp_calib_top_median(y, 3) == 7.0);
+    double z[2] = {0, 0};
+    ck_assert(tp_calib_top_median(z, 2) == 0);
 }
 END_TEST
 
@@ -348,6 +407,8 @@ int main(void)
     tcase_add_test(tc, test_lenient);
     tcase_add_test(tc, test_quick_is_sane);
     tcase_add_test(tc, test_measurements);
+    tcase_add_test(tc, test_round_rate);
+    tcase_add_test(tc, test_top_median);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -113,6 +113,62 @@ tests_victims_v_life_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
 TESTS += tests/heap_lifetime.sh
 EXTRA_DIST += tests/heap_lifetime.sh
 
+# Work of a program's own kernels from their parameters (TPROF_WORK): the same kernels built at
+# -O0, -O2 and -O3 with -g, and at -O2 without -g. Built by plain rules: automake would put the
+# user's CFLAGS (-g -O2 by default) after the per-program ones, and every level would be -O2.
+V_WORK_SRC = $(srcdir)/tests/victims/v_work.c $(srcdir)/tests/victims/v_work_k.c
+V_WORK_DEP = $(V_WORK_SRC) $(srcdir)/tests/victims/v_work.h
+check_DATA = tests/victims/v_work_O0 tests/victims/v_work_O2 tests/victims/v_work_O3 \
+	tests/victims/v_work_nog tests/victims/v_work_inline tests/victims/v_work_threads \
+	tests/victims/v_work_cxx
+CLEANFILES += $(check_DATA)
+EXTRA_DIST += $(V_WORK_DEP) tests/victims/v_work_inline.c tests/victims/v_work_threads.c \
+	tests/victims/v_work_cxx.cc
+tests/victims/v_work_O0: $(V_WORK_DEP)
+	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O0 -o $@ $(V_WORK_SRC)
+tests/victims/v_work_O2: $(V_WORK_DEP)
+	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O2 -o $@ $(V_WORK_SRC)
+tests/victims/v_work_O3: $(V_WORK_DEP)
+	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O3 -o $@ $(V_WORK_SRC)
+tests/victims/v_work_nog: $(V_WORK_DEP)
+	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g0 -O2 -o $@ $(V_WORK_SRC)
+tests/victims/v_work_threads: $(V_WORK_DEP) $(srcdir)/tests/victims/v_work_threads.c
+	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O2 -pthread -o $@ \
+	  $(srcdir)/tests/victims/v_work_threads.c $(srcdir)/tests/victims/v_work_k.c
+tests/victims/v_work_cxx: $(srcdir)/tests/victims/v_work_cxx.cc
+	$(AM_V_CXX)$(CXX) -finstrument-functions -g -O2 -o $@ $(srcdir)/tests/victims/v_work_cxx.cc
+tests/victims/v_work_inline: $(srcdir)/tests/victims/v_work_inline.c
+	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O2 -o $@ $(srcdir)/tests/victims/v_work_inline.c
+TESTS += tests/cyg_work.sh
+EXTRA_DIST += tests/cyg_work.sh
+# Work entries of a library's export called through the PLT: parameters from the DWARF or from
+# a prototype in the entry, in registers, xmm0 and on the stack.
+check_PROGRAMS += tests/victims/libtpwork.so tests/victims/v_work_plt
+tests_victims_libtpwork_so_SOURCES = tests/victims/libtpwork.c
+tests_victims_libtpwork_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpwork_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpwork.so
+tests_victims_v_work_plt_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_work_plt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_work_plt_LDADD = tests/victims/libtpwork.so
+TESTS += tests/plt_work.sh
+EXTRA_DIST += tests/plt_work.sh
+# The address-to-function lookup shared by the hooks' symbol tables and the report's symboliser.
+check_PROGRAMS += tests/check_symindex
+tests_check_symindex_SOURCES = tests/check_symindex.c
+tests_check_symindex_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
+tests_check_symindex_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
+TESTS += tests/check_symindex
+
+# C++ names demangled when the C++ runtime was loaded RTLD_LOCAL by a C program.
+check_PROGRAMS += tests/victims/libtpcxxalloc.so tests/victims/v_dlcxx
+tests_victims_libtpcxxalloc_so_SOURCES = tests/victims/libtpcxxalloc.cc
+tests_victims_libtpcxxalloc_so_CXXFLAGS = -g -O1 -fno-inline -fPIC
+tests_victims_libtpcxxalloc_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpcxxalloc.so
+tests_victims_v_dlcxx_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_dlcxx_LDADD = -ldl
+TESTS += tests/cxx_names.sh
+EXTRA_DIST += tests/cxx_names.sh
+
 # The heap over time on every run: points at op calls and steps with their ops, ticks without.
 TESTS += tests/heap_series.sh
 EXTRA_DIST += tests/heap_series.sh

@@ -42,3 +42,6 @@ check_PROGRAMS += tests/victims/v_stderr_swap
 tests_victims_v_stderr_swap_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/proc_stderr.sh
 EXTRA_DIST += tests/proc_stderr.sh
+# Exit cost in proportion to what is written (needs strace; skipped without it).
+TESTS += tests/exit_cost.sh
+EXTRA_DIST += tests/exit_cost.sh

@@ -52,6 +52,32 @@ jcheck "$WORK/parse.json" \
   "m['persistent_bytes'] == 3 * 200000" \
   "m['transient_bytes'] == 300000" \
   "m['lifetime_unit'] == 'op_call'"
+# A getter that calls another op, called twice in a row while parsing, looks like the step at its
+# second call; demoted to a count after 65 calls (TPROF_HOOK_NS=10000 and TPROF_DEMOTE=100 put the
+# line at 1 ms a call), it is not: the step is network_step, found afterwards (it was
+# option_find_float, a parse-time getter, in darknet's report).
+native=$("$v" getter) || fail "native run failed (getter)"
+out=$(TPROF_OPS=option_find_float,option_find,network_step,conv_inner TPROF_HOOK_NS=10000 \
+      TPROF_DEMOTE=100 TPROF_OUTPUT=none TPROF_JSON="$WORK/getter.json" LD_PRELOAD="$TPROF_SO" \
+      "$v" getter) || fail "getter: victim failed"
+[ "$out" = "$native" ] || fail "getter: stdout changed: $out"
+jcheck "$WORK/getter.json" \
+  "ops['option_find_float']['calls'] == 200 and ops['option_find_float']['demoted']" \
+  "ops['network_step']['calls'] == 3 and not ops['network_step']['demoted']" \
+  "m['peak_bytes'] == 4 * 200000 + 300000" \
+  "m['persistent_bytes'] == 4 * 200000" \
+  "m['transient_bytes'] == 300000" \
+  "m['lifetime_unit'] == 'detected_step' and m['lifetime_step'] == 'network_step'"
+# The same getter, not demoted (TPROF_DEMOTE=0, as in darknet, where option_find_float is called
+# fewer than 66 times): seen first, then replaced by network_step, whose enclosing call (a 50 ms
+# sleep inside) took longer than any of the getter's.
+out=$(TPROF_OPS=option_find_float,option_find,network_step,conv_inner TPROF_DEMOTE=0 \
+      TPROF_OUTPUT=none TPROF_JSON="$WORK/getter0.json" LD_PRELOAD="$TPROF_SO" "$v" getter) ||
+  fail "getter0: victim failed"
+jcheck "$WORK/getter0.json" \
+  "not ops['option_find_float']['demoted']" \
+  "m['persistent_bytes'] == 4 * 200000 and m['transient_bytes'] == 300000" \
+  "m['lifetime_unit'] == 'detected_step' and m['lifetime_step'] == 'network_step'"
 # An op that encloses another (forward_layers encloses take) but has other ops' outermost calls
 # between its own is a layer, not the step: the unit stays the outermost op call.
 native=$("$v") || fail "native run failed"

@@ -40,7 +40,7 @@ else
 fi
 jcheck "$1" \
   "ops['tpop_gemm']['kind'] == 'matmul' and ops['tpop_gemm']['source'] == 'plt'" \
-  "all(s['transa'] == 'N' and s['transb'] == 'N' and s['layout'] == 'R' for s in ops['tpop_gemm']['shapes'])" \
+  "all(s['desc'] == 'M=%d N=%d K=%d BETA=%d' % (s['m'], s['n'], s['k'], s['bytes'] // s['calls'] // 4 - s['m'] * s['k'] - s['k'] * s['n'] - s['m'] * s['n'] > 0) for s in ops['tpop_gemm']['shapes'])" \
   "ops['tpop_conv']['calls'] == 4 and ops['tpop_conv']['kind'] == 'conv' and ops['tpop_conv']['flops'] == 0" \
   "ops['tpop_conv']['self_ns'] < ops['tpop_conv']['total_ns']" \
   "ops['tpop_norm_sum']['calls'] == 3" \

@@ -9,3 +9,9 @@ tests_check_peaks_CFLAGS = $(TEST_CFLAGS)
 tests_check_peaks_LDADD = $(TEST_LIBS) -ldl
 TESTS += tests/check_histo tests/check_peaks tests/calibrate.sh tests/peaks_cache.sh
 EXTRA_DIST += tests/calibrate.sh tests/peaks_cache.sh
+# Work specifications (TPROF_WORK): the formula compiler.
+check_PROGRAMS += tests/check_workspec
+tests_check_workspec_SOURCES = tests/check_workspec.c
+tests_check_workspec_CFLAGS = $(TEST_CFLAGS)
+tests_check_workspec_LDADD = $(TEST_LIBS)
+TESTS += tests/check_workspec

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -21,8 +22,11 @@
 #include "common/path.h"
 #include "common/suppress.h"
 #include "report/peaks.h"
+#include "track/rawalloc.h"
+#include "track/rollup.h"
 #include "track/sites.h"
 #include "track/symbolize.h"
+#include "track/symtab.h"
 #include "track/threads.h"
 #include "track/lifeunit.h"
 
@@ -220,20 +224,19 @@ static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_to
     struct tp_site *all = calloc(n ? n : 1, sizeof *all);
     size_t k = 0;
     for (uint32_t i = 0; all && i < n; i++) {
-        struct tp_site_rec *s = tp_site_get(i);
-        uint64_t allocs = atomic_load(&s->allocs), live = atomic_load(&s->live);
-        if (s->nframes == 0 || (allocs == 0 && live == 0 && atomic_load(&s->frees) == 0))
+        struct tp_site_sum s;
+        tp_site_get(i, &s);
+        if (s.nframes == 0 || (s.allocs == 0 && s.live == 0 && s.frees == 0))
             continue;
         struct tp_site *o = &all[k];
-        o->allocs = allocs;
-        o->frees = atomic_load(&s->frees);
-        o->bytes = atomic_load(&s->bytes);
-        o->peak_live_bytes = atomic_load(&s->peak_live);
-        o->live_at_exit_bytes = live;
+        o->allocs = s.allocs;
+        o->frees = s.frees;
+        o->bytes = s.bytes;
+        o->peak_live_bytes = s.peak_live;
+        o->live_at_exit_bytes = s.live;
         o->live_at_exit_allocs = o->allocs >= o->frees ? o->allocs - o->frees : 0;
         /* A site untouched since the last global peak still holds what it held then. */
-        o->live_at_peak_bytes =
-            atomic_load(&s->seen_pseq) == t->pseq ? atomic_load(&s->at_peak) : live;
+        o->live_at_peak_bytes = s.seen_pseq == t->pseq ? s.at_peak : s.live;
         m->allocs += o->allocs;
         m->frees += o->frees;
         m->bytes_allocated += o->bytes;
@@ -273,6 +276,31 @@ static void lifetime_split(struct tp_memory *m, const struct tp_heap_totals *t)
     m->persistent_bytes = t->peak - t->transient_at_peak;
 }
 
+/* The call-site table could not take every stack: say why, and exactly what its overflow site
+ * (site 0) holds, i.e. what is not attributed to its own call site. */
+static void sites_lost_note(struct tp_report *r)
+{
+    struct tp_site_sum o;
+    struct tp_sites_state st;
+    tp_site_get(0, &o);
+    tp_sites_state(&st);
+    char why[128];
+    if (st.limit == TP_SITES_MAX_SITES)
+        snprintf(why, sizeof why, "TPROF_MAX_SITES=%llu", (unsigned long long)tp_cfg.max_sites);
+    else if (st.limit == TP_SITES_BUDGET)
+        snprintf(why, sizeof why, "TPROF_MEMORY_BUDGET=%llu bytes reached at %llu sites",
+                 (unsigned long long)st.budget, (unsigned long long)st.cap);
+    else
+        snprintf(why, sizeof why, "no memory for more than %llu sites", (unsigned long long)st.cap);
+    r->partial = 1;
+    tp_report_note(r,
+                   "call-site table full (%s): %llu allocations of %llu bytes (%llu bytes live at "
+                   "exit) are not attributed to their call sites; they are counted in one "
+                   "overflow site, [call-site table full]",
+                   why, (unsigned long long)o.allocs, (unsigned long long)o.bytes,
+                   (unsigned long long)o.live);
+}
+
 /* The heap's totals, and notes on what the tables could not hold. */
 static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
 {
@@ -293,14 +321,8 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
     if (t->dropped)
         tp_report_note(r, "%llu allocations could not be tracked (heap table full)",
                        (unsigned long long)t->dropped);
-    if (tp_sites_dropped()) {
-        r->partial = 1;
-        tp_report_note(r,
-                       "call-site table full (TPROF_MAX_SITES=%llu): %llu allocations went to "
-                       "one overflow site",
-                       (unsigned long long)tp_cfg.max_sites,
-                       (unsigned long long)tp_sites_dropped());
-    }
+    if (tp_sites_dropped())
+        sites_lost_note(r);
 }
 
 /* A leak matched by a TPROF_SUPPRESS pattern: a function, source file or module of any frame. */
@@ -360,18 +382,44 @@ static size_t leaks_forward(struct tp_site *all, size_t from, size_t k, size_t c
     return moved;
 }
 
-/* Symbolise the most important sites and those live at exit (a bounded number: symbolisation
- * is the slow part of the exit), merge those that name the same source lines, classify them,
- * keep TPROF_JSON_SITES. */
+/* A return address of a rolled-up site (track/rollup.h): the function holding it by the symbol
+ * tables (a binary search; no debug information read, inlined functions not told apart), its
+ * module; passed over when it is ours or the allocator's, as symbolize_site() does. */
+static int describe_pc(void *ctx, uintptr_t pc, char **function, char **module)
+{
+    (void)ctx;
+    char name[1024], path[4096];
+    uintptr_t bias, lo, hi;
+    *function = *module = NULL;
+    if (pc == 0) { /* the overflow site's one frame */
+        *function = strdup("[call-site table full]");
+        return 0;
+    }
+    if (tp_addr_is_ours(pc))
+        return 1;
+    if (tp_symtab_lookup(pc - 1, name, sizeof name, NULL) == 0) {
+        struct tp_frame f = {.function = name};
+        if (is_allocator_frame(&f))
+            return 1;
+        char *d = tp_symtab_demangled(name);
+        *function = strdup(d ? d : name);
+        tp_free(d);
+    }
+    if (tp_symtab_module(pc - 1, path, sizeof path, &bias, &lo, &hi) == 0)
+        *module = strdup(path);
+    return 0;
+}
+
+/* Symbolise the sites the JSON writes one by one (the top TPROF_JSON_SITES by each measure,
+ * track/rollup.h) and a bounded number more that are live at exit (to classify small leaks),
+ * merge those that name the same source lines, classify them, roll the rest up. */
 static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
 {
     struct tp_memory *m = &r->memory;
-    qsort(all, k, sizeof *all, by_importance);
-    size_t nsym = k;
-    if (tp_cfg.json_sites > 0 && nsym > 4 * (size_t)tp_cfg.json_sites) {
-        nsym = 4 * (size_t)tp_cfg.json_sites;
-        nsym += leaks_forward(all, nsym, k, nsym);
-    }
+    /* Only the sites selected are sorted: ties at the selection's edge go by record number. */
+    size_t nsel = tp_rollup_select(all, k, tp_cfg.json_sites > 0 ? (size_t)tp_cfg.json_sites : k);
+    qsort(all, nsel, sizeof *all, by_importance);
+    size_t nsym = nsel + leaks_forward(all, nsel, k, nsel);
     struct tp_symbolizer *sym = NULL;
     for (size_t i = 0; i < nsym; i++) {
         uint32_t id = (uint32_t)all[i].nframes;
@@ -383,27 +431,34 @@ static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
         symbolize_site(sym, id, &all[i]);
         cache_frames(id, &all[i]);
     }
-    if (sym)
-        tp_sym_close(sym);
-    for (size_t i = nsym; i < k; i++)
-        all[i].nframes = 0;
-    size_t merged = tp_sites_merge_same_lines(all, nsym, m->peak_bytes);
-    if (merged < nsym)
+    size_t merged = all ? tp_sites_merge_same_lines(all, nsel, m->peak_bytes) : 0;
+    if (merged < nsel)
         tp_report_note(r, "sites that differ only in instruction address (unrolled or duplicated "
                           "code) are merged by source line; their own peak is then an upper bound");
-    m->nsites_total = merged + (k - nsym);
+    size_t rest = k - nsel; /* from all + merged on: the extra symbolised ones first */
+    if (merged < nsel)
+        memmove(all + merged, all + nsel, rest * sizeof *all);
+    m->nsites_total = merged + rest;
     qsort(all, merged, sizeof *all, by_importance);
-    classify_sites(m, all, merged);
-    size_t keep = merged;
-    if (tp_cfg.json_sites > 0 && keep > (size_t)tp_cfg.json_sites) {
-        keep = (size_t)tp_cfg.json_sites;
-        tp_report_note(r, "%zu of %llu call sites written (TPROF_JSON_SITES)", keep,
-                       (unsigned long long)m->nsites_total);
+    classify_sites(m, all, merged + (nsym - nsel));
+    if (rest) {
+        tp_rollup_sites(m, all + merged, rest, tp_site_frames, describe_pc, NULL);
+        tp_report_note(r,
+                       "%zu of %llu call sites written (TPROF_JSON_SITES=%d: the top %d by live "
+                       "at peak, bytes, allocations and live at exit); the other %zu are rolled "
+                       "up per function and module into %zu rows (memory.site_rollups)",
+                       merged, (unsigned long long)m->nsites_total, tp_cfg.json_sites,
+                       tp_cfg.json_sites, rest, m->nrollups);
     }
-    for (size_t i = keep; i < merged; i++)
+    if (sym)
+        tp_sym_close(sym);
+    for (size_t i = merged; i < merged + rest; i++) {
+        if (!all[i].frames)
+            all[i].nframes = 0; /* a record number, not frames */
         tp_site_free_frames(&all[i]);
+    }
     m->sites = all;
-    m->nsites = all ? keep : 0;
+    m->nsites = all ? merged : 0;
 }
 
 static void collect_memory(struct tp_report *r)
@@ -464,4 +519,15 @@ void tp_collect(struct tp_report *r, const char *why)
                        "TPROF_SNAPSHOT: %llu snapshots written, %.2f ms each on average, %.2f ms "
                        "at most, by a thread of tprof's beside the program",
                        (unsigned long long)sn, (double)sns / 1e6 / (double)sn, (double)smax / 1e6);
+}
+
+void tp_collect_unwritten(void)
+{
+    if (atomic_load(&tp_state) != TP_FINISHING || !tp_unmatched_possible())
+        return; /* collecting the ops costs a measurement of the hooks' cost */
+    struct tp_report r;
+    tp_report_init(&r);
+    tp_ops_collect(&r);
+    tp_unmatched_notes(&r, 1);
+    tp_report_free(&r);
 }

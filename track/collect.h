@@ -5,5 +5,8 @@
 #include "report/report.h"
 
 void tp_collect(struct tp_report *r, const char *why);
+/* At the end of a run whose report is not written (track/output.h): what it would still say on
+ * stderr, the settings that selected no function (track/unmatched.h); nothing else is collected. */
+void tp_collect_unwritten(void);
 
 #endif

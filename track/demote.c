@@ -9,12 +9,12 @@
 #include "common/config.h"
 #include "report/report.h"
 #include "track/ops.h"
+#include "track/lifeunit.h"
 #include "track/ops_table.h"
 #include "track/rawalloc.h"
 
-#define ATTACH_MAX 4
-
 TP_TLS uint64_t tp_demote_tcount[TP_DEMOTE_SLOTS];
+TP_TLS uint8_t tp_demote_counting;
 _Atomic uint8_t *tp_demote_slot_of;
 
 struct judge {
@@ -23,8 +23,7 @@ struct judge {
 
 struct dslot {
     int id;
-    uint64_t mean_ticks; /* of the calls it was judged on */
-    _Atomic(_Atomic uint64_t *) attached[ATTACH_MAX];
+    uint64_t mean_ticks;      /* of the calls it was judged on */
     _Atomic uint64_t flushed; /* counted by threads that ended */
 };
 
@@ -58,6 +57,7 @@ static void thread_end(void *arg)
         }
     memset(r->counts, 0, sizeof tp_demote_tcount);
     pthread_mutex_unlock(&reg_lock);
+    tp_demote_counting = 0;
     me = NULL;
     tp_free(r);
 }
@@ -80,14 +80,8 @@ static void fork_child(void)
     if (me)
         me->next = NULL;
     memset(tp_demote_tcount, 0, sizeof tp_demote_tcount);
-    for (int s = 1; s < atomic_load(&ndslots); s++) {
+    for (int s = 1; s < atomic_load(&ndslots); s++)
         atomic_store(&dslots[s].flushed, 0);
-        for (int a = 0; a < ATTACH_MAX; a++) {
-            _Atomic uint64_t *c = atomic_load(&dslots[s].attached[a]);
-            if (c)
-                atomic_store(c, 0);
-        }
-    }
 }
 
 void tp_demote_init(void)
@@ -120,6 +114,7 @@ static void demote(int id, uint64_t ticks)
     dslots[s].id = id;
     dslots[s].mean_ticks = ticks / TP_DEMOTE_CALLS;
     atomic_store_explicit(&tp_demote_slot_of[id], (uint8_t)s, memory_order_release);
+    tp_lifeunit_demoted(id);
 }
 
 void tp_demote_observe(int id, uint64_t ticks)
@@ -139,6 +134,13 @@ void tp_demote_observe(int id, uint64_t ticks)
         demote(id, sum);
 }
 
+void tp_demote_count_call(int slot)
+{
+    tp_demote_thread();
+    tp_demote_tcount[slot]++;
+    tp_cyg_hooks++;
+}
+
 void tp_demote_thread(void)
 {
     if (me || !tp_demote_slot_of)
@@ -152,23 +154,11 @@ void tp_demote_thread(void)
         threads = r;
         pthread_mutex_unlock(&reg_lock);
         me = r;
+        tp_demote_counting = 1;
         if (have_key)
             pthread_setspecific(reg_key, r);
     }
     tp_own_end(g);
-}
-
-void tp_demote_attach(int id, _Atomic uint64_t *counter)
-{
-    int s = tp_demote_slot(id);
-    if (!s)
-        return;
-    for (int a = 0; a < ATTACH_MAX; a++) {
-        _Atomic uint64_t *want = NULL;
-        if (atomic_load(&dslots[s].attached[a]) == counter ||
-            atomic_compare_exchange_strong(&dslots[s].attached[a], &want, counter))
-            return;
-    }
 }
 
 uint64_t tp_demote_counted(int id)
@@ -177,11 +167,6 @@ uint64_t tp_demote_counted(int id)
     if (!s)
         return 0;
     uint64_t n = atomic_load(&dslots[s].flushed);
-    for (int a = 0; a < ATTACH_MAX; a++) {
-        _Atomic uint64_t *c = atomic_load(&dslots[s].attached[a]);
-        if (c)
-            n += atomic_load(c);
-    }
     pthread_mutex_lock(&reg_lock);
     for (struct reg *r = threads; r; r = r->next)
         n += ((volatile uint64_t *)r->counts)[s];

@@ -22,10 +22,12 @@ struct tp_report;
 /* Ops that can be demoted; slot 0 is a sink that non-op hooks may count into. */
 #define TP_DEMOTE_SLOTS 256
 
-/* Per thread, calls counted per demote slot: the -finstrument-functions hooks add to it
- * directly (one increment, no atomic). Read for the report once the thread registered
- * (tp_demote_thread). */
+/* Per thread, calls counted per demote slot: the -finstrument-functions hooks and the PLT's
+ * counting path add to it directly (one increment, no atomic, no cache line shared between
+ * threads). Read for the report once the thread registered (tp_demote_thread), which sets
+ * tp_demote_counting (cleared when the thread ends). */
 extern TP_TLS uint64_t tp_demote_tcount[TP_DEMOTE_SLOTS];
+extern TP_TLS uint8_t tp_demote_counting;
 /* Op id → its demote slot, 0 while timed (tp_op_cap entries; NULL when off). */
 extern _Atomic uint8_t *tp_demote_slot_of;
 
@@ -43,8 +45,9 @@ static inline int tp_demote_slot(int id)
 /* This thread's tp_demote_tcount is read for the report from now on (and added to the totals
  * when the thread ends). Before a thread counts its first call. */
 void tp_demote_thread(void);
-/* A counter kept elsewhere (the PLT's counting path) whose calls are op id's. */
-void tp_demote_attach(int id, _Atomic uint64_t *counter);
+/* One call counted in demote slot `slot` by this thread, registered first if need be, and taken
+ * out of the enclosing op like a hook (the PLT's slow way to count). */
+void tp_demote_count_call(int slot);
 /* Calls of op id counted, not timed, so far. */
 uint64_t tp_demote_counted(int id);
 /* A note per demoted op. */

@@ -36,6 +36,8 @@ static const struct {
 #undef TP_DW_ENTRY
         {"malloc", offsetof(struct tp_dw, malloc)},
     {"free", offsetof(struct tp_dw, free)},
+    {"fmemopen", offsetof(struct tp_dw, fmemopen)},
+    {"fclose", offsetof(struct tp_dw, fclose)},
 };
 
 int tp_dw_load(void)

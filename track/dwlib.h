@@ -16,6 +16,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -53,7 +54,6 @@
     X(dwfl_build_id_find_debuginfo) \
     X(dwfl_addrmodule) \
     X(dwfl_module_info) \
-    X(dwfl_module_addrinfo) \
     X(dwfl_module_getsrc) \
     X(dwfl_lineinfo) \
     X(dwfl_module_addrdie) \
@@ -66,7 +66,17 @@
     X(dwarf_formstring) \
     X(dwarf_diename) \
     X(dwarf_getsrcfiles) \
-    X(dwarf_filesrc)
+    X(dwarf_filesrc) \
+    X(dwarf_child) \
+    X(dwarf_siblingof) \
+    X(dwarf_peel_type) \
+    X(dwarf_getlocation_addr) \
+    X(dwfl_module_eh_cfi) \
+    X(dwfl_module_dwarf_cfi) \
+    X(dwarf_formref_die) \
+    X(dwfl_module_getsymtab) \
+    X(dwfl_module_getsym_info) \
+    X(dwfl_linux_proc_maps_report)
 // clang-format on
 
 struct tp_dw {
@@ -77,6 +87,9 @@ struct tp_dw {
      * find_debuginfo callback returns) is freed or allocated with these. */
     void *(*malloc)(size_t);
     void (*free)(void *);
+    /* A stream libdw reads (dwfl_linux_proc_maps_report) is that libc's too. */
+    FILE *(*fmemopen)(void *, size_t, const char *);
+    int (*fclose)(FILE *);
 };
 
 /* Filled once by tp_dw_load; read only after tp_dw_ready() said 1. */

@@ -350,15 +350,17 @@ uint64_t tp_heap_threads(void)
     return atomic_load(&g_threads);
 }
 
-/* Across fork the table's growth lock is held, so that a child never starts with a generation
- * half added. */
+/* Across fork the tables' growth locks are held, so that a child never starts with a generation
+ * half added or a call-site index half moved. */
 void tp_heap_fork_prepare(void)
 {
     tp_live_fork_prepare();
+    tp_sites_fork_prepare();
 }
 
 void tp_heap_fork_parent(void)
 {
+    tp_sites_fork_parent();
     tp_live_fork_parent();
 }
 

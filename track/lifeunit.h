@@ -6,7 +6,9 @@
  * op open on its thread), until an op is seen to be the step: an op whose outermost call enclosed
  * another op and is followed by another outermost call of the same op, with none of another op
  * between, becomes the unit from that second call on, and the outermost calls of other ops no
- * longer end one. A step belongs to the process:
+ * longer end one, unless the op is later found too short to time (track/demote.h), or another
+ * op seen so whose enclosing call took longer than any of the step's replaces it: a getter that
+ * calls another op, called twice in a row while a config is parsed, is not the step. A step belongs to the process:
  * any thread's step or outermost op call ends the unit. ops.c tells this file where steps and
  * outermost op calls begin and end. */
 #ifndef TPROF_LIFEUNIT_H
@@ -16,12 +18,10 @@
 
 #include "track/runtime.h"
 
-/* A step of the TPROF_STEP function ended (the outermost call on its thread). Here and at the
- * other ends below, t (ticks) and op (the op running, -1 for none) make a point of the heap
- * over time (track/series.h), taken once the unit has ended. */
-void tp_lifeunit_step_end(int op, uint64_t t);
+/* A step of the TPROF_STEP function ended (the outermost call on its thread). */
+void tp_lifeunit_step_end(void);
 /* A tprof_step() marker: it ends a unit. */
-void tp_lifeunit_mark(int op, uint64_t t);
+void tp_lifeunit_mark(void);
 
 /* The calling thread's outermost op call has enclosed another op. */
 extern TP_TLS int tp_lifeunit_nested;
@@ -34,8 +34,11 @@ static inline void tp_lifeunit_op_begin(int depth_before, int id)
     else
         tp_lifeunit_nested = 1;
 }
-/* The outermost op call on this thread, of op id, ended at t. */
-void tp_lifeunit_outer_end(int id, uint64_t t);
+/* The outermost op call on this thread, of op id, ended, `ticks` long. */
+void tp_lifeunit_outer_end(int id, uint64_t ticks);
+
+/* Op id was demoted to a count: if it was the detected step, it is not any more. */
+void tp_lifeunit_demoted(int id);
 
 /* What the unit was, for the report. */
 enum tp_unit_kind {

@@ -2,9 +2,11 @@
 #include "track/opnames.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "common/config.h"
+#include "common/workspec.h"
 #include "track/runtime.h"
 
 const char *tp_names_kind(const char *name)
@@ -120,59 +122,55 @@ struct tp_work tp_work_vec(int64_t n, unsigned elem, unsigned streams)
     return w;
 }
 
-/* ---- known signatures ---- */
+/* ---- work from arguments ---- */
 
-/* Where a gemm-like signature keeps its arguments: integer argument registers for the
- * transposes (-1: none, 'N'), m, n, k, and the float register of beta (-1: none, as if not 0). */
-struct known_sig {
-    int ta, tb, m, n, k, beta;
-};
+/* Exports whose work tprof knows, as TPROF_WORK entries with their prototypes (no debug
+ * information needed): darknet's gemm(TA, TB, M, N, K, ALPHA, A, lda, B, ldb, BETA, C, ldc),
+ * C = ALPHA*op(A)*op(B) + BETA*C, and its inner loops gemm_nn and co (C += ALPHA*A*B): row-major
+ * floats, the work of sgemm, C read too when BETA is not 0. tpop_gemm and tpop_gemm_nn are the
+ * test library's stand-ins (tests/victims/libtpop.c). A TPROF_WORK entry of the same name wins. */
+#define GEMM_PROTO                                                                                 \
+    "(int TA, int TB, int M, int N, int K, float ALPHA, float *A, int lda, float *B, int ldb, "    \
+    "float BETA, float *C, int ldc): flops=2*M*N*K bytes=4*(M*K+K*N+M*N+nz(BETA)*M*N)\n"
+#define GEMM_NN_PROTO                                                                              \
+    "(int M, int N, int K, float ALPHA, float *A, int lda, float *B, int ldb, float *C, "          \
+    "int ldc): flops=2*M*N*K bytes=4*(M*K+K*N+2*M*N)\n"
+static const char builtin_text[] =
+    "gemm" GEMM_PROTO "gemm_cpu" GEMM_PROTO "tpop_gemm" GEMM_PROTO "gemm_nn" GEMM_NN_PROTO
+    "gemm_nt" GEMM_NN_PROTO "gemm_tn" GEMM_NN_PROTO "gemm_tt" GEMM_NN_PROTO
+    "tpop_gemm_nn" GEMM_NN_PROTO;
 
-/* darknet: gemm(int TA, int TB, int M, int N, int K, float ALPHA, float *A, int lda, float *B,
- * int ldb, float BETA, float *C, int ldc), C = ALPHA*op(A)*op(B) + BETA*C;
- * gemm_nn(int M, int N, int K, float ALPHA, float *A, int lda, float *B, int ldb, float *C,
- * int ldc), C += ALPHA*A*B. Row-major floats: the work of sgemm. */
-static const struct known_sig known_sigs[] = {
-    {0, 0, 0, 0, 0, 0},    /* 0: none */
-    {0, 1, 2, 3, 4, 1},    /* 1: darknet's gemm */
-    {-1, -1, 0, 1, 2, -1}, /* 2: darknet's gemm_nn and co */
-};
+static struct tp_work_set *builtin;
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
-/* By exported name. tpop_gemm and tpop_gemm_nn are the test library's stand-ins for darknet's
- * (tests/victims/libtpop.c). */
-static const struct {
-    const char *name;
-    int sig;
-} known_names[] = {
-    {"gemm", 1},    {"gemm_cpu", 1}, {"tpop_gemm", 1}, {"gemm_nn", 2},
-    {"gemm_nt", 2}, {"gemm_tn", 2},  {"gemm_tt", 2},   {"tpop_gemm_nn", 2},
-};
-
-int tp_names_known(const char *name)
+static void parse_builtin(void)
 {
-    for (size_t i = 0; i < sizeof known_names / sizeof known_names[0]; i++)
-        if (!strcmp(known_names[i].name, name))
-            return known_names[i].sig;
-    return 0;
+    char why[200];
+    struct tp_own o = tp_own_begin(); /* tprof's own block, not the program's heap */
+    if (tp_work_parse(&builtin, builtin_text, why, sizeof why) < 0)
+        tp_warn("built-in work entries: %s", why); /* a bug of tprof's own: said, not hidden */
+    tp_own_end(o);
 }
 
-static int64_t arg_int(uint64_t reg)
+static const struct tp_work_fn *work_named(const char *name)
 {
-    return (int64_t)(int32_t)(uint32_t)reg; /* an int argument: the low 32 bits, sign-extended */
+    const struct tp_work_fn *w = tp_work_find(tp_cfg.work, name);
+    if (w)
+        return w;
+    pthread_once(&builtin_once, parse_builtin);
+    return tp_work_find(builtin, name);
 }
 
-void tp_names_known_work(int sig, const uint64_t ints[6], const float floats[8], struct tp_work *w,
-                         struct tp_shape_key *shape)
+const struct tp_work_fn *tp_names_work(const char *name)
 {
-    const struct known_sig *k = &known_sigs[sig];
-    int64_t m = arg_int(ints[k->m]), n = arg_int(ints[k->n]), kk = arg_int(ints[k->k]);
-    int beta_nz = k->beta < 0 || floats[k->beta] != 0.0f;
-    *w = tp_work_gemm(m, n, kk, beta_nz, sizeof(float), 0);
-    memset(shape, 0, sizeof *shape); /* ops.c compares keys bytewise */
-    shape->m = m;
-    shape->n = n;
-    shape->k = kk;
-    shape->transa = k->ta < 0 ? 'N' : arg_int(ints[k->ta]) ? 'T' : 'N';
-    shape->transb = k->tb < 0 ? 'N' : arg_int(ints[k->tb]) ? 'T' : 'N';
-    shape->layout = 'R';
+    const struct tp_work_fn *w = work_named(name);
+    const char *paren = strchr(name, '(');
+    char plain[TP_WORK_NAME];
+    /* a demangled C++ name, "ns::conv2d(int, int)", is named by its entry without the list */
+    if (!w && paren && (size_t)(paren - name) < sizeof plain) {
+        memcpy(plain, name, (size_t)(paren - name));
+        plain[paren - name] = 0;
+        w = work_named(plain);
+    }
+    return w;
 }

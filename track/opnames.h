@@ -1,6 +1,7 @@
 /* Ops by name: which function is an op (TPROF_OPS), which is the step (TPROF_STEP), the family of
- * an op from its name, and the work (FLOPs, bytes) and shape of a call from its arguments, for
- * the BLAS wrappers and for the exports whose signature tprof knows. One set of rules for every
+ * an op from its name, and the work (FLOPs, bytes) of a call from its arguments: for the BLAS
+ * wrappers (below) and, by work entries (common/workspec.h), for the program's own functions and
+ * the exports whose work tprof knows. One set of rules for every
  * hook that names ops: the -finstrument-functions hooks, the PLT hooks and the BLAS wrappers. */
 #ifndef TPROF_OPNAMES_H
 #define TPROF_OPNAMES_H
@@ -58,13 +59,9 @@ struct tp_work tp_work_tri(int right, int64_t m, int64_t n, unsigned elem);
 /* dot (2 streams), axpy (3 streams) of n elements: 2·n FLOPs. */
 struct tp_work tp_work_vec(int64_t n, unsigned elem, unsigned streams);
 
-/* Exports whose signature tprof knows (darknet's gemm and its inner loops): a known signature's
- * number, 0 for none. */
-int tp_names_known(const char *name);
-
-/* The work and shape of a call of known signature sig from its arguments as passed in registers:
- * ints[i] the i-th integer argument register, floats[i] the i-th float argument register. */
-void tp_names_known_work(int sig, const uint64_t ints[6], const float floats[8], struct tp_work *w,
-                         struct tp_shape_key *shape);
+/* The work entry of a function by name: TPROF_WORK's, else a built-in one (darknet's gemm and its
+ * inner loops, with their prototypes), else NULL. */
+struct tp_work_fn;
+const struct tp_work_fn *tp_names_work(const char *name);
 
 #endif

@@ -24,6 +24,7 @@
 #include "track/optree.h"
 #include "track/runtime.h"
 #include "track/series.h"
+#include "track/steps.h"
 #include "track/threads.h"
 #include "track/tracebuf.h"
 #include "track/lifeunit.h"
@@ -54,20 +55,10 @@ int tp_op_cap;
 static _Atomic int *index_; /* open addressing over names: op id + 1, 0 empty */
 static int index_mask;
 static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-_Atomic uint64_t tp_ops_first_ns_v; /* read inline by tp_ops_first_ns() (ops.h) */
 _Atomic uint64_t tp_ops_dropped, tp_ops_overflow, tp_ops_unpaired;
 static _Atomic uint64_t skipped_total;
 TP_TLS uint64_t tp_cyg_hooks;
 uint64_t tp_cyg_hook_cost_fp;
-
-/* Steps. */
-struct tp_histo *tp_step_histo;
-_Atomic uint64_t tp_step_count, tp_step_warm;
-static _Atomic uint64_t step_last_mark;
-static TP_TLS int step_depth;
-static TP_TLS uint64_t step_t0;
-static _Atomic uint64_t step_index_started; /* steps begun so far (schedule) */
-static _Atomic int step_running;            /* inside the TPROF_STEP function */
 
 void tp_ops_init(void)
 {
@@ -82,7 +73,7 @@ void tp_ops_init(void)
         tp_warn("cannot allocate the op table; ops are off");
         tp_op_cap = 0;
     }
-    tp_step_histo = tp_histo_new();
+    tp_steps_init();
 }
 
 static uint64_t hash_name(const char *s)
@@ -147,41 +138,6 @@ int tp_op_intern(const char *name, const char *kind, enum tp_op_source src)
     pthread_mutex_unlock(&intern_lock);
     tp_own_end(g);
     return id;
-}
-
-/* ---- schedule (TPROF_SCHEDULE wait:warmup:active) ---- */
-
-/* Is step k (0-based) recorded? The one place that decides it. */
-static int step_recorded(uint64_t k)
-{
-    if (tp_cfg.sched_active < 0)
-        return 1;
-    uint64_t lo = (uint64_t)(tp_cfg.sched_wait + tp_cfg.sched_warmup);
-    return k >= lo && k < lo + (uint64_t)tp_cfg.sched_active;
-}
-
-/* Is what runs now recorded? */
-static int in_window(void)
-{
-    if (tp_cfg.sched_active < 0)
-        return 1;
-    uint64_t begun = atomic_load_explicit(&step_index_started, memory_order_relaxed);
-    if (begun == 0)
-        return 0; /* before the first step */
-    /* With a step function, only what runs inside a step belongs to it; with markers, the time
-     * after a mark belongs to the next step. */
-    if (tp_cfg.step && !atomic_load_explicit(&step_running, memory_order_relaxed))
-        return 0;
-    return step_recorded(begun - 1);
-}
-
-static void note_first(void)
-{
-    if (!atomic_load_explicit(&tp_ops_first_ns_v, memory_order_relaxed)) {
-        uint64_t zero = 0;
-        if (atomic_compare_exchange_strong(&tp_ops_first_ns_v, &zero, tp_now_ns()))
-            tp_threads_sample(); /* a BLAS library's pool is up by its first call */
-    }
 }
 
 /* ---- recording ---- */
@@ -268,8 +224,10 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
         atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
     }
-    if (stack.depth == 0)
-        tp_lifeunit_outer_end(f->id, t);
+    if (stack.depth == 0) { /* the point after the unit's end: its floor counts it */
+        tp_lifeunit_outer_end(f->id, dur);
+        tp_series_heap(f->id, t);
+    }
     return f->recursive ? TP_OP_NO_TIME : dur;
 }
 
@@ -277,7 +235,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
 {
     if (id < 0 || !tp_running() || tp_guard)
         return 0;
-    if (!in_window())
+    if (!tp_steps_in_window())
         return 0;
     /* An active ancestor always has a higher frame address (the stack grows down): frames at
      * the same depth or deeper than the new one were skipped by longjmp or an exception. */
@@ -308,7 +266,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     tp_lifeunit_op_begin(stack.depth, id);
     stack.depth++;
     tp_thread_note();
-    note_first();
+    tp_ops_note_first();
     f->hooks0 = tp_cyg_hooks;
     /* One reading for the wall-clock words and the op's own times: on one thread they agree */
     uint64_t t = tp_ticks();
@@ -326,7 +284,7 @@ uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t
     if (id < 0)
         return TP_OP_NO_TIME;
     if (stack.depth == 0) {
-        if (tp_running() && in_window())
+        if (tp_running() && tp_steps_in_window())
             atomic_fetch_add_explicit(&tp_ops_unpaired, 1, memory_order_relaxed);
         return TP_OP_NO_TIME;
     }
@@ -336,7 +294,7 @@ uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t
         i--;
     if (i < 0) {
         /* outside a TPROF_SCHEDULE window the begin was not recorded either */
-        if (in_window())
+        if (tp_steps_in_window())
             atomic_fetch_add_explicit(&tp_ops_unpaired, 1, memory_order_relaxed);
         return TP_OP_NO_TIME;
     }
@@ -396,56 +354,6 @@ const char *tp_ops_kind(int id)
     return id >= 0 && id < atomic_load(&tp_op_nrecs) ? tp_op_recs[id].kind : NULL;
 }
 
-/* ---- steps ---- */
-
-static void record_step(uint64_t dur)
-{
-    uint64_t n = atomic_fetch_add(&tp_step_count, 1);
-    uint64_t now = tp_now_ns();
-    tp_series_step(n, now > tp_start_ns ? now - tp_start_ns : 0, tp_ticks_to_ns(dur));
-    if (n < (uint64_t)tp_cfg.warmup)
-        atomic_fetch_add(&tp_step_warm, 1);
-    else if (tp_step_histo)
-        tp_histo_add(tp_step_histo, dur);
-}
-
-void tp_step_begin(void)
-{
-    if (!tp_running() || step_depth++ > 0)
-        return;
-    atomic_fetch_add(&step_index_started, 1);
-    atomic_store(&step_running, 1);
-    note_first();
-    step_t0 = tp_ticks();
-}
-
-void tp_step_end(void)
-{
-    if (step_depth == 0 || --step_depth > 0 || !tp_running())
-        return;
-    atomic_store(&step_running, 0);
-    uint64_t t = tp_ticks();
-    tp_lifeunit_step_end(tp_ops_current(), t);
-    /* step_index_started was bumped at begin: judge this step by its own index */
-    if (step_recorded(atomic_load(&step_index_started) - 1))
-        record_step(t - step_t0);
-}
-
-void tp_step_mark(void)
-{
-    if (!tp_running())
-        return;
-    uint64_t t = tp_ticks();
-    uint64_t last = atomic_exchange(&step_last_mark, t);
-    note_first();
-    tp_lifeunit_mark(tp_ops_current(), t);
-    /* Every mark starts a step (so the ops after the first mark belong to step 0 and are in
-     * its TPROF_SCHEDULE window), and every mark but the first ends the one before. */
-    uint64_t started = atomic_fetch_add(&step_index_started, 1);
-    if (last && started > 0 && step_recorded(started - 1))
-        record_step(t - last);
-}
-
 /* ---- fork and report ---- */
 
 /* The op-name lock across fork (preload/main.c's table says in which order). */
@@ -485,12 +393,7 @@ void tp_ops_fork_child(void)
         if (h)
             r->histo = h; /* the parent's is left allocated: freeing inside fork is not safe */
     }
-    struct tp_histo *sh = tp_histo_new();
-    if (sh)
-        tp_step_histo = sh;
-    atomic_store(&tp_step_count, 0);
-    atomic_store(&tp_step_warm, 0);
-    atomic_store(&step_last_mark, 0);
+    tp_steps_fork_child();
     tp_lifeunit_fork_child();
     uint64_t t = tp_ticks();
     for (int i = 0; i < stack.depth; i++) {

@@ -26,7 +26,9 @@ enum tp_op_source { TP_SRC_BLAS, TP_SRC_INSTR, TP_SRC_PLT, TP_SRC_API };
 struct tp_shape_key {
     int64_t m, n, k;
     char transa, transb, layout;
-    char side, uplo; /* 'L'/'R' and 'U'/'L' for symm, syrk, trmm, trsm */
+    char side, uplo;                /* 'L'/'R' and 'U'/'L' for symm, syrk, trmm, trsm */
+    const struct tp_work_fn *named; /* TPROF_WORK's entry: m, n, k, more[] its parameters */
+    int64_t more[5];
 };
 
 /* Intern an op by name; the same name always gives the same id. kind: matmul, gemv, conv,
@@ -77,6 +79,9 @@ static inline uint64_t tp_ops_first_ns(void)
     /* inline: the allocation path asks on every call */
     return atomic_load_explicit(&tp_ops_first_ns_v, memory_order_relaxed);
 }
+
+/* The first op or step has begun: remember when (tp_ops_first_ns) and look at the threads. */
+void tp_ops_note_first(void);
 
 /* Steps: each call of the TPROF_STEP function, or each tprof_step() marker, is one iteration. */
 void tp_step_begin(void);

@@ -7,6 +7,8 @@
  * program's malloc like the rest of the report model. */
 #include "track/ops_collect.h"
 
+#include "common/workspec.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +62,12 @@ static char layout_word(char c)
 static void shape_desc(const struct tp_shape_key *k, char *out, size_t size)
 {
     size_t u = 0;
+    if (k->named) {
+        int64_t v[TP_WORK_MAX_VARS] = {k->m,       k->n,       k->k,       k->more[0],
+                                       k->more[1], k->more[2], k->more[3], k->more[4]};
+        tp_work_shape(k->named, v, out, size);
+        return;
+    }
 #define PUT(...) u += (size_t)snprintf(out + u, u < size ? size - u : 0, __VA_ARGS__)
     if (k->m || k->layout)
         PUT("m=%lld ", (long long)k->m);

@@ -8,6 +8,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "track/ops.h"
 
@@ -56,7 +57,8 @@ static inline int tp_shape_same(const struct tp_shape_key *a, const struct tp_sh
 {
     return a->m == b->m && a->n == b->n && a->k == b->k && a->transa == b->transa &&
            a->transb == b->transb && a->layout == b->layout && a->side == b->side &&
-           a->uplo == b->uplo;
+           a->uplo == b->uplo && a->named == b->named &&
+           (!a->named || !memcmp(a->more, b->more, sizeof a->more));
 }
 
 #endif

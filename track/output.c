@@ -361,9 +361,31 @@ static void text_to_stderr(const char *why, const struct tp_buf *b)
     (void)tp_errout_write(b->p, b->len);
 }
 
+/* Does a report on `why` go anywhere: a file, or the text on stderr (text_to_stderr)? When
+ * nothing is written nothing is collected either: no call site is symbolised and no machine peak
+ * measured, so that the helpers a script or a build spawns (make, gcc, cc1, as: thousands of
+ * processes, none of which speaks on stderr) end as fast as without tprof. */
+int tp_output_wanted(const char *why)
+{
+    int snapshot = !strcmp(why, "snapshot");
+    if (tp_cfg.json || tp_cfg.folded || (tp_cfg.trace && tp_trace_on && !snapshot))
+        return 1;
+    if (!strcmp(tp_cfg.output, "none"))
+        return 0;
+    if (strcmp(tp_cfg.output, "stderr") != 0)
+        return 1;
+    return ident.is_root && !snapshot;
+}
+
 /* Build the report and write every output. Called with the guard held and recording stopped. */
 void tp_write_reports(const char *why, int sig_seq)
 {
+    if (!tp_output_wanted(why)) {
+        tp_collect_unwritten();
+        if (!strcmp(why, "exec"))
+            release_plain_names();
+        return;
+    }
     struct tp_report r;
     tp_report_init(&r);
     tp_collect(&r, why);

@@ -21,8 +21,12 @@ void tp_output_set_ident(const struct tp_ident *id);
 void tp_output_check(void (*warn)(const char *line));
 
 /* Build the report and write every output (the report, the JSON, the trace and the folded
- * stacks). Called with the guard held, one report at a time. */
+ * stacks). Called with the guard held, one report at a time. A report that nothing would be
+ * written of (tp_output_wanted 0) is not built. */
 void tp_write_reports(const char *why, int sig_seq);
+/* 1 when a report on `why` ("exit", "snapshot", "exec", a signal) writes something: a file, or
+ * the text on stderr, which only the root process's exit, exec and signal reports write. */
+int tp_output_wanted(const char *why);
 
 /* A terminating signal ends the process while a report is written: remove its temporary file
  * (async-signal-safe). */

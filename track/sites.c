@@ -1,175 +1,160 @@
 /* Call sites: deduplicate the stack above an allocator call.
  *
- * The records live in one dense mmap'ed array (touched in order, so memory grows with the number
- * of sites, not the capacity) and are found through a lock-free open-addressing index. An index
- * entry holds the record number and the top bits of the stack's hash, so that a lookup reads only
- * the index and the frames (both written once), never the records, whose live-byte figures other
- * threads are writing. An insert reserves a record with a fetch-add, fills its frames, then
- * publishes it with a CAS on an empty index slot; a thread that loses the race to an identical
- * stack abandons its record (nframes stays 0 and the report skips it).
+ * The records live in dense arrays mapped for the most sites the table may ever hold (touched in
+ * order, so memory grows with the number of sites, not the capacity; they never move), and are
+ * found through a lock-free open-addressing index. An index entry holds the record number and
+ * bits of the stack's hash, so that a lookup reads only the index and the frames (both
+ * written once), never the records, whose live-byte figures other threads are writing. An insert
+ * reserves a record with a fetch-add, fills its frames, then publishes it with a CAS on an empty
+ * index slot; a thread that loses the race to an identical stack abandons its record (nframes
+ * stays 0 and the report skips it).
  *
- * Allocation, free and byte counts are kept per thread (struct tp_tally, sites.h) and summed by
- * tp_site_get() for the report: on the hot path they cost no locked instruction. */
+ * The index grows. Records may be reserved up to a limit; the thread that passes it takes the
+ * growth lock (never taken on a lookup) and, within the memory budget, raises the limit and, past
+ * three quarters full, moves the index to one twice the size: it sets the old one's successor,
+ * turns each empty slot of the old one into MOVED with a CAS and copies each entry it meets, then
+ * publishes the new one. Entries are never removed, so no slot before an entry on its probe path
+ * is MOVED: a lookup in the old index finds every stack it holds, and one that meets MOVED goes
+ * on in the successor, as does an insert that loses its CAS to MOVED; a stack is published in one
+ * index only. Old indexes stay mapped (a lookup may still be reading one). Past the budget, new
+ * stacks go to site 0, the overflow site, and the report says what went there.
+ *
+ * Allocation, free and byte counts are kept per thread (struct tp_tally, sitetally.c) and summed
+ * by tp_site_get() for the report: on the hot path they cost no locked instruction. */
 #include "common/pages.h"
 #include "track/livetable.h"
 #include "track/sites.h"
 #include "track/modmap.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 
-/* An index entry: record number + 1 in the low IDX_ID_BITS (0 = empty), the hash's top bits above. */
-#define IDX_ID_BITS 24
-#define IDX_ID_MASK ((1ull << IDX_ID_BITS) - 1)
+/* An index entry, 4 bytes: record number + 1 in the low IDX_ID_BITS (0 = empty), 9 bits of the
+ * stack's hash above (a lookup compares frames only when they match). Where an entry goes is the
+ * hash's top bits, recomputed from the record's frames when the index moves. */
+#define IDX_ID_BITS  23
+#define IDX_ID_MASK  ((1u << IDX_ID_BITS) - 1)
+#define IDX_MOVED    IDX_ID_MASK /* no record has this number + 1: the table holds fewer */
+#define IDX_MAX_RECS (IDX_ID_MASK - 1)
+#define IDX_MIN_BITS 12 /* the first index: 4,096 slots, 3,072 sites */
+#define IDX_MAX_GENS 40
+
+struct sidx {
+    uint64_t nslots; /* a power of 2 */
+    int shift;       /* 64 - log2(nslots): a hash's slot is h >> shift */
+    _Atomic(struct sidx *) next;
+    _Atomic uint32_t slots[];
+};
 
 struct tp_site_rec *tp_site_recs;
-static uintptr_t *frames;     /* depth entries per record; unused entries stay 0 */
-static _Atomic uint64_t *idx; /* see IDX_ID_BITS */
-static uint64_t idx_mask;
-static uint32_t cap;
+static uintptr_t *frames;    /* depth entries per record; unused entries stay 0 */
+static uint8_t *nfr;         /* frames per record, 0 = unused */
+static uint32_t cap;         /* records mapped; the table never holds more */
+static _Atomic uint32_t lim; /* records that may be used now: past it, make_room() */
+static _Atomic(struct sidx *) cur;
 static int depth;
 static _Atomic uint32_t nrecs;
 static _Atomic uint64_t dropped;
-static uint32_t epoch; /* initialisations so far: see struct recent */
+static _Atomic int full; /* a tp_sites_limit other than TP_SITES_GROWING: no new site */
+static uint32_t epoch;   /* initialisations so far: see struct recent */
+static uint64_t max_sites_cfg, budget_cfg;
+static struct sidx *gens[IDX_MAX_GENS]; /* every index made, for the budget */
+static int ngens;
+static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uintptr_t self_lo, self_hi;      /* text of libtprof.so */
 static struct tp_site_rec fallback_rec; /* used when the tables cannot be mapped */
 static uintptr_t fallback_frame;
-
-/* ---- per-thread tallies ---- */
-
-struct tally_block {
-    struct tally_block *next; /* every block ever made, newest first; never unlinked */
-    _Atomic int in_use;
-    struct tp_tally *rows; /* cap rows */
-};
-
-static _Atomic(struct tally_block *) blocks;
-static struct tp_tally *spill; /* shared rows for threads without a block: atomic adds */
-static _Atomic int
-    spill_used; /* the report reads spill's rows only then (their pages are unmapped) */
-static struct tp_tally fallback_rows[1];
-static pthread_key_t tally_key;
-static int have_key;
-
-TP_TLS struct tp_tally *tp_tally_mine;
-static TP_TLS struct tally_block *my_block;
-static TP_TLS int tally_retired; /* this thread's block was given back at its exit */
+static uint8_t fallback_nfr = 1;
 
 int tp_addr_is_ours(uintptr_t a)
 {
     return a >= self_lo && a < self_hi;
 }
 
-static void *map(size_t bytes)
+static size_t idx_bytes(uint64_t nslots)
 {
-    return tp_pages_map(bytes, 1);
+    return sizeof(struct sidx) + sizeof(uint32_t) * nslots;
 }
 
-/* At a thread's exit (key destructor): its block goes to the next new thread. Allocations the
- * thread still makes afterwards (later destructors) go to the shared rows. */
-static void tally_release(void *arg)
+static struct sidx *idx_new(int bits)
 {
-    struct tally_block *b = arg;
-    tp_tally_mine = NULL;
-    my_block = NULL;
-    tally_retired = 1;
-    if (b)
-        atomic_store_explicit(&b->in_use, 0, memory_order_release);
-}
-
-/* This thread's first count: take a free block or make one. */
-static struct tp_tally *tally_acquire(void)
-{
-    if (tally_retired || !have_key)
+    if (ngens == IDX_MAX_GENS)
         return NULL;
-    struct tally_block *b;
-    for (b = atomic_load_explicit(&blocks, memory_order_acquire); b; b = b->next) {
-        int free_ = 0;
-        if (atomic_load_explicit(&b->in_use, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_strong(&b->in_use, &free_, 1))
-            break;
-    }
-    if (!b) {
-        size_t rows = sizeof(struct tp_tally) * cap;
-        unsigned char *m = map(64 + rows);
-        if (!m)
-            return NULL;
-        b = (struct tally_block *)m;
-        b->rows = (struct tp_tally *)(m + 64);
-        atomic_store(&b->in_use, 1);
-        struct tally_block *head = atomic_load(&blocks);
-        do
-            b->next = head;
-        while (!atomic_compare_exchange_weak(&blocks, &head, b));
-    }
-    if (pthread_setspecific(tally_key, b) != 0) {
-        atomic_store(&b->in_use, 0);
+    struct sidx *x = tp_pages_map(idx_bytes(1ull << bits), 1);
+    if (!x)
         return NULL;
-    }
-    my_block = b;
-    return tp_tally_mine = b->rows;
+    x->nslots = 1ull << bits;
+    x->shift = 64 - bits;
+    gens[ngens++] = x;
+    return x;
 }
 
-void tp_tally_slow(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t bytes)
+/* Map the records' arrays for n sites, halving n down to want_min when the address space is
+ * short (a reserve-only mapping costs no memory until touched, but counts against RLIMIT_AS). */
+static int map_records(uint32_t n, uint32_t want_min)
 {
-    struct tp_tally *t = tally_acquire();
-    if (t) {
-        tally_bump(&t[site].allocs, allocs);
-        tally_bump(&t[site].frees, frees);
-        tally_bump(&t[site].bytes, bytes);
-        return;
+    for (; n > 0 && n >= want_min; n /= 2) {
+        tp_site_recs = tp_pages_map(sizeof *tp_site_recs * n, 1);
+        frames = tp_pages_map(sizeof *frames * (size_t)n * (size_t)depth, 1);
+        nfr = tp_pages_map(n, 1);
+        if (tp_site_recs && frames && nfr && tp_tally_init(n) == 0) {
+            cap = n;
+            return 0;
+        }
+        tp_pages_unmap(tp_site_recs, sizeof *tp_site_recs * n);
+        tp_pages_unmap(frames, sizeof *frames * (size_t)n * (size_t)depth);
+        tp_pages_unmap(nfr, n);
     }
-    if (!atomic_load_explicit(&spill_used, memory_order_relaxed))
-        atomic_store(&spill_used, 1);
-    atomic_fetch_add_explicit(&spill[site].allocs, allocs, memory_order_relaxed);
-    atomic_fetch_add_explicit(&spill[site].frees, frees, memory_order_relaxed);
-    atomic_fetch_add_explicit(&spill[site].bytes, bytes, memory_order_relaxed);
+    return -1;
 }
 
-void tp_sites_init(int stack, uint64_t max_sites, void (*warn)(const char *fmt, ...))
+void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
+                   void (*warn)(const char *fmt, ...))
 {
     int saved = errno;
     depth = stack;
-    uint64_t want = max_sites;
-    if (want > (1u << TP_LIVE_SITE_BITS) - 1)
-        want = (1u << TP_LIVE_SITE_BITS) - 1; /* what the live-block table keeps of a site */
-    cap = (uint32_t)want;
-    uint64_t slots = 1;
-    while (slots < 2ull * cap)
-        slots <<= 1;
-    idx_mask = slots - 1;
-    tp_site_recs = map(sizeof *tp_site_recs * cap);
-    frames = map(sizeof *frames * (size_t)cap * (size_t)depth);
-    idx = map(sizeof *idx * slots);
-    spill = map(sizeof *spill * cap);
-    if (!tp_site_recs || !frames || !idx || !spill) {
+    max_sites_cfg = max_sites;
+    budget_cfg = budget;
+    /* what the live-block table keeps of a site, and the index of its number */
+    uint64_t want =
+        (1u << TP_LIVE_SITE_BITS) - 1 < IDX_MAX_RECS ? (1u << TP_LIVE_SITE_BITS) - 1 : IDX_MAX_RECS;
+    if (max_sites && max_sites < want)
+        want = max_sites;
+    /* The arrays are reserved for the whole capacity (a thread's count rows too): under a limit
+     * on the address space, a sixteenth of it at most, so that the program's own mappings keep
+     * the rest (with 4 threads' rows). */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        uint64_t per = sizeof *tp_site_recs + sizeof *frames * (uint64_t)stack + 1 +
+                       5 * sizeof(struct tp_tally);
+        if (want > rl.rlim_cur / 16 / per)
+            want = rl.rlim_cur / 16 / per;
+    }
+    ngens = 0;
+    struct sidx *x = idx_new(IDX_MIN_BITS);
+    uint32_t first = (uint32_t)(x ? x->nslots / 4 * 3 : 0);
+    if (!x || map_records((uint32_t)want, want < first ? (uint32_t)want : first) < 0) {
         if (warn)
             warn("cannot map the call-site table; all allocations go to one site");
         cap = 1;
         tp_site_recs = &fallback_rec;
         frames = &fallback_frame;
-        spill = fallback_rows;
+        nfr = &fallback_nfr;
         depth = 1;
+        (void)tp_tally_init(1);
     }
+    atomic_store(&cur, x);
+    atomic_store(&lim, first < cap ? first : cap);
+    atomic_store(&full, TP_SITES_GROWING);
+    atomic_store(&dropped, 0);
     /* Record 0 is the overflow site: allocations made once the table is full. */
     atomic_store(&nrecs, 1);
     epoch++; /* starts at 1: a thread's zeroed cache entries match no initialisation */
-    tp_site_recs[0].nframes = 1;
+    nfr[0] = 1;
     frames[0] = 0;
-    /* Blocks of an earlier initialisation (the unit tests initialise again) have the old
-     * capacity: start a new list. */
-    atomic_store(&blocks, NULL);
-    atomic_store(&spill_used, 0);
-    tp_tally_mine = NULL;
-    my_block = NULL;
-    tally_retired = 0;
-    have_key = pthread_key_create(&tally_key, tally_release) == 0;
-    if (cap == 1)
-        have_key = 0; /* no tables: every count goes to the one shared row */
-
     (void)tp_modmap_segment((uintptr_t)&tp_sites_init, &self_lo, &self_hi);
     tp_sites_want_n = depth > 1 && cap > 1 ? depth + TP_STACK_ROOM : 0;
     errno = saved;
@@ -199,40 +184,161 @@ static inline int same_stack(const uintptr_t *rec, const uintptr_t *f, int n)
     return n == depth || rec[n] == 0;
 }
 
+uint64_t tp_sites_budget(uint64_t rss)
+{
+    return rss / 20 > TP_SITES_BUDGET_MIN ? rss / 20 : TP_SITES_BUDGET_MIN;
+}
+
+static uint64_t budget_now(void)
+{
+    if (budget_cfg)
+        return budget_cfg;
+    struct rusage ru;
+    uint64_t rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+    return tp_sites_budget(rss);
+}
+
+/* What the table holds in memory: the records and frames used (dense), every index (touched all
+ * over), the threads' rows (sparse: asked of the kernel). */
+static uint64_t resident(uint32_t used)
+{
+    uint64_t r = (uint64_t)used * (sizeof *tp_site_recs + sizeof *frames * (uint64_t)depth + 1);
+    for (int i = 0; i < ngens; i++)
+        r += idx_bytes(gens[i]->nslots);
+    return r + tp_tally_resident(used);
+}
+
+static inline uint32_t entry_tag(uint64_t h)
+{
+    return (uint32_t)h << IDX_ID_BITS; /* low bits: the slot is of the top ones */
+}
+
+/* Put entry v into x (the mover's copy of an entry of the index x replaces): its slot from the
+ * hash of its record's frames, written before the entry was published. */
+static void idx_put(struct sidx *x, uint32_t v)
+{
+    uint32_t id = (v & IDX_ID_MASK) - 1;
+    uint64_t mask = x->nslots - 1;
+    for (uint64_t i = hash_frames(&frames[(size_t)id * depth], nfr[id]) >> x->shift;;
+         i = (i + 1) & mask) {
+        uint32_t expect = 0;
+        if (atomic_compare_exchange_strong(&x->slots[i], &expect, v))
+            return;
+    }
+}
+
+/* Replace the index by one twice its size (growth lock held). */
+static int idx_grow(void)
+{
+    struct sidx *old = atomic_load(&cur);
+    struct sidx *x = idx_new(64 - old->shift + 1);
+    if (!x)
+        return -1;
+    atomic_store_explicit(&old->next, x, memory_order_release);
+    for (uint64_t i = 0; i < old->nslots; i++) {
+        uint32_t v = 0;
+        if (!atomic_compare_exchange_strong(&old->slots[i], &v, IDX_MOVED))
+            idx_put(x, v); /* an entry: it stays where it is too */
+    }
+    atomic_store_explicit(&cur, x, memory_order_release);
+    return 0;
+}
+
+/* Record `id` is past the limit: raise it within the budget, or say the table is full. The
+ * limit moves on by a sixteenth of the index at a time, the budget checked each time, so the
+ * table passes the budget by at most that many sites' worth. Returns whether id may be used. */
+static int make_room(uint32_t id)
+{
+    pthread_mutex_lock(&grow_lock);
+    uint32_t l = atomic_load(&lim);
+    while (id >= l && atomic_load(&full) == TP_SITES_GROWING) {
+        struct sidx *x = atomic_load(&cur);
+        uint64_t budget = budget_now(), have = resident(l);
+        uint32_t step = (uint32_t)(x->nslots / 16);
+        if (l >= cap) {
+            atomic_store(&full, cap < max_sites_cfg || !max_sites_cfg ? TP_SITES_NO_MEMORY
+                                                                      : TP_SITES_MAX_SITES);
+            break;
+        }
+        if (have >= budget) {
+            atomic_store(&full, TP_SITES_BUDGET);
+            break;
+        }
+        /* Three quarters full at most: a lookup then probes a few slots of one or two lines
+         * (on its thread's cache misses only), and the indexes cost 5 to 11 bytes a site. */
+        uint64_t room = x->nslots / 4 * 3;
+        if ((uint64_t)l + step > room) {
+            if (have + idx_bytes(2 * x->nslots) <= budget && idx_grow() == 0)
+                continue;
+            if (l >= room) {
+                atomic_store(&full, TP_SITES_BUDGET);
+                break;
+            }
+        }
+        uint64_t n = (uint64_t)l + step;
+        n = n < room ? n : room;
+        l = (uint32_t)(n < cap ? n : cap);
+        atomic_store_explicit(&lim, l, memory_order_release);
+    }
+    pthread_mutex_unlock(&grow_lock);
+    return id < l;
+}
+
+static uint32_t reserve(void)
+{
+    if (atomic_load_explicit(&full, memory_order_relaxed) != TP_SITES_GROWING)
+        return 0;
+    uint32_t id = atomic_fetch_add(&nrecs, 1);
+    if (id >= atomic_load_explicit(&lim, memory_order_acquire) && !make_room(id))
+        return 0;
+    return id;
+}
+
+/* The site of stack f[0..n) in index x and its successors: found, or published now. */
 static uint32_t lookup_or_insert(const uintptr_t *f, int n)
 {
     uint64_t h = hash_frames(f, n);
-    uint64_t tag = h & ~IDX_ID_MASK;
+    uint32_t tag = entry_tag(h);
     uint32_t mine = 0; /* reserved record, 0 = none yet */
-    for (uint64_t i = 0; i <= idx_mask; i++) {
-        _Atomic uint64_t *slot = &idx[(h + i) & idx_mask];
-        uint64_t v = atomic_load_explicit(slot, memory_order_acquire);
-        if (v) {
-            uint32_t id = (uint32_t)(v & IDX_ID_MASK) - 1;
-            if ((v & ~IDX_ID_MASK) == tag && same_stack(&frames[(size_t)id * depth], f, n)) {
-                if (mine)
-                    tp_site_recs[mine].nframes = 0; /* lost the race to an identical stack */
-                return id;
+    struct sidx *x = atomic_load_explicit(&cur, memory_order_acquire);
+    for (;;) {
+        uint64_t mask = x->nslots - 1, pos = h >> x->shift, i;
+        for (i = 0; i <= mask; i++) {
+            _Atomic uint32_t *slot = &x->slots[(pos + i) & mask];
+            uint32_t v = atomic_load_explicit(slot, memory_order_acquire);
+            if (v == IDX_MOVED)
+                break;
+            if (v) {
+                uint32_t id = (v & IDX_ID_MASK) - 1;
+                if ((v & ~IDX_ID_MASK) == tag && same_stack(&frames[(size_t)id * depth], f, n)) {
+                    if (mine)
+                        nfr[mine] = 0; /* lost the race to an identical stack */
+                    return id;
+                }
+                continue;
             }
-            continue;
-        }
-        if (!mine) {
-            mine = atomic_fetch_add(&nrecs, 1);
-            if (mine >= cap) {
-                atomic_fetch_add(&dropped, 1);
-                return 0;
+            if (!mine) {
+                mine = reserve();
+                if (!mine) {
+                    atomic_fetch_add(&dropped, 1);
+                    return 0;
+                }
+                memcpy(&frames[(size_t)mine * depth], f, sizeof *f * n);
+                nfr[mine] = (uint8_t)n;
             }
-            memcpy(&frames[(size_t)mine * depth], f, sizeof *f * n);
-            tp_site_recs[mine].nframes = (uint32_t)n;
+            uint32_t expect = 0;
+            if (atomic_compare_exchange_strong_explicit(slot, &expect, tag | (mine + 1),
+                                                        memory_order_release, memory_order_acquire))
+                return mine;
+            i--; /* re-examine the slot someone else just filled (or moved) */
         }
-        uint64_t expect = 0;
-        if (atomic_compare_exchange_strong_explicit(slot, &expect, tag | (mine + 1),
-                                                    memory_order_release, memory_order_acquire))
-            return mine;
-        i--; /* re-examine the slot someone else just filled */
+        struct sidx *next = atomic_load_explicit(&x->next, memory_order_acquire);
+        if (i > mask || !next) { /* a full index (not reached: it is grown at 3/4) */
+            atomic_fetch_add(&dropped, 1);
+            return 0;
+        }
+        x = next;
     }
-    atomic_fetch_add(&dropped, 1);
-    return 0;
 }
 
 /* The stacks this thread found last, direct-mapped by their first frame: a loop that allocates
@@ -315,34 +421,24 @@ uint32_t tp_site_find(void *const *raw, int got, void *ra)
 
 uint32_t tp_sites_count(void)
 {
-    uint32_t n = atomic_load(&nrecs);
-    return n > cap ? cap : n;
+    uint32_t n = atomic_load(&nrecs), l = atomic_load(&lim);
+    return n > l ? l : n;
 }
 
-struct tp_site_rec *tp_site_get(uint32_t id)
+void tp_site_get(uint32_t id, struct tp_site_sum *o)
 {
     struct tp_site_rec *r = &tp_site_recs[id];
-    uint64_t a = 0, f = 0, b = 0;
-    if (atomic_load(&spill_used)) {
-        a = atomic_load_explicit(&spill[id].allocs, memory_order_relaxed);
-        f = atomic_load_explicit(&spill[id].frees, memory_order_relaxed);
-        b = atomic_load_explicit(&spill[id].bytes, memory_order_relaxed);
-    }
-    for (struct tally_block *k = atomic_load_explicit(&blocks, memory_order_acquire); k;
-         k = k->next) {
-        a += atomic_load_explicit(&k->rows[id].allocs, memory_order_relaxed);
-        f += atomic_load_explicit(&k->rows[id].frees, memory_order_relaxed);
-        b += atomic_load_explicit(&k->rows[id].bytes, memory_order_relaxed);
-    }
-    atomic_store_explicit(&r->allocs, a, memory_order_relaxed);
-    atomic_store_explicit(&r->frees, f, memory_order_relaxed);
-    atomic_store_explicit(&r->bytes, b, memory_order_relaxed);
-    return r;
+    o->live = atomic_load_explicit(&r->live, memory_order_relaxed);
+    o->peak_live = atomic_load_explicit(&r->peak_live, memory_order_relaxed);
+    o->at_peak = atomic_load_explicit(&r->at_peak, memory_order_relaxed);
+    o->seen_pseq = atomic_load_explicit(&r->seen_pseq, memory_order_relaxed);
+    o->nframes = nfr[id];
+    tp_tally_sum(id, &o->allocs, &o->frees, &o->bytes);
 }
 
 const uintptr_t *tp_site_frames(uint32_t id, uint32_t *n)
 {
-    *n = tp_site_recs[id].nframes;
+    *n = nfr[id];
     return &frames[(size_t)id * depth];
 }
 
@@ -351,31 +447,33 @@ uint64_t tp_sites_dropped(void)
     return atomic_load(&dropped);
 }
 
-/* Zero a row only if it is not: a row read and left alone stays shared with the parent (no
- * copy-on-write of pages a child that execs at once never needed). */
-static void zero_rows(struct tp_tally *rows, uint32_t n)
+void tp_sites_state(struct tp_sites_state *st)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        struct tp_tally *t = &rows[i];
-        if (atomic_load_explicit(&t->allocs, memory_order_relaxed) ||
-            atomic_load_explicit(&t->frees, memory_order_relaxed) ||
-            atomic_load_explicit(&t->bytes, memory_order_relaxed)) {
-            atomic_store(&t->allocs, 0);
-            atomic_store(&t->frees, 0);
-            atomic_store(&t->bytes, 0);
-        }
-    }
+    /* Not waited for: a report written from a signal handler may have interrupted its holder. */
+    int locked = pthread_mutex_trylock(&grow_lock) == 0;
+    struct sidx *x = atomic_load(&cur);
+    st->limit = (enum tp_sites_limit)atomic_load(&full);
+    st->budget = budget_now();
+    st->cap = atomic_load(&lim);
+    st->index_slots = x ? x->nslots : 0;
+    st->resident = x && locked ? resident(tp_sites_count()) : 0;
+    if (locked)
+        pthread_mutex_unlock(&grow_lock);
+}
+
+void tp_sites_fork_prepare(void)
+{
+    pthread_mutex_lock(&grow_lock);
+}
+
+void tp_sites_fork_parent(void)
+{
+    pthread_mutex_unlock(&grow_lock);
 }
 
 void tp_sites_fork_child(void)
 {
     /* Only this thread exists now. */
-    uint32_t n = tp_sites_count();
-    if (atomic_load(&spill_used))
-        zero_rows(spill, n);
-    for (struct tally_block *b = atomic_load(&blocks); b; b = b->next) {
-        zero_rows(b->rows, n);
-        if (b != my_block)
-            atomic_store(&b->in_use, 0);
-    }
+    pthread_mutex_init(&grow_lock, NULL);
+    tp_tally_fork_child(tp_sites_count());
 }

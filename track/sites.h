@@ -1,5 +1,6 @@
-/* Call sites: the stack above an allocator call, TPROF_STACK frames deep, deduplicated
- * into a fixed-capacity lock-free table. Site 0 collects allocations made when the table was full. */
+/* Call sites: the stack above an allocator call, TPROF_STACK frames deep, deduplicated into a
+ * lock-free table that grows within a memory budget (TPROF_MEMORY_BUDGET). Site 0 collects the
+ * allocations made once the table may grow no more. */
 #ifndef TPROF_SITES_H
 #define TPROF_SITES_H
 
@@ -8,21 +9,28 @@
 
 #include "track/runtime.h"
 
-/* One cache line per site. The live-byte figures are written by every thread that allocates or
- * frees through the site; nothing else sits on their line (finding a site reads the index and the
- * frames, never this record), so two threads sharing a site share one line, not two. */
+/* Half a cache line per site: the live-byte figures, written by every thread that allocates or
+ * frees through the site. Nothing else is kept per site on the hot path (finding a site reads the
+ * index and the frames, never this record; the counts are per thread, struct tp_tally), so that a
+ * big program's table costs 32 bytes a site here. */
 struct tp_site_rec {
     _Atomic uint64_t live, peak_live, at_peak, seen_pseq; /* bytes; see heap.c for at_peak */
-    /* Counted per thread (struct tp_tally); tp_site_get() sums the threads' counts into these. */
-    _Atomic uint64_t allocs, frees, bytes;
-    uint32_t nframes; /* 0: record unused (lost an insertion race) */
-} __attribute__((aligned(64)));
+} __attribute__((aligned(32)));
 
-/* stack: frames per site (TPROF_STACK); max_sites: the table's capacity (TPROF_MAX_SITES), capped
- * to what the live-block table can name; warn (NULL for none): a line on stderr when the table
- * cannot be mapped. Given by the caller, so that the table needs neither the configuration nor
- * the life cycle. */
-void tp_sites_init(int stack, uint64_t max_sites, void (*warn)(const char *fmt, ...));
+/* A site as the report reads it: the live figures and the threads' counts summed. */
+struct tp_site_sum {
+    uint64_t live, peak_live, at_peak, seen_pseq;
+    uint64_t allocs, frees, bytes;
+    uint32_t nframes; /* 0: record unused (lost an insertion race, or never filled) */
+};
+
+/* stack: frames per site (TPROF_STACK); max_sites: a fixed cap on the sites (TPROF_MAX_SITES, 0
+ * for none), capped to what the live-block table can name; budget: the bytes the table may use
+ * (TPROF_MEMORY_BUDGET, 0 for the default, tp_sites_budget()); warn (NULL for none): a line on
+ * stderr when the table cannot be mapped. Given by the caller, so that the table needs neither
+ * the configuration nor the life cycle. */
+void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
+                   void (*warn)(const char *fmt, ...));
 /* The site of the current allocation from the frames the walk gave (raw, got; got 0 at
  * TPROF_STACK=1, or when there are none). ra is the shim's return address, the whole site at
  * TPROF_STACK=1. Our own frames at the top of raw are skipped. */
@@ -37,8 +45,8 @@ static inline int tp_sites_want(void)
 }
 #define TP_STACK_ROOM 3 /* our frames above the program's: the shim, maybe a helper, ... */
 uint32_t tp_sites_count(void);
-/* The record for the report: allocs, frees and bytes summed over the threads first. */
-struct tp_site_rec *tp_site_get(uint32_t id);
+/* The site for the report, the threads' counts summed. */
+void tp_site_get(uint32_t id, struct tp_site_sum *out);
 /* The record for the hot path (live figures only). */
 extern struct tp_site_rec *tp_site_recs;
 static inline struct tp_site_rec *tp_site_hot(uint32_t id)
@@ -48,6 +56,21 @@ static inline struct tp_site_rec *tp_site_hot(uint32_t id)
 /* Frames of site id (return addresses, frames[0] called the allocator). */
 const uintptr_t *tp_site_frames(uint32_t id, uint32_t *n);
 uint64_t tp_sites_dropped(void);
+/* Why the table stopped growing (what the report's note names) and its state: the budget in
+ * force (bytes), what the table holds in memory now (bytes; 0 when it is growing right now), the
+ * sites it may hold, the index's slots. */
+enum tp_sites_limit { TP_SITES_GROWING, TP_SITES_MAX_SITES, TP_SITES_BUDGET, TP_SITES_NO_MEMORY };
+struct tp_sites_state {
+    enum tp_sites_limit limit;
+    uint64_t budget, resident, cap, index_slots;
+};
+void tp_sites_state(struct tp_sites_state *st);
+/* The default budget for a process whose peak RSS is rss bytes: max(5% of it, 64 MiB). */
+uint64_t tp_sites_budget(uint64_t rss);
+#define TP_SITES_BUDGET_MIN (64ull << 20)
+/* Across fork the growth lock is held, so that a child never starts with an index half moved. */
+void tp_sites_fork_prepare(void);
+void tp_sites_fork_parent(void);
 /* Is addr inside libtprof.so? */
 int tp_addr_is_ours(uintptr_t addr);
 /* In the child after fork: counts restart at 0, tallies of the threads that did not survive the
@@ -64,6 +87,12 @@ struct tp_tally {
 };
 extern TP_TLS struct tp_tally *tp_tally_mine;
 void tp_tally_slow(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t bytes);
+/* The tallies' side (track/sitetally.c): set up for rows rows a block, sum a site's counts, the
+ * child's restart after fork, and the bytes the blocks hold in memory. */
+int tp_tally_init(uint32_t rows);
+void tp_tally_sum(uint32_t site, uint64_t *allocs, uint64_t *frees, uint64_t *bytes);
+void tp_tally_fork_child(uint32_t used);
+uint64_t tp_tally_resident(uint32_t used);
 
 static inline void tally_bump(_Atomic uint64_t *a, uint64_t v)
 {

@@ -16,21 +16,15 @@
 #include "track/dwlib.h"
 #include "track/modmap.h"
 #include "track/runtime.h"
-
-struct fsym {
-    uintptr_t start;
-    uint64_t size;
-    uint32_t name; /* offset into the module's names */
-    uint8_t rank;  /* GLOBAL 0, WEAK 1, LOCAL 2: which alias names an address */
-};
+#include "track/symindex.h"
 
 struct mod {
     char *file; /* the file read: /proc/self/exe for the main program */
     char *path; /* the path shown */
     uintptr_t bias, lo, hi;
-    int read; /* symbols read (or tried) */
-    int seen; /* in the latest listing */
-    struct fsym *syms;
+    int read;            /* symbols read (or tried) */
+    int seen;            /* in the latest listing */
+    struct tp_sym *syms; /* sorted (track/symindex.h); names point into names */
     size_t nsyms;
     char *names;
 };
@@ -198,14 +192,6 @@ static int debug_file_of(Elf *e, char *out, size_t n)
     return -1;
 }
 
-static int by_start(const void *a, const void *b)
-{
-    const struct fsym *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return (int)x->rank - (int)y->rank;
-}
-
 static int is_function(const GElf_Sym *s)
 {
     int t = GELF_ST_TYPE(s->st_info);
@@ -218,57 +204,46 @@ static size_t plain_len(const char *name)
     return at ? (size_t)(at - name) : strlen(name);
 }
 
+/* The module's function symbols from one symbol table, in one pass over it: the names point into
+ * the file's string table until the kept ones (one per address) are copied out, together. */
 static void load_from(struct mod *m, Elf *e, Elf_Scn *scn)
 {
     GElf_Shdr sh;
     Elf_Data *d = tp_dw.elf_getdata(scn, NULL);
     if (!d || !tp_dw.gelf_getshdr(scn, &sh) || !sh.sh_entsize)
         return;
-    size_t count = sh.sh_size / sh.sh_entsize, nf = 0, bytes = 0;
-    for (size_t i = 0; i < count; i++) {
-        GElf_Sym s;
-        const char *name;
-        if (tp_dw.gelf_getsym(d, (int)i, &s) && is_function(&s) &&
-            (name = tp_dw.elf_strptr(e, sh.sh_link, s.st_name)) && *name) {
-            nf++;
-            bytes += plain_len(name) + 1;
-        }
-    }
-    if (!nf || bytes > UINT32_MAX)
-        return;
-    struct fsym *v = tp_alloc(nf * sizeof *v);
-    char *names = tp_alloc(bytes);
-    if (!v || !names) {
-        tp_free(v);
-        tp_free(names);
-        return;
-    }
-    size_t k = 0, at = 0;
-    for (size_t i = 0; i < count && k < nf; i++) {
+    size_t count = sh.sh_size / sh.sh_entsize, k = 0, bytes = 0;
+    struct tp_sym *v = count ? tp_alloc(count * sizeof *v) : NULL;
+    for (size_t i = 0; v && i < count; i++) {
         GElf_Sym s;
         const char *name;
         if (!tp_dw.gelf_getsym(d, (int)i, &s) || !is_function(&s) ||
             !(name = tp_dw.elf_strptr(e, sh.sh_link, s.st_name)) || !*name)
             continue;
-        size_t len = plain_len(name);
-        memcpy(names + at, name, len);
-        names[at + len] = 0;
-        int b = GELF_ST_BIND(s.st_info);
         v[k].start = m->bias + (uintptr_t)s.st_value;
         v[k].size = s.st_size;
-        v[k].name = (uint32_t)at;
-        v[k].rank = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2;
+        v[k].name = name;
+        v[k].order = (uint32_t)i;
+        v[k].rank = (uint8_t)tp_sym_rank(GELF_ST_BIND(s.st_info));
         k++;
+    }
+    tp_symindex_finish(v, &k);
+    for (size_t i = 0; i < k; i++)
+        bytes += plain_len(v[i].name) + 1;
+    char *names = k ? tp_alloc(bytes) : NULL;
+    if (!names) {
+        tp_free(v);
+        return;
+    }
+    for (size_t i = 0, at = 0; i < k; i++) {
+        size_t len = plain_len(v[i].name);
+        memcpy(names + at, v[i].name, len);
+        names[at + len] = 0;
+        v[i].name = names + at;
         at += len + 1;
     }
-    qsort(v, k, sizeof *v, by_start);
-    /* One name per address: the best-ranked alias (sorted first). */
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (u == 0 || v[u - 1].start != v[i].start)
-            v[u++] = v[i];
     m->syms = v;
-    m->nsyms = u;
+    m->nsyms = k;
     m->names = names;
 }
 
@@ -305,27 +280,11 @@ static void read_syms(struct mod *m)
     close(fd);
 }
 
-static const struct fsym *sym_of(struct mod *m, uintptr_t a)
+static const struct tp_sym *sym_of(struct mod *m, uintptr_t a)
 {
     if (!m->read)
         read_syms(m);
-    size_t lo = 0, hi = m->nsyms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->syms[mid].start <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    /* lo = first symbol past a. A sized symbol covers [start, start+size); an unsized one
-     * (hand-written assembly) only its own first byte. A few earlier symbols are looked at
-     * too, for the rare function that encloses another symbol. */
-    for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++) {
-        const struct fsym *s = &m->syms[i - 1];
-        if (a < s->start + (s->size ? s->size : 1))
-            return s;
-    }
-    return NULL;
+    return tp_symindex_find(m->syms, m->nsyms, a);
 }
 
 /* ---- the interface ---- */
@@ -336,9 +295,9 @@ int tp_symtab_lookup(uintptr_t addr, char *out, size_t n, uintptr_t *start)
     struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&lock);
     struct mod *m = module_of(addr);
-    const struct fsym *s = m ? sym_of(m, addr) : NULL;
+    const struct tp_sym *s = m ? sym_of(m, addr) : NULL;
     if (s && n > 0) {
-        const char *name = m->names + s->name;
+        const char *name = s->name;
         size_t len = strlen(name);
         if (len >= n)
             len = n - 1;
@@ -395,7 +354,7 @@ int tp_symtab_functions(uintptr_t in_module, int (*want)(const char *name, void 
             read_syms(m);
         calls = 0;
         for (size_t i = 0; i < m->nsyms; i++) {
-            const char *name = m->names + m->syms[i].name;
+            const char *name = m->syms[i].name;
             if (want && !want(name, arg))
                 continue;
             calls++;
@@ -415,18 +374,36 @@ void tp_symtab_stale(void)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+/* libstdc++'s demangler. A C program (python3) that loads C++ libraries (torch) with dlopen's
+ * default RTLD_LOCAL has libstdc++ loaded but out of the global scope, where dlsym(RTLD_DEFAULT)
+ * never finds it: it is then asked for by its soname, among the objects already loaded
+ * (RTLD_NOLOAD loads nothing). The reference taken then is never dropped: libstdc++ defines
+ * STB_GNU_UNIQUE symbols, which make the dynamic loader keep it loaded anyway. Not found (no C++
+ * loaded yet): asked again next time. */
+static demangle_fn find_demangler(void)
+{
+    static _Atomic(demangle_fn) found;
+    demangle_fn d = atomic_load(&found);
+    if (d)
+        return d;
+    d = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!d) {
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        d = h ? (demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
+        if (h && !d)
+            dlclose(h);
+    }
+    if (d)
+        atomic_store(&found, d);
+    return d;
+}
+
 char *tp_symtab_demangled(const char *name)
 {
-    static _Atomic(demangle_fn) demangle;
     if (strncmp(name, "_Z", 2) != 0)
         return NULL;
     struct tp_own g = tp_own_begin(); /* the demangler allocates */
-    demangle_fn d = atomic_load(&demangle);
-    if (!d) {
-        /* only a C++ program has a mangled name to show, and it has libstdc++ loaded */
-        d = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        atomic_store(&demangle, d);
-    }
+    demangle_fn d = find_demangler();
     int status = -1;
     char *s = d ? d(name, NULL, NULL, &status) : NULL;
     char *copy = s && status == 0 ? tp_strdup(s) : NULL;

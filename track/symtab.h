@@ -40,7 +40,8 @@ int tp_symtab_functions(uintptr_t in_module, int (*want)(const char *name, void 
 void tp_symtab_stale(void);
 
 /* C++ names read better demangled: "ns::conv2d(float*, int)". Copies name unchanged when it is
- * not a mangled name or no demangler (libstdc++'s __cxa_demangle) is loaded. */
+ * not a mangled name or no demangler (libstdc++'s __cxa_demangle, also when it is loaded RTLD_LOCAL)
+ * is loaded. */
 void tp_symtab_demangle(const char *name, char *out, size_t n);
 /* The same in memory from tp_alloc (to free with tp_free); NULL when name is not a mangled name
  * or cannot be demangled. */

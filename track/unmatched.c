@@ -53,11 +53,10 @@ static void tell(struct tp_report *r, const char *line, int warn)
         tp_warn("%s", line);
 }
 
-/* The exact entries of TPROF_OPS: no glob character, not an exclusion. */
-static void ops_entries(struct tp_report *r, int warn)
+/* The next exact entry of TPROF_OPS from p (no glob character, not an exclusion), trimmed, into
+ * entry; returns where the search goes on, NULL when there is none. */
+static const char *next_exact(const char *p, char *entry, size_t cap)
 {
-    const char *p = tp_cfg.ops;
-    char line[512], entry[256];
     while (p && *p) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -66,17 +65,32 @@ static void ops_entries(struct tp_report *r, int warn)
             s++, len--;
         while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
             len--;
-        p = e ? e + 1 : NULL;
-        if (!len || len >= sizeof entry || *s == '!' || memchr(s, '*', len) ||
-            memchr(s, '?', len) || memchr(s, '[', len) || memchr(s, '\\', len))
+        p = e ? e + 1 : "";
+        if (!len || len >= cap || *s == '!' || memchr(s, '*', len) || memchr(s, '?', len) ||
+            memchr(s, '[', len) || memchr(s, '\\', len))
             continue;
         memcpy(entry, s, len);
         entry[len] = 0;
-        if (op_named(r, entry, len))
+        return p;
+    }
+    return NULL;
+}
+
+static void ops_entries(struct tp_report *r, int warn)
+{
+    char line[512], entry[256];
+    for (const char *p = tp_cfg.ops; (p = next_exact(p, entry, sizeof entry)) != NULL;) {
+        if (op_named(r, entry, strlen(entry)))
             continue;
         say(line, sizeof line, "TPROF_OPS", tp_cfg.ops, entry);
         tell(r, line, warn);
     }
+}
+
+int tp_unmatched_possible(void)
+{
+    char entry[256];
+    return (tp_cfg.step && *tp_cfg.step) || next_exact(tp_cfg.ops, entry, sizeof entry) != NULL;
 }
 
 void tp_unmatched_notes(struct tp_report *r, int final)

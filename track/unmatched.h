@@ -10,5 +10,8 @@ struct tp_report;
  * this image (a snapshot cannot know that a function will never be called); the notes then also
  * go to stderr, once per image, unless the text report is written there. */
 void tp_unmatched_notes(struct tp_report *r, int final);
+/* 1 when there is such a setting to check at all: TPROF_STEP, or an exact name in TPROF_OPS (the
+ * default list has none). */
+int tp_unmatched_possible(void);
 
 #endif

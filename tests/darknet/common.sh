@@ -76,7 +76,7 @@ cli_checks() {
     "ops['gemm']['flops'] == $GEMM_FLOPS" \
     "ops['gemm']['bytes'] == $GEMM_BYTES" \
     "sorted((s['m'], s['n'], s['k'], s['calls']) for s in ops['gemm']['shapes']) == $GEMM_SHAPES" \
-    "all(s['transa'] == 'N' and s['transb'] == 'N' and s['layout'] == 'R' for s in ops['gemm']['shapes'])" \
+    "all(s['desc'] == 'M=%d N=%d K=%d BETA=%d' % (s['m'], s['n'], s['k'], s['bytes'] // s['calls'] // 4 - s['m'] * s['k'] - s['k'] * s['n'] - s['m'] * s['n'] > 0) for s in ops['gemm']['shapes'])" \
     "ops['im2col_cpu']['source'] == 'plt' and ops['im2col_cpu']['kind'] == 'conv'" \
     "ops['im2col_cpu']['calls'] == $IM2COL_CALLS" \
     "all(site(f)['live_at_exit_bytes'] == b for f, b in $HEAP_BY_FN.items())" \

@@ -4,7 +4,10 @@
  *                    exports through the PLT (lp_*), 4 steps of each
  *   v_adapt tiny     tiny_norm called 1000 times (and lp_tiny_norm through the PLT), slow_conv
  *                    (2 ms sleep) 3 times
- * Prints a checksum. */
+ *   v_adapt threads  4 threads, each one call of thr_conv, which calls lp_tiny_norm 20000 times
+ *                    through the PLT
+ * Prints a checksum (threads: a fixed line). */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -55,8 +58,37 @@ __attribute__((noinline)) static void slow_conv(void)
     }
 }
 
+enum { THREADS = 4, THREAD_CALLS = 20000 };
+
+__attribute__((noinline)) static void thr_conv(void)
+{
+    for (int i = 0; i < THREAD_CALLS; i++)
+        lp_tiny_norm(i);
+}
+
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    thr_conv();
+    return NULL;
+}
+
+static int threads(void)
+{
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        if (pthread_create(&t[i], NULL, thread_main, NULL) != 0)
+            return 1;
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    printf("threads %d x %d calls\n", THREADS, THREAD_CALLS);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "threads"))
+        return threads();
     if (argc > 1 && !strcmp(argv[1], "prefix")) {
         for (int s = 0; s < 4; s++) {
             net_train_step(s);
@@ -70,7 +102,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             slow_conv();
     } else {
-        fprintf(stderr, "usage: v_adapt prefix|tiny\n");
+        fprintf(stderr, "usage: v_adapt prefix|tiny|threads\n");
         return 2;
     }
     printf("sink %ld\n", (long)sink);

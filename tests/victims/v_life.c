@@ -7,10 +7,15 @@
  *   v_life parse: a getter that the default op list matches (*norm*) called while parsing, with
  *                 parse-time buffers allocated between its calls and live all run; then a forward
  *                 pass whose activations are freed within it.
+ *   v_life getter: option_find_float (calling option_find) 200 times in a row while parsing,
+ *                 4 parse buffers allocated among its calls, live all run; then network_step
+ *                 (calling conv_inner, 50 ms each) 3 times, each allocating and freeing its
+ *                 activations.
  * Steps after the first reach the same live bytes without passing them, so the peak is step 0's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <tprof.h>
 
 enum {
@@ -79,8 +84,53 @@ static void network_forward(void)
     free(a);
 }
 
+static int option_find(int i)
+{
+    return i + 1;
+}
+
+static float option_find_float(int i)
+{
+    return (float)option_find(i);
+}
+
+static void conv_inner(char *a)
+{
+    a[0] = 1;
+}
+
+static void network_step(void)
+{
+    struct timespec t = {0, 50000000}; /* longer than any getter call, by far */
+    while (nanosleep(&t, &t) != 0) {
+    }
+    char *a = take(FWD);
+    conv_inner(a);
+    sink = a[FWD - 1];
+    free(a);
+}
+
+static int getter(void)
+{
+    char *cfg[4];
+    float sum = 0;
+    for (int i = 0; i < 200; i++) {
+        sum += option_find_float(i);
+        if (i % 50 == 0)
+            cfg[i / 50] = take(PARSE);
+    }
+    for (int i = 0; i < 3; i++)
+        network_step();
+    printf("%d %.0f\n", cfg[0][0] + cfg[3][PARSE - 1], sum);
+    for (int i = 0; i < 4; i++)
+        free(cfg[i]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "getter"))
+        return getter();
     if (argc > 1 && !strcmp(argv[1], "parse")) {
         char *cfg[3];
         for (int i = 0; i < 3; i++)

@@ -1,0 +1,65 @@
+/* Where a function's parameters are when its -finstrument-functions enter hook is called, from
+ * its DWARF (built with -g), so that the hook can read their values (track/argwork.h).
+ *
+ * __cyg_profile_func_enter is called after the prologue: by then the argument registers may hold
+ * something else (%rdi and %rsi always do: the hook's own arguments). What holds is what the
+ * compiler's location description says at that call instruction (its return address - 1): a
+ * register (a callee-saved one where the value lives on past the hook, -O2 and -O3), a stack
+ * slot relative to the frame base (-O0: DW_OP_fbreg from DW_OP_call_frame_cfa, the CFA read from
+ * the function's call frame information at that instruction), a register-relative slot, or a
+ * constant. A value described only as "what register N held at entry" (DW_OP_entry_value) is
+ * gone, as is one with no location at that instruction: the function then gets no work. */
+#ifndef TPROF_ARGLOC_H
+#define TPROF_ARGLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/workspec.h"
+
+/* Registers as the hook entry saved them, by DWARF x86-64 number: 0 rax, 1 rdx, 2 rcx, 3 rbx,
+ * 4 rsi, 5 rdi, 6 rbp, 7 rsp (the caller's, at the call: the hook's CFA), 8-15 r8-r15, and 16
+ * the hook's return address. */
+#define TP_ARG_NREGS 17
+
+enum tp_arg_kind {
+    TP_ARG_REG = 1, /* the value is in register reg */
+    TP_ARG_MEM,     /* the value is in memory at register reg + off */
+    TP_ARG_CFA,     /* the value is in memory at the CFA + off */
+    TP_ARG_CONST,   /* the value is off */
+    TP_ARG_SUM,     /* the value is register reg + off */
+};
+
+struct tp_argloc {
+    uint8_t kind, reg, size, is_signed;
+    uint8_t sh; /* 64 - 8 * size: the value's bits are the low ones */
+    int64_t off;
+};
+
+/* How one call site of the enter hook finds one function's parameters. */
+struct tp_argset {
+    int n;           /* = the work entry's nvars */
+    uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off (rsp or rbp) */
+    int64_t cfa_off; /* (only for TP_ARG_CFA locations) */
+    struct tp_argloc loc[TP_WORK_MAX_VARS];
+};
+
+/* Resolve the parameters w names for the hook called by the function named w->name (its own
+ * out-of-line body, or a copy inlined into another) whose return address is ra. 0, or -1 with
+ * the reason in why. Takes libdw's time (reads the module's DWARF): call once per ra and keep
+ * the result. Not thread-safe: under the caller's lock. */
+int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset *out, char *why,
+                      size_t n);
+
+/* The parameters' values from the registers the hook saved (regs[TP_ARG_NREGS]). A few loads. */
+void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals);
+
+/* The parameters of the function that starts at fn, in order, with their types as the ABI
+ * passes them (for a work entry without a prototype on a function hooked through the PLT). 0, or
+ * -1 with the reason in why. Under the caller's lock, as tp_argloc_resolve. */
+int tp_argloc_params(uintptr_t fn, struct tp_work_param *out, int *n, char *why, size_t len);
+
+/* Drop what was read of the process's modules (after a dlclose). */
+void tp_argloc_forget(void);
+
+#endif

@@ -1,0 +1,13 @@
+/* Steps and the TPROF_SCHEDULE window (track/steps.c). tp_step_begin, tp_step_end and
+ * tp_step_mark are declared in track/ops.h, with the ops that call them. */
+#ifndef TPROF_STEPS_H
+#define TPROF_STEPS_H
+
+/* Is what runs now inside the recorded window of steps? Always 1 without TPROF_SCHEDULE. */
+int tp_steps_in_window(void);
+/* The step histogram, made when the op table is. */
+void tp_steps_init(void);
+/* In a fork child: the child's steps start from none. */
+void tp_steps_fork_child(void);
+
+#endif
