@@ -20,7 +20,7 @@ struct tp_series_raw {
 };
 
 /* The heap now, for op id (-1: none) at ticks (tp_ticks()): at an outermost op call's begin or
- * end (the op is the call's), at a step's end. Async-signal-safe; never waits. */
+ * end (the op is the call's), at a step's end (-1). Async-signal-safe; never waits. */
 void tp_series_heap(int op, uint64_t ticks);
 /* What tp_series_heap records, with the figures given (tests give their own). */
 void tp_series_add(uint64_t ticks, uint64_t live, uint64_t floor, int op);
