@@ -75,7 +75,8 @@ size_t tp_series_halve(struct tp_series_raw *p, size_t n)
 /* The buffer is full: halve it, and take points half as often from now on. */
 static void halve(void)
 {
-    uint64_t span = hbuf[CAP - 1].ticks - hbuf[0].ticks;
+    /* two threads' points may be stored out of their clocks' order: never a negative span */
+    uint64_t t0 = hbuf[0].ticks, t1 = hbuf[CAP - 1].ticks, span = t1 > t0 ? t1 - t0 : 0;
     hn = (uint32_t)tp_series_halve(hbuf, CAP);
     gap = gap ? 2 * gap : span / (CAP / 2) ? span / (CAP / 2) : 1;
 }
