@@ -17,10 +17,10 @@
  * the points taken within a gap the most live is kept (pend) and stored when the gap is over.
  * So the shape and the highest points survive a run of any length. A point within a gap that
  * is no higher than the one kept costs two relaxed loads and two compares, no atomic write.
- * Measured (bench/RESULTS.md): a timed outermost op call, which takes two points, costs 77
- * instructions more (787 to 864 for bench/cyg_storm's tiny op with TPROF_DEMOTE=0; an op that
+ * Measured (bench/RESULTS.md): a timed outermost op call, which takes two points, costs 78
+ * instructions more (890 to 969 for bench/cyg_storm's tiny op with TPROF_DEMOTE=0; an op that
  * short is demoted to a count by default, and then nothing changes); the malloc/free pair does
- * not change (1,253 instructions).
+ * not change (1,254 instructions).
  * The flag is only tried, never waited for: a point that finds it held (another thread's, or
  * the code a SIGPROF tick interrupted) is left out. Steps are few (milliseconds apart or more):
  * each is kept under a spin lock; that buffer, when full, is halved keeping the lowest and the
