@@ -528,7 +528,10 @@ static void merge_program(struct merge *g, const struct tp_report *in, size_t ni
     /* and so does the heap over time, which holds that peak */
     const struct tp_memory *top = &t->top->memory;
     if (top->nseries && (m->series = malloc(top->nseries * sizeof *m->series))) {
-        memcpy(m->series, top->series, top->nseries * sizeof *m->series);
+        for (size_t i = 0; i < top->nseries; i++) {
+            m->series[i] = top->series[i];
+            m->series[i].op = sdup(top->series[i].op);
+        }
         m->nseries = top->nseries;
     }
 }

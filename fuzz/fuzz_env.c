@@ -35,7 +35,8 @@ static const char *const names[] = {
     "TPROF_TOP",         "TPROF_JSON_SITES", "TPROF_PEAK_GFLOPS", "TPROF_PEAK_GBPS",
     "TPROF_STEP",        "TPROF_SCHEDULE",  "TPROF_SIGNAL",     "TPROF_MAX_SITES",
     "TPROF_MAX_OPS",     "TPROF_SNAPSHOT",  "TPROF_TRACE_MAX",  "TPROF_TRACE_CAP",
-    "TPROF_PLT",         "TPROF_DEBUGINFOD", "TPROF_HOOK_NS",
+    "TPROF_PLT",         "TPROF_DEBUGINFOD", "TPROF_HOOK_NS",    "TPROF_HTML",
+    "TPROF_DEMOTE",      "TPROF_SAMPLE_HZ", "TPROF_SUPPRESS",
 };
 #define NVARS (sizeof names / sizeof names[0])
 
@@ -162,6 +163,7 @@ static void check(const struct tp_config *c, int ret)
     check_str("TPROF_JSON", c->json, NULL);
     check_str("TPROF_TRACE", c->trace, NULL);
     check_str("TPROF_FOLDED", c->folded, NULL);
+    check_str("TPROF_HTML", c->html, NULL);
     if (bad("TPROF_OPS")) {
         must(!strcmp(c->ops, TP_DEFAULT_OPS), "TPROF_OPS without a valid value is not the default", NULL);
         check_used("TPROF_OPS", "the default op list");

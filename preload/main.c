@@ -102,7 +102,6 @@ __attribute__((constructor)) static void tp_ctor(void)
         tp_reporter_start();
         tp_report_signal_start();
         tp_trace_start();
-        tp_series_start();
         tp_shim_exit_start();
         /* A safe point to load elfutils: the configuration is read (a disabled tprof loads
          * nothing) and no lock of the program's is held. */

@@ -118,7 +118,8 @@
     X(STR, name, NULL) X(STR, module, NULL) X(U64, samples, 0) X(DBL, share, 0)
 
 /* struct tp_heap_point (an element of the memory's "series") */
-#define TP_HEAP_POINT_FIELDS(X) X(U64, ns, 0) X(U64, live_bytes, 0) X(U64, persistent_bytes, 0)
+#define TP_HEAP_POINT_FIELDS(X) \
+    X(U64, ns, 0) X(U64, live_bytes, 0) X(U64, persistent_bytes, 0) X(STR, op, NULL)
 
 /* struct tp_step_point (an element of the steps' "series") */
 #define TP_STEP_POINT_FIELDS(X) X(U64, index, 0) X(U64, end_ns, 0) X(U64, ns, 0)

@@ -160,12 +160,17 @@
 
   function heapTime() {
     var m = D.memory, s = m.series || [];
-    if (!s.length) { say('heap-time', 'No heap series in this report (recorded when the run sets TPROF_HTML).'); return; }
+    if (!s.length) { say('heap-time', 'No heap series in this report (heap accounting was off, or an older tprof wrote it).'); return; }
     var h = 240, g = root('heap-time', h), end = Math.max(D.program.wall_ns, s[s.length - 1].ns);
     var a = frameXY(g, h, end, m.peak_bytes || 1, fns, fbytes, 'time since start');
+    /* in steps: the points are taken at events (op calls, steps, samples), and between two of
+     * them the heap is only known to have been at the first one's figure */
     var line = function (key) {
       var d = 'M' + a.X(s[0].ns) + ',' + a.Y(0);
-      s.forEach(function (p) { d += 'L' + a.X(p.ns) + ',' + a.Y(p[key]); });
+      s.forEach(function (p, i) {
+        if (i) d += 'L' + a.X(p.ns) + ',' + a.Y(s[i - 1][key]);
+        d += 'L' + a.X(p.ns) + ',' + a.Y(p[key]);
+      });
       return d + 'L' + a.X(s[s.length - 1].ns) + ',' + a.Y(0) + 'Z';
     };
     tip(svg('path', {d: line('live_bytes'), 'class': 'transient'}, g), 'transient: freed within its ' + (m.lifetime_unit === 'op_call' ? 'op call' : 'step'));
@@ -175,6 +180,14 @@
     svg('circle', {cx: px, cy: py, r: 4, 'class': 'peakdot'}, g);
     var label = 'peak ' + fbytes(m.peak_bytes) + ' at ' + fns(m.peak_ns) + (m.peak_op ? ' in ' + m.peak_op : '');
     svg('text', {x: Math.min(px + 6, W - 300), y: py + 14, 'class': 'peaklabel', id: 'heap-peak-label'}, g, label);
+    /* every point answers a hover with its time, bytes and op (the op whose outermost call began
+     * or ended there, or the one running at the peak or at a CPU sample) */
+    s.forEach(function (p) {
+      tip(svg('circle', {cx: a.X(p.ns), cy: a.Y(p.live_bytes), r: 3, 'class': 'heapdot'}, g),
+          fns(p.ns) + ': ' + fbytes(p.live_bytes) + ' live' +
+          (m.lifetime_unit ? ', ' + fbytes(p.persistent_bytes) + ' persistent' : '') +
+          (p.op ? ', op ' + p.op : ', no op'));
+    });
   }
 
   function stepTime() {

@@ -94,9 +94,13 @@ void tp_text_heap_chart(const struct tp_memory *m, uint64_t end_ns, int rows, in
     tp_buf_printf(b, "\n%12s%-*s%s\n", "", cols - (int)strlen(t1), "0", t1);
 }
 
+/* The chart is drawn from this many points of the series on: every run has the peak and the
+ * heap at its end, which alone draw no shape; one outermost op call adds two. */
+#define CHART_MIN_POINTS 4
+
 static void heap_chart(struct tp_text_ctx *c, const struct tp_memory *m)
 {
-    if (!m->nseries)
+    if (m->nseries < CHART_MIN_POINTS)
         return;
     if (m->lifetime_unit)
         tp_text_say(c, "heap over time, the most of each column ('@' the peak, ':' persistent, "

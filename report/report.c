@@ -238,6 +238,10 @@ void tp_report_free(struct tp_report *r)
         TP_MEMORY_FIELDS(FREE)
     }
     tp_memory_free_sites(&r->memory);
+    for (size_t i = 0; i < r->memory.nseries; i++) {
+        struct tp_heap_point *s = &r->memory.series[i];
+        TP_HEAP_POINT_FIELDS(FREE)
+    }
     free(r->memory.series);
     free(r->steps.series);
     {

@@ -112,7 +112,7 @@ struct tp_memory {
     struct tp_site_rollup *rollups; /* the sites not in sites[], rolled up (siterollup.h) */
     size_t nsites, nrollups;
     /* Heap over time, oldest first, at most TP_SERIES_MAX points, the peak among them exactly
-     * (tp_series_downsample); empty unless the run set TPROF_HTML. */
+     * (tp_series_downsample), each with its op (track/series.c says where points are taken). */
     struct tp_heap_point *series;
     size_t nseries;
     struct tp_sampling sampling;

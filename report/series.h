@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One point of the heap over time (TPROF_HTML): live bytes at ns since the start, and of them the
- * bytes live when the last unit of lifetime (step) ended, which outlived it: the persistent floor
- * (never more than live). */
+/* One point of the heap over time: live bytes at ns since the start, and of them the bytes live
+ * when the last unit of lifetime (step) ended, which outlived it: the persistent floor (never
+ * more than live); op: the op whose outermost call began or ended there, or the op running on
+ * the thread that set the peak or took the sample, NULL for none (owned by the model). */
 struct tp_heap_point {
     uint64_t ns, live_bytes, persistent_bytes;
+    char *op;
 };
 
 /* One step of the run: its index among the recorded steps (warm-up ones first), when it ended

@@ -1,12 +1,19 @@
 /* The report's series over time: downsampling keeps the peak exactly and the envelope of each
- * stretch, in order, also through the library's bounded step buffer; the text heap chart of a fixed series, row by row; and the HTML page of a
- * small model: its tables, its escaping, and the JSON it embeds. */
+ * stretch, in order, also through the library's bounded step buffer; the library's heap buffer
+ * halves by pairs keeping the more live point, with its time and op, and the report gets the
+ * highest points, in order; the text heap chart of a fixed series, row by row; and the HTML page
+ * of a small model: its tables, its escaping, and the JSON it embeds. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/render.h"
 #include "report/render_text.h"
+#include "common/clock.h"
+#include "common/config.h"
+#include "track/heap.h"
+#include "track/ops.h"
+#include "track/runtime.h"
 #include "track/series.h"
 
 static uint64_t pt_val(void *ctx, size_t i)
@@ -69,7 +76,7 @@ START_TEST(test_step_series_keeps_extremes)
     struct tp_report r;
     tp_report_init(&r);
     r.steps.count = 10000;
-    tp_series_collect(&r);
+    tp_series_collect(&r, tp_ops_name);
     ck_assert_uint_le(r.steps.nseries, TP_SERIES_MAX);
     ck_assert_uint_ge(r.steps.nseries, TP_SERIES_MAX / 2);
     int slow = 0, fast = 0;
@@ -83,6 +90,87 @@ START_TEST(test_step_series_keeps_extremes)
     ck_assert_int_eq(slow, 1);
     ck_assert_int_eq(fast, 1);
     ck_assert_uint_eq(r.memory.nseries, 0); /* no sampler ran */
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_heap_halve_exact)
+{
+    /* pairs (5, 9) (3, 3) (8, 2) and an odd last 7: the more live of each, the earlier of two
+     * equal, with its own time and op */
+    struct tp_series_raw p[7];
+    const uint64_t live[7] = {5, 9, 3, 3, 8, 2, 7};
+    for (int i = 0; i < 7; i++)
+        p[i] = (struct tp_series_raw){10 * (uint64_t)i, live[i], live[i] / 2, i};
+    ck_assert_uint_eq(tp_series_halve(p, 7), 4);
+    const uint64_t want_t[] = {10, 20, 40, 60}, want_live[] = {9, 3, 8, 7};
+    const int want_op[] = {1, 2, 4, 6};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_uint_eq(p[i].ticks, want_t[i]);
+        ck_assert_uint_eq(p[i].live, want_live[i]);
+        ck_assert_uint_eq(p[i].floor, want_live[i] / 2);
+        ck_assert_int_eq(p[i].op, want_op[i]);
+    }
+}
+END_TEST
+
+/* Event i of test_heap_buffer: at (i + 1) us, ops fwd and bwd in turn. */
+static uint64_t ev_live(uint64_t i)
+{
+    return i == 1235                ? 500000
+           : i == TP_SERIES_CAP + 2 ? 900000
+           : i == TP_SERIES_CAP + 3 ? 1000000
+                                    : 100 + i % 7;
+}
+
+START_TEST(test_heap_buffer)
+{
+    /* Ticks are nanoseconds here (no TSC) and the run started at 0. CAP + 4 events: the buffer
+     * fills at CAP, halves at CAP + 1 (the high point 1235, second of its pair, survives it),
+     * then keeps the more live of every two, and the last, CAP + 3, the peak, is the one being
+     * filled: the report has it (persistent 50; the peak the report adds there, persistent 0,
+     * is no higher and goes in downsampling), and the heap when the report is made. */
+    tp_config_defaults(&tp_cfg);
+    tp_cfg.max_ops = 8;
+    tp_ops_init();
+    tp_heap_init(NULL, NULL); /* accounting on, nothing live: the heap at report time is 0 */
+    ck_assert(tp_heap_tracking());
+    int fwd = tp_op_intern("fwd", NULL, TP_SRC_API), bwd = tp_op_intern("bwd", NULL, TP_SRC_API);
+    ck_assert_int_ge(fwd, 0);
+    ck_assert_int_ge(bwd, 0);
+    tp_start_ns = 0;
+    ck_assert_int_eq(tp_clock_use_tsc, 0);
+    uint64_t n = TP_SERIES_CAP + 4;
+    for (uint64_t i = 0; i < n; i++)
+        tp_series_add(1000 * (i + 1), ev_live(i), 50, i % 2 ? bwd : fwd);
+    struct tp_report r;
+    tp_report_init(&r);
+    r.memory.peak_bytes = 1000000; /* the peak, as heap.c would have it */
+    r.memory.peak_ns = 1000 * n;
+    r.memory.peak_op = strdup("bwd");
+    tp_series_collect(&r, tp_ops_name);
+    const struct tp_memory *m = &r.memory;
+    ck_assert_uint_le(m->nseries, TP_SERIES_MAX);
+    ck_assert_uint_ge(m->nseries, TP_SERIES_MAX / 2);
+    int high = 0, filling = 0;
+    for (size_t i = 0; i + 1 < m->nseries; i++) {
+        const struct tp_heap_point *p = &m->series[i];
+        if (i)
+            ck_assert_uint_le(m->series[i - 1].ns, p->ns);
+        uint64_t ev = p->ns / 1000 - 1; /* every point is an event's, or the peak */
+        ck_assert_uint_eq(p->ns % 1000, 0);
+        ck_assert_uint_eq(p->live_bytes, ev_live(ev));
+        ck_assert_str_eq(p->op, ev % 2 ? "bwd" : "fwd");
+        high += p->live_bytes == 500000 && p->ns == 1236000 && p->persistent_bytes == 50;
+        filling += p->ns == 1000 * n && p->persistent_bytes == 50;
+    }
+    ck_assert_int_eq(high, 1);
+    ck_assert_int_eq(filling, 1);
+    /* the heap when the report was made: now, nothing live, no op */
+    const struct tp_heap_point *now = &m->series[m->nseries - 1];
+    ck_assert_uint_gt(now->ns, 1000 * n);
+    ck_assert_uint_eq(now->live_bytes, 0);
+    ck_assert_ptr_null(now->op);
     tp_report_free(&r);
 }
 END_TEST
@@ -194,6 +282,8 @@ int main(void)
     tcase_add_test(tc, test_downsample_keeps_peak);
     tcase_add_test(tc, test_downsample_small_and_exact);
     tcase_add_test(tc, test_step_series_keeps_extremes);
+    tcase_add_test(tc, test_heap_halve_exact);
+    tcase_add_test(tc, test_heap_buffer);
     tcase_add_test(tc, test_text_chart_rows);
     tcase_add_test(tc, test_html_page);
     suite_add_tcase(s, tc);

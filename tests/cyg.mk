@@ -168,3 +168,7 @@ tests_victims_v_dlcxx_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_dlcxx_LDADD = -ldl
 TESTS += tests/cxx_names.sh
 EXTRA_DIST += tests/cxx_names.sh
+
+# The heap over time on every run: points at op calls and steps with their ops, ticks without.
+TESTS += tests/heap_series.sh
+EXTRA_DIST += tests/heap_series.sh

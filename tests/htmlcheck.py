@@ -6,7 +6,8 @@ htmlcheck.py REPORT.json DOM.html
 
 The script drew every chart and none failed; the ops table holds every op of the JSON, with its
 calls and self time exactly (the cells' data-v); the op-time flame graph has a cell per op of
-op_stacks; the heap chart marks the peak with its op; the step chart has one point per point of
+op_stacks; the heap chart marks the peak with its op and has a point per point of memory.series,
+whose hover names its op; the step chart has one point per point of
 steps.series; the latency chart names the top ops. Exit 1 with what differed."""
 import html.parser
 import json
@@ -95,6 +96,13 @@ def main():
     heap = dom.text_in.get("heap-time", "")
     if m["series"] and not (m["peak_op"] or "") in heap or "peak " not in heap:
         bad.append(f"heap over time: no peak label with {m['peak_op']}: {heap!r}")
+    hdots = dom.count_in.get(("heap-time", "circle", "heapdot"), 0)
+    if hdots != len(m["series"]):
+        bad.append(f"heap chart: {hdots} points, {len(m['series'])} in memory.series")
+    htips = dom.titles_in.get("heap-time", "")
+    for op in sorted({p.get("op") for p in m["series"]} - {None}):
+        if ", op " + op + "\n" not in htips:
+            bad.append(f"heap chart: no point names op {op}")
     dots = dom.count_in.get(("step-time", "circle", "stepdot"), 0) + \
         dom.count_in.get(("step-time", "circle", "stepwarm"), 0)
     if dots != len(d["steps"]["series"]):

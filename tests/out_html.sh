@@ -5,7 +5,9 @@
 # Chromium opens the page: no console message (the page logs only errors), every chart drawn,
 # and the DOM holds the ops, figures and points of the JSON (tests/htmlcheck.py); a screenshot
 # is written (kept at $TPROF_HTML_SHOT when that is set). Chromium is the only part skipped when
-# it is not installed.
+# it is not installed. A run without TPROF_HTML records the heap over time too: the page that
+# `tprof report --html` makes of its JSON has the heap chart, one point per point of the series,
+# each naming its op on hover.
 . "$TS/lib.sh"
 V=$TB/victims/v_trace
 OPS='*matmul*,*forward*,*conv*'
@@ -33,6 +35,13 @@ sys.exit(a != m or not a)' "$WORK/r.json" "$WORK/m.json" || fail "tprof merge lo
 grep -q "^heap over time, the most of each column ('@' the peak, ':' persistent, '#' transient):" \
   "$WORK/r.txt" || fail "text report: no heap chart"
 grep -q '^ *[0-9.]* [KM]iB |.*@' "$WORK/r.txt" || fail "text report: the chart's top row has no peak"
+# The same run without TPROF_HTML: its JSON's page.
+tp TPROF_OPS="$OPS" TPROF_STEP=train_step TPROF_JSON="$WORK/plain.json" LD_PRELOAD="$TPROF_SO" \
+  "$V" 20 1 > /dev/null || fail "victim failed without TPROF_HTML"
+jcheck "$WORK/plain.json" "max(p['live_bytes'] for p in m['series']) == m['peak_bytes']" \
+  "[p['op'] for p in m['series'] if p['ns'] == m['peak_ns'] and p['live_bytes'] == m['peak_bytes']][:1] == [m['peak_op']]" \
+  "{p['op'] for p in m['series']} - {None} <= {'train_step', 'conv_layer', 'layer_forward', 'small_matmul'}"
+"$TPROF_CLI" report --html "$WORK/plain.html" "$WORK/plain.json" || fail "tprof report --html (plain)"
 # A directory that does not exist: one line, the run goes on, no page.
 err=$(TPROF_OUTPUT=none TPROF_HTML="$WORK/none/x.html" LD_PRELOAD="$TPROF_SO" "$V" 2 1 2>&1 >/dev/null) ||
   fail "victim failed under a bad TPROF_HTML"
@@ -56,6 +65,11 @@ chrome --dump-dom "file://$WORK/r.html" > "$WORK/dom.html" 2> "$WORK/chrome.err"
   fail "chromium --dump-dom failed: $(tail -3 "$WORK/chrome.err")"
 if grep 'CONSOLE' "$WORK/chrome.err"; then fail "the page wrote to the console"; fi
 python3 "$TS/htmlcheck.py" "$WORK/r.json" "$WORK/dom.html" || fail "the DOM does not hold the report"
+chrome --dump-dom "file://$WORK/plain.html" > "$WORK/plain.dom" 2> "$WORK/chrome4.err" ||
+  fail "chromium --dump-dom of the page without TPROF_HTML failed"
+if grep 'CONSOLE' "$WORK/chrome4.err"; then fail "the page without TPROF_HTML wrote to the console"; fi
+python3 "$TS/htmlcheck.py" "$WORK/plain.json" "$WORK/plain.dom" ||
+  fail "the DOM of the page without TPROF_HTML does not hold the report"
 # Sorting: the page's own script, with two clicks on "calls" added at its end, leaves the rows
 # in ascending order of calls (the first click sorts down, the second up).
 sed 's|</body></html>|<script>var h = document.querySelectorAll("#ops th")[2]; h.click(); h.click();</script></body></html>|' \

@@ -514,7 +514,7 @@ void tp_collect(struct tp_report *r, const char *why)
     collect_program(&r->program);
     collect_memory(r);
     tp_ops_collect(r);
-    tp_series_collect(r);
+    tp_series_collect(r, tp_ops_name);
     tp_unmatched_notes(r, atomic_load(&tp_state) == TP_FINISHING);
     tp_sample_collect(r);
     tp_components_notes(r, 1);

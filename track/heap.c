@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "track/heap_state.h"
 #include "track/heapsample.h"
 #include "track/livetable.h"
 #include "track/rawalloc.h"
@@ -26,59 +27,12 @@
 #include "track/threads.h"
 #include "track/sites.h"
 
-/* 0: off; which mode is on (TPROF_SAMPLE, heapsample.h). */
-enum { TRACK_OFF, TRACK_EXACT, TRACK_SAMPLED };
-static _Atomic int tracking;
-/* Set once at init, before any allocation is recorded. */
-static int (*op_now_fn)(void);
-
-/* Written on every allocation and free, by every thread: on a line of their own (the type's
- * alignment pads it to the whole line, so no other variable is placed after it), so a call moves
- * one line between cores for them, not three.
- *
- * Persistent and transient, of the peak, by lifetime: a block live at the peak is transient if it
- * is freed before the unit it belongs to ends (tp_heap_unit_end(); the unit running when it was
- * allocated, or the next one). Whether it will be is not known at the peak, so every block
- * carries a tag (livetable.h: 16 bits), and the tags of the peak's unit up to the peak are a
- * range [peak_lo, peak_hi]: `tag` moves on when a unit that used it ends, and when a block is
- * allocated after a peak that was made with it. Frees of blocks in the range while the peak's
- * unit lasts add up to the transient part; a new peak starts again. Exact while the tags of one
- * unit do not wrap (65,536 units, or peaks each followed by a smaller allocation, between a block
- * being allocated and its free in the peak's unit) and for one thread; with several, a free on
- * one thread racing a unit's end on another may fall on either side. */
-static struct __attribute__((aligned(64))) {
-    _Atomic uint64_t live, peak, pseq;
-    _Atomic uint64_t tag;              /* the tag new blocks get */
-    _Atomic uint64_t peak_lo, peak_hi; /* the tags of the peak's unit up to the peak */
-    _Atomic uint64_t freed;            /* of the peak, freed in its unit so far */
-    _Atomic int open;                  /* the peak's unit has not ended: its frees count */
-    _Atomic int tag_state;             /* who got `tag`: TAG_NONE, TAG_PEAK, TAG_USED */
-} g;
-
-/* No block got the tag yet; the last block that got it made a peak; blocks got it, the last one
- * not making a peak. One load on an allocation (TAG_USED, mostly) says whether to do more. */
-enum { TAG_NONE, TAG_PEAK, TAG_USED };
-
-/* Written at a new peak and at a unit's end only. */
-static struct __attribute__((aligned(64))) {
-    _Atomic uint64_t peak_ns;
-    _Atomic uint64_t unit_lo; /* the first tag of the unit running (or next to run) */
-    _Atomic int peak_op;
-    _Atomic int ended; /* the peak's unit has ended: `freed` is final */
-} gp = {.peak_op = -1};
-
-#define TAG_MASK ((1u << TP_LIVE_TAG_BITS) - 1)
-
 static _Atomic uint64_t g_unknown_frees __attribute__((aligned(64)));
-static _Atomic uint64_t g_failed, g_alloc_ns, g_dropped, g_threads;
-static TP_TLS int thread_seen;
+static _Atomic uint64_t g_failed, g_alloc_ns;
 /* Time in the allocator is summed per thread and added to the global total in batches: one
  * shared counter written on every call would cost more than the call often does. */
 static TP_TLS uint64_t local_alloc_ticks;
 #define ALLOC_TICKS_BATCH (1ull << 22)
-
-static pthread_key_t exit_key;
-static int have_exit_key;
 
 static inline void add_ticks(uint64_t t)
 {
@@ -102,148 +56,78 @@ static void thread_exit(void *arg)
 void tp_heap_init(int (*op_now)(void), void (*warn)(const char *fmt, ...))
 {
     int saved = errno;
-    op_now_fn = op_now;
+    tp_heap_op_now = op_now;
     if (tp_live_init(warn) < 0) {
         if (warn)
             warn("cannot map the heap table; heap accounting is off");
     } else {
-        have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
-        atomic_store(&tracking, tp_hs_on() ? TRACK_SAMPLED : TRACK_EXACT);
+        tp_heap_have_exit_key = pthread_key_create(&tp_heap_exit_key, thread_exit) == 0;
+        atomic_store(&tp_heap_mode, tp_hs_on() ? TRACK_SAMPLED : TRACK_EXACT);
     }
     errno = saved;
 }
 
 int tp_heap_tracking(void)
 {
-    return atomic_load_explicit(&tracking, memory_order_relaxed);
-}
-
-static inline void max_store(_Atomic uint64_t *a, uint64_t v)
-{
-    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
-    while (v > cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
-                                                             memory_order_relaxed))
-        ;
-}
-
-/* Bring a site's at-peak figure up to date: `before` is its live bytes before the change just
- * made. The change comes first and this after, and the global line is likewise written before it
- * is read: a line that other cores write is then fetched once, for writing, instead of once to
- * read and again to write. */
-static inline void site_sync_peak(struct tp_site_rec *s, uint64_t pseq, uint64_t before)
-{
-    if (atomic_load_explicit(&s->seen_pseq, memory_order_relaxed) != pseq) {
-        atomic_store_explicit(&s->at_peak, before, memory_order_relaxed);
-        atomic_store_explicit(&s->seen_pseq, pseq, memory_order_relaxed);
-    }
-}
-
-/* A thread's first recorded allocation: count it, and have its exit flush what it keeps. */
-static void thread_first(void)
-{
-    thread_seen = 1;
-    atomic_fetch_add(&g_threads, 1);
-    tp_thread_note();
-    if (have_exit_key)
-        pthread_setspecific(exit_key, (void *)1);
-}
-
-/* A new global peak, made by a block tagged `tag`: its sequence number, time, op, and the range
- * of tags whose frees make its transient part. */
-static inline uint64_t new_peak(uint64_t tag)
-{
-    uint64_t pseq = atomic_fetch_add_explicit(&g.pseq, 1, memory_order_relaxed) + 1;
-    atomic_store_explicit(&gp.peak_ns, tp_now_ns(), memory_order_relaxed);
-    atomic_store_explicit(&gp.peak_op, op_now_fn ? op_now_fn() : -1, memory_order_relaxed);
-    atomic_store_explicit(&g.peak_lo, atomic_load_explicit(&gp.unit_lo, memory_order_relaxed),
-                          memory_order_relaxed);
-    atomic_store_explicit(&g.peak_hi, tag, memory_order_relaxed);
-    atomic_store_explicit(&g.freed, 0, memory_order_relaxed);
-    atomic_store_explicit(&g.open, 1, memory_order_relaxed);
-    atomic_store_explicit(&gp.ended, 0, memory_order_relaxed);
-    atomic_store_explicit(&g.tag_state, TAG_PEAK, memory_order_relaxed);
-    return pseq;
-}
-
-/* The first block since the tag's state was other than TAG_USED, not making a peak. If the tag
- * was last given to a peak's block, this block must not pass for one live at that peak: the tag
- * moves on (once per peak, not per allocation). */
-static uint64_t tag_first_use(uint64_t tag, int state)
-{
-    if (state == TAG_PEAK) {
-        uint64_t now = tag;
-        if (atomic_compare_exchange_strong_explicit(&g.tag, &now, tag + 1, memory_order_relaxed,
-                                                    memory_order_relaxed))
-            now = tag + 1;
-        tag = now; /* else moved by another thread: the value it has now */
-    }
-    atomic_store_explicit(&g.tag_state, TAG_USED, memory_order_relaxed);
-    return tag;
+    return atomic_load_explicit(&tp_heap_mode, memory_order_relaxed);
 }
 
 int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got)
 {
-    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+    if (!atomic_load_explicit(&tp_heap_mode, memory_order_relaxed))
         return 0;
-    if (tp_unlikely(!thread_seen))
-        thread_first();
+    if (tp_unlikely(!tp_heap_thread_seen))
+        tp_heap_thread_first();
     uint32_t site = tp_site_find(raw, got, ra);
     /* Counted before the block is recorded: its tag depends on whether it makes a peak. */
-    uint64_t live = atomic_fetch_add_explicit(&g.live, n, memory_order_relaxed) + n;
-    uint64_t peak = atomic_load_explicit(&g.peak, memory_order_relaxed);
+    uint64_t live = atomic_fetch_add_explicit(&tp_hg.live, n, memory_order_relaxed) + n;
+    uint64_t peak = atomic_load_explicit(&tp_hg.peak, memory_order_relaxed);
     int is_peak = 0;
     while (live > peak) {
-        if (atomic_compare_exchange_weak_explicit(&g.peak, &peak, live, memory_order_relaxed,
+        if (atomic_compare_exchange_weak_explicit(&tp_hg.peak, &peak, live, memory_order_relaxed,
                                                   memory_order_relaxed)) {
             is_peak = 1;
             break;
         }
     }
-    uint64_t tag = atomic_load_explicit(&g.tag, memory_order_relaxed);
+    uint64_t tag = atomic_load_explicit(&tp_hg.tag, memory_order_relaxed);
     uint64_t pseq;
     if (is_peak) {
-        pseq = new_peak(tag);
+        pseq = tp_heap_new_peak(tag);
     } else {
-        pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
-        int state = atomic_load_explicit(&g.tag_state, memory_order_relaxed);
+        pseq = atomic_load_explicit(&tp_hg.pseq, memory_order_relaxed);
+        int state = atomic_load_explicit(&tp_hg.tag_state, memory_order_relaxed);
         if (tp_unlikely(state != TAG_USED))
-            tag = tag_first_use(tag, state);
+            tag = tp_heap_tag_first_use(tag, state);
     }
     struct tp_blk b = {n, site, (uint32_t)tag}; /* the table keeps the low bits */
     if (tp_live_insert(p, b) < 0) {
-        atomic_fetch_sub_explicit(&g.live, n, memory_order_relaxed);
-        atomic_fetch_add(&g_dropped, 1);
+        atomic_fetch_sub_explicit(&tp_hg.live, n, memory_order_relaxed);
+        atomic_fetch_add(&tp_heap_dropped, 1);
         return 0;
     }
 
     struct tp_site_rec *s = tp_site_hot(site);
     uint64_t slive = atomic_fetch_add_explicit(&s->live, n, memory_order_relaxed) + n;
-    site_sync_peak(s, pseq, slive - n);
-    max_store(&s->peak_live, slive);
+    tp_heap_site_sync(s, pseq, slive - n);
+    tp_heap_max_store(&s->peak_live, slive);
     if (is_peak)
         atomic_store_explicit(&s->at_peak, slive, memory_order_relaxed);
     tp_site_count_alloc(site, n);
     return 1;
 }
 
-/* Is a block tagged t, freed now, part of the peak that its unit frees? */
-static inline int in_peak_unit(uint32_t t)
-{
-    uint64_t lo = atomic_load_explicit(&g.peak_lo, memory_order_relaxed);
-    uint64_t hi = atomic_load_explicit(&g.peak_hi, memory_order_relaxed);
-    return ((t - lo) & TAG_MASK) <= ((hi - lo) & TAG_MASK);
-}
-
 /* The accounting half of a free, for a block already taken out of the table. */
 static inline __attribute__((always_inline)) void account_free(const struct tp_blk *b)
 {
-    atomic_fetch_sub_explicit(&g.live, b->size, memory_order_relaxed);
-    if (tp_unlikely(atomic_load_explicit(&g.open, memory_order_relaxed)) && in_peak_unit(b->tag))
-        atomic_fetch_add_explicit(&g.freed, b->size, memory_order_relaxed);
-    uint64_t pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tp_hg.live, b->size, memory_order_relaxed);
+    if (tp_unlikely(atomic_load_explicit(&tp_hg.open, memory_order_relaxed)) &&
+        tp_heap_in_peak_unit(b->tag))
+        atomic_fetch_add_explicit(&tp_hg.freed, b->size, memory_order_relaxed);
+    uint64_t pseq = atomic_load_explicit(&tp_hg.pseq, memory_order_relaxed);
     struct tp_site_rec *s = tp_site_hot(b->site);
     uint64_t before = atomic_fetch_sub_explicit(&s->live, b->size, memory_order_relaxed);
-    site_sync_peak(s, pseq, before);
+    tp_heap_site_sync(s, pseq, before);
     tp_site_count_free(b->site);
 }
 
@@ -265,7 +149,7 @@ void tp_heap_add_alloc_ns(uint64_t ns)
 
 int tp_heap_take(void *p, struct tp_blk *out)
 {
-    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+    if (!atomic_load_explicit(&tp_heap_mode, memory_order_relaxed))
         return 0;
     if (tp_hs_on() && !tp_hs_maybe(p))
         return 0;
@@ -287,7 +171,7 @@ void tp_heap_release(const struct tp_blk *b, void *p)
 void tp_heap_restore(void *p, const struct tp_blk *b)
 {
     if (tp_live_insert(p, *b) < 0)
-        atomic_fetch_add(&g_dropped, 1);
+        atomic_fetch_add(&tp_heap_dropped, 1);
     else if (tp_hs_on())
         tp_hs_filter_add(p);
 }
@@ -296,43 +180,50 @@ static _Atomic uint64_t live_at_unit_end;
 
 void tp_heap_unit_end(void)
 {
-    atomic_store_explicit(&live_at_unit_end, atomic_load_explicit(&g.live, memory_order_relaxed),
+    atomic_store_explicit(&live_at_unit_end,
+                          atomic_load_explicit(&tp_hg.live, memory_order_relaxed),
                           memory_order_relaxed);
-    if (atomic_load_explicit(&g.tag_state, memory_order_relaxed) != TAG_NONE) {
-        atomic_store_explicit(&g.tag_state, TAG_NONE, memory_order_relaxed);
-        uint64_t t = atomic_fetch_add_explicit(&g.tag, 1, memory_order_relaxed) + 1;
-        atomic_store_explicit(&gp.unit_lo, t, memory_order_relaxed);
+    if (atomic_load_explicit(&tp_hg.tag_state, memory_order_relaxed) != TAG_NONE) {
+        atomic_store_explicit(&tp_hg.tag_state, TAG_NONE, memory_order_relaxed);
+        uint64_t t = atomic_fetch_add_explicit(&tp_hg.tag, 1, memory_order_relaxed) + 1;
+        atomic_store_explicit(&tp_hgp.unit_lo, t, memory_order_relaxed);
     }
-    if (atomic_load_explicit(&g.open, memory_order_relaxed)) {
-        atomic_store_explicit(&g.open, 0, memory_order_relaxed);
-        atomic_store_explicit(&gp.ended, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&tp_hg.open, memory_order_relaxed)) {
+        atomic_store_explicit(&tp_hg.open, 0, memory_order_relaxed);
+        atomic_store_explicit(&tp_hgp.ended, 1, memory_order_relaxed);
     }
+}
+
+uint64_t tp_heap_live(uint64_t *floor)
+{
+    *floor = atomic_load_explicit(&live_at_unit_end, memory_order_relaxed);
+    return atomic_load_explicit(&tp_hg.live, memory_order_relaxed);
 }
 
 void tp_heap_totals(struct tp_heap_totals *t)
 {
     memset(t, 0, sizeof *t);
-    t->live = atomic_load(&g.live);
-    t->peak = atomic_load(&g.peak);
-    t->peak_ns = atomic_load(&gp.peak_ns);
-    t->pseq = atomic_load(&g.pseq);
-    t->peak_op = atomic_load(&gp.peak_op);
+    t->live = atomic_load(&tp_hg.live);
+    t->peak = atomic_load(&tp_hg.peak);
+    t->peak_ns = atomic_load(&tp_hgp.peak_ns);
+    t->pseq = atomic_load(&tp_hg.pseq);
+    t->peak_op = atomic_load(&tp_hgp.peak_op);
     t->unknown_frees = atomic_load(&g_unknown_frees);
     t->failed_allocs = atomic_load(&g_failed);
     /* Accumulated in ticks; this thread's unflushed share and the exited threads' are added,
      * other live threads' (under 2^22 ticks each) are not. */
     t->alloc_ns = tp_ticks_to_ns(atomic_load(&g_alloc_ns) + local_alloc_ticks);
-    t->dropped = atomic_load(&g_dropped);
+    t->dropped = atomic_load(&tp_heap_dropped);
     t->live_at_unit_end = atomic_load(&live_at_unit_end);
-    if (atomic_load(&gp.ended)) {
-        uint64_t f = atomic_load(&g.freed);
+    if (atomic_load(&tp_hgp.ended)) {
+        uint64_t f = atomic_load(&tp_hg.freed);
         t->transient_at_peak = f < t->peak ? f : t->peak;
     }
 }
 
 uint64_t tp_heap_threads(void)
 {
-    return atomic_load(&g_threads);
+    return atomic_load(&tp_heap_threads_n);
 }
 
 /* Across fork the tables' growth locks are held, so that a child never starts with a generation
@@ -354,22 +245,22 @@ void tp_heap_fork_child(void)
     /* Only this thread exists now: plain stores are safe. The inherited blocks stay live;
      * everything counted restarts. */
     tp_live_fork_child();
-    uint64_t live = atomic_load(&g.live);
-    atomic_store(&g.peak, live);
-    atomic_store(&gp.peak_ns, tp_now_ns());
-    atomic_store(&gp.peak_op, -1);
+    uint64_t live = atomic_load(&tp_hg.live);
+    atomic_store(&tp_hg.peak, live);
+    atomic_store(&tp_hgp.peak_ns, tp_now_ns());
+    atomic_store(&tp_hgp.peak_op, -1);
     /* the inherited blocks are the child's persistent heap: no unit of its own freed them */
-    atomic_store(&g.open, 0);
-    atomic_store(&gp.ended, 0);
-    atomic_store(&g.tag_state, TAG_USED);
+    atomic_store(&tp_hg.open, 0);
+    atomic_store(&tp_hgp.ended, 0);
+    atomic_store(&tp_hg.tag_state, TAG_USED);
     tp_heap_unit_end();
-    atomic_store(&g.pseq, atomic_load(&g.pseq) + 1);
+    atomic_store(&tp_hg.pseq, atomic_load(&tp_hg.pseq) + 1);
     atomic_store(&g_unknown_frees, 0);
     atomic_store(&g_failed, 0);
     atomic_store(&g_alloc_ns, 0);
-    atomic_store(&g_threads, 1);
+    atomic_store(&tp_heap_threads_n, 1);
     local_alloc_ticks = 0;
-    thread_seen = 1;
+    tp_heap_thread_seen = 1;
     tp_hs_fork_child();
     tp_sites_fork_child();
     uint32_t n = tp_sites_count();
@@ -378,133 +269,17 @@ void tp_heap_fork_child(void)
         uint64_t l = atomic_load(&s->live);
         atomic_store(&s->peak_live, l);
         atomic_store(&s->at_peak, l);
-        atomic_store(&s->seen_pseq, atomic_load(&g.pseq));
+        atomic_store(&s->seen_pseq, atomic_load(&tp_hg.pseq));
     }
-}
-
-/* ---- the sampled mode (heapsample.h) ----
- * The global live bytes are the allocator's usable sizes, added at the allocation and taken off
- * at the free of every block, sampled or not; only sampled blocks are in the live-block table
- * (with their requested size), and their sites' figures are the bytes they stand for. The global
- * figures are compared signed: a block allocated before tprof started, freed after, takes off
- * bytes that were never added. */
-
-/* u usable bytes more live: 1 when they made a new peak (then *tag and *pseq are its). */
-static inline __attribute__((always_inline)) int hs_live_add(uint64_t u, uint64_t *tag,
-                                                             uint64_t *pseq)
-{
-    int64_t live = (int64_t)(atomic_fetch_add_explicit(&g.live, u, memory_order_relaxed) + u);
-    uint64_t peak = atomic_load_explicit(&g.peak, memory_order_relaxed);
-    while (live > (int64_t)peak) {
-        if (atomic_compare_exchange_weak_explicit(&g.peak, &peak, (uint64_t)live,
-                                                  memory_order_relaxed, memory_order_relaxed)) {
-            *tag = atomic_load_explicit(&g.tag, memory_order_relaxed);
-            *pseq = new_peak(*tag);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-void tp_heap_hs_count(size_t n, size_t usable)
-{
-    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
-        return;
-    if (tp_unlikely(!thread_seen))
-        thread_first();
-    tp_hs_count_alloc(n);
-    uint64_t tag, pseq;
-    (void)hs_live_add(usable, &tag, &pseq);
-}
-
-int tp_heap_hs_alloc(void *p, size_t n, size_t usable, void *ra, void *const *raw, int got)
-{
-    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
-        return 0;
-    if (tp_unlikely(!thread_seen))
-        thread_first();
-    tp_hs_count_alloc(n);
-    uint32_t site = tp_site_find(raw, got, ra);
-    uint64_t tag = 0, pseq = 0;
-    int is_peak = hs_live_add(usable, &tag, &pseq);
-    if (!is_peak) {
-        tag = atomic_load_explicit(&g.tag, memory_order_relaxed);
-        pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
-        int state = atomic_load_explicit(&g.tag_state, memory_order_relaxed);
-        if (state != TAG_USED)
-            tag = tag_first_use(tag, state);
-    }
-    struct tp_blk b = {n, site, (uint32_t)tag};
-    if (tp_live_insert(p, b) < 0) {
-        atomic_fetch_add(&g_dropped, 1); /* the global figures have it all the same */
-        return 1;
-    }
-    tp_hs_filter_add(p);
-    uint64_t w = tp_hs_weight_bytes(n);
-    struct tp_site_rec *s = tp_site_hot(site);
-    uint64_t slive = atomic_fetch_add_explicit(&s->live, w, memory_order_relaxed) + w;
-    site_sync_peak(s, pseq, slive - w);
-    max_store(&s->peak_live, slive);
-    if (is_peak)
-        atomic_store_explicit(&s->at_peak, slive, memory_order_relaxed);
-    tp_site_count_alloc(site, w);
-    tp_hs_site_alloc(site, n);
-    return 1;
-}
-
-/* A sampled block leaves: what it stood for leaves its site (and the peak's transient part). */
-static void hs_account_free(const struct tp_blk *b)
-{
-    uint64_t w = tp_hs_weight_bytes(b->size);
-    if (atomic_load_explicit(&g.open, memory_order_relaxed) && in_peak_unit(b->tag))
-        atomic_fetch_add_explicit(&g.freed, w, memory_order_relaxed);
-    uint64_t pseq = atomic_load_explicit(&g.pseq, memory_order_relaxed);
-    struct tp_site_rec *s = tp_site_hot(b->site);
-    uint64_t before = atomic_fetch_sub_explicit(&s->live, w, memory_order_relaxed);
-    site_sync_peak(s, pseq, before);
-    tp_site_count_free(b->site);
-    tp_hs_site_free(b->site, b->size);
-}
-
-void tp_heap_hs_release(const struct tp_blk *b, size_t usable)
-{
-    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
-        return;
-    tp_hs_count_free();
-    if (b)
-        hs_account_free(b);
-    atomic_fetch_sub_explicit(&g.live, usable, memory_order_relaxed);
-}
-
-/* The usable size is read before the block is freed: afterwards it may be another's. Not inlined
- * into tp_heap_free, so that the call there is a jump that needs none of its saved registers. */
-static __attribute__((noinline)) void hs_free_maybe_sampled(void *p, size_t u)
-{
-    struct tp_blk b = tp_live_remove(p);
-    if (b.site != TP_LIVE_NONE)
-        tp_hs_filter_del(p);
-    tp_heap_hs_release(b.site != TP_LIVE_NONE ? &b : NULL, u);
-}
-
-/* The common case, a block not sampled, in as few registers as a leaf needs. */
-static __attribute__((noinline)) void hs_free(void *p)
-{
-    size_t u = tp_raw.usable_size ? tp_raw.usable_size(p) : 0;
-    if (tp_unlikely(tp_hs_maybe(p))) {
-        hs_free_maybe_sampled(p, u);
-        return;
-    }
-    tp_hs_count_free();
-    atomic_fetch_sub_explicit(&g.live, u, memory_order_relaxed);
 }
 
 void tp_heap_free(void *p)
 {
     /* one load and one branch for both modes: the exact one's path pays nothing for the other */
-    int t = atomic_load_explicit(&tracking, memory_order_relaxed);
+    int t = atomic_load_explicit(&tp_heap_mode, memory_order_relaxed);
     if (t != TRACK_EXACT) {
         if (t == TRACK_SAMPLED)
-            hs_free(p);
+            tp_heap_hs_free(p);
         return;
     }
     struct tp_blk b = tp_live_remove(p);
@@ -523,7 +298,8 @@ void tp_heap_forget(void *p)
     if (b.site != TP_LIVE_NONE) {
         if (tp_hs_on()) {
             tp_hs_filter_del(p);
-            hs_account_free(&b); /* the global figure has no record to say its usable size */
+            tp_heap_hs_account_free(
+                &b); /* the global figure has no record to say its usable size */
         } else {
             account_free(&b);
         }

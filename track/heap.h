@@ -58,6 +58,9 @@ struct tp_heap_totals {
     uint64_t live_at_unit_end;
 };
 void tp_heap_totals(struct tp_heap_totals *t);
+/* Live bytes now, and in *floor those when the last unit ended (track/series.c's points):
+ * two loads, async-signal-safe. */
+uint64_t tp_heap_live(uint64_t *floor);
 /* Reset after fork in the child: the inherited heap stays live, counters start again. */
 void tp_heap_fork_prepare(void);
 void tp_heap_fork_parent(void);

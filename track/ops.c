@@ -23,6 +23,7 @@
 #include "track/opwall.h"
 #include "track/optree.h"
 #include "track/runtime.h"
+#include "track/series.h"
 #include "track/steps.h"
 #include "track/threads.h"
 #include "track/tracebuf.h"
@@ -223,8 +224,10 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
         atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
     }
-    if (stack.depth == 0)
+    if (stack.depth == 0) { /* the point after the unit's end: its floor counts it */
         tp_lifeunit_outer_end(f->id, dur);
+        tp_series_heap(f->id, t);
+    }
     return f->recursive ? TP_OP_NO_TIME : dur;
 }
 
@@ -269,6 +272,8 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     uint64_t t = tp_ticks();
     f->in_wall = !f->recursive && tp_wall_enter(&tp_op_recs[id].in_total, t);
     f->t0 = t;
+    if (stack.depth == 1) /* the heap over time: a point where the clock is read anyway */
+        tp_series_heap(id, t);
     return 1;
 }
 

@@ -32,7 +32,9 @@
 #include "common/pages.h"
 #include "report/report.h"
 #include "track/ops.h"
+#include "common/clock.h"
 #include "track/runtime.h"
+#include "track/series.h"
 #include "track/symtab.h"
 
 #define SLOT_BITS 14
@@ -100,6 +102,9 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
             atomic_fetch_add_explicit(&outside, 1, memory_order_relaxed);
             record(pc);
         }
+        /* The heap over time of a program with no op (and inside long ops): a tick is a point
+         * that costs the allocator nothing (track/series.c). */
+        tp_series_heap(tp_ops_current(), tp_ticks());
     }
     errno = e;
 }

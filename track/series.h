@@ -1,22 +1,40 @@
-/* The report's series over time: the heap's live bytes, sampled by a thread of ours while
- * TPROF_HTML is set, and the latency of each step (track/series.c). */
+/* The report's series over time: the heap's live bytes, taken at the begin and end of outermost
+ * op calls, at step ends and at the CPU sampler's ticks, and the latency of each step
+ * (track/series.c). */
 #ifndef TPROF_SERIES_H
 #define TPROF_SERIES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct tp_report;
 
-/* Start the heap sampler thread when TPROF_HTML is set (from the constructor, never inside
- * malloc). */
-void tp_series_start(void);
+/* Points of the heap over time the library keeps (a fixed buffer, halved when full). */
+#define TP_SERIES_CAP 4096
+
+/* A point as taken: the clock in ticks, live bytes, the persistent floor (live bytes when the
+ * last unit of lifetime ended, never above live) and the op running (an op id, -1 for none). */
+struct tp_series_raw {
+    uint64_t ticks, live, floor;
+    int op;
+};
+
+/* The heap now, for op id (-1: none) at ticks (tp_ticks()): at an outermost op call's begin or
+ * end (the op is the call's), at a step's end (-1). Async-signal-safe; never waits. */
+void tp_series_heap(int op, uint64_t ticks);
+/* What tp_series_heap records, with the figures given (tests give their own). */
+void tp_series_add(uint64_t ticks, uint64_t live, uint64_t floor, int op);
+/* The buffer's halving: each pair of neighbours (p[0], p[1]), (p[2], p[3]), ... becomes the one
+ * with more live bytes (the earlier of two equal), an odd last point stays. Returns the count. */
+size_t tp_series_halve(struct tp_series_raw *p, size_t n);
+
 /* A step ended: index among the recorded steps, its end (ns since the start) and duration. */
 void tp_series_step(uint64_t index, uint64_t end_ns, uint64_t ns);
-/* In a fork child: both series start afresh, and the sampler, which did not survive the fork,
- * is started again. */
+/* In a fork child: both series start afresh. */
 void tp_series_fork_child(void);
-/* Fill r->memory.series (with the exact peak among the points) and r->steps.series, each at
- * most TP_SERIES_MAX points; after the memory and the steps are collected. */
-void tp_series_collect(struct tp_report *r);
+/* Fill r->memory.series (with the exact peak and the heap now among the points, op_name naming
+ * their ops) and r->steps.series, each at most TP_SERIES_MAX points; after the memory and the
+ * steps are collected. */
+void tp_series_collect(struct tp_report *r, const char *(*op_name)(int id));
 
 #endif

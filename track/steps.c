@@ -88,6 +88,7 @@ void tp_step_end(void)
     tp_lifeunit_step_end();
     /* step_index_started was bumped at begin: judge this step by its own index */
     uint64_t t = tp_ticks();
+    tp_series_heap(-1, t); /* after the unit's end: its floor counts it; no op (ops.c's) */
     if (step_recorded(atomic_load(&step_index_started) - 1))
         record_step(t - step_t0);
 }
@@ -100,6 +101,7 @@ void tp_step_mark(void)
     uint64_t last = atomic_exchange(&step_last_mark, t);
     tp_ops_note_first();
     tp_lifeunit_mark();
+    tp_series_heap(-1, t);
     /* Every mark starts a step (so the ops after the first mark belong to step 0 and are in
      * its TPROF_SCHEDULE window), and every mark but the first ends the one before. */
     uint64_t started = atomic_fetch_add(&step_index_started, 1);

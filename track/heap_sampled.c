@@ -1,0 +1,125 @@
+/* The sampled mode of the heap accounting (TPROF_SAMPLE, track/heapsample.h).
+ *
+ * The global live bytes are the allocator's usable sizes, added at the allocation and taken off
+ * at the free of every block, sampled or not; only sampled blocks are in the live-block table
+ * (with their requested size), and their sites' figures are the bytes they stand for. The global
+ * figures are compared signed: a block allocated before tprof started, freed after, takes off
+ * bytes that were never added. */
+#include "track/heap.h"
+
+#include <stdatomic.h>
+
+#include "track/heap_state.h"
+#include "track/heapsample.h"
+#include "track/livetable.h"
+#include "track/rawalloc.h"
+#include "track/sites.h"
+
+/* u usable bytes more live: 1 when they made a new peak (then *tag and *pseq are its). */
+static inline __attribute__((always_inline)) int hs_live_add(uint64_t u, uint64_t *tag,
+                                                             uint64_t *pseq)
+{
+    int64_t live = (int64_t)(atomic_fetch_add_explicit(&tp_hg.live, u, memory_order_relaxed) + u);
+    uint64_t peak = atomic_load_explicit(&tp_hg.peak, memory_order_relaxed);
+    while (live > (int64_t)peak) {
+        if (atomic_compare_exchange_weak_explicit(&tp_hg.peak, &peak, (uint64_t)live,
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+            *tag = atomic_load_explicit(&tp_hg.tag, memory_order_relaxed);
+            *pseq = tp_heap_new_peak(*tag);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tp_heap_hs_count(size_t n, size_t usable)
+{
+    if (!atomic_load_explicit(&tp_heap_mode, memory_order_relaxed))
+        return;
+    if (tp_unlikely(!tp_heap_thread_seen))
+        tp_heap_thread_first();
+    tp_hs_count_alloc(n);
+    uint64_t tag, pseq;
+    (void)hs_live_add(usable, &tag, &pseq);
+}
+
+int tp_heap_hs_alloc(void *p, size_t n, size_t usable, void *ra, void *const *raw, int got)
+{
+    if (!atomic_load_explicit(&tp_heap_mode, memory_order_relaxed))
+        return 0;
+    if (tp_unlikely(!tp_heap_thread_seen))
+        tp_heap_thread_first();
+    tp_hs_count_alloc(n);
+    uint32_t site = tp_site_find(raw, got, ra);
+    uint64_t tag = 0, pseq = 0;
+    int is_peak = hs_live_add(usable, &tag, &pseq);
+    if (!is_peak) {
+        tag = atomic_load_explicit(&tp_hg.tag, memory_order_relaxed);
+        pseq = atomic_load_explicit(&tp_hg.pseq, memory_order_relaxed);
+        int state = atomic_load_explicit(&tp_hg.tag_state, memory_order_relaxed);
+        if (state != TAG_USED)
+            tag = tp_heap_tag_first_use(tag, state);
+    }
+    struct tp_blk b = {n, site, (uint32_t)tag};
+    if (tp_live_insert(p, b) < 0) {
+        atomic_fetch_add(&tp_heap_dropped, 1); /* the global figures have it all the same */
+        return 1;
+    }
+    tp_hs_filter_add(p);
+    uint64_t w = tp_hs_weight_bytes(n);
+    struct tp_site_rec *s = tp_site_hot(site);
+    uint64_t slive = atomic_fetch_add_explicit(&s->live, w, memory_order_relaxed) + w;
+    tp_heap_site_sync(s, pseq, slive - w);
+    tp_heap_max_store(&s->peak_live, slive);
+    if (is_peak)
+        atomic_store_explicit(&s->at_peak, slive, memory_order_relaxed);
+    tp_site_count_alloc(site, w);
+    tp_hs_site_alloc(site, n);
+    return 1;
+}
+
+/* A sampled block leaves: what it stood for leaves its site (and the peak's transient part). */
+void tp_heap_hs_account_free(const struct tp_blk *b)
+{
+    uint64_t w = tp_hs_weight_bytes(b->size);
+    if (atomic_load_explicit(&tp_hg.open, memory_order_relaxed) && tp_heap_in_peak_unit(b->tag))
+        atomic_fetch_add_explicit(&tp_hg.freed, w, memory_order_relaxed);
+    uint64_t pseq = atomic_load_explicit(&tp_hg.pseq, memory_order_relaxed);
+    struct tp_site_rec *s = tp_site_hot(b->site);
+    uint64_t before = atomic_fetch_sub_explicit(&s->live, w, memory_order_relaxed);
+    tp_heap_site_sync(s, pseq, before);
+    tp_site_count_free(b->site);
+    tp_hs_site_free(b->site, b->size);
+}
+
+void tp_heap_hs_release(const struct tp_blk *b, size_t usable)
+{
+    if (!atomic_load_explicit(&tp_heap_mode, memory_order_relaxed))
+        return;
+    tp_hs_count_free();
+    if (b)
+        tp_heap_hs_account_free(b);
+    atomic_fetch_sub_explicit(&tp_hg.live, usable, memory_order_relaxed);
+}
+
+/* The usable size is read before the block is freed: afterwards it may be another's. Not inlined
+ * into tp_heap_free, so that the call there is a jump that needs none of its saved registers. */
+static __attribute__((noinline)) void hs_free_maybe_sampled(void *p, size_t u)
+{
+    struct tp_blk b = tp_live_remove(p);
+    if (b.site != TP_LIVE_NONE)
+        tp_hs_filter_del(p);
+    tp_heap_hs_release(b.site != TP_LIVE_NONE ? &b : NULL, u);
+}
+
+/* The common case, a block not sampled, in as few registers as a leaf needs. */
+__attribute__((noinline)) void tp_heap_hs_free(void *p)
+{
+    size_t u = tp_raw.usable_size ? tp_raw.usable_size(p) : 0;
+    if (tp_unlikely(tp_hs_maybe(p))) {
+        hs_free_maybe_sampled(p, u);
+        return;
+    }
+    tp_hs_count_free();
+    atomic_fetch_sub_explicit(&tp_hg.live, u, memory_order_relaxed);
+}
