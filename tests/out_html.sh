@@ -42,6 +42,10 @@ jcheck "$WORK/plain.json" "max(p['live_bytes'] for p in m['series']) == m['peak_
   "[p['op'] for p in m['series'] if p['ns'] == m['peak_ns'] and p['live_bytes'] == m['peak_bytes']][:1] == [m['peak_op']]" \
   "{p['op'] for p in m['series']} - {None} <= {'train_step', 'conv_layer', 'layer_forward', 'small_matmul'}"
 "$TPROF_CLI" report --html "$WORK/plain.html" "$WORK/plain.json" || fail "tprof report --html (plain)"
+# The page alone, with no text report and no JSON: it is still written.
+TPROF_OUTPUT=none TPROF_HTML="$WORK/alone.html" LD_PRELOAD="$TPROF_SO" "$V" 2 1 > /dev/null 2>&1 ||
+  fail "victim failed with the page alone"
+grep -q '</html>' "$WORK/alone.html" || fail "TPROF_OUTPUT=none: no page written"
 # A directory that does not exist: one line, the run goes on, no page.
 err=$(TPROF_OUTPUT=none TPROF_HTML="$WORK/none/x.html" LD_PRELOAD="$TPROF_SO" "$V" 2 1 2>&1 >/dev/null) ||
   fail "victim failed under a bad TPROF_HTML"

@@ -368,7 +368,7 @@ static void text_to_stderr(const char *why, const struct tp_buf *b)
 int tp_output_wanted(const char *why)
 {
     int snapshot = !strcmp(why, "snapshot");
-    if (tp_cfg.json || tp_cfg.folded || (tp_cfg.trace && tp_trace_on && !snapshot))
+    if (tp_cfg.json || tp_cfg.folded || tp_cfg.html || (tp_cfg.trace && tp_trace_on && !snapshot))
         return 1;
     if (!strcmp(tp_cfg.output, "none"))
         return 0;
