@@ -42,11 +42,42 @@ struct tp_op_rec {
     _Atomic uint64_t shapes_dropped;
 };
 
-extern struct tp_op_rec *tp_op_recs; /* tp_op_cap records, the first tp_op_nrecs in use */
+/* Records by id: a directory of chunks (track/ops_table.c), none of which ever moves. An id
+ * handed out is below tp_op_nrecs, and its chunk was published before it. */
+#define TP_OPS_CHUNK_BITS 8
+#define TP_OPS_CHUNK      (1 << TP_OPS_CHUNK_BITS)
+#define TP_OPS_MAX_IDS    (1 << 20) /* TPROF_MAX_OPS's top: the directory's reach */
+extern struct tp_op_rec *_Atomic tp_op_dir[TP_OPS_MAX_IDS / TP_OPS_CHUNK];
+static inline struct tp_op_rec *tp_op_rec(int id)
+{
+    return &atomic_load_explicit(&tp_op_dir[id >> TP_OPS_CHUNK_BITS],
+                                 memory_order_acquire)[id & (TP_OPS_CHUNK - 1)];
+}
 extern _Atomic int tp_op_nrecs;
-extern int tp_op_cap; /* TPROF_MAX_OPS, 0 when the table could not be allocated */
-/* Names refused by a full table, calls nested too deep, ends without a begin. */
+/* Refused lookups of names a full table gave no id, calls nested too deep, ends without a
+ * begin. */
 extern _Atomic uint64_t tp_ops_dropped, tp_ops_overflow, tp_ops_unpaired;
+
+/* The table's set-up (tp_ops_init) and a forked child's empty histograms. */
+void tp_ops_table_init(void);
+void tp_ops_table_fork_child(void);
+/* Bytes the op table holds in memory now (resident pages of its chunks, its indexes). */
+uint64_t tp_ops_resident(void);
+
+/* What a full table lost, for the report: why it stopped, the lookups refused, the distinct
+ * names refused and the first TP_OPS_LOST_NAMES of them, the ops it holds. Lock-free: a report
+ * from a signal handler does not wait. */
+enum tp_ops_limit { TP_OPS_GROWING, TP_OPS_MAX_OPS, TP_OPS_BUDGET, TP_OPS_NO_MEMORY };
+#define TP_OPS_LOST_NAMES 8
+struct tp_ops_lost {
+    enum tp_ops_limit limit;
+    uint64_t lookups, names;
+    const char *const *first;
+    int nfirst, ops;
+};
+void tp_ops_lost(struct tp_ops_lost *out);
+/* The memory budget in force (TPROF_MEMORY_BUDGET, or its default for the peak RSS now). */
+uint64_t tp_ops_budget(void);
 
 /* Steps: their latency histogram (ticks), steps ended, and those of them in the warm-up. */
 extern struct tp_histo *tp_step_histo;
