@@ -38,7 +38,7 @@ static const struct {
      "top N sites by each measure written to JSON, the rest rolled up (default 1000, 0 = all)"},
     {"--trace-cap", "TPROF_TRACE_CAP", "N",
      "op calls drawn one by one in the trace (default 1000000)"},
-    {"--max-ops", "TPROF_MAX_OPS", "N", "op table capacity (default 1024)"},
+    {"--max-ops", "TPROF_MAX_OPS", "N", "fixed cap on ops (default none: the memory budget)"},
     {"--plt", "TPROF_PLT", "0|1",
      "0 (or no, off, false): do not hook shared-library exports through the PLT"},
     {"--hook-ns", "TPROF_HOOK_NS", "NS",
@@ -56,7 +56,7 @@ static const struct {
      "FLOPs/bytes of your functions from their parameters: 'fn: flops=2*m*n bytes=4*m*n; ...'"},
     {"--work-file", "TPROF_WORK_FILE", "FILE", "the same, one function per line"},
     {"--memory-budget", "TPROF_MEMORY_BUDGET", "SIZE",
-     "memory the call-site table may grow to (default max(5% of peak RSS, 64M))"},
+     "memory the call-site and op tables may grow to (default max(5% of peak RSS, 64M))"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
