@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "track/heap.h"
@@ -114,6 +116,45 @@ START_TEST(test_grow_threads)
     for (size_t i = 0; i < rep.nops; i++)
         ck_assert_uint_eq(rep.ops[i].calls, 10);
     ck_assert_int_eq(rep.partial, 0);
+}
+END_TEST
+
+/* A child forked with ops in two chunks starts from empty counts and histograms (their pages
+ * given back) and records its own calls: 2 of op 5, 4 of op 299 (warm-up 0: every call in the
+ * histogram), nothing of the parent's 3 each; the parent keeps its own. */
+static void run_op(int id, int n)
+{
+    for (int c = 0; c < n; c++) {
+        tp_op_begin(id, 0, 0);
+        tp_op_end(id, 0, 0, 0, 0, NULL);
+    }
+}
+
+START_TEST(test_fork_child_empty)
+{
+    setup_ops(0, 0);
+    char name[32];
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof name, "fk_%d", i);
+        run_op(tp_op_intern(name, NULL, TP_SRC_API), 3);
+    }
+    pid_t p = fork();
+    if (p == 0) {
+        tp_ops_fork_child();
+        run_op(tp_op_intern("fk_5", NULL, TP_SRC_API), 2);
+        run_op(tp_op_intern("fk_299", NULL, TP_SRC_API), 4);
+        collect();
+        int ok = rep.nops == 2 && op("fk_5")->calls == 2 && op("fk_5")->latency.n == 2 &&
+                 op("fk_299")->calls == 4 && op("fk_299")->latency.n == 4;
+        _exit(ok ? 0 : 1);
+    }
+    int st = -1;
+    ck_assert_int_eq(waitpid(p, &st, 0), p);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    collect();
+    ck_assert_uint_eq(rep.nops, 300);
+    ck_assert_uint_eq(op("fk_299")->calls, 3);
+    ck_assert_uint_eq(op("fk_299")->latency.n, 3);
 }
 END_TEST
 
@@ -737,6 +778,7 @@ int main(void)
     tcase_add_test(tc, test_trace_cap);
     tcase_add_test(tc, test_trace_budget);
     tcase_add_test(tc, test_grow_threads);
+    tcase_add_test(tc, test_fork_child_empty);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
