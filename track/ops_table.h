@@ -1,8 +1,9 @@
 /* The op table as ops.c records into it, for ops_collect.c, which turns it into the report.
  *
- * ops.c writes these while the program runs (atomics: ops end on many threads at once);
- * ops_collect.c only reads them, at the end of a run or of a window. Nothing else includes this
- * header: everyone else goes through ops.h. */
+ * ops_table.c holds the records and names; ops.c writes the statistics while the program runs
+ * (atomics: ops end on many threads at once); ops_collect.c only reads them, at the end of a
+ * run or of a window. Outside the op core (ops*.c, demote.c, steps.c) everyone goes through
+ * ops.h. */
 #ifndef TPROF_OPS_TABLE_H
 #define TPROF_OPS_TABLE_H
 
@@ -50,8 +51,9 @@ struct tp_op_rec {
 extern struct tp_op_rec *_Atomic tp_op_dir[TP_OPS_MAX_IDS / TP_OPS_CHUNK];
 static inline struct tp_op_rec *tp_op_rec(int id)
 {
-    return &atomic_load_explicit(&tp_op_dir[id >> TP_OPS_CHUNK_BITS],
-                                 memory_order_acquire)[id & (TP_OPS_CHUNK - 1)];
+    unsigned u = (unsigned)id; /* ids are >= 0: no sign extension on the hot path */
+    return &atomic_load_explicit(&tp_op_dir[u >> TP_OPS_CHUNK_BITS],
+                                 memory_order_acquire)[u & (TP_OPS_CHUNK - 1)];
 }
 extern _Atomic int tp_op_nrecs;
 /* Refused lookups of names a full table gave no id, calls nested too deep, ends without a
