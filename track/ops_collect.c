@@ -233,8 +233,9 @@ static void note_lost(struct tp_report *r)
     if (l.names > (uint64_t)l.nfirst && at < sizeof names)
         snprintf(names + at, sizeof names - at, ", ...");
     r->partial = 1;
-    tp_report_note(r, "op table full (%s): %llu ops were not recorded (%llu refused lookups)%s",
-                   why, (unsigned long long)l.names, (unsigned long long)l.lookups, names);
+    tp_report_note(r, "op table full (%s): %s%llu ops were not recorded (%llu refused lookups)%s",
+                   why, l.names_inexact ? "at least " : "", (unsigned long long)l.names,
+                   (unsigned long long)l.lookups, names);
 }
 
 /* What was not recorded, or not as it happened, said in the report. */

@@ -46,8 +46,9 @@ static int ngens;
 static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t recs_bytes, chunk_bytes; /* a chunk's records (page-rounded), the whole chunk */
 static _Atomic int limit;              /* enum tp_ops_limit */
-static uint64_t *lost;         /* hashes of refused names (LOST_SLOTS), mapped on the first */
-static _Atomic uint64_t nlost; /* distinct refused names, each kept one stored before */
+static uint64_t *lost;           /* hashes of refused names (LOST_SLOTS), mapped on the first */
+static _Atomic uint64_t nlost;   /* distinct refused names, each kept one stored before */
+static _Atomic int lost_inexact; /* more names were refused than nlost tells apart */
 static char *lost_names[TP_OPS_LOST_NAMES];
 
 static size_t idx_bytes(uint64_t nslots)
@@ -164,14 +165,18 @@ static int chunk_room(int n)
     return 0;
 }
 
-/* A name refused (intern lock held): counted once per name, the first few kept. */
+/* A name refused (intern lock held): counted once per name, the first few kept. Past half the
+ * hashes' table, names are no longer told apart and the count becomes a lower bound. */
 static void refuse(const char *name, uint64_t h)
 {
     atomic_fetch_add(&tp_ops_dropped, 1);
-    if (!lost && !(lost = tp_pages_map(LOST_SLOTS * sizeof *lost, 0)))
+    if (atomic_load(&nlost) >= LOST_SLOTS / 2 ||
+        (!lost && !(lost = tp_pages_map(LOST_SLOTS * sizeof *lost, 0)))) {
+        atomic_store(&lost_inexact, 1);
         return;
+    }
     uint64_t key = h ? h : 1;
-    for (uint64_t i = 0; i < LOST_SLOTS / 4 * 3; i++) {
+    for (uint64_t i = 0; i < LOST_SLOTS; i++) {
         uint64_t *s = &lost[(h + i) & (LOST_SLOTS - 1)];
         if (*s == key)
             return;
@@ -191,7 +196,8 @@ static int insert(const char *name, const char *kind, enum tp_op_source src, uin
     int n = atomic_load(&tp_op_nrecs);
     if (n >= tp_op_ids)
         limit = TP_OPS_MAX_OPS;
-    if (n >= tp_op_ids || chunk_room(n) < 0 || idx_room(n) < 0) {
+    /* full stays full, as the call-site table does: a refusal costs no look at the memory */
+    if (limit != TP_OPS_GROWING || chunk_room(n) < 0 || idx_room(n) < 0) {
         if (limit == TP_OPS_GROWING)
             limit = TP_OPS_NO_MEMORY;
         refuse(name, h);
@@ -251,6 +257,7 @@ void tp_ops_lost(struct tp_ops_lost *out)
     out->limit = (enum tp_ops_limit)atomic_load(&limit);
     out->lookups = atomic_load(&tp_ops_dropped);
     out->names = atomic_load_explicit(&nlost, memory_order_acquire);
+    out->names_inexact = atomic_load(&lost_inexact);
     out->first = (const char *const *)lost_names;
     out->nfirst = (int)(out->names < TP_OPS_LOST_NAMES ? out->names : TP_OPS_LOST_NAMES);
     out->ops = atomic_load(&tp_op_nrecs);

@@ -74,6 +74,7 @@ enum tp_ops_limit { TP_OPS_GROWING, TP_OPS_MAX_OPS, TP_OPS_BUDGET, TP_OPS_NO_MEM
 struct tp_ops_lost {
     enum tp_ops_limit limit;
     uint64_t lookups, names;
+    int names_inexact; /* names is a lower bound (more than 8,192 refused) */
     const char *const *first;
     int nfirst, ops;
 };
