@@ -36,6 +36,7 @@ struct opidx {
 #define LOST_SLOTS    (1u << 14) /* distinct refused names told apart (by their hash) */
 
 struct tp_op_rec *_Atomic tp_op_dir[TP_OPS_MAX_IDS / TP_OPS_CHUNK];
+struct tp_op_rec *_Atomic *tp_op_ptr;
 _Atomic int tp_op_nrecs;
 int tp_op_ids;
 _Atomic uint64_t tp_ops_dropped;
@@ -76,7 +77,8 @@ void tp_ops_table_init(void)
     chunk_bytes = recs_bytes + TP_OPS_CHUNK * ((tp_histo_bytes() + 7) / 8 * 8);
     struct opidx *x = idx_new(IDX_MIN_SLOTS);
     atomic_store_explicit(&index_, x, memory_order_release);
-    if (!x) {
+    tp_op_ptr = tp_pages_map((size_t)tp_op_ids * sizeof *tp_op_ptr, 1);
+    if (!x || !tp_op_ptr) {
         tp_warn("cannot allocate the op table; ops are off");
         tp_op_ids = 0;
     }
@@ -203,7 +205,7 @@ static int insert(const char *name, const char *kind, enum tp_op_source src, uin
         refuse(name, h);
         return -1;
     }
-    struct tp_op_rec *r = tp_op_rec(n);
+    struct tp_op_rec *r = &atomic_load(&tp_op_dir[n / TP_OPS_CHUNK])[n % TP_OPS_CHUNK];
     char *hist = (char *)atomic_load(&tp_op_dir[n / TP_OPS_CHUNK]) + recs_bytes;
     r->name = tp_strdup(name);
     r->kind = tp_strdup(kind ? kind : "op");
@@ -212,6 +214,7 @@ static int insert(const char *name, const char *kind, enum tp_op_source src, uin
     r->histo = tp_histo_at(hist + (size_t)(n % TP_OPS_CHUNK) * ((tp_histo_bytes() + 7) / 8 * 8));
     if (!r->name || !r->kind)
         return -1;
+    atomic_store_explicit(&tp_op_ptr[n], r, memory_order_release);
     atomic_store(&tp_op_nrecs, n + 1);
     idx_put(atomic_load(&index_), h, n + 1);
     return n;

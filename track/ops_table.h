@@ -43,17 +43,18 @@ struct tp_op_rec {
     _Atomic uint64_t shapes_dropped;
 };
 
-/* Records by id: a directory of chunks (track/ops_table.c), none of which ever moves. An id
- * handed out is below tp_op_nrecs, and its chunk was published before it. */
+/* Records by id: chunks of records (track/ops_table.c), none of which ever moves, and for each
+ * id its record's address (tp_op_ptr, mapped reserve-only for every id: 8 bytes touched an op;
+ * one load on the hot path, where the chunk directory would take a shift, a mask and a multiply
+ * more). An id handed out is below tp_op_nrecs, and its address was published before it. */
 #define TP_OPS_CHUNK_BITS 8
 #define TP_OPS_CHUNK      (1 << TP_OPS_CHUNK_BITS)
 #define TP_OPS_MAX_IDS    (1 << 20) /* TPROF_MAX_OPS's top: the directory's reach */
 extern struct tp_op_rec *_Atomic tp_op_dir[TP_OPS_MAX_IDS / TP_OPS_CHUNK];
+extern struct tp_op_rec *_Atomic *tp_op_ptr;
 static inline struct tp_op_rec *tp_op_rec(int id)
 {
-    unsigned u = (unsigned)id; /* ids are >= 0: no sign extension on the hot path */
-    return &atomic_load_explicit(&tp_op_dir[u >> TP_OPS_CHUNK_BITS],
-                                 memory_order_acquire)[u & (TP_OPS_CHUNK - 1)];
+    return atomic_load_explicit(&tp_op_ptr[id], memory_order_acquire);
 }
 extern _Atomic int tp_op_nrecs;
 /* Refused lookups of names a full table gave no id, calls nested too deep, ends without a
