@@ -30,12 +30,12 @@ static void must(int ok, const char *what, const char *detail)
 
 /* Every variable the parser reads. */
 static const char *const names[] = {
-    "TPROF_DISABLE", "TPROF_OUTPUT",     "TPROF_JSON",        "TPROF_TRACE",
-    "TPROF_FOLDED",  "TPROF_OPS",        "TPROF_STACK",       "TPROF_WARMUP",
-    "TPROF_TOP",     "TPROF_JSON_SITES", "TPROF_PEAK_GFLOPS", "TPROF_PEAK_GBPS",
-    "TPROF_STEP",    "TPROF_SCHEDULE",   "TPROF_SIGNAL",      "TPROF_MAX_SITES",
-    "TPROF_MAX_OPS", "TPROF_SNAPSHOT",   "TPROF_TRACE_MAX",   "TPROF_TRACE_CAP",
-    "TPROF_PLT",     "TPROF_DEBUGINFOD", "TPROF_HOOK_NS",
+    "TPROF_DISABLE",     "TPROF_OUTPUT",    "TPROF_JSON",       "TPROF_TRACE",
+    "TPROF_FOLDED",      "TPROF_OPS",       "TPROF_STACK",      "TPROF_WARMUP",
+    "TPROF_TOP",         "TPROF_JSON_SITES", "TPROF_PEAK_GFLOPS", "TPROF_PEAK_GBPS",
+    "TPROF_STEP",        "TPROF_SCHEDULE",  "TPROF_SIGNAL",     "TPROF_MAX_SITES",
+    "TPROF_MAX_OPS",     "TPROF_SNAPSHOT",  "TPROF_TRACE_MAX",  "TPROF_TRACE_CAP",
+    "TPROF_PLT",         "TPROF_DEBUGINFOD", "TPROF_HOOK_NS",
 };
 #define NVARS (sizeof names / sizeof names[0])
 
@@ -88,14 +88,8 @@ static int no_control(const char *s)
     return 1;
 }
 
-static int set(const char *name)
-{
-    return env_val[var_index(name, strlen(name))] != NULL;
-}
-static int bad(const char *name)
-{
-    return warned[var_index(name, strlen(name))];
-}
+static int set(const char *name) { return env_val[var_index(name, strlen(name))] != NULL; }
+static int bad(const char *name) { return warned[var_index(name, strlen(name))]; }
 
 /* The warning about name, if any, says that what is used is want (which the warning may follow
  * with what it means, in parentheses: "none (no JSON report)"). */
@@ -169,8 +163,7 @@ static void check(const struct tp_config *c, int ret)
     check_str("TPROF_TRACE", c->trace, NULL);
     check_str("TPROF_FOLDED", c->folded, NULL);
     if (bad("TPROF_OPS")) {
-        must(!strcmp(c->ops, TP_DEFAULT_OPS), "TPROF_OPS without a valid value is not the default",
-             NULL);
+        must(!strcmp(c->ops, TP_DEFAULT_OPS), "TPROF_OPS without a valid value is not the default", NULL);
         check_used("TPROF_OPS", "the default op list");
     } else {
         check_str("TPROF_OPS", c->ops, TP_DEFAULT_OPS);

@@ -2,9 +2,9 @@
  *
  * Records live in chunks of TP_OPS_CHUNK, each one mapping from the kernel (never the program's
  * allocator: ops are interned inside hooks) that holds the chunk's records and their latency
- * histograms; a chunk's pages cost memory only once touched. A chunk's pointer goes into the
- * directory before any id in it is handed out, and neither ever moves, so an id stays valid for
- * the whole run (the hooks cache them) and tp_op_rec() reads with no lock.
+ * histograms; a chunk's pages cost memory only once touched. A record's address goes into
+ * tp_op_ptr (release) before its id is handed out, and no record ever moves, so an id stays
+ * valid for the whole run (the hooks cache them) and tp_op_rec() reads with no lock.
  *
  * The name index is open addressing over op id + 1. Inserts happen under the intern lock only;
  * past three quarters full, it is copied into one twice the size, which is published whole
