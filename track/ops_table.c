@@ -142,7 +142,7 @@ uint64_t tp_ops_resident(void)
         r += tp_pages_resident(atomic_load(&tp_op_dir[c]), chunk_bytes);
     for (int i = 0; i < ngens; i++)
         r += idx_bytes(gens[i]->mask + 1);
-    return r;
+    return r + (uint64_t)n * sizeof *tp_op_ptr; /* the names (short strings) are not counted */
 }
 
 /* Chunk c for id n (intern lock held), within the cap and the budget. */

@@ -64,7 +64,8 @@ extern _Atomic uint64_t tp_ops_dropped, tp_ops_overflow, tp_ops_unpaired;
 /* The table's set-up (tp_ops_init) and a forked child's empty histograms. */
 void tp_ops_table_init(void);
 void tp_ops_table_fork_child(void);
-/* Bytes the op table holds in memory now (resident pages of its chunks, its indexes). */
+/* Bytes the op table holds in memory now (resident pages of its chunks, its indexes, the
+ * record addresses). */
 uint64_t tp_ops_resident(void);
 
 /* What a full table lost, for the report: why it stopped, the lookups refused, the distinct
