@@ -45,8 +45,9 @@ static _Atomic(struct opidx *) index_;
 static struct opidx *gens[IDX_MAX_GENS];
 static int ngens;
 static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-static size_t recs_bytes, chunk_bytes; /* a chunk's records (page-rounded), the whole chunk */
-static _Atomic int limit;              /* enum tp_ops_limit */
+/* A chunk: its records (page-rounded), their shape slots, their histograms (8-byte strides). */
+static size_t recs_bytes, shapes_bytes, histo_stride, chunk_bytes;
+static _Atomic int limit;        /* enum tp_ops_limit */
 static uint64_t *lost;           /* hashes of refused names (LOST_SLOTS), mapped on the first */
 static _Atomic uint64_t nlost;   /* distinct refused names, each kept one stored before */
 static _Atomic int lost_inexact; /* more names were refused than nlost tells apart */
@@ -74,7 +75,10 @@ void tp_ops_table_init(void)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     tp_op_ids = tp_cfg.max_ops ? (int)tp_cfg.max_ops : TP_OPS_MAX_IDS;
     recs_bytes = (TP_OPS_CHUNK * sizeof(struct tp_op_rec) + page - 1) / page * page;
-    chunk_bytes = recs_bytes + TP_OPS_CHUNK * ((tp_histo_bytes() + 7) / 8 * 8);
+    shapes_bytes =
+        (TP_OPS_CHUNK * TP_OPS_MAX_SHAPES * sizeof(struct tp_shape_rec) + page - 1) / page * page;
+    histo_stride = (tp_histo_bytes() + 7) / 8 * 8;
+    chunk_bytes = recs_bytes + shapes_bytes + TP_OPS_CHUNK * histo_stride;
     struct opidx *x = idx_new(IDX_MIN_SLOTS);
     atomic_store_explicit(&index_, x, memory_order_release);
     tp_op_ptr = tp_pages_map((size_t)tp_op_ids * sizeof *tp_op_ptr, 1);
@@ -205,13 +209,15 @@ static int insert(const char *name, const char *kind, enum tp_op_source src, uin
         refuse(name, h);
         return -1;
     }
-    struct tp_op_rec *r = &atomic_load(&tp_op_dir[n / TP_OPS_CHUNK])[n % TP_OPS_CHUNK];
-    char *hist = (char *)atomic_load(&tp_op_dir[n / TP_OPS_CHUNK]) + recs_bytes;
+    char *c = (char *)atomic_load(&tp_op_dir[n / TP_OPS_CHUNK]);
+    int k = n % TP_OPS_CHUNK;
+    struct tp_op_rec *r = (struct tp_op_rec *)c + k;
     r->name = tp_strdup(name);
     r->kind = tp_strdup(kind ? kind : "op");
     r->src = src;
     r->hash = h;
-    r->histo = tp_histo_at(hist + (size_t)(n % TP_OPS_CHUNK) * ((tp_histo_bytes() + 7) / 8 * 8));
+    r->shapes = (struct tp_shape_rec *)(c + recs_bytes) + (size_t)k * TP_OPS_MAX_SHAPES;
+    r->histo = tp_histo_at(c + recs_bytes + shapes_bytes + (size_t)k * histo_stride);
     if (!r->name || !r->kind)
         return -1;
     atomic_store_explicit(&tp_op_ptr[n], r, memory_order_release);
@@ -284,7 +290,7 @@ void tp_ops_table_fork_child(void)
     int n = atomic_load(&tp_op_nrecs);
     for (int c = 0; c * TP_OPS_CHUNK < n; c++) {
         char *p = (char *)atomic_load(&tp_op_dir[c]);
-        tp_pages_zero(p + recs_bytes, chunk_bytes - recs_bytes);
+        tp_pages_zero(p + recs_bytes + shapes_bytes, chunk_bytes - recs_bytes - shapes_bytes);
         for (int i = c * TP_OPS_CHUNK; i < n && i < (c + 1) * TP_OPS_CHUNK; i++)
             tp_histo_at(tp_op_rec(i)->histo);
     }

@@ -39,7 +39,9 @@ struct tp_op_rec {
     _Atomic uint64_t in_total, wall, hook_total;
     _Atomic int flops_known;
     struct tp_histo *histo;
-    struct tp_shape_rec shapes[TP_OPS_MAX_SHAPES];
+    /* TP_OPS_MAX_SHAPES slots in the record's chunk, apart from the records: most ops have no
+     * shape, and their slots' pages are never touched */
+    struct tp_shape_rec *shapes;
     _Atomic uint64_t shapes_dropped;
 };
 
