@@ -19,7 +19,7 @@ void tp_config_defaults(struct tp_config *c)
     c->warmup = 1;
     c->top = 10;
     c->sched_wait = c->sched_warmup = c->sched_active = -1;
-    c->max_ops = 1024;
+    c->max_ops = 0;
     c->trace_max = 64ull << 20;
     c->trace_cap = 1000000;
     c->json_sites = 1000;
@@ -118,7 +118,7 @@ static const struct var {
     {"TPROF_SCHEDULE", K_SCHEDULE, 0, 0, 0, "record all steps"},
     {"TPROF_SIGNAL", K_SIGNAL, OFF(signal), 0, 0, "none"},
     {"TPROF_MAX_SITES", K_U64, OFF(max_sites), 16, 1ull << 26, "0 (no fixed cap)"},
-    {"TPROF_MAX_OPS", K_U64, OFF(max_ops), 4, 1ull << 20, "1024"},
+    {"TPROF_MAX_OPS", K_U64, OFF(max_ops), 4, 1ull << 20, "0 (no fixed cap)"},
     {"TPROF_SNAPSHOT", K_DOUBLE, OFF(snapshot_s), 0.01, 1e7, "off"},
     {"TPROF_TRACE_MAX", K_SIZE, OFF(trace_max), 4096, 0, "64M"},
     {"TPROF_TRACE_CAP", K_U64, OFF(trace_cap), 0, 1ull << 40, "1000000"},

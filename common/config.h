@@ -45,7 +45,7 @@ struct tp_config {
     int disable;                                /* 1: pass everything through */
     int debuginfod;     /* 1: symbolisation may ask the DEBUGINFOD_URLS servers, default 0 */
     uint64_t max_sites; /* a fixed cap on the call-site table, default 0 (none: the budget) */
-    uint64_t max_ops;   /* op table capacity, default 1024 */
+    uint64_t max_ops;   /* a fixed cap on the op table, default 0 (none: the budget) */
     double snapshot_s;  /* periodic snapshot period in seconds, 0 = off */
     uint64_t trace_max; /* trace size budget in bytes, default 64 MiB */
     uint64_t trace_cap; /* op-call events kept in the trace, default 1000000 */

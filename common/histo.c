@@ -80,6 +80,18 @@ struct tp_histo *tp_histo_new(void)
     return h;
 }
 
+size_t tp_histo_bytes(void)
+{
+    return sizeof(struct tp_histo);
+}
+
+struct tp_histo *tp_histo_at(void *zeroed)
+{
+    struct tp_histo *h = zeroed;
+    atomic_store(&h->min, UINT64_MAX);
+    return h;
+}
+
 void tp_histo_destroy(struct tp_histo *h)
 {
     if (h)

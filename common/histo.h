@@ -8,6 +8,7 @@
 #ifndef TPROF_HISTO_H
 #define TPROF_HISTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "report/report.h"
@@ -16,6 +17,10 @@ struct tp_histo;
 
 struct tp_histo *tp_histo_new(void); /* NULL on allocation failure */
 void tp_histo_destroy(struct tp_histo *h);
+/* A histogram in memory the caller owns (tp_histo_bytes() of zeroes, 8-byte aligned): a table
+ * of many keeps them in one mapping, whose resident pages one mincore call tells. */
+size_t tp_histo_bytes(void);
+struct tp_histo *tp_histo_at(void *zeroed);
 void tp_histo_add(struct tp_histo *h, uint64_t v); /* thread-safe, lock-free, no allocation */
 void tp_histo_merge(struct tp_histo *dst, const struct tp_histo *src);
 uint64_t tp_histo_count(const struct tp_histo *h);

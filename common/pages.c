@@ -1,5 +1,6 @@
 #include "common/pages.h"
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -31,4 +32,10 @@ size_t tp_pages_resident(const void *p, size_t bytes)
             got += vec[i] & 1;
     }
     return got * page;
+}
+
+void tp_pages_zero(void *p, size_t bytes)
+{
+    if (p && madvise(p, bytes, MADV_DONTNEED) != 0)
+        memset(p, 0, bytes);
 }

@@ -13,4 +13,6 @@ void tp_pages_unmap(void *p, size_t bytes);
 /* Of the bytes at p (page-aligned), how many are resident (mincore; no allocation): what a table
  * mapped for the worst case really costs. 0 when it cannot be told. */
 size_t tp_pages_resident(const void *p, size_t bytes);
+/* Zero the private pages at p (page-aligned), giving their memory back to the kernel. */
+void tp_pages_zero(void *p, size_t bytes);
 #endif

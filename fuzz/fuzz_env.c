@@ -179,7 +179,7 @@ static void check(const struct tp_config *c, int ret)
     check_int("TPROF_JSON_SITES", c->json_sites, 0, 100000000, 1000);
     /* 0: no fixed cap (the memory budget limits the table); a value given is 16 to 2^26 */
     check_int("TPROF_MAX_SITES", (long long)c->max_sites, 0, 1ll << 26, 0);
-    check_int("TPROF_MAX_OPS", (long long)c->max_ops, 4, 1ll << 20, 1024);
+    check_int("TPROF_MAX_OPS", (long long)c->max_ops, 0, 1ll << 20, 0);
     check_int("TPROF_TRACE_CAP", (long long)c->trace_cap, 0, 1ll << 40, 1000000);
     check_real("TPROF_PEAK_GFLOPS", c->peak_gflops, 1e-6, 1e9, "the calibrated value");
     check_real("TPROF_PEAK_GBPS", c->peak_gbps, 1e-6, 1e9, "the calibrated value");

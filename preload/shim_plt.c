@@ -30,6 +30,7 @@
 #include "track/argwork.h"
 #include "track/demote.h"
 #include "track/opnames.h"
+#include "common/pages.h"
 #include "track/ops.h"
 #include "track/runtime.h"
 #include "track/sites.h"
@@ -265,7 +266,7 @@ static int inner_of_top(const struct slot *s)
 
 /* A hooked export becomes an op on its first call, not when it is hooked: a library exports
  * many functions that match TPROF_OPS and a program calls few of them, and each op takes a slot
- * of TPROF_MAX_OPS. */
+ * of the op table (TPROF_MEMORY_BUDGET, TPROF_MAX_OPS). */
 #define ID_PENDING (-2)
 
 static int slot_op(struct slot *s)
@@ -537,8 +538,8 @@ void tp_plt_drop_gots(int (*present)(uintptr_t got, void *arg), void *arg)
 
 void tp_plt_shim_init(void)
 {
-    family_cap = (int)tp_cfg.max_ops;
-    family_of_id = tp_calloc((size_t)family_cap, 1);
+    family_cap = tp_ops_id_limit();
+    family_of_id = tp_pages_map((size_t)family_cap, 1); /* reserve-only: one byte an op id */
     if (!family_of_id)
         family_cap = 0;
 }

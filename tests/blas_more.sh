@@ -85,4 +85,4 @@ cblas=$(echo "$expect" | grep '^cblas_')
 jcheck "$WORK/full.json" "len(d['ops']) == 16" "d['partial'] == True" \
   "sorted(o['name'] for o in d['ops']) == sorted('''$cblas'''.split()[0::4])" \
   "sum(o['calls'] for o in d['ops']) == sum(map(int, '''$cblas'''.split()[1::4]))" \
-  "'op table full (TPROF_MAX_OPS=16): ops with other names were not recorded (15 refused lookups)' in d['notes']"
+  "any(n.startswith('op table full (TPROF_MAX_OPS=16): 15 ops were not recorded (15 refused lookups): ') for n in d['notes'])"

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "track/heap.h"
@@ -71,6 +73,91 @@ static int has_note(const char *text)
     return 0;
 }
 
+/* Two threads intern 3,000 names (12 chunks of the table, the name index rehashed twice), one
+ * forwards and one backwards, and run each op 5 times: every name gets one id, the same on both
+ * threads, and every op has exactly 10 calls; nothing is refused. */
+#define GROW_N 3000
+static int grow_ids[2][GROW_N];
+
+static void *grow_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    char name[32];
+    for (int k = 0; k < GROW_N; k++) {
+        int i = t ? GROW_N - 1 - k : k;
+        snprintf(name, sizeof name, "grow_%d", i);
+        int id = tp_op_intern(name, NULL, TP_SRC_API);
+        grow_ids[t][i] = id;
+        for (int c = 0; c < 5 && id >= 0; c++) {
+            tp_op_begin(id, 0, 0);
+            tp_op_end(id, 0, 0, 0, 0, NULL);
+        }
+    }
+    return NULL;
+}
+
+START_TEST(test_grow_threads)
+{
+    setup_ops(0, 0);
+    pthread_t th;
+    pthread_create(&th, NULL, grow_thread, (void *)(intptr_t)1);
+    grow_thread((void *)(intptr_t)0);
+    pthread_join(th, NULL);
+    char name[32];
+    for (int i = 0; i < GROW_N; i++) {
+        ck_assert_int_ge(grow_ids[0][i], 0);
+        ck_assert_int_eq(grow_ids[0][i], grow_ids[1][i]);
+        snprintf(name, sizeof name, "grow_%d", i);
+        ck_assert_int_eq(tp_op_intern(name, NULL, TP_SRC_API), grow_ids[0][i]);
+    }
+    ck_assert_int_eq(tp_ops_count(), GROW_N);
+    collect();
+    ck_assert_uint_eq(rep.nops, GROW_N);
+    for (size_t i = 0; i < rep.nops; i++)
+        ck_assert_uint_eq(rep.ops[i].calls, 10);
+    ck_assert_int_eq(rep.partial, 0);
+}
+END_TEST
+
+/* A child forked with ops in two chunks starts from empty counts and histograms (their pages
+ * given back) and records its own calls: 2 of op 5, 4 of op 299 (warm-up 0: every call in the
+ * histogram), nothing of the parent's 3 each; the parent keeps its own. */
+static void run_op(int id, int n)
+{
+    for (int c = 0; c < n; c++) {
+        tp_op_begin(id, 0, 0);
+        tp_op_end(id, 0, 0, 0, 0, NULL);
+    }
+}
+
+START_TEST(test_fork_child_empty)
+{
+    setup_ops(0, 0);
+    char name[32];
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof name, "fk_%d", i);
+        run_op(tp_op_intern(name, NULL, TP_SRC_API), 3);
+    }
+    pid_t p = fork();
+    if (p == 0) {
+        tp_ops_fork_child();
+        run_op(tp_op_intern("fk_5", NULL, TP_SRC_API), 2);
+        run_op(tp_op_intern("fk_299", NULL, TP_SRC_API), 4);
+        collect();
+        int ok = rep.nops == 2 && op("fk_5")->calls == 2 && op("fk_5")->latency.n == 2 &&
+                 op("fk_299")->calls == 4 && op("fk_299")->latency.n == 4;
+        _exit(ok ? 0 : 1);
+    }
+    int st = -1;
+    ck_assert_int_eq(waitpid(p, &st, 0), p);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    collect();
+    ck_assert_uint_eq(rep.nops, 300);
+    ck_assert_uint_eq(op("fk_299")->calls, 3);
+    ck_assert_uint_eq(op("fk_299")->latency.n, 3);
+}
+END_TEST
+
 START_TEST(test_intern)
 {
     setup_ops(3, 1);
@@ -93,8 +180,8 @@ START_TEST(test_intern)
     ck_assert_str_eq(op("b")->kind, "op");
     ck_assert_str_eq(op("b")->source, "api");
     ck_assert_int_eq(rep.partial, 1);
-    ck_assert(has_note("op table full (TPROF_MAX_OPS=3)"));
-    ck_assert(has_note("(2 refused lookups)"));
+    ck_assert(has_note("op table full (TPROF_MAX_OPS=3): 2 ops were not recorded (2 refused "
+                       "lookups): d, e"));
 }
 END_TEST
 
@@ -690,6 +777,8 @@ int main(void)
     tcase_add_test(tc, test_optree_paths);
     tcase_add_test(tc, test_trace_cap);
     tcase_add_test(tc, test_trace_budget);
+    tcase_add_test(tc, test_grow_threads);
+    tcase_add_test(tc, test_fork_child_empty);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -7,6 +7,8 @@ tests_check_ops_SOURCES = tests/check_ops.c
 tests_check_ops_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
 tests_check_ops_LDADD = $(TP_TRACK) $(TEST_LIBS)
 TESTS += tests/check_ops
+TESTS += tests/ops_grow.sh
+EXTRA_DIST += tests/ops_grow.sh
 
 # Victims not linked to any BLAS: they load it (or fail to) at run time.
 check_PROGRAMS += tests/victims/v_blas_plugin tests/victims/v_blas_missing tests/victims/v_blas_reload

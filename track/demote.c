@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "report/report.h"
+#include "common/pages.h"
 #include "track/ops.h"
 #include "track/lifeunit.h"
 #include "track/ops_table.h"
@@ -34,6 +35,7 @@ struct reg {
 };
 
 static struct judge *judges;
+static int ids; /* entries of judges and tp_demote_slot_of: tp_ops_id_limit() */
 static struct dslot dslots[TP_DEMOTE_SLOTS];
 static _Atomic int ndslots = 1;  /* slot 0 is the sink */
 static _Atomic uint64_t refused; /* ops that would have been demoted: no slot left */
@@ -87,10 +89,12 @@ static void fork_child(void)
 void tp_demote_init(void)
 {
     factor = tp_cfg.demote;
-    if (factor <= 0 || tp_cfg.hook_ns == 0 || !tp_op_cap)
+    ids = tp_ops_id_limit();
+    if (factor <= 0 || tp_cfg.hook_ns == 0 || !ids)
         return;
-    judges = tp_calloc((size_t)tp_op_cap, sizeof *judges);
-    _Atomic uint8_t *v = tp_calloc((size_t)tp_op_cap, sizeof *v);
+    /* reserve-only: the entries of the ops interned are touched, and the table never moves */
+    judges = tp_pages_map((size_t)ids * sizeof *judges, 1);
+    _Atomic uint8_t *v = tp_pages_map((size_t)ids * sizeof *v, 1);
     if (!judges || !v)
         return;
     have_key = pthread_key_create(&reg_key, thread_end) == 0;
@@ -119,7 +123,7 @@ static void demote(int id, uint64_t ticks)
 
 void tp_demote_observe(int id, uint64_t ticks)
 {
-    if (!tp_demote_slot_of || id < 0 || id >= tp_op_cap || ticks == TP_OP_NO_TIME)
+    if (!tp_demote_slot_of || id < 0 || id >= ids || ticks == TP_OP_NO_TIME)
         return;
     struct judge *j = &judges[id];
     uint64_t n = atomic_load_explicit(&j->seen, memory_order_relaxed);
@@ -192,11 +196,11 @@ void tp_demote_collect(struct tp_report *r)
     for (int s = 1; s < n; s++) {
         int id = dslots[s].id;
         char calls[32];
-        count_str(atomic_load(&tp_op_recs[id].calls) + tp_demote_counted(id), calls, sizeof calls);
+        count_str(atomic_load(&tp_op_rec(id)->calls) + tp_demote_counted(id), calls, sizeof calls);
         tp_report_note(r,
                        "%s: %s calls of ~%.0f ns: counted, not timed after its first %d (their "
                        "time is their callers'; TPROF_DEMOTE)",
-                       tp_op_recs[id].name, calls, (double)dslots[s].mean_ticks * ns_per_tick,
+                       tp_op_rec(id)->name, calls, (double)dslots[s].mean_ticks * ns_per_tick,
                        TP_DEMOTE_CALLS + 1);
     }
     if (atomic_load(&refused))

@@ -28,7 +28,7 @@ struct tp_report;
  * tp_demote_counting (cleared when the thread ends). */
 extern TP_TLS uint64_t tp_demote_tcount[TP_DEMOTE_SLOTS];
 extern TP_TLS uint8_t tp_demote_counting;
-/* Op id → its demote slot, 0 while timed (tp_op_cap entries; NULL when off). */
+/* Op id → its demote slot, 0 while timed (tp_ops_id_limit() entries; NULL when off). */
 extern _Atomic uint8_t *tp_demote_slot_of;
 
 /* After tp_ops_init(). */

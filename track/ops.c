@@ -34,8 +34,9 @@
 
 struct frame {
     int id;
-    int recursive; /* the same op is open below: do not add to its total */
-    int node;      /* op-stack node (track/optree.h) when TPROF_FOLDED is on */
+    struct tp_op_rec *rec; /* the id's record, looked up once at the begin */
+    int recursive;         /* the same op is open below: do not add to its total */
+    int node;              /* op-stack node (track/optree.h) when TPROF_FOLDED is on */
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
     uint64_t hooks0; /* non-op instrumentation hooks run on this thread when the op began */
@@ -49,95 +50,15 @@ struct opstack {
 
 static TP_TLS struct opstack stack;
 
-struct tp_op_rec *tp_op_recs;
-_Atomic int tp_op_nrecs;
-int tp_op_cap;
-static _Atomic int *index_; /* open addressing over names: op id + 1, 0 empty */
-static int index_mask;
-static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-_Atomic uint64_t tp_ops_dropped, tp_ops_overflow, tp_ops_unpaired;
+_Atomic uint64_t tp_ops_overflow, tp_ops_unpaired;
 static _Atomic uint64_t skipped_total;
 TP_TLS uint64_t tp_cyg_hooks;
 uint64_t tp_cyg_hook_cost_fp;
 
 void tp_ops_init(void)
 {
-    tp_op_cap = (int)tp_cfg.max_ops;
-    tp_op_recs = tp_calloc((size_t)tp_op_cap, sizeof *tp_op_recs);
-    int slots = 1;
-    while (slots < 2 * tp_op_cap)
-        slots <<= 1;
-    index_ = tp_calloc((size_t)slots, sizeof *index_);
-    index_mask = slots - 1;
-    if (!tp_op_recs || !index_) {
-        tp_warn("cannot allocate the op table; ops are off");
-        tp_op_cap = 0;
-    }
+    tp_ops_table_init();
     tp_steps_init();
-}
-
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-static int find(const char *name, uint64_t h)
-{
-    for (int i = 0; i <= index_mask; i++) {
-        int v = atomic_load_explicit(&index_[(h + (uint64_t)i) & (uint64_t)index_mask],
-                                     memory_order_acquire);
-        if (!v)
-            return -1;
-        struct tp_op_rec *r = &tp_op_recs[v - 1];
-        if (r->hash == h && !strcmp(r->name, name))
-            return v - 1;
-    }
-    return -1;
-}
-
-int tp_op_intern(const char *name, const char *kind, enum tp_op_source src)
-{
-    if (!tp_op_cap || !name)
-        return -1;
-    uint64_t h = hash_name(name);
-    int id = find(name, h);
-    if (id >= 0)
-        return id;
-    struct tp_own g = tp_own_begin();
-    pthread_mutex_lock(&intern_lock);
-    id = find(name, h);
-    if (id < 0) {
-        int n = atomic_load(&tp_op_nrecs);
-        if (n >= tp_op_cap) {
-            atomic_fetch_add(&tp_ops_dropped, 1);
-        } else {
-            struct tp_op_rec *r = &tp_op_recs[n];
-            r->name = tp_strdup(name);
-            r->kind = tp_strdup(kind ? kind : "op");
-            r->src = src;
-            r->hash = h;
-            r->histo = tp_histo_new();
-            if (r->name && r->kind && r->histo) {
-                atomic_store(&tp_op_nrecs, n + 1);
-                for (int i = 0; i <= index_mask; i++) {
-                    _Atomic int *slot = &index_[(h + (uint64_t)i) & (uint64_t)index_mask];
-                    if (!atomic_load(slot)) {
-                        atomic_store_explicit(slot, n + 1, memory_order_release);
-                        break;
-                    }
-                }
-                id = n;
-            }
-        }
-    }
-    pthread_mutex_unlock(&intern_lock);
-    tp_own_end(g);
-    return id;
 }
 
 /* ---- recording ---- */
@@ -179,7 +100,7 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
                           int skipped)
 {
     struct frame *f = &stack.f[--stack.depth];
-    struct tp_op_rec *r = &tp_op_recs[f->id];
+    struct tp_op_rec *r = f->rec;
     uint64_t raw = t > f->t0 ? t - f->t0 : 0, dur = raw;
     /* Take out what tprof's own -finstrument-functions hooks of the non-op functions called
      * inside the op cost: without it a loop over a tiny instrumented helper makes its op look
@@ -270,7 +191,8 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->hooks0 = tp_cyg_hooks;
     /* One reading for the wall-clock words and the op's own times: on one thread they agree */
     uint64_t t = tp_ticks();
-    f->in_wall = !f->recursive && tp_wall_enter(&tp_op_recs[id].in_total, t);
+    f->rec = tp_op_rec(id);
+    f->in_wall = !f->recursive && tp_wall_enter(&f->rec->in_total, t);
     f->t0 = t;
     if (stack.depth == 1) /* the heap over time: a point where the clock is read anyway */
         tp_series_heap(id, t);
@@ -312,7 +234,7 @@ int tp_ops_running(void)
 {
     int n = atomic_load_explicit(&tp_op_nrecs, memory_order_acquire);
     for (int i = 0; i < n; i++)
-        if (atomic_load_explicit(&tp_op_recs[i].in_total, memory_order_relaxed) & TP_WALL_CNT_MASK)
+        if (atomic_load_explicit(&tp_op_rec(i)->in_total, memory_order_relaxed) & TP_WALL_CNT_MASK)
             return 1;
     return 0;
 }
@@ -324,7 +246,7 @@ int tp_ops_current(void)
 
 int tp_op_top_is(enum tp_op_source src)
 {
-    return stack.depth > 0 && tp_op_recs[stack.f[stack.depth - 1].id].src == src;
+    return stack.depth > 0 && stack.f[stack.depth - 1].rec->src == src;
 }
 
 void tp_op_add_work(uint64_t flops, uint64_t bytes)
@@ -338,7 +260,7 @@ void tp_op_add_work(uint64_t flops, uint64_t bytes)
 void tp_ops_on_alloc(size_t bytes)
 {
     if (stack.depth > 0) {
-        struct tp_op_rec *r = &tp_op_recs[stack.f[stack.depth - 1].id];
+        struct tp_op_rec *r = stack.f[stack.depth - 1].rec;
         atomic_fetch_add_explicit(&r->alloc_bytes, bytes, memory_order_relaxed);
         atomic_fetch_add_explicit(&r->alloc_count, 1, memory_order_relaxed);
     }
@@ -346,36 +268,24 @@ void tp_ops_on_alloc(size_t bytes)
 
 const char *tp_ops_name(int id)
 {
-    return id >= 0 && id < atomic_load(&tp_op_nrecs) ? tp_op_recs[id].name : NULL;
+    return id >= 0 && id < atomic_load(&tp_op_nrecs) ? tp_op_rec(id)->name : NULL;
 }
 
 const char *tp_ops_kind(int id)
 {
-    return id >= 0 && id < atomic_load(&tp_op_nrecs) ? tp_op_recs[id].kind : NULL;
+    return id >= 0 && id < atomic_load(&tp_op_nrecs) ? tp_op_rec(id)->kind : NULL;
 }
 
 /* ---- fork and report ---- */
 
-/* The op-name lock across fork (preload/main.c's table says in which order). */
-void tp_ops_fork_prepare(void)
-{
-    pthread_mutex_lock(&intern_lock);
-}
-
-void tp_ops_fork_parent(void)
-{
-    pthread_mutex_unlock(&intern_lock);
-}
-
 void tp_ops_fork_child(void)
 {
-    pthread_mutex_init(&intern_lock, NULL);
+    tp_ops_table_fork_child();
     tp_threads_fork_child();
     /* The child reports its own work: what the parent did before fork is the parent's. */
     int n = atomic_load(&tp_op_nrecs);
     for (int i = 0; i < n; i++) {
-        struct tp_op_rec *r = &tp_op_recs[i];
-        struct tp_histo *h = tp_histo_new();
+        struct tp_op_rec *r = tp_op_rec(i);
         atomic_store(&r->calls, 0);
         atomic_store(&r->total, 0);
         atomic_store(&r->self, 0);
@@ -389,9 +299,9 @@ void tp_ops_fork_child(void)
         atomic_store(&r->in_total, 0);
         atomic_store(&r->wall, 0);
         atomic_store(&r->hook_total, 0);
-        memset(r->shapes, 0, sizeof r->shapes);
-        if (h)
-            r->histo = h; /* the parent's is left allocated: freeing inside fork is not safe */
+        /* slots are claimed in order: those past the first free one were never touched */
+        for (int k = 0; k < MAX_SHAPES && atomic_load(&r->shapes[k].used); k++)
+            memset(&r->shapes[k], 0, sizeof r->shapes[k]);
     }
     tp_steps_fork_child();
     tp_lifeunit_fork_child();
@@ -399,6 +309,6 @@ void tp_ops_fork_child(void)
     for (int i = 0; i < stack.depth; i++) {
         struct frame *f = &stack.f[i];
         f->t0 = t, f->child = 0;
-        f->in_wall = !f->recursive && tp_wall_enter(&tp_op_recs[f->id].in_total, t);
+        f->in_wall = !f->recursive && tp_wall_enter(&f->rec->in_total, t);
     }
 }

@@ -96,6 +96,12 @@ void tp_step_mark(void);
 extern TP_TLS uint64_t tp_cyg_hooks;
 extern uint64_t tp_cyg_hook_cost_fp;
 
+/* Ops interned so far, and the most the table can ever give ids to (TPROF_MAX_OPS, or the
+ * directory's reach; 0 when ops are off): a table indexed by op id maps that many entries
+ * reserve-only (tp_pages_map) and touches those of the first ones. */
+int tp_ops_count(void);
+int tp_ops_id_limit(void);
+
 /* Set-up (from tp_init, after the configuration is read). */
 void tp_ops_init(void);
 /* The op names' lock around fork, and a child's counts restarted. */

@@ -90,9 +90,9 @@ static void shape_desc(const struct tp_shape_key *k, char *out, size_t size)
 int tp_ops_shape_desc(int id, int slot, char *out, size_t n)
 {
     if (id < 0 || id >= atomic_load(&tp_op_nrecs) || slot < 0 || slot >= MAX_SHAPES ||
-        atomic_load(&tp_op_recs[id].shapes[slot].used) != 2)
+        atomic_load(&tp_op_rec(id)->shapes[slot].used) != 2)
         return -1;
-    shape_desc(&tp_op_recs[id].shapes[slot].key, out, n);
+    shape_desc(&tp_op_rec(id)->shapes[slot].key, out, n);
     return 0;
 }
 
@@ -170,8 +170,9 @@ static uint64_t self_wall_ticks(const struct tp_op_rec *s, uint64_t wall)
 }
 
 /* One op that has calls, into o. */
-static void collect_op(struct tp_op_rec *s, struct tp_op *o, uint64_t calls, double ratio)
+static void collect_op(int id, struct tp_op *o, uint64_t calls, double ratio)
 {
+    struct tp_op_rec *s = tp_op_rec(id);
     o->name = strdup(s->name);
     o->kind = strdup(s->kind);
     o->source = strdup(source_name(s->src));
@@ -191,7 +192,6 @@ static void collect_op(struct tp_op_rec *s, struct tp_op *o, uint64_t calls, dou
     tp_histo_summary(s->histo, &o->latency);
     scale_latency(&o->latency, ratio);
     collect_shapes(s, o, ratio);
-    int id = (int)(s - tp_op_recs);
     o->demoted = tp_demote_slot(id) != 0;
     o->counted_calls = tp_demote_counted(id);
     o->calls += o->counted_calls;
@@ -213,6 +213,31 @@ static void collect_steps(struct tp_report *r, double ratio)
     }
 }
 
+/* The ops a full table gave no id: why it was full, how many names, the first of them. */
+static void note_lost(struct tp_report *r)
+{
+    struct tp_ops_lost l;
+    tp_ops_lost(&l);
+    char why[96], names[512] = "";
+    if (l.limit == TP_OPS_MAX_OPS)
+        snprintf(why, sizeof why, "TPROF_MAX_OPS=%d", l.ops);
+    else if (l.limit == TP_OPS_BUDGET)
+        snprintf(why, sizeof why, "%d ops; with the call sites, TPROF_MEMORY_BUDGET=%llu bytes",
+                 l.ops, (unsigned long long)tp_ops_budget());
+    else
+        snprintf(why, sizeof why, "%d ops; no memory for more", l.ops);
+    size_t at = 0;
+    for (int i = 0; i < l.nfirst && at < sizeof names; i++)
+        at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", i ? ", " : ": ",
+                               l.first[i] ? l.first[i] : "?");
+    if (l.names > (uint64_t)l.nfirst && at < sizeof names)
+        snprintf(names + at, sizeof names - at, ", ...");
+    r->partial = 1;
+    tp_report_note(r, "op table full (%s): %s%llu ops were not recorded (%llu refused lookups)%s",
+                   why, l.names_inexact ? "at least " : "", (unsigned long long)l.names,
+                   (unsigned long long)l.lookups, names);
+}
+
 /* What was not recorded, or not as it happened, said in the report. */
 static void collect_notes(struct tp_report *r, uint64_t skipped, uint64_t shapes_dropped)
 {
@@ -223,13 +248,8 @@ static void collect_notes(struct tp_report *r, uint64_t skipped, uint64_t shapes
                        tp_cfg.sched_wait, tp_cfg.sched_warmup, tp_cfg.sched_active,
                        tp_cfg.sched_wait + tp_cfg.sched_warmup,
                        tp_cfg.sched_wait + tp_cfg.sched_warmup + tp_cfg.sched_active - 1);
-    if (atomic_load(&tp_ops_dropped)) {
-        r->partial = 1;
-        tp_report_note(r,
-                       "op table full (TPROF_MAX_OPS=%d): ops with other names were not "
-                       "recorded (%llu refused lookups)",
-                       tp_op_cap, (unsigned long long)atomic_load(&tp_ops_dropped));
-    }
+    if (atomic_load(&tp_ops_dropped))
+        note_lost(r);
     if (atomic_load(&tp_ops_overflow)) {
         r->partial = 1;
         tp_report_note(r, "%llu op calls nested deeper than %d were not timed",
@@ -258,11 +278,11 @@ void tp_ops_collect(struct tp_report *r)
         return;
     uint64_t shapes_dropped = 0, skipped = 0;
     for (int i = 0; i < n; i++) {
-        struct tp_op_rec *s = &tp_op_recs[i];
+        struct tp_op_rec *s = tp_op_rec(i);
         uint64_t calls = atomic_load(&s->calls);
         if (!calls)
             continue;
-        collect_op(s, &r->ops[r->nops++], calls, ratio);
+        collect_op(i, &r->ops[r->nops++], calls, ratio);
         shapes_dropped += atomic_load(&s->shapes_dropped);
         skipped += atomic_load(&s->skipped);
     }

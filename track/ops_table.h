@@ -1,8 +1,9 @@
 /* The op table as ops.c records into it, for ops_collect.c, which turns it into the report.
  *
- * ops.c writes these while the program runs (atomics: ops end on many threads at once);
- * ops_collect.c only reads them, at the end of a run or of a window. Nothing else includes this
- * header: everyone else goes through ops.h. */
+ * ops_table.c holds the records and names; ops.c writes the statistics while the program runs
+ * (atomics: ops end on many threads at once); ops_collect.c only reads them, at the end of a
+ * run or of a window. Outside the op core (ops*.c, demote.c, steps.c) everyone goes through
+ * ops.h. */
 #ifndef TPROF_OPS_TABLE_H
 #define TPROF_OPS_TABLE_H
 
@@ -38,15 +39,52 @@ struct tp_op_rec {
     _Atomic uint64_t in_total, wall, hook_total;
     _Atomic int flops_known;
     struct tp_histo *histo;
-    struct tp_shape_rec shapes[TP_OPS_MAX_SHAPES];
+    /* TP_OPS_MAX_SHAPES slots in the record's chunk, apart from the records: most ops have no
+     * shape, and their slots' pages are never touched */
+    struct tp_shape_rec *shapes;
     _Atomic uint64_t shapes_dropped;
 };
 
-extern struct tp_op_rec *tp_op_recs; /* tp_op_cap records, the first tp_op_nrecs in use */
+/* Records by id: chunks of records (track/ops_table.c), none of which ever moves, and for each
+ * id its record's address (tp_op_ptr, mapped reserve-only for every id: 8 bytes touched an op;
+ * one load on the hot path, where the chunk directory would take a shift, a mask and a multiply
+ * more). An id handed out is below tp_op_nrecs, and its address was published before it. */
+#define TP_OPS_CHUNK_BITS 8
+#define TP_OPS_CHUNK      (1 << TP_OPS_CHUNK_BITS)
+#define TP_OPS_MAX_IDS    (1 << 20) /* TPROF_MAX_OPS's top: the directory's reach */
+extern struct tp_op_rec *_Atomic tp_op_dir[TP_OPS_MAX_IDS / TP_OPS_CHUNK];
+extern struct tp_op_rec *_Atomic *tp_op_ptr;
+static inline struct tp_op_rec *tp_op_rec(int id)
+{
+    return atomic_load_explicit(&tp_op_ptr[id], memory_order_acquire);
+}
 extern _Atomic int tp_op_nrecs;
-extern int tp_op_cap; /* TPROF_MAX_OPS, 0 when the table could not be allocated */
-/* Names refused by a full table, calls nested too deep, ends without a begin. */
+/* Refused lookups of names a full table gave no id, calls nested too deep, ends without a
+ * begin. */
 extern _Atomic uint64_t tp_ops_dropped, tp_ops_overflow, tp_ops_unpaired;
+
+/* The table's set-up (tp_ops_init) and a forked child's empty histograms. */
+void tp_ops_table_init(void);
+void tp_ops_table_fork_child(void);
+/* Bytes the op table holds in memory now (resident pages of its chunks, its indexes, the
+ * record addresses). */
+uint64_t tp_ops_resident(void);
+
+/* What a full table lost, for the report: why it stopped, the lookups refused, the distinct
+ * names refused and the first TP_OPS_LOST_NAMES of them, the ops it holds. Lock-free: a report
+ * from a signal handler does not wait. */
+enum tp_ops_limit { TP_OPS_GROWING, TP_OPS_MAX_OPS, TP_OPS_BUDGET, TP_OPS_NO_MEMORY };
+#define TP_OPS_LOST_NAMES 8
+struct tp_ops_lost {
+    enum tp_ops_limit limit;
+    uint64_t lookups, names;
+    int names_inexact; /* names is a lower bound (more than 8,192 refused) */
+    const char *const *first;
+    int nfirst, ops;
+};
+void tp_ops_lost(struct tp_ops_lost *out);
+/* The memory budget in force (TPROF_MEMORY_BUDGET, or its default for the peak RSS now). */
+uint64_t tp_ops_budget(void);
 
 /* Steps: their latency histogram (ticks), steps ended, and those of them in the warm-up. */
 extern struct tp_histo *tp_step_histo;

@@ -17,6 +17,7 @@
 
 #include "common/clock.h"
 #include "common/pages.h"
+#include "track/ops.h"
 #include "track/runtime.h"
 
 #define CHUNK_EVENTS    TP_TRACE_CHUNK_EVENTS
@@ -56,9 +57,10 @@ void tp_trace_init(void)
     keep_cap = tp_cfg.trace_cap;
     if (keep_cap > tp_cfg.trace_max / MIN_EVENT_BYTES)
         keep_cap = tp_cfg.trace_max / MIN_EVENT_BYTES;
-    tp_trace_nsummary = (int)tp_cfg.max_ops;
-    tp_trace_past_cap = map_zeroed((size_t)tp_trace_nsummary * sizeof *tp_trace_past_cap);
-    tp_trace_past_room = map_zeroed((size_t)tp_trace_nsummary * sizeof *tp_trace_past_room);
+    tp_trace_nsummary = tp_ops_id_limit();
+    /* one entry an op id, reserve-only: those of the ops interned are touched */
+    tp_trace_past_cap = tp_pages_map((size_t)tp_trace_nsummary * sizeof *tp_trace_past_cap, 1);
+    tp_trace_past_room = tp_pages_map((size_t)tp_trace_nsummary * sizeof *tp_trace_past_room, 1);
     tp_trace_samples = map_zeroed(MAX_SAMPLES * sizeof *tp_trace_samples);
     if (!tp_trace_past_cap || !tp_trace_past_room || !tp_trace_samples) {
         tp_warn("TPROF_TRACE: cannot map the trace buffers; no trace");
@@ -152,8 +154,10 @@ void tp_tracebuf_fork_reset(void)
     my_thread = 0;
     atomic_store(&tp_trace_nthreads, 0);
     atomic_store(&tp_trace_recorded, 0);
-    memset(tp_trace_past_cap, 0, (size_t)tp_trace_nsummary * sizeof *tp_trace_past_cap);
-    memset(tp_trace_past_room, 0, (size_t)tp_trace_nsummary * sizeof *tp_trace_past_room);
+    /* entries past the ops interned were never touched (the arrays are mapped for every id) */
+    int n = tp_ops_count() < tp_trace_nsummary ? tp_ops_count() : tp_trace_nsummary;
+    memset(tp_trace_past_cap, 0, (size_t)n * sizeof *tp_trace_past_cap);
+    memset(tp_trace_past_room, 0, (size_t)n * sizeof *tp_trace_past_room);
     atomic_store(&tp_trace_nsamples, 0);
     take_base();
 }
