@@ -33,12 +33,14 @@
 #include "track/seen.h"
 #include "track/symtab.h"
 
-/* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP; or, for an op too short
- * to time (track/demote.h), IS_COUNT plus its demote slot. NOT_OP and IS_COUNT decisions are
+/* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP, plus HAS_WORK when a
+ * TPROF_WORK entry names the function (so that the ops without one never look for it); or, for
+ * an op too short to time (track/demote.h), IS_COUNT plus its demote slot. NOT_OP and IS_COUNT decisions are
  * the ones the fast path answers: as signed numbers, those <= 0. */
 #define NOT_OP     0u
 #define IS_STEP    (1u << 30)
-#define ID_MASK    (IS_STEP - 1)
+#define HAS_WORK   (1u << 29)
+#define ID_MASK    (HAS_WORK - 1)
 #define IS_COUNT   (1u << 31)
 #define COUNT_MASK (TP_DEMOTE_SLOTS - 1)
 #define SKIP       0xffffffffu /* not decided (before init, or tprof's own code runs): do nothing */
@@ -106,6 +108,8 @@ static uint32_t decide_slow(uintptr_t fn)
         int id = tp_op_intern(name, tp_names_kind(name), TP_SRC_INSTR);
         if (id >= 0 && (uint32_t)id < ID_MASK - 1)
             d |= (uint32_t)id + 1;
+        if (id >= 0 && (tp_names_work(name) || tp_names_work(raw)))
+            d |= HAS_WORK;
     }
     return d;
 }
@@ -245,7 +249,7 @@ static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
         /* A function both instrumented and hooked through the PLT is one call, not two. */
         if (id >= 0 && !(tp_plt_hooked && tp_op_top_is(TP_SRC_PLT) && tp_ops_current() == id))
             s->pushed = tp_op_begin(id, fn, 0);
-        if (s->pushed)
+        if (s->pushed && (d & HAS_WORK))
             s->has_work = tp_argwork_enter(fn, regs[16], regs, &s->flops, &s->bytes, &s->shape);
         if (s->pushed && !atomic_load_explicit(&instr_ops_seen, memory_order_relaxed))
             atomic_store_explicit(&instr_ops_seen, 1, memory_order_relaxed);
