@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/html_assets.inc"
+#include "report/peaks.h"
 #include "report/render.h"
 #include "report/units.h"
 
@@ -96,7 +97,27 @@ static void header(const struct tp_report *r, struct tp_buf *b)
     tp_buf_puts(b, "</p>\n");
 }
 
-static void op_row(struct tp_buf *b, const struct tp_op *o)
+/* Above 100% of the roofline, the cell says why in a word, as the text report's does, and in
+ * words on hover; the legend under the table says it too. */
+static void eff_cell(struct tp_buf *b, const struct tp_machine *m, const struct tp_op *o)
+{
+    char s[48], word[16], why[256];
+    if (!tp_peaks_over_shown(o->efficiency)) {
+        num(b, o->efficiency, tp_fmt_pct(o->efficiency, 6, s, sizeof s));
+        return;
+    }
+    tp_peaks_over(m, o->bound, 1, word, sizeof word);
+    tp_peaks_over(m, o->bound, 0, why, sizeof why);
+    tp_buf_printf(b, "<td data-v=\"%.17g\" title=\"above 100%%: ", o->efficiency);
+    esc(b, why);
+    tp_buf_puts(b, "\">");
+    esc(b, tp_fmt_pct(o->efficiency, 6, s, sizeof s));
+    tp_buf_puts(b, " &gt;");
+    esc(b, word);
+    tp_buf_puts(b, "</td>");
+}
+
+static void op_row(struct tp_buf *b, const struct tp_machine *m, const struct tp_op *o)
 {
     char s[48];
     tp_buf_puts(b, "<tr>");
@@ -110,8 +131,10 @@ static void op_row(struct tp_buf *b, const struct tp_op *o)
     num(b, roof ? o->gflops : -1, roof ? tp_fmt_num(o->gflops, 2, 8, s, sizeof s) : "-");
     num(b, roof ? o->intensity : -1, roof ? tp_fmt_num(o->intensity, 1, 6, s, sizeof s) : "-");
     text_cell(b, roof && o->bound ? o->bound : "-");
-    int eff = roof && o->efficiency > 0;
-    num(b, eff ? o->efficiency : -1, eff ? tp_fmt_pct(o->efficiency, 6, s, sizeof s) : "-");
+    if (roof && o->efficiency > 0)
+        eff_cell(b, m, o);
+    else
+        num(b, -1, "-");
     num(b, (double)o->latency.p50, o->latency.n ? tp_fmt_ns(o->latency.p50, s, sizeof s) : "-");
     num(b, (double)o->alloc_bytes, tp_fmt_bytes(o->alloc_bytes, s, sizeof s));
     tp_buf_puts(b, "</tr>\n");
@@ -143,9 +166,25 @@ static void ops_table(const struct tp_report *r, struct tp_buf *b)
     qsort(v, r->nops, sizeof *v, by_self);
     tp_buf_puts(b, "<table class=\"sortable\" id=\"ops\">");
     head_row(b, h, sizeof h / sizeof h[0]);
-    for (size_t i = 0; i < r->nops; i++)
-        op_row(b, v[i]);
+    const char *said[2] = {NULL, NULL}; /* the legend: once per bound */
+    for (size_t i = 0; i < r->nops; i++) {
+        op_row(b, &r->machine, v[i]);
+        int mem = v[i]->bound && !strcmp(v[i]->bound, "memory");
+        if (v[i]->flops_known && v[i]->efficiency > 0 && v[i]->bound &&
+            tp_peaks_over_shown(v[i]->efficiency))
+            said[mem] = v[i]->bound;
+    }
     tp_buf_puts(b, "</tbody></table>\n");
+    for (int k = 0; k < 2; k++) {
+        char word[16], why[256];
+        if (!said[k])
+            continue;
+        tp_peaks_over(&r->machine, said[k], 1, word, sizeof word);
+        tp_peaks_over(&r->machine, said[k], 0, why, sizeof why);
+        tp_buf_printf(b, "<p class=\"note\">&gt;%s: above 100%% (%s-bound): ", word, said[k]);
+        esc(b, why);
+        tp_buf_puts(b, "</p>\n");
+    }
     free(v);
 }
 

@@ -220,6 +220,40 @@ START_TEST(test_text_chart_rows)
 }
 END_TEST
 
+START_TEST(test_html_over_100)
+{
+    /* an efficiency above 100% says why in its own cell, on hover, and in a line under the table */
+    struct tp_report r;
+    tp_report_init(&r);
+    r.machine.source = strdup("quick");
+    r.machine.peak_gflops = 100;
+    r.machine.peak_gbps = 10;
+    r.nops = 1;
+    r.ops = calloc(1, sizeof *r.ops);
+    r.ops[0].name = strdup("axpy");
+    r.ops[0].kind = strdup("op");
+    r.ops[0].bound = strdup("memory");
+    r.ops[0].calls = 1;
+    r.ops[0].total_ns = r.ops[0].self_ns = 1000;
+    r.ops[0].flops_known = 1;
+    r.ops[0].flops = 1000;
+    r.ops[0].gflops = 1;
+    r.ops[0].intensity = 0.1;
+    r.ops[0].efficiency = 1.5;
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    const char *h = tp_buf_str(&b);
+    const char *cell = strstr(h, "<td data-v=\"1.5\" title=\"above 100%: the quick measurement");
+    ck_assert_ptr_nonnull(cell);
+    ck_assert_ptr_nonnull(strstr(cell, "\">150.0% &gt;quick</td>"));
+    ck_assert_ptr_nonnull(
+        strstr(h, "<p class=\"note\">&gt;quick: above 100% (memory-bound): the quick measurement"));
+    tp_buf_free(&b);
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_html_page)
 {
     struct tp_report r;
@@ -286,6 +320,7 @@ int main(void)
     tcase_add_test(tc, test_heap_buffer);
     tcase_add_test(tc, test_text_chart_rows);
     tcase_add_test(tc, test_html_page);
+    tcase_add_test(tc, test_html_over_100);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
