@@ -324,3 +324,30 @@ int tp_output_path(const char *tmpl, const struct tp_path_ctx *ctx, char *out, s
         return 0;
     return tp_path_expand(tmpl, ctx, out, n);
 }
+
+char *tp_read_text_file(const char *path, char *why, size_t n)
+{
+    enum { MAX_FILE = 1 << 20 };
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, n, "cannot be read");
+        return NULL;
+    }
+    char *text = malloc(MAX_FILE + 1);
+    size_t len = 0;
+    ssize_t got = 1;
+    while (text && len <= MAX_FILE && (got = read(fd, text + len, MAX_FILE + 1 - len)) > 0)
+        len += (size_t)got;
+    close(fd);
+    if (!text || got < 0 || len > MAX_FILE || memchr(text, 0, len)) {
+        snprintf(why, n, "%s",
+                 !text            ? "out of memory"
+                 : got < 0        ? "cannot be read"
+                 : len > MAX_FILE ? "larger than 1 MiB"
+                                  : "not a text file");
+        free(text);
+        return NULL;
+    }
+    text[len] = 0;
+    return text;
+}

@@ -60,4 +60,9 @@ int tp_check_output(const char *path, char *why, size_t n);
  * reason in out (as tp_path_expand). */
 int tp_output_path(const char *tmpl, const struct tp_path_ctx *ctx, char *out, size_t n);
 
+/* The whole of a small text file (a settings file: at most 1 MiB, no NUL byte), NUL-terminated,
+ * for the caller to free; NULL with why set ("cannot be read", "larger than 1 MiB", "not a text
+ * file", "out of memory"). */
+char *tp_read_text_file(const char *path, char *why, size_t n);
+
 #endif

@@ -1,12 +1,10 @@
 #include "common/suppress.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#define MAX_FILE (1u << 20)
+#include "common/fileio.h"
 
 static int is_blank(char c)
 {
@@ -56,27 +54,9 @@ int tp_suppress_parse(const char *text, char **out, char *why, size_t whylen)
 int tp_suppress_load(const char *path, char **out, char *why, size_t whylen)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, whylen, "cannot be read");
+    char *text = tp_read_text_file(path, why, whylen);
+    if (!text)
         return -1;
-    }
-    char *text = malloc(MAX_FILE + 1);
-    size_t n = 0;
-    ssize_t got = 1;
-    while (text && n <= MAX_FILE && (got = read(fd, text + n, MAX_FILE + 1 - n)) > 0)
-        n += (size_t)got;
-    close(fd);
-    if (!text || got < 0 || n > MAX_FILE || memchr(text, 0, n)) {
-        snprintf(why, whylen, "%s",
-                 !text          ? "out of memory"
-                 : got < 0      ? "cannot be read"
-                 : n > MAX_FILE ? "larger than 1 MiB"
-                                : "not a text file");
-        free(text);
-        return -1;
-    }
-    text[n] = 0;
     int rc = tp_suppress_parse(text, out, why, whylen);
     free(text);
     return rc;

@@ -2,11 +2,11 @@
 #include "common/workspec.h"
 
 #include <ctype.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "common/fileio.h"
 
 enum { OP_CONST, OP_VAR, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, OP_MIN, OP_MAX, OP_NZ };
 /* where a binary operation's right operand is: the stack, the instruction's k, parameter var */
@@ -317,28 +317,9 @@ int tp_work_parse(struct tp_work_set **set, const char *text, char *why, size_t 
 
 int tp_work_load(struct tp_work_set **set, const char *path, char *why, size_t n)
 {
-    enum { MAX_FILE = 1 << 20 };
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, n, "cannot be read");
+    char *text = tp_read_text_file(path, why, n);
+    if (!text)
         return -1;
-    }
-    char *text = malloc(MAX_FILE + 1);
-    size_t len = 0;
-    ssize_t got = 1;
-    while (text && len <= MAX_FILE && (got = read(fd, text + len, MAX_FILE + 1 - len)) > 0)
-        len += (size_t)got;
-    close(fd);
-    if (!text || got < 0 || len > MAX_FILE || memchr(text, 0, len)) {
-        snprintf(why, n, "%s",
-                 !text            ? "out of memory"
-                 : got < 0        ? "cannot be read"
-                 : len > MAX_FILE ? "larger than 1 MiB"
-                                  : "not a text file");
-        free(text);
-        return -1;
-    }
-    text[len] = 0;
     int rc = tp_work_parse(set, text, why, n);
     free(text);
     return rc;
