@@ -349,8 +349,12 @@ static int star_match(const char *p, const char *s)
     return *p == 0;
 }
 
-/* Match one comma-separated entry [s, e) against name. */
-static int match_one(const char *s, size_t n, const char *name)
+/* Match one comma-separated entry [s, e) against name; low is name in lower case (NULL when
+ * it is not plain ASCII or too long). "*word*" and "word*", as most op patterns are, are a
+ * substring or prefix test on low: the PLT scan matches every import of every library (some
+ * 20,000 in a torch process) against every pattern, where the character-by-character match
+ * took 7% of that process's time under tprof. */
+static int match_one(const char *s, size_t n, const char *name, const char *low)
 {
     char pat[256];
     while (n && isspace((unsigned char)*s)) {
@@ -363,6 +367,22 @@ static int match_one(const char *s, size_t n, const char *name)
         return 0;
     memcpy(pat, s, n);
     pat[n] = 0;
+    if (low) {
+        size_t a = pat[0] == '*', b = n;
+        int plain = pat[n - 1] == '*' && n > a + 1;
+        if (plain)
+            b = n - 1;
+        char word[256];
+        for (size_t i = a; plain && i < b; i++) {
+            unsigned char c = (unsigned char)pat[i];
+            plain = c < 0x80 && c != '*' && c != '?' && c != '[' && c != '\\';
+            word[i - a] = (char)ascii_lower(pat[i]);
+        }
+        if (plain) {
+            word[b - a] = 0;
+            return a ? strstr(low, word) != NULL : strncmp(low, word, b - a) == 0;
+        }
+    }
     int fast = star_match(pat, name);
     return fast >= 0 ? fast : fnmatch(pat, name, FNM_CASEFOLD) == 0;
 }
@@ -373,13 +393,23 @@ int tp_ops_match(const char *patterns, const char *name)
     const char *p = patterns;
     if (!patterns || !name || !*name)
         return 0;
+    char lowbuf[512], *low = lowbuf;
+    size_t k;
+    for (k = 0; name[k] && k < sizeof lowbuf - 1; k++) {
+        if ((unsigned char)name[k] >= 0x80)
+            break;
+        lowbuf[k] = (char)ascii_lower(name[k]);
+    }
+    lowbuf[k] = 0;
+    if (name[k])
+        low = NULL; /* not ASCII, or longer than the buffer: the general match */
     while (*p) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         if (n > 0 && *p == '!') {
-            if (match_one(p + 1, n - 1, name))
+            if (match_one(p + 1, n - 1, name, low))
                 return 0;
-        } else if (!included && match_one(p, n, name)) {
+        } else if (!included && match_one(p, n, name, low)) {
             included = 1;
         }
         if (!comma)

@@ -69,6 +69,7 @@ struct module {
     int deny;                     /* a runtime library: neither patched nor a target */
     int system;                   /* in a system library directory: not the program's own */
     int initial;                  /* loaded before tprof's first scan: never unloaded */
+    struct tp_dynsyms syms;       /* what it defines, for first_def */
 };
 
 struct modlist {
@@ -178,6 +179,7 @@ static int list_module(const struct tp_module *tm, void *arg)
     m.relro_hi = tm->relro_hi;
     m.deny = denied(m.name) || tm->self;
     m.system = system_dir(m.name);
+    tp_modmap_dynsyms(tm, &m.syms);
     l->v[l->n++] = m;
     return 0;
 }
@@ -247,10 +249,13 @@ static void mark_done(const struct module *m)
 static const struct module *first_def(const struct modlist *l, const char *name, uintptr_t *at,
                                       int *ifunc)
 {
+    /* Each module's table and the name's hash once: a big C++ library imports thousands of
+     * its own exports, each looked for in every module before it (perf of torch's import: 15%
+     * of the process's time went to finding the dynamic sections and hashing the names again). */
+    struct tp_symname n;
+    tp_modmap_symname(name, &n);
     for (size_t i = 0; i < l->n; i++) {
-        const struct module *v = &l->v[i];
-        struct tp_module tm = {v->name, v->bias, v->lo, v->hi, v->dyn, 0, 0, 0};
-        *at = tp_modmap_symbol(&tm, name, ifunc);
+        *at = tp_modmap_lookup(&l->v[i].syms, &n, ifunc);
         if (*at)
             return &l->v[i];
     }

@@ -382,6 +382,24 @@ START_TEST(test_ops_match)
     ck_assert(tp_ops_match("mm*,!mm_tiny", "mm_big"));
     ck_assert(!tp_ops_match("", "x"));
     ck_assert(!tp_ops_match("x", ""));
+    /* the substring and prefix fast paths against the general match: case, position, the
+     * bare "*", a name that is not ASCII or is longer than the lower-case copy */
+    ck_assert(tp_ops_match("*GeMM*", "CBLAS_SGEMM"));
+    ck_assert(tp_ops_match("*gemm*", "gemm"));
+    ck_assert(!tp_ops_match("*gemm*", "gem_m"));
+    ck_assert(tp_ops_match("MM*", "mm"));
+    ck_assert(!tp_ops_match("mm*", "xmm"));
+    ck_assert(tp_ops_match("*", "anything"));
+    ck_assert(!tp_ops_match("*,!Make_*", "MAKE_layer"));
+    ck_assert(tp_ops_match("*conv*", "conv_\xc3\xa9"));
+    ck_assert(!tp_ops_match("*conv*", "co_\xc3\xa9"));
+    ck_assert(tp_ops_match("*a?c*", "xabcx"));
+    char big[700];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    memcpy(big + 600, "Gemm", 4);
+    ck_assert(tp_ops_match("*gemm*", big));
+    ck_assert(!tp_ops_match("*conv*", big));
 }
 END_TEST
 
