@@ -254,7 +254,11 @@ static const struct module *first_def(const struct modlist *l, const char *name,
      * of the process's time went to finding the dynamic sections and hashing the names again). */
     struct tp_symname n;
     tp_modmap_symname(name, &n);
+    *at = 0;
+    *ifunc = 0;
     for (size_t i = 0; i < l->n; i++) {
+        if (!tp_dynsyms_may_define(&l->v[i].syms, n.gnu))
+            continue;
         *at = tp_modmap_lookup(&l->v[i].syms, &n, ifunc);
         if (*at)
             return &l->v[i];

@@ -67,6 +67,17 @@ struct tp_symname {
     int have_sysv; /* sysv is computed when a module without DT_GNU_HASH first needs it */
 };
 void tp_modmap_dynsyms(const struct tp_module *m, struct tp_dynsyms *d);
+/* 0 when d's GNU hash bloom filter says it defines no name of hash h (1: it may, or d has no
+ * bloom filter), for a caller that asks many modules: no call, a dozen instructions. */
+static inline int tp_dynsyms_may_define(const struct tp_dynsyms *d, uint32_t h)
+{
+    const uint32_t *g = d->gnu;
+    if (!g || !g[2])
+        return 1;
+    uint64_t word = ((const uint64_t *)(g + 4))[(h / 64) % g[2]];
+    uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> g[3]) % 64));
+    return (word & mask) == mask;
+}
 void tp_modmap_symname(const char *name, struct tp_symname *n);
 uintptr_t tp_modmap_lookup(const struct tp_dynsyms *d, struct tp_symname *n, int *ifunc);
 
