@@ -1,6 +1,8 @@
 #include "common/config.h"
 
 #include <ctype.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <fnmatch.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -349,62 +351,135 @@ static int star_match(const char *p, const char *s)
     return *p == 0;
 }
 
-/* "*word*" or "word*" with word plain lower-case ASCII, as most op patterns are: a substring or
- * prefix test on low (name in lower case), read in place; -1 for any other entry. The PLT scan
- * matches every import of every library (some 20,000 in a torch process, a thousand in each
- * compiler process) against every pattern, where copying each entry and matching it character by
- * character took 7% of those processes' time under tprof. */
-static int word_match(const char *s, size_t n, const char *low, size_t lowlen)
+/* A pattern list, split once: the PLT scan matches every import of every library (some 20,000
+ * in a torch process, 4,500 in a compiler's) against TPROF_OPS and the default exclusions, where
+ * splitting, trimming and checking each entry again for each name took a quarter of a compiler
+ * process's instructions under tprof (callgrind). An entry is "*word*" or "word*" with word plain
+ * lower-case ASCII (most op patterns: a substring or prefix test on the lower-cased name), one
+ * that matches nothing (empty, or too long), or any other glob (star_match, else fnmatch). */
+enum { PAT_GLOB, PAT_SUB, PAT_PREFIX, PAT_NONE };
+struct pat_ent {
+    uint8_t neg, kind;
+    uint16_t off, len; /* in text: the trimmed entry (NUL-terminated), or its word */
+};
+#define PAT_TEXT 1024
+#define PAT_ENTS 64
+struct pat_list {
+    char src[PAT_TEXT]; /* the list as given: the key */
+    char text[PAT_TEXT];
+    size_t used;
+    int n;
+    struct pat_ent e[PAT_ENTS];
+};
+
+/* Add the entry at p to l (l->used bytes of its text used); returns the next entry, "" at the end,
+ * NULL when l is full. */
+static const char *pat_entry(const char *p, struct pat_list *l)
 {
-    size_t a = s[0] == '*';
-    if (n < a + 2 || s[n - 1] != '*')
-        return -1;
-    for (size_t i = a; i < n - 1; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x80 || c == '*' || c == '?' || c == '[' || c == '\\' || (c >= 'A' && c <= 'Z'))
-            return -1;
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    struct pat_ent e = {n > 0 && *p == '!', PAT_NONE, 0, 0};
+    const char *s = p + e.neg;
+    n -= e.neg;
+    while (n && isspace((unsigned char)*s))
+        s++, n--;
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (l->n == PAT_ENTS || (n < 256 && l->used + n + 1 > PAT_TEXT))
+        return NULL; /* never for the first entry */
+    if (n > 0 && n < 256) {
+        size_t a = s[0] == '*', w = n - 1 - a;
+        int plain = n >= a + 2 && s[n - 1] == '*';
+        for (size_t i = a; plain && i < n - 1; i++) {
+            unsigned char c = (unsigned char)s[i];
+            plain = c < 0x80 && c != '*' && c != '?' && c != '[' && c != '\\' &&
+                    !(c >= 'A' && c <= 'Z');
+        }
+        e.kind = plain ? (a ? PAT_SUB : PAT_PREFIX) : PAT_GLOB;
+        e.off = (uint16_t)l->used;
+        e.len = (uint16_t)(plain ? w : n);
+        memcpy(l->text + l->used, plain ? s + a : s, e.len);
+        l->text[l->used + e.len] = 0;
+        l->used += e.len + 1u;
     }
-    size_t w = n - 1 - a;
-    if (lowlen < w)
-        return 0;
-    if (!a)
-        return memcmp(low, s, w) == 0;
-    /* memchr and a compare: for names of tens of characters, cheaper than memmem's set-up */
-    const char *end = low + lowlen - w;
-    for (const char *q = low; q <= end && (q = memchr(q, s[1], (size_t)(end - q) + 1)); q++)
-        if (!memcmp(q + 1, s + 2, w - 1))
-            return 1;
+    l->e[l->n++] = e;
+    return comma ? comma + 1 : "";
+}
+
+static int pat_compile(const char *patterns, struct pat_list *l)
+{
+    size_t plen = strlen(patterns);
+    if (plen >= PAT_TEXT)
+        return -1;
+    memcpy(l->src, patterns, plen + 1);
+    l->n = 0;
+    l->used = 0;
+    for (const char *p = patterns; p && *p;)
+        if (!(p = pat_entry(p, l)))
+            return -1;
     return 0;
 }
 
-/* Match one comma-separated entry [s, s + n) against name; low is name in lower case, lowlen its
- * length (low NULL when name is not plain ASCII or too long: the general match). */
-static int match_one(const char *s, size_t n, const char *name, const char *low, size_t lowlen)
+/* low: name in lower case, lowlen its length (NULL when name is not plain ASCII or too long). */
+static int pat_one(const struct pat_list *l, const struct pat_ent *e, const char *name,
+                   const char *low, size_t lowlen)
 {
-    char pat[256];
-    while (n && isspace((unsigned char)*s)) {
-        s++;
-        n--;
-    }
-    while (n && isspace((unsigned char)s[n - 1]))
-        n--;
-    if (n == 0 || n >= sizeof pat)
+    const char *w = l->text + e->off;
+    if (e->kind == PAT_NONE)
         return 0;
-    int fast = low ? word_match(s, n, low, lowlen) : -1;
-    if (fast >= 0)
-        return fast;
-    memcpy(pat, s, n);
-    pat[n] = 0;
-    fast = star_match(pat, name);
+    if (e->kind != PAT_GLOB && low) {
+        if (lowlen < e->len)
+            return 0;
+        if (e->kind == PAT_PREFIX)
+            return memcmp(low, w, e->len) == 0;
+        /* memchr and a compare: for names of tens of characters, cheaper than memmem's set-up */
+        const char *end = low + lowlen - e->len;
+        for (const char *q = low; q <= end && (q = memchr(q, w[0], (size_t)(end - q) + 1)); q++)
+            if (!memcmp(q + 1, w + 1, e->len - 1u))
+                return 1;
+        return 0;
+    }
+    char pat[258];
+    if (e->kind == PAT_GLOB) {
+        snprintf(pat, sizeof pat, "%s", w);
+    } else {
+        snprintf(pat, sizeof pat, "%s%s*", e->kind == PAT_SUB ? "*" : "", w);
+    }
+    int fast = star_match(pat, name);
     return fast >= 0 ? fast : fnmatch(pat, name, FNM_CASEFOLD) == 0;
+}
+
+/* The lists split so far, published once whole (lock-free: a compiled list is never changed);
+ * a list that does not fit, or one past the pool, is split on the stack for each call. */
+#define PAT_POOL 8
+static struct pat_list pool[PAT_POOL];
+static _Atomic int pool_claimed;
+static struct pat_list *_Atomic pool_ready[PAT_POOL];
+
+static const struct pat_list *pat_get(const char *patterns, struct pat_list *tmp)
+{
+    for (int i = 0; i < PAT_POOL; i++) {
+        struct pat_list *l = atomic_load_explicit(&pool_ready[i], memory_order_acquire);
+        if (l && !strcmp(l->src, patterns))
+            return l;
+    }
+    if (strlen(patterns) < PAT_TEXT &&
+        atomic_load_explicit(&pool_claimed, memory_order_relaxed) < PAT_POOL) {
+        int i = atomic_fetch_add(&pool_claimed, 1);
+        if (i < PAT_POOL && pat_compile(patterns, &pool[i]) == 0) {
+            atomic_store_explicit(&pool_ready[i], &pool[i], memory_order_release);
+            return &pool[i];
+        }
+    }
+    return pat_compile(patterns, tmp) == 0 ? tmp : NULL;
 }
 
 int tp_ops_match(const char *patterns, const char *name)
 {
-    int included = 0;
-    const char *p = patterns;
     if (!patterns || !name || !*name)
         return 0;
+    struct pat_list tmp;
+    const struct pat_list *l = pat_get(patterns, &tmp);
     char lowbuf[512], *low = lowbuf;
     size_t k;
     for (k = 0; name[k] && k < sizeof lowbuf - 1; k++) {
@@ -415,18 +490,26 @@ int tp_ops_match(const char *patterns, const char *name)
     lowbuf[k] = 0;
     if (name[k])
         low = NULL; /* not ASCII, or longer than the buffer: the general match */
-    while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n > 0 && *p == '!') {
-            if (match_one(p + 1, n - 1, name, low, k))
-                return 0;
-        } else if (!included && match_one(p, n, name, low, k)) {
-            included = 1;
+    int included = 0;
+    /* a list too long to keep whole (l NULL) is taken one entry at a time */
+    for (const char *p = patterns; l || *p;) {
+        if (!l) {
+            tmp.n = 0;
+            tmp.used = 0;
+            p = pat_entry(p, &tmp);
         }
-        if (!comma)
+        const struct pat_list *c = l ? l : &tmp;
+        for (int i = 0; i < c->n; i++) {
+            const struct pat_ent *e = &c->e[i];
+            if (e->neg) {
+                if (pat_one(c, e, name, low, k))
+                    return 0;
+            } else if (!included && pat_one(c, e, name, low, k)) {
+                included = 1;
+            }
+        }
+        if (l)
             break;
-        p = comma + 1;
     }
     return included;
 }
