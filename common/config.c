@@ -357,7 +357,7 @@ static int star_match(const char *p, const char *s)
  * process's instructions under tprof (callgrind). An entry is "*word*" or "word*" with word plain
  * lower-case ASCII (most op patterns: a substring or prefix test on the lower-cased name), one
  * that matches nothing (empty, or too long), or any other glob (star_match, else fnmatch). */
-enum { PAT_GLOB, PAT_SUB, PAT_PREFIX, PAT_NONE };
+enum { PAT_GLOB, PAT_SUB, PAT_PREFIX, PAT_NONE, PAT_ALL };
 struct pat_ent {
     uint8_t neg, kind;
     uint16_t off, len; /* in text: the trimmed entry (NUL-terminated), or its word */
@@ -395,7 +395,7 @@ static const char *pat_entry(const char *p, struct pat_list *l)
             plain = c < 0x80 && c != '*' && c != '?' && c != '[' && c != '\\' &&
                     !(c >= 'A' && c <= 'Z');
         }
-        e.kind = plain ? (a ? PAT_SUB : PAT_PREFIX) : PAT_GLOB;
+        e.kind = plain ? (a ? PAT_SUB : PAT_PREFIX) : n == 1 && *s == '*' ? PAT_ALL : PAT_GLOB;
         e.off = (uint16_t)l->used;
         e.len = (uint16_t)(plain ? w : n);
         memcpy(l->text + l->used, plain ? s + a : s, e.len);
@@ -425,8 +425,8 @@ static int pat_one(const struct pat_list *l, const struct pat_ent *e, const char
                    const char *low, size_t lowlen)
 {
     const char *w = l->text + e->off;
-    if (e->kind == PAT_NONE)
-        return 0;
+    if (e->kind == PAT_NONE || e->kind == PAT_ALL)
+        return e->kind == PAT_ALL; /* "*": any name (never empty here) */
     if (e->kind != PAT_GLOB && low) {
         if (lowlen < e->len)
             return 0;
@@ -439,11 +439,11 @@ static int pat_one(const struct pat_list *l, const struct pat_ent *e, const char
                 return 1;
         return 0;
     }
-    char pat[258];
-    if (e->kind == PAT_GLOB) {
-        snprintf(pat, sizeof pat, "%s", w);
-    } else {
-        snprintf(pat, sizeof pat, "%s%s*", e->kind == PAT_SUB ? "*" : "", w);
+    char buf[258];
+    const char *pat = w;
+    if (e->kind != PAT_GLOB) {
+        snprintf(buf, sizeof buf, "%s%s*", e->kind == PAT_SUB ? "*" : "", w);
+        pat = buf;
     }
     int fast = star_match(pat, name);
     return fast >= 0 ? fast : fnmatch(pat, name, FNM_CASEFOLD) == 0;

@@ -282,7 +282,9 @@ static int runtime_internal(const char *name)
 static int wanted(const char *raw, char *name, size_t size, int *want_op, int *step)
 {
     int dflt = tp_names_default();
-    snprintf(name, size, "%s", raw);
+    size_t n = strnlen(raw, size - 1); /* snprintf's truncation, without its cost per import */
+    memcpy(name, raw, n);
+    name[n] = 0;
     if (raw[0] == '_' && raw[1] == 'Z') {
         /* C++: never the standard library's own templates and operators */
         tp_symtab_demangle(raw, name, size);
