@@ -56,6 +56,7 @@
 #include "track/sites.h"
 #include "track/stack.h"
 #include "track/symtab.h"
+#include "track/unmatched.h"
 
 static int plt_on;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -302,12 +303,19 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
 
 /* Patch module m's JUMP_SLOT entries in rel[0..count). Returns how many wanted entries ld.so had
  * not relocated yet (the module is being loaded on another thread): they are left for a later
- * scan, since ld.so would overwrite them. */
+ * scan, since ld.so would overwrite them.
+ *
+ * A C++ name is demangled (which costs) only once it is known to lead into a library whose
+ * exports may be ops. So is a C name matched, when nothing would be told of the names that
+ * matched nothing (no TPROF_STEP, no exact name in TPROF_OPS: tp_unmatched_possible) and the ops
+ * are the default ones, which a system library's exports never are: a compiler's 4,500 imports,
+ * nearly all into system libraries, took a quarter of its instructions under tprof to match. */
 static size_t patch_relocs(const struct modlist *l, const struct module *m, const ElfW(Rela) * rel,
                            size_t count, const ElfW(Sym) * symtab, const char *strtab, size_t strsz,
                            const ElfW(Half) * versym)
 {
     size_t unrelocated = 0;
+    int later = tp_names_default() && !tp_unmatched_possible();
     for (size_t i = 0; i < count; i++) {
         /* Only call sites: see the top of this file. */
         if ((unsigned)ELF64_R_TYPE(rel[i].r_info) != R_X86_64_JUMP_SLOT)
@@ -320,10 +328,8 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
             continue;
         const char *raw = strtab + sym->st_name;
         char name[256];
-        int want_op = 0, step = 0, cxx = raw[0] == '_' && raw[1] == 'Z';
-        /* A C++ name is demangled (which costs) only once it is known to lead into a library
-         * whose exports may be ops, below. */
-        if (!cxx && !wanted(raw, name, sizeof name, &want_op, &step)) {
+        int want_op = 0, step = 0, cxx = raw[0] == '_' && raw[1] == 'Z', late = cxx || later;
+        if (!late && !wanted(raw, name, sizeof name, &want_op, &step)) {
             tp_seen_add(raw, 0); /* for the closest names to a setting that matched nothing */
             continue;
         }
@@ -334,7 +340,7 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
         /* Not relocated yet, the entry still holds the file's value: an offset into the module
          * (which, unlike any address it will hold, is mapped nowhere). */
         if (cur + m->bias >= m->lo && cur + m->bias < m->hi && !module_at(l, cur)) {
-            unrelocated++;
+            unrelocated += cxx || !late || wanted(raw, name, sizeof name, &want_op, &step);
             continue;
         }
         /* Not bound yet (lazy binding): the entry points back into the module's own PLT, to
@@ -359,8 +365,8 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
         }
         if (!def || def->deny || tp_addr_is_ours(target))
             continue; /* tprof interposes it itself (BLAS: libtprof is denied), or a runtime */
-        if (cxx && !wanted(raw, name, sizeof name, &want_op, &step))
-            continue;
+        if (late && ((later && def->system) || !wanted(raw, name, sizeof name, &want_op, &step)))
+            continue; /* later: a system library's exports are not default ops, nor the step */
         if (def->system && tp_names_default()) {
             want_op = 0; /* see system_dir */
             if (!step)
