@@ -355,7 +355,7 @@ START_TEST(test_dlclose)
 }
 END_TEST
 
-/* The rule table grows past its first 16,384 slots: 40,000 return addresses in libc's code all
+/* The rule table grows from 1,024 slots past 16,384: 40,000 return addresses in libc's code all
  * keep a rule of their own (one that found no slot would come back in the same per-thread
  * place every time), the first ones' rules are the same after the moves, and walks still work. */
 START_TEST(test_rules_grow)

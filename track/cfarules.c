@@ -36,11 +36,12 @@
  * now. */
 #define TOMB ((uintptr_t)1)
 
-/* The table starts with 16,384 slots (384 KiB mapped, touched as used) and doubles past three
- * quarters full, up to 2^22 slots: a torch process walks through some 20,000 distinct return
- * addresses, and a return address that finds no slot is read from libdw under the lock on every
- * walk (a quarter of that process's time under tprof, when the table was fixed at 16,384). */
-#define RULE_BITS0    14
+/* The table starts with 1,024 slots (24 KiB) and doubles past three quarters full, up to 2^22:
+ * a compiler process walks through some 2,100 distinct return addresses, whose rules spread over
+ * every page of the table (a page fault each: 96 for the 384 KiB of 16,384 slots), a torch
+ * process through some 76,000 (one that finds no slot is read from libdw under the lock on every
+ * walk: a quarter of that process's time under tprof, when the table was fixed at 16,384). */
+#define RULE_BITS0    10
 #define RULE_BITS_MAX 22
 #define RULE_GENS     (RULE_BITS_MAX - RULE_BITS0 + 1)
 
