@@ -1,7 +1,6 @@
 #include "common/config.h"
 
 #include <ctype.h>
-#include <fnmatch.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,81 +311,4 @@ int tp_config_check_outputs(struct tp_config *c, const struct tp_path_ctx *ctx, 
         *outs[i].field = i == 0 ? strdup("stderr") : NULL;
     }
     return nw;
-}
-
-/* fnmatch(pat, name, FNM_CASEFOLD) for a pattern of plain characters and '*' and an ASCII name,
- * as every default op pattern is; -1 for any other pattern or name. glibc's fnmatch converts both
- * strings to wide characters in a UTF-8 locale, and the PLT scan matches every import of every
- * library against every pattern: a tenth of a compiler's time under tprof went there. */
-static int ascii_lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static int star_match(const char *p, const char *s)
-{
-    for (const char *c = p; *c; c++)
-        if ((unsigned char)*c >= 0x80 || *c == '?' || *c == '[' || *c == '\\')
-            return -1;
-    for (const char *c = s; *c; c++)
-        if ((unsigned char)*c >= 0x80)
-            return -1;
-    const char *star = NULL, *resume = NULL;
-    while (*s) {
-        if (*p == '*') {
-            star = ++p;
-            resume = s;
-        } else if (*p && ascii_lower(*p) == ascii_lower(*s)) {
-            p++;
-            s++;
-        } else if (star) {
-            p = star;
-            s = ++resume;
-        } else {
-            return 0;
-        }
-    }
-    while (*p == '*')
-        p++;
-    return *p == 0;
-}
-
-/* Match one comma-separated entry [s, e) against name. */
-static int match_one(const char *s, size_t n, const char *name)
-{
-    char pat[256];
-    while (n && isspace((unsigned char)*s)) {
-        s++;
-        n--;
-    }
-    while (n && isspace((unsigned char)s[n - 1]))
-        n--;
-    if (n == 0 || n >= sizeof pat)
-        return 0;
-    memcpy(pat, s, n);
-    pat[n] = 0;
-    int fast = star_match(pat, name);
-    return fast >= 0 ? fast : fnmatch(pat, name, FNM_CASEFOLD) == 0;
-}
-
-int tp_ops_match(const char *patterns, const char *name)
-{
-    int included = 0;
-    const char *p = patterns;
-    if (!patterns || !name || !*name)
-        return 0;
-    while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n > 0 && *p == '!') {
-            if (match_one(p + 1, n - 1, name))
-                return 0;
-        } else if (!included && match_one(p, n, name)) {
-            included = 1;
-        }
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    return included;
 }

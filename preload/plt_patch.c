@@ -56,6 +56,7 @@
 #include "track/sites.h"
 #include "track/stack.h"
 #include "track/symtab.h"
+#include "track/unmatched.h"
 
 static int plt_on;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -69,6 +70,7 @@ struct module {
     int deny;                     /* a runtime library: neither patched nor a target */
     int system;                   /* in a system library directory: not the program's own */
     int initial;                  /* loaded before tprof's first scan: never unloaded */
+    struct tp_dynsyms syms;       /* what it defines, for first_def */
 };
 
 struct modlist {
@@ -178,6 +180,7 @@ static int list_module(const struct tp_module *tm, void *arg)
     m.relro_hi = tm->relro_hi;
     m.deny = denied(m.name) || tm->self;
     m.system = system_dir(m.name);
+    tp_modmap_dynsyms(tm, &m.syms);
     l->v[l->n++] = m;
     return 0;
 }
@@ -247,10 +250,17 @@ static void mark_done(const struct module *m)
 static const struct module *first_def(const struct modlist *l, const char *name, uintptr_t *at,
                                       int *ifunc)
 {
+    /* Each module's table and the name's hash once: a big C++ library imports thousands of
+     * its own exports, each looked for in every module before it (perf of torch's import: 15%
+     * of the process's time went to finding the dynamic sections and hashing the names again). */
+    struct tp_symname n;
+    tp_modmap_symname(name, &n);
+    *at = 0;
+    *ifunc = 0;
     for (size_t i = 0; i < l->n; i++) {
-        const struct module *v = &l->v[i];
-        struct tp_module tm = {v->name, v->bias, v->lo, v->hi, v->dyn, 0, 0, 0};
-        *at = tp_modmap_symbol(&tm, name, ifunc);
+        if (!tp_dynsyms_may_define(&l->v[i].syms, n.gnu))
+            continue;
+        *at = tp_modmap_lookup(&l->v[i].syms, &n, ifunc);
         if (*at)
             return &l->v[i];
     }
@@ -273,7 +283,9 @@ static int runtime_internal(const char *name)
 static int wanted(const char *raw, char *name, size_t size, int *want_op, int *step)
 {
     int dflt = tp_names_default();
-    snprintf(name, size, "%s", raw);
+    size_t n = strnlen(raw, size - 1); /* snprintf's truncation, without its cost per import */
+    memcpy(name, raw, n);
+    name[n] = 0;
     if (raw[0] == '_' && raw[1] == 'Z') {
         /* C++: never the standard library's own templates and operators */
         tp_symtab_demangle(raw, name, size);
@@ -291,12 +303,19 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
 
 /* Patch module m's JUMP_SLOT entries in rel[0..count). Returns how many wanted entries ld.so had
  * not relocated yet (the module is being loaded on another thread): they are left for a later
- * scan, since ld.so would overwrite them. */
+ * scan, since ld.so would overwrite them.
+ *
+ * A C++ name is demangled (which costs) only once it is known to lead into a library whose
+ * exports may be ops. So is a C name matched, when nothing would be told of the names that
+ * matched nothing (no TPROF_STEP, no exact name in TPROF_OPS: tp_unmatched_possible) and the ops
+ * are the default ones, which a system library's exports never are: a compiler's 4,500 imports,
+ * nearly all into system libraries, took a quarter of its instructions under tprof to match. */
 static size_t patch_relocs(const struct modlist *l, const struct module *m, const ElfW(Rela) * rel,
                            size_t count, const ElfW(Sym) * symtab, const char *strtab, size_t strsz,
                            const ElfW(Half) * versym)
 {
     size_t unrelocated = 0;
+    int later = tp_names_default() && !tp_unmatched_possible();
     for (size_t i = 0; i < count; i++) {
         /* Only call sites: see the top of this file. */
         if ((unsigned)ELF64_R_TYPE(rel[i].r_info) != R_X86_64_JUMP_SLOT)
@@ -309,10 +328,8 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
             continue;
         const char *raw = strtab + sym->st_name;
         char name[256];
-        int want_op = 0, step = 0, cxx = raw[0] == '_' && raw[1] == 'Z';
-        /* A C++ name is demangled (which costs) only once it is known to lead into a library
-         * whose exports may be ops, below. */
-        if (!cxx && !wanted(raw, name, sizeof name, &want_op, &step)) {
+        int want_op = 0, step = 0, cxx = raw[0] == '_' && raw[1] == 'Z', late = cxx || later;
+        if (!late && !wanted(raw, name, sizeof name, &want_op, &step)) {
             tp_seen_add(raw, 0); /* for the closest names to a setting that matched nothing */
             continue;
         }
@@ -323,7 +340,7 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
         /* Not relocated yet, the entry still holds the file's value: an offset into the module
          * (which, unlike any address it will hold, is mapped nowhere). */
         if (cur + m->bias >= m->lo && cur + m->bias < m->hi && !module_at(l, cur)) {
-            unrelocated++;
+            unrelocated += cxx || !late || wanted(raw, name, sizeof name, &want_op, &step);
             continue;
         }
         /* Not bound yet (lazy binding): the entry points back into the module's own PLT, to
@@ -348,8 +365,8 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
         }
         if (!def || def->deny || tp_addr_is_ours(target))
             continue; /* tprof interposes it itself (BLAS: libtprof is denied), or a runtime */
-        if (cxx && !wanted(raw, name, sizeof name, &want_op, &step))
-            continue;
+        if (late && ((later && def->system) || !wanted(raw, name, sizeof name, &want_op, &step)))
+            continue; /* later: a system library's exports are not default ops, nor the step */
         if (def->system && tp_names_default()) {
             want_op = 0; /* see system_dir */
             if (!step)

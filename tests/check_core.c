@@ -382,6 +382,46 @@ START_TEST(test_ops_match)
     ck_assert(tp_ops_match("mm*,!mm_tiny", "mm_big"));
     ck_assert(!tp_ops_match("", "x"));
     ck_assert(!tp_ops_match("x", ""));
+    /* the substring and prefix fast paths against the general match: case, position, the
+     * bare "*", a name that is not ASCII or is longer than the lower-case copy */
+    ck_assert(tp_ops_match("*GeMM*", "CBLAS_SGEMM"));
+    ck_assert(tp_ops_match("*gemm*", "gemm"));
+    ck_assert(!tp_ops_match("*gemm*", "gem_m"));
+    ck_assert(tp_ops_match("MM*", "mm"));
+    ck_assert(!tp_ops_match("mm*", "xmm"));
+    ck_assert(tp_ops_match("*", "anything"));
+    ck_assert(!tp_ops_match("*,!Make_*", "MAKE_layer"));
+    ck_assert(tp_ops_match("*conv*", "conv_\xc3\xa9"));
+    ck_assert(!tp_ops_match("*conv*", "co_\xc3\xa9"));
+    ck_assert(tp_ops_match("*a?c*", "xabcx"));
+    char big[700];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    memcpy(big + 600, "Gemm", 4);
+    ck_assert(tp_ops_match("*gemm*", big));
+    ck_assert(!tp_ops_match("*conv*", big));
+    /* lists too long to keep split (over 1,024 characters, over 64 entries): entry by entry */
+    char list[2000] = "";
+    for (int i = 0; i < 90; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "*w%02d_padding*,", i);
+    strcat(list, "!*w89x*, Tail*");
+    ck_assert_uint_gt(strlen(list), 1024);
+    ck_assert(tp_ops_match(list, "a_w77_PADDING_b"));
+    ck_assert(tp_ops_match(list, "tAIL_x"));
+    ck_assert(!tp_ops_match(list, "w89_padding_w89x"));
+    ck_assert(!tp_ops_match(list, "w77_paddin"));
+    /* an entry of 256 characters or more matches nothing; the others still do */
+    char name[400];
+    memset(name, 'a', sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    memset(big, 'a', sizeof big - 1);
+    memcpy(big, "*q*,*", 5);
+    big[sizeof big - 2] = '*';
+    ck_assert(!tp_ops_match(big, name));
+    ck_assert(tp_ops_match(big, "q"));
+    ck_assert(tp_ops_match("*a*", name));
+    ck_assert(!tp_ops_match(" !x*", "xy")); /* "!" only first: a literal here */
+    ck_assert(!tp_ops_match("*,!x*", "xy"));
 }
 END_TEST
 

@@ -21,9 +21,9 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "track/modmap.h"
 #include "track/runtime.h"
 #include "track/unwind.h"
-
 
 #define MAXF 32
 
@@ -58,7 +58,8 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) void leaf_nofp(
     probe(w);
     sink = pad[0];
 }
-static __attribute__((noinline, optimize("omit-frame-pointer"))) void mid_alloca(struct walk *w, int n)
+static __attribute__((noinline, optimize("omit-frame-pointer"))) void mid_alloca(struct walk *w,
+                                                                                 int n)
 {
     char *buf = __builtin_alloca((size_t)n);
     memset(buf, 1, (size_t)n);
@@ -340,7 +341,7 @@ START_TEST(test_dlclose)
     walk(walk_cb, &w1);
     same_walk(&w1);
     ck_assert_int_eq(dlclose(h), 0);
-    tp_unwind_dlclosed(); /* what the dlclose hook of libtprof.so does */
+    tp_unwind_dlclosed();                        /* what the dlclose hook of libtprof.so does */
     unw_flush_cache(unw_local_addr_space, 0, 0); /* and libunwind's own cache, for the reference */
     h = dlopen(b, RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(h != NULL, "%s", dlerror());
@@ -351,6 +352,36 @@ START_TEST(test_dlclose)
     walk(walk_cb, &w2);
     same_walk(&w2);
     dlclose(h);
+}
+END_TEST
+
+/* The rule table grows from 1,024 slots past 16,384: 40,000 return addresses in libc's code all
+ * keep a rule of their own (one that found no slot would come back in the same per-thread
+ * place every time), the first ones' rules are the same after the moves, and walks still work. */
+START_TEST(test_rules_grow)
+{
+    uintptr_t lo = 0, hi = 0;
+    ck_assert(tp_cfa_ready());
+    ck_assert_int_eq(tp_modmap_segment((uintptr_t)&qsort, &lo, &hi), 0);
+    ck_assert_uint_gt(hi - lo, 40000);
+    enum { N = 40000, FIRST = 64 };
+    struct tp_cfa_rule first[FIRST];
+    for (int i = 0; i < N; i++) {
+        const struct tp_cfa_rule *r = tp_cfa_rule_of(lo + 1 + (uintptr_t)i);
+        ck_assert_ptr_nonnull(r);
+        if (i < FIRST)
+            first[i] = *r;
+    }
+    const struct tp_cfa_rule *a = tp_cfa_rule_of(lo + N), *b = tp_cfa_rule_of(lo + N - 1);
+    ck_assert_ptr_ne(a, b);
+    ck_assert_ptr_eq(a, tp_cfa_rule_of(lo + N));
+    for (int i = 0; i < FIRST; i++) {
+        const struct tp_cfa_rule *r = tp_cfa_rule_of(lo + 1 + (uintptr_t)i);
+        ck_assert_int_eq(memcmp(r, &first[i], sizeof *r), 0);
+    }
+    struct walk w;
+    top_nofp(&w);
+    same_walk(&w);
 }
 END_TEST
 
@@ -383,6 +414,7 @@ int main(void)
     tcase_add_test(tc, test_vdso_frame);
     tcase_add_test(tc, test_own_stack);
     tcase_add_test(tc, test_dlclose);
+    tcase_add_test(tc, test_rules_grow);
     tcase_add_test(tc, test_limit_and_disable);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -36,17 +36,30 @@
  * now. */
 #define TOMB ((uintptr_t)1)
 
-#define RULE_BITS  14 /* 16,384 return addresses, 384 KiB mapped, touched as used */
-#define RULE_SLOTS (1u << RULE_BITS)
-#define RULE_MAX   (RULE_SLOTS / 4 * 3)
+/* The table starts with 1,024 slots (24 KiB) and doubles past three quarters full, up to 2^22:
+ * a compiler process walks through some 2,100 distinct return addresses, whose rules spread over
+ * every page of the table (a page fault each: 96 for the 384 KiB of 16,384 slots), a torch
+ * process through some 76,000 (one that finds no slot is read from libdw under the lock on every
+ * walk: a quarter of that process's time under tprof, when the table was fixed at 16,384). */
+#define RULE_BITS0    10
+#define RULE_BITS_MAX 22
+#define RULE_GENS     (RULE_BITS_MAX - RULE_BITS0 + 1)
 
 struct tp_cfa_slot {
     _Atomic uintptr_t key;
     struct tp_cfa_rule r;
 };
 
-static struct tp_cfa_slot *rules;
-static _Atomic unsigned rules_used; /* keys and tombstones */
+/* A table, published whole: a reader loads it once per lookup. Older ones stay mapped (a reader
+ * may be in one, and a rule pointer handed out stays valid). */
+struct rtab {
+    uint32_t bits;
+    struct tp_cfa_slot *slots;
+};
+static struct rtab gens[RULE_GENS];
+static int ngens;
+static _Atomic(struct rtab *) rules_cur;
+static unsigned rules_used; /* keys and tombstones in the current table (under the lock) */
 _Atomic int tp_cfa_state;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static TP_TLS int holding; /* this thread holds the lock (for a fork from a signal handler) */
@@ -276,40 +289,74 @@ out:
 
 /* ---- the cache ---- */
 
-static inline uint32_t home(uintptr_t key)
+static inline uint32_t home(uintptr_t key, uint32_t bits)
 {
-    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> (64 - RULE_BITS));
+    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
 }
 
 /* Lock-free: a key seen (acquire) has its rule written before it. */
 static inline const struct tp_cfa_rule *cached(uintptr_t key)
 {
-    for (uint32_t i = home(key), n = 0; n < RULE_SLOTS; n++, i = (i + 1) & (RULE_SLOTS - 1)) {
-        uintptr_t k = atomic_load_explicit(&rules[i].key, memory_order_acquire);
+    const struct rtab *t = atomic_load_explicit(&rules_cur, memory_order_acquire);
+    uint32_t mask = (1u << t->bits) - 1;
+    for (uint32_t i = home(key, t->bits), n = 0; n <= mask; n++, i = (i + 1) & mask) {
+        uintptr_t k = atomic_load_explicit(&t->slots[i].key, memory_order_acquire);
         if (k == key)
-            return &rules[i].r;
+            return &t->slots[i].r;
         if (k == 0)
             return NULL;
     }
     return NULL;
 }
 
+static struct tp_cfa_slot *put(struct tp_cfa_slot *v, uint32_t bits, uintptr_t key,
+                               const struct tp_cfa_rule *r)
+{
+    for (uint32_t i = home(key, bits);; i = (i + 1) & ((1u << bits) - 1)) {
+        uintptr_t k = atomic_load_explicit(&v[i].key, memory_order_relaxed);
+        if (k == key)
+            return &v[i];
+        if (k == 0) {
+            v[i].r = *r;
+            atomic_store_explicit(&v[i].key, key, memory_order_release);
+            rules_used++;
+            return &v[i];
+        }
+    }
+}
+
+/* Under the lock: a table twice the size with the current one's keys (not its tombstones),
+ * published once filled. 0 when there is no bigger one to be had. */
+static int grow(void)
+{
+    const struct rtab *o = &gens[ngens - 1];
+    if (ngens == RULE_GENS)
+        return 0;
+    uint32_t bits = o->bits + 1;
+    struct tp_cfa_slot *v = tp_pages_map(sizeof *v << bits, 1);
+    if (!v)
+        return 0;
+    rules_used = 0;
+    for (uint32_t i = 0; i < 1u << o->bits; i++) {
+        uintptr_t k = atomic_load_explicit(&o->slots[i].key, memory_order_relaxed);
+        if (k != 0 && k != TOMB)
+            put(v, bits, k, &o->slots[i].r);
+    }
+    gens[ngens] = (struct rtab){bits, v};
+    atomic_store_explicit(&rules_cur, &gens[ngens++], memory_order_release);
+    return 1;
+}
+
 /* Under the lock: readers see the rule before the key (release/acquire). NULL when full. */
 static const struct tp_cfa_rule *remember(uintptr_t key, struct tp_cfa_rule r)
 {
-    if (atomic_load_explicit(&rules_used, memory_order_relaxed) >= RULE_MAX)
-        return NULL;
-    for (uint32_t i = home(key);; i = (i + 1) & (RULE_SLOTS - 1)) {
-        uintptr_t k = atomic_load_explicit(&rules[i].key, memory_order_relaxed);
-        if (k == key)
-            return &rules[i].r;
-        if (k == 0) {
-            rules[i].r = r;
-            atomic_store_explicit(&rules[i].key, key, memory_order_release);
-            atomic_fetch_add_explicit(&rules_used, 1, memory_order_relaxed);
-            return &rules[i].r;
-        }
+    struct rtab *t = &gens[ngens - 1];
+    if (rules_used >= (1u << t->bits) / 4 * 3) {
+        if (!grow())
+            return NULL;
+        t = &gens[ngens - 1];
     }
+    return &put(t->slots, t->bits, key, &r)->r;
 }
 
 int tp_cfa_set_up(void)
@@ -317,11 +364,13 @@ int tp_cfa_set_up(void)
     if (!take_lock())
         return 0;
     if (atomic_load(&tp_cfa_state) == 0) {
-        void *m = tp_pages_map(sizeof *rules * RULE_SLOTS, 1);
+        void *m = tp_pages_map(sizeof(struct tp_cfa_slot) << RULE_BITS0, 1);
         if (!m) {
             atomic_store(&tp_cfa_state, -1);
         } else {
-            rules = m;
+            gens[0] = (struct rtab){RULE_BITS0, m};
+            ngens = 1;
+            atomic_store(&rules_cur, &gens[0]);
             atomic_store_explicit(&tp_cfa_state, 1, memory_order_release);
         }
     }
@@ -434,12 +483,13 @@ void tp_unwind_dlclosed(void)
         }
         /* Gone: its code's rules would describe whatever is mapped there next. A walk that
          * read a key a moment ago still finds the rule it had. */
-        for (uint32_t s = 0; s < RULE_SLOTS; s++) {
-            uintptr_t key =
-                atomic_load_explicit(&rules[s].key, memory_order_relaxed) & ~TP_CFA_KEY_EXACT;
-            if (key >= m->lo && key < m->hi)
-                atomic_store_explicit(&rules[s].key, TOMB, memory_order_release);
-        }
+        for (int g = 0; g < ngens; g++)
+            for (uint32_t s = 0; s < 1u << gens[g].bits; s++) {
+                _Atomic uintptr_t *kp = &gens[g].slots[s].key;
+                uintptr_t key = atomic_load_explicit(kp, memory_order_relaxed) & ~TP_CFA_KEY_EXACT;
+                if (key >= m->lo && key < m->hi)
+                    atomic_store_explicit(kp, TOMB, memory_order_release);
+            }
         release_module(m);
     }
     nmods = k;

@@ -181,15 +181,8 @@ static uint32_t sysv_hash(const char *s)
     return h;
 }
 
-struct dynsyms {
-    const ElfW(Sym) * sym;
-    const char *str;
-    size_t strsz;
-    const ElfW(Half) * versym;
-};
-
 /* A definition the dynamic linker would bind an unversioned reference to. */
-static int defines(const struct dynsyms *d, uint32_t i, const char *name)
+static int defines(const struct tp_dynsyms *d, uint32_t i, const char *name)
 {
     const ElfW(Sym) *s = &d->sym[i];
     int type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
@@ -208,34 +201,48 @@ static int defines(const struct dynsyms *d, uint32_t i, const char *name)
     return !strcmp(d->str + s->st_name, name);
 }
 
-uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifunc)
+void tp_modmap_dynsyms(const struct tp_module *m, struct tp_dynsyms *d)
 {
     uintptr_t bias = m->bias, lo = m->lo;
-    struct dynsyms d = {0};
-    const uint32_t *gnu = NULL, *sysv = NULL;
-    *ifunc = 0;
+    memset(d, 0, sizeof *d);
+    d->bias = bias;
     for (const ElfW(Dyn) *e = m->dyn; e && e->d_tag != DT_NULL; e++) {
         /* ld.so rewrites most d_ptr entries to run-time addresses, but not those of a dynamic
          * section in read-only memory (the vDSO's): an unrewritten one is an offset. */
         uintptr_t p = e->d_un.d_ptr < lo ? e->d_un.d_ptr + bias : e->d_un.d_ptr;
         switch (e->d_tag) {
-        case DT_SYMTAB: d.sym = (const ElfW(Sym) *)p; break;
-        case DT_STRTAB: d.str = (const char *)p; break;
-        case DT_STRSZ: d.strsz = e->d_un.d_val; break;
-        case DT_VERSYM: d.versym = (const ElfW(Half) *)p; break;
-        case DT_GNU_HASH: gnu = (const uint32_t *)p; break;
-        case DT_HASH: sysv = (const uint32_t *)p; break;
+        case DT_SYMTAB: d->sym = (const ElfW(Sym) *)p; break;
+        case DT_STRTAB: d->str = (const char *)p; break;
+        case DT_STRSZ: d->strsz = e->d_un.d_val; break;
+        case DT_VERSYM: d->versym = (const ElfW(Half) *)p; break;
+        case DT_GNU_HASH: d->gnu = (const uint32_t *)p; break;
+        case DT_HASH: d->sysv = (const uint32_t *)p; break;
         }
     }
-    if (!d.sym || !d.str)
+}
+
+void tp_modmap_symname(const char *name, struct tp_symname *n)
+{
+    n->name = name;
+    n->gnu = gnu_hash(name);
+    n->sysv = 0;
+    n->have_sysv = 0;
+}
+
+uintptr_t tp_modmap_lookup(const struct tp_dynsyms *d, struct tp_symname *n, int *ifunc)
+{
+    const char *name = n->name;
+    *ifunc = 0;
+    if (!d->sym || !d->str)
         return 0;
     uint32_t found = 0;
-    if (gnu) {
+    if (d->gnu) {
+        const uint32_t *gnu = d->gnu;
         uint32_t nbuckets = gnu[0], symoffset = gnu[1], bloom_size = gnu[2], shift = gnu[3];
         const uint64_t *bloom = (const uint64_t *)(gnu + 4);
         const uint32_t *buckets = (const uint32_t *)(bloom + bloom_size);
         const uint32_t *chain = buckets + nbuckets;
-        uint32_t h = gnu_hash(name);
+        uint32_t h = n->gnu;
         if (!nbuckets || !bloom_size)
             return 0;
         uint64_t word = bloom[(h / 64) % bloom_size];
@@ -244,24 +251,37 @@ uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifu
             return 0;
         for (uint32_t i = buckets[h % nbuckets]; i >= symoffset && !found; i++) {
             uint32_t h2 = chain[i - symoffset];
-            if ((h | 1) == (h2 | 1) && defines(&d, i, name))
+            if ((h | 1) == (h2 | 1) && defines(d, i, name))
                 found = i;
             if (h2 & 1)
                 break;
         }
-    } else if (sysv) {
-        uint32_t nbucket = sysv[0];
-        const uint32_t *bucket = sysv + 2, *chain = bucket + nbucket;
+    } else if (d->sysv) {
+        uint32_t nbucket = d->sysv[0];
+        const uint32_t *bucket = d->sysv + 2, *chain = bucket + nbucket;
         if (!nbucket)
             return 0;
-        for (uint32_t i = bucket[sysv_hash(name) % nbucket]; i && !found; i = chain[i])
-            if (defines(&d, i, name))
+        if (!n->have_sysv) {
+            n->sysv = sysv_hash(name);
+            n->have_sysv = 1;
+        }
+        for (uint32_t i = bucket[n->sysv % nbucket]; i && !found; i = chain[i])
+            if (defines(d, i, name))
                 found = i;
     }
     if (!found)
         return 0;
-    *ifunc = ELF64_ST_TYPE(d.sym[found].st_info) == STT_GNU_IFUNC;
-    return bias + d.sym[found].st_value;
+    *ifunc = ELF64_ST_TYPE(d->sym[found].st_info) == STT_GNU_IFUNC;
+    return d->bias + d->sym[found].st_value;
+}
+
+uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifunc)
+{
+    struct tp_dynsyms d;
+    struct tp_symname n;
+    tp_modmap_dynsyms(m, &d);
+    tp_modmap_symname(name, &n);
+    return tp_modmap_lookup(&d, &n, ifunc);
 }
 
 /* ---- unloaded modules ---- */

@@ -51,6 +51,35 @@ unsigned long long tp_modmap_loads(void);
  * through DT_GNU_HASH or DT_HASH; 0 if it defines none. *ifunc is set when the address is that
  * of an IFUNC resolver. */
 uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifunc);
+/* The same in two halves, for one name looked up in many modules (the PLT scan asks every module
+ * for each import): a module's dynamic symbol table found once, a name's hash computed once. */
+struct tp_dynsyms {
+    const ElfW(Sym) * sym;
+    const char *str;
+    size_t strsz;
+    const ElfW(Half) * versym;
+    const uint32_t *gnu, *sysv; /* DT_GNU_HASH, DT_HASH */
+    uintptr_t bias;
+};
+struct tp_symname {
+    const char *name;
+    uint32_t gnu, sysv;
+    int have_sysv; /* sysv is computed when a module without DT_GNU_HASH first needs it */
+};
+void tp_modmap_dynsyms(const struct tp_module *m, struct tp_dynsyms *d);
+/* 0 when d's GNU hash bloom filter says it defines no name of hash h (1: it may, or d has no
+ * bloom filter), for a caller that asks many modules: no call, a dozen instructions. */
+static inline int tp_dynsyms_may_define(const struct tp_dynsyms *d, uint32_t h)
+{
+    const uint32_t *g = d->gnu;
+    if (!g || !g[2])
+        return 1;
+    uint64_t word = ((const uint64_t *)(g + 4))[(h / 64) % g[2]];
+    uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> g[3]) % 64));
+    return (word & mask) == mask;
+}
+void tp_modmap_symname(const char *name, struct tp_symname *n);
+uintptr_t tp_modmap_lookup(const struct tp_dynsyms *d, struct tp_symname *n, int *ifunc);
 
 /* ---- unloaded modules, so that call sites into them can still be named ---- */
 

@@ -2,25 +2,24 @@
  *
  * The records live in dense arrays mapped for the most sites the table may ever hold (touched in
  * order, so memory grows with the number of sites, not the capacity; they never move), and are
- * found through a lock-free open-addressing index. An index entry holds the record number and
- * bits of the stack's hash, so that a lookup reads only the index and the frames (both
- * written once), never the records, whose live-byte figures other threads are writing. An insert
- * reserves a record with a fetch-add, fills its frames, then publishes it with a CAS on an empty
- * index slot; a thread that loses the race to an identical stack abandons its record (nframes
- * stays 0 and the report skips it).
+ * found through a lock-free open-addressing index. An index entry holds the record number and bits
+ * of the stack's hash, so that a lookup reads only the index and the frames (both written once),
+ * never the records, whose live-byte figures other threads are writing. An insert reserves a record
+ * with a fetch-add, fills its frames, then publishes it with a CAS on an empty index slot; a thread
+ * that loses the race to an identical stack abandons its record (nframes stays 0).
  *
  * The index grows. Records may be reserved up to a limit; the thread that passes it takes the
  * growth lock (never taken on a lookup) and, within the memory budget, raises the limit and, past
  * three quarters full, moves the index to one twice the size: it sets the old one's successor,
  * turns each empty slot of the old one into MOVED with a CAS and copies each entry it meets, then
- * publishes the new one. Entries are never removed, so no slot before an entry on its probe path
- * is MOVED: a lookup in the old index finds every stack it holds, and one that meets MOVED goes
- * on in the successor, as does an insert that loses its CAS to MOVED; a stack is published in one
- * index only. Old indexes stay mapped (a lookup may still be reading one). Past the budget, new
- * stacks go to site 0, the overflow site, and the report says what went there.
+ * publishes the new one. Entries are never removed, so no slot before an entry on its probe path is
+ * MOVED: a lookup in the old index finds every stack it holds, and one that meets MOVED goes on in
+ * the successor, as does an insert that loses its CAS to MOVED; a stack is published in one index
+ * only. Old indexes stay mapped (a lookup may still be reading one). Past the budget, new stacks go
+ * to site 0, the overflow site, and the report says what went there.
  *
- * Allocation, free and byte counts are kept per thread (struct tp_tally, sitetally.c) and summed
- * by tp_site_get() for the report: on the hot path they cost no locked instruction. */
+ * Allocation, free and byte counts are kept per thread (struct tp_tally, sitetally.c) and summed by
+ * tp_site_get() for the report: on the hot path they cost no locked instruction. */
 #include "common/pages.h"
 #include "track/livetable.h"
 #include "track/sites.h"
@@ -32,8 +31,7 @@
 #include <sys/resource.h>
 
 /* An index entry, 4 bytes: record number + 1 in the low IDX_ID_BITS (0 = empty), 9 bits of the
- * stack's hash above (a lookup compares frames only when they match). Where an entry goes is the
- * hash's top bits, recomputed from the record's frames when the index moves. */
+ * stack's hash above, compared before the frames. Its slot: the hash's top bits (hhi, for moves). */
 #define IDX_ID_BITS  23
 #define IDX_ID_MASK  ((1u << IDX_ID_BITS) - 1)
 #define IDX_MOVED    IDX_ID_MASK /* no record has this number + 1: the table holds fewer */
@@ -51,6 +49,7 @@ struct sidx {
 struct tp_site_rec *tp_site_recs;
 static uintptr_t *frames;    /* depth entries per record; unused entries stay 0 */
 static uint8_t *nfr;         /* frames per record, 0 = unused */
+static uint32_t *hhi;        /* the top half of each record's stack hash */
 static uint32_t cap;         /* records mapped; the table never holds more */
 static _Atomic uint32_t lim; /* records that may be used now: past it, make_room() */
 static _Atomic(struct sidx *) cur;
@@ -100,13 +99,15 @@ static int map_records(uint32_t n, uint32_t want_min)
         tp_site_recs = tp_pages_map(sizeof *tp_site_recs * n, 1);
         frames = tp_pages_map(sizeof *frames * (size_t)n * (size_t)depth, 1);
         nfr = tp_pages_map(n, 1);
-        if (tp_site_recs && frames && nfr && tp_tally_init(n) == 0) {
+        hhi = tp_pages_map(sizeof *hhi * n, 1);
+        if (tp_site_recs && frames && nfr && hhi && tp_tally_init(n) == 0) {
             cap = n;
             return 0;
         }
         tp_pages_unmap(tp_site_recs, sizeof *tp_site_recs * n);
         tp_pages_unmap(frames, sizeof *frames * (size_t)n * (size_t)depth);
         tp_pages_unmap(nfr, n);
+        tp_pages_unmap(hhi, sizeof *hhi * n);
     }
     return -1;
 }
@@ -128,7 +129,7 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
      * the rest (with 4 threads' rows). */
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        uint64_t per = sizeof *tp_site_recs + sizeof *frames * (uint64_t)stack + 1 +
+        uint64_t per = sizeof *tp_site_recs + sizeof *frames * (uint64_t)stack + 1 + sizeof *hhi +
                        5 * sizeof(struct tp_tally);
         if (want > rl.rlim_cur / 16 / per)
             want = rl.rlim_cur / 16 / per;
@@ -198,11 +199,11 @@ static uint64_t budget_now(void)
     return tp_sites_budget(rss);
 }
 
-/* What the table holds in memory: the records and frames used (dense), every index (touched all
- * over), the threads' rows (sparse: asked of the kernel). */
+/* What the table holds in memory: records used (dense), indexes (touched all over), threads' rows. */
 static uint64_t resident(uint32_t used)
 {
-    uint64_t r = (uint64_t)used * (sizeof *tp_site_recs + sizeof *frames * (uint64_t)depth + 1);
+    uint64_t r = (uint64_t)used *
+                 (sizeof *tp_site_recs + sizeof *frames * (uint64_t)depth + 1 + sizeof *hhi);
     for (int i = 0; i < ngens; i++)
         r += idx_bytes(gens[i]->nslots);
     return r + tp_tally_resident(used);
@@ -213,14 +214,12 @@ static inline uint32_t entry_tag(uint64_t h)
     return (uint32_t)h << IDX_ID_BITS; /* low bits: the slot is of the top ones */
 }
 
-/* Put entry v into x (the mover's copy of an entry of the index x replaces): its slot from the
- * hash of its record's frames, written before the entry was published. */
+/* Put entry v into x (a move): its slot from hhi, written before the entry was published. */
 static void idx_put(struct sidx *x, uint32_t v)
 {
     uint32_t id = (v & IDX_ID_MASK) - 1;
     uint64_t mask = x->nslots - 1;
-    for (uint64_t i = hash_frames(&frames[(size_t)id * depth], nfr[id]) >> x->shift;;
-         i = (i + 1) & mask) {
+    for (uint64_t i = ((uint64_t)hhi[id] << 32) >> x->shift;; i = (i + 1) & mask) {
         uint32_t expect = 0;
         if (atomic_compare_exchange_strong(&x->slots[i], &expect, v))
             return;
@@ -325,6 +324,7 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
                 }
                 memcpy(&frames[(size_t)mine * depth], f, sizeof *f * n);
                 nfr[mine] = (uint8_t)n;
+                hhi[mine] = (uint32_t)(h >> 32);
             }
             uint32_t expect = 0;
             if (atomic_compare_exchange_strong_explicit(slot, &expect, tag | (mine + 1),
