@@ -19,7 +19,10 @@ static void usage(FILE *f)
                "call site (matched by its frames): its own peak and its live bytes at the heap\n"
                "peak. For the whole run: wall time, heap peak, allocations. Ops are sorted by the\n"
                "size of the change in total time, sites by the change in their own peak; ops and\n"
-               "sites found in one report only are marked added or removed.\n\n"
+               "sites found in one report only are marked added or removed, or rolled up when\n"
+               "that report rolled them into a row per function (TPROF_JSON_SITES): their change\n"
+               "is unknown. Per function and module: the sites written and the rolled-up rows\n"
+               "summed, exact on both sides (in the text when either report rolled sites up).\n\n"
                "  --top N          rows per section in the text form (default 10; JSON has all)\n"
                "  --format F       text (default) or json (shape in docs/cli.md)\n"
                "  -                either file may be - for stdin\n");

@@ -13,160 +13,22 @@
 
 #include "common/buf.h"
 #include "cli/diff.h"
+#include "cli/diff_grid.h"
 #include "cli/sitekey.h"
 #include "report/units.h"
-
-#define LABEL 20
-#define CELL  20
-
-/* One figure on both sides. Integers are kept exact; GFLOP/s is a double, unknown on a side
- * where the op's FLOPs are (then shown as "-" and left out of the change). */
-struct fig {
-    int has_a, has_b;
-    int is_dbl, unknown;
-    uint64_t a, b;
-    double da, db;
-};
-
-enum unit { U_COUNT, U_NS, U_BYTES, U_GFLOPS };
-
-static struct fig fig_u(int has_a, uint64_t a, int has_b, uint64_t b)
-{
-    return (struct fig){has_a, has_b, 0, 0, has_a ? a : 0, has_b ? b : 0, 0, 0};
-}
 
 static double gflops(uint64_t flops, uint64_t ns)
 {
     return ns ? (double)flops / (double)ns : 0; /* FLOP/ns == GFLOP/s */
 }
 
-static struct fig fig_gflops(const struct oprow *r)
+static struct tp_dfig fig_gflops(const struct oprow *r)
 {
-    struct fig f = {r->has_a, r->has_b, 1, 0, 0, 0, 0, 0};
+    struct tp_dfig f = {r->has_a, r->has_b, 1, 0, 0, 0, 0, 0};
     f.da = r->has_a ? gflops(r->flops[0], r->total[0]) : 0;
     f.db = r->has_b ? gflops(r->flops[1], r->total[1]) : 0;
     f.unknown = (r->has_a && !r->flops[0]) || (r->has_b && !r->flops[1]);
     return f;
-}
-
-static double fa(const struct fig *f)
-{
-    return f->is_dbl ? f->da : (double)f->a;
-}
-static double fb(const struct fig *f)
-{
-    return f->is_dbl ? f->db : (double)f->b;
-}
-
-/* |b - a|, exactly for integers, and its sign. */
-static uint64_t udelta(const struct fig *f, int *neg)
-{
-    *neg = f->b < f->a;
-    return f->b < f->a ? f->a - f->b : f->b - f->a;
-}
-
-static void fmt_value(enum unit u, uint64_t v, double d, char *out, size_t n)
-{
-    switch (u) {
-    case U_COUNT: tp_fmt_count(v, out, n); break;
-    case U_NS: tp_fmt_ns(v, out, n); break;
-    case U_BYTES: tp_fmt_bytes(v, out, n); break;
-    case U_GFLOPS: snprintf(out, n, "%.2f", d); break;
-    }
-}
-
-static void cell_side(const struct fig *f, enum unit u, int after, char *out, size_t n)
-{
-    if (!(after ? f->has_b : f->has_a) || (f->unknown && (after ? f->db : f->da) == 0)) {
-        snprintf(out, n, "-");
-        return;
-    }
-    fmt_value(u, after ? f->b : f->a, after ? f->db : f->da, out, n);
-}
-
-/* Percent change, short enough for a cell: "+18.2%", "+150%", "x250" past +9999%. */
-static void fmt_pct(const struct fig *f, char *out, size_t n)
-{
-    double a = fa(f), b = fb(f);
-    if (!f->has_a) {
-        snprintf(out, n, "new");
-        return;
-    }
-    if (!f->has_b) {
-        snprintf(out, n, "gone");
-        return;
-    }
-    if (a == 0) {
-        snprintf(out, n, b == 0 ? "0%%" : "from 0");
-        return;
-    }
-    double p = 100 * (b - a) / a;
-    if (fabs(p) < 99.95)
-        snprintf(out, n, "%+.1f%%", p);
-    else if (p < 9999.5)
-        snprintf(out, n, "%+.0f%%", p);
-    else if (b / a < 99999.5)
-        snprintf(out, n, "x%.0f", b / a);
-    else
-        snprintf(out, n, "x>99999");
-}
-
-static void cell_change(const struct fig *f, enum unit u, char *out, size_t n)
-{
-    char v[24], p[12];
-    int neg;
-    if (f->unknown) {
-        snprintf(out, n, "-");
-        return;
-    }
-    if (f->has_a && f->has_b && fa(f) == fb(f)) {
-        snprintf(out, n, "same");
-        return;
-    }
-    fmt_pct(f, p, sizeof p);
-    if (f->is_dbl) {
-        snprintf(out, n, "%+.2f (%s)", fb(f) - fa(f), p);
-        return;
-    }
-    uint64_t d = udelta(f, &neg);
-    fmt_value(u, d, 0, v, sizeof v);
-    snprintf(out, n, "%s%s (%s)", d == 0 ? "" : neg ? "-" : "+", v, p);
-}
-
-/* A section title ruled to the full width, as the text report does. */
-static void heading(struct tp_buf *b, const char *title)
-{
-    tp_buf_printf(b, "\n%s ", title);
-    for (size_t i = strlen(title) + 1; i < LABEL + 4 * CELL; i++)
-        tp_buf_putc(b, '-');
-    tp_buf_putc(b, '\n');
-}
-
-/* One row of the grid: a label and up to four cells. */
-static void grid_row(struct tp_buf *b, const char *label, char cells[][40], int ncells)
-{
-    char l[LABEL + 4];
-    tp_fmt_fit(label, LABEL - 1, l, sizeof l);
-    tp_buf_printf(b, "%-*s", LABEL, l);
-    for (int i = 0; i < ncells; i++)
-        tp_buf_printf(b, "%*s", CELL, cells[i]);
-    tp_buf_putc(b, '\n');
-}
-
-/* The before, after and change rows of one item: figs[i] in column i with unit units[i]. */
-static void three_rows(struct tp_buf *b, const struct fig *figs, const enum unit *units, int n)
-{
-    char cells[4][40];
-    static const char *labels[] = {"  before", "  after", "  change"};
-    for (int row = 0; row < 3; row++) {
-        for (int i = 0; i < n; i++) {
-            if (row < 2)
-                cell_side(&figs[i], units[i], row, cells[i], sizeof cells[i]);
-            else
-                cell_change(&figs[i], units[i], cells[i], sizeof cells[i]);
-        }
-        grid_row(b, labels[row], cells, n);
-    }
 }
 
 /* ---- ops: grouped by name within each report, then matched across the two ---- */
@@ -251,11 +113,11 @@ static int op_rows(const struct tp_report *A, const struct tp_report *B, struct 
     return 0;
 }
 
-static void op_figs(const struct oprow *r, struct fig *f)
+static void op_figs(const struct oprow *r, struct tp_dfig *f)
 {
-    f[0] = fig_u(r->has_a, r->calls[0], r->has_b, r->calls[1]);
-    f[1] = fig_u(r->has_a, r->total[0], r->has_b, r->total[1]);
-    f[2] = fig_u(r->has_a, r->self[0], r->has_b, r->self[1]);
+    f[0] = tp_dfig_u(r->has_a, r->calls[0], r->has_b, r->calls[1]);
+    f[1] = tp_dfig_u(r->has_a, r->total[0], r->has_b, r->total[1]);
+    f[2] = tp_dfig_u(r->has_a, r->self[0], r->has_b, r->self[1]);
     f[3] = fig_gflops(r);
 }
 
@@ -273,6 +135,8 @@ static uint64_t slive(const struct tp_keyed_site *k)
 static int by_site_impact(const void *x, const void *y)
 {
     const struct siterow *a = x, *b = y;
+    if (a->rolled != b->rolled) /* an unknown change after every known one */
+        return a->rolled - b->rolled;
     uint64_t ia = absdiff(speak(a->a), speak(a->b)), ib = absdiff(speak(b->a), speak(b->b));
     if (ia != ib)
         return ia < ib ? 1 : -1;
@@ -293,17 +157,26 @@ static size_t site_rows(const struct tp_keyed_site *a, size_t na, const struct t
         rows[m].b = c >= 0 ? &b[j++] : NULL;
         m++;
     }
-    qsort(rows, m, sizeof *rows, by_site_impact);
     return m;
 }
 
-static void site_figs(const struct siterow *r, struct fig *f)
+static void site_figs(const struct siterow *r, struct tp_dfig *f)
 {
     const struct tp_site *a = r->a ? &r->a->site : NULL, *b = r->b ? &r->b->site : NULL;
-    f[0] = fig_u(!!a, a ? a->peak_live_bytes : 0, !!b, b ? b->peak_live_bytes : 0);
-    f[1] = fig_u(!!a, a ? a->live_at_peak_bytes : 0, !!b, b ? b->live_at_peak_bytes : 0);
-    f[2] = fig_u(!!a, a ? a->allocs : 0, !!b, b ? b->allocs : 0);
-    f[3] = fig_u(!!a, a ? a->bytes : 0, !!b, b ? b->bytes : 0);
+    f[0] = tp_dfig_u(!!a, a ? a->peak_live_bytes : 0, !!b, b ? b->peak_live_bytes : 0);
+    f[1] = tp_dfig_u(!!a, a ? a->live_at_peak_bytes : 0, !!b, b ? b->live_at_peak_bytes : 0);
+    f[2] = tp_dfig_u(!!a, a ? a->allocs : 0, !!b, b ? b->allocs : 0);
+    f[3] = tp_dfig_u(!!a, a ? a->bytes : 0, !!b, b ? b->bytes : 0);
+    for (int i = 0; i < 4; i++)
+        f[i].unknown = r->rolled;
+}
+
+/* Where a site is on each side: both, added, removed, or in a rolled-up row of one side. */
+static const char *site_status(const struct siterow *r)
+{
+    if (r->rolled)
+        return r->a ? "rolled_up_after" : "rolled_up_before";
+    return !r->a ? "added" : !r->b ? "removed" : "both";
 }
 
 /* "frame0 <- frame1" of a site, for its name line. */
@@ -340,30 +213,30 @@ static void text(const char *fa_, const char *fb_, const struct tp_report *A,
     snprintf(cells[0], sizeof cells[0], "before");
     snprintf(cells[1], sizeof cells[1], "after");
     snprintf(cells[2], sizeof cells[2], "change");
-    grid_row(b, "", cells, 3);
-    struct fig g[3] = {fig_u(1, A->program.wall_ns, 1, B->program.wall_ns),
-                       fig_u(1, A->memory.peak_bytes, 1, B->memory.peak_bytes),
-                       fig_u(1, A->memory.allocs, 1, B->memory.allocs)};
+    tp_dgrid_row(b, "", cells, 3);
+    struct tp_dfig g[3] = {tp_dfig_u(1, A->program.wall_ns, 1, B->program.wall_ns),
+                           tp_dfig_u(1, A->memory.peak_bytes, 1, B->memory.peak_bytes),
+                           tp_dfig_u(1, A->memory.allocs, 1, B->memory.allocs)};
     static const char *gl[] = {"wall time", "heap peak", "allocations"};
-    static const enum unit gu[] = {U_NS, U_BYTES, U_COUNT};
+    static const enum tp_dunit gu[] = {TP_DU_NS, TP_DU_BYTES, TP_DU_COUNT};
     for (int i = 0; i < 3; i++) {
-        cell_side(&g[i], gu[i], 0, cells[0], sizeof cells[0]);
-        cell_side(&g[i], gu[i], 1, cells[1], sizeof cells[1]);
-        cell_change(&g[i], gu[i], cells[2], sizeof cells[2]);
-        grid_row(b, gl[i], cells, 3);
+        tp_dgrid_side(&g[i], gu[i], 0, cells[0], sizeof cells[0]);
+        tp_dgrid_side(&g[i], gu[i], 1, cells[1], sizeof cells[1]);
+        tp_dgrid_change(&g[i], gu[i], cells[2], sizeof cells[2]);
+        tp_dgrid_row(b, gl[i], cells, 3);
     }
 
-    static const enum unit ou[] = {U_COUNT, U_NS, U_NS, U_GFLOPS};
+    static const enum tp_dunit ou[] = {TP_DU_COUNT, TP_DU_NS, TP_DU_NS, TP_DU_GFLOPS};
     if (nops) {
-        heading(b, "OPS (by change in total time)");
+        tp_dgrid_heading(b, "OPS (by change in total time)");
         snprintf(cells[0], sizeof cells[0], "calls");
         snprintf(cells[1], sizeof cells[1], "total time");
         snprintf(cells[2], sizeof cells[2], "self time");
         snprintf(cells[3], sizeof cells[3], "GFLOP/s");
-        grid_row(b, "op", cells, 4);
+        tp_dgrid_row(b, "op", cells, 4);
     }
     for (size_t i = 0; i < nops && i < top; i++) {
-        struct fig f[4];
+        struct tp_dfig f[4];
         op_figs(&ops[i], f);
         snprintf(line, sizeof line, "%s%s%s%s", ops[i].name, ops[i].kind ? " [" : "",
                  ops[i].kind ? ops[i].kind : "", ops[i].kind ? "]" : "");
@@ -371,31 +244,33 @@ static void text(const char *fa_, const char *fb_, const struct tp_report *A,
             snprintf(line + strlen(line), sizeof line - strlen(line), "  (%s)",
                      ops[i].has_a ? "removed" : "added");
         tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
-        three_rows(b, f, ou, 4);
+        tp_dgrid_rows(b, f, ou, 4);
     }
     if (nops > top)
         tp_buf_printf(b, "(%zu more op%s; --top shows more)\n", nops - top,
                       nops - top > 1 ? "s" : "");
 
-    static const enum unit su[] = {U_BYTES, U_BYTES, U_COUNT, U_BYTES};
+    static const enum tp_dunit su[] = {TP_DU_BYTES, TP_DU_BYTES, TP_DU_COUNT, TP_DU_BYTES};
     if (nsites) {
-        heading(b, "CALL SITES (by change in their own peak)");
+        tp_dgrid_heading(b, "CALL SITES (by change in their own peak)");
         snprintf(cells[0], sizeof cells[0], "own peak");
         snprintf(cells[1], sizeof cells[1], "live at heap peak");
         snprintf(cells[2], sizeof cells[2], "allocations");
         snprintf(cells[3], sizeof cells[3], "bytes allocated");
-        grid_row(b, "site", cells, 4);
+        tp_dgrid_row(b, "site", cells, 4);
     }
     for (size_t i = 0; i < nsites && i < top; i++) {
-        struct fig f[4];
+        struct tp_dfig f[4];
         site_figs(&sites[i], f);
         const struct tp_keyed_site *k = sites[i].a ? sites[i].a : sites[i].b;
         site_title(&k->site, line, sizeof line);
         if (!sites[i].a || !sites[i].b)
             snprintf(line + strlen(line), sizeof line - strlen(line), "  (%s)",
-                     sites[i].a ? "removed" : "added");
+                     sites[i].rolled ? (sites[i].a ? "rolled up after" : "rolled up before")
+                     : sites[i].a    ? "removed"
+                                     : "added");
         tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
-        three_rows(b, f, su, 4);
+        tp_dgrid_rows(b, f, su, 4);
     }
     if (nsites > top)
         tp_buf_printf(b, "(%zu more call site%s; --top shows more)\n", nsites - top,
@@ -403,37 +278,6 @@ static void text(const char *fa_, const char *fb_, const struct tp_report *A,
 }
 
 /* ---- JSON ---- */
-
-static struct json_object *jfig(const struct fig *f)
-{
-    struct json_object *o = json_object_new_object();
-    if (f->is_dbl) {
-        int ka = f->has_a && !(f->unknown && f->da == 0),
-            kb = f->has_b && !(f->unknown && f->db == 0);
-        json_object_object_add(o, "before", ka ? json_object_new_double(f->da) : NULL);
-        json_object_object_add(o, "after", kb ? json_object_new_double(f->db) : NULL);
-        json_object_object_add(o, "delta",
-                               f->unknown ? NULL : json_object_new_double(f->db - f->da));
-    } else {
-        int neg;
-        uint64_t d = udelta(f, &neg);
-        json_object_object_add(o, "before", f->has_a ? json_object_new_uint64(f->a) : NULL);
-        json_object_object_add(o, "after", f->has_b ? json_object_new_uint64(f->b) : NULL);
-        /* A delta beyond the int64 range (never in a real report) is written as a double. */
-        if (d <= (uint64_t)INT64_MAX)
-            json_object_object_add(o, "delta",
-                                   json_object_new_int64(neg ? -(int64_t)d : (int64_t)d));
-        else
-            json_object_object_add(o, "delta",
-                                   json_object_new_double(neg ? -(double)d : (double)d));
-    }
-    double a = fa(f), b = fb(f);
-    json_object_object_add(o, "pct",
-                           f->has_a && f->has_b && !f->unknown && a != 0
-                               ? json_object_new_double(100 * (b - a) / a)
-                               : NULL);
-    return o;
-}
 
 static struct json_object *jstr(const char *s)
 {
@@ -454,37 +298,36 @@ static struct json_object *json(const char *fa_, const char *fb_, const struct t
     json_object_object_add(d, "kind", json_object_new_string("tprof-diff"));
     json_object_object_add(d, "before", json_object_new_string(fa_));
     json_object_object_add(d, "after", json_object_new_string(fb_));
-    struct fig g[3] = {fig_u(1, A->program.wall_ns, 1, B->program.wall_ns),
-                       fig_u(1, A->memory.peak_bytes, 1, B->memory.peak_bytes),
-                       fig_u(1, A->memory.allocs, 1, B->memory.allocs)};
-    json_object_object_add(d, "wall_ns", jfig(&g[0]));
-    json_object_object_add(d, "peak_bytes", jfig(&g[1]));
-    json_object_object_add(d, "allocs", jfig(&g[2]));
+    struct tp_dfig g[3] = {tp_dfig_u(1, A->program.wall_ns, 1, B->program.wall_ns),
+                           tp_dfig_u(1, A->memory.peak_bytes, 1, B->memory.peak_bytes),
+                           tp_dfig_u(1, A->memory.allocs, 1, B->memory.allocs)};
+    json_object_object_add(d, "wall_ns", tp_dfig_json(&g[0]));
+    json_object_object_add(d, "peak_bytes", tp_dfig_json(&g[1]));
+    json_object_object_add(d, "allocs", tp_dfig_json(&g[2]));
     struct json_object *jo = json_object_new_array();
     for (size_t i = 0; i < nops; i++) {
-        struct fig f[4];
+        struct tp_dfig f[4];
         op_figs(&ops[i], f);
         struct json_object *o = json_object_new_object();
         json_object_object_add(o, "name", jstr(ops[i].name));
         json_object_object_add(o, "kind", jstr(ops[i].kind));
         json_object_object_add(o, "status",
                                json_object_new_string(status(ops[i].has_a, ops[i].has_b)));
-        json_object_object_add(o, "calls", jfig(&f[0]));
-        json_object_object_add(o, "total_ns", jfig(&f[1]));
-        json_object_object_add(o, "self_ns", jfig(&f[2]));
-        json_object_object_add(o, "gflops", jfig(&f[3]));
+        json_object_object_add(o, "calls", tp_dfig_json(&f[0]));
+        json_object_object_add(o, "total_ns", tp_dfig_json(&f[1]));
+        json_object_object_add(o, "self_ns", tp_dfig_json(&f[2]));
+        json_object_object_add(o, "gflops", tp_dfig_json(&f[3]));
         json_object_array_add(jo, o);
     }
     json_object_object_add(d, "ops", jo);
     struct json_object *js = json_object_new_array();
     for (size_t i = 0; i < nsites; i++) {
-        struct fig f[4];
+        struct tp_dfig f[4];
         site_figs(&sites[i], f);
         const struct tp_keyed_site *k = sites[i].a ? sites[i].a : sites[i].b;
         struct json_object *o = json_object_new_object();
         json_object_object_add(o, "key", jstr(k->key));
-        json_object_object_add(o, "status",
-                               json_object_new_string(status(!!sites[i].a, !!sites[i].b)));
+        json_object_object_add(o, "status", json_object_new_string(site_status(&sites[i])));
         struct json_object *fr = json_object_new_array();
         for (size_t j = 0; j < k->site.nframes; j++) {
             const struct tp_frame *x = &k->site.frames[j];
@@ -499,10 +342,10 @@ static struct json_object *json(const char *fa_, const char *fb_, const struct t
             json_object_array_add(fr, jf);
         }
         json_object_object_add(o, "frames", fr);
-        json_object_object_add(o, "peak_live_bytes", jfig(&f[0]));
-        json_object_object_add(o, "live_at_peak_bytes", jfig(&f[1]));
-        json_object_object_add(o, "allocs", jfig(&f[2]));
-        json_object_object_add(o, "bytes", jfig(&f[3]));
+        json_object_object_add(o, "peak_live_bytes", tp_dfig_json(&f[0]));
+        json_object_object_add(o, "live_at_peak_bytes", tp_dfig_json(&f[1]));
+        json_object_object_add(o, "allocs", tp_dfig_json(&f[2]));
+        json_object_object_add(o, "bytes", tp_dfig_json(&f[3]));
         json_object_array_add(js, o);
     }
     json_object_object_add(d, "sites", js);
@@ -519,7 +362,15 @@ int tp_diff_build(const struct tp_report *A, const struct tp_report *B, struct t
         tp_sites_by_key(B->memory.sites, B->memory.nsites, &d->kb, &d->nb) == 0 &&
         (d->sites = calloc(d->na + d->nb + 1, sizeof *d->sites))) {
         d->nsites = site_rows(d->ka, d->na, d->kb, d->nb, d->sites);
-        return 0;
+        for (size_t i = 0; i < d->nsites; i++) {
+            struct siterow *r = &d->sites[i];
+            if (!r->a || !r->b)
+                r->rolled = tp_diff_site_rolled(r->a ? B : A, &(r->a ? r->a : r->b)->site);
+        }
+        qsort(d->sites, d->nsites, sizeof *d->sites, by_site_impact);
+        d->rolled = A->memory.nrollups || B->memory.nrollups;
+        if (tp_diff_functions(A, B, &d->fns, &d->nfns) == 0)
+            return 0;
     }
     tp_diff_free(d);
     return -1;
@@ -530,18 +381,23 @@ void tp_diff_text(const struct tp_diff *d, const char *fa, const char *fb,
                   struct tp_buf *b)
 {
     text(fa, fb, A, B, d->ops, d->nops, d->sites, d->nsites, top, b);
+    if (d->rolled)
+        tp_diff_functions_text(d->fns, d->nfns, top, b);
 }
 
 struct json_object *tp_diff_json(const struct tp_diff *d, const char *fa, const char *fb,
                                  const struct tp_report *A, const struct tp_report *B)
 {
-    return json(fa, fb, A, B, d->ops, d->nops, d->sites, d->nsites);
+    struct json_object *j = json(fa, fb, A, B, d->ops, d->nops, d->sites, d->nsites);
+    json_object_object_add(j, "functions", tp_diff_functions_json(d->fns, d->nfns));
+    return j;
 }
 
 void tp_diff_free(struct tp_diff *d)
 {
     free(d->ops);
     free(d->sites);
+    free(d->fns);
     tp_keyed_sites_free(d->ka, d->na);
     tp_keyed_sites_free(d->kb, d->nb);
     memset(d, 0, sizeof *d);

@@ -46,6 +46,8 @@ vg 0 "$T" report "$F/full.json" --format json
 vg 0 "$T" report "$F/full.json" --top 3
 vg 0 "$T" diff "$A" "$B"
 vg 0 "$T" diff "$A" "$F/full.json" --format json
+vg 0 "$T" diff "$F/ar.json" "$B"
+vg 0 "$T" diff "$F/ar.json" "$B" --format json
 vg 0 "$T" merge "$A" "$B" "$C" -o "$WORK/m.json"
 vg 0 "$T" report "$WORK/m.json"
 # bad input: exit 2 with one line, and nothing left behind
