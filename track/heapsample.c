@@ -75,6 +75,11 @@ uint64_t tp_hs_weight_bytes(uint64_t n)
     return n ? (uint64_t)((double)n / hs_prob(n) + 0.5) : 0;
 }
 
+uint64_t tp_hs_weigh(uint64_t x, uint64_t n)
+{
+    return n ? (uint64_t)((double)x / hs_prob(n) + 0.5) : x;
+}
+
 /* splitmix64: one multiply-xorshift step per draw, and any seed is a good one. */
 static uint64_t hs_next(void)
 {
@@ -175,8 +180,15 @@ struct tp_hs_row tp_hs_shared;
 TP_TLS struct tp_hs_row *tp_hs_me;
 static _Atomic int rows_mapped;
 
+/* 1 once this thread looked for a row and found none, or gave its row back: it stays on the
+ * shared row without looking again. */
+static TP_TLS int row_done;
+
 struct tp_hs_row *tp_hs_row_slow(void)
 {
+    if (row_done)
+        return &tp_hs_shared;
+    row_done = 1;
     if (!atomic_load(&rows_mapped)) {
         int expect = 0;
         if (atomic_compare_exchange_strong(&rows_mapped, &expect, 1)) {
@@ -194,14 +206,15 @@ struct tp_hs_row *tp_hs_row_slow(void)
             return tp_hs_me = &rows[i];
         }
     }
-    return tp_hs_me = &tp_hs_shared;
+    return &tp_hs_shared;
 }
 
 void tp_hs_thread_exit(void)
 {
     struct tp_hs_row *r = tp_hs_me;
-    tp_hs_me = &tp_hs_shared;
-    if (r && r != &tp_hs_shared)
+    tp_hs_me = NULL;
+    row_done = 1;
+    if (r)
         atomic_store(&r->owned, 0);
 }
 
