@@ -225,13 +225,15 @@ static __attribute__((noinline)) void *malloc_hs(size_t n, void *ra)
     if (tp_unlikely(left <= 0) || tp_unlikely(!r))
         return malloc_hs_slow(n, ra);
     tp_hs_left = left;
+    tp_hs_fast_count(r, n);
     tp_guard = 1;
     void *p = real_malloc(n);
     if (tp_likely(p != NULL)) {
-        tp_hs_fast_alloc(r, n, tp_hs_usable(p, n));
+        tp_hs_fast_live(tp_hs_chunk_usable(p));
         if (tp_ops_first_ns() != 0)
             tp_ops_on_alloc(n);
     } else {
+        tp_hs_fast_uncount(tp_hs_me, n);
         tp_heap_failed(0);
     }
     tp_guard = 0;
@@ -266,7 +268,7 @@ static __attribute__((noinline)) void free_hs(void *p)
     }
     tp_guard = 1;
     /* counted before the real free: afterwards the block may be another thread's */
-    tp_hs_fast_free(r, tp_hs_usable(p, 0));
+    tp_hs_fast_free(r, tp_hs_chunk_usable(p));
     real_free(p);
     tp_guard = 0;
     after_hook();

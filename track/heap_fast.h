@@ -30,7 +30,9 @@
 #include "track/heapsample.h"
 #include "track/rawalloc.h"
 
-/* 1 in the sampled mode once the accounting is set up (tp_heap_init); never cleared. */
+/* 1 in the sampled mode once the accounting is set up (tp_heap_init) when the allocator is
+ * glibc's (tp_hs_glibc); never cleared. With another allocator the sampled mode takes the
+ * shims' general path, which asks it for the usable size. */
 extern __attribute__((visibility("hidden"))) int tp_hs_fast;
 /* 1 when every function of the malloc family is glibc's and its chunk header gives what
  * malloc_usable_size gives (checked at init, heap_sampled.c). */
@@ -39,27 +41,41 @@ extern __attribute__((visibility("hidden"))) int tp_hs_glibc;
 /* The bytes the global figures count for block p: the allocator's usable size, the same at the
  * allocation and the free. glibc keeps a chunk's size in the word before the block, its low three
  * bits flags: the usable size is the chunk's size less that word, and less one more for a chunk
- * of its own mapping (IS_MMAPPED, 2), exactly what malloc_usable_size computes. Any other
- * allocator is asked. dflt: when the allocator has no malloc_usable_size. */
+ * of its own mapping (IS_MMAPPED, 2), exactly what malloc_usable_size computes. */
+static inline size_t tp_hs_chunk_usable(const void *p)
+{
+    size_t h;
+    memcpy(&h, (const char *)p - sizeof h, sizeof h);
+    return (h & ~(size_t)7) - (sizeof h + (h & 2) * (sizeof h / 2));
+}
+
+/* Any allocator: the chunk header when it is glibc's, else malloc_usable_size; dflt when the
+ * allocator has none. */
 static inline size_t tp_hs_usable(void *p, size_t dflt)
 {
-    if (tp_likely(tp_hs_glibc)) {
-        size_t h;
-        memcpy(&h, (const char *)p - sizeof h, sizeof h);
-        return (h & ~(size_t)7) - (h & 2 ? 2 * sizeof h : sizeof h);
-    }
+    if (tp_likely(tp_hs_glibc))
+        return tp_hs_chunk_usable(p);
     return tp_raw.usable_size ? tp_raw.usable_size(p) : dflt;
 }
 
 /* A new global peak, or a race to one (heap_sampled.c). */
 void tp_heap_hs_peak(int64_t live);
 
-/* A block not sampled, of n bytes requested and u usable, on a thread with row r (tp_hs_me). */
-static inline __attribute__((always_inline)) void tp_hs_fast_alloc(struct tp_hs_row *r, size_t n,
-                                                                   size_t u)
+/* A block not sampled, of n bytes requested, on a thread with row r (tp_hs_me): counted before
+ * the real call (so that nothing of the row is kept across it), taken back if the call fails. */
+static inline __attribute__((always_inline)) void tp_hs_fast_count(struct tp_hs_row *r, size_t n)
 {
     tp_hs_row_add(&r->allocs, 1);
     tp_hs_row_add(&r->bytes, n);
+}
+static inline void tp_hs_fast_uncount(struct tp_hs_row *r, size_t n)
+{
+    tp_hs_row_add(&r->allocs, (uint64_t)-1);
+    tp_hs_row_add(&r->bytes, (uint64_t)-n);
+}
+/* u more usable bytes live */
+static inline __attribute__((always_inline)) void tp_hs_fast_live(size_t u)
+{
     /* compared signed: a block allocated before tprof started, freed after, takes off bytes that
      * were never added */
     int64_t live = (int64_t)(atomic_fetch_add_explicit(&tp_hg.live, u, memory_order_relaxed) + u);

@@ -73,7 +73,7 @@ void tp_heap_hs_setup(void)
 {
     int e = errno;
     tp_hs_glibc = family_is_libc() && header_agrees();
-    tp_hs_fast = 1;
+    tp_hs_fast = tp_hs_glibc;
     errno = e;
 }
 

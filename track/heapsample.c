@@ -14,7 +14,7 @@
 uint64_t tp_hs_mean;
 static uint64_t hs_seed;
 static _Atomic uint64_t thread_order;
-TP_TLS int64_t tp_hs_left;
+TP_TLS struct tp_hs_thread tp_hs_th;
 static TP_TLS uint64_t rng; /* 0: not seeded yet */
 static TP_TLS int rng_set;
 
@@ -177,7 +177,6 @@ void tp_hs_filter_del(const void *p)
 #define NROWS 1024
 static struct tp_hs_row *rows; /* NROWS of them, mapped at the first new thread */
 struct tp_hs_row tp_hs_shared;
-TP_TLS struct tp_hs_row *tp_hs_me;
 static _Atomic int rows_mapped;
 
 /* 1 once this thread looked for a row and found none, or gave its row back: it stays on the

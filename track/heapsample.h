@@ -38,8 +38,16 @@ uint64_t tp_hs_seed(void);
 extern int tp_hs_want;
 void tp_hs_steer_walk(void);
 
-/* This thread's bytes to go before the next sample. */
-extern TP_TLS int64_t tp_hs_left;
+/* What the malloc shim reads of this thread's on every call, in one struct so that its address
+ * is one load: the bytes to go before the next sample, and the thread's row of counts (below). */
+struct tp_hs_row;
+struct tp_hs_thread {
+    int64_t left;
+    struct tp_hs_row *me;
+};
+extern TP_TLS struct tp_hs_thread tp_hs_th;
+#define tp_hs_left (tp_hs_th.left)
+#define tp_hs_me   (tp_hs_th.me)
 int tp_hs_cross(size_t n);
 /* Is this allocation of n bytes to be sampled? */
 static inline int tp_hs_take(size_t n)
@@ -83,7 +91,6 @@ struct tp_hs_row {
     _Atomic uint64_t allocs, frees, bytes;
     _Atomic int owned;
 };
-extern TP_TLS struct tp_hs_row *tp_hs_me;
 extern struct tp_hs_row tp_hs_shared;
 /* This thread's row, or &tp_hs_shared. */
 struct tp_hs_row *tp_hs_row_slow(void);
