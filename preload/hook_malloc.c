@@ -286,13 +286,13 @@ static __attribute__((noinline)) void *malloc_exact(size_t n, void *ra)
     return finish_alloc(p, n, ra, elapsed);
 }
 
-/* Nothing to ask but the mode: the real functions are known, this is not tprof's own call and
- * tprof is recording. Three loads; the shims that jump on it need no frame. */
+/* Nothing to ask but the mode: this is not tprof's own call and tprof is recording, which means
+ * that the real functions are known (tp_init). Two loads; the shims that jump on it need no
+ * frame. */
 static inline int plain_recording(void)
 {
-    return tp_likely(atomic_load_explicit(&tp_raw_state, memory_order_acquire) == 2) &&
-           tp_likely(!tp_guard) &&
-           tp_likely(atomic_load_explicit(&tp_state, memory_order_relaxed) == TP_RUNNING);
+    return tp_likely(!tp_guard) &&
+           tp_likely(atomic_load_explicit(&tp_state, memory_order_acquire) == TP_RUNNING);
 }
 
 /* Every other case: start-up, tprof's own calls, not recording. */

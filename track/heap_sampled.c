@@ -72,7 +72,7 @@ static int header_agrees(void)
 void tp_heap_hs_setup(void)
 {
     int e = errno;
-    tp_hs_glibc = family_is_libc() && header_agrees();
+    tp_hs_glibc = tp_raw_ready() && family_is_libc() && header_agrees();
     tp_hs_fast = tp_hs_glibc;
     errno = e;
 }
