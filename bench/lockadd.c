@@ -1,8 +1,9 @@
 /* What the sampled heap mode's one shared operation costs (bench/RESULTS.md): a locked add on a
  * counter, by 1 and 2 threads, when both threads add to the same line (the global live bytes)
  * and when each adds to a line of its own; a plain add on a line of its own for the floor. Each
- * thread makes N adds; the time per add of the slower thread, best of REPS rounds (the machine is
- * shared: the best round is the one least disturbed). Built and run by hand:
+ * thread makes N adds; the thread's own CPU time per add (CLOCK_THREAD_CPUTIME_ID: not the time
+ * it waits for a core), of the slower thread: the smallest, median and largest of REPS rounds. A line moves between cores only while both threads run at
+ * once: on a loaded machine they often do not, and the shared line's figure is then too low. Built and run by hand:
  *   cc -O2 -pthread -o /tmp/lockadd bench/lockadd.c && /tmp/lockadd */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,7 +12,7 @@
 #include <time.h>
 
 #define N    20000000L
-#define REPS 5
+#define REPS 9
 static _Alignas(64) _Atomic uint64_t shared_line;
 static _Alignas(64) _Atomic uint64_t own_line[2][8];
 static _Alignas(64) volatile uint64_t plain_line[2][8];
@@ -22,7 +23,7 @@ static int mode;
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -49,7 +50,7 @@ int main(void)
                                   "locked add, a line per thread", "plain add, a line per thread"};
     for (mode = 0; mode < 3; mode++)
         for (int nt = 1; nt <= 2; nt++) {
-            double best = 1e9;
+            double r[REPS];
             for (int rep = 0; rep < REPS; rep++) {
                 pthread_t th[2];
                 pthread_barrier_init(&go, NULL, (unsigned)nt);
@@ -61,10 +62,15 @@ int main(void)
                     worst = took[t] > worst ? took[t] : worst;
                 }
                 pthread_barrier_destroy(&go);
-                best = worst < best ? worst : best;
+                r[rep] = worst;
             }
-            printf("%-38s %d thread%s: %6.2f ns per add\n", names[mode], nt, nt > 1 ? "s" : "",
-                   best);
+            for (int i = 1; i < REPS; i++) /* sorted */
+                for (int j = i; j > 0 && r[j] < r[j - 1]; j--) {
+                    double t = r[j];
+                    r[j] = r[j - 1], r[j - 1] = t;
+                }
+            printf("%-38s %d thread%s: %6.2f ns per add (%.2f-%.2f)\n", names[mode], nt,
+                   nt > 1 ? "s" : "", r[REPS / 2], r[0], r[REPS - 1]);
         }
     return 0;
 }
