@@ -33,7 +33,7 @@ ROWS=${ROWS:-churn1 churn2 ex_mlp ex_cnn ex_transformer darknet darknet_instr nu
 CONFIGS="native tprof sampled heaptrack"
 W=$(mktemp -d /tmp/tprof-real.XXXXXX) || die "no temporary directory"
 trap 'rm -rf "$W"' EXIT
-HEAPTRACK=$(command -v heaptrack || true)
+HEAPTRACK=${HEAPTRACK-$(command -v heaptrack || true)} # HEAPTRACK= (empty): no heaptrack column
 export OPENBLAS_NUM_THREADS=1
 CFG=/usr/share/darknet/cfg/yolov3-tiny.cfg
 

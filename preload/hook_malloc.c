@@ -70,19 +70,13 @@ static inline int recording(void)
     return 0;
 }
 
-/* The usable size of a block: the same at its allocation and its free (heap_fast.h). */
-static inline size_t usable_of(void *p, size_t n)
-{
-    return tp_hs_usable(p, n);
-}
-
 /* A block in the sampled mode, take: whether it is sampled (tp_hs_take). Only a sampled one is
  * unwound and recorded; every one is counted. Always inlined, so that the walk starts at the
  * shim's own frame: tp_unwind from its caller. The frame of ours it may still see (the realloc
  * shim above do_realloc, the malloc shim above malloc_hs_slow) is dropped by tp_site_find. */
 static inline __attribute__((always_inline)) void note_hs(void *p, size_t n, void *ra, int take)
 {
-    size_t u = usable_of(p, n);
+    size_t u = tp_hs_usable(p, n);
     int rec;
     if (tp_likely(!take)) {
         tp_heap_hs_count(n, u);
@@ -216,8 +210,7 @@ static __attribute__((noinline)) void *malloc_hs_slow(size_t n, void *ra)
     return p;
 }
 
-/* Apart from the malloc shim, which jumps here before it saves the registers its exact path
- * needs: this one saves two. */
+/* The malloc shim jumps here before it sets up any frame: this path's is its own. */
 static __attribute__((noinline)) void *malloc_hs(size_t n, void *ra)
 {
     struct tp_hs_row *r = tp_hs_me;
@@ -436,7 +429,7 @@ static void *do_realloc_hs(void *p, size_t n, void *ra, int is_array, size_t cnt
     struct tp_blk old;
 
     tp_guard = 1;
-    size_t u = usable_of(p, 0);
+    size_t u = tp_hs_usable(p, 0);
     int known = tp_heap_take(p, &old);
     if (is_array)
         TIMED(real_reallocarray(p, cnt, sz), q);
