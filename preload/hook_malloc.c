@@ -267,9 +267,9 @@ static __attribute__((noinline)) void free_hs(void *p)
     after_hook();
 }
 
-/* The exact mode's malloc and free are functions of their own, like the sampled mode's: each
- * shim tests what forwards untouched and jumps to the path of the mode, so that neither path's
- * saved registers and frame are paid by the calls that forward or take the other. */
+/* The general malloc and free (the exact mode; the sampled mode over another allocator than
+ * glibc's) are functions of their own too: each shim tests what forwards untouched and jumps to
+ * its path, so that no path's frame is paid by the calls that forward or take another. */
 static __attribute__((noinline)) void *malloc_exact(size_t n, void *ra)
 {
     uint64_t elapsed;

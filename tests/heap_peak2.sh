@@ -5,6 +5,7 @@
 # so that its true peak is known (it prints it, in requested bytes and in usable sizes). What is
 # live at exit besides (the second thread's DTV: the victim frees all its blocks) was live at the
 # peak too, so peak_bytes is the victim's peak plus live_at_exit_bytes, to the byte. Seeds fixed.
+# Also with another allocator preloaded after tprof.
 . "$TS/lib.sh"
 V="$TB/victims/v_peak2"
 check() { # json out units
@@ -28,4 +29,11 @@ for mean in 64k 1k; do
         jcheck "$WORK/s.json" "d['memory']['sampling']['samples'] > 0"
     done
 done
+# Another allocator after tprof in the lookup chain (bench/fwdshim.c, which forwards to glibc's):
+# the sampled mode does not read glibc's chunk headers then, it asks malloc_usable_size; exact all
+# the same.
+cc -O2 -shared -fPIC -o "$WORK/fwd.so" "$TS/../bench/fwdshim.c" -ldl || fail "building fwdshim"
+tp TPROF_SAMPLE=64k TPROF_SAMPLE_SEED=1 TPROF_JSON="$WORK/f.json" \
+    LD_PRELOAD="$TPROF_SO $WORK/fwd.so" "$V" >"$WORK/f.out" || fail "victim failed over fwdshim"
+check "$WORK/f.json" "$WORK/f.out" use
 exit 0
