@@ -210,7 +210,9 @@ static __attribute__((noinline)) void *malloc_hs_slow(size_t n, void *ra)
     return p;
 }
 
-/* The malloc shim jumps here before it sets up any frame: this path's is its own. */
+/* The malloc shim jumps here before it sets up any frame: this path's is its own. A thread's
+ * first allocation always takes the slow path, its countdown starting at 0: that is where the
+ * thread is counted (tp_heap_hs_count), even when a free gave it its row first. */
 static __attribute__((noinline)) void *malloc_hs(size_t n, void *ra)
 {
     struct tp_hs_row *r = tp_hs_me;

@@ -29,6 +29,11 @@ for mean in 64k 1k; do
         jcheck "$WORK/s.json" "d['memory']['sampling']['samples'] > 0"
     done
 done
+# The second thread's first call is a free, and it has ended by the report: the count of threads
+# that ran is the hooks' (the sampled path must count the thread at its first allocation).
+tp TPROF_SAMPLE=64k TPROF_SAMPLE_SEED=1 TPROF_JSON="$WORK/j.json" LD_PRELOAD="$TPROF_SO" "$V" join \
+    >/dev/null || fail "victim failed (join)"
+jcheck "$WORK/j.json" "d['program']['threads'] == 2"
 # Another allocator after tprof in the lookup chain (bench/fwdshim.c, which forwards to glibc's):
 # the sampled mode does not read glibc's chunk headers then, it asks malloc_usable_size; exact all
 # the same.
