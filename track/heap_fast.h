@@ -1,12 +1,14 @@
-/* The sampled mode's path for a block that is not sampled (TPROF_SAMPLE, heapsample.h), inline in
- * the malloc and free shims: what the exact global figures need and nothing more. The shims take
- * it when tp_hs_fast is set (once, at init, in the sampled mode), ahead of the exact mode's path,
- * whose tests (the walk depth, the tracking mode, one call in 16 timed, errno) it never runs.
+/* The sampled mode's path for a block that is not sampled (TPROF_SAMPLE, heapsample.h), for the
+ * malloc and free shims (preload/hook_malloc.c: malloc_hs, free_hs): what the exact global
+ * figures need and nothing more. The shims jump to it when tp_hs_fast is set (once, at init),
+ * before any frame is set up; it runs none of the general path's tests (the walk depth, the
+ * tracking mode, one call in 16 timed, errno saved and restored).
  *
- * Per allocation: this thread's row of counts (a TLS pointer; NULL until the thread's first call
- * and for a thread with no row of its own, which then takes the slow path), the block's size,
- * one locked add on the global live bytes and a compare with the peak on the same line. Per
- * free: the row, the size, the filter of sampled addresses, one locked subtract.
+ * Per allocation: the countdown and this thread's row of counts (one TLS struct; a NULL row, or
+ * a countdown that crosses 0, takes the slow path: a thread's first call, a sampled block, a
+ * thread with no row of its own), the block's size from its chunk header, one locked add on the
+ * global live bytes and a compare with the peak on the same line. Per free: the row, the filter
+ * of sampled addresses, the size, one locked subtract.
  *
  * Why the locked add stays: the peak is the largest value the global live bytes take in one total
  * order of the allocations and frees that agrees with the order the program's own
