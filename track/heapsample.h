@@ -87,7 +87,7 @@ uint64_t tp_hs_weigh(uint64_t x, uint64_t n);
  * owner is the only writer; the report sums the threads' rows). tp_hs_me is this thread's row:
  * NULL before its first call, and for a thread that has none of its own (past the rows there
  * are, or exiting), which adds to tp_hs_shared with locked instructions. */
-struct tp_hs_row {
+struct __attribute__((aligned(64))) tp_hs_row { /* a line each: two threads' would share one */
     _Atomic uint64_t allocs, frees, bytes;
     _Atomic int owned;
 };
