@@ -14,7 +14,9 @@
 # Environment: REPS (default 7), OPS (churn pairs per thread, default 1000000), SAMPLE (default
 # 512k), ROWS (default all), DK_ITERS (darknet speed iterations, default 1), NP_ITERS (default 1500),
 # EX_STEPS (default "mlp=60 cnn=40 transformer=40", about a second each), PY (default
-# /usr/bin/python3: the system's, with Debian's python3-numpy; a pyenv shim would be a shell).
+# /usr/bin/python3: the system's, with Debian's python3-numpy; a pyenv shim would be a shell),
+# CHURN_SIZES (default "--min 64 --max 4194304", churn's own: "--min 64 --max 4096" for small
+# blocks only, the case the sampled mode's unsampled path decides).
 set -u
 die() { echo "bench: $*" >&2; exit 2; }
 B=$(cd "${1:?usage: bench/run_real.sh BUILD_DIR DARKNET_OUTDIR}" && pwd) || die "no build dir"
@@ -23,6 +25,7 @@ SO=$B/.libs/libtprof.so
 [ -f "$SO" ] || die "$SO missing: build first"
 S=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-7} OPS=${OPS:-1000000} SAMPLE=${SAMPLE:-512k}
+CHURN_SIZES=${CHURN_SIZES:---min 64 --max 4194304}
 DK_ITERS=${DK_ITERS:-1} NP_ITERS=${NP_ITERS:-1500} PY=${PY:-/usr/bin/python3}
 EX_STEPS=${EX_STEPS:-mlp=60 cnn=40 transformer=40}
 steps_of() { local kv; for kv in $EX_STEPS; do [ "${kv%%=*}" = "$1" ] && echo "${kv#*=}"; done; }
@@ -30,7 +33,7 @@ ROWS=${ROWS:-churn1 churn2 ex_mlp ex_cnn ex_transformer darknet darknet_instr nu
 CONFIGS="native tprof sampled heaptrack"
 W=$(mktemp -d /tmp/tprof-real.XXXXXX) || die "no temporary directory"
 trap 'rm -rf "$W"' EXIT
-HEAPTRACK=$(command -v heaptrack || true)
+HEAPTRACK=${HEAPTRACK-$(command -v heaptrack || true)} # HEAPTRACK= (empty): no heaptrack column
 export OPENBLAS_NUM_THREADS=1
 CFG=/usr/share/darknet/cfg/yolov3-tiny.cfg
 
@@ -53,8 +56,10 @@ EOF
 
 cmd_of() { # row -> the program and its arguments, one per line
     case $1 in
-    churn1) printf '%s\n' "$B/bench/churn" --ops "$OPS" --threads 1 ;;
-    churn2) printf '%s\n' "$B/bench/churn" --ops "$OPS" --threads 2 ;;
+    # shellcheck disable=SC2086 # CHURN_SIZES: flags and their values, split on spaces
+    churn1) printf '%s\n' "$B/bench/churn" --ops "$OPS" --threads 1 $CHURN_SIZES ;;
+    # shellcheck disable=SC2086
+    churn2) printf '%s\n' "$B/bench/churn" --ops "$OPS" --threads 2 $CHURN_SIZES ;;
     ex_*) printf '%s\n' "$B/examples/${1#ex_}" --steps "$(steps_of "${1#ex_}")" ;;
     darknet) printf '%s\n' "$DKX" speed "$CFG" "$DK_ITERS" ;;
     darknet_instr) printf '%s\n' "$DKI" speed "$CFG" "$DK_ITERS" ;;
@@ -127,6 +132,6 @@ echo "CPU time, user + system, all threads and children (waiting for a core is n
 table .cpu
 echo
 echo "cells: median time over the native median (the smallest and largest of the rounds' own"
-echo "ratios). churn: --ops $OPS, sizes 64 B - 4 MiB; examples: --steps, $EX_STEPS; darknet:"
+echo "ratios). churn: --ops $OPS $CHURN_SIZES; examples: --steps, $EX_STEPS; darknet:"
 echo "speed $CFG $DK_ITERS; numpy: $NP_ITERS steps of a 256x256 float32 matmul and tanh."
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

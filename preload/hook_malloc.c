@@ -17,6 +17,7 @@
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
 #include "track/heap.h"
+#include "track/heap_fast.h"
 #include "track/heapsample.h"
 #include "track/ops.h"
 #include "track/rawalloc.h"
@@ -47,6 +48,15 @@ typedef void *(*valloc_fn)(size_t);
 
 /* ---- recording ---- */
 
+/* The first allocation after start-up: initialise here rather than wait for our constructor,
+ * so that allocations made by other libraries' constructors count. Apart, so that the shims that
+ * ask recording() need no saved register for it. */
+static __attribute__((noinline, cold)) int recording_first(void)
+{
+    tp_preload_init();
+    return tp_running();
+}
+
 /* Is this call to be recorded? Cheap: one TLS load and one relaxed atomic load. */
 static inline int recording(void)
 {
@@ -55,34 +65,20 @@ static inline int recording(void)
     int s = atomic_load_explicit(&tp_state, memory_order_relaxed);
     if (tp_likely(s == TP_RUNNING))
         return 1;
-    if (s == TP_BOOT) {
-        /* The first allocation after start-up: initialise here rather than wait for our
-         * constructor, so that allocations made by other libraries' constructors count. */
-        tp_preload_init();
-        return tp_running();
-    }
+    if (s == TP_BOOT)
+        return recording_first();
     return 0;
 }
 
-/* Record a new block. Called with the guard held. Always inlined, so that the walk starts at the
+/* A block in the sampled mode, take: whether it is sampled (tp_hs_take). Only a sampled one is
+ * unwound and recorded; every one is counted. Always inlined, so that the walk starts at the
  * shim's own frame: tp_unwind from its caller. The frame of ours it may still see (the realloc
- * shim above do_realloc) is dropped by tp_site_find. */
-/* The usable size of a block: the same at its allocation and its free (heapsample.h). */
-static inline size_t usable_of(void *p, size_t n)
+ * shim above do_realloc, the malloc shim above malloc_hs_slow) is dropped by tp_site_find. */
+static inline __attribute__((always_inline)) void note_hs(void *p, size_t n, void *ra, int take)
 {
-    return real_usable ? real_usable(p) : n;
-}
-
-/* note_alloc in the sampled mode: only the allocation that crosses the countdown is unwound
- * and recorded; every one is counted. */
-static inline __attribute__((always_inline)) void note_sampled(void *p, size_t n, void *ra,
-                                                               uint64_t ns)
-{
-    if (ns)
-        tp_heap_add_alloc_ns(ns);
-    size_t u = usable_of(p, n);
+    size_t u = tp_hs_usable(p, n);
     int rec;
-    if (tp_likely(!tp_hs_take(n))) {
+    if (tp_likely(!take)) {
         tp_heap_hs_count(n, u);
         rec = 1;
     } else {
@@ -97,6 +93,16 @@ static inline __attribute__((always_inline)) void note_sampled(void *p, size_t n
         tp_ops_on_alloc(n);
 }
 
+/* note_alloc in the sampled mode, for the shims that have no path of their own for it. */
+static inline __attribute__((always_inline)) void note_sampled(void *p, size_t n, void *ra,
+                                                               uint64_t ns)
+{
+    if (ns)
+        tp_heap_add_alloc_ns(ns);
+    note_hs(p, n, ra, tp_hs_take(n));
+}
+
+/* Record a new block. Called with the guard held, always inlined (above). */
 static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, void *ra,
                                                              uint64_t ns)
 {
@@ -177,18 +183,131 @@ static inline int clock_this_call(void)
         elapsed = (tp_ticks() - t0_) * CLOCK_EVERY;                                                \
     } while (0)
 
-TP_EXPORT TP_NOINSTR void *malloc(size_t n)
+/* ---- the sampled mode's own paths for malloc and free (track/heap_fast.h) ----
+ *
+ * A call not sampled is not timed: the sampled calls are, and each one's time stands for 1/p(n)
+ * calls' (the same estimator as the bytes', heapsample.h). errno is left to the real call: no
+ * part of the path for a block not sampled can set it. */
+
+/* An allocation that crosses this thread's countdown, or the thread's first. */
+static __attribute__((noinline)) void *malloc_hs_slow(size_t n, void *ra)
 {
-    if (tp_unlikely(!ready()))
-        return boot_alloc(n, 16);
-    if (!recording())
-        return real_malloc(n);
-    void *ra = __builtin_return_address(0);
+    tp_guard = 1;
+    int take = tp_hs_take(n);
+    uint64_t t0 = take ? tp_ticks() : 0;
+    void *p = real_malloc(n);
+    uint64_t ticks = take ? tp_ticks() - t0 : 0;
+    int e = errno;
+    if (take)
+        tp_heap_add_alloc_ns(tp_hs_weigh(ticks, n));
+    if (p)
+        note_hs(p, n, ra, take);
+    else
+        tp_heap_failed(0);
+    tp_guard = 0;
+    errno = e;
+    after_hook();
+    return p;
+}
+
+/* The malloc shim jumps here before it sets up any frame: this path's is its own. A thread's
+ * first allocation always takes the slow path, its countdown starting at 0: that is where the
+ * thread is counted (tp_heap_hs_count), even when a free gave it its row first. */
+static __attribute__((noinline)) void *malloc_hs(size_t n, void *ra)
+{
+    struct tp_hs_row *r = tp_hs_me;
+    int64_t left = tp_hs_left - (int64_t)n;
+    if (tp_unlikely(left <= 0) || tp_unlikely(!r))
+        return malloc_hs_slow(n, ra);
+    tp_hs_left = left;
+    tp_hs_fast_count(r, n);
+    tp_guard = 1;
+    void *p = real_malloc(n);
+    if (tp_likely(p != NULL)) {
+        tp_hs_fast_live(tp_hs_chunk_usable(p));
+        if (tp_ops_first_ns() != 0)
+            tp_ops_on_alloc(n);
+    } else {
+        tp_hs_fast_uncount(tp_hs_me, n);
+        tp_heap_failed(0);
+    }
+    tp_guard = 0;
+    after_hook();
+    return p;
+}
+
+/* A free with no row of this thread's, or of a block that may be sampled. */
+static __attribute__((noinline)) void free_hs_slow(void *p)
+{
+    int e = errno;
+    tp_guard = 1;
+    int64_t n = tp_heap_hs_free_slow(p);
+    if (n >= 0) {
+        uint64_t t0 = tp_ticks();
+        real_free(p);
+        tp_heap_add_alloc_ns(tp_hs_weigh(tp_ticks() - t0, (uint64_t)n));
+    } else {
+        real_free(p);
+    }
+    tp_guard = 0;
+    errno = e;
+    after_hook();
+}
+
+static __attribute__((noinline)) void free_hs(void *p)
+{
+    struct tp_hs_row *r = tp_hs_me;
+    if (tp_unlikely(!r) || tp_unlikely(tp_hs_maybe(p))) {
+        free_hs_slow(p);
+        return;
+    }
+    tp_guard = 1;
+    /* counted before the real free: afterwards the block may be another thread's */
+    tp_hs_fast_free(r, tp_hs_chunk_usable(p));
+    real_free(p);
+    tp_guard = 0;
+    after_hook();
+}
+
+/* The general malloc and free (the exact mode; the sampled mode over another allocator than
+ * glibc's) are functions of their own too: each shim tests what forwards untouched and jumps to
+ * its path, so that no path's frame is paid by the calls that forward or take another. */
+static __attribute__((noinline)) void *malloc_exact(size_t n, void *ra)
+{
     uint64_t elapsed;
     void *p;
     tp_guard = 1;
     TIMED(real_malloc(n), p);
     return finish_alloc(p, n, ra, elapsed);
+}
+
+/* Nothing to ask but the mode: this is not tprof's own call and tprof is recording, which means
+ * that the real functions are known (tp_init). Two loads; the shims that jump on it need no
+ * frame. */
+static inline int plain_recording(void)
+{
+    return tp_likely(!tp_guard) &&
+           tp_likely(atomic_load_explicit(&tp_state, memory_order_acquire) == TP_RUNNING);
+}
+
+/* Every other case: start-up, tprof's own calls, not recording. */
+static __attribute__((noinline)) void *malloc_other(size_t n, void *ra)
+{
+    if (tp_unlikely(!ready()))
+        return boot_alloc(n, 16);
+    if (!recording())
+        return real_malloc(n);
+    return tp_hs_fast ? malloc_hs(n, ra) : malloc_exact(n, ra);
+}
+
+TP_EXPORT TP_NOINSTR TP_DISPATCH void *malloc(size_t n)
+{
+    if (plain_recording()) {
+        if (tp_hs_fast)
+            return malloc_hs(n, __builtin_return_address(0));
+        return malloc_exact(n, __builtin_return_address(0));
+    }
+    return malloc_other(n, __builtin_return_address(0));
 }
 
 TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
@@ -208,23 +327,12 @@ TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
     return finish_alloc(p, bytes, ra, elapsed);
 }
 
-TP_EXPORT TP_NOINSTR void free(void *p)
+static __attribute__((noinline)) void free_exact(void *p)
 {
-    if (!p)
-        return;
-    if (tp_unlikely(tp_boot_owns(p)))
-        return; /* the bootstrap arena's: never given back */
-    if (tp_unlikely(!ready()))
-        return;
-    if (!recording()) {
-        forget_unrecorded(p);
-        real_free(p);
-        return;
-    }
     int e = errno;
     tp_guard = 1;
     /* Record before the real free: afterwards the address may be handed out again. */
-    tp_heap_free(p); /* the sampled mode's too: heap.c tells them apart */
+    tp_heap_free(p);
     if (clock_this_call()) {
         uint64_t t0 = tp_ticks();
         real_free(p);
@@ -235,6 +343,37 @@ TP_EXPORT TP_NOINSTR void free(void *p)
     tp_guard = 0;
     errno = e; /* glibc's manual: a replacement free preserves errno */
     after_hook();
+}
+
+static __attribute__((noinline)) void free_other(void *p)
+{
+    if (tp_unlikely(!ready()))
+        return;
+    if (!recording()) {
+        forget_unrecorded(p);
+        real_free(p);
+        return;
+    }
+    if (tp_hs_fast)
+        free_hs(p);
+    else
+        free_exact(p);
+}
+
+TP_EXPORT TP_NOINSTR TP_DISPATCH void free(void *p)
+{
+    if (!p)
+        return;
+    if (tp_unlikely(tp_boot_owns(p)))
+        return; /* the bootstrap arena's: never given back */
+    if (plain_recording()) {
+        if (tp_hs_fast)
+            free_hs(p);
+        else
+            free_exact(p);
+        return;
+    }
+    free_other(p);
 }
 
 /* realloc: realloc(NULL, n) is malloc; glibc's realloc(p, 0) frees p and returns NULL; a
@@ -292,7 +431,7 @@ static void *do_realloc_hs(void *p, size_t n, void *ra, int is_array, size_t cnt
     struct tp_blk old;
 
     tp_guard = 1;
-    size_t u = usable_of(p, 0);
+    size_t u = tp_hs_usable(p, 0);
     int known = tp_heap_take(p, &old);
     if (is_array)
         TIMED(real_reallocarray(p, cnt, sz), q);

@@ -286,7 +286,8 @@ void tp_init(void)
         if (c[i].init)
             c[i].init();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    atomic_store(&tp_state, TP_RUNNING);
+    /* RUNNING tells the malloc shims that the real functions are known (hook_malloc.c) */
+    atomic_store(&tp_state, tp_raw_ready() ? TP_RUNNING : TP_DISABLED);
     tp_own_end(g);
 }
 

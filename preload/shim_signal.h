@@ -7,7 +7,7 @@
 
 /* A terminating signal that arrived while its thread was inside the allocator or tprof waits (0:
  * none) until the hook that was interrupted calls tp_signal_deferred() on its way out. */
-extern _Atomic int tp_pending_signal;
+extern __attribute__((visibility("hidden"))) _Atomic int tp_pending_signal;
 void tp_signal_deferred(void);
 
 /* Arm the terminating signals left at their default action (from tp_init, over the parts'

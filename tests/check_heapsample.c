@@ -5,6 +5,11 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <malloc.h>
+#include <stdlib.h>
+
+#include "track/heap_fast.h"
+#include "track/heap_state.h"
 #include "track/heapsample.h"
 
 #define MEAN 65536
@@ -63,6 +68,29 @@ START_TEST(test_site_estimate)
 }
 END_TEST
 
+/* The sampled fast path's size of a block, from glibc's chunk header, is malloc_usable_size's for
+ * every kind of block (small, tcache-sized, large, of its own mapping, aligned, zeroed, grown by
+ * realloc); and the setup finds this test's allocator, glibc's, and opens that path. */
+START_TEST(test_chunk_size)
+{
+    tp_raw_resolve();
+    tp_heap_hs_setup();
+    ck_assert_int_eq(tp_hs_glibc, 1);
+    ck_assert_int_eq(tp_hs_fast, 1);
+    for (size_t n = 0; n < 300000; n = n < 200 ? n + 1 : n * 5 / 4) {
+        void *p = malloc(n), *q = calloc(1, n + 1), *r = NULL;
+        ck_assert_int_eq(posix_memalign(&r, 256, n + 3), 0);
+        void *v[] = {p, q, r};
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(tp_hs_chunk_usable(v[k]) == malloc_usable_size(v[k]), "n %zu kind %d", n,
+                          k);
+        p = realloc(p, 2 * n + 1);
+        ck_assert_uint_eq(tp_hs_chunk_usable(p), malloc_usable_size(p));
+        free(p), free(q), free(r);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("heapsample");
@@ -70,6 +98,7 @@ int main(void)
     tcase_add_test(tc, test_weights);
     tcase_add_test(tc, test_rate);
     tcase_add_test(tc, test_site_estimate);
+    tcase_add_test(tc, test_chunk_size);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK); /* the countdown is this thread's */

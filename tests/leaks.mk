@@ -19,3 +19,9 @@ tests_check_heapsample_SOURCES = tests/check_heapsample.c
 tests_check_heapsample_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
 tests_check_heapsample_LDADD = $(TP_TRACK) $(TEST_LIBS)
 TESTS += tests/check_heapsample
+# The global peak with two threads racing, exact and sampled (issue 19).
+check_PROGRAMS += tests/victims/v_peak2
+tests_victims_v_peak2_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_peak2_LDADD = -lpthread
+TESTS += tests/heap_peak2.sh
+EXTRA_DIST += tests/heap_peak2.sh

@@ -63,6 +63,8 @@ void tp_heap_init(int (*op_now)(void), void (*warn)(const char *fmt, ...))
     } else {
         tp_heap_have_exit_key = pthread_key_create(&tp_heap_exit_key, thread_exit) == 0;
         atomic_store(&tp_heap_mode, tp_hs_on() ? TRACK_SAMPLED : TRACK_EXACT);
+        if (tp_hs_on())
+            tp_heap_hs_setup();
     }
     errno = saved;
 }

@@ -1,6 +1,7 @@
 /* The heap accounting's shared state, for its two halves only: track/heap.c (the exact mode,
  * every block in the live-block table) and track/heap_sampled.c (TPROF_SAMPLE). Nothing else
- * includes it; the rest of tprof goes through track/heap.h. */
+ * includes it but track/heap_fast.h, the sampled mode's inline path for the shims; the rest of
+ * tprof goes through track/heap.h. */
 #ifndef TPROF_HEAP_STATE_H
 #define TPROF_HEAP_STATE_H
 
@@ -126,5 +127,8 @@ uint64_t tp_heap_tag_first_use(uint64_t tag, int state);
  * taken out of the table. */
 void tp_heap_hs_free(void *p);
 void tp_heap_hs_account_free(const struct tp_blk *b);
+/* The sampled mode is on: find how to read a block's size, and open the shims' path for blocks
+ * not sampled (heap_fast.h). */
+void tp_heap_hs_setup(void);
 
 #endif

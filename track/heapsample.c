@@ -14,24 +14,39 @@
 uint64_t tp_hs_mean;
 static uint64_t hs_seed;
 static _Atomic uint64_t thread_order;
-TP_TLS int64_t tp_hs_left;
+TP_TLS struct tp_hs_thread tp_hs_th;
 static TP_TLS uint64_t rng; /* 0: not seeded yet */
 static TP_TLS int rng_set;
 
 /* libtprof.so links no libm (Makefile.am): the two functions the weights need, to double
- * precision on the ranges used. */
+ * precision on the ranges used, as polynomials evaluated by Horner's rule with constant
+ * coefficients: a sampled block asks for its weight several times, and a loop with a division per
+ * term cost some 300 instructions per sampled pair of a churn of large blocks (bench/RESULTS.md). */
 static double hs_exp(double x) /* x <= 0 */
 {
     if (x < -700)
         return 0;
-    /* x = k ln2 + r, |r| <= ln2 / 2 */
+    /* x = k ln2 + r, |r| <= ln2 / 2; e^r to 14 terms: the next is under 5e-18 of it */
     double k = (double)(int64_t)(x / 0.69314718055994530942 - 0.5); /* rounded: x < 0 */
     double r = x - k * 0.69314718055994530942;
-    double term = 1, sum = 1;
-    for (int i = 1; i < 20; i++) {
-        term *= r / i;
-        sum += term;
-    }
+    static const double c[14] = {1.,
+                                 1.,
+                                 1. / 2,
+                                 1. / 6,
+                                 1. / 24,
+                                 1. / 120,
+                                 1. / 720,
+                                 1. / 5040,
+                                 1. / 40320,
+                                 1. / 362880,
+                                 1. / 3628800,
+                                 1. / 39916800,
+                                 1. / 479001600,
+                                 1. / 6227020800.};
+    double sum = c[13];
+#pragma GCC unroll 13
+    for (int i = 12; i >= 0; i--)
+        sum = sum * r + c[i];
     union {
         double d;
         uint64_t u;
@@ -52,27 +67,41 @@ static double hs_log(double x) /* x > 0 */
         m /= 2;
         e++;
     }
-    /* ln m = 2 atanh(z), z = (m - 1) / (m + 1), |z| < 0.172 */
-    double z = (m - 1) / (m + 1), z2 = z * z, term = z, sum = 0;
-    for (int i = 1; i < 40; i += 2) {
-        sum += term / i;
-        term *= z2;
-    }
-    return 2 * sum + e * 0.69314718055994530942;
+    /* ln m = 2 atanh(z) = 2 (z + z^3/3 + z^5/5 + ...), z = (m - 1) / (m + 1), |z| < 0.172: to
+     * z^23, the next term under 1e-19 of the sum */
+    double z = (m - 1) / (m + 1), z2 = z * z, sum = 1. / 23;
+#pragma GCC unroll 11
+    for (int i = 21; i >= 1; i -= 2)
+        sum = sum * z2 + 1. / i;
+    return 2 * z * sum + e * 0.69314718055994530942;
 }
 
-/* p(n) = 1 - e^(-n/mean), without the loss of 1 - (1 - tiny). */
+/* p(n) = 1 - e^(-n/mean), without the loss of 1 - (1 - tiny). A sampled block asks three times
+ * at its allocation (its weight, its site's sums, its time) and three at its free: the last
+ * answer is kept, per thread. */
+static TP_TLS uint64_t memo_n, memo_mean;
+static TP_TLS double memo_p;
 static double hs_prob(uint64_t n)
 {
-    double x = (double)n / (double)tp_hs_mean;
+    if (n == memo_n && tp_hs_mean == memo_mean)
+        return memo_p;
+    double x = (double)n / (double)tp_hs_mean, p;
     if (x < 1e-3)
-        return x * (1 - x / 2 * (1 - x / 3 * (1 - x / 4)));
-    return 1 - hs_exp(-x);
+        p = x * (1 - x / 2 * (1 - x / 3 * (1 - x / 4)));
+    else
+        p = 1 - hs_exp(-x);
+    memo_n = n, memo_mean = tp_hs_mean, memo_p = p;
+    return p;
 }
 
 uint64_t tp_hs_weight_bytes(uint64_t n)
 {
     return n ? (uint64_t)((double)n / hs_prob(n) + 0.5) : 0;
+}
+
+uint64_t tp_hs_weigh(uint64_t x, uint64_t n)
+{
+    return n ? (uint64_t)((double)x / hs_prob(n) + 0.5) : x;
 }
 
 /* splitmix64: one multiply-xorshift step per draw, and any seed is a good one. */
@@ -172,11 +201,17 @@ void tp_hs_filter_del(const void *p)
 #define NROWS 1024
 static struct tp_hs_row *rows; /* NROWS of them, mapped at the first new thread */
 struct tp_hs_row tp_hs_shared;
-TP_TLS struct tp_hs_row *tp_hs_me;
 static _Atomic int rows_mapped;
+
+/* 1 once this thread looked for a row and found none, or gave its row back: it stays on the
+ * shared row without looking again. */
+static TP_TLS int row_done;
 
 struct tp_hs_row *tp_hs_row_slow(void)
 {
+    if (row_done)
+        return &tp_hs_shared;
+    row_done = 1;
     if (!atomic_load(&rows_mapped)) {
         int expect = 0;
         if (atomic_compare_exchange_strong(&rows_mapped, &expect, 1)) {
@@ -194,14 +229,15 @@ struct tp_hs_row *tp_hs_row_slow(void)
             return tp_hs_me = &rows[i];
         }
     }
-    return tp_hs_me = &tp_hs_shared;
+    return &tp_hs_shared;
 }
 
 void tp_hs_thread_exit(void)
 {
     struct tp_hs_row *r = tp_hs_me;
-    tp_hs_me = &tp_hs_shared;
-    if (r && r != &tp_hs_shared)
+    tp_hs_me = NULL;
+    row_done = 1;
+    if (r)
         atomic_store(&r->owned, 0);
 }
 

@@ -38,8 +38,16 @@ uint64_t tp_hs_seed(void);
 extern int tp_hs_want;
 void tp_hs_steer_walk(void);
 
-/* This thread's bytes to go before the next sample. */
-extern TP_TLS int64_t tp_hs_left;
+/* What the malloc shim reads of this thread's on every call, in one struct so that its address
+ * is one load: the bytes to go before the next sample, and the thread's row of counts (below). */
+struct tp_hs_row;
+struct tp_hs_thread {
+    int64_t left;
+    struct tp_hs_row *me;
+};
+extern TP_TLS struct tp_hs_thread tp_hs_th;
+#define tp_hs_left (tp_hs_th.left)
+#define tp_hs_me   (tp_hs_th.me)
 int tp_hs_cross(size_t n);
 /* Is this allocation of n bytes to be sampled? */
 static inline int tp_hs_take(size_t n)
@@ -71,24 +79,34 @@ void tp_hs_filter_del(const void *p);
 /* The bytes a sampled block of n bytes stands for, rounded: the same figure at its allocation
  * and its free, so that a site's estimated live bytes come back to 0. */
 uint64_t tp_hs_weight_bytes(uint64_t n);
+/* x (a time) measured on a sampled block of n bytes, weighted as the estimate of the sum of x
+ * over every block: x / p(n). */
+uint64_t tp_hs_weigh(uint64_t x, uint64_t n);
 
 /* Exact counts of every allocation and free, kept per thread without locked instructions (the
- * owner is the only writer; the report sums the threads' rows). */
-struct tp_hs_row {
+ * owner is the only writer; the report sums the threads' rows). tp_hs_me is this thread's row:
+ * NULL before its first call, and for a thread that has none of its own (past the rows there
+ * are, or exiting), which adds to tp_hs_shared with locked instructions. */
+struct __attribute__((aligned(64))) tp_hs_row { /* a line each: two threads' would share one */
     _Atomic uint64_t allocs, frees, bytes;
     _Atomic int owned;
 };
-extern TP_TLS struct tp_hs_row *tp_hs_me;
+extern struct tp_hs_row tp_hs_shared;
+/* This thread's row, or &tp_hs_shared. */
 struct tp_hs_row *tp_hs_row_slow(void);
+/* Add to a count of this thread's own row. */
+static inline void tp_hs_row_add(_Atomic uint64_t *a, uint64_t v)
+{
+    atomic_store_explicit(a, atomic_load_explicit(a, memory_order_relaxed) + v,
+                          memory_order_relaxed);
+}
 static inline void hs_bump(_Atomic uint64_t *a, uint64_t v, int shared)
 {
     if (tp_unlikely(shared))
         atomic_fetch_add_explicit(a, v, memory_order_relaxed);
     else
-        atomic_store_explicit(a, atomic_load_explicit(a, memory_order_relaxed) + v,
-                              memory_order_relaxed);
+        tp_hs_row_add(a, v);
 }
-extern struct tp_hs_row tp_hs_shared;
 static inline void tp_hs_count_alloc(uint64_t n)
 {
     struct tp_hs_row *r = tp_hs_me;

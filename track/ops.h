@@ -73,7 +73,7 @@ const char *tp_ops_name(int id);
 /* Kind of op id (matmul, conv, ...), NULL if unknown. */
 const char *tp_ops_kind(int id);
 /* CLOCK_MONOTONIC ns of the first op begin or step anywhere, 0 while none has happened. */
-extern _Atomic uint64_t tp_ops_first_ns_v;
+extern __attribute__((visibility("hidden"))) _Atomic uint64_t tp_ops_first_ns_v;
 static inline uint64_t tp_ops_first_ns(void)
 {
     /* inline: the allocation path asks on every call */

@@ -21,7 +21,7 @@
  * before the tables exist, or while the report reads them, would corrupt them). The state moves
  * in preload/lifecycle.c only. */
 enum tp_state { TP_BOOT = 0, TP_INITING, TP_RUNNING, TP_FINISHING, TP_DONE, TP_DISABLED };
-extern _Atomic int tp_state;
+extern __attribute__((visibility("hidden"))) _Atomic int tp_state; /* hidden: one load */
 static inline int tp_running(void)
 {
     return atomic_load_explicit(&tp_state, memory_order_relaxed) == TP_RUNNING;
