@@ -127,11 +127,15 @@ static const char *int_type(Dwarf_Die *param, struct tp_argloc *l)
         l->is_signed = 0;
     } else if (tag == DW_TAG_base_type &&
                tp_dw.dwarf_formudata(tp_dw.dwarf_attr(&t, DW_AT_encoding, &a), &enc) == 0 &&
+               enc == DW_ATE_float && (size == 4 || size == 8)) {
+        l->is_float = 1; /* darknet's gemm(..., float BETA, ...): nz(BETA) */
+    } else if (tag == DW_TAG_base_type &&
+               tp_dw.dwarf_formudata(tp_dw.dwarf_attr(&t, DW_AT_encoding, &a), &enc) == 0 &&
                (enc == DW_ATE_signed || enc == DW_ATE_signed_char || enc == DW_ATE_unsigned ||
                 enc == DW_ATE_unsigned_char || enc == DW_ATE_boolean)) {
         l->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
     } else {
-        return "it is not an integer";
+        return "it is not an integer or a float";
     }
     l->size = (uint8_t)size;
     return NULL;
@@ -231,7 +235,12 @@ static const char *locate(Dwarf_Die *die, const char *name, Dwarf_Addr pc, uint8
         if (!tp_dw.dwarf_attr(&c, DW_AT_location, &a) ||
             tp_dw.dwarf_getlocation_addr(&a, pc, &e, &len, 1) != 1 || len == 0)
             return "it has no location at the hook's call (optimised away)";
-        return decode(e, len, fb_reg, fb_off, fb_ok, l);
+        why = decode(e, len, fb_reg, fb_off, fb_ok, l);
+        /* a float lives past the hook's call in memory (every vector register is the callee's
+         * to clobber); a register or a computed value would be an integer's reading of it */
+        if (!why && l->is_float && l->kind != TP_ARG_MEM && l->kind != TP_ARG_CFA)
+            why = "it is a float that is not in memory at the hook's call";
+        return why;
     } while (tp_dw.dwarf_siblingof(&c, &c) == 0);
     return "no parameter has that name";
 }
@@ -369,6 +378,11 @@ void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *va
             v = regs[l->reg] + (uint64_t)l->off;
         else {
             vals[i] = l->off; /* a constant */
+            continue;
+        }
+        if (__builtin_expect(l->is_float, 0)) {
+            struct tp_work_place p = {.size = l->size, .is_float = 1};
+            vals[i] = tp_work_value(v, &p);
             continue;
         }
         v <<= l->sh;

@@ -32,7 +32,8 @@ enum tp_arg_kind {
 
 struct tp_argloc {
     uint8_t kind, reg, size, is_signed;
-    uint8_t sh; /* 64 - 8 * size: the value's bits are the low ones */
+    uint8_t sh;       /* 64 - 8 * size: the value's bits are the low ones */
+    uint8_t is_float; /* a float or double in memory, rounded as common/workabi.h's values */
     int64_t off;
 };
 

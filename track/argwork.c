@@ -64,7 +64,7 @@ static const struct tp_work_fn *entry_of(uintptr_t fn, char *name, size_t n)
 {
     char raw[512];
     uintptr_t start = 0;
-    if (!tp_cfg.work || tp_symtab_lookup(fn, raw, sizeof raw, &start) < 0 || start != fn)
+    if (tp_symtab_lookup(fn, raw, sizeof raw, &start) < 0 || start != fn)
         return NULL;
     tp_symtab_demangle(raw, name, n);
     const struct tp_work_fn *w = tp_names_work(name);
@@ -75,7 +75,11 @@ static const struct tp_work_fn *entry_of(uintptr_t fn, char *name, size_t n)
  * entry, which the user did not ask for. */
 static void say_once(const struct tp_work_fn *w, const char *why)
 {
-    size_t i = tp_cfg.work ? (size_t)(w - tp_cfg.work->fn) : TP_WORK_MAX_FNS;
+    const struct tp_work_set *u = tp_cfg.work;
+    size_t i = TP_WORK_MAX_FNS;
+    for (int k = 0; u && k < u->n; k++)
+        if (w == &u->fn[k])
+            i = (size_t)k;
     if (i < TP_WORK_MAX_FNS && !warned[i]) {
         warned[i] = 1;
         tp_warn("TPROF_WORK: %s: %s; %s gets no FLOPs or bytes", w->name, why, w->name);
@@ -92,11 +96,7 @@ static void fill(struct slot *s, uintptr_t fn, uintptr_t ra)
         return;
     }
     if (tp_argloc_resolve(ra, s->w, &s->set, why, sizeof why) < 0) {
-        size_t i = (size_t)(s->w - tp_cfg.work->fn);
-        if (i < TP_WORK_MAX_FNS && !warned[i]) {
-            warned[i] = 1;
-            tp_warn("TPROF_WORK: %s: %s; %s gets no FLOPs or bytes", s->w->name, why, s->w->name);
-        }
+        say_once(s->w, why);
         atomic_store_explicit(&s->state, BAD, memory_order_release);
         return;
     }
