@@ -42,6 +42,7 @@ struct tp_argset {
     int n;           /* = the work entry's nvars */
     uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off (rsp or rbp) */
     int64_t cfa_off; /* (only for TP_ARG_CFA locations) */
+    int has_float;   /* some loc[] is_float */
     struct tp_argloc loc[TP_WORK_MAX_VARS];
 };
 

@@ -12,6 +12,7 @@
  * or on the end of an op below them. */
 #include "track/ops.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,11 +64,53 @@ void tp_ops_init(void)
 
 /* ---- recording ---- */
 
+/* Is this thread the owner of r, whose figures it writes without locked adds (ops_table.h)? The
+ * first thread to end a call of the op becomes it. A thread's token is the address of its op
+ * stack: unique among the threads alive, and a thread that reuses a finished owner's takes its
+ * place, alone as it was. */
+static inline int own_rec(struct tp_op_rec *r)
+{
+    uintptr_t me = (uintptr_t)&stack, o = atomic_load_explicit(&r->owner, memory_order_relaxed);
+    if (tp_likely(o == me))
+        return 1;
+    return o == 0 && atomic_compare_exchange_strong_explicit(
+                         &r->owner, &o, me, memory_order_relaxed, memory_order_relaxed);
+}
+
+/* A figure only this thread writes. */
+static inline void own_add(_Atomic uint64_t *a, uint64_t v)
+{
+    atomic_store_explicit(a, atomic_load_explicit(a, memory_order_relaxed) + v,
+                          memory_order_relaxed);
+}
+
+/* Add v to figure f of r: the owner's, or the other threads' (sh_f). */
+#define ADD(r, own, f, v)                                                                          \
+    ((own) ? own_add(&(r)->f, (v))                                                                 \
+           : (void)atomic_fetch_add_explicit(&(r)->sh_##f, (v), memory_order_relaxed))
+
+/* The other threads' histogram of r, made by the first of them (pages from the kernel: no
+ * allocator); NULL when there is no memory for it, and then that call's time is left out. */
+static struct tp_histo *shared_histo(struct tp_op_rec *r)
+{
+    struct tp_histo *h = atomic_load_explicit(&r->sh_histo, memory_order_acquire);
+    if (tp_likely(h != NULL))
+        return h;
+    int e = errno;
+    struct tp_histo *n = tp_histo_new();
+    if (n && !atomic_compare_exchange_strong(&r->sh_histo, &h, n))
+        tp_histo_destroy(n); /* another thread's came first: h is it */
+    else if (n)
+        h = n;
+    errno = e;
+    return h;
+}
+
 /* A slot another thread (or an interrupted caller on this one: a signal handler) is still
  * filling is skipped, never waited for; the same key may then get a second slot, and the report
  * adds such slots up. */
-static int add_shape(struct tp_op_rec *r, const struct tp_shape_key *k, uint64_t ticks, uint64_t fl,
-                     uint64_t by)
+static int add_shape(struct tp_op_rec *r, int own, const struct tp_shape_key *k, uint64_t ticks,
+                     uint64_t fl, uint64_t by)
 {
     for (int i = 0; i < MAX_SHAPES; i++) {
         struct tp_shape_rec *s = &r->shapes[i];
@@ -83,10 +126,10 @@ static int add_shape(struct tp_op_rec *r, const struct tp_shape_key *k, uint64_t
             }
         }
         if (u == 2 && tp_shape_same(&s->key, k)) {
-            atomic_fetch_add_explicit(&s->calls, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->ticks, ticks, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->flops, fl, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->bytes, by, memory_order_relaxed);
+            ADD(s, own, calls, 1);
+            ADD(s, own, ticks, ticks);
+            ADD(s, own, flops, fl);
+            ADD(s, own, bytes, by);
             return i;
         }
     }
@@ -120,23 +163,37 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
         stack.f[stack.depth - 1].child += dur;
     fl += f->flops;
     by += f->bytes;
-    uint64_t call = atomic_fetch_add_explicit(&r->calls, 1, memory_order_relaxed);
-    if (!f->recursive)
-        atomic_fetch_add_explicit(&r->total, dur, memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->self, self, memory_order_relaxed);
-    if (call < (uint64_t)tp_cfg.warmup) {
-        atomic_fetch_add_explicit(&r->warm_calls, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&r->warm_ticks, dur, memory_order_relaxed);
+    int own = own_rec(r);
+    /* the call's number among all threads' (the warm-up is the op's first calls) */
+    uint64_t call;
+    if (own) {
+        call = atomic_load_explicit(&r->calls, memory_order_relaxed);
+        atomic_store_explicit(&r->calls, call + 1, memory_order_relaxed);
+        call += atomic_load_explicit(&r->sh_calls, memory_order_relaxed);
     } else {
-        tp_histo_add(r->histo, dur);
+        call = atomic_fetch_add_explicit(&r->sh_calls, 1, memory_order_relaxed) +
+               atomic_load_explicit(&r->calls, memory_order_relaxed);
+    }
+    if (!f->recursive)
+        ADD(r, own, total, dur);
+    ADD(r, own, self, self);
+    if (call < (uint64_t)tp_cfg.warmup) {
+        ADD(r, own, warm_calls, 1);
+        ADD(r, own, warm_ticks, dur);
+    } else if (own) {
+        tp_histo_add_own(r->histo, dur);
+    } else {
+        struct tp_histo *h = shared_histo(r);
+        if (h)
+            tp_histo_add(h, dur);
     }
     if (fl || by) {
-        atomic_fetch_add_explicit(&r->flops, fl, memory_order_relaxed);
-        atomic_fetch_add_explicit(&r->bytes, by, memory_order_relaxed);
+        ADD(r, own, flops, fl);
+        ADD(r, own, bytes, by);
         if (!atomic_load_explicit(&r->flops_known, memory_order_relaxed))
             atomic_store_explicit(&r->flops_known, 1, memory_order_relaxed);
     }
-    int slot = shape ? add_shape(r, shape, dur, fl, by) : -1;
+    int slot = shape ? add_shape(r, own, shape, dur, fl, by) : -1;
     if (f->node != TP_OPTREE_NONE)
         tp_optree_add(f->node, dur, self);
     if (tp_trace_on)
@@ -299,6 +356,16 @@ void tp_ops_fork_child(void)
         atomic_store(&r->in_total, 0);
         atomic_store(&r->wall, 0);
         atomic_store(&r->hook_total, 0);
+        atomic_store(&r->owner, 0);
+        atomic_store(&r->sh_calls, 0);
+        atomic_store(&r->sh_total, 0);
+        atomic_store(&r->sh_self, 0);
+        atomic_store(&r->sh_flops, 0);
+        atomic_store(&r->sh_bytes, 0);
+        atomic_store(&r->sh_warm_calls, 0);
+        atomic_store(&r->sh_warm_ticks, 0);
+        struct tp_histo *h = atomic_exchange(&r->sh_histo, NULL);
+        tp_histo_destroy(h); /* the other threads are gone */
         /* slots are claimed in order: those past the first free one were never touched */
         for (int k = 0; k < MAX_SHAPES && atomic_load(&r->shapes[k].used); k++)
             memset(&r->shapes[k], 0, sizeof r->shapes[k]);
