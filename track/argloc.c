@@ -286,7 +286,6 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
             return -1;
         }
         need_cfa |= out->loc[i].kind == TP_ARG_CFA;
-        out->has_float |= out->loc[i].is_float;
         out->loc[i].sh = (uint8_t)(64 - 8 * out->loc[i].size);
     }
     tp_dw.free(scopes);
@@ -294,6 +293,14 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
         snprintf(why, n, "no call frame information at the enter hook's call");
         return -1;
     }
+    /* a slot off the CFA is one off the register the CFA is computed from: one kind fewer for
+     * every call to tell apart */
+    for (int i = 0; i < w->nvars; i++)
+        if (out->loc[i].kind == TP_ARG_CFA) {
+            out->loc[i].kind = TP_ARG_MEM;
+            out->loc[i].reg = out->cfa_reg;
+            out->loc[i].off += out->cfa_off;
+        }
     out->n = w->nvars;
     return 0;
 }
@@ -361,49 +368,8 @@ int tp_argloc_params(uintptr_t fn, struct tp_work_param *out, int *n, char *why,
     return 0;
 }
 
-/* With floats or without: the integers' loop stays as short as it was before floats. */
-static inline __attribute__((always_inline)) void read_all(const struct tp_argset *a,
-                                                           const uint64_t *regs, int64_t *vals,
-                                                           int floats)
+int64_t tp_argloc_float(uint64_t raw, uint8_t size)
 {
-    uint64_t cfa = regs[a->cfa_reg] + (uint64_t)a->cfa_off;
-    for (int i = 0; i < a->n; i++) {
-        const struct tp_argloc *l = &a->loc[i];
-        uint64_t v;
-        /* A stack slot is read 8 bytes wide, and the value's own bytes (the low ones) kept: the
-         * bytes above a slot are more of the same stack. */
-        if (l->kind == TP_ARG_REG)
-            v = regs[l->reg];
-        else if (l->kind == TP_ARG_MEM)
-            memcpy(&v, (const void *)(regs[l->reg] + (uint64_t)l->off), sizeof v);
-        else if (l->kind == TP_ARG_CFA)
-            memcpy(&v, (const void *)(cfa + (uint64_t)l->off), sizeof v);
-        else if (l->kind == TP_ARG_SUM)
-            v = regs[l->reg] + (uint64_t)l->off;
-        else {
-            vals[i] = l->off; /* a constant */
-            continue;
-        }
-        if (floats && l->is_float) {
-            struct tp_work_place p = {.size = l->size, .is_float = 1};
-            vals[i] = tp_work_value(v, &p);
-            continue;
-        }
-        v <<= l->sh;
-        vals[i] = l->is_signed ? (int64_t)v >> l->sh : (int64_t)(v >> l->sh);
-    }
-}
-
-static __attribute__((noinline)) void read_floats(const struct tp_argset *a, const uint64_t *regs,
-                                                  int64_t *vals)
-{
-    read_all(a, regs, vals, 1);
-}
-
-void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals)
-{
-    if (a->has_float)
-        read_floats(a, regs, vals);
-    else
-        read_all(a, regs, vals, 0);
+    struct tp_work_place p = {.size = size, .is_float = 1};
+    return tp_work_value(raw, &p);
 }

@@ -106,12 +106,34 @@ static struct tp_histo *shared_histo(struct tp_op_rec *r)
     return h;
 }
 
+/* The slot this thread's last shape with a token went to (tp_shape_key.token), valid while no
+ * fork emptied the slots (shape_gen). */
+static TP_TLS struct {
+    const struct tp_op_rec *r;
+    uint64_t token;
+    unsigned gen;
+    int slot;
+} hint;
+static unsigned shape_gen;
+
 /* A slot another thread (or an interrupted caller on this one: a signal handler) is still
  * filling is skipped, never waited for; the same key may then get a second slot, and the report
  * adds such slots up. */
+static void add_to_slot(struct tp_shape_rec *s, int own, uint64_t ticks, uint64_t fl, uint64_t by)
+{
+    ADD(s, own, calls, 1);
+    ADD(s, own, ticks, ticks);
+    ADD(s, own, flops, fl);
+    ADD(s, own, bytes, by);
+}
+
 static int add_shape(struct tp_op_rec *r, int own, const struct tp_shape_key *k, uint64_t ticks,
                      uint64_t fl, uint64_t by)
 {
+    if (k->token && k->token == hint.token && r == hint.r && hint.gen == shape_gen) {
+        add_to_slot(&r->shapes[hint.slot], own, ticks, fl, by);
+        return hint.slot;
+    }
     for (int i = 0; i < MAX_SHAPES; i++) {
         struct tp_shape_rec *s = &r->shapes[i];
         int u = atomic_load_explicit(&s->used, memory_order_acquire);
@@ -126,10 +148,16 @@ static int add_shape(struct tp_op_rec *r, int own, const struct tp_shape_key *k,
             }
         }
         if (u == 2 && tp_shape_same(&s->key, k)) {
-            ADD(s, own, calls, 1);
-            ADD(s, own, ticks, ticks);
-            ADD(s, own, flops, fl);
-            ADD(s, own, bytes, by);
+            add_to_slot(s, own, ticks, fl, by);
+            if (k->token) { /* the token last: a signal handler's call in between sees none */
+                hint.token = 0;
+                atomic_signal_fence(memory_order_seq_cst);
+                hint.r = r;
+                hint.gen = shape_gen;
+                hint.slot = i;
+                atomic_signal_fence(memory_order_seq_cst);
+                hint.token = k->token;
+            }
             return i;
         }
     }
@@ -337,6 +365,7 @@ const char *tp_ops_kind(int id)
 
 void tp_ops_fork_child(void)
 {
+    shape_gen++; /* the slots are emptied below */
     tp_ops_table_fork_child();
     tp_threads_fork_child();
     /* The child reports its own work: what the parent did before fork is the parent's. */
