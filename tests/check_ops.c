@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/workspec.h"
 #include "track/heap.h"
 #include "track/runtime.h"
 #include "track/sites.h"
