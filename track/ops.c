@@ -182,16 +182,18 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
         dur = dur > cost ? dur - cost : 0;
     }
     uint64_t self = dur > f->child ? dur - f->child : 0;
+    int own = own_rec(r);
     if (f->in_wall) {
-        tp_wall_leave(&r->in_total, &r->wall, t);
+        uint64_t busy = tp_wall_leave(&r->in_total, t);
+        if (busy)
+            ADD(r, own, wall, busy);
         if (dur != raw) /* to come out of the wall-clock time alike */
-            atomic_fetch_add_explicit(&r->hook_total, raw - dur, memory_order_relaxed);
+            ADD(r, own, hook_total, raw - dur);
     }
     if (stack.depth > 0)
         stack.f[stack.depth - 1].child += dur;
     fl += f->flops;
     by += f->bytes;
-    int own = own_rec(r);
     /* the call's number among all threads' (the warm-up is the op's first calls) */
     uint64_t call;
     if (own) {
@@ -393,6 +395,8 @@ void tp_ops_fork_child(void)
         atomic_store(&r->sh_bytes, 0);
         atomic_store(&r->sh_warm_calls, 0);
         atomic_store(&r->sh_warm_ticks, 0);
+        atomic_store(&r->sh_wall, 0);
+        atomic_store(&r->sh_hook_total, 0);
         struct tp_histo *h = atomic_exchange(&r->sh_histo, NULL);
         tp_histo_destroy(h); /* the other threads are gone */
         /* slots are claimed in order: those past the first free one were never touched */

@@ -152,7 +152,7 @@ double tp_ops_ns_per_tick(void)
  * its thread time, which the busy periods can only exceed by a clock reading's jitter. */
 static uint64_t wall_ticks(const struct tp_op_rec *s)
 {
-    uint64_t w = atomic_load(&s->wall), t = TP_OP_SUM(s, total), h = atomic_load(&s->hook_total);
+    uint64_t w = TP_OP_SUM(s, wall), t = TP_OP_SUM(s, total), h = TP_OP_SUM(s, hook_total);
     if (h && t + h > t)
         w = (uint64_t)((unsigned __int128)w * t / (t + h));
     return w < t ? w : t;

@@ -29,8 +29,8 @@ struct tp_shape_rec {
 
 /* One op: its name and statistics. Times are in clock ticks (common/clock.h).
  *
- * The calls' figures (calls, total, self, flops, bytes, warm_*, the histogram, the shapes'
- * counters) are written by one thread, the op's owner (the first to end a call of it), with
+ * The calls' figures (calls, total, self, flops, bytes, warm_*, wall, hook_total, the histogram,
+ * the shapes' counters) are written by one thread, the op's owner (the first to end a call of it), with
  * plain loads and stores: most ops are called from one thread, and a locked add costs as much as
  * the rest of an op's bookkeeping. The calls other threads end go to the sh_ figures and a
  * histogram of their own (sh_histo, made at the first), with atomic adds; the report adds the
@@ -42,7 +42,8 @@ struct tp_op_rec {
     _Atomic uint64_t calls, total, self, flops, bytes, alloc_bytes, alloc_count;
     _Atomic uint64_t warm_calls, warm_ticks, skipped;
     _Atomic uintptr_t owner; /* the owner thread's token, 0 until a call ends */
-    _Atomic uint64_t sh_calls, sh_total, sh_self, sh_flops, sh_bytes, sh_warm_calls, sh_warm_ticks;
+    _Atomic uint64_t sh_calls, sh_total, sh_self, sh_flops, sh_bytes, sh_warm_calls, sh_warm_ticks,
+        sh_wall, sh_hook_total;
     struct tp_histo *_Atomic sh_histo;
     /* Wall-clock time (track/opwall.h): the word of threads inside the op, the busy periods'
      * sum in uncorrected ticks, and the ticks the hook-cost correction took out of total, to
