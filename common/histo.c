@@ -140,6 +140,10 @@ static void add_dd(_Atomic uint64_t *hi, _Atomic uint64_t *lo, double x, double 
 static inline void square(double x, double *p, double *e)
 {
     *p = x * x;
+    if (x > -67108864.0 && x < 67108864.0) { /* |x| < 2^26: the square has 52 bits, exact */
+        *e = 0;
+        return;
+    }
 #ifdef __FP_FAST_FMA
     *e = __builtin_fma(x, x, -*p);
 #else

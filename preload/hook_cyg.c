@@ -84,6 +84,17 @@ static TP_TLS struct side side[SIDE_MAX];
 static TP_TLS int side_depth;
 static TP_TLS int side_over; /* calls past SIDE_MAX still open: their exits are not ours */
 
+/* This thread's errno, whose address never changes: found once, not with a call per hook. */
+static TP_TLS int *errno_at;
+
+static inline int *errno_p(void)
+{
+    int *p = errno_at;
+    if (tp_unlikely(!p))
+        errno_at = p = &errno;
+    return p;
+}
+
 static inline uint32_t hash_bits(uintptr_t fn, int bits)
 {
     return (uint32_t)(((uint64_t)fn * 0x9E3779B97F4A7C15ull) >> (64 - bits));
@@ -149,7 +160,7 @@ static uint32_t miss(uintptr_t fn)
 {
     if (!tp_running() || tp_guard || !global)
         return SKIP;
-    int e = errno;
+    int *ep = errno_p(), e = *ep;
     if (tp_unlikely(!atomic_load_explicit(&calibrated, memory_order_relaxed)))
         calibrate();
     uint32_t g = atomic_load_explicit(&gen, memory_order_acquire);
@@ -160,7 +171,7 @@ static uint32_t miss(uintptr_t fn)
     l->fn = fn;
     l->decision = d;
     l->gen = g;
-    errno = e;
+    *ep = e;
     return d;
 }
 
@@ -225,7 +236,7 @@ static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
     uintptr_t sp = regs[7];
     if (!tp_running() || tp_guard)
         return;
-    int e = errno;
+    int *ep = errno_p(), e = *ep;
     /* A function still running is at or above the stack pointer of everything it calls — at it,
      * for a function inlined into its caller, whose hooks run in the caller's frame. An entry
      * strictly below this call's was left. (The op stack gets sp 0 for these frames: its own
@@ -243,7 +254,7 @@ static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
         int id = (int)(d & ID_MASK) - 1;
         if (id >= 0 && !(d & IS_STEP) && tp_demote_slot(id)) {
             count_from_now(fn, id); /* demoted since this thread cached its decision */
-            errno = e;
+            *ep = e;
             return;
         }
         /* A function both instrumented and hooked through the PLT is one call, not two. */
@@ -258,7 +269,7 @@ static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
         side_over++;
         atomic_fetch_add_explicit(&side_full, 1, memory_order_relaxed);
     }
-    errno = e;
+    *ep = e;
 }
 
 static void op_exit(uintptr_t fn)
@@ -269,7 +280,7 @@ static void op_exit(uintptr_t fn)
     }
     if (side_depth == 0)
         return;
-    int e = errno;
+    int *ep = errno_p(), e = *ep;
     /* The topmost entry of fn is this call: entries above it were left by longjmp out of the
      * functions fn called. (The exit hook's stack pointer cannot tell more: an exit hook reached
      * by a tail jump has a higher one than the enter hook had, one after alloca a lower.) */
@@ -282,7 +293,7 @@ static void op_exit(uintptr_t fn)
         side_depth--;
         end_side(&side[i]);
     }
-    errno = e;
+    *ep = e;
 }
 
 /* Everything but a cache hit on a non-op function: kept out of line so that the exit hook stays

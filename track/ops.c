@@ -243,7 +243,7 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
 {
     if (id < 0 || !tp_running() || tp_guard)
         return 0;
-    if (!tp_steps_in_window())
+    if (tp_cfg.sched_active >= 0 && !tp_steps_in_window()) /* a schedule's window */
         return 0;
     /* An active ancestor always has a higher frame address (the stack grows down): frames at
      * the same depth or deeper than the new one were skipped by longjmp or an exception. */
@@ -274,7 +274,8 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     tp_lifeunit_op_begin(stack.depth, id);
     stack.depth++;
     tp_thread_note();
-    tp_ops_note_first();
+    if (tp_unlikely(!tp_ops_first_ns()))
+        tp_ops_note_first();
     f->hooks0 = tp_cyg_hooks;
     /* One reading for the wall-clock words and the op's own times: on one thread they agree */
     uint64_t t = tp_ticks();
