@@ -300,6 +300,15 @@ static void op_exit(uintptr_t fn)
  * a leaf function without a frame. */
 static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
 {
+    /* The exit of the innermost call this thread pushed: fn's decision was an op or the step
+     * when it was pushed, and a demotion since applies to its later calls only. */
+    if (tp_likely(side_over == 0 && side_depth > 0 && side[side_depth - 1].fn == fn &&
+                  tp_running())) {
+        int *ep = errno_p(), e = *ep;
+        end_side(&side[--side_depth]);
+        *ep = e;
+        return;
+    }
     uint32_t d = decision_of(fn);
     if ((int32_t)d <= 0)
         tp_cyg_hooks++;
@@ -315,8 +324,9 @@ static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
                (l)->gen == atomic_load_explicit(&gen, memory_order_relaxed)))
 
 /* The entry below reads these by name and offset. */
-_Static_assert(LOCAL_BITS == 9 && COUNT_MASK == 255 && sizeof(struct local) == 16 &&
-                   offsetof(struct local, decision) == 8 && offsetof(struct local, gen) == 12,
+_Static_assert(LOCAL_BITS == 9 && COUNT_MASK == 255 && HAS_WORK == 0x20000000 &&
+                   sizeof(struct local) == 16 && offsetof(struct local, decision) == 8 &&
+                   offsetof(struct local, gen) == 12,
                "__cyg_profile_func_enter's fast path hard-codes the cache layout");
 
 /* The slow path, with the registers the entry saved (DWARF numbering, track/argloc.h): regs[7]
@@ -341,7 +351,9 @@ TP_NOINSTR __attribute__((visibility("hidden"), used)) void tp_cyg_enter_regs(ui
  * slow path finds every other register as the instrumented function had it at its call of the
  * hook: the work of an op comes from its parameters, which may be in any of them (the DWARF
  * never places one in those three there: track/argloc.c). The registers are saved in DWARF
- * order; on entry %rsp is 8 off the 16-byte alignment of a call, and 17 slots restore it. */
+ * order, for an op whose decision has HAS_WORK or a function not decided in this thread's cache
+ * yet; an op without a work entry gets only the two slots it reads (regs[7], regs[16]). On
+ * entry %rsp is 8 off the 16-byte alignment of a call, and 17 slots restore it. */
 __asm__("    .text\n"
         "    .p2align 4\n"
         "    .globl __cyg_profile_func_enter\n"
@@ -361,13 +373,28 @@ __asm__("    .text\n"
         "    jne 1f\n"
         "    movl 8(%r11,%rax), %eax\n"
         "    testl %eax, %eax\n"
-        "    jg 1f\n"
+        "    jg 3f\n"
         "    je 2f\n"
         "    andl $255, %eax\n"
         "    movq tp_demote_tcount@gottpoff(%rip), %r11\n"
         "    addq $1, %fs:(%r11,%rax,8)\n"
         "2:  movq tp_cyg_hooks@gottpoff(%rip), %r11\n"
         "    addq $1, %fs:(%r11)\n"
+        "    ret\n"
+        /* an op with no work entry (HAS_WORK clear): only the stack pointer and the return
+         * address are read, the other slots are left as they are */
+        "3:  testl $0x20000000, %eax\n"
+        "    jnz 1f\n"
+        "    subq $136, %rsp\n"
+        "    .cfi_adjust_cfa_offset 136\n"
+        "    leaq 144(%rsp), %rax\n"
+        "    movq %rax, 56(%rsp)\n"
+        "    movq 136(%rsp), %rax\n"
+        "    movq %rax, 128(%rsp)\n"
+        "    movq %rsp, %rdx\n"
+        "    call tp_cyg_enter_regs\n"
+        "    addq $136, %rsp\n"
+        "    .cfi_adjust_cfa_offset -136\n"
         "    ret\n"
         "1:  subq $136, %rsp\n"
         "    .cfi_adjust_cfa_offset 136\n"
