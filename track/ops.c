@@ -170,30 +170,34 @@ static int add_shape(struct tp_op_rec *r, int own, const struct tp_shape_key *k,
 static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shape_key *shape,
                           int skipped)
 {
-    struct frame *f = &stack.f[--stack.depth];
+    /* The frame's fields are read once, into locals: the figures' stores below may alias them
+     * as far as the compiler knows, and a signal handler's op may reuse the slot. */
+    int depth = --stack.depth;
+    const struct frame *f = &stack.f[depth];
     struct tp_op_rec *r = f->rec;
-    uint64_t raw = t > f->t0 ? t - f->t0 : 0, dur = raw;
+    int id = f->id, recursive = f->recursive, node = f->node, in_wall = f->in_wall;
+    uint64_t t0 = f->t0, child = f->child, hooks = tp_cyg_hooks - f->hooks0;
+    fl += f->flops;
+    by += f->bytes;
+    uint64_t raw = t > t0 ? t - t0 : 0, dur = raw;
     /* Take out what tprof's own -finstrument-functions hooks of the non-op functions called
      * inside the op cost: without it a loop over a tiny instrumented helper makes its op look
      * several times slower than it is. */
-    uint64_t hooks = tp_cyg_hooks - f->hooks0;
     if (hooks && tp_cyg_hook_cost_fp) {
         uint64_t cost = (uint64_t)(((unsigned __int128)hooks * tp_cyg_hook_cost_fp) >> 16);
         dur = dur > cost ? dur - cost : 0;
     }
-    uint64_t self = dur > f->child ? dur - f->child : 0;
+    uint64_t self = dur > child ? dur - child : 0;
+    if (depth > 0)
+        stack.f[depth - 1].child += dur;
     int own = own_rec(r);
-    if (f->in_wall) {
+    if (in_wall) {
         uint64_t busy = tp_wall_leave(&r->in_total, t);
         if (busy)
             ADD(r, own, wall, busy);
         if (dur != raw) /* to come out of the wall-clock time alike */
             ADD(r, own, hook_total, raw - dur);
     }
-    if (stack.depth > 0)
-        stack.f[stack.depth - 1].child += dur;
-    fl += f->flops;
-    by += f->bytes;
     /* the call's number among all threads' (the warm-up is the op's first calls) */
     uint64_t call;
     if (own) {
@@ -204,7 +208,7 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
         call = atomic_fetch_add_explicit(&r->sh_calls, 1, memory_order_relaxed) +
                atomic_load_explicit(&r->calls, memory_order_relaxed);
     }
-    if (!f->recursive)
+    if (!recursive)
         ADD(r, own, total, dur);
     ADD(r, own, self, self);
     if (call < (uint64_t)tp_cfg.warmup) {
@@ -224,19 +228,19 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
             atomic_store_explicit(&r->flops_known, 1, memory_order_relaxed);
     }
     int slot = shape ? add_shape(r, own, shape, dur, fl, by) : -1;
-    if (f->node != TP_OPTREE_NONE)
-        tp_optree_add(f->node, dur, self);
+    if (node != TP_OPTREE_NONE)
+        tp_optree_add(node, dur, self);
     if (tp_trace_on)
-        tp_trace_call(f->id, f->t0, f->t0 + dur, fl, slot);
+        tp_trace_call(id, t0, t0 + dur, fl, slot);
     if (skipped) {
         atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
     }
-    if (stack.depth == 0) { /* the point after the unit's end: its floor counts it */
-        tp_lifeunit_outer_end(f->id, dur);
-        tp_series_heap(f->id, t);
+    if (depth == 0) { /* the point after the unit's end: its floor counts it */
+        tp_lifeunit_outer_end(id, dur);
+        tp_series_heap(id, t);
     }
-    return f->recursive ? TP_OP_NO_TIME : dur;
+    return recursive ? TP_OP_NO_TIME : dur;
 }
 
 int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
@@ -252,37 +256,38 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
         while (stack.depth > 0 && stack.f[stack.depth - 1].sp && stack.f[stack.depth - 1].sp <= sp)
             close_top(t, 0, 0, NULL, 1);
     }
-    if (stack.depth >= MAX_DEPTH) {
+    int depth = stack.depth;
+    if (depth >= MAX_DEPTH) {
         atomic_fetch_add_explicit(&tp_ops_overflow, 1, memory_order_relaxed);
         return 0;
     }
-    struct frame *f = &stack.f[stack.depth];
+    struct frame *f = &stack.f[depth];
+    int recursive = 0;
+    for (int i = 0; i < depth; i++)
+        if (stack.f[i].id == id) {
+            recursive = 1;
+            break;
+        }
     f->id = id;
     f->key = key;
     f->sp = sp;
     f->child = f->flops = f->bytes = 0;
-    f->recursive = 0;
-    f->node =
-        tp_optree_on
-            ? tp_optree_child(stack.depth ? stack.f[stack.depth - 1].node : TP_OPTREE_NONE, id)
-            : TP_OPTREE_NONE;
-    for (int i = 0; i < stack.depth; i++)
-        if (stack.f[i].id == id) {
-            f->recursive = 1;
-            break;
-        }
-    tp_lifeunit_op_begin(stack.depth, id);
-    stack.depth++;
+    f->recursive = recursive;
+    f->node = tp_optree_on ? tp_optree_child(depth ? stack.f[depth - 1].node : TP_OPTREE_NONE, id)
+                           : TP_OPTREE_NONE;
+    tp_lifeunit_op_begin(depth, id);
+    stack.depth = depth + 1;
     tp_thread_note();
     if (tp_unlikely(!tp_ops_first_ns()))
         tp_ops_note_first();
     f->hooks0 = tp_cyg_hooks;
     /* One reading for the wall-clock words and the op's own times: on one thread they agree */
     uint64_t t = tp_ticks();
-    f->rec = tp_op_rec(id);
-    f->in_wall = !f->recursive && tp_wall_enter(&f->rec->in_total, t);
+    struct tp_op_rec *r = tp_op_rec(id);
+    f->rec = r;
+    f->in_wall = !recursive && tp_wall_enter(&r->in_total, t);
     f->t0 = t;
-    if (stack.depth == 1) /* the heap over time: a point where the clock is read anyway */
+    if (depth == 0) /* the heap over time: a point where the clock is read anyway */
         tp_series_heap(id, t);
     return 1;
 }
