@@ -331,13 +331,15 @@ _Static_assert(LOCAL_BITS == 9 && COUNT_MASK == 255 && HAS_WORK == 0x20000000 &&
 
 /* The slow path, with the registers the entry saved (DWARF numbering, track/argloc.h): regs[7]
  * is the instrumented function's stack pointer at its call of the hook (the hook's CFA), regs[16]
- * the hook's return address. */
+ * the hook's return address; and the decision when the entry found it (an op's, > 0). */
 TP_NOINSTR __attribute__((visibility("hidden"), used)) void tp_cyg_enter_regs(uintptr_t fn,
                                                                               uintptr_t site,
-                                                                              uint64_t *regs)
+                                                                              uint64_t *regs,
+                                                                              uint32_t known)
 {
     (void)site;
-    uint32_t d = decision_of(fn);
+    /* known: the op decision the entry found in this thread's cache, 0 when it found none */
+    uint32_t d = known ? known : decision_of(fn);
     if ((int32_t)d <= 0) {
         tp_demote_tcount[d & COUNT_MASK]++;
         tp_cyg_hooks++;
@@ -367,10 +369,10 @@ __asm__("    .text\n"
         "    movq local_cache@gottpoff(%rip), %r11\n"
         "    addq %fs:0, %r11\n"
         "    cmpq %rdi, (%r11,%rax)\n"
-        "    jne 1f\n"
+        "    jne 4f\n"
         "    movl 12(%r11,%rax), %r10d\n"
         "    cmpl gen(%rip), %r10d\n"
-        "    jne 1f\n"
+        "    jne 4f\n"
         "    movl 8(%r11,%rax), %eax\n"
         "    testl %eax, %eax\n"
         "    jg 3f\n"
@@ -383,7 +385,8 @@ __asm__("    .text\n"
         "    ret\n"
         /* an op with no work entry (HAS_WORK clear): only the stack pointer and the return
          * address are read, the other slots are left as they are */
-        "3:  testl $0x20000000, %eax\n"
+        "3:  movl %eax, %r10d\n" /* the decision, for the slow path (4th argument) */
+        "    testl $0x20000000, %eax\n"
         "    jnz 1f\n"
         "    subq $136, %rsp\n"
         "    .cfi_adjust_cfa_offset 136\n"
@@ -392,10 +395,12 @@ __asm__("    .text\n"
         "    movq 136(%rsp), %rax\n"
         "    movq %rax, 128(%rsp)\n"
         "    movq %rsp, %rdx\n"
+        "    movl %r10d, %ecx\n"
         "    call tp_cyg_enter_regs\n"
         "    addq $136, %rsp\n"
         "    .cfi_adjust_cfa_offset -136\n"
         "    ret\n"
+        "4:  xorl %r10d, %r10d\n" /* not in this thread's cache: the slow path looks it up */
         "1:  subq $136, %rsp\n"
         "    .cfi_adjust_cfa_offset 136\n"
         "    movq %rax, 0(%rsp)\n"
@@ -418,6 +423,7 @@ __asm__("    .text\n"
         "    movq 136(%rsp), %rax\n"
         "    movq %rax, 128(%rsp)\n"
         "    movq %rsp, %rdx\n"
+        "    movl %r10d, %ecx\n"
         "    call tp_cyg_enter_regs\n"
         "    addq $136, %rsp\n"
         "    .cfi_adjust_cfa_offset -136\n"
