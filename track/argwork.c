@@ -160,6 +160,23 @@ static __attribute__((noinline)) const struct slot *other_slot(uintptr_t fn, uin
     return s;
 }
 
+/* New values for the memo: the formulas run, the shape is built. 0 when a formula fails. */
+static __attribute__((noinline)) int remember(const struct slot *s, int64_t *v)
+{
+    for (int i = s->set.n; i < TP_WORK_MAX_VARS; i++)
+        v[i] = 0;
+    last.valid = 0;
+    if (tp_work_eval(s->w, v, &last.flops, &last.bytes) < 0) {
+        atomic_fetch_add_explicit(&failed, 1, memory_order_relaxed);
+        return 0;
+    }
+    memcpy(last.v, v, sizeof last.v);
+    fill_shape(s->w, v, &last.shape);
+    last.shape.token = ++tokens; /* a key of its own until the values change */
+    last.valid = 1;
+    return 1;
+}
+
 int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t *flops,
                      uint64_t *bytes, struct tp_shape_key *shape)
 {
@@ -176,19 +193,8 @@ int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t 
     uint64_t differ = !last.valid;
     for (int i = 0; i < n; i++)
         differ |= (uint64_t)(last.v[i] ^ v[i]);
-    if (differ) {
-        for (int i = n; i < TP_WORK_MAX_VARS; i++)
-            v[i] = 0;
-        last.valid = 0;
-        if (tp_work_eval(s->w, v, &last.flops, &last.bytes) < 0) {
-            atomic_fetch_add_explicit(&failed, 1, memory_order_relaxed);
-            return 0;
-        }
-        memcpy(last.v, v, sizeof v);
-        fill_shape(s->w, v, &last.shape);
-        last.shape.token = ++tokens; /* a key of its own until the values change */
-        last.valid = 1;
-    }
+    if (differ && !remember(s, v))
+        return 0;
     *flops = last.flops;
     *bytes = last.bytes;
     *shape = last.shape;
