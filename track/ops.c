@@ -2,8 +2,10 @@
  * report of them).
  *
  * Every way an op is seen ends in tp_op_begin/tp_op_end. Durations are measured in ticks
- * (common/clock.h) and become nanoseconds only in the report. Counters are atomics: ops run on many
- * threads at once (OpenMP regions, OpenBLAS pools). The stack is in initial-exec TLS, fixed depth.
+ * (common/clock.h) and become nanoseconds only in the report. Ops run on many threads at once
+ * (OpenMP regions, OpenBLAS pools): an op's figures are written by its owner thread with plain
+ * stores and by the others with atomics, into figures of their own (track/ops_table.h). The stack
+ * is in initial-exec TLS, fixed depth.
  *
  * Self time is total time minus the time of the ops nested inside it. An op that recurses into
  * itself counts every call, but adds to its total only at the outermost level, so its total is
