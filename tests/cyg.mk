@@ -185,7 +185,6 @@ tests_victims_v_dkn_plt_LDADD = tests/victims/libtpdkn.so
 V_DKN_SRC = $(srcdir)/tests/victims/v_dkn.c $(srcdir)/tests/victims/libtpdkn.c
 V_DKN_DEP = $(V_DKN_SRC) $(srcdir)/tests/victims/v_dkn.h
 check_DATA += tests/victims/v_dkn_O0 tests/victims/v_dkn_O2 tests/victims/v_dkn_O3
-CLEANFILES += tests/victims/v_dkn_O0 tests/victims/v_dkn_O2 tests/victims/v_dkn_O3
 tests/victims/v_dkn_O0: $(V_DKN_DEP)
 	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O0 -o $@ $(V_DKN_SRC)
 tests/victims/v_dkn_O2: $(V_DKN_DEP)
