@@ -210,7 +210,7 @@ static void count_from_now(uintptr_t fn, int id)
     tp_cyg_hooks++;
 }
 
-static void end_side(const struct side *s)
+static inline __attribute__((always_inline)) void end_side(const struct side *s)
 {
     int id = (int)(s->decision & ID_MASK) - 1;
     if (s->pushed) {

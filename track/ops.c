@@ -169,8 +169,8 @@ static int add_shape(struct tp_op_rec *r, int own, const struct tp_shape_key *k,
 
 /* Close frame i (the top of the stack) at time t. Returns its duration, TP_OP_NO_TIME when it
  * recursed into an open call of the same op. */
-static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shape_key *shape,
-                          int skipped)
+static inline __attribute__((always_inline)) uint64_t close_top_inline(
+    uint64_t t, uint64_t fl, uint64_t by, const struct tp_shape_key *shape, int skipped)
 {
     /* The frame's fields are read once, into locals: the figures' stores below may alias them
      * as far as the compiler knows, and a signal handler's op may reuse the slot. */
@@ -245,6 +245,13 @@ static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_
     return recursive ? TP_OP_NO_TIME : dur;
 }
 
+/* The frames a longjmp skipped are closed out of line; a call's own end, inline in tp_op_end. */
+static __attribute__((noinline)) uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by,
+                                                    const struct tp_shape_key *shape, int skipped)
+{
+    return close_top_inline(t, fl, by, shape, skipped);
+}
+
 int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
 {
     if (id < 0 || !tp_running() || tp_guard)
@@ -317,7 +324,7 @@ uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t
     }
     while (stack.depth - 1 > i)
         close_top(t, 0, 0, NULL, 1);
-    return close_top(t, flops, bytes, shape, 0);
+    return close_top_inline(t, flops, bytes, shape, 0);
 }
 
 int tp_op_depth(void)
