@@ -121,7 +121,8 @@ static unsigned shape_gen;
 /* A slot another thread (or an interrupted caller on this one: a signal handler) is still
  * filling is skipped, never waited for; the same key may then get a second slot, and the report
  * adds such slots up. */
-static void add_to_slot(struct tp_shape_rec *s, int own, uint64_t ticks, uint64_t fl, uint64_t by)
+static inline void add_to_slot(struct tp_shape_rec *s, int own, uint64_t ticks, uint64_t fl,
+                               uint64_t by)
 {
     ADD(s, own, calls, 1);
     ADD(s, own, ticks, ticks);
