@@ -140,6 +140,10 @@ static void add_dd(_Atomic uint64_t *hi, _Atomic uint64_t *lo, double x, double 
 static inline void square(double x, double *p, double *e)
 {
     *p = x * x;
+    if (x > -67108864.0 && x < 67108864.0) { /* |x| < 2^26: the square has 52 bits, exact */
+        *e = 0;
+        return;
+    }
 #ifdef __FP_FAST_FMA
     *e = __builtin_fma(x, x, -*p);
 #else
@@ -187,6 +191,51 @@ void tp_histo_add(struct tp_histo *h, uint64_t v)
     double p, e;
     square(diff(v, shift_of(stored)), &p, &e);
     add_dd(&h->sq_hi, &h->sq_lo, p, e);
+}
+
+/* The same for a histogram only one thread adds to (tp_histo_add_own): no locked instruction,
+ * the same result. A reader on another thread sees each word whole (aligned 8-byte stores), as
+ * it would between two locked adds. */
+static inline void bump(_Atomic uint64_t *a, uint64_t v)
+{
+    atomic_store_explicit(a, atomic_load_explicit(a, memory_order_relaxed) + v,
+                          memory_order_relaxed);
+}
+
+static void add_dd_own(_Atomic uint64_t *hi, _Atomic uint64_t *lo, double x, double err)
+{
+    double a = bits_to_d(atomic_load_explicit(hi, memory_order_relaxed)), s = a + x;
+    atomic_store_explicit(hi, d_to_bits(s), memory_order_relaxed);
+    double bv = s - a;
+    double e = (a - (s - bv)) + (x - bv) + err; /* TwoSum (Knuth), as add_dd */
+    if (e != 0)
+        atomic_store_explicit(
+            lo, d_to_bits(bits_to_d(atomic_load_explicit(lo, memory_order_relaxed)) + e),
+            memory_order_relaxed);
+}
+
+void tp_histo_add_own(struct tp_histo *h, uint64_t v)
+{
+    bump(&h->b[bucket_of(v)], 1);
+    uint64_t i = atomic_load_explicit(&h->n, memory_order_relaxed);
+    tp_keep_add(h->kept, i, v);
+    atomic_store_explicit(&h->n, i + 1, memory_order_relaxed);
+    if (v < atomic_load_explicit(&h->min, memory_order_relaxed))
+        atomic_store_explicit(&h->min, v, memory_order_relaxed);
+    if (v > atomic_load_explicit(&h->max, memory_order_relaxed))
+        atomic_store_explicit(&h->max, v, memory_order_relaxed);
+    uint64_t old = atomic_load_explicit(&h->sum_lo, memory_order_relaxed);
+    atomic_store_explicit(&h->sum_lo, old + v, memory_order_relaxed);
+    if (old + v < old)
+        bump(&h->sum_hi, 1);
+    uint64_t stored = atomic_load_explicit(&h->shift, memory_order_relaxed);
+    if (stored == 0) {
+        stored = v == UINT64_MAX ? v : v + 1;
+        atomic_store_explicit(&h->shift, stored, memory_order_relaxed);
+    }
+    double p, e;
+    square(diff(v, shift_of(stored)), &p, &e);
+    add_dd_own(&h->sq_hi, &h->sq_lo, p, e);
 }
 
 /* The exact sum, read so that a carry in flight between the two words is not seen half-done. */

@@ -84,6 +84,17 @@ static TP_TLS struct side side[SIDE_MAX];
 static TP_TLS int side_depth;
 static TP_TLS int side_over; /* calls past SIDE_MAX still open: their exits are not ours */
 
+/* This thread's errno, whose address never changes: found once, not with a call per hook. */
+static TP_TLS int *errno_at;
+
+static inline int *errno_p(void)
+{
+    int *p = errno_at;
+    if (tp_unlikely(!p))
+        errno_at = p = &errno;
+    return p;
+}
+
 static inline uint32_t hash_bits(uintptr_t fn, int bits)
 {
     return (uint32_t)(((uint64_t)fn * 0x9E3779B97F4A7C15ull) >> (64 - bits));
@@ -149,7 +160,7 @@ static uint32_t miss(uintptr_t fn)
 {
     if (!tp_running() || tp_guard || !global)
         return SKIP;
-    int e = errno;
+    int *ep = errno_p(), e = *ep;
     if (tp_unlikely(!atomic_load_explicit(&calibrated, memory_order_relaxed)))
         calibrate();
     uint32_t g = atomic_load_explicit(&gen, memory_order_acquire);
@@ -160,7 +171,7 @@ static uint32_t miss(uintptr_t fn)
     l->fn = fn;
     l->decision = d;
     l->gen = g;
-    errno = e;
+    *ep = e;
     return d;
 }
 
@@ -199,7 +210,7 @@ static void count_from_now(uintptr_t fn, int id)
     tp_cyg_hooks++;
 }
 
-static void end_side(const struct side *s)
+static inline __attribute__((always_inline)) void end_side(const struct side *s)
 {
     int id = (int)(s->decision & ID_MASK) - 1;
     if (s->pushed) {
@@ -225,7 +236,7 @@ static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
     uintptr_t sp = regs[7];
     if (!tp_running() || tp_guard)
         return;
-    int e = errno;
+    int *ep = errno_p(), e = *ep;
     /* A function still running is at or above the stack pointer of everything it calls — at it,
      * for a function inlined into its caller, whose hooks run in the caller's frame. An entry
      * strictly below this call's was left. (The op stack gets sp 0 for these frames: its own
@@ -243,7 +254,7 @@ static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
         int id = (int)(d & ID_MASK) - 1;
         if (id >= 0 && !(d & IS_STEP) && tp_demote_slot(id)) {
             count_from_now(fn, id); /* demoted since this thread cached its decision */
-            errno = e;
+            *ep = e;
             return;
         }
         /* A function both instrumented and hooked through the PLT is one call, not two. */
@@ -258,7 +269,7 @@ static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
         side_over++;
         atomic_fetch_add_explicit(&side_full, 1, memory_order_relaxed);
     }
-    errno = e;
+    *ep = e;
 }
 
 static void op_exit(uintptr_t fn)
@@ -269,7 +280,7 @@ static void op_exit(uintptr_t fn)
     }
     if (side_depth == 0)
         return;
-    int e = errno;
+    int *ep = errno_p(), e = *ep;
     /* The topmost entry of fn is this call: entries above it were left by longjmp out of the
      * functions fn called. (The exit hook's stack pointer cannot tell more: an exit hook reached
      * by a tail jump has a higher one than the enter hook had, one after alloca a lower.) */
@@ -282,13 +293,22 @@ static void op_exit(uintptr_t fn)
         side_depth--;
         end_side(&side[i]);
     }
-    errno = e;
+    *ep = e;
 }
 
 /* Everything but a cache hit on a non-op function: kept out of line so that the exit hook stays
  * a leaf function without a frame. */
 static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
 {
+    /* The exit of the innermost call this thread pushed: fn's decision was an op or the step
+     * when it was pushed, and a demotion since applies to its later calls only. */
+    if (tp_likely(side_over == 0 && side_depth > 0 && side[side_depth - 1].fn == fn &&
+                  tp_running())) {
+        int *ep = errno_p(), e = *ep;
+        end_side(&side[--side_depth]);
+        *ep = e;
+        return;
+    }
     uint32_t d = decision_of(fn);
     if ((int32_t)d <= 0)
         tp_cyg_hooks++;
@@ -304,19 +324,22 @@ static TP_NOINSTR __attribute__((noinline)) void slow_exit(uintptr_t fn)
                (l)->gen == atomic_load_explicit(&gen, memory_order_relaxed)))
 
 /* The entry below reads these by name and offset. */
-_Static_assert(LOCAL_BITS == 9 && COUNT_MASK == 255 && sizeof(struct local) == 16 &&
-                   offsetof(struct local, decision) == 8 && offsetof(struct local, gen) == 12,
+_Static_assert(LOCAL_BITS == 9 && COUNT_MASK == 255 && HAS_WORK == 0x20000000 &&
+                   sizeof(struct local) == 16 && offsetof(struct local, decision) == 8 &&
+                   offsetof(struct local, gen) == 12,
                "__cyg_profile_func_enter's fast path hard-codes the cache layout");
 
 /* The slow path, with the registers the entry saved (DWARF numbering, track/argloc.h): regs[7]
  * is the instrumented function's stack pointer at its call of the hook (the hook's CFA), regs[16]
- * the hook's return address. */
+ * the hook's return address; and the decision when the entry found it (an op's, > 0). */
 TP_NOINSTR __attribute__((visibility("hidden"), used)) void tp_cyg_enter_regs(uintptr_t fn,
                                                                               uintptr_t site,
-                                                                              uint64_t *regs)
+                                                                              uint64_t *regs,
+                                                                              uint32_t known)
 {
     (void)site;
-    uint32_t d = decision_of(fn);
+    /* known: the op decision the entry found in this thread's cache, 0 when it found none */
+    uint32_t d = known ? known : decision_of(fn);
     if ((int32_t)d <= 0) {
         tp_demote_tcount[d & COUNT_MASK]++;
         tp_cyg_hooks++;
@@ -330,7 +353,9 @@ TP_NOINSTR __attribute__((visibility("hidden"), used)) void tp_cyg_enter_regs(ui
  * slow path finds every other register as the instrumented function had it at its call of the
  * hook: the work of an op comes from its parameters, which may be in any of them (the DWARF
  * never places one in those three there: track/argloc.c). The registers are saved in DWARF
- * order; on entry %rsp is 8 off the 16-byte alignment of a call, and 17 slots restore it. */
+ * order, for an op whose decision has HAS_WORK or a function not decided in this thread's cache
+ * yet; an op without a work entry gets only the two slots it reads (regs[7], regs[16]). On
+ * entry %rsp is 8 off the 16-byte alignment of a call, and 17 slots restore it. */
 __asm__("    .text\n"
         "    .p2align 4\n"
         "    .globl __cyg_profile_func_enter\n"
@@ -344,13 +369,13 @@ __asm__("    .text\n"
         "    movq local_cache@gottpoff(%rip), %r11\n"
         "    addq %fs:0, %r11\n"
         "    cmpq %rdi, (%r11,%rax)\n"
-        "    jne 1f\n"
+        "    jne 4f\n"
         "    movl 12(%r11,%rax), %r10d\n"
         "    cmpl gen(%rip), %r10d\n"
-        "    jne 1f\n"
+        "    jne 4f\n"
         "    movl 8(%r11,%rax), %eax\n"
         "    testl %eax, %eax\n"
-        "    jg 1f\n"
+        "    jg 3f\n"
         "    je 2f\n"
         "    andl $255, %eax\n"
         "    movq tp_demote_tcount@gottpoff(%rip), %r11\n"
@@ -358,6 +383,16 @@ __asm__("    .text\n"
         "2:  movq tp_cyg_hooks@gottpoff(%rip), %r11\n"
         "    addq $1, %fs:(%r11)\n"
         "    ret\n"
+        /* an op with no work entry (HAS_WORK clear): only the stack pointer and the return
+         * address are read, the other slots are left as they are */
+        "3:  movl %eax, %r10d\n" /* the decision, for the slow path (4th argument) */
+        "    testl $0x20000000, %eax\n"
+        "    jnz 1f\n"
+        "    subq $136, %rsp\n"
+        "    .cfi_adjust_cfa_offset 136\n"
+        "    jmp 5f\n"
+        "    .cfi_adjust_cfa_offset -136\n"
+        "4:  xorl %r10d, %r10d\n" /* not in this thread's cache: the slow path looks it up */
         "1:  subq $136, %rsp\n"
         "    .cfi_adjust_cfa_offset 136\n"
         "    movq %rax, 0(%rsp)\n"
@@ -367,8 +402,6 @@ __asm__("    .text\n"
         "    movq %rsi, 32(%rsp)\n"
         "    movq %rdi, 40(%rsp)\n"
         "    movq %rbp, 48(%rsp)\n"
-        "    leaq 144(%rsp), %rax\n"
-        "    movq %rax, 56(%rsp)\n"
         "    movq %r8, 64(%rsp)\n"
         "    movq %r9, 72(%rsp)\n"
         "    movq %r10, 80(%rsp)\n"
@@ -377,9 +410,12 @@ __asm__("    .text\n"
         "    movq %r13, 104(%rsp)\n"
         "    movq %r14, 112(%rsp)\n"
         "    movq %r15, 120(%rsp)\n"
+        "5:  leaq 144(%rsp), %rax\n"
+        "    movq %rax, 56(%rsp)\n"
         "    movq 136(%rsp), %rax\n"
         "    movq %rax, 128(%rsp)\n"
         "    movq %rsp, %rdx\n"
+        "    movl %r10d, %ecx\n"
         "    call tp_cyg_enter_regs\n"
         "    addq $136, %rsp\n"
         "    .cfi_adjust_cfa_offset -136\n"

@@ -65,6 +65,13 @@ void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint6
     free(o->bound);
     o->attainable_gflops = 0;
     o->efficiency = 0;
+    if (o->flops == 0 && o->bytes > 0 && peak_gbps > 0) {
+        /* data movement (im2col): no FLOPs to rate, so its efficiency is the bandwidth it
+         * reached against the machine's, as for any memory-bound op (GFLOP/s over AI x GB/s) */
+        o->bound = strdup("memory");
+        o->efficiency = ratio((double)o->bytes, (double)o->total_ns) / peak_gbps;
+        return;
+    }
     if (o->flops == 0 || o->bytes == 0 || peak_gflops == 0 || peak_gbps == 0) {
         o->bound = strdup("unknown");
         return;
@@ -304,6 +311,11 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                           " and runs faster than this machine's peaks allow (%s of them at its "
                           "arithmetic intensity, %s-bound): %s",
                           pct(d->efficiency, p, sizeof p), d->bound, why);
+        else if (!d->flops)
+            tp_buf_printf(t,
+                          " and only moves data, at %s of this machine's memory bandwidth "
+                          "(memory-bound)",
+                          pct(d->efficiency, p, sizeof p));
         else
             tp_buf_printf(t,
                           " and runs at %s of what this machine can do at its arithmetic "

@@ -111,6 +111,19 @@ START_TEST(test_roofline_unknown)
     ck_assert(o.gflops == 3.0 && o.intensity == 0);
     ck_assert_str_eq(o.bound, "unknown");
     free(o.bound);
+    /* Bytes and no FLOPs (a data movement: im2col): memory-bound, its efficiency the bandwidth
+     * reached, 4000 bytes in 1000 ns = 4 GB/s of 10; without a bandwidth peak, unknown. */
+    o = one(1000, 0, 4000);
+    tp_op_roofline(&o, 100, 10, 1000);
+    ck_assert_str_eq(o.bound, "memory");
+    ck_assert(o.gflops == 0 && o.intensity == 0 && o.attainable_gflops == 0);
+    ck_assert(fabs(o.efficiency - 0.4) < 1e-12);
+    free(o.bound);
+    o = one(1000, 0, 4000);
+    tp_op_roofline(&o, 100, 0, 1000);
+    ck_assert_str_eq(o.bound, "unknown");
+    ck_assert(o.efficiency == 0);
+    free(o.bound);
     /* Peaks unknown (0), or not numbers: no bound, but rate and intensity stand. */
     double bad[][2] = {{0, 10}, {100, 0}, {0, 0}, {NAN, 10}, {100, NAN}, {INFINITY, 10}, {-1, 10}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -84,11 +84,14 @@ static void check_dist(uint64_t *v, size_t n)
     /* The median's interval: order statistics of ranks floor(n/2 - 1.96 sqrt(n)/2) and
      * ceil(1 + n/2 + 1.96 sqrt(n)/2): exact while every value is kept (and so is every
      * quantile); past that, an enclosure at most a bucket (1/64) wider at each end. */
-    double half = 1.959964 * sqrt((double)n) / 2, jl = floor(n / 2.0 - half), jh = ceil(n / 2.0 + half + 1);
+    double half = 1.959964 * sqrt((double)n) / 2, jl = floor(n / 2.0 - half),
+           jh = ceil(n / 2.0 + half + 1);
     uint64_t lo = v[jl < 1 ? 0 : (size_t)jl - 1], hi = v[jh > n ? n - 1 : (size_t)jh - 1];
     if (n <= 4096) {
-        ck_assert_msg(l.p50_ci_lo == (double)lo, "ci lo %f want %lu", l.p50_ci_lo, (unsigned long)lo);
-        ck_assert_msg(l.p50_ci_hi == (double)hi, "ci hi %f want %lu", l.p50_ci_hi, (unsigned long)hi);
+        ck_assert_msg(l.p50_ci_lo == (double)lo, "ci lo %f want %lu", l.p50_ci_lo,
+                      (unsigned long)lo);
+        ck_assert_msg(l.p50_ci_hi == (double)hi, "ci hi %f want %lu", l.p50_ci_hi,
+                      (unsigned long)hi);
         for (int i = 0; i <= 1000; i++)
             ck_assert_uint_eq(tp_histo_quantile(h, i / 1000.0), exact_q(v, n, i / 1000.0));
     } else {
@@ -214,8 +217,8 @@ START_TEST(test_every_range)
             tp_histo_add(h, UINT64_MAX);
             uint64_t got = tp_histo_quantile(h, 0.5);
             uint64_t err = got > v ? got - v : v - got;
-            ck_assert_msg(err <= v / 128 + (v < 64 ? 0 : 1), "v=%llu got %llu", (unsigned long long)v,
-                          (unsigned long long)got);
+            ck_assert_msg(err <= v / 128 + (v < 64 ? 0 : 1), "v=%llu got %llu",
+                          (unsigned long long)v, (unsigned long long)got);
         }
     }
     tp_histo_destroy(h);
@@ -295,6 +298,33 @@ START_TEST(test_merge_exact)
 }
 END_TEST
 
+/* A histogram one thread adds to (tp_histo_add_own, the op owner's) gives exactly the figures
+ * of the locked adds: an outlier first (the shift), then a spread whose squares' sum needs the
+ * low double, past the 4,096 values kept, with the largest value. */
+START_TEST(test_add_own_same)
+{
+    struct tp_histo *a = tp_histo_new(), *b = tp_histo_new();
+    for (uint64_t i = 0; i < 9000; i++) {
+        uint64_t x = i == 0 ? 5000000000ull : i == 8999 ? UINT64_MAX : 100 + next() % 100000;
+        tp_histo_add(a, x);
+        tp_histo_add_own(b, x);
+        if (i == 10 || i == 4095 || i == 8998) {
+            struct tp_latency la, lb;
+            tp_histo_summary(a, &la);
+            tp_histo_summary(b, &lb);
+            ck_assert_uint_eq(la.n, lb.n);
+            ck_assert(la.min == lb.min && la.max == lb.max && la.p50 == lb.p50 &&
+                      la.p95 == lb.p95 && la.p99 == lb.p99);
+            ck_assert(la.mean == lb.mean && la.stddev == lb.stddev);
+            ck_assert(la.p50_ci_lo == lb.p50_ci_lo && la.p50_ci_hi == lb.p50_ci_hi);
+        }
+    }
+    ck_assert(memcmp(a, b, tp_histo_bytes()) == 0);
+    tp_histo_destroy(a);
+    tp_histo_destroy(b);
+}
+END_TEST
+
 /* The median's interval covers the true median about 95% of the time. */
 START_TEST(test_median_ci_coverage)
 {
@@ -338,7 +368,8 @@ START_TEST(test_concurrent)
     ck_assert(l.mean == 601.0); /* (599.5 + 1.5), exactly */
     /* Four shifted copies of 0..999: variance = (1000^2 - 1)/12 + var{0,1,2,3} (1.25), n-1. */
     double var = ((1e6 - 1) / 12 + 1.25) * 1e6 / (1e6 - 1);
-    ck_assert_msg(fabs(l.stddev - sqrt(var)) < 1e-9 * sqrt(var), "sd %.12f want %.12f", l.stddev, sqrt(var));
+    ck_assert_msg(fabs(l.stddev - sqrt(var)) < 1e-9 * sqrt(var), "sd %.12f want %.12f", l.stddev,
+                  sqrt(var));
     /* Every value 100..1102 is below 64 * 2^5: buckets of width <= 32; p50 of a 4x-uniform. */
     ck_assert(fabs((double)l.p50 - 601) <= 601 * 0.01);
     tp_histo_destroy(shared);
@@ -354,7 +385,8 @@ static void assert_same(struct tp_histo *a, struct tp_histo *b)
     ck_assert_uint_eq(la.min, lb.min);
     ck_assert_uint_eq(la.max, lb.max);
     ck_assert(la.mean == lb.mean);
-    ck_assert_msg(fabs(la.stddev - lb.stddev) <= 1e-12 * lb.stddev, "%.17g %.17g", la.stddev, lb.stddev);
+    ck_assert_msg(fabs(la.stddev - lb.stddev) <= 1e-12 * lb.stddev, "%.17g %.17g", la.stddev,
+                  lb.stddev);
     ck_assert(la.p50_ci_lo == lb.p50_ci_lo && la.p50_ci_hi == lb.p50_ci_hi);
     for (int i = 0; i <= 1000; i++)
         ck_assert_uint_eq(tp_histo_quantile(a, i / 1000.0), tp_histo_quantile(b, i / 1000.0));
@@ -405,6 +437,7 @@ int main(void)
     tcase_add_test(tc, test_median_ci_coverage);
     tcase_add_test(tc, test_concurrent);
     tcase_add_test(tc, test_merge);
+    tcase_add_test(tc, test_add_own_same);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/workspec.h"
 #include "track/heap.h"
 #include "track/runtime.h"
 #include "track/sites.h"
@@ -376,6 +377,7 @@ START_TEST(test_work_and_shapes)
     k1.transa = k2.transa = 'N', k1.transb = k2.transb = 'T', k1.layout = k2.layout = 'R';
     k1.side = k2.side = 0, k1.uplo = k2.uplo = 0;
     k1.named = k2.named = NULL; /* a BLAS shape: more[] is not compared */
+    k1.token = k2.token = 0;    /* no thread's number for it */
     struct tp_shape_key tri = {10, 20, 0, 'T', 0, 'C', 'R', 'L'}, vec = {0, 4096};
     for (int i = 0; i < 3; i++) {
         tp_op_begin(a, 0, 0);
@@ -416,6 +418,34 @@ START_TEST(test_work_and_shapes)
     }
     ck_assert_uint_eq(calls, 5);
     ck_assert_uint_eq(tot, o->total_ns);
+}
+END_TEST
+
+/* A key with a token (a work entry's, track/argwork.c) finds the slot its token went to last
+ * without a compare; another token, or a fork in between, searches again. */
+START_TEST(test_shape_tokens)
+{
+    setup_ops(16, 0);
+    int a = tp_op_intern("kern", "op", TP_SRC_INSTR);
+    static const struct tp_work_fn w;
+    struct tp_shape_key k1 = {4, 5, 6}, k2 = {7, 8, 9};
+    k1.named = k2.named = &w;
+    k1.more[0] = 1, k2.more[0] = 2;
+    k1.token = 1, k2.token = 2;
+    int order[] = {1, 1, 2, 1, 2, 2, 2, 1};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        tp_op_begin(a, 0, 0);
+        tp_op_end(a, 0, 0, order[i], 10, order[i] == 1 ? &k1 : &k2);
+    }
+    collect();
+    const struct tp_op *o = op("kern");
+    ck_assert_uint_eq(o->nshapes, 2);
+    for (size_t i = 0; i < 2; i++) {
+        const struct tp_shape *s = &o->shapes[i];
+        ck_assert_uint_eq(s->calls, 4);
+        ck_assert_uint_eq(s->flops, s->m == 4 ? 4 : 8);
+        ck_assert_uint_eq(s->bytes, 40);
+    }
 }
 END_TEST
 
@@ -769,6 +799,7 @@ int main(void)
     tcase_add_loop_test(tc, test_warmup, 0, 3);
     tcase_add_test(tc, test_work_and_shapes);
     tcase_add_test(tc, test_shape_table_full);
+    tcase_add_test(tc, test_shape_tokens);
     tcase_add_test(tc, test_alloc_attribution);
     tcase_add_test(tc, test_step_marks);
     tcase_add_test(tc, test_step_function);

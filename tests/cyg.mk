@@ -172,3 +172,24 @@ EXTRA_DIST += tests/cxx_names.sh
 # The heap over time on every run: points at op calls and steps with their ops, ticks without.
 TESTS += tests/heap_series.sh
 EXTRA_DIST += tests/heap_series.sh
+# The built-in work entries of darknet's gemm and im2col_cpu, on a library exporting them by
+# darknet's names (through the PLT) and on the same code built with -finstrument-functions.
+check_PROGRAMS += tests/victims/libtpdkn.so tests/victims/v_dkn_plt
+tests_victims_libtpdkn_so_SOURCES = tests/victims/libtpdkn.c tests/victims/v_dkn.h
+tests_victims_libtpdkn_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpdkn_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpdkn.so
+tests_victims_v_dkn_plt_SOURCES = tests/victims/v_dkn.c tests/victims/v_dkn.h
+tests_victims_v_dkn_plt_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_dkn_plt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_dkn_plt_LDADD = tests/victims/libtpdkn.so
+V_DKN_SRC = $(srcdir)/tests/victims/v_dkn.c $(srcdir)/tests/victims/libtpdkn.c
+V_DKN_DEP = $(V_DKN_SRC) $(srcdir)/tests/victims/v_dkn.h
+check_DATA += tests/victims/v_dkn_O0 tests/victims/v_dkn_O2 tests/victims/v_dkn_O3
+tests/victims/v_dkn_O0: $(V_DKN_DEP)
+	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O0 -o $@ $(V_DKN_SRC)
+tests/victims/v_dkn_O2: $(V_DKN_DEP)
+	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O2 -o $@ $(V_DKN_SRC)
+tests/victims/v_dkn_O3: $(V_DKN_DEP)
+	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O3 -o $@ $(V_DKN_SRC)
+TESTS += tests/work_builtin.sh
+EXTRA_DIST += tests/work_builtin.sh

@@ -127,11 +127,15 @@ static const char *int_type(Dwarf_Die *param, struct tp_argloc *l)
         l->is_signed = 0;
     } else if (tag == DW_TAG_base_type &&
                tp_dw.dwarf_formudata(tp_dw.dwarf_attr(&t, DW_AT_encoding, &a), &enc) == 0 &&
+               enc == DW_ATE_float && (size == 4 || size == 8)) {
+        l->is_float = 1; /* darknet's gemm(..., float BETA, ...): nz(BETA) */
+    } else if (tag == DW_TAG_base_type &&
+               tp_dw.dwarf_formudata(tp_dw.dwarf_attr(&t, DW_AT_encoding, &a), &enc) == 0 &&
                (enc == DW_ATE_signed || enc == DW_ATE_signed_char || enc == DW_ATE_unsigned ||
                 enc == DW_ATE_unsigned_char || enc == DW_ATE_boolean)) {
         l->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
     } else {
-        return "it is not an integer";
+        return "it is not an integer or a float";
     }
     l->size = (uint8_t)size;
     return NULL;
@@ -231,7 +235,12 @@ static const char *locate(Dwarf_Die *die, const char *name, Dwarf_Addr pc, uint8
         if (!tp_dw.dwarf_attr(&c, DW_AT_location, &a) ||
             tp_dw.dwarf_getlocation_addr(&a, pc, &e, &len, 1) != 1 || len == 0)
             return "it has no location at the hook's call (optimised away)";
-        return decode(e, len, fb_reg, fb_off, fb_ok, l);
+        why = decode(e, len, fb_reg, fb_off, fb_ok, l);
+        /* a float lives past the hook's call in memory (every vector register is the callee's
+         * to clobber); a register or a computed value would be an integer's reading of it */
+        if (!why && l->is_float && l->kind != TP_ARG_MEM && l->kind != TP_ARG_CFA)
+            why = "it is a float that is not in memory at the hook's call";
+        return why;
     } while (tp_dw.dwarf_siblingof(&c, &c) == 0);
     return "no parameter has that name";
 }
@@ -284,6 +293,14 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
         snprintf(why, n, "no call frame information at the enter hook's call");
         return -1;
     }
+    /* a slot off the CFA is one off the register the CFA is computed from: one kind fewer for
+     * every call to tell apart */
+    for (int i = 0; i < w->nvars; i++)
+        if (out->loc[i].kind == TP_ARG_CFA) {
+            out->loc[i].kind = TP_ARG_MEM;
+            out->loc[i].reg = out->cfa_reg;
+            out->loc[i].off += out->cfa_off;
+        }
     out->n = w->nvars;
     return 0;
 }
@@ -351,27 +368,8 @@ int tp_argloc_params(uintptr_t fn, struct tp_work_param *out, int *n, char *why,
     return 0;
 }
 
-void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals)
+int64_t tp_argloc_float(uint64_t raw, uint8_t size)
 {
-    uint64_t cfa = regs[a->cfa_reg] + (uint64_t)a->cfa_off;
-    for (int i = 0; i < a->n; i++) {
-        const struct tp_argloc *l = &a->loc[i];
-        uint64_t v;
-        /* A stack slot is read 8 bytes wide, and the value's own bytes (the low ones) kept: the
-         * bytes above a slot are more of the same stack. */
-        if (l->kind == TP_ARG_REG)
-            v = regs[l->reg];
-        else if (l->kind == TP_ARG_MEM)
-            memcpy(&v, (const void *)(regs[l->reg] + (uint64_t)l->off), sizeof v);
-        else if (l->kind == TP_ARG_CFA)
-            memcpy(&v, (const void *)(cfa + (uint64_t)l->off), sizeof v);
-        else if (l->kind == TP_ARG_SUM)
-            v = regs[l->reg] + (uint64_t)l->off;
-        else {
-            vals[i] = l->off; /* a constant */
-            continue;
-        }
-        v <<= l->sh;
-        vals[i] = l->is_signed ? (int64_t)v >> l->sh : (int64_t)(v >> l->sh);
-    }
+    struct tp_work_place p = {.size = size, .is_float = 1};
+    return tp_work_value(raw, &p);
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/workspec.h"
 
@@ -25,22 +26,23 @@
 enum tp_arg_kind {
     TP_ARG_REG = 1, /* the value is in register reg */
     TP_ARG_MEM,     /* the value is in memory at register reg + off */
-    TP_ARG_CFA,     /* the value is in memory at the CFA + off */
+    TP_ARG_CFA,     /* the value is in memory at the CFA + off (made TP_ARG_MEM once known) */
     TP_ARG_CONST,   /* the value is off */
     TP_ARG_SUM,     /* the value is register reg + off */
 };
 
 struct tp_argloc {
     uint8_t kind, reg, size, is_signed;
-    uint8_t sh; /* 64 - 8 * size: the value's bits are the low ones */
+    uint8_t sh;       /* 64 - 8 * size: the value's bits are the low ones */
+    uint8_t is_float; /* a float or double in memory, rounded as common/workabi.h's values */
     int64_t off;
 };
 
 /* How one call site of the enter hook finds one function's parameters. */
 struct tp_argset {
     int n;           /* = the work entry's nvars */
-    uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off (rsp or rbp) */
-    int64_t cfa_off; /* (only for TP_ARG_CFA locations) */
+    uint8_t cfa_reg; /* CFA = register cfa_reg + cfa_off (rsp or rbp), while resolving */
+    int64_t cfa_off;
     struct tp_argloc loc[TP_WORK_MAX_VARS];
 };
 
@@ -51,8 +53,33 @@ struct tp_argset {
 int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset *out, char *why,
                       size_t n);
 
-/* The parameters' values from the registers the hook saved (regs[TP_ARG_NREGS]). A few loads. */
-void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals);
+/* A float parameter's value as a formula operand (common/workabi.h's rounding). */
+int64_t tp_argloc_float(uint64_t raw, uint8_t size);
+
+/* The parameters' values from the registers the hook saved (regs[TP_ARG_NREGS]). A few loads,
+ * inline: the enter hook of an op with a work entry runs it on every call. */
+static inline void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals)
+{
+    for (int i = 0; i < a->n; i++) {
+        const struct tp_argloc *l = &a->loc[i];
+        if (__builtin_expect(l->kind == TP_ARG_CONST, 0)) {
+            vals[i] = l->off;
+            continue;
+        }
+        /* a register (off 0), a register + constant, or memory there (tp_argloc_resolve made
+         * a slot off the CFA one off a register). A stack slot is read 8 bytes wide, and the
+         * value's own bytes (the low ones) kept: the bytes above a slot are more of the stack. */
+        uint64_t v = regs[l->reg] + (uint64_t)l->off;
+        if (l->kind == TP_ARG_MEM)
+            memcpy(&v, (const void *)v, sizeof v);
+        if (__builtin_expect(l->is_float, 0)) {
+            vals[i] = tp_argloc_float(v, l->size);
+            continue;
+        }
+        v <<= l->sh;
+        vals[i] = l->is_signed ? (int64_t)v >> l->sh : (int64_t)(v >> l->sh);
+    }
+}
 
 /* The parameters of the function that starts at fn, in order, with their types as the ABI
  * passes them (for a work entry without a prototype on a function hooked through the PLT). 0, or

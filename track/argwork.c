@@ -46,12 +46,23 @@ static void at_fork(void)
 static _Atomic uint64_t failed, full;
 static unsigned char warned[TP_WORK_MAX_FNS];
 
-/* The last call's values and work on this thread: a kernel is mostly called again and again
- * with the same sizes, and then its formulas need not run. */
+/* This thread's shapes built so far (tp_shape_key.token). */
+static TP_TLS uint64_t tokens;
+
+/* Bumped by tp_argwork_forget: every thread's memo below is void. */
+static _Atomic unsigned forgets;
+
+/* This thread's last call: the function and call site (its slot, without the table's probe),
+ * its values and work, and its shape: a kernel is mostly called again and again with the same
+ * sizes, and then its formulas need not run, nor its shape be built again. */
 static TP_TLS struct {
     const struct slot *s;
+    uintptr_t fn, ra;
+    unsigned forgets;
+    int valid; /* v, flops, bytes and shape are those of a call of s */
     int64_t v[TP_WORK_MAX_VARS];
     uint64_t flops, bytes;
+    struct tp_shape_key shape;
 } last;
 
 static inline uint32_t hash(uintptr_t ra)
@@ -64,7 +75,7 @@ static const struct tp_work_fn *entry_of(uintptr_t fn, char *name, size_t n)
 {
     char raw[512];
     uintptr_t start = 0;
-    if (!tp_cfg.work || tp_symtab_lookup(fn, raw, sizeof raw, &start) < 0 || start != fn)
+    if (tp_symtab_lookup(fn, raw, sizeof raw, &start) < 0 || start != fn)
         return NULL;
     tp_symtab_demangle(raw, name, n);
     const struct tp_work_fn *w = tp_names_work(name);
@@ -75,7 +86,11 @@ static const struct tp_work_fn *entry_of(uintptr_t fn, char *name, size_t n)
  * entry, which the user did not ask for. */
 static void say_once(const struct tp_work_fn *w, const char *why)
 {
-    size_t i = tp_cfg.work ? (size_t)(w - tp_cfg.work->fn) : TP_WORK_MAX_FNS;
+    const struct tp_work_set *u = tp_cfg.work;
+    size_t i = TP_WORK_MAX_FNS;
+    for (int k = 0; u && k < u->n; k++)
+        if (w == &u->fn[k])
+            i = (size_t)k;
     if (i < TP_WORK_MAX_FNS && !warned[i]) {
         warned[i] = 1;
         tp_warn("TPROF_WORK: %s: %s; %s gets no FLOPs or bytes", w->name, why, w->name);
@@ -92,11 +107,7 @@ static void fill(struct slot *s, uintptr_t fn, uintptr_t ra)
         return;
     }
     if (tp_argloc_resolve(ra, s->w, &s->set, why, sizeof why) < 0) {
-        size_t i = (size_t)(s->w - tp_cfg.work->fn);
-        if (i < TP_WORK_MAX_FNS && !warned[i]) {
-            warned[i] = 1;
-            tp_warn("TPROF_WORK: %s: %s; %s gets no FLOPs or bytes", s->w->name, why, s->w->name);
-        }
+        say_once(s->w, why);
         atomic_store_explicit(&s->state, BAD, memory_order_release);
         return;
     }
@@ -135,30 +146,58 @@ static struct slot *slot_of(uintptr_t fn, uintptr_t ra)
 
 static void fill_shape(const struct tp_work_fn *w, const int64_t *v, struct tp_shape_key *shape);
 
+/* ra's slot when it is not the one of the last call: then the memo starts over with it. */
+static __attribute__((noinline)) const struct slot *other_slot(uintptr_t fn, uintptr_t ra)
+{
+    const struct slot *s = slot_of(fn, ra);
+    if (!s || s->fn != fn || atomic_load_explicit(&s->state, memory_order_acquire) != READY)
+        return NULL;
+    last.s = s;
+    last.fn = fn;
+    last.ra = ra;
+    last.forgets = atomic_load_explicit(&forgets, memory_order_relaxed);
+    last.valid = 0;
+    return s;
+}
+
+/* New values for the memo: the formulas run, the shape is built. 0 when a formula fails. */
+static __attribute__((noinline)) int remember(const struct slot *s, int64_t *v)
+{
+    for (int i = s->set.n; i < TP_WORK_MAX_VARS; i++)
+        v[i] = 0;
+    last.valid = 0;
+    if (tp_work_eval(s->w, v, &last.flops, &last.bytes) < 0) {
+        atomic_fetch_add_explicit(&failed, 1, memory_order_relaxed);
+        return 0;
+    }
+    memcpy(last.v, v, sizeof last.v);
+    fill_shape(s->w, v, &last.shape);
+    last.shape.token = ++tokens; /* a key of its own until the values change */
+    last.valid = 1;
+    return 1;
+}
+
 int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t *flops,
                      uint64_t *bytes, struct tp_shape_key *shape)
 {
-    struct slot *s = slot_of(fn, ra);
-    if (!s || s->fn != fn || atomic_load_explicit(&s->state, memory_order_acquire) != READY)
-        return 0;
-    int64_t v[TP_WORK_MAX_VARS] = {0};
-    tp_argloc_read(&s->set, regs, v);
-    int same = last.s == s;
-    for (int i = 0; same && i < s->set.n; i++)
-        same = last.v[i] == v[i];
-    if (same) {
-        *flops = last.flops;
-        *bytes = last.bytes;
-    } else if (tp_work_eval(s->w, v, flops, bytes) < 0) {
-        atomic_fetch_add_explicit(&failed, 1, memory_order_relaxed);
-        return 0;
-    } else {
-        last.s = s;
-        memcpy(last.v, v, sizeof v);
-        last.flops = *flops;
-        last.bytes = *bytes;
+    const struct slot *s = last.s;
+    if (tp_unlikely(!s || last.fn != fn || last.ra != ra ||
+                    last.forgets != atomic_load_explicit(&forgets, memory_order_relaxed))) {
+        s = other_slot(fn, ra);
+        if (!s)
+            return 0;
     }
-    fill_shape(s->w, v, shape);
+    int64_t v[TP_WORK_MAX_VARS];
+    int n = s->set.n;
+    tp_argloc_read(&s->set, regs, v);
+    uint64_t differ = !last.valid;
+    for (int i = 0; i < n; i++)
+        differ |= (uint64_t)(last.v[i] ^ v[i]);
+    if (differ && !remember(s, v))
+        return 0;
+    *flops = last.flops;
+    *bytes = last.bytes;
+    *shape = last.shape;
     return 1;
 }
 
@@ -249,6 +288,6 @@ void tp_argwork_forget(void)
         atomic_store(&table[i].ra, 0);
     }
     tp_argloc_forget();
-    last.s = NULL; /* other threads' memos name slots refilled from scratch: they compare values */
+    atomic_fetch_add(&forgets, 1); /* every thread's memo names a slot refilled from scratch */
     pthread_mutex_unlock(&lock);
 }

@@ -196,7 +196,7 @@ void tp_demote_collect(struct tp_report *r)
     for (int s = 1; s < n; s++) {
         int id = dslots[s].id;
         char calls[32];
-        count_str(atomic_load(&tp_op_rec(id)->calls) + tp_demote_counted(id), calls, sizeof calls);
+        count_str(tp_op_calls(tp_op_rec(id)) + tp_demote_counted(id), calls, sizeof calls);
         tp_report_note(r,
                        "%s: %s calls of ~%.0f ns: counted, not timed after its first %d (their "
                        "time is their callers'; TPROF_DEMOTE)",

@@ -8,9 +8,9 @@
 static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
 static _Atomic int detected = -1;       /* the op found to be the step */
 static _Atomic int ended; /* a unit ended: a flag, not a count (no locked add per op call) */
-/* The last outermost op call to end: its op + 1 (0 for none), negated if it enclosed no op, and
- * how long it took; the longest call of the detected step that enclosed another op. */
-static _Atomic int last_outer;
+_Atomic int tp_lifeunit_last_outer; /* lifeunit.h */
+/* How long the last outermost op call took (tp_lifeunit_last_outer is which); the longest call
+ * of the detected step that enclosed another op. */
 static _Atomic uint64_t last_ticks, detected_ticks;
 TP_TLS int tp_lifeunit_nested;
 
@@ -48,7 +48,8 @@ void tp_lifeunit_mark(void)
 void tp_lifeunit_outer_begin(int id)
 {
     tp_lifeunit_nested = 0;
-    if (steps_rule() || id < 0 || atomic_load_explicit(&last_outer, memory_order_relaxed) != id + 1)
+    if (steps_rule() || id < 0 ||
+        atomic_load_explicit(&tp_lifeunit_last_outer, memory_order_relaxed) != id + 1)
         return;
     /* Two outermost calls of one op in a row, the first enclosing another op: nothing else runs
      * between its calls, it is the step. (The first op to enclose another is not enough: that
@@ -72,8 +73,8 @@ void tp_lifeunit_outer_end(int id, uint64_t ticks)
     int last = tp_lifeunit_nested ? id + 1 : -(id + 1);
     if (tp_lifeunit_nested)
         atomic_store_explicit(&last_ticks, ticks, memory_order_relaxed);
-    if (atomic_load_explicit(&last_outer, memory_order_relaxed) != last)
-        atomic_store_explicit(&last_outer, last, memory_order_relaxed);
+    if (atomic_load_explicit(&tp_lifeunit_last_outer, memory_order_relaxed) != last)
+        atomic_store_explicit(&tp_lifeunit_last_outer, last, memory_order_relaxed);
     int d = atomic_load_explicit(&detected, memory_order_relaxed);
     if (d == id && tp_lifeunit_nested &&
         ticks > atomic_load_explicit(&detected_ticks, memory_order_relaxed))
@@ -92,7 +93,7 @@ void tp_lifeunit_demoted(int id)
     /* Outermost op calls end units again until another op is seen to be the step. */
     atomic_store(&mode, TP_UNIT_OP_CALL);
     atomic_store_explicit(&detected_ticks, 0, memory_order_relaxed);
-    atomic_store_explicit(&last_outer, 0, memory_order_relaxed);
+    atomic_store_explicit(&tp_lifeunit_last_outer, 0, memory_order_relaxed);
 }
 
 enum tp_unit_kind tp_lifeunit_kind(int *op)

@@ -14,6 +14,7 @@
 #ifndef TPROF_LIFEUNIT_H
 #define TPROF_LIFEUNIT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "track/runtime.h"
@@ -25,14 +26,21 @@ void tp_lifeunit_mark(void);
 
 /* The calling thread's outermost op call has enclosed another op. */
 extern TP_TLS int tp_lifeunit_nested;
-/* Op id began with no op open on this thread / an op began inside another. */
+/* The last outermost op call to end: its op + 1 (0 for none), negated if it enclosed no op. */
+extern _Atomic int tp_lifeunit_last_outer;
+/* Op id began with no op open on this thread / an op began inside another. Only a second
+ * outermost call in a row of an op that enclosed another can make it the step: the others are
+ * told apart here, inline. */
 void tp_lifeunit_outer_begin(int id);
 static inline void tp_lifeunit_op_begin(int depth_before, int id)
 {
-    if (depth_before == 0)
-        tp_lifeunit_outer_begin(id);
-    else
+    if (depth_before != 0) {
         tp_lifeunit_nested = 1;
+    } else {
+        tp_lifeunit_nested = 0;
+        if (atomic_load_explicit(&tp_lifeunit_last_outer, memory_order_relaxed) == id + 1)
+            tp_lifeunit_outer_begin(id);
+    }
 }
 /* The outermost op call on this thread, of op id, ended, `ticks` long. */
 void tp_lifeunit_outer_end(int id, uint64_t ticks);

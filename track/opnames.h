@@ -59,8 +59,8 @@ struct tp_work tp_work_tri(int right, int64_t m, int64_t n, unsigned elem);
 /* dot (2 streams), axpy (3 streams) of n elements: 2·n FLOPs. */
 struct tp_work tp_work_vec(int64_t n, unsigned elem, unsigned streams);
 
-/* The work entry of a function by name: TPROF_WORK's, else a built-in one (darknet's gemm and its
- * inner loops, with their prototypes), else NULL. */
+/* The work entry of a function by name: TPROF_WORK's, else a built-in one (darknet's gemm, its
+ * inner loops and im2col_cpu, with their prototypes), else NULL. */
 struct tp_work_fn;
 const struct tp_work_fn *tp_names_work(const char *name);
 

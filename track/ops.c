@@ -2,8 +2,10 @@
  * report of them).
  *
  * Every way an op is seen ends in tp_op_begin/tp_op_end. Durations are measured in ticks
- * (common/clock.h) and become nanoseconds only in the report. Counters are atomics: ops run on many
- * threads at once (OpenMP regions, OpenBLAS pools). The stack is in initial-exec TLS, fixed depth.
+ * (common/clock.h) and become nanoseconds only in the report. Ops run on many threads at once
+ * (OpenMP regions, OpenBLAS pools): an op's figures are written by its owner thread with plain
+ * stores and by the others with atomics, into figures of their own (track/ops_table.h). The stack
+ * is in initial-exec TLS, fixed depth.
  *
  * Self time is total time minus the time of the ops nested inside it. An op that recurses into
  * itself counts every call, but adds to its total only at the outermost level, so its total is
@@ -12,6 +14,7 @@
  * or on the end of an op below them. */
 #include "track/ops.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,12 +66,77 @@ void tp_ops_init(void)
 
 /* ---- recording ---- */
 
+/* Is this thread the owner of r, whose figures it writes without locked adds (ops_table.h)? The
+ * first thread to end a call of the op becomes it. A thread's token is the address of its op
+ * stack: unique among the threads alive, and a thread that reuses a finished owner's takes its
+ * place, alone as it was. */
+static inline int own_rec(struct tp_op_rec *r)
+{
+    uintptr_t me = (uintptr_t)&stack, o = atomic_load_explicit(&r->owner, memory_order_relaxed);
+    if (tp_likely(o == me))
+        return 1;
+    return o == 0 && atomic_compare_exchange_strong_explicit(
+                         &r->owner, &o, me, memory_order_relaxed, memory_order_relaxed);
+}
+
+/* A figure only this thread writes. */
+static inline void own_add(_Atomic uint64_t *a, uint64_t v)
+{
+    atomic_store_explicit(a, atomic_load_explicit(a, memory_order_relaxed) + v,
+                          memory_order_relaxed);
+}
+
+/* Add v to figure f of r: the owner's, or the other threads' (sh_f). */
+#define ADD(r, own, f, v)                                                                          \
+    ((own) ? own_add(&(r)->f, (v))                                                                 \
+           : (void)atomic_fetch_add_explicit(&(r)->sh_##f, (v), memory_order_relaxed))
+
+/* The other threads' histogram of r, made by the first of them (pages from the kernel: no
+ * allocator); NULL when there is no memory for it, and then that call's time is left out. */
+static struct tp_histo *shared_histo(struct tp_op_rec *r)
+{
+    struct tp_histo *h = atomic_load_explicit(&r->sh_histo, memory_order_acquire);
+    if (tp_likely(h != NULL))
+        return h;
+    int e = errno;
+    struct tp_histo *n = tp_histo_new();
+    if (n && !atomic_compare_exchange_strong(&r->sh_histo, &h, n))
+        tp_histo_destroy(n); /* another thread's came first: h is it */
+    else if (n)
+        h = n;
+    errno = e;
+    return h;
+}
+
+/* The slot this thread's last shape with a token went to (tp_shape_key.token), valid while no
+ * fork emptied the slots (shape_gen). */
+static TP_TLS struct {
+    const struct tp_op_rec *r;
+    uint64_t token;
+    unsigned gen;
+    int slot;
+} hint;
+static unsigned shape_gen;
+
 /* A slot another thread (or an interrupted caller on this one: a signal handler) is still
  * filling is skipped, never waited for; the same key may then get a second slot, and the report
  * adds such slots up. */
-static int add_shape(struct tp_op_rec *r, const struct tp_shape_key *k, uint64_t ticks, uint64_t fl,
-                     uint64_t by)
+static inline void add_to_slot(struct tp_shape_rec *s, int own, uint64_t ticks, uint64_t fl,
+                               uint64_t by)
 {
+    ADD(s, own, calls, 1);
+    ADD(s, own, ticks, ticks);
+    ADD(s, own, flops, fl);
+    ADD(s, own, bytes, by);
+}
+
+static int add_shape(struct tp_op_rec *r, int own, const struct tp_shape_key *k, uint64_t ticks,
+                     uint64_t fl, uint64_t by)
+{
+    if (k->token && k->token == hint.token && r == hint.r && hint.gen == shape_gen) {
+        add_to_slot(&r->shapes[hint.slot], own, ticks, fl, by);
+        return hint.slot;
+    }
     for (int i = 0; i < MAX_SHAPES; i++) {
         struct tp_shape_rec *s = &r->shapes[i];
         int u = atomic_load_explicit(&s->used, memory_order_acquire);
@@ -83,10 +151,16 @@ static int add_shape(struct tp_op_rec *r, const struct tp_shape_key *k, uint64_t
             }
         }
         if (u == 2 && tp_shape_same(&s->key, k)) {
-            atomic_fetch_add_explicit(&s->calls, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->ticks, ticks, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->flops, fl, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->bytes, by, memory_order_relaxed);
+            add_to_slot(s, own, ticks, fl, by);
+            if (k->token) { /* the token last: a signal handler's call in between sees none */
+                hint.token = 0;
+                atomic_signal_fence(memory_order_seq_cst);
+                hint.r = r;
+                hint.gen = shape_gen;
+                hint.slot = i;
+                atomic_signal_fence(memory_order_seq_cst);
+                hint.token = k->token;
+            }
             return i;
         }
     }
@@ -96,67 +170,94 @@ static int add_shape(struct tp_op_rec *r, const struct tp_shape_key *k, uint64_t
 
 /* Close frame i (the top of the stack) at time t. Returns its duration, TP_OP_NO_TIME when it
  * recursed into an open call of the same op. */
-static uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by, const struct tp_shape_key *shape,
-                          int skipped)
+static inline __attribute__((always_inline)) uint64_t close_top_inline(
+    uint64_t t, uint64_t fl, uint64_t by, const struct tp_shape_key *shape, int skipped)
 {
-    struct frame *f = &stack.f[--stack.depth];
+    /* The frame's fields are read once, into locals: the figures' stores below may alias them
+     * as far as the compiler knows, and a signal handler's op may reuse the slot. */
+    int depth = --stack.depth;
+    const struct frame *f = &stack.f[depth];
     struct tp_op_rec *r = f->rec;
-    uint64_t raw = t > f->t0 ? t - f->t0 : 0, dur = raw;
+    int id = f->id, recursive = f->recursive, node = f->node, in_wall = f->in_wall;
+    uint64_t t0 = f->t0, child = f->child, hooks = tp_cyg_hooks - f->hooks0;
+    fl += f->flops;
+    by += f->bytes;
+    uint64_t raw = t > t0 ? t - t0 : 0, dur = raw;
     /* Take out what tprof's own -finstrument-functions hooks of the non-op functions called
      * inside the op cost: without it a loop over a tiny instrumented helper makes its op look
      * several times slower than it is. */
-    uint64_t hooks = tp_cyg_hooks - f->hooks0;
     if (hooks && tp_cyg_hook_cost_fp) {
         uint64_t cost = (uint64_t)(((unsigned __int128)hooks * tp_cyg_hook_cost_fp) >> 16);
         dur = dur > cost ? dur - cost : 0;
     }
-    uint64_t self = dur > f->child ? dur - f->child : 0;
-    if (f->in_wall) {
-        tp_wall_leave(&r->in_total, &r->wall, t);
+    uint64_t self = dur > child ? dur - child : 0;
+    if (depth > 0)
+        stack.f[depth - 1].child += dur;
+    int own = own_rec(r);
+    if (in_wall) {
+        uint64_t busy = tp_wall_leave(&r->in_total, t);
+        if (busy)
+            ADD(r, own, wall, busy);
         if (dur != raw) /* to come out of the wall-clock time alike */
-            atomic_fetch_add_explicit(&r->hook_total, raw - dur, memory_order_relaxed);
+            ADD(r, own, hook_total, raw - dur);
     }
-    if (stack.depth > 0)
-        stack.f[stack.depth - 1].child += dur;
-    fl += f->flops;
-    by += f->bytes;
-    uint64_t call = atomic_fetch_add_explicit(&r->calls, 1, memory_order_relaxed);
-    if (!f->recursive)
-        atomic_fetch_add_explicit(&r->total, dur, memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->self, self, memory_order_relaxed);
-    if (call < (uint64_t)tp_cfg.warmup) {
-        atomic_fetch_add_explicit(&r->warm_calls, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&r->warm_ticks, dur, memory_order_relaxed);
+    /* the call's number among all threads' (the warm-up is the op's first calls) */
+    uint64_t call;
+    if (own) {
+        call = atomic_load_explicit(&r->calls, memory_order_relaxed);
+        atomic_store_explicit(&r->calls, call + 1, memory_order_relaxed);
+        call += atomic_load_explicit(&r->sh_calls, memory_order_relaxed);
     } else {
-        tp_histo_add(r->histo, dur);
+        call = atomic_fetch_add_explicit(&r->sh_calls, 1, memory_order_relaxed) +
+               atomic_load_explicit(&r->calls, memory_order_relaxed);
+    }
+    if (!recursive)
+        ADD(r, own, total, dur);
+    ADD(r, own, self, self);
+    if (call < (uint64_t)tp_cfg.warmup) {
+        ADD(r, own, warm_calls, 1);
+        ADD(r, own, warm_ticks, dur);
+    } else if (own) {
+        tp_histo_add_own(r->histo, dur);
+    } else {
+        struct tp_histo *h = shared_histo(r);
+        if (h)
+            tp_histo_add(h, dur);
     }
     if (fl || by) {
-        atomic_fetch_add_explicit(&r->flops, fl, memory_order_relaxed);
-        atomic_fetch_add_explicit(&r->bytes, by, memory_order_relaxed);
+        ADD(r, own, flops, fl);
+        ADD(r, own, bytes, by);
         if (!atomic_load_explicit(&r->flops_known, memory_order_relaxed))
             atomic_store_explicit(&r->flops_known, 1, memory_order_relaxed);
     }
-    int slot = shape ? add_shape(r, shape, dur, fl, by) : -1;
-    if (f->node != TP_OPTREE_NONE)
-        tp_optree_add(f->node, dur, self);
+    int slot = shape ? add_shape(r, own, shape, dur, fl, by) : -1;
+    if (node != TP_OPTREE_NONE)
+        tp_optree_add(node, dur, self);
     if (tp_trace_on)
-        tp_trace_call(f->id, f->t0, f->t0 + dur, fl, slot);
+        tp_trace_call(id, t0, t0 + dur, fl, slot);
     if (skipped) {
         atomic_fetch_add_explicit(&r->skipped, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
     }
-    if (stack.depth == 0) { /* the point after the unit's end: its floor counts it */
-        tp_lifeunit_outer_end(f->id, dur);
-        tp_series_heap(f->id, t);
+    if (depth == 0) { /* the point after the unit's end: its floor counts it */
+        tp_lifeunit_outer_end(id, dur);
+        tp_series_heap(id, t);
     }
-    return f->recursive ? TP_OP_NO_TIME : dur;
+    return recursive ? TP_OP_NO_TIME : dur;
+}
+
+/* The frames a longjmp skipped are closed out of line; a call's own end, inline in tp_op_end. */
+static __attribute__((noinline)) uint64_t close_top(uint64_t t, uint64_t fl, uint64_t by,
+                                                    const struct tp_shape_key *shape, int skipped)
+{
+    return close_top_inline(t, fl, by, shape, skipped);
 }
 
 int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
 {
     if (id < 0 || !tp_running() || tp_guard)
         return 0;
-    if (!tp_steps_in_window())
+    if (tp_cfg.sched_active >= 0 && !tp_steps_in_window()) /* a schedule's window */
         return 0;
     /* An active ancestor always has a higher frame address (the stack grows down): frames at
      * the same depth or deeper than the new one were skipped by longjmp or an exception. */
@@ -165,36 +266,38 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
         while (stack.depth > 0 && stack.f[stack.depth - 1].sp && stack.f[stack.depth - 1].sp <= sp)
             close_top(t, 0, 0, NULL, 1);
     }
-    if (stack.depth >= MAX_DEPTH) {
+    int depth = stack.depth;
+    if (depth >= MAX_DEPTH) {
         atomic_fetch_add_explicit(&tp_ops_overflow, 1, memory_order_relaxed);
         return 0;
     }
-    struct frame *f = &stack.f[stack.depth];
+    struct frame *f = &stack.f[depth];
+    int recursive = 0;
+    for (int i = 0; i < depth; i++)
+        if (stack.f[i].id == id) {
+            recursive = 1;
+            break;
+        }
     f->id = id;
     f->key = key;
     f->sp = sp;
     f->child = f->flops = f->bytes = 0;
-    f->recursive = 0;
-    f->node =
-        tp_optree_on
-            ? tp_optree_child(stack.depth ? stack.f[stack.depth - 1].node : TP_OPTREE_NONE, id)
-            : TP_OPTREE_NONE;
-    for (int i = 0; i < stack.depth; i++)
-        if (stack.f[i].id == id) {
-            f->recursive = 1;
-            break;
-        }
-    tp_lifeunit_op_begin(stack.depth, id);
-    stack.depth++;
+    f->recursive = recursive;
+    f->node = tp_optree_on ? tp_optree_child(depth ? stack.f[depth - 1].node : TP_OPTREE_NONE, id)
+                           : TP_OPTREE_NONE;
+    tp_lifeunit_op_begin(depth, id);
+    stack.depth = depth + 1;
     tp_thread_note();
-    tp_ops_note_first();
+    if (tp_unlikely(!tp_ops_first_ns()))
+        tp_ops_note_first();
     f->hooks0 = tp_cyg_hooks;
     /* One reading for the wall-clock words and the op's own times: on one thread they agree */
     uint64_t t = tp_ticks();
-    f->rec = tp_op_rec(id);
-    f->in_wall = !f->recursive && tp_wall_enter(&f->rec->in_total, t);
+    struct tp_op_rec *r = tp_op_rec(id);
+    f->rec = r;
+    f->in_wall = !recursive && tp_wall_enter(&r->in_total, t);
     f->t0 = t;
-    if (stack.depth == 1) /* the heap over time: a point where the clock is read anyway */
+    if (depth == 0) /* the heap over time: a point where the clock is read anyway */
         tp_series_heap(id, t);
     return 1;
 }
@@ -222,7 +325,7 @@ uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t
     }
     while (stack.depth - 1 > i)
         close_top(t, 0, 0, NULL, 1);
-    return close_top(t, flops, bytes, shape, 0);
+    return close_top_inline(t, flops, bytes, shape, 0);
 }
 
 int tp_op_depth(void)
@@ -280,6 +383,7 @@ const char *tp_ops_kind(int id)
 
 void tp_ops_fork_child(void)
 {
+    shape_gen++; /* the slots are emptied below */
     tp_ops_table_fork_child();
     tp_threads_fork_child();
     /* The child reports its own work: what the parent did before fork is the parent's. */
@@ -299,6 +403,18 @@ void tp_ops_fork_child(void)
         atomic_store(&r->in_total, 0);
         atomic_store(&r->wall, 0);
         atomic_store(&r->hook_total, 0);
+        atomic_store(&r->owner, 0);
+        atomic_store(&r->sh_calls, 0);
+        atomic_store(&r->sh_total, 0);
+        atomic_store(&r->sh_self, 0);
+        atomic_store(&r->sh_flops, 0);
+        atomic_store(&r->sh_bytes, 0);
+        atomic_store(&r->sh_warm_calls, 0);
+        atomic_store(&r->sh_warm_ticks, 0);
+        atomic_store(&r->sh_wall, 0);
+        atomic_store(&r->sh_hook_total, 0);
+        struct tp_histo *h = atomic_exchange(&r->sh_histo, NULL);
+        tp_histo_destroy(h); /* the other threads are gone */
         /* slots are claimed in order: those past the first free one were never touched */
         for (int k = 0; k < MAX_SHAPES && atomic_load(&r->shapes[k].used); k++)
             memset(&r->shapes[k], 0, sizeof r->shapes[k]);

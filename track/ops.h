@@ -29,6 +29,9 @@ struct tp_shape_key {
     char side, uplo;                /* 'L'/'R' and 'U'/'L' for symm, syrk, trmm, trsm */
     const struct tp_work_fn *named; /* TPROF_WORK's entry: m, n, k, more[] its parameters */
     int64_t more[5];
+    /* not part of the key: 0, or this thread's number for this very key, so that a call with
+     * the key of the thread's last one finds its slot without comparing (track/argwork.c) */
+    uint64_t token;
 };
 
 /* Intern an op by name; the same name always gives the same id. kind: matmul, gemv, conv,

@@ -133,10 +133,10 @@ static void collect_shapes(struct tp_op_rec *r, struct tp_op *o, double ratio)
             shape_desc(&s->key, desc, sizeof desc);
             d->desc = strdup(desc);
         }
-        d->calls += atomic_load(&s->calls);
-        d->total_ns += to_ns(atomic_load(&s->ticks), ratio);
-        d->flops += atomic_load(&s->flops);
-        d->bytes += atomic_load(&s->bytes);
+        d->calls += TP_OP_SUM(s, calls);
+        d->total_ns += to_ns(TP_OP_SUM(s, ticks), ratio);
+        d->flops += TP_OP_SUM(s, flops);
+        d->bytes += TP_OP_SUM(s, bytes);
     }
 }
 
@@ -152,7 +152,7 @@ double tp_ops_ns_per_tick(void)
  * its thread time, which the busy periods can only exceed by a clock reading's jitter. */
 static uint64_t wall_ticks(const struct tp_op_rec *s)
 {
-    uint64_t w = atomic_load(&s->wall), t = atomic_load(&s->total), h = atomic_load(&s->hook_total);
+    uint64_t w = TP_OP_SUM(s, wall), t = TP_OP_SUM(s, total), h = TP_OP_SUM(s, hook_total);
     if (h && t + h > t)
         w = (uint64_t)((unsigned __int128)w * t / (t + h));
     return w < t ? w : t;
@@ -163,10 +163,26 @@ static uint64_t wall_ticks(const struct tp_op_rec *s)
  * total); otherwise it takes the ops nested in it to overlap across threads as it does. */
 static uint64_t self_wall_ticks(const struct tp_op_rec *s, uint64_t wall)
 {
-    uint64_t t = atomic_load(&s->total), self = atomic_load(&s->self);
+    uint64_t t = TP_OP_SUM(s, total), self = TP_OP_SUM(s, self);
     if (!t || self >= t)
         return wall;
     return (uint64_t)((unsigned __int128)wall * self / t);
+}
+
+/* An op's latency: its owner's histogram, with the other threads' added in a copy when they
+ * ended calls too (ops_table.h). */
+static void latency(const struct tp_op_rec *s, struct tp_latency *out)
+{
+    const struct tp_histo *sh = atomic_load(&s->sh_histo);
+    struct tp_histo *both = sh && tp_histo_count(sh) ? tp_histo_new() : NULL;
+    if (!both) {
+        tp_histo_summary(s->histo, out);
+        return;
+    }
+    tp_histo_merge(both, s->histo);
+    tp_histo_merge(both, sh);
+    tp_histo_summary(both, out);
+    tp_histo_destroy(both);
 }
 
 /* One op that has calls, into o. */
@@ -177,19 +193,19 @@ static void collect_op(int id, struct tp_op *o, uint64_t calls, double ratio)
     o->kind = strdup(s->kind);
     o->source = strdup(source_name(s->src));
     o->calls = calls;
-    o->total_ns = to_ns(atomic_load(&s->total), ratio);
-    o->self_ns = to_ns(atomic_load(&s->self), ratio);
+    o->total_ns = to_ns(TP_OP_SUM(s, total), ratio);
+    o->self_ns = to_ns(TP_OP_SUM(s, self), ratio);
     uint64_t wall = wall_ticks(s);
     o->wall_ns = to_ns(wall, ratio);
     o->self_wall_ns = to_ns(self_wall_ticks(s, wall), ratio);
-    o->flops = atomic_load(&s->flops);
-    o->bytes = atomic_load(&s->bytes);
+    o->flops = TP_OP_SUM(s, flops);
+    o->bytes = TP_OP_SUM(s, bytes);
     o->flops_known = atomic_load(&s->flops_known);
-    o->warmup_calls = atomic_load(&s->warm_calls);
-    o->warmup_ns = to_ns(atomic_load(&s->warm_ticks), ratio);
+    o->warmup_calls = TP_OP_SUM(s, warm_calls);
+    o->warmup_ns = to_ns(TP_OP_SUM(s, warm_ticks), ratio);
     o->alloc_bytes = atomic_load(&s->alloc_bytes);
     o->alloc_count = atomic_load(&s->alloc_count);
-    tp_histo_summary(s->histo, &o->latency);
+    latency(s, &o->latency);
     scale_latency(&o->latency, ratio);
     collect_shapes(s, o, ratio);
     o->demoted = tp_demote_slot(id) != 0;
@@ -279,7 +295,7 @@ void tp_ops_collect(struct tp_report *r)
     uint64_t shapes_dropped = 0, skipped = 0;
     for (int i = 0; i < n; i++) {
         struct tp_op_rec *s = tp_op_rec(i);
-        uint64_t calls = atomic_load(&s->calls);
+        uint64_t calls = tp_op_calls(s);
         if (!calls)
             continue;
         collect_op(i, &r->ops[r->nops++], calls, ratio);

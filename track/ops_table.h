@@ -23,16 +23,28 @@ struct tp_histo;
 struct tp_shape_rec {
     struct tp_shape_key key;
     _Atomic uint64_t calls, ticks, flops, bytes;
-    _Atomic int used; /* 0 free, 1 being filled, 2 ready */
+    _Atomic int used;                                        /* 0 free, 1 being filled, 2 ready */
+    _Atomic uint64_t sh_calls, sh_ticks, sh_flops, sh_bytes; /* other threads' (see tp_op_rec) */
 };
 
-/* One op: its name and statistics. Times are in clock ticks (common/clock.h). */
+/* One op: its name and statistics. Times are in clock ticks (common/clock.h).
+ *
+ * The calls' figures (calls, total, self, flops, bytes, warm_*, wall, hook_total, the histogram,
+ * the shapes' counters) are written by one thread, the op's owner (the first to end a call of it), with
+ * plain loads and stores: most ops are called from one thread, and a locked add costs as much as
+ * the rest of an op's bookkeeping. The calls other threads end go to the sh_ figures and a
+ * histogram of their own (sh_histo, made at the first), with atomic adds; the report adds the
+ * two (tp_op_calls and co.). */
 struct tp_op_rec {
     const char *name, *kind;
     enum tp_op_source src;
     uint64_t hash;
     _Atomic uint64_t calls, total, self, flops, bytes, alloc_bytes, alloc_count;
     _Atomic uint64_t warm_calls, warm_ticks, skipped;
+    _Atomic uintptr_t owner; /* the owner thread's token, 0 until a call ends */
+    _Atomic uint64_t sh_calls, sh_total, sh_self, sh_flops, sh_bytes, sh_warm_calls, sh_warm_ticks,
+        sh_wall, sh_hook_total;
+    struct tp_histo *_Atomic sh_histo;
     /* Wall-clock time (track/opwall.h): the word of threads inside the op, the busy periods'
      * sum in uncorrected ticks, and the ticks the hook-cost correction took out of total, to
      * take the same fraction out of the wall-clock sum. */
@@ -89,6 +101,13 @@ uint64_t tp_ops_budget(void);
 /* Steps: their latency histogram (ticks), steps ended, and those of them in the warm-up. */
 extern struct tp_histo *tp_step_histo;
 extern _Atomic uint64_t tp_step_count, tp_step_warm;
+
+/* The calls' figures of an op, its owner's and the other threads' (see tp_op_rec). */
+#define TP_OP_SUM(r, f) (atomic_load(&(r)->f) + atomic_load(&(r)->sh_##f))
+static inline uint64_t tp_op_calls(struct tp_op_rec *r)
+{
+    return TP_OP_SUM(r, calls);
+}
 
 /* Field by field: the padding of a key built on the caller's stack is not initialised. */
 static inline int tp_shape_same(const struct tp_shape_key *a, const struct tp_shape_key *b)

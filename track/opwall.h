@@ -5,7 +5,7 @@
  *
  * One 64-bit word per op holds the number of threads inside and the tick the busy period began,
  * so that a thread going in or out changes both at once with one compare-and-swap; the thread
- * that leaves last adds the period to the op's sum. The op's self wall-clock time is derived
+ * that leaves last adds the period to the op's sum (its owner's or the other threads', ops_table.h). The op's self wall-clock time is derived
  * from it in the report (track/ops_collect.c): following when the op is on top of each thread's
  * stack would cost two more compare-and-swaps at every nested call. A word of
  * its own keeps the count and the time consistent without a lock: with two words, a thread
@@ -59,14 +59,15 @@ static inline int tp_wall_enter(_Atomic uint64_t *w, uint64_t t)
     return 1;
 }
 
-/* A counted thread goes out at tick t; the last one out adds the busy period to *sum. */
-static inline void tp_wall_leave(_Atomic uint64_t *w, _Atomic uint64_t *sum, uint64_t t)
+/* A counted thread goes out at tick t. Returns the busy period when it was the last one out (the
+ * caller adds it to the op's sum), else 0. */
+static inline uint64_t tp_wall_leave(_Atomic uint64_t *w, uint64_t t)
 {
-    uint64_t s = atomic_load_explicit(w, memory_order_relaxed), n, d;
+    uint64_t s = atomic_load_explicit(w, memory_order_relaxed), n, d = 0;
     do {
         uint64_t cnt = s & TP_WALL_CNT_MASK;
         if (!cnt)
-            return; /* not counted in (a child after fork restarted the words) */
+            return 0; /* not counted in (a child after fork restarted the words) */
         if (cnt > 1) {
             n = s - 1;
         } else {
@@ -76,8 +77,7 @@ static inline void tp_wall_leave(_Atomic uint64_t *w, _Atomic uint64_t *sum, uin
         }
     } while (!atomic_compare_exchange_weak_explicit(w, &s, n, memory_order_relaxed,
                                                     memory_order_relaxed));
-    if ((s & TP_WALL_CNT_MASK) == 1)
-        atomic_fetch_add_explicit(sum, d, memory_order_relaxed);
+    return (s & TP_WALL_CNT_MASK) == 1 ? d : 0;
 }
 
 #endif

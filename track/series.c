@@ -40,11 +40,11 @@
 #define CAP TP_SERIES_CAP
 
 static struct tp_series_raw hbuf[CAP];
-static uint32_t hn;                /* points in hbuf */
-static uint64_t gap;               /* ticks between stored points: 0 until the buffer first fills */
-static struct tp_series_raw pend;  /* the most live of the points within the gap */
-static _Atomic uint64_t pend_live; /* pend's live + 1, 0 for none: read without the flag */
-static _Atomic uint64_t due;       /* ticks from which the next point is stored */
+static uint32_t hn;               /* points in hbuf */
+static uint64_t gap;              /* ticks between stored points: 0 until the buffer first fills */
+static struct tp_series_raw pend; /* the most live of the points within the gap */
+_Atomic uint64_t tp_series_pend_live; /* pend's live + 1, 0 for none: read without the flag */
+_Atomic uint64_t tp_series_due;       /* ticks from which the next point is stored */
 static atomic_flag hlock = ATOMIC_FLAG_INIT;
 
 static struct tp_step_point sbuf[CAP];
@@ -83,32 +83,27 @@ static void halve(void)
 
 void tp_series_add(uint64_t ticks, uint64_t live, uint64_t floor, int op)
 {
-    if (ticks < atomic_load_explicit(&due, memory_order_relaxed) &&
-        live < atomic_load_explicit(&pend_live, memory_order_relaxed))
+    if (ticks < atomic_load_explicit(&tp_series_due, memory_order_relaxed) &&
+        live < atomic_load_explicit(&tp_series_pend_live, memory_order_relaxed))
         return; /* within the gap, and lower than the point kept */
     if (atomic_flag_test_and_set_explicit(&hlock, memory_order_acquire))
         return;
-    if (!atomic_load_explicit(&pend_live, memory_order_relaxed) || live > pend.live) {
+    if (!atomic_load_explicit(&tp_series_pend_live, memory_order_relaxed) || live > pend.live) {
         pend = (struct tp_series_raw){ticks, live, floor < live ? floor : live, op};
-        atomic_store_explicit(&pend_live, live + 1, memory_order_relaxed);
+        atomic_store_explicit(&tp_series_pend_live, live + 1, memory_order_relaxed);
     }
-    if (ticks >= atomic_load_explicit(&due, memory_order_relaxed)) {
+    if (ticks >= atomic_load_explicit(&tp_series_due, memory_order_relaxed)) {
         if (hn == CAP)
             halve();
         hbuf[hn++] = pend;
-        atomic_store_explicit(&pend_live, 0, memory_order_relaxed);
-        atomic_store_explicit(&due, ticks + gap, memory_order_relaxed);
+        atomic_store_explicit(&tp_series_pend_live, 0, memory_order_relaxed);
+        atomic_store_explicit(&tp_series_due, ticks + gap, memory_order_relaxed);
     }
     atomic_flag_clear_explicit(&hlock, memory_order_release);
 }
 
-/* With heap accounting off the live figure stays 0: the points are dropped when the report is
- * made, rather than a call to ask on every one. */
-void tp_series_heap(int op, uint64_t ticks)
-{
-    uint64_t floor, live = tp_heap_live(&floor);
-    tp_series_add(ticks, live, floor, op);
-}
+/* tp_series_heap is inline (series.h). With heap accounting off the live figure stays 0: the
+ * points are dropped when the report is made, rather than a call to ask on every one. */
 
 /* The lock is held for a few hundred instructions at most; a step that finds it taken for long
  * (a tprof_step() from a signal handler that interrupted its holder) is left out of the series
@@ -139,8 +134,8 @@ void tp_series_fork_child(void)
     sn = 0;
     hn = 0;
     gap = 0;
-    atomic_store(&pend_live, 0);
-    atomic_store(&due, 0);
+    atomic_store(&tp_series_pend_live, 0);
+    atomic_store(&tp_series_due, 0);
 }
 
 /* ---- into the report ---- */
@@ -182,9 +177,9 @@ static size_t raw_points(struct pt *p, uint64_t end_ns)
     size_t n = 0;
     if (hlock_take()) {
         for (size_t i = 0; i <= hn; i++) {
-            const struct tp_series_raw *h = i < hn                    ? &hbuf[i]
-                                            : atomic_load(&pend_live) ? &pend
-                                                                      : NULL;
+            const struct tp_series_raw *h = i < hn                              ? &hbuf[i]
+                                            : atomic_load(&tp_series_pend_live) ? &pend
+                                                                                : NULL;
             if (!h)
                 break;
             uint64_t ago = h->ticks < now_t ? tp_ticks_to_ns(now_t - h->ticks) : 0;
