@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "track/dwlib.h"
-#include "track/ehframe.h"
+#include "track/ehrule.h"
 #include "track/runtime.h"
 
 struct image {

@@ -3,7 +3,7 @@
  * namespace for its stack walks. The reader plays out the CIE's and the FDE's call frame
  * instructions up to an address and states the result the way libdw's dwarf_frame_cfa and
  * dwarf_frame_register do (Dwarf_Op lists; the types only, from libdw's header), so that one
- * conversion (tp_cfa_rule_from) makes a tp_cfa_rule of either. What it does not read (no
+ * conversion (track/ehrule.h) makes the walk's rule of either. What it does not read (no
  * binary-search table, an encoding or an augmentation it does not know, a malformed entry) it
  * says so, and the caller asks libdw. */
 #ifndef TPROF_EHFRAME_H
@@ -57,15 +57,5 @@ int tp_eh_frame_at(const struct tp_eh_src *s, uintptr_t pc, struct tp_eh_frame *
  * there is no table this reader reads. */
 long tp_eh_fde_count(const struct tp_eh_src *s);
 int tp_eh_fde_range(const struct tp_eh_src *s, long i, uintptr_t *start, uintptr_t *end);
-
-/* libdw's frame (dwarf_cfi_addrframe) stated the same way: the rule table's fallback for what
- * this reader leaves to libdw, and the tests' yardstick. Needs elfutils loaded (track/dwlib.h). */
-void tp_eh_frame_of_dw(Dwarf_Frame *fr, struct tp_eh_frame *out);
-
-/* The stack walk's rule for a frame (see cfarules.h): "no rule" unless the CFA is rsp or rbp +
- * k (or an expression cfaexpr.c keeps), the return address is at CFA + k (or undefined: the
- * outermost frame) and rbp is unchanged, saved at CFA + k or undefined. A CFA expression is
- * kept by tp_cfa_expr_intern: called under the rule table's lock. */
-struct tp_cfa_rule tp_cfa_rule_from(const struct tp_eh_frame *f);
 
 #endif
