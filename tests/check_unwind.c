@@ -367,16 +367,16 @@ START_TEST(test_rules_grow)
     enum { N = 40000, FIRST = 64 };
     struct tp_cfa_rule first[FIRST];
     for (int i = 0; i < N; i++) {
-        const struct tp_cfa_rule *r = tp_cfa_rule_of(lo + 1 + (uintptr_t)i);
+        const struct tp_cfa_rule *r = tp_cfa_rule_of(lo + 1 + (uintptr_t)i, 0);
         ck_assert_ptr_nonnull(r);
         if (i < FIRST)
             first[i] = *r;
     }
-    const struct tp_cfa_rule *a = tp_cfa_rule_of(lo + N), *b = tp_cfa_rule_of(lo + N - 1);
+    const struct tp_cfa_rule *a = tp_cfa_rule_of(lo + N, 0), *b = tp_cfa_rule_of(lo + N - 1, 0);
     ck_assert_ptr_ne(a, b);
-    ck_assert_ptr_eq(a, tp_cfa_rule_of(lo + N));
+    ck_assert_ptr_eq(a, tp_cfa_rule_of(lo + N, 0));
     for (int i = 0; i < FIRST; i++) {
-        const struct tp_cfa_rule *r = tp_cfa_rule_of(lo + 1 + (uintptr_t)i);
+        const struct tp_cfa_rule *r = tp_cfa_rule_of(lo + 1 + (uintptr_t)i, 0);
         ck_assert_int_eq(memcmp(r, &first[i], sizeof *r), 0);
     }
     struct walk w;
@@ -403,7 +403,6 @@ int main(void)
 {
     /* as libtprof.so's constructor does once the configuration is read */
     tp_state = TP_RUNNING;
-    tp_dw_load();
     Suite *s = suite_create("unwind");
     TCase *tc = tcase_create("walk");
     tcase_add_test(tc, test_frames);

@@ -1,6 +1,6 @@
 /* The CFA rules of return addresses, for the malloc shims' stack walk (unwind.c): each return
- * address's rule read once from its module's .eh_frame (libdw, track/dwlib.h) and cached in a
- * table that all threads read without a lock. Also the walker's life cycle: off for good, after a
+ * address's rule read once from its module's .eh_frame (track/ehframe.h; libdw, track/dwlib.h,
+ * for what that reader leaves) and cached in a table that all threads read without a lock. Also the walker's life cycle: off for good, after a
  * dlclose, across fork. */
 #ifndef TPROF_CFARULES_H
 #define TPROF_CFARULES_H
@@ -34,9 +34,11 @@ struct tp_cfa_rule {
  * itself, not at the call before it. No user-space address has the bit. */
 #define TP_CFA_KEY_EXACT ((uintptr_t)1 << 63)
 
-/* The rule for a return address (or pc | TP_CFA_KEY_EXACT), or NULL where there is none now:
- * elfutils is not loaded (yet), or the table's lock could not be had. Lock-free when cached. */
-const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key);
+/* The rule for a return address (or pc | TP_CFA_KEY_EXACT), or NULL where there is none now (the
+ * table's lock could not be had). Lock-free when cached. origin is the walk's first return
+ * address (the allocating call's): libdw, when a rule needs it, is loaded only where that is
+ * safe (tp_dw_load_early). */
+const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key, uintptr_t origin);
 
 /* 0 not set up, 1 on, -1 off. */
 extern _Atomic int tp_cfa_state;
