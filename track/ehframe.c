@@ -389,10 +389,18 @@ static int play(struct play *p, const uint8_t *i, const uint8_t *end, int in_cie
 {
     struct rd r = {i, end, 0};
     while (r.p < r.end) {
-        uint8_t op = (uint8_t)rd_u(&r, 1);
+        uint8_t op = *r.p++;
         uint64_t d;
         if ((op & 0xc0) == DW_CFA_advance_loc) {
             d = op & 0x3f;
+        } else if (op == DW_CFA_def_cfa_offset) {
+            /* the most frequent instruction of code without a frame pointer: here, not through
+             * play_one, for the long functions whose every push and pop is a row */
+            d = rd_uleb(&r);
+            if (p->cur.cfa != CFA_REG)
+                p->cur.cfa = CFA_INVALID;
+            p->cur.cfa_off = d;
+            continue;
         } else if (op == DW_CFA_advance_loc1) {
             d = rd_u(&r, 1);
         } else if (op == DW_CFA_advance_loc2) {

@@ -25,11 +25,21 @@ static inline uint64_t rd_u(struct rd *r, int n)
     return v;
 }
 
+static inline uint64_t rd_byte(struct rd *r)
+{
+    if (__builtin_expect(r->p < r->end, 1))
+        return *r->p++;
+    r->bad = 1;
+    return 0;
+}
+
 static inline uint64_t rd_uleb(struct rd *r)
 {
+    if (__builtin_expect(r->p < r->end && !(*r->p & 0x80), 1))
+        return *r->p++; /* most operands are one byte */
     uint64_t v = 0;
     for (int shift = 0;; shift += 7) {
-        uint64_t b = rd_u(r, 1);
+        uint64_t b = rd_byte(r);
         if (r->bad)
             return 0;
         if (shift < 64)
@@ -44,7 +54,7 @@ static inline int64_t rd_sleb(struct rd *r)
     uint64_t v = 0, b;
     int shift = 0;
     do {
-        b = rd_u(r, 1);
+        b = rd_byte(r);
         if (r->bad)
             return 0;
         if (shift < 64)
