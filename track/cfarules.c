@@ -50,20 +50,11 @@
 #define RULE_BITS_MAX 22
 #define RULE_GENS     (RULE_BITS_MAX - RULE_BITS0 + 1)
 
-struct tp_cfa_slot {
-    _Atomic uintptr_t key;
-    struct tp_cfa_rule r;
-};
-
-/* A table, published whole: a reader loads it once per lookup. Older ones stay mapped (a reader
- * may be in one, and a rule pointer handed out stays valid). */
-struct rtab {
-    uint32_t bits;
-    struct tp_cfa_slot *slots;
-};
-static struct rtab gens[RULE_GENS];
+/* Older tables stay mapped (a reader may be in one, and a rule pointer handed out stays
+ * valid). */
+static struct tp_cfa_table gens[RULE_GENS];
 static int ngens;
-static _Atomic(struct rtab *) rules_cur;
+_Atomic(struct tp_cfa_table *) tp_cfa_rules;
 static unsigned rules_used; /* keys and tombstones in the current table (under the lock) */
 _Atomic int tp_cfa_state;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -268,30 +259,10 @@ static int read_rule(struct module *m, uintptr_t key, struct tp_cfa_rule *out)
 
 /* ---- the cache ---- */
 
-static inline uint32_t home(uintptr_t key, uint32_t bits)
-{
-    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
-}
-
-/* Lock-free: a key seen (acquire) has its rule written before it. */
-static inline const struct tp_cfa_rule *cached(uintptr_t key)
-{
-    const struct rtab *t = atomic_load_explicit(&rules_cur, memory_order_acquire);
-    uint32_t mask = (1u << t->bits) - 1;
-    for (uint32_t i = home(key, t->bits), n = 0; n <= mask; n++, i = (i + 1) & mask) {
-        uintptr_t k = atomic_load_explicit(&t->slots[i].key, memory_order_acquire);
-        if (k == key)
-            return &t->slots[i].r;
-        if (k == 0)
-            return NULL;
-    }
-    return NULL;
-}
-
 static struct tp_cfa_slot *put(struct tp_cfa_slot *v, uint32_t bits, uintptr_t key,
                                const struct tp_cfa_rule *r)
 {
-    for (uint32_t i = home(key, bits);; i = (i + 1) & ((1u << bits) - 1)) {
+    for (uint32_t i = tp_cfa_home(key, bits);; i = (i + 1) & ((1u << bits) - 1)) {
         uintptr_t k = atomic_load_explicit(&v[i].key, memory_order_relaxed);
         if (k == key)
             return &v[i];
@@ -308,7 +279,7 @@ static struct tp_cfa_slot *put(struct tp_cfa_slot *v, uint32_t bits, uintptr_t k
  * published once filled. 0 when there is no bigger one to be had. */
 static int grow(void)
 {
-    const struct rtab *o = &gens[ngens - 1];
+    const struct tp_cfa_table *o = &gens[ngens - 1];
     if (ngens == RULE_GENS)
         return 0;
     uint32_t bits = o->bits + 1;
@@ -321,15 +292,15 @@ static int grow(void)
         if (k != 0 && k != TOMB)
             put(v, bits, k, &o->slots[i].r);
     }
-    gens[ngens] = (struct rtab){bits, v};
-    atomic_store_explicit(&rules_cur, &gens[ngens++], memory_order_release);
+    gens[ngens] = (struct tp_cfa_table){bits, v};
+    atomic_store_explicit(&tp_cfa_rules, &gens[ngens++], memory_order_release);
     return 1;
 }
 
 /* Under the lock: readers see the rule before the key (release/acquire). NULL when full. */
 static const struct tp_cfa_rule *remember(uintptr_t key, struct tp_cfa_rule r)
 {
-    struct rtab *t = &gens[ngens - 1];
+    struct tp_cfa_table *t = &gens[ngens - 1];
     if (rules_used >= (1u << t->bits) / 4 * 3) {
         if (!grow())
             return NULL;
@@ -347,9 +318,9 @@ int tp_cfa_set_up(void)
         if (!m) {
             atomic_store(&tp_cfa_state, -1);
         } else {
-            gens[0] = (struct rtab){RULE_BITS0, m};
+            gens[0] = (struct tp_cfa_table){RULE_BITS0, m};
             ngens = 1;
-            atomic_store(&rules_cur, &gens[0]);
+            atomic_store(&tp_cfa_rules, &gens[0]);
             atomic_store_explicit(&tp_cfa_state, 1, memory_order_release);
         }
     }
@@ -363,10 +334,10 @@ static TP_TLS struct tp_cfa_rule unkept;
 /* Long because the passes read best together: the modules known, then the module map, then
  * (for what the .eh_frame reader leaves to libdw) the module map again with the file opened.
  * Each pass drops the lock before it walks the map or loads elfutils. */
-const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key, uintptr_t origin)
+const struct tp_cfa_rule *tp_cfa_rule_read(uintptr_t key, uintptr_t origin)
 {
-    const struct tp_cfa_rule *r = cached(key);
-    if (tp_likely(r != NULL))
+    const struct tp_cfa_rule *r = tp_cfa_cached(key);
+    if (r)
         return r;
     uintptr_t pc = key & ~TP_CFA_KEY_EXACT;
     struct seg s = {.pc = pc, .fd = -1};
@@ -390,7 +361,7 @@ const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key, uintptr_t origin)
         }
         if (!take_lock())
             break;
-        r = cached(key);
+        r = tp_cfa_cached(key);
         struct module *m = r ? NULL : known_module(pc);
         if (!m && !r && s.found)
             m = module_for(&s);

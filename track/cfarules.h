@@ -34,11 +34,50 @@ struct tp_cfa_rule {
  * itself, not at the call before it. No user-space address has the bit. */
 #define TP_CFA_KEY_EXACT ((uintptr_t)1 << 63)
 
+/* The table of rules, open addressing by key, published whole (cfarules.c grows it): read here,
+ * inline, since every step of every walk looks a rule up. A key seen (acquire) has its rule
+ * written before it. */
+struct tp_cfa_slot {
+    _Atomic uintptr_t key;
+    struct tp_cfa_rule r;
+};
+struct tp_cfa_table {
+    uint32_t bits;
+    struct tp_cfa_slot *slots;
+};
+extern _Atomic(struct tp_cfa_table *) tp_cfa_rules;
+
+static inline uint32_t tp_cfa_home(uintptr_t key, uint32_t bits)
+{
+    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+static inline const struct tp_cfa_rule *tp_cfa_cached(uintptr_t key)
+{
+    const struct tp_cfa_table *t = atomic_load_explicit(&tp_cfa_rules, memory_order_acquire);
+    uint32_t mask = (1u << t->bits) - 1;
+    for (uint32_t i = tp_cfa_home(key, t->bits), n = 0; n <= mask; n++, i = (i + 1) & mask) {
+        uintptr_t k = atomic_load_explicit(&t->slots[i].key, memory_order_acquire);
+        if (k == key)
+            return &t->slots[i].r;
+        if (k == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* A rule not in the table yet, read and kept (see tp_cfa_rule_of). */
+const struct tp_cfa_rule *tp_cfa_rule_read(uintptr_t key, uintptr_t origin);
+
 /* The rule for a return address (or pc | TP_CFA_KEY_EXACT), or NULL where there is none now (the
  * table's lock could not be had). Lock-free when cached. origin is the walk's first return
  * address (the allocating call's): libdw, when a rule needs it, is loaded only where that is
- * safe (tp_dw_load_early). */
-const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key, uintptr_t origin);
+ * safe (tp_dw_load_early). The table must be set up (tp_cfa_ready). */
+static inline const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key, uintptr_t origin)
+{
+    const struct tp_cfa_rule *r = tp_cfa_cached(key);
+    return tp_likely(r != NULL) ? r : tp_cfa_rule_read(key, origin);
+}
 
 /* 0 not set up, 1 on, -1 off. */
 extern _Atomic int tp_cfa_state;
