@@ -185,8 +185,8 @@ int tp_eh_frame_at(const struct tp_eh_src *s, uintptr_t pc, struct tp_eh_frame *
         return TP_EH_NONE;
     if (f.insns_end - f.insns >= TP_EH_LONG_FDE && tp_eh_long_fde(s, &f, &c, pc, out, row_end) == 0)
         return TP_EH_FOUND;
-    struct play p = {.c = &c, .s = s, .loc = f.start, .pc = pc, .row_end = f.end};
-    p.cur.ra.rule = p.cur.rbp.rule = R_SAME; /* the ABI's initial rules */
+    struct play p;
+    tp_eh_play_init(&p, &c, s, f.start, pc, f.end);
     if (tp_eh_play(&p, c.insns, c.insns_end, 1) < 0)
         return TP_EH_ASK_DW;
     p.init = p.cur;

@@ -343,8 +343,8 @@ static struct kept *slot_for(const struct fde *f)
 static void keep_all(const struct tp_eh_src *s, const struct fde *f, const struct cie *c,
                      struct kept *k)
 {
-    struct play p = {.c = c, .s = s, .loc = f->start, .pc = f->start, .row_end = f->end};
-    p.cur.ra.rule = p.cur.rbp.rule = R_SAME; /* the ABI's initial rules */
+    struct play p;
+    tp_eh_play_init(&p, c, s, f->start, f->start, f->end);
     k->rows.start = f->start;
     if (tp_eh_play(&p, c->insns, c->insns_end, 1) == 0) {
         p.init = p.cur;
