@@ -4,6 +4,7 @@
 #define TPROF_CFATABLE_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A return address's rule: where its frame's CFA is (rsp or rbp + cfa_off), where the return
