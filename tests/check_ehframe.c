@@ -68,6 +68,7 @@ static int open_image(const char *path, struct image *im)
 
 static void close_image(struct image *im)
 {
+    tp_eh_forget(); /* the next image may be mapped where this one was */
     tp_dw.dwarf_cfi_end(im->cfi);
     tp_dw.elf_end(im->elf);
     munmap(im->map, im->size);

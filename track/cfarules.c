@@ -30,7 +30,6 @@
 #include "common/pages.h"
 #include "track/cfaexpr.h"
 #include "track/dwlib.h"
-#include "track/ehplay.h"
 #include "track/ehrule.h"
 #include "track/modmap.h"
 #include "track/runtime.h"
@@ -464,7 +463,7 @@ void tp_unwind_dlclosed(void)
         release_module(m);
     }
     nmods = k;
-    tp_eh_forget(); /* the long FDEs' rows kept (track/ehplay.h): any may be the code's gone */
+    tp_eh_forget(); /* what the .eh_frame reader keeps may be the code's gone */
     drop_lock();
     tp_free(l.lo);
     tp_own_end(g);

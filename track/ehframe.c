@@ -61,7 +61,36 @@ static int entry_span(struct rd *r, const uint8_t **end)
     return 0;
 }
 
+/* The last CIE read: a module's FDEs share one or two. */
+static struct {
+    uintptr_t at, lo, hi;
+    struct cie c;
+} last_cie;
+
+void tp_eh_forget(void)
+{
+    memset(&last_cie, 0, sizeof last_cie);
+    tp_eh_rows_forget();
+}
+
+static int parse_cie(const struct tp_eh_src *s, uintptr_t a, struct cie *c);
+
 static int read_cie(const struct tp_eh_src *s, uintptr_t a, struct cie *c)
+{
+    if (last_cie.at == a && last_cie.lo == s->lo && last_cie.hi == s->hi && a) {
+        *c = last_cie.c;
+        return 0;
+    }
+    if (parse_cie(s, a, c) < 0)
+        return -1;
+    last_cie.at = a;
+    last_cie.lo = s->lo;
+    last_cie.hi = s->hi;
+    last_cie.c = *c;
+    return 0;
+}
+
+static int parse_cie(const struct tp_eh_src *s, uintptr_t a, struct cie *c)
 {
     struct rd r = rd_at(s, a);
     const uint8_t *end;

@@ -266,7 +266,8 @@ int tp_eh_play(struct play *p, const uint8_t *i, const uint8_t *end, int in_cie)
 
 static void state_reg(const struct reg *g, struct tp_eh_reg *o)
 {
-    memset(o, 0, sizeof *o);
+    o->n = 0;
+    o->same = 0;
     Dwarf_Op cfa = {.atom = DW_OP_call_frame_cfa};
     switch (g->rule) {
     case R_SAME: o->same = 1; return;
@@ -301,7 +302,7 @@ static void state_reg(const struct reg *g, struct tp_eh_reg *o)
 
 void tp_eh_state(const struct row *w, struct tp_eh_frame *out)
 {
-    memset(out, 0, sizeof *out);
+    out->ncfa = 0; /* the operations past ncfa (and past a register's n) are never read */
     if (w->cfa == CFA_REG) {
         out->cfa[0] = (Dwarf_Op){.atom = DW_OP_bregx, .number = w->cfa_reg, .number2 = w->cfa_off};
         out->ncfa = 1;
@@ -386,7 +387,7 @@ int tp_eh_long_fde(const struct tp_eh_src *s, const struct fde *f, const struct 
     return 0;
 }
 
-void tp_eh_forget(void)
+void tp_eh_rows_forget(void)
 {
     for (int i = 0; i < KEPT; i++)
         tp_free(kept[i].rows.v);

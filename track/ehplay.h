@@ -87,7 +87,7 @@ void tp_eh_state(const struct row *w, struct tp_eh_frame *out);
 int tp_eh_long_fde(const struct tp_eh_src *s, const struct fde *f, const struct cie *c,
                    uintptr_t pc, struct tp_eh_frame *out, uintptr_t *row_end);
 
-/* Drop the rows kept (a module was unloaded: its FDEs' addresses may hold another's next). */
-void tp_eh_forget(void);
+/* Drop the rows kept (tp_eh_forget). */
+void tp_eh_rows_forget(void);
 
 #endif
