@@ -21,6 +21,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "track/cfarules.h"
 #include "track/modmap.h"
 #include "track/runtime.h"
 #include "track/unwind.h"
@@ -340,8 +341,15 @@ START_TEST(test_dlclose)
     struct walk w1;
     walk(walk_cb, &w1);
     same_walk(&w1);
+    /* what the dlclose hook of libtprof.so does around the real dlclose; meanwhile no rule is
+     * read (the module's memory may be going): a return address not cached yet has none, and
+     * none is kept for it */
+    tp_unwind_dlclose_begin();
+    uintptr_t fresh = (uintptr_t)&qsort + 7;
+    ck_assert(tp_cfa_rule_of(fresh, 0)->flags & TP_CFA_NO);
     ck_assert_int_eq(dlclose(h), 0);
-    tp_unwind_dlclosed();                        /* what the dlclose hook of libtprof.so does */
+    tp_unwind_dlclosed();
+    ck_assert(!(tp_cfa_rule_of(fresh, 0)->flags & TP_CFA_NO));
     unw_flush_cache(unw_local_addr_space, 0, 0); /* and libunwind's own cache, for the reference */
     h = dlopen(b, RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(h != NULL, "%s", dlerror());

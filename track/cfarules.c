@@ -58,6 +58,11 @@ static unsigned rules_used; /* keys and tombstones in the current table (under t
 _Atomic int tp_cfa_state;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static TP_TLS int holding; /* this thread holds the lock (for a fork from a signal handler) */
+/* dlcloses under way (tp_unwind_dlclose_begin to tp_unwind_dlclosed): the module's memory may
+ * be unmapped, and other code mapped there, before its entry in mods is dropped, and a rule is
+ * read from the module's own memory. Meanwhile no rule is read: such a walk stops at its first
+ * frame not yet cached (a shorter stack, never a wrong one, nor a read of unmapped memory). */
+static _Atomic int unloading;
 
 /* How long a walk waits for another thread reading rules. The lock is only ever held around
  * libdw's reading of one rule (milliseconds for a module's first), never while waiting for
@@ -338,6 +343,10 @@ const struct tp_cfa_rule *tp_cfa_rule_read(uintptr_t key, uintptr_t origin)
     const struct tp_cfa_rule *r = tp_cfa_cached(key);
     if (r)
         return r;
+    if (atomic_load_explicit(&unloading, memory_order_acquire) > 0) {
+        unkept = (struct tp_cfa_rule){0, 0, 0, TP_CFA_NO, 0};
+        return &unkept;
+    }
     uintptr_t pc = key & ~TP_CFA_KEY_EXACT;
     struct seg s = {.pc = pc, .fd = -1};
     int want_dw = 0;
@@ -426,7 +435,22 @@ static int list_segments(const struct tp_code_segment *c, void *arg)
     return 0;
 }
 
+void tp_unwind_dlclose_begin(void)
+{
+    atomic_fetch_add(&unloading, 1);
+}
+
+static void drop_unloaded(void);
+
 void tp_unwind_dlclosed(void)
+{
+    drop_unloaded();
+    int n = atomic_load(&unloading);
+    while (n > 0 && !atomic_compare_exchange_weak(&unloading, &n, n - 1))
+        ;
+}
+
+static void drop_unloaded(void)
 {
     if (atomic_load_explicit(&tp_cfa_state, memory_order_acquire) <= 0)
         return;

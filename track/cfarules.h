@@ -42,8 +42,10 @@ static inline int tp_cfa_ready(void)
 
 /* Off for good (the walk finds 0 frames from then on). */
 void tp_unwind_disable(void);
-/* After a dlclose: the cached rules of code no longer loaded are dropped (its addresses may
- * hold other code next). Takes the loader's lock: not under a tprof lock. */
+/* Before a dlclose (no rule is read until tp_unwind_dlclosed), and after it: the cached rules
+ * of code no longer loaded are dropped (its addresses may hold other code next). The latter
+ * takes the loader's lock: not under a tprof lock. */
+void tp_unwind_dlclose_begin(void);
 void tp_unwind_dlclosed(void);
 /* Across fork: the table's lock is held so that no thread is inside libdw when the process is
  * copied (a lock of libdw's own libc would stay held in the child). */
