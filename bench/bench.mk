@@ -29,3 +29,4 @@ bench-quick: all $(BENCH_DEPS)
 # Big programs (bench/big.sh: 10^6 generated call sites, python3-torch MLP): run by hand.
 EXTRA_DIST += bench/big.sh bench/big.py bench/big_gen.py bench/torch_mlp.py
 EXTRA_DIST += bench/exit_cost.sh
+EXTRA_DIST += bench/make_ab.sh
