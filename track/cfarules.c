@@ -6,9 +6,8 @@
  * the module's .eh_frame as mapped (track/ehframe.c) under a lock, and only what that reader
  * leaves (no .eh_frame_hdr table, an unknown encoding) from libdw (dwarf_getcfi_elf), which is
  * loaded then if it safely can be: a process whose walks need nothing else never maps elfutils.
- * libunwind's fast path
- * (tdep_trace) works the same way; doing it here skips its context set-up and keeps libunwind
- * out of the program.
+ * libunwind's fast path (tdep_trace) works the same way; doing it here skips its context set-up
+ * and keeps libunwind out of the program.
  *
  * Besides "register + offset", a rule can say: the kernel's signal trampoline (__restore_rt:
  * "mov $15,%rax; syscall", recognised by its code; the interrupted registers are in the
@@ -174,7 +173,7 @@ static void attach_dw(struct module *m, const struct seg *s)
         return;
     m->dw_tried = 1;
     if (!tp_dw_ready())
-        return; /* not installed (tp_cfa_rule_of loads it first when it can be) */
+        return; /* not installed (tp_cfa_rule_read loads it first when it can be) */
     if (s->fd >= 0) {
         m->elf = tp_dw.elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
         if (m->elf)
