@@ -30,3 +30,4 @@ bench-quick: all $(BENCH_DEPS)
 EXTRA_DIST += bench/big.sh bench/big.py bench/big_gen.py bench/torch_mlp.py
 EXTRA_DIST += bench/exit_cost.sh
 EXTRA_DIST += bench/lockadd.c
+EXTRA_DIST += bench/make_ab.sh

@@ -1,28 +1,25 @@
 #include "common/clock.h"
 
-#include <fcntl.h>
-#include <string.h>
-#include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 int tp_clock_use_tsc;
 static int inited;
 static uint64_t tsc0, ns0;
 
-/* constant_tsc and nonstop_tsc in /proc/cpuinfo: the TSC ticks at one rate in every P- and
- * C-state. Read with read(2): this runs inside malloc at start-up, where stdio must not. */
+/* The invariant TSC bit (CPUID leaf 0x80000007, EDX bit 8): the TSC ticks at one rate in every
+ * P- and C-state. It is what Linux shows as constant_tsc and nonstop_tsc in /proc/cpuinfo, asked
+ * of the CPU directly: reading that file costs every process a system call and the kernel's text
+ * for each core. */
 static int tsc_invariant(void)
 {
 #if defined(__x86_64__)
-    static char buf[16384];
-    int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    return strstr(buf, " constant_tsc") && strstr(buf, " nonstop_tsc");
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8) & 1;
 #else
     return 0;
 #endif

@@ -149,6 +149,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
         /* What points into the unloaded code is dropped whatever the state: tprof's wrappers
          * and stubs still call through it before start-up and while the report is written, and
          * the unloaded code's cached stack rules would describe whatever is mapped there next. */
+        tp_unwind_dlclose_begin();
         int rc = real(handle), e = errno;
         tp_unwind_dlclosed();
         tp_real_forget();
@@ -159,6 +160,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     }
     struct tp_own g = tp_own_begin();
     tp_modmap_before_dlclose(handle);
+    tp_unwind_dlclose_begin();
     tp_own_end(g);
     int rc = real(handle);
     int e = errno;

@@ -19,6 +19,7 @@
 #include "preload/real.h"
 #include "preload/shim_exit.h"
 #include "preload/shim_signal.h"
+#include "common/config.h"
 #include "common/errout.h"
 #include "track/dwlib.h"
 #include "track/heap.h"
@@ -103,9 +104,13 @@ __attribute__((constructor)) static void tp_ctor(void)
         tp_report_signal_start();
         tp_trace_start();
         tp_shim_exit_start();
-        /* A safe point to load elfutils: the configuration is read (a disabled tprof loads
-         * nothing) and no lock of the program's is held. */
-        tp_dw_load();
+        /* elfutils is loaded when something needs it: the report's symbols (track/symbolize.c),
+         * a rule the .eh_frame reader leaves to libdw (track/cfarules.c); a short process that
+         * writes nothing never maps it. TPROF_WORK reads argument locations from DWARF in the
+         * hooks, where loading is not safe: now then, at a safe point (the configuration is
+         * read and no lock of the program's is held). */
+        if (tp_cfg.work)
+            tp_dw_load();
     }
 }
 

@@ -131,6 +131,50 @@ START_TEST(test_empty)
 }
 END_TEST
 
+/* The order tp_symindex_finish keeps, stated again here and applied with qsort: by address, at
+ * one address a symbol with a size, then the best rank, then the first in the table. */
+static int reference_order(const void *a, const void *b)
+{
+    const struct tp_sym *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if ((x->size != 0) != (y->size != 0))
+        return x->size ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* 20,001 symbols on up to 3,000 addresses (many aliases each), sizes and ranks mixed, odd counts: the
+ * same symbols kept, in the same order, as qsort with that order gives. */
+START_TEST(test_many_aliases_as_qsort)
+{
+    enum { N = 20001 };
+    struct tp_sym *v = calloc(N, sizeof *v), *w = calloc(N, sizeof *w);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v[i] = (struct tp_sym){0x400000 + (x % 3000) * 16, (x >> 20) % 3 ? (x >> 24) % 64 : 0, NULL,
+                               (uint32_t)i, (uint8_t)((x >> 30) % 4)};
+    }
+    memcpy(w, v, N * sizeof *v);
+    size_t n = N, m = 0;
+    tp_symindex_finish(v, &n);
+    qsort(w, N, sizeof *w, reference_order);
+    for (size_t i = 0; i < N; i++)
+        if (m == 0 || w[m - 1].start != w[i].start)
+            w[m++] = w[i];
+    ck_assert_uint_eq(n, m);
+    ck_assert_uint_gt(n, 2900); /* about 7 aliases an address */
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(memcmp(&v[i], &w[i], sizeof v[i]), 0);
+    free(v);
+    free(w);
+}
+END_TEST
+
 /* ---- this program: 1,024 functions, aliases, a symbol of size 0 ---- */
 
 static volatile int sink;
@@ -275,6 +319,7 @@ int main(void)
     tcase_add_test(tc, test_made_up_boundaries);
     tcase_add_test(tc, test_made_up_aliases_and_nesting);
     tcase_add_test(tc, test_empty);
+    tcase_add_test(tc, test_many_aliases_as_qsort);
     tcase_add_test(tc, test_this_program);
     tcase_add_test(tc, test_glob_fast_path);
     suite_add_tcase(s, tc);

@@ -8,19 +8,32 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "track/dwlib.h"
 #include "track/runtime.h"
 #include "track/symbolize.h"
 #include "track/symtab.h"
 
-
 static volatile int sink;
 static int data_word[64];
 
-__attribute__((noinline, used)) static void tpsym_alpha(int i) { sink += i; }
-__attribute__((noinline, used)) static void tpsym_beta(int i) { sink -= i; tpsym_alpha(i); }
-__attribute__((noinline, used)) static int tpsym_gamma(int i) { return sink * i; }
+__attribute__((noinline, used)) static void tpsym_alpha(int i)
+{
+    sink += i;
+}
+__attribute__((noinline, used)) static void tpsym_beta(int i)
+{
+    sink -= i;
+    tpsym_alpha(i);
+}
+__attribute__((noinline, used)) static int tpsym_gamma(int i)
+{
+    return sink * i;
+}
 
-static uintptr_t A(void (*f)(int)) { return (uintptr_t)f; }
+static uintptr_t A(void (*f)(int))
+{
+    return (uintptr_t)f;
+}
 /* libc's own qsort: in a sanitizer build RTLD_DEFAULT finds ASan's interceptor first. */
 static uintptr_t libc_qsort(void)
 {
@@ -87,6 +100,66 @@ START_TEST(test_libc_from_dynsym)
 }
 END_TEST
 
+/* symtab.c reads the ELF file itself: every function symbol of libc's .dynsym as libelf reads
+ * it is found at its own address, and the functions listed are at least as many as their
+ * distinct addresses (more where the debug file's .symtab is installed). */
+static int count_all(const char *name, uintptr_t start, uint64_t size, void *arg)
+{
+    (void)name;
+    (void)start;
+    (void)size;
+    (*(long *)arg)++;
+    return 0;
+}
+
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+START_TEST(test_libc_as_libelf)
+{
+    char path[4096], name[256];
+    uintptr_t bias, lo, hi, start;
+    ck_assert_int_eq(tp_symtab_module(libc_qsort(), path, sizeof path, &bias, &lo, &hi), 0);
+    ck_assert(tp_dw_ready());
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    Elf *e = tp_dw.elf_begin(fileno(f), ELF_C_READ, NULL);
+    ck_assert_ptr_nonnull(e);
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = tp_dw.elf_nextscn(e, scn)) != NULL)
+        if (tp_dw.gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
+            break;
+    ck_assert_ptr_nonnull(scn);
+    Elf_Data *d = tp_dw.elf_getdata(scn, NULL);
+    size_t count = sh.sh_size / sh.sh_entsize, n = 0;
+    uintptr_t *at = calloc(count, sizeof *at);
+    for (size_t i = 0; i < count; i++) {
+        GElf_Sym sym;
+        ck_assert_ptr_nonnull(tp_dw.gelf_getsym(d, (int)i, &sym));
+        int t = GELF_ST_TYPE(sym.st_info);
+        if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+            continue;
+        at[n++] = bias + sym.st_value;
+        ck_assert_int_eq(tp_symtab_lookup(bias + sym.st_value, name, sizeof name, &start), 0);
+        ck_assert_uint_eq(start, bias + sym.st_value);
+    }
+    qsort(at, n, sizeof *at, by_address);
+    long distinct = 0, listed = 0;
+    for (size_t i = 0; i < n; i++)
+        distinct += !i || at[i] != at[i - 1];
+    ck_assert_int_gt(distinct, 1000);
+    ck_assert_int_ge(tp_symtab_functions(libc_qsort(), NULL, count_all, &listed), distinct);
+    ck_assert_int_ge(listed, distinct);
+    free(at);
+    tp_dw.elf_end(e);
+    fclose(f);
+}
+END_TEST
+
 struct collected {
     int n;
     uintptr_t start[8];
@@ -127,7 +200,7 @@ START_TEST(test_functions_of_module)
     ck_assert_int_eq(c.n, 3);
     /* in address order, each at its own address */
     for (int i = 0; i < 3; i++) {
-        uintptr_t expect = !strcmp(c.name[i], "tpsym_alpha") ? A(tpsym_alpha)
+        uintptr_t expect = !strcmp(c.name[i], "tpsym_alpha")  ? A(tpsym_alpha)
                            : !strcmp(c.name[i], "tpsym_beta") ? A(tpsym_beta)
                                                               : (uintptr_t)tpsym_gamma;
         ck_assert_uint_eq(c.start[i], expect);
@@ -284,6 +357,7 @@ int main(void)
     tcase_add_test(tc, test_not_a_function);
     tcase_add_test(tc, test_module_of_address);
     tcase_add_test(tc, test_libc_from_dynsym);
+    tcase_add_test(tc, test_libc_as_libelf);
     tcase_add_test(tc, test_functions_of_module);
     tcase_add_test(tc, test_dlopen_then_dlclose);
     tcase_add_test(tc, test_demangle);

@@ -45,3 +45,6 @@ EXTRA_DIST += tests/proc_stderr.sh
 # Exit cost in proportion to what is written (needs strace; skipped without it).
 TESTS += tests/exit_cost.sh
 EXTRA_DIST += tests/exit_cost.sh
+# elfutils loaded only for a report's symbols, never by a process that writes none (needs strace).
+TESTS += tests/lazy_dw.sh
+EXTRA_DIST += tests/lazy_dw.sh

@@ -3,9 +3,11 @@
  * On x86-64 nearly every frame's rule is "CFA = rsp or rbp + k, return address at CFA - 8, rbp
  * saved at CFA + j or unchanged": once known for a return address, a step is a table lookup and
  * two loads. The table is shared by all threads and lock-free to read; a miss reads the rule from
- * the module's .eh_frame with libdw (dwarf_getcfi_elf) under a lock. libunwind's fast path
- * (tdep_trace) works the same way; doing it here skips its context set-up and keeps libunwind
- * out of the program.
+ * the module's .eh_frame as mapped (track/ehframe.c) under a lock, and only what that reader
+ * leaves (no .eh_frame_hdr table, an unknown encoding) from libdw (dwarf_getcfi_elf), which is
+ * loaded then if it safely can be: a process whose walks need nothing else never maps elfutils.
+ * libunwind's fast path (tdep_trace) works the same way; doing it here skips its context set-up
+ * and keeps libunwind out of the program.
  *
  * Besides "register + offset", a rule can say: the kernel's signal trampoline (__restore_rt:
  * "mov $15,%rax; syscall", recognised by its code; the interrupted registers are in the
@@ -27,6 +29,7 @@
 #include "common/pages.h"
 #include "track/cfaexpr.h"
 #include "track/dwlib.h"
+#include "track/ehrule.h"
 #include "track/modmap.h"
 #include "track/runtime.h"
 
@@ -45,24 +48,20 @@
 #define RULE_BITS_MAX 22
 #define RULE_GENS     (RULE_BITS_MAX - RULE_BITS0 + 1)
 
-struct tp_cfa_slot {
-    _Atomic uintptr_t key;
-    struct tp_cfa_rule r;
-};
-
-/* A table, published whole: a reader loads it once per lookup. Older ones stay mapped (a reader
- * may be in one, and a rule pointer handed out stays valid). */
-struct rtab {
-    uint32_t bits;
-    struct tp_cfa_slot *slots;
-};
-static struct rtab gens[RULE_GENS];
+/* Older tables stay mapped (a reader may be in one, and a rule pointer handed out stays
+ * valid). */
+static struct tp_cfa_table gens[RULE_GENS];
 static int ngens;
-static _Atomic(struct rtab *) rules_cur;
+_Atomic(struct tp_cfa_table *) tp_cfa_rules;
 static unsigned rules_used; /* keys and tombstones in the current table (under the lock) */
 _Atomic int tp_cfa_state;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static TP_TLS int holding; /* this thread holds the lock (for a fork from a signal handler) */
+/* dlcloses under way (tp_unwind_dlclose_begin to tp_unwind_dlclosed): the module's memory may
+ * be unmapped, and other code mapped there, before its entry in mods is dropped, and a rule is
+ * read from the module's own memory. Meanwhile no rule is read: such a walk stops at its first
+ * frame not yet cached (a shorter stack, never a wrong one, nor a read of unmapped memory). */
+static _Atomic int unloading;
 
 /* How long a walk waits for another thread reading rules. The lock is only ever held around
  * libdw's reading of one rule (milliseconds for a module's first), never while waiting for
@@ -91,6 +90,8 @@ static void drop_lock(void)
 
 struct module {
     uintptr_t lo, hi, bias; /* the executable segment */
+    struct tp_eh_src eh;    /* its .eh_frame_hdr in memory */
+    int dw_tried;           /* libdw was asked for its CFI (elf, cfi) */
     Elf *elf;
     Dwarf_CFI *cfi; /* NULL: no usable CFI */
     void *image;    /* the vDSO's copy, which elf reads */
@@ -102,9 +103,11 @@ static int nmods;
 
 /* What the module map says of the segment of pc, found before the lock is taken: the loader's
  * lock (held while the map is walked) is never taken while this file's lock is held. The file is
- * opened there, while the module cannot be unloaded. */
+ * opened there (when libdw is to read it: open_file), while the module cannot be unloaded. */
 struct seg {
     uintptr_t pc, lo, hi, bias;
+    uintptr_t eh_hdr, eh_lo, eh_hi;
+    int open_file;
     int fd;       /* the module's file, or -1 */
     int vdso;     /* the vDSO: no file, read from memory */
     int readable; /* PF_R: its code bytes can be compared */
@@ -120,7 +123,12 @@ static int find_segment(const struct tp_code_segment *c, void *arg)
     s->hi = c->hi;
     s->bias = c->bias;
     s->readable = c->readable;
+    s->eh_hdr = c->eh_hdr;
+    s->eh_lo = c->eh_lo;
+    s->eh_hi = c->eh_hi;
     s->found = 1;
+    if (!s->open_file || s->fd >= 0)
+        return 1;
     const char *name = c->name;
     uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
     if (!*name)
@@ -156,9 +164,28 @@ static Elf *vdso_elf(struct module *m)
     return tp_dw.elf_memory(m->image, size);
 }
 
-/* The module of the segment s, read now if new. The file stays mapped (ELF_C_READ_MMAP) and the
- * descriptor is closed at once: a program that counts or closes its descriptors never meets one
- * of ours. NULL when the table is full. */
+/* libdw's CFI of module m, once, from the file s opened (or the vDSO's image). The file stays
+ * mapped (ELF_C_READ_MMAP) and the descriptor is closed at once: a program that counts or closes
+ * its descriptors never meets one of ours. */
+static void attach_dw(struct module *m, const struct seg *s)
+{
+    if (m->dw_tried)
+        return;
+    m->dw_tried = 1;
+    if (!tp_dw_ready())
+        return; /* not installed (tp_cfa_rule_read loads it first when it can be) */
+    if (s->fd >= 0) {
+        m->elf = tp_dw.elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
+        if (m->elf)
+            tp_dw.elf_cntl(m->elf, ELF_C_FDDONE);
+    } else if (s->vdso) {
+        m->elf = vdso_elf(m);
+    }
+    if (m->elf)
+        m->cfi = tp_dw.dwarf_getcfi_elf(m->elf);
+}
+
+/* The module of the segment s, new if not known. NULL when the table is full. */
 static struct module *module_for(const struct seg *s)
 {
     for (int i = 0; i < nmods; i++)
@@ -172,15 +199,7 @@ static struct module *module_for(const struct seg *s)
     m->hi = s->hi;
     m->bias = s->bias;
     m->readable = s->readable;
-    if (s->fd >= 0) {
-        m->elf = tp_dw.elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
-        if (m->elf)
-            tp_dw.elf_cntl(m->elf, ELF_C_FDDONE);
-    } else if (s->vdso) {
-        m->elf = vdso_elf(m);
-    }
-    if (m->elf)
-        m->cfi = tp_dw.dwarf_getcfi_elf(m->elf);
+    m->eh = (struct tp_eh_src){s->eh_hdr, s->eh_lo, s->eh_hi, s->bias, 0};
     return m;
 }
 
@@ -204,115 +223,49 @@ static void release_module(struct module *m)
 
 /* ---- reading a rule ---- */
 
-/* "CFA + k" as libdw states a saved register's place: call_frame_cfa, then plus_uconst k (k
- * wrapped to 64 bits when negative), or nothing more for k = 0. */
-static int cfa_offset(const Dwarf_Op *ops, size_t n, int64_t *off)
-{
-    if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
-        *off = 0;
-        return 1;
-    }
-    if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
-        *off = (int64_t)ops[1].number;
-        return 1;
-    }
-    return 0;
-}
-
 /* x86-64 Linux's rt_sigreturn trampoline: mov $15,%rax; syscall. The kernel makes the handler
  * return there; its address is the "return address" of the handler's frame. */
 static const unsigned char sigreturn_code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
 
-static struct tp_cfa_rule read_rule(struct module *m, uintptr_t key)
+/* read_rule's answer when the rule is libdw's to read and libdw has not read this module yet. */
+#define NEED_DW 1
+
+/* The rule at key into *out: 0, or NEED_DW. */
+static int read_rule(struct module *m, uintptr_t key, struct tp_cfa_rule *out)
 {
     struct tp_cfa_rule no = {0, 0, 0, TP_CFA_NO, 0};
     uintptr_t pc = key & ~TP_CFA_KEY_EXACT;
+    *out = no;
     if (!(key & TP_CFA_KEY_EXACT) && m->readable && pc + sizeof sigreturn_code <= m->hi &&
-        !memcmp((const void *)pc, sigreturn_code, sizeof sigreturn_code))
-        return (struct tp_cfa_rule){0, 0, 0, TP_CFA_SIGNAL, 0};
-    if (!m->cfi)
-        return no;
-    Dwarf_Frame *fr = NULL;
+        !memcmp((const void *)pc, sigreturn_code, sizeof sigreturn_code)) {
+        *out = (struct tp_cfa_rule){0, 0, 0, TP_CFA_SIGNAL, 0};
+        return 0;
+    }
     /* A return address follows its call: the call is the instruction before it. */
     uintptr_t at = key & TP_CFA_KEY_EXACT ? pc : pc - 1;
-    if (tp_dw.dwarf_cfi_addrframe(m->cfi, at - m->bias, &fr) != 0 || !fr)
-        return no;
-    struct tp_cfa_rule r = no;
-    Dwarf_Op *ops, mem[3];
-    size_t n;
-    int64_t ra_off = 0, rbp_off = 0, cfa_off;
-    uint32_t flags;
-    if (tp_dw.dwarf_frame_cfa(fr, &ops, &n) != 0)
-        goto out;
-    if (n == 1 && ops[0].atom == DW_OP_bregx &&
-        (ops[0].number == TP_DWREG_RSP || ops[0].number == TP_DWREG_RBP)) {
-        cfa_off = (int64_t)ops[0].number2;
-        if (cfa_off < INT32_MIN || cfa_off > INT32_MAX)
-            goto out;
-        flags = ops[0].number == TP_DWREG_RBP ? TP_CFA_ON_RBP : 0;
-    } else {
-        int x = tp_cfa_expr_intern(ops, n);
-        if (x < 0)
-            goto out;
-        cfa_off = x;
-        flags = TP_CFA_EXPR;
-    }
-    if (tp_dw.dwarf_frame_register(fr, TP_DWREG_RA, mem, &ops, &n) != 0)
-        goto out;
-    if (n == 0 && ops == mem) {
-        flags |= TP_CFA_LAST; /* return address undefined: _start, a thread's start */
-    } else if (!cfa_offset(ops, n, &ra_off) || ra_off < INT16_MIN || ra_off > -8) {
-        goto out;
-    }
-    if (tp_dw.dwarf_frame_register(fr, TP_DWREG_RBP, mem, &ops, &n) != 0)
-        goto out;
-    if (n == 0 && ops == NULL) {
-        /* same value: the caller's rbp is this frame's */
-    } else if (n == 0) {
-        flags |= TP_CFA_RBP_LOST;
-    } else if (cfa_offset(ops, n, &rbp_off) && rbp_off >= INT16_MIN && rbp_off <= -8) {
-        flags |= TP_CFA_RBP_SAVED;
-    } else {
-        goto out;
-    }
-    int64_t need = -ra_off;
-    if ((flags & TP_CFA_RBP_SAVED) && -rbp_off > need)
-        need = -rbp_off;
-    if (need < 8)
-        need = 8; /* the return address, at least, is in the frame */
-    r = (struct tp_cfa_rule){(int32_t)cfa_off, (int16_t)ra_off, (int16_t)rbp_off, (uint16_t)flags,
-                             (uint16_t)need};
-out:
+    struct tp_eh_frame f;
+    int st = tp_eh_frame_at(&m->eh, at, &f, NULL);
+    if (st == TP_EH_FOUND)
+        *out = tp_cfa_rule_from(&f);
+    if (st != TP_EH_ASK_DW)
+        return 0;
+    if (!m->dw_tried)
+        return NEED_DW;
+    Dwarf_Frame *fr = NULL;
+    if (!m->cfi || tp_dw.dwarf_cfi_addrframe(m->cfi, at - m->bias, &fr) != 0 || !fr)
+        return 0;
+    tp_eh_frame_of_dw(fr, &f);
     tp_dw.free(fr); /* libdw's block: that namespace's free */
-    return r;
+    *out = tp_cfa_rule_from(&f);
+    return 0;
 }
 
 /* ---- the cache ---- */
 
-static inline uint32_t home(uintptr_t key, uint32_t bits)
-{
-    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
-}
-
-/* Lock-free: a key seen (acquire) has its rule written before it. */
-static inline const struct tp_cfa_rule *cached(uintptr_t key)
-{
-    const struct rtab *t = atomic_load_explicit(&rules_cur, memory_order_acquire);
-    uint32_t mask = (1u << t->bits) - 1;
-    for (uint32_t i = home(key, t->bits), n = 0; n <= mask; n++, i = (i + 1) & mask) {
-        uintptr_t k = atomic_load_explicit(&t->slots[i].key, memory_order_acquire);
-        if (k == key)
-            return &t->slots[i].r;
-        if (k == 0)
-            return NULL;
-    }
-    return NULL;
-}
-
 static struct tp_cfa_slot *put(struct tp_cfa_slot *v, uint32_t bits, uintptr_t key,
                                const struct tp_cfa_rule *r)
 {
-    for (uint32_t i = home(key, bits);; i = (i + 1) & ((1u << bits) - 1)) {
+    for (uint32_t i = tp_cfa_home(key, bits);; i = (i + 1) & ((1u << bits) - 1)) {
         uintptr_t k = atomic_load_explicit(&v[i].key, memory_order_relaxed);
         if (k == key)
             return &v[i];
@@ -329,7 +282,7 @@ static struct tp_cfa_slot *put(struct tp_cfa_slot *v, uint32_t bits, uintptr_t k
  * published once filled. 0 when there is no bigger one to be had. */
 static int grow(void)
 {
-    const struct rtab *o = &gens[ngens - 1];
+    const struct tp_cfa_table *o = &gens[ngens - 1];
     if (ngens == RULE_GENS)
         return 0;
     uint32_t bits = o->bits + 1;
@@ -342,15 +295,15 @@ static int grow(void)
         if (k != 0 && k != TOMB)
             put(v, bits, k, &o->slots[i].r);
     }
-    gens[ngens] = (struct rtab){bits, v};
-    atomic_store_explicit(&rules_cur, &gens[ngens++], memory_order_release);
+    gens[ngens] = (struct tp_cfa_table){bits, v};
+    atomic_store_explicit(&tp_cfa_rules, &gens[ngens++], memory_order_release);
     return 1;
 }
 
 /* Under the lock: readers see the rule before the key (release/acquire). NULL when full. */
 static const struct tp_cfa_rule *remember(uintptr_t key, struct tp_cfa_rule r)
 {
-    struct rtab *t = &gens[ngens - 1];
+    struct tp_cfa_table *t = &gens[ngens - 1];
     if (rules_used >= (1u << t->bits) / 4 * 3) {
         if (!grow())
             return NULL;
@@ -368,9 +321,9 @@ int tp_cfa_set_up(void)
         if (!m) {
             atomic_store(&tp_cfa_state, -1);
         } else {
-            gens[0] = (struct rtab){RULE_BITS0, m};
+            gens[0] = (struct tp_cfa_table){RULE_BITS0, m};
             ngens = 1;
-            atomic_store(&rules_cur, &gens[0]);
+            atomic_store(&tp_cfa_rules, &gens[0]);
             atomic_store_explicit(&tp_cfa_state, 1, memory_order_release);
         }
     }
@@ -381,30 +334,55 @@ int tp_cfa_set_up(void)
 /* A rule read while the table is full, valid until this thread's next miss. */
 static TP_TLS struct tp_cfa_rule unkept;
 
-const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key)
+/* Long because the passes read best together: the modules known, then the module map, then
+ * (for what the .eh_frame reader leaves to libdw) the module map again with the file opened.
+ * Each pass drops the lock before it walks the map or loads elfutils. */
+const struct tp_cfa_rule *tp_cfa_rule_read(uintptr_t key, uintptr_t origin)
 {
-    const struct tp_cfa_rule *r = cached(key);
-    if (tp_likely(r != NULL))
+    const struct tp_cfa_rule *r = tp_cfa_cached(key);
+    if (r)
         return r;
-    if (!tp_dw_ready())
-        return NULL;
+    if (atomic_load_explicit(&unloading, memory_order_acquire) > 0) {
+        unkept = (struct tp_cfa_rule){0, 0, 0, TP_CFA_NO, 0};
+        return &unkept;
+    }
     uintptr_t pc = key & ~TP_CFA_KEY_EXACT;
-    struct seg s = {pc, 0, 0, 0, -1, 0, 0, 0};
+    struct seg s = {.pc = pc, .fd = -1};
+    int want_dw = 0;
     r = NULL;
-    for (int pass = 0; pass < 2 && !r; pass++) {
-        if (pass == 1)
+    for (int pass = 0; pass < 3 && !r; pass++) {
+        if (pass == 2 && !want_dw)
+            break;
+        if (pass > 0) {
+            s.open_file = want_dw;
             tp_modmap_each_code(find_segment, &s); /* not under the lock: it takes the loader's */
+        }
+        if (want_dw && !tp_dw_ready() && !tp_dw_load_early(origin) &&
+            atomic_load_explicit(&tp_dw_state, memory_order_acquire) >= 0) {
+            /* libdw cannot be loaded here (another thread, or the loader, may hold what it
+             * needs): this walk stops at this frame, and a later one asks again. Where libdw
+             * is not installed at all, the frame's "no rule" is kept (attach_dw). */
+            unkept = (struct tp_cfa_rule){0, 0, 0, TP_CFA_NO, 0};
+            r = &unkept;
+            break;
+        }
         if (!take_lock())
             break;
-        r = cached(key);
+        r = tp_cfa_cached(key);
         struct module *m = r ? NULL : known_module(pc);
         if (!m && !r && s.found)
             m = module_for(&s);
-        if (!r && (m || pass == 1)) {
+        if (m && want_dw && s.open_file)
+            attach_dw(m, &s);
+        if (!r && (m || pass >= 1)) {
             /* In no module (JIT code, a stack that is not one), the walk stops there, for good.
              * A module that did not fit in mods is not known to have no rules: not kept. */
-            struct tp_cfa_rule got =
-                m ? read_rule(m, key) : (struct tp_cfa_rule){0, 0, 0, TP_CFA_NO, 0};
+            struct tp_cfa_rule got = {0, 0, 0, TP_CFA_NO, 0};
+            if (m && read_rule(m, key, &got) == NEED_DW) {
+                want_dw = 1;
+                drop_lock();
+                continue;
+            }
             r = m || !s.found ? remember(key, got) : NULL;
             if (!r) {
                 unkept = got;
@@ -456,7 +434,22 @@ static int list_segments(const struct tp_code_segment *c, void *arg)
     return 0;
 }
 
+void tp_unwind_dlclose_begin(void)
+{
+    atomic_fetch_add(&unloading, 1);
+}
+
+static void drop_unloaded(void);
+
 void tp_unwind_dlclosed(void)
+{
+    drop_unloaded();
+    int n = atomic_load(&unloading);
+    while (n > 0 && !atomic_compare_exchange_weak(&unloading, &n, n - 1))
+        ;
+}
+
+static void drop_unloaded(void)
 {
     if (atomic_load_explicit(&tp_cfa_state, memory_order_acquire) <= 0)
         return;
@@ -493,6 +486,7 @@ void tp_unwind_dlclosed(void)
         release_module(m);
     }
     nmods = k;
+    tp_eh_forget(); /* what the .eh_frame reader keeps may be the code's gone */
     drop_lock();
     tp_free(l.lo);
     tp_own_end(g);

@@ -1,6 +1,6 @@
 /* The CFA rules of return addresses, for the malloc shims' stack walk (unwind.c): each return
- * address's rule read once from its module's .eh_frame (libdw, track/dwlib.h) and cached in a
- * table that all threads read without a lock. Also the walker's life cycle: off for good, after a
+ * address's rule read once from its module's .eh_frame (track/ehframe.h; libdw, track/dwlib.h,
+ * for what that reader leaves) and cached in a table that all threads read without a lock. Also the walker's life cycle: off for good, after a
  * dlclose, across fork. */
 #ifndef TPROF_CFARULES_H
 #define TPROF_CFARULES_H
@@ -8,35 +8,25 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "track/cfatable.h"
 #include "track/runtime.h"
-
-/* A return address's rule: where its frame's CFA is (rsp or rbp + cfa_off), where the return
- * address and the caller's rbp are (CFA + offset, both at least 8 below it), how many bytes below
- * the CFA the frame must have for those reads to stay in it (need), and what kind of frame it
- * is. Written once, before the rule is published in the table; never changed after. */
-enum {
-    TP_CFA_ON_RBP = 1,    /* CFA = rbp + off, else rsp + off */
-    TP_CFA_RBP_SAVED = 2, /* the caller's rbp is at CFA + rbp_off */
-    TP_CFA_RBP_LOST = 4,  /* the caller's rbp cannot be known */
-    TP_CFA_LAST = 8,      /* the outermost frame: no return address */
-    TP_CFA_NO = 16,       /* no rule the walk can follow: it stops here */
-    TP_CFA_SIGNAL = 32,   /* the signal trampoline: registers from the ucontext at the CFA */
-    TP_CFA_EXPR = 64,     /* CFA = CFA expression number cfa_off (cfaexpr.h) evaluated */
-};
-
-struct tp_cfa_rule {
-    int32_t cfa_off;
-    int16_t ra_off, rbp_off;
-    uint16_t flags, need;
-};
 
 /* Added to an interrupted pc (the frame under a signal trampoline) to ask for the rule at pc
  * itself, not at the call before it. No user-space address has the bit. */
 #define TP_CFA_KEY_EXACT ((uintptr_t)1 << 63)
 
-/* The rule for a return address (or pc | TP_CFA_KEY_EXACT), or NULL where there is none now:
- * elfutils is not loaded (yet), or the table's lock could not be had. Lock-free when cached. */
-const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key);
+/* A rule not in the table yet, read and kept (see tp_cfa_rule_of). */
+const struct tp_cfa_rule *tp_cfa_rule_read(uintptr_t key, uintptr_t origin);
+
+/* The rule for a return address (or pc | TP_CFA_KEY_EXACT), or NULL where there is none now (the
+ * table's lock could not be had). Lock-free when cached. origin is the walk's first return
+ * address (the allocating call's): libdw, when a rule needs it, is loaded only where that is
+ * safe (tp_dw_load_early). The table must be set up (tp_cfa_ready). */
+static inline const struct tp_cfa_rule *tp_cfa_rule_of(uintptr_t key, uintptr_t origin)
+{
+    const struct tp_cfa_rule *r = tp_cfa_cached(key);
+    return tp_likely(r != NULL) ? r : tp_cfa_rule_read(key, origin);
+}
 
 /* 0 not set up, 1 on, -1 off. */
 extern _Atomic int tp_cfa_state;
@@ -52,8 +42,10 @@ static inline int tp_cfa_ready(void)
 
 /* Off for good (the walk finds 0 frames from then on). */
 void tp_unwind_disable(void);
-/* After a dlclose: the cached rules of code no longer loaded are dropped (its addresses may
- * hold other code next). Takes the loader's lock: not under a tprof lock. */
+/* Before a dlclose (no rule is read until tp_unwind_dlclosed), and after it: the cached rules
+ * of code no longer loaded are dropped (its addresses may hold other code next). The latter
+ * takes the loader's lock: not under a tprof lock. */
+void tp_unwind_dlclose_begin(void);
 void tp_unwind_dlclosed(void);
 /* Across fork: the table's lock is held so that no thread is inside libdw when the process is
  * copied (a lock of libdw's own libc would stay held in the child). */

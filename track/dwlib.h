@@ -1,5 +1,6 @@
-/* elfutils (libdw, libelf) as tprof uses it: loaded at start-up into a link-map namespace of its
- * own, and called only through the table tp_dw.
+/* elfutils (libdw, libelf) as tprof uses it: loaded when first needed (a report's symbols,
+ * TPROF_WORK, a CFA rule track/ehframe.c leaves to it) into a link-map namespace of its own, and
+ * called only through the table tp_dw.
  *
  * libtprof.so has no DT_NEEDED on either library: linked normally they and what they bring (libz,
  * liblzma, libbz2, ...) would be loaded into the program's namespace, where its own dlopen,
@@ -102,13 +103,13 @@ static inline int tp_dw_ready(void)
 }
 
 /* Load the libraries and fill the table (idempotent). Not from a malloc hook: it runs the
- * dynamic loader, which may be the caller of that malloc. libtprof.so calls it from its
- * constructor. Returns tp_dw_ready(). */
+ * dynamic loader, which may be the caller of that malloc. Called by the report's symboliser
+ * (track/symbolize.c) and, with TPROF_WORK, by libtprof.so's constructor. Returns
+ * tp_dw_ready(). */
 int tp_dw_load(void);
-/* The same from a malloc hook, whose caller (the shim's return address) is given, before the
- * constructor ran: the constructors of the program's libraries run before libtprof.so's, and
- * their allocations deserve whole stacks too. Loads only where that is safe (one thread, a caller
- * that is not the dynamic loader), else leaves it to the constructor. */
+/* The same from a malloc hook's stack walk, whose first return address (the allocating call's)
+ * is given, for a CFA rule only libdw reads (track/cfarules.c). Loads only where that is safe
+ * (one thread, a caller that is not the dynamic loader), else leaves it for later. */
 int tp_dw_load_early(uintptr_t caller);
 
 #endif

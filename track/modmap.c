@@ -73,17 +73,43 @@ struct code_walk {
     void *arg;
 };
 
+/* The module's PT_GNU_EH_FRAME and the readable PT_LOAD segment that holds it. */
+static void eh_frame_of(const struct dl_phdr_info *info, struct tp_code_segment *s)
+{
+    const ElfW(Phdr) *eh = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+            eh = &info->dlpi_phdr[i];
+    for (int i = 0; eh && i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && eh->p_vaddr >= ph->p_vaddr &&
+            eh->p_vaddr < ph->p_vaddr + ph->p_filesz) {
+            s->eh_hdr = info->dlpi_addr + eh->p_vaddr;
+            s->eh_lo = info->dlpi_addr + ph->p_vaddr;
+            s->eh_hi = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
+            return;
+        }
+    }
+}
+
 static int visit_code(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct code_walk *w = arg;
     (void)size;
+    struct tp_code_segment eh = {0};
+    eh_frame_of(info, &eh);
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
             continue;
-        struct tp_code_segment s = {
-            info->dlpi_name ? info->dlpi_name : "", info->dlpi_addr, info->dlpi_addr + ph->p_vaddr,
-            info->dlpi_addr + ph->p_vaddr + ph->p_memsz, (ph->p_flags & PF_R) != 0};
+        struct tp_code_segment s = {info->dlpi_name ? info->dlpi_name : "",
+                                    info->dlpi_addr,
+                                    info->dlpi_addr + ph->p_vaddr,
+                                    info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
+                                    (ph->p_flags & PF_R) != 0,
+                                    eh.eh_hdr,
+                                    eh.eh_lo,
+                                    eh.eh_hi};
         int rc = w->fn(&s, w->arg);
         if (rc)
             return rc;

@@ -23,6 +23,9 @@ struct tp_code_segment {
     const char *name;       /* dlpi_name, "" for the main program */
     uintptr_t bias, lo, hi; /* the module's load bias; the segment's range */
     int readable;           /* PF_R: its bytes can be read */
+    /* The module's .eh_frame_hdr (PT_GNU_EH_FRAME), 0 if none, and the readable PT_LOAD segment
+     * that holds it, [eh_lo, eh_hi) (track/ehframe.h reads nothing else). */
+    uintptr_t eh_hdr, eh_lo, eh_hi;
 };
 
 /* Call fn for each executable segment of each loaded module, in load order, until it returns

@@ -188,7 +188,8 @@ struct tp_symbolizer *tp_sym_open(void)
     if (!s)
         return NULL;
     atomic_fetch_add(&opened, 1);
-    if (!tp_dw_ready())
+    /* elfutils is loaded on the first report that names call sites (preload/main.c) */
+    if (!tp_dw_ready() && !tp_dw_load())
         return s; /* no elfutils: frames keep their module offsets only */
     s->cb.find_elf = tp_dw.dwfl_linux_proc_find_elf;
     s->cb.find_debuginfo = tp_sym_find_debuginfo;

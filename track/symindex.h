@@ -1,5 +1,5 @@
 /* Function symbols of one module sorted by address, and the lookup of the function that holds an
- * address: one rule for the names the hooks see (track/symtab.c, read with libelf) and the names
+ * address: one rule for the names the hooks see (track/symtab.c, read from the files) and the names
  * the report shows (track/symbolize.c, read through libdwfl). Built once per module, then every
  * address costs a binary search, however many symbols the module has.
  *

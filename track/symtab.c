@@ -1,19 +1,21 @@
 /* Function names by address from each module's own symbol table (see symtab.h).
  *
  * dladdr sees only .dynsym, so it cannot name static functions or anything in an executable built
- * without -rdynamic. libelf reads .symtab straight
- * from the files; this runs on a cache miss of the caller only, so a lock is enough. */
+ * without -rdynamic. .symtab is read straight from the files (mapped, bounds-checked); this runs
+ * on a cache miss of the caller only, so a lock is enough. */
 #include "track/symtab.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "track/dwlib.h"
 #include "track/modmap.h"
 #include "track/runtime.h"
 #include "track/symindex.h"
@@ -152,49 +154,110 @@ static struct mod *module_of(uintptr_t a)
 
 /* ---- reading symbols ---- */
 
-static Elf_Scn *section_of_type(Elf *e, Elf64_Word type)
+/* A file's ELF image, mapped read-only, with its section headers checked to lie inside it.
+ * Read straight, not through libelf: the instrumented-function hooks name functions while the
+ * program runs, in processes that never load elfutils (track/dwlib.h). */
+struct image {
+    const unsigned char *p;
+    size_t n;
+    const Elf64_Shdr *sh;
+    size_t nsh;
+};
+
+static int image_open(const char *path, struct image *im)
 {
-    Elf_Scn *s = NULL;
-    while ((s = tp_dw.elf_nextscn(e, s)) != NULL) {
-        GElf_Shdr sh;
-        if (tp_dw.gelf_getshdr(s, &sh) && sh.sh_type == type)
-            return s;
+    memset(im, 0, sizeof *im);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    void *p = fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(Elf64_Ehdr)
+                  ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+                  : MAP_FAILED;
+    close(fd);
+    if (p == MAP_FAILED)
+        return -1;
+    im->p = p;
+    im->n = (size_t)st.st_size;
+    const Elf64_Ehdr *eh = p;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+        eh->e_shentsize == sizeof(Elf64_Shdr) && eh->e_shoff <= im->n &&
+        eh->e_shnum <= (im->n - eh->e_shoff) / sizeof(Elf64_Shdr)) {
+        im->sh = (const Elf64_Shdr *)(im->p + eh->e_shoff);
+        im->nsh = eh->e_shnum;
+    }
+    return 0;
+}
+
+static void image_close(struct image *im)
+{
+    if (im->p)
+        munmap((void *)im->p, im->n);
+}
+
+/* Section i's bytes, NULL when it has none in the file or they would lie outside it. */
+static const unsigned char *section_bytes(const struct image *im, size_t i)
+{
+    if (i >= im->nsh)
+        return NULL;
+    const Elf64_Shdr *h = &im->sh[i];
+    if (h->sh_type == SHT_NOBITS || h->sh_offset > im->n || h->sh_size > im->n - h->sh_offset)
+        return NULL;
+    return im->p + h->sh_offset;
+}
+
+static long section_of_type(const struct image *im, Elf64_Word type)
+{
+    for (size_t i = 0; i < im->nsh; i++)
+        if (im->sh[i].sh_type == type && section_bytes(im, i))
+            return (long)i;
+    return -1;
+}
+
+/* The GNU build ID note of a note section: its bytes and length, or NULL. */
+static const unsigned char *build_id_in(const struct image *im, size_t i, size_t *len)
+{
+    const unsigned char *d = section_bytes(im, i);
+    size_t size = d ? im->sh[i].sh_size : 0, align = im->sh[i].sh_addralign == 8 ? 8 : 4;
+    for (size_t off = 0; size - off >= sizeof(Elf64_Nhdr) && off < size;) {
+        Elf64_Nhdr nh;
+        memcpy(&nh, d + off, sizeof nh);
+        size_t name = off + sizeof nh, desc = name + ((nh.n_namesz + align - 1) & ~(align - 1));
+        if (nh.n_namesz > size || nh.n_descsz > size || desc > size || nh.n_descsz > size - desc)
+            return NULL;
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(d + name, "GNU", 4) &&
+            nh.n_descsz >= 2) {
+            *len = nh.n_descsz;
+            return d + desc;
+        }
+        off = desc + ((nh.n_descsz + align - 1) & ~(align - 1));
     }
     return NULL;
 }
 
 /* /usr/lib/debug/.build-id/ab/cdef....debug for a stripped file, when the debug package is
  * installed: distributions strip .symtab from their binaries. */
-static int debug_file_of(Elf *e, char *out, size_t n)
+static int debug_file_of(const struct image *im, char *out, size_t n)
 {
-    Elf_Scn *s = NULL;
-    while ((s = tp_dw.elf_nextscn(e, s)) != NULL) {
-        GElf_Shdr sh;
-        if (!tp_dw.gelf_getshdr(s, &sh) || sh.sh_type != SHT_NOTE)
+    for (size_t i = 0; i < im->nsh; i++) {
+        size_t len;
+        const unsigned char *id = im->sh[i].sh_type == SHT_NOTE ? build_id_in(im, i, &len) : NULL;
+        if (!id)
             continue;
-        Elf_Data *d = tp_dw.elf_getdata(s, NULL);
-        size_t off = 0, name_off, desc_off;
-        GElf_Nhdr nh;
-        while (d && (off = tp_dw.gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-            if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-                memcmp((char *)d->d_buf + name_off, "GNU", 4) != 0 || nh.n_descsz < 2)
-                continue;
-            const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
-            size_t k = (size_t)snprintf(out, n, "/usr/lib/debug/.build-id/%02x/", id[0]);
-            for (size_t i = 1; i < nh.n_descsz && k + 3 < n; i++)
-                k += (size_t)snprintf(out + k, n - k, "%02x", id[i]);
-            if (k + 7 >= n)
-                return -1;
-            memcpy(out + k, ".debug", 7);
-            return 0;
-        }
+        size_t k = (size_t)snprintf(out, n, "/usr/lib/debug/.build-id/%02x/", id[0]);
+        for (size_t j = 1; j < len && k + 3 < n; j++)
+            k += (size_t)snprintf(out + k, n - k, "%02x", id[j]);
+        if (k + 7 >= n)
+            return -1;
+        memcpy(out + k, ".debug", 7);
+        return 0;
     }
     return -1;
 }
 
-static int is_function(const GElf_Sym *s)
+static int is_function(const Elf64_Sym *s)
 {
-    int t = GELF_ST_TYPE(s->st_info);
+    int t = ELF64_ST_TYPE(s->st_info);
     return (t == STT_FUNC || t == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF && s->st_value != 0;
 }
 
@@ -204,27 +267,38 @@ static size_t plain_len(const char *name)
     return at ? (size_t)(at - name) : strlen(name);
 }
 
-/* The module's function symbols from one symbol table, in one pass over it: the names point into
- * the file's string table until the kept ones (one per address) are copied out, together. */
-static void load_from(struct mod *m, Elf *e, Elf_Scn *scn)
+/* A name of the string table str[0..n), NULL unless it ends inside the table. */
+static const char *string_at(const unsigned char *str, size_t n, size_t off)
 {
-    GElf_Shdr sh;
-    Elf_Data *d = tp_dw.elf_getdata(scn, NULL);
-    if (!d || !tp_dw.gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+    if (!str || off >= n || !memchr(str + off, 0, n - off))
+        return NULL;
+    return (const char *)str + off;
+}
+
+/* The module's function symbols from symbol table section scn, in one pass over it: the names
+ * point into the file's string table until the kept ones (one per address) are copied out,
+ * together. */
+static void load_from(struct mod *m, const struct image *im, long scn)
+{
+    const Elf64_Shdr *h = &im->sh[scn];
+    const unsigned char *d = section_bytes(im, (size_t)scn);
+    const unsigned char *str = section_bytes(im, h->sh_link);
+    size_t strsz = str ? im->sh[h->sh_link].sh_size : 0;
+    if (!d || h->sh_entsize != sizeof(Elf64_Sym))
         return;
-    size_t count = sh.sh_size / sh.sh_entsize, k = 0, bytes = 0;
+    size_t count = h->sh_size / sizeof(Elf64_Sym), k = 0, bytes = 0;
     struct tp_sym *v = count ? tp_alloc(count * sizeof *v) : NULL;
     for (size_t i = 0; v && i < count; i++) {
-        GElf_Sym s;
+        Elf64_Sym s;
+        memcpy(&s, d + i * sizeof s, sizeof s);
         const char *name;
-        if (!tp_dw.gelf_getsym(d, (int)i, &s) || !is_function(&s) ||
-            !(name = tp_dw.elf_strptr(e, sh.sh_link, s.st_name)) || !*name)
+        if (!is_function(&s) || !(name = string_at(str, strsz, s.st_name)) || !*name)
             continue;
         v[k].start = m->bias + (uintptr_t)s.st_value;
         v[k].size = s.st_size;
         v[k].name = name;
         v[k].order = (uint32_t)i;
-        v[k].rank = (uint8_t)tp_sym_rank(GELF_ST_BIND(s.st_info));
+        v[k].rank = (uint8_t)tp_sym_rank(ELF64_ST_BIND(s.st_info));
         k++;
     }
     tp_symindex_finish(v, &k);
@@ -249,35 +323,23 @@ static void load_from(struct mod *m, Elf *e, Elf_Scn *scn)
 
 static void read_syms(struct mod *m)
 {
-    if (!tp_dw_ready())
-        return; /* elfutils is not loaded (yet): no names now, another try next time */
+    struct image im, dim = {0};
     m->read = 1;
-    int fd = open(m->file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (image_open(m->file, &im) < 0)
         return;
-    Elf *e = tp_dw.elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (e && tp_dw.elf_kind(e) == ELF_K_ELF) {
-        Elf_Scn *s = section_of_type(e, SHT_SYMTAB);
-        if (s) {
-            load_from(m, e, s);
-        } else {
-            char dbg[512];
-            int dfd = debug_file_of(e, dbg, sizeof dbg) == 0 ? open(dbg, O_RDONLY | O_CLOEXEC) : -1;
-            Elf *de = dfd >= 0 ? tp_dw.elf_begin(dfd, ELF_C_READ_MMAP, NULL) : NULL;
-            Elf_Scn *ds = de ? section_of_type(de, SHT_SYMTAB) : NULL;
-            if (ds)
-                load_from(m, de, ds);
-            if (de)
-                tp_dw.elf_end(de);
-            if (dfd >= 0)
-                close(dfd);
-            if (!m->syms && (s = section_of_type(e, SHT_DYNSYM)) != NULL)
-                load_from(m, e, s);
-        }
+    long s = section_of_type(&im, SHT_SYMTAB);
+    if (s >= 0) {
+        load_from(m, &im, s);
+    } else {
+        char dbg[512];
+        if (debug_file_of(&im, dbg, sizeof dbg) == 0 && image_open(dbg, &dim) == 0 &&
+            (s = section_of_type(&dim, SHT_SYMTAB)) >= 0)
+            load_from(m, &dim, s);
+        image_close(&dim);
+        if (!m->syms && (s = section_of_type(&im, SHT_DYNSYM)) >= 0)
+            load_from(m, &im, s);
     }
-    if (e)
-        tp_dw.elf_end(e);
-    close(fd);
+    image_close(&im);
 }
 
 static const struct tp_sym *sym_of(struct mod *m, uintptr_t a)

@@ -16,7 +16,6 @@
 
 #include "track/cfaexpr.h"
 #include "track/cfarules.h"
-#include "track/dwlib.h"
 #include "track/runtime.h"
 #include "track/stack.h"
 
@@ -74,7 +73,7 @@ static __attribute__((noinline)) int step_unusual(const struct tp_cfa_rule *r, s
         out[(*n)++] = (void *)f->pc;
         if (*n == max)
             return 0;
-        r = tp_cfa_rule_of(f->pc | TP_CFA_KEY_EXACT);
+        r = tp_cfa_rule_of(f->pc | TP_CFA_KEY_EXACT, (uintptr_t)out[0]);
         if (!r)
             return 0;
         fl = r->flags;
@@ -111,10 +110,8 @@ int tp_unwind(void **out, int max, void *ra, void *fp)
     if (n == max || !tp_on_own_stack(f.sp))
         return n; /* another stack (sigaltstack, makecontext), or the bounds are unknown */
     f.rbp = *(const uintptr_t *)fp;
-    if (tp_unlikely(!tp_dw_ready()) && !tp_dw_load_early(f.pc))
-        return n; /* no rules to be had yet */
     for (;;) {
-        const struct tp_cfa_rule *r = tp_cfa_rule_of(f.pc);
+        const struct tp_cfa_rule *r = tp_cfa_rule_of(f.pc, (uintptr_t)ra);
         if (!r)
             break;
         uint32_t fl = r->flags;
