@@ -38,6 +38,7 @@
 #include "preload/reporter.h"
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
+#include "track/dwlib.h"
 #include "track/heap.h"
 #include "track/output.h"
 #include "track/runtime.h"
@@ -153,6 +154,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         strncat(why, name ? name : "?", sizeof why - 8);
         if (is_async(sig))
             unblock_async(sig, uc);
+        atomic_store(&tp_dw_in_handler, 1);
         tp_finish(why);
     }
     die_by(sig);
@@ -166,6 +168,7 @@ void tp_signal_deferred(void)
     int sig = atomic_exchange(&tp_pending_signal, 0);
     if (!sig)
         return;
+    atomic_store(&tp_dw_in_handler, 1);
     tp_finish("signal");
     die_by(sig);
 }

@@ -31,4 +31,22 @@ TPROF_OUTPUT=none TPROF_JSON="$WORK/r.json" strace -f -qq -e trace=openat -o "$W
 [ "$(dw "$WORK/json")" = 1 ] || fail "libdw opens with a JSON report: $(dw "$WORK/json")"
 jcheck "$WORK/r.json" "site('leak_me')['live_at_exit_bytes'] == 3145728" \
   "any(f.get('function') == 'main' for f in site('leak_me')['frames'])"
+
+# A report written from a fatal signal's handler: with one thread, libdw is loaded there as at
+# exit (file and line); with another thread alive, which could be inside the dynamic loader
+# holding its lock, it is not: functions are named from the symbol tables, without lines.
+S="$TB/victims/v_signal"
+for t in one thread; do
+  (ulimit -c 0; exec env --default-signal TPROF_OUTPUT=none TPROF_JSON="$WORK/s$t.json" \
+    strace -f -qq -e trace=openat -o "$WORK/s$t" env LD_PRELOAD="$TPROF_SO" "$S" SEGV $t) \
+    > /dev/null 2>&1 && rc=0 || rc=$?
+  [ $rc = 139 ] || fail "SEGV victim ($t) exited $rc, not 139"
+done
+[ "$(dw "$WORK/sone")" = 1 ] || fail "libdw opens at a one-thread SEGV: $(dw "$WORK/sone")"
+[ "$(dw "$WORK/sthread")" = 0 ] || fail "libdw opened in a signal handler with a thread alive"
+jcheck "$WORK/sone.json" "[s for s in m['sites'] if s['bytes'] == 12345][0]['frames'][0]['function'] == 'main'" \
+  "[s for s in m['sites'] if s['bytes'] == 12345][0]['frames'][0]['line'] > 0"
+jcheck "$WORK/sthread.json" "[s for s in m['sites'] if s['bytes'] == 12345][0]['frames'][0]['function'] == 'main'" \
+  "[s for s in m['sites'] if s['bytes'] == 12345][0]['frames'][0]['module'].endswith('/v_signal')" \
+  "[s for s in m['sites'] if s['bytes'] == 12345][0]['frames'][0]['line'] == 0"
 echo "PASS lazy_dw"

@@ -40,8 +40,13 @@ static const struct {
     {"fclose", offsetof(struct tp_dw, fclose)},
 };
 
+_Atomic int tp_dw_in_handler;
+
 int tp_dw_load(void)
 {
+    if (atomic_load(&tp_dw_in_handler) && !__libc_single_threaded &&
+        atomic_load_explicit(&tp_dw_state, memory_order_acquire) == 0)
+        return 0;
     int expect = 0;
     if (!atomic_compare_exchange_strong(&tp_dw_state, &expect, 2))
         return tp_dw_ready();

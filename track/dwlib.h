@@ -111,5 +111,10 @@ int tp_dw_load(void);
  * is given, for a CFA rule only libdw reads (track/cfarules.c). Loads only where that is safe
  * (one thread, a caller that is not the dynamic loader), else leaves it for later. */
 int tp_dw_load_early(uintptr_t caller);
+/* Set (never cleared) when the report is written from a fatal signal's handler: the thread may
+ * have been stopped anywhere, and another thread may be inside the dynamic loader, holding its
+ * lock while it waits for one this thread holds. tp_dw_load then loads only while the process
+ * has one thread; otherwise the report names functions from the symbol tables alone. */
+extern _Atomic int tp_dw_in_handler;
 
 #endif

@@ -255,6 +255,20 @@ static const struct modindex *index_of(struct tp_symbolizer *s, Dwfl_Module *m)
     return x;
 }
 
+/* Without elfutils (not installed, or not to be loaded from a signal handler): the module and
+ * function from the loaded modules' own symbol tables, no line. */
+static void symtab_only(uintptr_t pc, uintptr_t raw, struct tp_frame *out)
+{
+    char path[4096], name[1024];
+    uintptr_t bias, lo, hi;
+    if (tp_symtab_module(pc, path, sizeof path, &bias, &lo, &hi) != 0)
+        return;
+    out->module = dup_or_null(path);
+    out->offset = raw - bias;
+    if (tp_symtab_lookup(pc, name, sizeof name, NULL) == 0)
+        out->function = function_name(name);
+}
+
 /* The real function that holds pc (out: function, module, offset) and the line table's line at
  * pc (*file, *line; none for system libraries). 0 when no module holds pc. */
 static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, int brief,
@@ -264,8 +278,10 @@ static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t ra
     *file = NULL;
     *line = 0;
     out->offset = raw;
-    if (!s->dwfl)
+    if (!s->dwfl) {
+        symtab_only(pc, raw, out);
         return NULL;
+    }
     Dwfl_Module *m = tp_dw.dwfl_addrmodule(s->dwfl, pc);
     if (!m)
         return NULL;
