@@ -3,10 +3,12 @@
  * The records live in dense arrays mapped for the most sites the table may ever hold (touched in
  * order, so memory grows with the number of sites, not the capacity; they never move), and are
  * found through a lock-free open-addressing index. An index entry holds the record number and bits
- * of the stack's hash, so that a lookup reads only the index and the frames (both written once),
- * never the records, whose live-byte figures other threads are writing. An insert reserves a record
- * with a fetch-add, fills its frames, then publishes it with a CAS on an empty index slot; a thread
- * that loses the race to an identical stack abandons its record (nframes stays 0).
+ * of the stack's hash, so that a lookup reads only the index and the frames (all written once),
+ * never the records, whose live-byte figures other threads are writing. A record's frames are two
+ * nodes of the frame trees (stacktrie.h: 8 bytes, the frames shared with other sites). An insert
+ * reserves a record with a fetch-add, finds or makes its nodes, then publishes it with a CAS on an
+ * empty index slot; a thread that loses the race to an identical stack abandons its record (its
+ * stack stays 0).
  *
  * The index grows. Records may be reserved up to a limit; the thread that passes it takes the
  * growth lock (never taken on a lookup) and, within the memory budget, raises the limit and, past
@@ -22,8 +24,9 @@
  * tp_site_get() for the report: on the hot path they cost no locked instruction. */
 #include "common/pages.h"
 #include "track/livetable.h"
-#include "track/sites.h"
 #include "track/modmap.h"
+#include "track/sites.h"
+#include "track/stacktrie.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -47,8 +50,7 @@ struct sidx {
 };
 
 struct tp_site_rec *tp_site_recs;
-static uintptr_t *frames;    /* depth entries per record; unused entries stay 0 */
-static uint8_t *nfr;         /* frames per record, 0 = unused */
+static uint64_t *sref;       /* each record's stack in the frame trees, 0 = record unused */
 static uint32_t *hhi;        /* the top half of each record's stack hash */
 static uint32_t cap;         /* records mapped; the table never holds more */
 static _Atomic uint32_t lim; /* records that may be used now: past it, make_room() */
@@ -65,8 +67,7 @@ static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uintptr_t self_lo, self_hi;      /* text of libtprof.so */
 static struct tp_site_rec fallback_rec; /* used when the tables cannot be mapped */
-static uintptr_t fallback_frame;
-static uint8_t fallback_nfr = 1;
+static uint64_t fallback_sref;
 
 int tp_addr_is_ours(uintptr_t a)
 {
@@ -91,22 +92,30 @@ static struct sidx *idx_new(int bits)
     return x;
 }
 
+/* The frame trees' room for n sites: a new site makes no node or a few (stacktrie.c), so
+ * TRIE_NODES_PER_SITE a site on average before the trees say they are full. */
+#define TRIE_NODES_PER_SITE 4
+static uint32_t trie_nodes(uint32_t n)
+{
+    uint64_t m = (uint64_t)n * TRIE_NODES_PER_SITE + 64;
+    return m < TP_TRIE_MAX_NODES ? (uint32_t)m : TP_TRIE_MAX_NODES;
+}
+
 /* Map the records' arrays for n sites, halving n down to want_min when the address space is
  * short (a reserve-only mapping costs no memory until touched, but counts against RLIMIT_AS). */
 static int map_records(uint32_t n, uint32_t want_min)
 {
     for (; n > 0 && n >= want_min; n /= 2) {
         tp_site_recs = tp_pages_map(sizeof *tp_site_recs * n, 1);
-        frames = tp_pages_map(sizeof *frames * (size_t)n * (size_t)depth, 1);
-        nfr = tp_pages_map(n, 1);
+        sref = tp_pages_map(sizeof *sref * n, 1);
         hhi = tp_pages_map(sizeof *hhi * n, 1);
-        if (tp_site_recs && frames && nfr && hhi && tp_tally_init(n) == 0) {
+        if (tp_site_recs && sref && hhi && tp_trie_init(trie_nodes(n)) == 0 &&
+            tp_tally_init(n) == 0) {
             cap = n;
             return 0;
         }
         tp_pages_unmap(tp_site_recs, sizeof *tp_site_recs * n);
-        tp_pages_unmap(frames, sizeof *frames * (size_t)n * (size_t)depth);
-        tp_pages_unmap(nfr, n);
+        tp_pages_unmap(sref, sizeof *sref * n);
         tp_pages_unmap(hhi, sizeof *hhi * n);
     }
     return -1;
@@ -129,7 +138,8 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
      * the rest (with 4 threads' rows). */
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        uint64_t per = sizeof *tp_site_recs + sizeof *frames * (uint64_t)stack + 1 + sizeof *hhi +
+        uint64_t per = sizeof *tp_site_recs + sizeof *sref + sizeof *hhi +
+                       TRIE_NODES_PER_SITE * (sizeof(uintptr_t) + sizeof(uint32_t)) +
                        5 * sizeof(struct tp_tally);
         if (want > rl.rlim_cur / 16 / per)
             want = rl.rlim_cur / 16 / per;
@@ -142,9 +152,9 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
             warn("cannot map the call-site table; all allocations go to one site");
         cap = 1;
         tp_site_recs = &fallback_rec;
-        frames = &fallback_frame;
-        nfr = &fallback_nfr;
+        sref = &fallback_sref;
         depth = 1;
+        (void)tp_trie_init(0);
         (void)tp_tally_init(1);
     }
     atomic_store(&cur, x);
@@ -154,8 +164,7 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
     /* Record 0 is the overflow site: allocations made once the table is full. */
     atomic_store(&nrecs, 1);
     epoch++; /* starts at 1: a thread's zeroed cache entries match no initialisation */
-    nfr[0] = 1;
-    frames[0] = 0;
+    sref[0] = tp_trie_ref(2, TP_TRIE_OUTER); /* one frame, 0: tp_trie_init() made it */
     (void)tp_modmap_segment((uintptr_t)&tp_sites_init, &self_lo, &self_hi);
     tp_sites_want_n = depth > 1 && cap > 1 ? depth + TP_STACK_ROOM : 0;
     errno = saved;
@@ -174,17 +183,6 @@ static inline uint64_t hash_frames(const uintptr_t *f, int n)
     return h;
 }
 
-/* Stacks are a few words: a loop beats a call to memcmp. A record's unused frames are 0 (the
- * mapping is zeroed and a record is written once), and no return address is 0, so a shorter
- * stored stack never equals a longer one. */
-static inline int same_stack(const uintptr_t *rec, const uintptr_t *f, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (rec[i] != f[i])
-            return 0;
-    return n == depth || rec[n] == 0;
-}
-
 uint64_t tp_sites_budget(uint64_t rss)
 {
     return rss / 20 > TP_SITES_BUDGET_MIN ? rss / 20 : TP_SITES_BUDGET_MIN;
@@ -199,14 +197,14 @@ static uint64_t budget_now(void)
     return tp_sites_budget(rss);
 }
 
-/* What the table holds in memory: records used (dense), indexes (touched all over), threads' rows. */
+/* What the table holds in memory: records used (dense), indexes (touched all over), the frame
+ * trees, threads' rows. */
 static uint64_t resident(uint32_t used)
 {
-    uint64_t r = (uint64_t)used *
-                 (sizeof *tp_site_recs + sizeof *frames * (uint64_t)depth + 1 + sizeof *hhi);
+    uint64_t r = (uint64_t)used * (sizeof *tp_site_recs + sizeof *sref + sizeof *hhi);
     for (int i = 0; i < ngens; i++)
         r += idx_bytes(gens[i]->nslots);
-    return r + tp_tally_resident(used);
+    return r + tp_trie_resident() + tp_tally_resident(used);
 }
 
 static inline uint32_t entry_tag(uint64_t h)
@@ -293,6 +291,32 @@ static uint32_t reserve(void)
     return id;
 }
 
+/* A record for the new stack f[0..n) of hash h, its frames in the trees, not yet published; 0
+ * when the table is full. Its nodes are found or made first: a record is reserved only then, so
+ * that a thread that finds the table full while another fills the last record waits only for that
+ * record's few stores, not for the trees. */
+static uint32_t new_record(const uintptr_t *f, int n, uint64_t h)
+{
+    uint64_t ref = 0;
+    uint32_t id = 0;
+    if (atomic_load_explicit(&full, memory_order_relaxed) == TP_SITES_GROWING) {
+        ref = tp_trie_put(f, n);
+        if (!ref && tp_trie_full()) { /* else a signal handler's malloc inside tp_trie_put */
+            int g = TP_SITES_GROWING;
+            atomic_compare_exchange_strong(&full, &g, TP_SITES_NO_MEMORY);
+        }
+    }
+    if (ref)
+        id = reserve();
+    if (!id) {
+        atomic_fetch_add(&dropped, 1);
+        return 0;
+    }
+    sref[id] = ref;
+    hhi[id] = (uint32_t)(h >> 32);
+    return id;
+}
+
 /* The site of stack f[0..n) in index x and its successors: found, or published now. */
 static uint32_t lookup_or_insert(const uintptr_t *f, int n)
 {
@@ -309,23 +333,15 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
                 break;
             if (v) {
                 uint32_t id = (v & IDX_ID_MASK) - 1;
-                if ((v & ~IDX_ID_MASK) == tag && same_stack(&frames[(size_t)id * depth], f, n)) {
+                if ((v & ~IDX_ID_MASK) == tag && tp_trie_same(sref[id], f, n)) {
                     if (mine)
-                        nfr[mine] = 0; /* lost the race to an identical stack */
+                        sref[mine] = 0; /* lost the race to an identical stack */
                     return id;
                 }
                 continue;
             }
-            if (!mine) {
-                mine = reserve();
-                if (!mine) {
-                    atomic_fetch_add(&dropped, 1);
-                    return 0;
-                }
-                memcpy(&frames[(size_t)mine * depth], f, sizeof *f * n);
-                nfr[mine] = (uint8_t)n;
-                hhi[mine] = (uint32_t)(h >> 32);
-            }
+            if (!mine && !(mine = new_record(f, n, h)))
+                return 0;
             uint32_t expect = 0;
             if (atomic_compare_exchange_strong_explicit(slot, &expect, tag | (mine + 1),
                                                         memory_order_release, memory_order_acquire))
@@ -432,14 +448,15 @@ void tp_site_get(uint32_t id, struct tp_site_sum *o)
     o->peak_live = atomic_load_explicit(&r->peak_live, memory_order_relaxed);
     o->at_peak = atomic_load_explicit(&r->at_peak, memory_order_relaxed);
     o->seen_pseq = atomic_load_explicit(&r->seen_pseq, memory_order_relaxed);
-    o->nframes = nfr[id];
+    o->nframes = sref[id] ? (uint32_t)tp_trie_frames(sref[id]) : 0;
     tp_tally_sum(id, &o->allocs, &o->frees, &o->bytes);
 }
 
 const uintptr_t *tp_site_frames(uint32_t id, uint32_t *n)
 {
-    *n = nfr[id];
-    return &frames[(size_t)id * depth];
+    static uintptr_t buf[TP_MAX_STACK];
+    *n = sref[id] ? (uint32_t)tp_trie_read(sref[id], buf) : 0;
+    return buf;
 }
 
 uint64_t tp_sites_dropped(void)
@@ -464,10 +481,12 @@ void tp_sites_state(struct tp_sites_state *st)
 void tp_sites_fork_prepare(void)
 {
     pthread_mutex_lock(&grow_lock);
+    tp_trie_fork_prepare();
 }
 
 void tp_sites_fork_parent(void)
 {
+    tp_trie_fork_parent();
     pthread_mutex_unlock(&grow_lock);
 }
 
@@ -475,5 +494,6 @@ void tp_sites_fork_child(void)
 {
     /* Only this thread exists now. */
     pthread_mutex_init(&grow_lock, NULL);
+    tp_trie_fork_child();
     tp_tally_fork_child(tp_sites_count());
 }

@@ -1,0 +1,221 @@
+/* The call sites' frames as two prefix trees (track/stacktrie.h).
+ *
+ * A new stack walks the inner tree from frames[0] as far as it has the frames (a of them) and
+ * the outer tree from frames[n-1] (b of them). When a + b >= n the stack is made of nodes that
+ * exist already. Otherwise the frames between, the gap, become new nodes: a gap of one or two
+ * frames goes into both trees, so that whichever side later stacks share finds it (a program's
+ * f_i calling many g_j: the first stack through f_i leaves it in the outer tree for the next
+ * ones); a longer gap is split between the two. A node costs 12 bytes and a slot or two of the
+ * index that finds a node's children; a site costs the 8 bytes that name its two nodes.
+ *
+ * Nodes are made under a lock, only when a site is new; they are written before the site that
+ * names them is published, and never change, so reading a stack takes no lock. The index of
+ * children is read only under the lock, so it is replaced when it grows, without successors. */
+#include "common/config.h"
+#include "common/pages.h"
+#include "track/runtime.h"
+#include "track/stacktrie.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+uintptr_t *tp_trie_pc;
+uint32_t *tp_trie_up;
+static uint32_t max_nodes;
+static _Atomic uint32_t nnodes;
+static uint32_t *kids; /* node number + 1, 0 = empty; keyed by (parent, return address) */
+static _Atomic uint64_t kid_slots;
+static int kid_shift;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int ran_out; /* a node could not be made: the trees are full */
+static TP_TLS int putting;  /* this thread is making nodes: a signal handler's malloc gets none */
+
+/* When the trees cannot be mapped: the roots and the overflow site's one frame. */
+static uintptr_t fallback_pc[3];
+static uint32_t fallback_up[3] = {0, 0, TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS};
+
+#define KIDS_MIN_BITS 10
+
+static inline uint64_t kid_hash(uint32_t parent, uintptr_t pc)
+{
+    uint64_t h = ((uint64_t)pc ^ (uint64_t)parent << 47 ^ parent) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+static uint32_t find_kid(uint32_t parent, uintptr_t pc)
+{
+    uint64_t mask = atomic_load_explicit(&kid_slots, memory_order_relaxed) - 1;
+    for (uint64_t i = kid_hash(parent, pc) >> kid_shift;; i = (i + 1) & mask) {
+        uint32_t v = kids[i];
+        if (!v)
+            return 0; /* no root is anyone's child */
+        if (tp_trie_pc[v - 1] == pc && tp_trie_parent(v - 1) == parent)
+            return v - 1;
+    }
+}
+
+static void put_kid(uint32_t *tab, int shift, uint64_t mask, uint32_t node)
+{
+    uint64_t i = kid_hash(tp_trie_parent(node), tp_trie_pc[node]) >> shift;
+    while (tab[i])
+        i = (i + 1) & mask;
+    tab[i] = node + 1;
+}
+
+/* Three quarters full: twice the slots, the nodes put in again from their own fields, the old
+ * slots given back (nobody reads them without the lock). */
+static int kids_grow(void)
+{
+    uint64_t slots = atomic_load_explicit(&kid_slots, memory_order_relaxed);
+    uint32_t *tab = tp_pages_map(sizeof *tab * 2 * slots, 0);
+    if (!tab)
+        return -1;
+    uint32_t n = atomic_load_explicit(&nnodes, memory_order_relaxed);
+    for (uint32_t k = 3; k < n; k++) /* 0, 1: roots; 2: the overflow site's, never looked for */
+        put_kid(tab, kid_shift - 1, 2 * slots - 1, k);
+    tp_pages_unmap(kids, sizeof *kids * slots);
+    kids = tab;
+    kid_shift--;
+    atomic_store_explicit(&kid_slots, 2 * slots, memory_order_relaxed);
+    return 0;
+}
+
+static uint32_t add_kid(uint32_t parent, uintptr_t pc, int depth)
+{
+    uint32_t n = atomic_load_explicit(&nnodes, memory_order_relaxed);
+    uint64_t slots = atomic_load_explicit(&kid_slots, memory_order_relaxed);
+    if (n >= max_nodes || ((uint64_t)(n - 2) * 4 >= slots * 3 && kids_grow() < 0 &&
+                           (uint64_t)(n - 2) * 16 >= slots * 15)) {
+        atomic_store_explicit(&ran_out, 1, memory_order_relaxed);
+        return 0;
+    }
+    tp_trie_pc[n] = pc;
+    tp_trie_up[n] = parent | (uint32_t)depth << TP_TRIE_ID_BITS;
+    atomic_store_explicit(&nnodes, n + 1, memory_order_relaxed);
+    put_kid(kids, kid_shift, atomic_load_explicit(&kid_slots, memory_order_relaxed) - 1, n);
+    return n;
+}
+
+int tp_trie_init(uint32_t max)
+{
+    if (max > TP_TRIE_MAX_NODES)
+        max = TP_TRIE_MAX_NODES;
+    tp_trie_pc = max >= 3 ? tp_pages_map(sizeof *tp_trie_pc * max, 1) : NULL;
+    tp_trie_up = max >= 3 ? tp_pages_map(sizeof *tp_trie_up * max, 1) : NULL;
+    kids = tp_pages_map(sizeof *kids << KIDS_MIN_BITS, 0);
+    if (!tp_trie_pc || !tp_trie_up || !kids) {
+        if (tp_trie_pc)
+            tp_pages_unmap(tp_trie_pc, sizeof *tp_trie_pc * max);
+        if (tp_trie_up)
+            tp_pages_unmap(tp_trie_up, sizeof *tp_trie_up * max);
+        if (kids)
+            tp_pages_unmap(kids, sizeof *kids << KIDS_MIN_BITS);
+        tp_trie_pc = fallback_pc;
+        tp_trie_up = fallback_up;
+        max_nodes = 3;
+        atomic_store(&nnodes, 3);
+        kids = NULL;
+        atomic_store(&kid_slots, 0);
+        return -1;
+    }
+    max_nodes = max;
+    atomic_store(&ran_out, 0);
+    kid_shift = 64 - KIDS_MIN_BITS;
+    atomic_store(&kid_slots, 1u << KIDS_MIN_BITS);
+    /* The roots (depth 0), and the overflow site's stack: one frame, 0, in the inner tree. */
+    tp_trie_up[2] = TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS;
+    atomic_store(&nnodes, 3);
+    putting = 0;
+    return 0;
+}
+
+/* Walk a tree from its root along frames f[first], f[first + step], ...: the nodes met go to
+ * path[1..], path[0] being the root; returns how many frames it has. */
+static int walk(uint32_t root, const uintptr_t *f, int first, int step, int n, uint32_t *path)
+{
+    int d = 0;
+    path[0] = root;
+    while (d < n) {
+        uint32_t c = find_kid(path[d], f[first + step * d]);
+        if (!c)
+            break;
+        path[++d] = c;
+    }
+    return d;
+}
+
+static uint64_t put_locked(const uintptr_t *f, int n)
+{
+    uint32_t in[TP_MAX_STACK + 1], out[TP_MAX_STACK + 1];
+    int a = walk(TP_TRIE_INNER, f, 0, 1, n, in);
+    int b = walk(TP_TRIE_OUTER, f, n - 1, -1, n, out);
+    if (a + b < n) {
+        int lo = a, hi = n - b, gap = hi - lo;
+        /* the inner tree takes frames [a, in_to), the outer one [out_from, n - b) */
+        int in_to = gap <= 2 ? hi : lo + (gap + 1) / 2, out_from = gap <= 2 ? lo : in_to;
+        for (; a < in_to; a++)
+            if (!(in[a + 1] = add_kid(in[a], f[a], a + 1)))
+                return 0;
+        for (; n - b > out_from; b++)
+            if (!(out[b + 1] = add_kid(out[b], f[n - 1 - b], b + 1)))
+                return 0;
+    }
+    return tp_trie_ref(in[a], out[n - a]);
+}
+
+uint64_t tp_trie_put(const uintptr_t *f, int n)
+{
+    if (putting || !kids || n < 1 || n > TP_MAX_STACK)
+        return 0;
+    putting = 1;
+    pthread_mutex_lock(&lock);
+    uint64_t ref = put_locked(f, n);
+    pthread_mutex_unlock(&lock);
+    putting = 0;
+    return ref;
+}
+
+int tp_trie_read(uint64_t ref, uintptr_t *outf)
+{
+    uint32_t in = (uint32_t)ref, out = (uint32_t)(ref >> 32);
+    int k = tp_trie_depth(in), n = k + tp_trie_depth(out);
+    for (int i = k - 1; i >= 0; i--, in = tp_trie_parent(in))
+        outf[i] = tp_trie_pc[in];
+    for (int i = k; i < n; i++, out = tp_trie_parent(out))
+        outf[i] = tp_trie_pc[out];
+    return n;
+}
+
+int tp_trie_full(void)
+{
+    return atomic_load_explicit(&ran_out, memory_order_relaxed);
+}
+
+uint32_t tp_trie_nodes(void)
+{
+    return atomic_load_explicit(&nnodes, memory_order_relaxed);
+}
+
+uint64_t tp_trie_resident(void)
+{
+    if (!kids)
+        return 0;
+    return (uint64_t)tp_trie_nodes() * (sizeof *tp_trie_pc + sizeof *tp_trie_up) +
+           atomic_load_explicit(&kid_slots, memory_order_relaxed) * sizeof *kids;
+}
+
+void tp_trie_fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void tp_trie_fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+void tp_trie_fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+    putting = 0;
+}
