@@ -17,7 +17,9 @@
  * publishes the new one. Entries are never removed, so no slot before an entry on its probe path is
  * MOVED: a lookup in the old index finds every stack it holds, and one that meets MOVED goes on in
  * the successor, as does an insert that loses its CAS to MOVED; a stack is published in one index
- * only. Old indexes stay mapped (a lookup may still be reading one). Past the budget, new stacks go
+ * only. Old indexes stay mapped (a lookup may still be reading one), but their pages but the first
+ * are given back once the move is done: they then read as MOVED (idx_retire). Past the budget, new
+ * stacks go
  * to site 0, the overflow site, and the report says what went there.
  *
  * Allocation, free and byte counts are kept per thread (struct tp_tally, sitetally.c) and summed by
@@ -32,12 +34,16 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
-/* An index entry, 4 bytes: record number + 1 in the low IDX_ID_BITS (0 = empty), 9 bits of the
- * stack's hash above, compared before the frames. Its slot: the hash's top bits (hhi, for moves). */
+/* An index entry, 4 bytes: record number + 1 in the low IDX_ID_BITS, 9 bits of the stack's hash
+ * above, compared before the frames. Its slot: the hash's top bits (hhi, for moves). MOVED is 0,
+ * so that an index replaced by a bigger one can give its pages back (they read as 0 then), and an
+ * empty slot holds a number no record has. */
 #define IDX_ID_BITS  23
 #define IDX_ID_MASK  ((1u << IDX_ID_BITS) - 1)
-#define IDX_MOVED    IDX_ID_MASK /* no record has this number + 1: the table holds fewer */
+#define IDX_EMPTY    IDX_ID_MASK /* no record has this number + 1: the table holds fewer */
+#define IDX_MOVED    0u
 #define IDX_MAX_RECS (IDX_ID_MASK - 1)
 #define IDX_MIN_BITS 12 /* the first index: 4,096 slots, 3,072 sites */
 #define IDX_MAX_GENS 40
@@ -45,6 +51,7 @@
 struct sidx {
     uint64_t nslots; /* a power of 2 */
     int shift;       /* 64 - log2(nslots): a hash's slot is h >> shift */
+    uint64_t kept;   /* bytes it holds in memory: all of it, its first page once replaced */
     _Atomic(struct sidx *) next;
     _Atomic uint32_t slots[];
 };
@@ -88,6 +95,9 @@ static struct sidx *idx_new(int bits)
         return NULL;
     x->nslots = 1ull << bits;
     x->shift = 64 - bits;
+    x->kept = idx_bytes(x->nslots);
+    for (uint64_t i = 0; i < x->nslots; i++)
+        atomic_store_explicit(&x->slots[i], IDX_EMPTY, memory_order_relaxed);
     gens[ngens++] = x;
     return x;
 }
@@ -203,7 +213,7 @@ static uint64_t resident(uint32_t used)
 {
     uint64_t r = (uint64_t)used * (sizeof *tp_site_recs + sizeof *sref + sizeof *hhi);
     for (int i = 0; i < ngens; i++)
-        r += idx_bytes(gens[i]->nslots);
+        r += gens[i]->kept;
     return r + tp_trie_resident() + tp_tally_resident(used);
 }
 
@@ -218,10 +228,28 @@ static void idx_put(struct sidx *x, uint32_t v)
     uint32_t id = (v & IDX_ID_MASK) - 1;
     uint64_t mask = x->nslots - 1;
     for (uint64_t i = ((uint64_t)hhi[id] << 32) >> x->shift;; i = (i + 1) & mask) {
-        uint32_t expect = 0;
+        uint32_t expect = IDX_EMPTY;
         if (atomic_compare_exchange_strong(&x->slots[i], &expect, v))
             return;
     }
+}
+
+/* Give back the pages of an index just replaced, but its first (the header, with its successor):
+ * they read as 0, MOVED, from now on. A lookup still in it then goes on in the successor, which
+ * holds every entry it held, and an insert's CAS on an empty slot fails there as on a moved one.
+ * Only the memory goes: the mapping stays, since such a lookup may still be reading it. */
+static void idx_retire(struct sidx *old)
+{
+    static size_t page;
+    if (!page) {
+        long p = sysconf(_SC_PAGESIZE);
+        page = p > 0 ? (size_t)p : 4096;
+    }
+    size_t bytes = (idx_bytes(old->nslots) + page - 1) / page * page;
+    if (bytes <= page)
+        return;
+    tp_pages_zero((char *)old + page, bytes - page);
+    old->kept = page;
 }
 
 /* Replace the index by one twice its size (growth lock held). */
@@ -233,11 +261,12 @@ static int idx_grow(void)
         return -1;
     atomic_store_explicit(&old->next, x, memory_order_release);
     for (uint64_t i = 0; i < old->nslots; i++) {
-        uint32_t v = 0;
+        uint32_t v = IDX_EMPTY;
         if (!atomic_compare_exchange_strong(&old->slots[i], &v, IDX_MOVED))
             idx_put(x, v); /* an entry: it stays where it is too */
     }
     atomic_store_explicit(&cur, x, memory_order_release);
+    idx_retire(old);
     return 0;
 }
 
@@ -331,7 +360,7 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
             uint32_t v = atomic_load_explicit(slot, memory_order_acquire);
             if (v == IDX_MOVED)
                 break;
-            if (v) {
+            if (v != IDX_EMPTY) {
                 uint32_t id = (v & IDX_ID_MASK) - 1;
                 if ((v & ~IDX_ID_MASK) == tag && tp_trie_same(sref[id], f, n)) {
                     if (mine)
@@ -342,7 +371,7 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
             }
             if (!mine && !(mine = new_record(f, n, h)))
                 return 0;
-            uint32_t expect = 0;
+            uint32_t expect = IDX_EMPTY;
             if (atomic_compare_exchange_strong_explicit(slot, &expect, tag | (mine + 1),
                                                         memory_order_release, memory_order_acquire))
                 return mine;
