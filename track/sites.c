@@ -150,7 +150,7 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
         uint64_t per = sizeof *tp_site_recs + sizeof *sref + sizeof *hhi +
                        TRIE_NODES_PER_SITE * (sizeof(uintptr_t) + sizeof(uint32_t)) +
-                       5 * sizeof(struct tp_tally);
+                       5 * sizeof(struct tp_tally) + sizeof(struct tp_tally_wide);
         if (want > rl.rlim_cur / 16 / per)
             want = rl.rlim_cur / 16 / per;
     }
