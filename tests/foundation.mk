@@ -58,3 +58,9 @@ tests_victims_v_inline_cxx_SOURCES = tests/victims/v_inline_cxx.cc
 tests_victims_v_inline_cxx_CXXFLAGS = -g -O2 -fno-optimize-sibling-calls
 TESTS += tests/heap_inline.sh
 EXTRA_DIST += tests/heap_inline.sh
+# The call sites' frame trees and the table's bytes (track/stacktrie.c, track/sites.c).
+check_PROGRAMS += tests/check_stacktrie
+tests_check_stacktrie_SOURCES = tests/check_stacktrie.c
+tests_check_stacktrie_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
+tests_check_stacktrie_LDADD = $(TP_TRACK) $(TEST_LIBS)
+TESTS += tests/check_stacktrie

@@ -209,12 +209,32 @@ static uint64_t budget_now(void)
 
 /* What the table holds in memory: records used (dense), indexes (touched all over), the frame
  * trees, threads' rows. */
+static void bytes_of(uint32_t used, struct tp_sites_bytes *b)
+{
+    b->sites = used;
+    b->records = (uint64_t)used * sizeof *tp_site_recs;
+    b->stacks = (uint64_t)used * sizeof *sref;
+    b->hashes = (uint64_t)used * sizeof *hhi;
+    b->index = 0;
+    for (int i = 0; i < ngens; i++)
+        b->index += gens[i]->kept;
+    b->trie = tp_trie_resident();
+    b->nodes = tp_trie_nodes();
+    b->tally = tp_tally_resident(used);
+}
+
 static uint64_t resident(uint32_t used)
 {
-    uint64_t r = (uint64_t)used * (sizeof *tp_site_recs + sizeof *sref + sizeof *hhi);
-    for (int i = 0; i < ngens; i++)
-        r += gens[i]->kept;
-    return r + tp_trie_resident() + tp_tally_resident(used);
+    struct tp_sites_bytes b;
+    bytes_of(used, &b);
+    return b.records + b.stacks + b.hashes + b.index + b.trie + b.tally;
+}
+
+void tp_sites_bytes(struct tp_sites_bytes *b)
+{
+    pthread_mutex_lock(&grow_lock);
+    bytes_of(tp_sites_count(), b);
+    pthread_mutex_unlock(&grow_lock);
 }
 
 static inline uint32_t entry_tag(uint64_t h)

@@ -65,6 +65,15 @@ struct tp_sites_state {
     uint64_t budget, resident, cap, index_slots;
 };
 void tp_sites_state(struct tp_sites_state *st);
+/* What the table holds in memory, part by part, in bytes (their sum is what the budget is
+ * checked against): the sites' records (32 a site), their stacks (8: two nodes of the frame trees),
+ * the kept hashes (4), the index (what each of its generations still holds), the frame trees
+ * (12 a node and the index of children) and the threads' count rows (pages touched). */
+struct tp_sites_bytes {
+    uint64_t records, stacks, hashes, index, trie, tally;
+    uint32_t sites, nodes;
+};
+void tp_sites_bytes(struct tp_sites_bytes *b);
 /* The default budget for a process whose peak RSS is rss bytes: max(5% of it, 64 MiB). */
 uint64_t tp_sites_budget(uint64_t rss);
 #define TP_SITES_BUDGET_MIN (64ull << 20)
