@@ -27,6 +27,7 @@
 #include "common/pages.h"
 #include "track/livetable.h"
 #include "track/modmap.h"
+#include "track/siteindex.h"
 #include "track/sites.h"
 #include "track/stacktrie.h"
 
@@ -34,27 +35,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <unistd.h>
-
-/* An index entry, 4 bytes: record number + 1 in the low IDX_ID_BITS, 9 bits of the stack's hash
- * above, compared before the frames. Its slot: the hash's top bits (hhi, for moves). MOVED is 0,
- * so that an index replaced by a bigger one can give its pages back (they read as 0 then), and an
- * empty slot holds a number no record has. */
-#define IDX_ID_BITS  23
-#define IDX_ID_MASK  ((1u << IDX_ID_BITS) - 1)
-#define IDX_EMPTY    IDX_ID_MASK /* no record has this number + 1: the table holds fewer */
-#define IDX_MOVED    0u
-#define IDX_MAX_RECS (IDX_ID_MASK - 1)
-#define IDX_MIN_BITS 12 /* the first index: 4,096 slots, 3,072 sites */
-#define IDX_MAX_GENS 40
-
-struct sidx {
-    uint64_t nslots; /* a power of 2 */
-    int shift;       /* 64 - log2(nslots): a hash's slot is h >> shift */
-    uint64_t kept;   /* bytes it holds in memory: all of it, its first page once replaced */
-    _Atomic(struct sidx *) next;
-    _Atomic uint32_t slots[];
-};
 
 struct tp_site_rec *tp_site_recs;
 static uint64_t *sref;       /* each record's stack in the frame trees, 0 = record unused */
@@ -68,8 +48,6 @@ static _Atomic uint64_t dropped;
 static _Atomic int full; /* a tp_sites_limit other than TP_SITES_GROWING: no new site */
 static uint32_t epoch;   /* initialisations so far: see struct recent */
 static uint64_t max_sites_cfg, budget_cfg;
-static struct sidx *gens[IDX_MAX_GENS]; /* every index made, for the budget */
-static int ngens;
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uintptr_t self_lo, self_hi;      /* text of libtprof.so */
@@ -79,27 +57,6 @@ static uint64_t fallback_sref;
 int tp_addr_is_ours(uintptr_t a)
 {
     return a >= self_lo && a < self_hi;
-}
-
-static size_t idx_bytes(uint64_t nslots)
-{
-    return sizeof(struct sidx) + sizeof(uint32_t) * nslots;
-}
-
-static struct sidx *idx_new(int bits)
-{
-    if (ngens == IDX_MAX_GENS)
-        return NULL;
-    struct sidx *x = tp_pages_map(idx_bytes(1ull << bits), 1);
-    if (!x)
-        return NULL;
-    x->nslots = 1ull << bits;
-    x->shift = 64 - bits;
-    x->kept = idx_bytes(x->nslots);
-    for (uint64_t i = 0; i < x->nslots; i++)
-        atomic_store_explicit(&x->slots[i], IDX_EMPTY, memory_order_relaxed);
-    gens[ngens++] = x;
-    return x;
 }
 
 /* The frame trees' room for n sites: a new site makes no node or a few (stacktrie.c), so
@@ -154,8 +111,8 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
         if (want > rl.rlim_cur / 16 / per)
             want = rl.rlim_cur / 16 / per;
     }
-    ngens = 0;
-    struct sidx *x = idx_new(IDX_MIN_BITS);
+    tp_sidx_reset();
+    struct sidx *x = tp_sidx_new(IDX_MIN_BITS);
     uint32_t first = (uint32_t)(x ? x->nslots / 4 * 3 : 0);
     if (!x || map_records((uint32_t)want, want < first ? (uint32_t)want : first) < 0) {
         if (warn)
@@ -215,9 +172,7 @@ static void bytes_of(uint32_t used, struct tp_sites_bytes *b)
     b->records = (uint64_t)used * sizeof *tp_site_recs;
     b->stacks = (uint64_t)used * sizeof *sref;
     b->hashes = (uint64_t)used * sizeof *hhi;
-    b->index = 0;
-    for (int i = 0; i < ngens; i++)
-        b->index += gens[i]->kept;
+    b->index = tp_sidx_kept();
     b->trie = tp_trie_resident();
     b->nodes = tp_trie_nodes();
     b->tally = tp_tally_resident(used);
@@ -240,54 +195,6 @@ void tp_sites_bytes(struct tp_sites_bytes *b)
 static inline uint32_t entry_tag(uint64_t h)
 {
     return (uint32_t)h << IDX_ID_BITS; /* low bits: the slot is of the top ones */
-}
-
-/* Put entry v into x (a move): its slot from hhi, written before the entry was published. */
-static void idx_put(struct sidx *x, uint32_t v)
-{
-    uint32_t id = (v & IDX_ID_MASK) - 1;
-    uint64_t mask = x->nslots - 1;
-    for (uint64_t i = ((uint64_t)hhi[id] << 32) >> x->shift;; i = (i + 1) & mask) {
-        uint32_t expect = IDX_EMPTY;
-        if (atomic_compare_exchange_strong(&x->slots[i], &expect, v))
-            return;
-    }
-}
-
-/* Give back the pages of an index just replaced, but its first (the header, with its successor):
- * they read as 0, MOVED, from now on. A lookup still in it then goes on in the successor, which
- * holds every entry it held, and an insert's CAS on an empty slot fails there as on a moved one.
- * Only the memory goes: the mapping stays, since such a lookup may still be reading it. */
-static void idx_retire(struct sidx *old)
-{
-    static size_t page;
-    if (!page) {
-        long p = sysconf(_SC_PAGESIZE);
-        page = p > 0 ? (size_t)p : 4096;
-    }
-    size_t bytes = (idx_bytes(old->nslots) + page - 1) / page * page;
-    if (bytes <= page)
-        return;
-    tp_pages_zero((char *)old + page, bytes - page);
-    old->kept = page;
-}
-
-/* Replace the index by one twice its size (growth lock held). */
-static int idx_grow(void)
-{
-    struct sidx *old = atomic_load(&cur);
-    struct sidx *x = idx_new(64 - old->shift + 1);
-    if (!x)
-        return -1;
-    atomic_store_explicit(&old->next, x, memory_order_release);
-    for (uint64_t i = 0; i < old->nslots; i++) {
-        uint32_t v = IDX_EMPTY;
-        if (!atomic_compare_exchange_strong(&old->slots[i], &v, IDX_MOVED))
-            idx_put(x, v); /* an entry: it stays where it is too */
-    }
-    atomic_store_explicit(&cur, x, memory_order_release);
-    idx_retire(old);
-    return 0;
 }
 
 /* Record `id` is past the limit: raise it within the budget, or say the table is full. The
@@ -314,7 +221,7 @@ static int make_room(uint32_t id)
          * (on its thread's cache misses only), and the indexes cost 5 to 11 bytes a site. */
         uint64_t room = x->nslots / 4 * 3;
         if ((uint64_t)l + step > room) {
-            if (have + idx_bytes(2 * x->nslots) <= budget && idx_grow() == 0)
+            if (have + idx_bytes(2 * x->nslots) <= budget && tp_sidx_grow(&cur, hhi) == 0)
                 continue;
             if (l >= room) {
                 atomic_store(&full, TP_SITES_BUDGET);
