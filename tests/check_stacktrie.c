@@ -39,8 +39,8 @@ static void check_stack(uint64_t ref, const uintptr_t *f, int n)
 }
 
 /* A deep shared inner part, a shared outer part, the distinct frames between: the first stack
- * through each g_y and each f_x leaves its frame in both trees (a gap of one or two frames), and
- * from the second row on a stack costs no node: 4N + 8 nodes for N x N stacks, not 8 a stack. */
+ * through each g_y and each f_x leaves its frame in both trees (a gap of one frame), and
+ * from the second row on a stack costs no node: 4N + 6 nodes for N x N stacks, not 8 a stack. */
 START_TEST(test_shared_ends)
 {
     enum { N = 30 };
@@ -52,20 +52,20 @@ START_TEST(test_shared_ends)
             big_stack(f, x, y);
             ref[x][y] = tp_trie_put(f, 8);
         }
-    ck_assert_uint_eq(tp_trie_nodes(), 3 + 4 * N + 8);
+    ck_assert_uint_eq(tp_trie_nodes(), 3 + 4 * N + 6);
     for (int x = 0; x < N; x++)
         for (int y = 0; y < N; y++) {
             big_stack(f, x, y);
             check_stack(ref[x][y], f, 8);
             check_stack(tp_trie_put(f, 8), f, 8); /* found again: no new node */
         }
-    ck_assert_uint_eq(tp_trie_nodes(), 3 + 4 * N + 8);
-    ck_assert_uint_eq(tp_trie_resident(), (3 + 4 * N + 8) * 12 + 1024 * 4);
+    ck_assert_uint_eq(tp_trie_nodes(), 3 + 4 * N + 6);
+    ck_assert_uint_eq(tp_trie_resident(), (3 + 4 * N + 6) * 12 + 1024 * 4);
 }
 END_TEST
 
 /* Distinct leaves under one shared caller chain: after the first few, two nodes a stack (the
- * leaf in each tree): 2M + 10 for M stacks. */
+ * leaf in each tree): 2M + 8 for M stacks. */
 START_TEST(test_distinct_leaves)
 {
     enum { M = 200 };
@@ -78,7 +78,7 @@ START_TEST(test_distinct_leaves)
             f[i][k] = 0x5000 + (uintptr_t)k * 16;
         ref[i] = tp_trie_put(f[i], 8);
     }
-    ck_assert_uint_eq(tp_trie_nodes(), 3 + 2 * M + 10);
+    ck_assert_uint_eq(tp_trie_nodes(), 3 + 2 * M + 8);
     for (int i = 0; i < M; i++) {
         check_stack(ref[i], f[i], 8);
         for (int j = 0; j < M; j += 17)
@@ -154,8 +154,8 @@ START_TEST(test_bytes)
     ck_assert_uint_eq(b.records, 32ull * sites);
     ck_assert_uint_eq(b.stacks, 8ull * sites);
     ck_assert_uint_eq(b.hashes, 4ull * sites);
-    ck_assert_uint_eq(b.nodes, 3 + 4 * N + 8);
-    ck_assert_uint_eq(b.trie, (3 + 4 * N + 8) * 12ull + 1024 * 4);
+    ck_assert_uint_eq(b.nodes, 3 + 4 * N + 6);
+    ck_assert_uint_eq(b.trie, (3 + 4 * N + 6) * 12ull + 1024 * 4);
     /* 16,384 slots now; the 4,096 and 8,192 before them keep their first page */
     ck_assert_uint_eq(b.index, 32 + 4 * 16384 + 2 * 4096);
     /* this thread's block: its header page and the pages of its 12-byte rows */
