@@ -22,11 +22,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-uintptr_t *tp_trie_pc;
-uint32_t *tp_trie_up;
+struct tp_trie_node *tp_trie_nodes_;
 static uint32_t max_nodes;
 static _Atomic uint32_t nnodes;
-static uint32_t *kids; /* node number + 1, 0 = empty; keyed by (parent, return address) */
+/* Keyed by (parent, return address): node number + 1 in the low TP_TRIE_ID_BITS (0 = empty), the
+ * key's hash's low bits above, compared before the node is read. */
+static uint32_t *kids;
 static _Atomic uint64_t kid_slots;
 static int kid_shift;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -34,8 +35,18 @@ static _Atomic int ran_out; /* a node could not be made: the trees are full */
 static TP_TLS int putting;  /* this thread is making nodes: a signal handler's malloc gets none */
 
 /* When the trees cannot be mapped: the roots and the overflow site's one frame. */
-static uintptr_t fallback_pc[3];
-static uint32_t fallback_up[3] = {0, 0, TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS};
+static struct tp_trie_node fallback_nodes[3] = {
+    [2] = {0, 0, TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS}};
+
+/* The last stack put, with the nodes of its paths: a program makes its new sites in bursts of
+ * alike stacks (a loop, a module's import), and the frames a stack shares with the last one at
+ * either end are found there without a probe of the index. Nodes never change: a path stays
+ * right. Under the lock. */
+static struct {
+    uintptr_t f[TP_MAX_STACK];
+    uint32_t in[TP_MAX_STACK + 1], out[TP_MAX_STACK + 1];
+    int n, a, b; /* frames; depths of the paths in in[] and out[] */
+} last;
 
 #define KIDS_MIN_BITS 10
 
@@ -45,24 +56,31 @@ static inline uint64_t kid_hash(uint32_t parent, uintptr_t pc)
     return h ^ (h >> 29);
 }
 
+static inline uint32_t kid_tag(uint64_t h)
+{
+    return (uint32_t)h << TP_TRIE_ID_BITS; /* low bits: the slot is of the top ones */
+}
+
 static uint32_t find_kid(uint32_t parent, uintptr_t pc)
 {
     uint64_t mask = atomic_load_explicit(&kid_slots, memory_order_relaxed) - 1;
-    for (uint64_t i = kid_hash(parent, pc) >> kid_shift;; i = (i + 1) & mask) {
-        uint32_t v = kids[i];
+    uint64_t h = kid_hash(parent, pc);
+    for (uint64_t i = h >> kid_shift;; i = (i + 1) & mask) {
+        uint32_t v = kids[i], id = (v & TP_TRIE_ID_MASK) - 1;
         if (!v)
             return 0; /* no root is anyone's child */
-        if (tp_trie_pc[v - 1] == pc && tp_trie_parent(v - 1) == parent)
-            return v - 1;
+        if ((v & ~TP_TRIE_ID_MASK) == kid_tag(h) && tp_trie_pc(id) == pc &&
+            tp_trie_parent(id) == parent)
+            return id;
     }
 }
 
 static void put_kid(uint32_t *tab, int shift, uint64_t mask, uint32_t node)
 {
-    uint64_t i = kid_hash(tp_trie_parent(node), tp_trie_pc[node]) >> shift;
+    uint64_t h = kid_hash(tp_trie_parent(node), tp_trie_pc(node)), i = h >> shift;
     while (tab[i])
         i = (i + 1) & mask;
-    tab[i] = node + 1;
+    tab[i] = kid_tag(h) | (node + 1);
 }
 
 /* Three quarters full: twice the slots, the nodes put in again from their own fields, the old
@@ -92,8 +110,8 @@ static uint32_t add_kid(uint32_t parent, uintptr_t pc, int depth)
         atomic_store_explicit(&ran_out, 1, memory_order_relaxed);
         return 0;
     }
-    tp_trie_pc[n] = pc;
-    tp_trie_up[n] = parent | (uint32_t)depth << TP_TRIE_ID_BITS;
+    tp_trie_nodes_[n] = (struct tp_trie_node){(uint32_t)pc, (uint32_t)((uint64_t)pc >> 32),
+                                              parent | (uint32_t)depth << TP_TRIE_ID_BITS};
     atomic_store_explicit(&nnodes, n + 1, memory_order_relaxed);
     put_kid(kids, kid_shift, atomic_load_explicit(&kid_slots, memory_order_relaxed) - 1, n);
     return n;
@@ -103,18 +121,14 @@ int tp_trie_init(uint32_t max)
 {
     if (max > TP_TRIE_MAX_NODES)
         max = TP_TRIE_MAX_NODES;
-    tp_trie_pc = max >= 3 ? tp_pages_map(sizeof *tp_trie_pc * max, 1) : NULL;
-    tp_trie_up = max >= 3 ? tp_pages_map(sizeof *tp_trie_up * max, 1) : NULL;
+    tp_trie_nodes_ = max >= 3 ? tp_pages_map(sizeof *tp_trie_nodes_ * max, 1) : NULL;
     kids = tp_pages_map(sizeof *kids << KIDS_MIN_BITS, 0);
-    if (!tp_trie_pc || !tp_trie_up || !kids) {
-        if (tp_trie_pc)
-            tp_pages_unmap(tp_trie_pc, sizeof *tp_trie_pc * max);
-        if (tp_trie_up)
-            tp_pages_unmap(tp_trie_up, sizeof *tp_trie_up * max);
+    if (!tp_trie_nodes_ || !kids) {
+        if (tp_trie_nodes_)
+            tp_pages_unmap(tp_trie_nodes_, sizeof *tp_trie_nodes_ * max);
         if (kids)
             tp_pages_unmap(kids, sizeof *kids << KIDS_MIN_BITS);
-        tp_trie_pc = fallback_pc;
-        tp_trie_up = fallback_up;
+        tp_trie_nodes_ = fallback_nodes;
         max_nodes = 3;
         atomic_store(&nnodes, 3);
         kids = NULL;
@@ -122,22 +136,22 @@ int tp_trie_init(uint32_t max)
         return -1;
     }
     max_nodes = max;
+    last.n = last.a = last.b = 0;
     atomic_store(&ran_out, 0);
     kid_shift = 64 - KIDS_MIN_BITS;
     atomic_store(&kid_slots, 1u << KIDS_MIN_BITS);
     /* The roots (depth 0), and the overflow site's stack: one frame, 0, in the inner tree. */
-    tp_trie_up[2] = TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS;
+    tp_trie_nodes_[2].up = TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS;
     atomic_store(&nnodes, 3);
     putting = 0;
     return 0;
 }
 
-/* Walk a tree from its root along frames f[first], f[first + step], ...: the nodes met go to
- * path[1..], path[0] being the root; returns how many frames it has. */
-static int walk(uint32_t root, const uintptr_t *f, int first, int step, int n, uint32_t *path)
+/* Walk a tree along frames f[first], f[first + step], ... from path[d] (path[0] is the root, and
+ * path[1..d] the nodes of the first d frames): the nodes met go to path[d + 1..]; returns how
+ * many frames the tree has. */
+static int walk(const uintptr_t *f, int first, int step, int n, uint32_t *path, int d)
 {
-    int d = 0;
-    path[0] = root;
     while (d < n) {
         uint32_t c = find_kid(path[d], f[first + step * d]);
         if (!c)
@@ -147,11 +161,27 @@ static int walk(uint32_t root, const uintptr_t *f, int first, int step, int n, u
     return d;
 }
 
+/* The first d nodes of path that the last stack's path has for the same frames. */
+static int from_last(const uintptr_t *f, int n, int inner, uint32_t *path)
+{
+    int d = 0, most = inner ? last.a : last.b;
+    while (d < n && d < most &&
+           (inner ? f[d] == last.f[d] : f[n - 1 - d] == last.f[last.n - 1 - d]))
+        d++;
+    const uint32_t *lp = inner ? last.in : last.out;
+    for (int i = 1; i <= d; i++)
+        path[i] = lp[i];
+    path[0] = inner ? TP_TRIE_INNER : TP_TRIE_OUTER;
+    return d;
+}
+
 static uint64_t put_locked(const uintptr_t *f, int n)
 {
     uint32_t in[TP_MAX_STACK + 1], out[TP_MAX_STACK + 1];
-    int a = walk(TP_TRIE_INNER, f, 0, 1, n, in);
-    int b = walk(TP_TRIE_OUTER, f, n - 1, -1, n, out);
+    /* the outer tree first, then the inner one only as far as the outer one leaves: a stack
+     * made of nodes that exist costs n probes at most */
+    int b = walk(f, n - 1, -1, n, out, from_last(f, n, 0, out));
+    int a = walk(f, 0, 1, n - b, in, from_last(f, n - b, 1, in));
     if (a + b < n) {
         int lo = a, hi = n - b, gap = hi - lo;
         /* the inner tree takes frames [a, in_to), the outer one [out_from, n - b) */
@@ -163,6 +193,15 @@ static uint64_t put_locked(const uintptr_t *f, int n)
             if (!(out[b + 1] = add_kid(out[b], f[n - 1 - b], b + 1)))
                 return 0;
     }
+    for (int i = 0; i < n; i++)
+        last.f[i] = f[i];
+    for (int i = 0; i <= a; i++)
+        last.in[i] = in[i];
+    for (int i = 0; i <= b; i++)
+        last.out[i] = out[i];
+    last.n = n;
+    last.a = a;
+    last.b = b;
     return tp_trie_ref(in[a], out[n - a]);
 }
 
@@ -183,9 +222,9 @@ int tp_trie_read(uint64_t ref, uintptr_t *outf)
     uint32_t in = (uint32_t)ref, out = (uint32_t)(ref >> 32);
     int k = tp_trie_depth(in), n = k + tp_trie_depth(out);
     for (int i = k - 1; i >= 0; i--, in = tp_trie_parent(in))
-        outf[i] = tp_trie_pc[in];
+        outf[i] = tp_trie_pc(in);
     for (int i = k; i < n; i++, out = tp_trie_parent(out))
-        outf[i] = tp_trie_pc[out];
+        outf[i] = tp_trie_pc(out);
     return n;
 }
 
@@ -203,7 +242,7 @@ uint64_t tp_trie_resident(void)
 {
     if (!kids)
         return 0;
-    return (uint64_t)tp_trie_nodes() * (sizeof *tp_trie_pc + sizeof *tp_trie_up) +
+    return (uint64_t)tp_trie_nodes() * sizeof *tp_trie_nodes_ +
            atomic_load_explicit(&kid_slots, memory_order_relaxed) * sizeof *kids;
 }
 

@@ -9,23 +9,31 @@
 
 #include <stdint.h>
 
-/* A node: its return address and its parent's number, with its depth (frames from its root) in
- * the top bits. Numbers 0 and 1 are the two roots. */
+/* A node, 12 bytes: its return address (two halves, so that the node is one piece of memory
+ * with no padding: reading a stack touches a line per node, not two), and its parent's number
+ * with its depth (frames from its root) in the top bits. Numbers 0 and 1 are the two roots. */
 #define TP_TRIE_ID_BITS   25
 #define TP_TRIE_ID_MASK   ((1u << TP_TRIE_ID_BITS) - 1)
 #define TP_TRIE_MAX_NODES (TP_TRIE_ID_MASK - 1)
 #define TP_TRIE_INNER     0u
 #define TP_TRIE_OUTER     1u
-extern uintptr_t *tp_trie_pc;
-extern uint32_t *tp_trie_up;
+struct tp_trie_node {
+    uint32_t pc_lo, pc_hi, up;
+};
+extern struct tp_trie_node *tp_trie_nodes_;
 
+static inline uintptr_t tp_trie_pc(uint32_t node)
+{
+    const struct tp_trie_node *x = &tp_trie_nodes_[node];
+    return (uintptr_t)x->pc_lo | (uintptr_t)((uint64_t)x->pc_hi << 32);
+}
 static inline uint32_t tp_trie_parent(uint32_t node)
 {
-    return tp_trie_up[node] & TP_TRIE_ID_MASK;
+    return tp_trie_nodes_[node].up & TP_TRIE_ID_MASK;
 }
 static inline int tp_trie_depth(uint32_t node)
 {
-    return (int)(tp_trie_up[node] >> TP_TRIE_ID_BITS);
+    return (int)(tp_trie_nodes_[node].up >> TP_TRIE_ID_BITS);
 }
 
 /* A stack as the two nodes: inner in the low half, outer in the high half. 0 is no stack (the
@@ -48,10 +56,10 @@ static inline int tp_trie_same(uint64_t ref, const uintptr_t *f, int n)
     if (k + tp_trie_depth(out) != n)
         return 0;
     for (int i = k - 1; i >= 0; i--, in = tp_trie_parent(in))
-        if (tp_trie_pc[in] != f[i])
+        if (tp_trie_pc(in) != f[i])
             return 0;
     for (int i = k; i < n; i++, out = tp_trie_parent(out))
-        if (tp_trie_pc[out] != f[i])
+        if (tp_trie_pc(out) != f[i])
             return 0;
     return 1;
 }
