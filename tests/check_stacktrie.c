@@ -167,6 +167,45 @@ START_TEST(test_bytes)
 }
 END_TEST
 
+/* The same stacks under half the budget they all took: the table stops short, the limit says
+ * why, every allocation it could not place is in the overflow site, and what it holds passes the
+ * budget by less than one step of the limit (a sixteenth of the index's slots) times what a site
+ * costs here (record, stack, hash, row). */
+START_TEST(test_budget_stop)
+{
+    enum { N = 100 };
+    uint64_t whole = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        tp_heap_init(NULL, NULL);
+        tp_sites_init(8, 0, pass ? whole / 2 : 0, NULL);
+        uintptr_t f[8];
+        void *raw[8];
+        for (int x = 0; x < N; x++)
+            for (int y = 0; y < N; y++) {
+                big_stack(f, x, y);
+                for (int k = 0; k < 8; k++)
+                    raw[k] = (void *)f[k];
+                tp_heap_alloc((void *)(0x10000000 + (uintptr_t)(x * N + y) * 16), 16, NULL, raw, 8);
+            }
+        struct tp_sites_state st;
+        tp_sites_state(&st);
+        if (!pass) {
+            ck_assert_int_eq(st.limit, TP_SITES_GROWING);
+            whole = st.resident;
+            continue;
+        }
+        ck_assert_int_eq(st.limit, TP_SITES_BUDGET);
+        ck_assert_uint_eq(st.budget, whole / 2);
+        ck_assert_uint_lt(tp_sites_count(), N * N + 1);
+        ck_assert_uint_eq(tp_sites_dropped(), (uint64_t)(N * N + 1 - tp_sites_count()));
+        struct tp_site_sum o;
+        tp_site_get(0, &o);
+        ck_assert_uint_eq(o.allocs, tp_sites_dropped());
+        ck_assert_uint_lt(st.resident, st.budget + st.index_slots / 16 * (32 + 8 + 4 + 12) + 4096);
+    }
+}
+END_TEST
+
 /* A thread's 12-byte row wraps past 2^32 into the shared rows: the sums stay exact. */
 START_TEST(test_tally_carry)
 {
@@ -203,6 +242,7 @@ int main(void)
     tcase_add_test(tc, test_agreement);
     tcase_add_test(tc, test_out_of_nodes);
     tcase_add_test(tc, test_bytes);
+    tcase_add_test(tc, test_budget_stop);
     tcase_add_test(tc, test_tally_carry);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
