@@ -50,9 +50,14 @@ static struct {
 
 #define KIDS_MIN_BITS 10
 
-static inline uint64_t kid_hash(uint32_t parent, uintptr_t pc)
+/* A node's key is hashed as its whole path from the root (each frame mixed into its parent's
+ * hash): the slots of a stack's every depth are then known before any node is read, and a new
+ * stack's walk asks for them all at once instead of one cache miss after another. */
+#define SEED_INNER 0x243f6a8885a308d3ull
+#define SEED_OUTER 0x13198a2e03707344ull
+static inline uint64_t path_mix(uint64_t h, uintptr_t pc)
 {
-    uint64_t h = ((uint64_t)pc ^ (uint64_t)parent << 47 ^ parent) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (uint64_t)pc) * 0x9e3779b97f4a7c15ull;
     return h ^ (h >> 29);
 }
 
@@ -61,10 +66,10 @@ static inline uint32_t kid_tag(uint64_t h)
     return (uint32_t)h << TP_TRIE_ID_BITS; /* low bits: the slot is of the top ones */
 }
 
-static uint32_t find_kid(uint32_t parent, uintptr_t pc)
+/* The child of parent for frame pc, whose path hashes to h; 0 for none. */
+static uint32_t find_kid(uint32_t parent, uintptr_t pc, uint64_t h)
 {
     uint64_t mask = atomic_load_explicit(&kid_slots, memory_order_relaxed) - 1;
-    uint64_t h = kid_hash(parent, pc);
     for (uint64_t i = h >> kid_shift;; i = (i + 1) & mask) {
         uint32_t v = kids[i], id = (v & TP_TRIE_ID_MASK) - 1;
         if (!v)
@@ -75,25 +80,35 @@ static uint32_t find_kid(uint32_t parent, uintptr_t pc)
     }
 }
 
-static void put_kid(uint32_t *tab, int shift, uint64_t mask, uint32_t node)
+static void put_kid(uint32_t *tab, int shift, uint64_t mask, uint32_t node, uint64_t h)
 {
-    uint64_t h = kid_hash(tp_trie_parent(node), tp_trie_pc(node)), i = h >> shift;
+    uint64_t i = h >> shift;
     while (tab[i])
         i = (i + 1) & mask;
     tab[i] = kid_tag(h) | (node + 1);
 }
 
-/* Three quarters full: twice the slots, the nodes put in again from their own fields, the old
- * slots given back (nobody reads them without the lock). */
+/* Three quarters full: twice the slots, the nodes put in again, their path hashes worked out in
+ * the order they were made (a parent is always older than its children) in a scratch array, the
+ * old slots given back (nobody reads them without the lock). */
 static int kids_grow(void)
 {
     uint64_t slots = atomic_load_explicit(&kid_slots, memory_order_relaxed);
-    uint32_t *tab = tp_pages_map(sizeof *tab * 2 * slots, 0);
-    if (!tab)
-        return -1;
     uint32_t n = atomic_load_explicit(&nnodes, memory_order_relaxed);
-    for (uint32_t k = 3; k < n; k++) /* 0, 1: roots; 2: the overflow site's, never looked for */
-        put_kid(tab, kid_shift - 1, 2 * slots - 1, k);
+    uint32_t *tab = tp_pages_map(sizeof *tab * 2 * slots, 0);
+    uint64_t *h = tp_pages_map(sizeof *h * n, 0);
+    if (!tab || !h) {
+        if (tab)
+            tp_pages_unmap(tab, sizeof *tab * 2 * slots);
+        return -1;
+    }
+    h[TP_TRIE_INNER] = SEED_INNER;
+    h[TP_TRIE_OUTER] = SEED_OUTER;
+    for (uint32_t k = 3; k < n; k++) { /* 2: the overflow site's, never looked for */
+        h[k] = path_mix(h[tp_trie_parent(k)], tp_trie_pc(k));
+        put_kid(tab, kid_shift - 1, 2 * slots - 1, k, h[k]);
+    }
+    tp_pages_unmap(h, sizeof *h * n);
     tp_pages_unmap(kids, sizeof *kids * slots);
     kids = tab;
     kid_shift--;
@@ -101,7 +116,7 @@ static int kids_grow(void)
     return 0;
 }
 
-static uint32_t add_kid(uint32_t parent, uintptr_t pc, int depth)
+static uint32_t add_kid(uint32_t parent, uintptr_t pc, int depth, uint64_t h)
 {
     uint32_t n = atomic_load_explicit(&nnodes, memory_order_relaxed);
     uint64_t slots = atomic_load_explicit(&kid_slots, memory_order_relaxed);
@@ -113,7 +128,7 @@ static uint32_t add_kid(uint32_t parent, uintptr_t pc, int depth)
     tp_trie_nodes_[n] = (struct tp_trie_node){(uint32_t)pc, (uint32_t)((uint64_t)pc >> 32),
                                               parent | (uint32_t)depth << TP_TRIE_ID_BITS};
     atomic_store_explicit(&nnodes, n + 1, memory_order_relaxed);
-    put_kid(kids, kid_shift, atomic_load_explicit(&kid_slots, memory_order_relaxed) - 1, n);
+    put_kid(kids, kid_shift, atomic_load_explicit(&kid_slots, memory_order_relaxed) - 1, n, h);
     return n;
 }
 
@@ -148,17 +163,29 @@ int tp_trie_init(uint32_t max)
 }
 
 /* Walk a tree along frames f[first], f[first + step], ... from path[d] (path[0] is the root, and
- * path[1..d] the nodes of the first d frames): the nodes met go to path[d + 1..]; returns how
- * many frames the tree has. */
-static int walk(const uintptr_t *f, int first, int step, int n, uint32_t *path, int d)
+ * path[1..d] the nodes of the first d frames; h[k] the hash of the first k frames' path): the
+ * nodes met go to path[d + 1..]; returns how many frames the tree has. */
+static int walk(const uintptr_t *f, int first, int step, int n, uint32_t *path, int d,
+                const uint64_t *h)
 {
     while (d < n) {
-        uint32_t c = find_kid(path[d], f[first + step * d]);
+        uint32_t c = find_kid(path[d], f[first + step * d], h[d + 1]);
         if (!c)
             break;
         path[++d] = c;
     }
     return d;
+}
+
+/* The path hashes of f[first], f[first + step], ... (n of them) from seed, each depth's slot
+ * asked for at once. */
+static void path_hashes(const uintptr_t *f, int first, int step, int n, uint64_t seed, uint64_t *h)
+{
+    h[0] = seed;
+    for (int d = 0; d < n; d++) {
+        h[d + 1] = path_mix(h[d], f[first + step * d]);
+        __builtin_prefetch(&kids[h[d + 1] >> kid_shift]);
+    }
 }
 
 /* The first d nodes of path that the last stack's path has for the same frames. */
@@ -178,19 +205,22 @@ static int from_last(const uintptr_t *f, int n, int inner, uint32_t *path)
 static uint64_t put_locked(const uintptr_t *f, int n)
 {
     uint32_t in[TP_MAX_STACK + 1], out[TP_MAX_STACK + 1];
+    uint64_t hin[TP_MAX_STACK + 1], hout[TP_MAX_STACK + 1];
+    path_hashes(f, n - 1, -1, n, SEED_OUTER, hout);
+    path_hashes(f, 0, 1, n, SEED_INNER, hin);
     /* the outer tree first, then the inner one only as far as the outer one leaves: a stack
      * made of nodes that exist costs n probes at most */
-    int b = walk(f, n - 1, -1, n, out, from_last(f, n, 0, out));
-    int a = walk(f, 0, 1, n - b, in, from_last(f, n - b, 1, in));
+    int b = walk(f, n - 1, -1, n, out, from_last(f, n, 0, out), hout);
+    int a = walk(f, 0, 1, n - b, in, from_last(f, n - b, 1, in), hin);
     if (a + b < n) {
         int lo = a, hi = n - b, gap = hi - lo;
         /* the inner tree takes frames [a, in_to), the outer one [out_from, n - b) */
         int in_to = gap == 1 ? hi : lo + (gap + 1) / 2, out_from = gap == 1 ? lo : in_to;
         for (; a < in_to; a++)
-            if (!(in[a + 1] = add_kid(in[a], f[a], a + 1)))
+            if (!(in[a + 1] = add_kid(in[a], f[a], a + 1, hin[a + 1])))
                 return 0;
         for (; n - b > out_from; b++)
-            if (!(out[b + 1] = add_kid(out[b], f[n - 1 - b], b + 1)))
+            if (!(out[b + 1] = add_kid(out[b], f[n - 1 - b], b + 1, hout[b + 1])))
                 return 0;
     }
     for (int i = 0; i < n; i++)
