@@ -18,9 +18,8 @@
  * MOVED: a lookup in the old index finds every stack it holds, and one that meets MOVED goes on in
  * the successor, as does an insert that loses its CAS to MOVED; a stack is published in one index
  * only. Old indexes stay mapped (a lookup may still be reading one), but their pages but the first
- * are given back once the move is done: they then read as MOVED (idx_retire). Past the budget, new
- * stacks go
- * to site 0, the overflow site, and the report says what went there.
+ * are given back once the move is done: they then read as MOVED (siteindex.c). Past the budget,
+ * new stacks go to site 0, the overflow site, and the report says what went there.
  *
  * Allocation, free and byte counts are kept per thread (struct tp_tally, sitetally.c) and summed by
  * tp_site_get() for the report: on the hot path they cost no locked instruction. */
@@ -131,7 +130,7 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
     /* Record 0 is the overflow site: allocations made once the table is full. */
     atomic_store(&nrecs, 1);
     epoch++; /* starts at 1: a thread's zeroed cache entries match no initialisation */
-    sref[0] = tp_trie_ref(2, TP_TRIE_OUTER); /* one frame, 0: tp_trie_init() made it */
+    sref[0] = tp_trie_ref(TP_TRIE_OVERFLOW, TP_TRIE_OUTER);
     (void)tp_modmap_segment((uintptr_t)&tp_sites_init, &self_lo, &self_hi);
     tp_sites_want_n = depth > 1 && cap > 1 ? depth + TP_STACK_ROOM : 0;
     errno = saved;

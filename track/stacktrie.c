@@ -36,7 +36,7 @@ static TP_TLS int putting;  /* this thread is making nodes: a signal handler's m
 
 /* When the trees cannot be mapped: the roots and the overflow site's one frame. */
 static struct tp_trie_node fallback_nodes[3] = {
-    [2] = {0, 0, TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS}};
+    [TP_TRIE_OVERFLOW] = {0, 0, TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS}};
 
 /* The last stack put, with the nodes of its paths: a program makes its new sites in bursts of
  * alike stacks (a loop, a module's import), and the frames a stack shares with the last one at
@@ -156,7 +156,7 @@ int tp_trie_init(uint32_t max)
     kid_shift = 64 - KIDS_MIN_BITS;
     atomic_store(&kid_slots, 1u << KIDS_MIN_BITS);
     /* The roots (depth 0), and the overflow site's stack: one frame, 0, in the inner tree. */
-    tp_trie_nodes_[2].up = TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS;
+    tp_trie_nodes_[TP_TRIE_OVERFLOW].up = TP_TRIE_INNER | 1u << TP_TRIE_ID_BITS;
     atomic_store(&nnodes, 3);
     putting = 0;
     return 0;

@@ -17,6 +17,7 @@
 #define TP_TRIE_MAX_NODES (TP_TRIE_ID_MASK - 1)
 #define TP_TRIE_INNER     0u
 #define TP_TRIE_OUTER     1u
+#define TP_TRIE_OVERFLOW  2u /* the overflow site's one frame, 0, in the inner tree */
 struct tp_trie_node {
     uint32_t pc_lo, pc_hi, up;
 };
