@@ -153,7 +153,7 @@ START_TEST(test_bytes)
     ck_assert_uint_eq(b.sites, sites);
     ck_assert_uint_eq(b.records, 32ull * sites);
     ck_assert_uint_eq(b.stacks, 8ull * sites);
-    ck_assert_uint_eq(b.hashes, 4ull * sites);
+    ck_assert_uint_eq(b.hashes, 2ull * sites);
     ck_assert_uint_eq(b.nodes, 3 + 4 * N + 6);
     ck_assert_uint_eq(b.trie, (3 + 4 * N + 6) * 12ull + 1024 * 4);
     /* 16,384 slots now; the 4,096 and 8,192 before them keep their first page */
@@ -201,7 +201,7 @@ START_TEST(test_budget_stop)
         struct tp_site_sum o;
         tp_site_get(0, &o);
         ck_assert_uint_eq(o.allocs, tp_sites_dropped());
-        ck_assert_uint_lt(st.resident, st.budget + st.index_slots / 16 * (32 + 8 + 4 + 12) + 4096);
+        ck_assert_uint_lt(st.resident, st.budget + st.index_slots / 16 * (32 + 8 + 2 + 12) + 4096);
     }
 }
 END_TEST

@@ -37,11 +37,11 @@ struct sidx *tp_sidx_new(int bits)
 }
 
 /* Put entry v into x (a move): its slot from hhi, written before the entry was published. */
-static void idx_put(struct sidx *x, uint32_t v, const uint32_t *hhi)
+static void idx_put(struct sidx *x, uint32_t v, const uint16_t *hhi)
 {
     uint32_t id = (v & IDX_ID_MASK) - 1;
     uint64_t mask = x->nslots - 1;
-    for (uint64_t i = ((uint64_t)hhi[id] << 32) >> x->shift;; i = (i + 1) & mask) {
+    for (uint64_t i = idx_hash_of(hhi[id], v) >> x->shift;; i = (i + 1) & mask) {
         uint32_t expect = IDX_EMPTY;
         if (atomic_compare_exchange_strong(&x->slots[i], &expect, v))
             return;
@@ -67,7 +67,7 @@ static void idx_retire(struct sidx *old)
 }
 
 /* Replace the index by one twice its size (growth lock held). */
-int tp_sidx_grow(_Atomic(struct sidx *) *cur, const uint32_t *hhi)
+int tp_sidx_grow(_Atomic(struct sidx *) *cur, const uint16_t *hhi)
 {
     struct sidx *old = atomic_load(cur);
     struct sidx *x = tp_sidx_new(64 - old->shift + 1);

@@ -37,7 +37,7 @@
 
 struct tp_site_rec *tp_site_recs;
 static uint64_t *sref;       /* each record's stack in the frame trees, 0 = record unused */
-static uint32_t *hhi;        /* the top half of each record's stack hash */
+static uint16_t *hhi;        /* the top 16 bits of each record's stack hash (siteindex.h) */
 static uint32_t cap;         /* records mapped; the table never holds more */
 static _Atomic uint32_t lim; /* records that may be used now: past it, make_room() */
 static _Atomic(struct sidx *) cur;
@@ -191,11 +191,6 @@ void tp_sites_bytes(struct tp_sites_bytes *b)
     pthread_mutex_unlock(&grow_lock);
 }
 
-static inline uint32_t entry_tag(uint64_t h)
-{
-    return (uint32_t)h << IDX_ID_BITS; /* low bits: the slot is of the top ones */
-}
-
 /* Record `id` is past the limit: raise it within the budget, or say the table is full. The
  * limit moves on by a sixteenth of the index at a time, the budget checked each time, so the
  * table passes the budget by at most that many sites' worth. Returns whether id may be used. */
@@ -268,7 +263,7 @@ static uint32_t new_record(const uintptr_t *f, int n, uint64_t h)
         return 0;
     }
     sref[id] = ref;
-    hhi[id] = (uint32_t)(h >> 32);
+    hhi[id] = (uint16_t)(h >> 48);
     return id;
 }
 
@@ -276,7 +271,7 @@ static uint32_t new_record(const uintptr_t *f, int n, uint64_t h)
 static uint32_t lookup_or_insert(const uintptr_t *f, int n)
 {
     uint64_t h = hash_frames(f, n);
-    uint32_t tag = entry_tag(h);
+    uint32_t tag = idx_tag(h);
     uint32_t mine = 0; /* reserved record, 0 = none yet */
     struct sidx *x = atomic_load_explicit(&cur, memory_order_acquire);
     for (;;) {
