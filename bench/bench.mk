@@ -31,3 +31,8 @@ EXTRA_DIST += bench/big.sh bench/big.py bench/big_gen.py bench/torch_mlp.py
 EXTRA_DIST += bench/exit_cost.sh
 EXTRA_DIST += bench/lockadd.c
 EXTRA_DIST += bench/make_ab.sh
+# The call-site table's bytes a site for bench/big_gen.py's stacks (bench/RESULTS.md).
+check_PROGRAMS += bench/site_bytes
+bench_site_bytes_SOURCES = bench/site_bytes.c
+bench_site_bytes_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
+bench_site_bytes_LDADD = $(TP_TRACK) $(TEST_LIBS)

@@ -64,3 +64,14 @@ tests_check_ehframe_SOURCES = tests/check_ehframe.c
 tests_check_ehframe_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_ehframe_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
 TESTS += tests/check_ehframe
+# The call sites' frame trees and the table's bytes (track/stacktrie.c, track/sites.c).
+check_PROGRAMS += tests/check_stacktrie
+tests_check_stacktrie_SOURCES = tests/check_stacktrie.c
+tests_check_stacktrie_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
+tests_check_stacktrie_LDADD = $(TP_TRACK) $(TEST_LIBS)
+TESTS += tests/check_stacktrie
+check_PROGRAMS += tests/check_rollup
+tests_check_rollup_SOURCES = tests/check_rollup.c
+tests_check_rollup_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
+tests_check_rollup_LDADD = $(TP_TRACK) $(TEST_LIBS)
+TESTS += tests/check_rollup

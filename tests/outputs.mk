@@ -33,3 +33,7 @@ tests_victims_v_manysites_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_manysites_LDADD = -lpthread
 TESTS += tests/heap_grow.sh
 EXTRA_DIST += tests/heap_grow.sh
+check_PROGRAMS += tests/victims/v_bigsites
+tests_victims_v_bigsites_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/heap_bigsites.sh
+EXTRA_DIST += tests/heap_bigsites.sh

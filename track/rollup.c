@@ -38,23 +38,29 @@ static void sift(uint64_t *v, size_t n, size_t i)
     }
 }
 
-/* The n-th largest measure `which` of all[0..k) (1 <= n < k): a min-heap of the n largest in
- * heap[0..n), one pass; most sites compare once against its top. */
-static uint64_t nth_largest(const struct tp_site *all, size_t k, size_t n, int which,
-                            uint64_t *heap)
+/* The n-th largest of each measure of all[0..k) (1 <= n < k) into t[]: a min-heap of the n
+ * largest per measure in heap[w * n..], all four in one pass over the sites (a big program's
+ * array is larger than the caches: one read of it, not four); most sites compare once against
+ * each top. */
+static void nth_largest(const struct tp_site *all, size_t k, size_t n, uint64_t *heap, uint64_t *t)
 {
-    for (size_t i = 0; i < n; i++)
-        heap[i] = measure(&all[i], which);
-    for (size_t i = n / 2; i-- > 0;)
-        sift(heap, n, i);
-    for (size_t i = n; i < k; i++) {
-        uint64_t x = measure(&all[i], which);
-        if (x > heap[0]) {
-            heap[0] = x;
-            sift(heap, n, 0);
-        }
+    for (int w = 0; w < NMEASURES; w++) {
+        uint64_t *v = heap + (size_t)w * n;
+        for (size_t i = 0; i < n; i++)
+            v[i] = measure(&all[i], w);
+        for (size_t i = n / 2; i-- > 0;)
+            sift(v, n, i);
     }
-    return heap[0];
+    for (size_t i = n; i < k; i++)
+        for (int w = 0; w < NMEASURES; w++) {
+            uint64_t *v = heap + (size_t)w * n, x = measure(&all[i], w);
+            if (x > v[0]) {
+                v[0] = x;
+                sift(v, n, 0);
+            }
+        }
+    for (int w = 0; w < NMEASURES; w++)
+        t[w] = heap[(size_t)w * n];
 }
 
 size_t tp_rollup_select(struct tp_site *all, size_t k, size_t n)
@@ -62,26 +68,28 @@ size_t tp_rollup_select(struct tp_site *all, size_t k, size_t n)
     if (n == 0 || k <= n)
         return k;
     unsigned char *mark = calloc(k, 1);
-    uint64_t *v = malloc(n * sizeof *v);
+    uint64_t *v = malloc(NMEASURES * n * sizeof *v);
     if (!mark || !v) {
         free(mark);
         free(v);
         return n; /* out of memory: the first n, in the caller's order */
     }
-    for (int w = 0; w < NMEASURES; w++) {
-        uint64_t t = nth_largest(all, k, n, w, v);
-        size_t taken = 0;
-        for (size_t i = 0; i < k; i++) /* above the n-th first, then ties in order */
-            if (measure(&all[i], w) > t) {
+    uint64_t t[NMEASURES];
+    size_t taken[NMEASURES] = {0};
+    nth_largest(all, k, n, v, t);
+    /* above each n-th first, then its ties in order, every measure in the same two passes */
+    for (size_t i = 0; i < k; i++)
+        for (int w = 0; w < NMEASURES; w++)
+            if (measure(&all[i], w) > t[w]) {
                 mark[i] = 1;
-                taken++;
+                taken[w]++;
             }
-        for (size_t i = 0; i < k && taken < n && t > 0; i++)
-            if (measure(&all[i], w) == t) {
+    for (size_t i = 0; i < k; i++)
+        for (int w = 0; w < NMEASURES; w++)
+            if (taken[w] < n && t[w] > 0 && measure(&all[i], w) == t[w]) {
                 mark[i] = 1;
-                taken++;
+                taken[w]++;
             }
-    }
     size_t front = 0;
     for (size_t i = 0; i < k; i++) {
         if (!mark[i])

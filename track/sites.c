@@ -3,10 +3,12 @@
  * The records live in dense arrays mapped for the most sites the table may ever hold (touched in
  * order, so memory grows with the number of sites, not the capacity; they never move), and are
  * found through a lock-free open-addressing index. An index entry holds the record number and bits
- * of the stack's hash, so that a lookup reads only the index and the frames (both written once),
- * never the records, whose live-byte figures other threads are writing. An insert reserves a record
- * with a fetch-add, fills its frames, then publishes it with a CAS on an empty index slot; a thread
- * that loses the race to an identical stack abandons its record (nframes stays 0).
+ * of the stack's hash, so that a lookup reads only the index and the frames (all written once),
+ * never the records, whose live-byte figures other threads are writing. A record's frames are two
+ * nodes of the frame trees (stacktrie.h: 8 bytes, the frames shared with other sites). An insert
+ * reserves a record with a fetch-add, finds or makes its nodes, then publishes it with a CAS on an
+ * empty index slot; a thread that loses the race to an identical stack abandons its record (its
+ * stack stays 0).
  *
  * The index grows. Records may be reserved up to a limit; the thread that passes it takes the
  * growth lock (never taken on a lookup) and, within the memory budget, raises the limit and, past
@@ -15,41 +17,27 @@
  * publishes the new one. Entries are never removed, so no slot before an entry on its probe path is
  * MOVED: a lookup in the old index finds every stack it holds, and one that meets MOVED goes on in
  * the successor, as does an insert that loses its CAS to MOVED; a stack is published in one index
- * only. Old indexes stay mapped (a lookup may still be reading one). Past the budget, new stacks go
- * to site 0, the overflow site, and the report says what went there.
+ * only. Old indexes stay mapped (a lookup may still be reading one), but their pages but the first
+ * are given back once the move is done: they then read as MOVED (siteindex.c). Past the budget,
+ * new stacks go to site 0, the overflow site, and the report says what went there.
  *
  * Allocation, free and byte counts are kept per thread (struct tp_tally, sitetally.c) and summed by
  * tp_site_get() for the report: on the hot path they cost no locked instruction. */
 #include "common/pages.h"
 #include "track/livetable.h"
-#include "track/sites.h"
 #include "track/modmap.h"
+#include "track/siteindex.h"
+#include "track/sites.h"
+#include "track/stacktrie.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/resource.h>
 
-/* An index entry, 4 bytes: record number + 1 in the low IDX_ID_BITS (0 = empty), 9 bits of the
- * stack's hash above, compared before the frames. Its slot: the hash's top bits (hhi, for moves). */
-#define IDX_ID_BITS  23
-#define IDX_ID_MASK  ((1u << IDX_ID_BITS) - 1)
-#define IDX_MOVED    IDX_ID_MASK /* no record has this number + 1: the table holds fewer */
-#define IDX_MAX_RECS (IDX_ID_MASK - 1)
-#define IDX_MIN_BITS 12 /* the first index: 4,096 slots, 3,072 sites */
-#define IDX_MAX_GENS 40
-
-struct sidx {
-    uint64_t nslots; /* a power of 2 */
-    int shift;       /* 64 - log2(nslots): a hash's slot is h >> shift */
-    _Atomic(struct sidx *) next;
-    _Atomic uint32_t slots[];
-};
-
 struct tp_site_rec *tp_site_recs;
-static uintptr_t *frames;    /* depth entries per record; unused entries stay 0 */
-static uint8_t *nfr;         /* frames per record, 0 = unused */
-static uint32_t *hhi;        /* the top half of each record's stack hash */
+static uint64_t *sref;       /* each record's stack in the frame trees, 0 = record unused */
+static uint16_t *hhi;        /* the top 16 bits of each record's stack hash (siteindex.h) */
 static uint32_t cap;         /* records mapped; the table never holds more */
 static _Atomic uint32_t lim; /* records that may be used now: past it, make_room() */
 static _Atomic(struct sidx *) cur;
@@ -59,36 +47,24 @@ static _Atomic uint64_t dropped;
 static _Atomic int full; /* a tp_sites_limit other than TP_SITES_GROWING: no new site */
 static uint32_t epoch;   /* initialisations so far: see struct recent */
 static uint64_t max_sites_cfg, budget_cfg;
-static struct sidx *gens[IDX_MAX_GENS]; /* every index made, for the budget */
-static int ngens;
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uintptr_t self_lo, self_hi;      /* text of libtprof.so */
 static struct tp_site_rec fallback_rec; /* used when the tables cannot be mapped */
-static uintptr_t fallback_frame;
-static uint8_t fallback_nfr = 1;
+static uint64_t fallback_sref;
 
 int tp_addr_is_ours(uintptr_t a)
 {
     return a >= self_lo && a < self_hi;
 }
 
-static size_t idx_bytes(uint64_t nslots)
+/* The frame trees' room for n sites: a new site makes no node or a few (stacktrie.c), so
+ * TRIE_NODES_PER_SITE a site on average before the trees say they are full. */
+#define TRIE_NODES_PER_SITE 4
+static uint32_t trie_nodes(uint32_t n)
 {
-    return sizeof(struct sidx) + sizeof(uint32_t) * nslots;
-}
-
-static struct sidx *idx_new(int bits)
-{
-    if (ngens == IDX_MAX_GENS)
-        return NULL;
-    struct sidx *x = tp_pages_map(idx_bytes(1ull << bits), 1);
-    if (!x)
-        return NULL;
-    x->nslots = 1ull << bits;
-    x->shift = 64 - bits;
-    gens[ngens++] = x;
-    return x;
+    uint64_t m = (uint64_t)n * TRIE_NODES_PER_SITE + 64;
+    return m < TP_TRIE_MAX_NODES ? (uint32_t)m : TP_TRIE_MAX_NODES;
 }
 
 /* Map the records' arrays for n sites, halving n down to want_min when the address space is
@@ -97,16 +73,15 @@ static int map_records(uint32_t n, uint32_t want_min)
 {
     for (; n > 0 && n >= want_min; n /= 2) {
         tp_site_recs = tp_pages_map(sizeof *tp_site_recs * n, 1);
-        frames = tp_pages_map(sizeof *frames * (size_t)n * (size_t)depth, 1);
-        nfr = tp_pages_map(n, 1);
+        sref = tp_pages_map(sizeof *sref * n, 1);
         hhi = tp_pages_map(sizeof *hhi * n, 1);
-        if (tp_site_recs && frames && nfr && hhi && tp_tally_init(n) == 0) {
+        if (tp_site_recs && sref && hhi && tp_trie_init(trie_nodes(n)) == 0 &&
+            tp_tally_init(n) == 0) {
             cap = n;
             return 0;
         }
         tp_pages_unmap(tp_site_recs, sizeof *tp_site_recs * n);
-        tp_pages_unmap(frames, sizeof *frames * (size_t)n * (size_t)depth);
-        tp_pages_unmap(nfr, n);
+        tp_pages_unmap(sref, sizeof *sref * n);
         tp_pages_unmap(hhi, sizeof *hhi * n);
     }
     return -1;
@@ -129,22 +104,23 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
      * the rest (with 4 threads' rows). */
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        uint64_t per = sizeof *tp_site_recs + sizeof *frames * (uint64_t)stack + 1 + sizeof *hhi +
-                       5 * sizeof(struct tp_tally);
+        uint64_t per = sizeof *tp_site_recs + sizeof *sref + sizeof *hhi +
+                       TRIE_NODES_PER_SITE * (sizeof(uintptr_t) + sizeof(uint32_t)) +
+                       5 * sizeof(struct tp_tally) + sizeof(struct tp_tally_wide);
         if (want > rl.rlim_cur / 16 / per)
             want = rl.rlim_cur / 16 / per;
     }
-    ngens = 0;
-    struct sidx *x = idx_new(IDX_MIN_BITS);
+    tp_sidx_reset();
+    struct sidx *x = tp_sidx_new(IDX_MIN_BITS);
     uint32_t first = (uint32_t)(x ? x->nslots / 4 * 3 : 0);
     if (!x || map_records((uint32_t)want, want < first ? (uint32_t)want : first) < 0) {
         if (warn)
             warn("cannot map the call-site table; all allocations go to one site");
         cap = 1;
         tp_site_recs = &fallback_rec;
-        frames = &fallback_frame;
-        nfr = &fallback_nfr;
+        sref = &fallback_sref;
         depth = 1;
+        (void)tp_trie_init(0);
         (void)tp_tally_init(1);
     }
     atomic_store(&cur, x);
@@ -154,8 +130,7 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
     /* Record 0 is the overflow site: allocations made once the table is full. */
     atomic_store(&nrecs, 1);
     epoch++; /* starts at 1: a thread's zeroed cache entries match no initialisation */
-    nfr[0] = 1;
-    frames[0] = 0;
+    sref[0] = tp_trie_ref(TP_TRIE_OVERFLOW, TP_TRIE_OUTER);
     (void)tp_modmap_segment((uintptr_t)&tp_sites_init, &self_lo, &self_hi);
     tp_sites_want_n = depth > 1 && cap > 1 ? depth + TP_STACK_ROOM : 0;
     errno = saved;
@@ -174,17 +149,6 @@ static inline uint64_t hash_frames(const uintptr_t *f, int n)
     return h;
 }
 
-/* Stacks are a few words: a loop beats a call to memcmp. A record's unused frames are 0 (the
- * mapping is zeroed and a record is written once), and no return address is 0, so a shorter
- * stored stack never equals a longer one. */
-static inline int same_stack(const uintptr_t *rec, const uintptr_t *f, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (rec[i] != f[i])
-            return 0;
-    return n == depth || rec[n] == 0;
-}
-
 uint64_t tp_sites_budget(uint64_t rss)
 {
     return rss / 20 > TP_SITES_BUDGET_MIN ? rss / 20 : TP_SITES_BUDGET_MIN;
@@ -199,48 +163,32 @@ static uint64_t budget_now(void)
     return tp_sites_budget(rss);
 }
 
-/* What the table holds in memory: records used (dense), indexes (touched all over), threads' rows. */
+/* What the table holds in memory: records used (dense), indexes (touched all over), the frame
+ * trees, threads' rows. */
+static void bytes_of(uint32_t used, struct tp_sites_bytes *b)
+{
+    b->sites = used;
+    b->records = (uint64_t)used * sizeof *tp_site_recs;
+    b->stacks = (uint64_t)used * sizeof *sref;
+    b->hashes = (uint64_t)used * sizeof *hhi;
+    b->index = tp_sidx_kept();
+    b->trie = tp_trie_resident();
+    b->nodes = tp_trie_nodes();
+    b->tally = tp_tally_resident(used);
+}
+
 static uint64_t resident(uint32_t used)
 {
-    uint64_t r = (uint64_t)used *
-                 (sizeof *tp_site_recs + sizeof *frames * (uint64_t)depth + 1 + sizeof *hhi);
-    for (int i = 0; i < ngens; i++)
-        r += idx_bytes(gens[i]->nslots);
-    return r + tp_tally_resident(used);
+    struct tp_sites_bytes b;
+    bytes_of(used, &b);
+    return b.records + b.stacks + b.hashes + b.index + b.trie + b.tally;
 }
 
-static inline uint32_t entry_tag(uint64_t h)
+void tp_sites_bytes(struct tp_sites_bytes *b)
 {
-    return (uint32_t)h << IDX_ID_BITS; /* low bits: the slot is of the top ones */
-}
-
-/* Put entry v into x (a move): its slot from hhi, written before the entry was published. */
-static void idx_put(struct sidx *x, uint32_t v)
-{
-    uint32_t id = (v & IDX_ID_MASK) - 1;
-    uint64_t mask = x->nslots - 1;
-    for (uint64_t i = ((uint64_t)hhi[id] << 32) >> x->shift;; i = (i + 1) & mask) {
-        uint32_t expect = 0;
-        if (atomic_compare_exchange_strong(&x->slots[i], &expect, v))
-            return;
-    }
-}
-
-/* Replace the index by one twice its size (growth lock held). */
-static int idx_grow(void)
-{
-    struct sidx *old = atomic_load(&cur);
-    struct sidx *x = idx_new(64 - old->shift + 1);
-    if (!x)
-        return -1;
-    atomic_store_explicit(&old->next, x, memory_order_release);
-    for (uint64_t i = 0; i < old->nslots; i++) {
-        uint32_t v = 0;
-        if (!atomic_compare_exchange_strong(&old->slots[i], &v, IDX_MOVED))
-            idx_put(x, v); /* an entry: it stays where it is too */
-    }
-    atomic_store_explicit(&cur, x, memory_order_release);
-    return 0;
+    pthread_mutex_lock(&grow_lock);
+    bytes_of(tp_sites_count(), b);
+    pthread_mutex_unlock(&grow_lock);
 }
 
 /* Record `id` is past the limit: raise it within the budget, or say the table is full. The
@@ -267,7 +215,7 @@ static int make_room(uint32_t id)
          * (on its thread's cache misses only), and the indexes cost 5 to 11 bytes a site. */
         uint64_t room = x->nslots / 4 * 3;
         if ((uint64_t)l + step > room) {
-            if (have + idx_bytes(2 * x->nslots) <= budget && idx_grow() == 0)
+            if (have + idx_bytes(2 * x->nslots) <= budget && tp_sidx_grow(&cur, hhi) == 0)
                 continue;
             if (l >= room) {
                 atomic_store(&full, TP_SITES_BUDGET);
@@ -293,11 +241,37 @@ static uint32_t reserve(void)
     return id;
 }
 
+/* A record for the new stack f[0..n) of hash h, its frames in the trees, not yet published; 0
+ * when the table is full. Its nodes are found or made first: a record is reserved only then, so
+ * that a thread that finds the table full while another fills the last record waits only for that
+ * record's few stores, not for the trees. */
+static uint32_t new_record(const uintptr_t *f, int n, uint64_t h)
+{
+    uint64_t ref = 0;
+    uint32_t id = 0;
+    if (atomic_load_explicit(&full, memory_order_relaxed) == TP_SITES_GROWING) {
+        ref = tp_trie_put(f, n);
+        if (!ref && tp_trie_full()) { /* else a signal handler's malloc inside tp_trie_put */
+            int g = TP_SITES_GROWING;
+            atomic_compare_exchange_strong(&full, &g, TP_SITES_NO_MEMORY);
+        }
+    }
+    if (ref)
+        id = reserve();
+    if (!id) {
+        atomic_fetch_add(&dropped, 1);
+        return 0;
+    }
+    sref[id] = ref;
+    hhi[id] = (uint16_t)(h >> 48);
+    return id;
+}
+
 /* The site of stack f[0..n) in index x and its successors: found, or published now. */
 static uint32_t lookup_or_insert(const uintptr_t *f, int n)
 {
     uint64_t h = hash_frames(f, n);
-    uint32_t tag = entry_tag(h);
+    uint32_t tag = idx_tag(h);
     uint32_t mine = 0; /* reserved record, 0 = none yet */
     struct sidx *x = atomic_load_explicit(&cur, memory_order_acquire);
     for (;;) {
@@ -307,26 +281,18 @@ static uint32_t lookup_or_insert(const uintptr_t *f, int n)
             uint32_t v = atomic_load_explicit(slot, memory_order_acquire);
             if (v == IDX_MOVED)
                 break;
-            if (v) {
+            if (v != IDX_EMPTY) {
                 uint32_t id = (v & IDX_ID_MASK) - 1;
-                if ((v & ~IDX_ID_MASK) == tag && same_stack(&frames[(size_t)id * depth], f, n)) {
+                if ((v & ~IDX_ID_MASK) == tag && tp_trie_same(sref[id], f, n)) {
                     if (mine)
-                        nfr[mine] = 0; /* lost the race to an identical stack */
+                        sref[mine] = 0; /* lost the race to an identical stack */
                     return id;
                 }
                 continue;
             }
-            if (!mine) {
-                mine = reserve();
-                if (!mine) {
-                    atomic_fetch_add(&dropped, 1);
-                    return 0;
-                }
-                memcpy(&frames[(size_t)mine * depth], f, sizeof *f * n);
-                nfr[mine] = (uint8_t)n;
-                hhi[mine] = (uint32_t)(h >> 32);
-            }
-            uint32_t expect = 0;
+            if (!mine && !(mine = new_record(f, n, h)))
+                return 0;
+            uint32_t expect = IDX_EMPTY;
             if (atomic_compare_exchange_strong_explicit(slot, &expect, tag | (mine + 1),
                                                         memory_order_release, memory_order_acquire))
                 return mine;
@@ -432,14 +398,15 @@ void tp_site_get(uint32_t id, struct tp_site_sum *o)
     o->peak_live = atomic_load_explicit(&r->peak_live, memory_order_relaxed);
     o->at_peak = atomic_load_explicit(&r->at_peak, memory_order_relaxed);
     o->seen_pseq = atomic_load_explicit(&r->seen_pseq, memory_order_relaxed);
-    o->nframes = nfr[id];
+    o->nframes = sref[id] ? (uint32_t)tp_trie_frames(sref[id]) : 0;
     tp_tally_sum(id, &o->allocs, &o->frees, &o->bytes);
 }
 
 const uintptr_t *tp_site_frames(uint32_t id, uint32_t *n)
 {
-    *n = nfr[id];
-    return &frames[(size_t)id * depth];
+    static uintptr_t buf[TP_MAX_STACK];
+    *n = sref[id] ? (uint32_t)tp_trie_read(sref[id], buf) : 0;
+    return buf;
 }
 
 uint64_t tp_sites_dropped(void)
@@ -464,10 +431,12 @@ void tp_sites_state(struct tp_sites_state *st)
 void tp_sites_fork_prepare(void)
 {
     pthread_mutex_lock(&grow_lock);
+    tp_trie_fork_prepare();
 }
 
 void tp_sites_fork_parent(void)
 {
+    tp_trie_fork_parent();
     pthread_mutex_unlock(&grow_lock);
 }
 
@@ -475,5 +444,6 @@ void tp_sites_fork_child(void)
 {
     /* Only this thread exists now. */
     pthread_mutex_init(&grow_lock, NULL);
+    tp_trie_fork_child();
     tp_tally_fork_child(tp_sites_count());
 }

@@ -65,6 +65,15 @@ struct tp_sites_state {
     uint64_t budget, resident, cap, index_slots;
 };
 void tp_sites_state(struct tp_sites_state *st);
+/* What the table holds in memory, part by part, in bytes (their sum is what the budget is
+ * checked against): the sites' records (32 a site), their stacks (8: two nodes of the frame trees),
+ * the kept hashes (4), the index (what each of its generations still holds), the frame trees
+ * (12 a node and the index of children) and the threads' count rows (pages touched). */
+struct tp_sites_bytes {
+    uint64_t records, stacks, hashes, index, trie, tally;
+    uint32_t sites, nodes;
+};
+void tp_sites_bytes(struct tp_sites_bytes *b);
 /* The default budget for a process whose peak RSS is rss bytes: max(5% of it, 64 MiB). */
 uint64_t tp_sites_budget(uint64_t rss);
 #define TP_SITES_BUDGET_MIN (64ull << 20)
@@ -77,45 +86,6 @@ int tp_addr_is_ours(uintptr_t addr);
  * fork are free for new threads. */
 void tp_sites_fork_child(void);
 
-/* Per-thread counts of allocations, frees and bytes per site: one row per site in a block of this
- * thread's, written without locked instructions (the owner is the only writer; the report reads
- * them with relaxed loads). A block outlives its thread and goes to the next new thread (counts
- * are sums: who adds to them does not matter). A thread without a block (it has exited, or no
- * memory) adds to a shared block with atomic adds. */
-struct tp_tally {
-    _Atomic uint64_t allocs, frees, bytes;
-};
-extern TP_TLS struct tp_tally *tp_tally_mine;
-void tp_tally_slow(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t bytes);
-/* The tallies' side (track/sitetally.c): set up for rows rows a block, sum a site's counts, the
- * child's restart after fork, and the bytes the blocks hold in memory. */
-int tp_tally_init(uint32_t rows);
-void tp_tally_sum(uint32_t site, uint64_t *allocs, uint64_t *frees, uint64_t *bytes);
-void tp_tally_fork_child(uint32_t used);
-uint64_t tp_tally_resident(uint32_t used);
-
-static inline void tally_bump(_Atomic uint64_t *a, uint64_t v)
-{
-    atomic_store_explicit(a, atomic_load_explicit(a, memory_order_relaxed) + v,
-                          memory_order_relaxed);
-}
-static inline void tp_site_count_alloc(uint32_t site, uint64_t bytes)
-{
-    struct tp_tally *t = tp_tally_mine;
-    if (tp_likely(t != NULL)) {
-        tally_bump(&t[site].allocs, 1);
-        tally_bump(&t[site].bytes, bytes);
-    } else {
-        tp_tally_slow(site, 1, 0, bytes);
-    }
-}
-static inline void tp_site_count_free(uint32_t site)
-{
-    struct tp_tally *t = tp_tally_mine;
-    if (tp_likely(t != NULL))
-        tally_bump(&t[site].frees, 1);
-    else
-        tp_tally_slow(site, 0, 1, 0);
-}
+#include "track/sitetally.h"
 
 #endif

@@ -18,10 +18,10 @@ struct tally_block {
 
 static uint32_t nrows;
 static _Atomic(struct tally_block *) blocks;
-static struct tp_tally *spill; /* shared rows for threads without a block: atomic adds */
+static struct tp_tally_wide *spill; /* shared rows: threads without a block, carries; atomic adds */
 static _Atomic int
     spill_used; /* the report reads spill's rows only then (their pages are unmapped) */
-static struct tp_tally fallback_rows[1];
+static struct tp_tally_wide fallback_rows[1];
 static pthread_key_t tally_key;
 static int have_key;
 
@@ -74,20 +74,34 @@ static struct tp_tally *tally_acquire(void)
     return tp_tally_mine = b->rows;
 }
 
-void tp_tally_slow(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t bytes)
+/* Atomic adds to the shared rows. */
+static void spill_add(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t bytes)
 {
-    struct tp_tally *t = tally_acquire();
-    if (t) {
-        tally_bump(&t[site].allocs, allocs);
-        tally_bump(&t[site].frees, frees);
-        tally_bump(&t[site].bytes, bytes);
-        return;
-    }
     if (!atomic_load_explicit(&spill_used, memory_order_relaxed))
         atomic_store(&spill_used, 1);
-    atomic_fetch_add_explicit(&spill[site].allocs, allocs, memory_order_relaxed);
-    atomic_fetch_add_explicit(&spill[site].frees, frees, memory_order_relaxed);
-    atomic_fetch_add_explicit(&spill[site].bytes, bytes, memory_order_relaxed);
+    if (allocs)
+        atomic_fetch_add_explicit(&spill[site].allocs, allocs, memory_order_relaxed);
+    if (frees)
+        atomic_fetch_add_explicit(&spill[site].frees, frees, memory_order_relaxed);
+    if (bytes)
+        atomic_fetch_add_explicit(&spill[site].bytes, bytes, memory_order_relaxed);
+}
+
+void tp_tally_carry(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t bytes)
+{
+    spill_add(site, allocs << 32, frees << 32, bytes << 32);
+}
+
+void tp_tally_slow(uint32_t site, uint64_t allocs, uint64_t frees, uint64_t bytes)
+{
+    if (tally_acquire()) { /* the row's own path, carries and all */
+        if (allocs)
+            tp_site_count_alloc(site, bytes);
+        if (frees)
+            tp_site_count_free(site);
+        return;
+    }
+    spill_add(site, allocs, frees, bytes);
 }
 
 int tp_tally_init(uint32_t rows)
@@ -134,7 +148,7 @@ uint64_t tp_tally_resident(uint32_t used)
     size_t bytes = sizeof(struct tp_tally) * used;
     uint64_t r = 0;
     if (atomic_load(&spill_used))
-        r += tp_pages_resident(spill, bytes);
+        r += tp_pages_resident(spill, sizeof *spill * used);
     for (struct tally_block *k = atomic_load_explicit(&blocks, memory_order_acquire); k;
          k = k->next)
         r += 4096 + tp_pages_resident(k->rows, bytes);
@@ -143,27 +157,24 @@ uint64_t tp_tally_resident(uint32_t used)
 
 /* Zero a row only if it is not: a row read and left alone stays shared with the parent (no
  * copy-on-write of pages a child that execs at once never needed). */
-static void zero_rows(struct tp_tally *rows, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        struct tp_tally *t = &rows[i];
-        if (atomic_load_explicit(&t->allocs, memory_order_relaxed) ||
-            atomic_load_explicit(&t->frees, memory_order_relaxed) ||
-            atomic_load_explicit(&t->bytes, memory_order_relaxed)) {
-            atomic_store(&t->allocs, 0);
-            atomic_store(&t->frees, 0);
-            atomic_store(&t->bytes, 0);
-        }
+#define ZERO_ROWS(rows, n)                                                                         \
+    for (uint32_t i = 0; i < (n); i++) {                                                           \
+        if (atomic_load_explicit(&(rows)[i].allocs, memory_order_relaxed) ||                       \
+            atomic_load_explicit(&(rows)[i].frees, memory_order_relaxed) ||                        \
+            atomic_load_explicit(&(rows)[i].bytes, memory_order_relaxed)) {                        \
+            atomic_store(&(rows)[i].allocs, 0);                                                    \
+            atomic_store(&(rows)[i].frees, 0);                                                     \
+            atomic_store(&(rows)[i].bytes, 0);                                                     \
+        }                                                                                          \
     }
-}
 
 void tp_tally_fork_child(uint32_t used)
 {
     /* Only this thread exists now. */
     if (atomic_load(&spill_used))
-        zero_rows(spill, used);
+        ZERO_ROWS(spill, used);
     for (struct tally_block *b = atomic_load(&blocks); b; b = b->next) {
-        zero_rows(b->rows, used);
+        ZERO_ROWS(b->rows, used);
         if (b != my_block)
             atomic_store(&b->in_use, 0);
     }

@@ -4,8 +4,8 @@
 # Defines no libc or BLAS name. Calls report/ and common/.
 libtptrack_la_SOURCES = track/runtime.c track/runtime.h track/rawalloc.c track/rawalloc.h \
 	track/output.c track/output.h track/output_exec.c track/output_exec.h track/uthash_tp.h track/heap.c track/heap.h \
-	track/livetable.c track/livetable.h track/sites.c track/sites.h track/sitetally.c track/rollup.c track/rollup.h \
 	track/unwind.c track/unwind.h track/cfarules.c track/cfarules.h track/cfatable.h track/cfaexpr.c track/cfaexpr.h track/ehframe.c track/ehframe.h track/ehrule.c track/ehrule.h track/ehread.h track/ehplay.c track/ehplay.h \
+	track/livetable.c track/livetable.h track/sites.c track/sites.h track/sitetally.c track/sitetally.h track/siteindex.c track/siteindex.h track/stacktrie.c track/stacktrie.h track/rollup.c track/rollup.h \
 	track/stack.c track/stack.h track/modmap.c track/modmap.h \
 	track/symtab.c track/symtab.h track/symindex.c track/symindex.h track/symdebug.c track/symdebug.h track/symbolize.c track/symbolize.h \
 	track/syminline.c track/syminline.h track/dwlib.c track/dwlib.h \
