@@ -45,7 +45,10 @@ void tp_argloc_forget(void)
 /* The module holding pc; the process's modules are read again when one loaded since holds it. */
 static Dwfl_Module *module_at(uintptr_t pc)
 {
-    if (!tp_dw_ready())
+    /* elfutils is loaded lazily: at start-up only with TPROF_WORK, so a built-in entry's first
+     * call may be the first need of it, here in a hook, where loading is safe only while the
+     * process has one thread (tp_dw_load_early). */
+    if (!tp_dw_ready() && !tp_dw_load_early(pc))
         return NULL;
     if (!dwfl)
         dwfl = open_dwfl();
@@ -268,9 +271,12 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
         at++;
     if (at >= ns) {
         snprintf(why, n, "%s",
-                 ns < 0 ? "no debug information (built without -g?)"
-                        : "its debug information does not cover the enter hook");
-        tp_dw.free(scopes);
+                 !tp_dw_ready() ? "elfutils (libdw) is not loaded and cannot be loaded safely "
+                                  "once threads run; TPROF_WORK (any entry) loads it at start-up"
+                 : ns < 0       ? "no debug information (built without -g?)"
+                                : "its debug information does not cover the enter hook");
+        if (scopes)
+            tp_dw.free(scopes);
         return -1;
     }
     uint8_t fb_reg = 0;

@@ -1,5 +1,6 @@
 /* Work of instrumented ops from their arguments (see argwork.h). */
 #include "track/argwork.h"
+#include "track/dwlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -84,6 +85,8 @@ static const struct tp_work_fn *entry_of(uintptr_t fn, char *name, size_t n)
 
 /* One line, once per entry, for a function whose parameters cannot be read; none for a built-in
  * entry, which the user did not ask for. */
+static int warned_builtin;
+
 static void say_once(const struct tp_work_fn *w, const char *why)
 {
     const struct tp_work_set *u = tp_cfg.work;
@@ -94,6 +97,12 @@ static void say_once(const struct tp_work_fn *w, const char *why)
     if (i < TP_WORK_MAX_FNS && !warned[i]) {
         warned[i] = 1;
         tp_warn("TPROF_WORK: %s: %s; %s gets no FLOPs or bytes", w->name, why, w->name);
+    } else if (i == TP_WORK_MAX_FNS && !tp_dw_ready() && !warned_builtin) {
+        /* a built-in entry is quiet about a program built without -g, not about this */
+        warned_builtin = 1;
+        tp_warn("work entries: %s; %s and any other op with a built-in entry get no FLOPs or "
+                "bytes",
+                why, w->name);
     }
 }
 
