@@ -4,6 +4,6 @@ check_PROGRAMS += tests/check_json_read
 tests_check_json_read_SOURCES = tests/check_json_read.c cli/json_read.c cli/json_read.h cli/json_get.c cli/json_get.h
 tests_check_json_read_CFLAGS = $(TEST_CFLAGS) $(JSONC_CFLAGS)
 tests_check_json_read_LDADD = $(TEST_LIBS) $(JSONC_LIBS)
-TESTS += tests/check_json_read tests/cli_tools.sh tests/cli_badinput.sh tests/cli_diff_rollup.sh
-EXTRA_DIST += tests/cli_tools.sh tests/cli_badinput.sh tests/cli_diff_rollup.sh tests/fixtures/a.json \
+TESTS += tests/check_json_read tests/cli_tools.sh tests/cli_badinput.sh tests/cli_diff_rollup.sh tests/heap_diff_rollup.sh
+EXTRA_DIST += tests/cli_tools.sh tests/cli_badinput.sh tests/cli_diff_rollup.sh tests/heap_diff_rollup.sh tests/fixtures/a.json \
 	tests/fixtures/b.json tests/fixtures/c.json tests/fixtures/full.json tests/fixtures/ar.json
