@@ -42,6 +42,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -76,6 +77,12 @@ struct module {
 struct modlist {
     struct module *v;
     size_t n, cap;
+    /* Made once the list is complete (index_list): the modules by address, for module_at (NULL
+     * when two ranges overlap: then in load order), and the ones whose exports the default ops
+     * may take (neither denied nor in a system directory), for patch_relocs' first test. */
+    const struct module **by_lo;
+    const struct module **own;
+    size_t nown;
 };
 
 /* Modules whose GOT is already hooked: (name, bias). */
@@ -190,14 +197,76 @@ static void free_list(struct modlist *l)
     for (size_t i = 0; i < l->n; i++)
         tp_free(l->v[i].name);
     tp_free(l->v);
+    tp_free(l->by_lo);
+    tp_free(l->own);
+}
+
+static int by_lo(const void *a, const void *b)
+{
+    uintptr_t x = (*(const struct module *const *)a)->lo,
+              y = (*(const struct module *const *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+/* Each GOT entry is looked up in the list (which module does it lead to?): a program linked to
+ * OpenCV loads 259 modules and imports 77,000 functions. Without memory for the indexes, the
+ * scan goes through the list in order, as it did before. */
+static void index_list(struct modlist *l)
+{
+    l->by_lo = tp_alloc((l->n ? l->n : 1) * sizeof *l->by_lo);
+    l->own = tp_alloc((l->n ? l->n : 1) * sizeof *l->own);
+    if (!l->by_lo || !l->own) {
+        tp_free(l->by_lo);
+        tp_free(l->own);
+        l->by_lo = l->own = NULL;
+        return;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        l->by_lo[i] = &l->v[i];
+        if (!l->v[i].deny && !l->v[i].system)
+            l->own[l->nown++] = &l->v[i];
+    }
+    qsort(l->by_lo, l->n, sizeof *l->by_lo, by_lo);
+    for (size_t i = 1; i < l->n; i++)
+        if (l->by_lo[i]->lo < l->by_lo[i - 1]->hi) {
+            tp_free(l->by_lo); /* a module mapped in another's gap: the first in load order */
+            l->by_lo = NULL;
+            break;
+        }
 }
 
 static const struct module *module_at(const struct modlist *l, uintptr_t a)
 {
-    for (size_t i = 0; i < l->n; i++)
-        if (a >= l->v[i].lo && a < l->v[i].hi)
-            return &l->v[i];
-    return NULL;
+    if (!l->by_lo) {
+        for (size_t i = 0; i < l->n; i++)
+            if (a >= l->v[i].lo && a < l->v[i].hi)
+                return &l->v[i];
+        return NULL;
+    }
+    size_t lo = 0, hi = l->n; /* the last module starting at or below a */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->by_lo[mid]->lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && a < l->by_lo[lo - 1]->hi ? l->by_lo[lo - 1] : NULL;
+}
+
+/* 1 when a module of the program's own defines the name n (the default ops take no other
+ * module's exports), or when the list has no index to tell. */
+static int own_defines(const struct modlist *l, struct tp_symname *n)
+{
+    if (!l->own)
+        return 1;
+    for (size_t i = 0; i < l->nown; i++) {
+        int ifunc;
+        if (tp_dynsyms_may_define(&l->own[i]->syms, n->gnu) &&
+            tp_modmap_lookup(&l->own[i]->syms, n, &ifunc))
+            return 1;
+    }
+    return 0;
 }
 
 static void write_got(const struct module *m, uintptr_t *got, uintptr_t value)
@@ -247,20 +316,18 @@ static void mark_done(const struct module *m)
  * exactly where ld.so binds the name: those modules make up the start of the global scope, in
  * load order, and the global scope is searched first. Otherwise it is a guess: a library loaded
  * RTLD_LOCAL may bind to another copy, in its own scope. NULL if no module defines it (yet). */
-static const struct module *first_def(const struct modlist *l, const char *name, uintptr_t *at,
+static const struct module *first_def(const struct modlist *l, struct tp_symname *n, uintptr_t *at,
                                       int *ifunc)
 {
     /* Each module's table and the name's hash once: a big C++ library imports thousands of
      * its own exports, each looked for in every module before it (perf of torch's import: 15%
      * of the process's time went to finding the dynamic sections and hashing the names again). */
-    struct tp_symname n;
-    tp_modmap_symname(name, &n);
     *at = 0;
     *ifunc = 0;
     for (size_t i = 0; i < l->n; i++) {
-        if (!tp_dynsyms_may_define(&l->v[i].syms, n.gnu))
+        if (!tp_dynsyms_may_define(&l->v[i].syms, n->gnu))
             continue;
-        *at = tp_modmap_lookup(&l->v[i].syms, &n, ifunc);
+        *at = tp_modmap_lookup(&l->v[i].syms, n, ifunc);
         if (*at)
             return &l->v[i];
     }
@@ -356,7 +423,15 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
         if (lazy) {
             uintptr_t at;
             int ifunc;
-            def = first_def(l, raw, &at, &ifunc);
+            struct tp_symname n;
+            tp_modmap_symname(raw, &n);
+            /* later: only an export of the program's own modules can be hooked. When none of
+             * them defines the name, wherever ld.so binds it is a system or runtime library:
+             * a look in a few modules instead of a search of all of them (a program linked to
+             * OpenCV binds 47,000 entries lazily, in 259 modules). */
+            if (later && !own_defines(l, &n))
+                continue;
+            def = first_def(l, &n, &at, &ifunc);
             size_t k = ELF64_R_SYM(rel[i].r_info);
             if (def && m->initial && def->initial && !ifunc && !(versym && versym[k] > 1)) {
                 target = at;
@@ -418,6 +493,7 @@ void tp_plt_scan(void)
     pthread_mutex_lock(&lock);
     struct modlist l = {0};
     tp_modmap_each(list_module, &l);
+    index_list(&l);
     for (size_t i = 0; i < l.n; i++) {
         struct done *d = done_entry(&l.v[i]);
         l.v[i].initial = !scanned || (d && d->initial);
