@@ -172,3 +172,25 @@ EXTRA_DIST += tests/cxx_names.sh
 # The heap over time on every run: points at op calls and steps with their ops, ticks without.
 TESTS += tests/heap_series.sh
 EXTRA_DIST += tests/heap_series.sh
+
+# The PLT scan under the default ops: a library's exports reached through a versioned name (the
+# default version and an old one) and through an alias, from the program at start-up and from a
+# plugin loaded later with dlopen, every entry bound lazily.
+check_PROGRAMS += tests/victims/libtpnames.so tests/victims/libtpnames_user.so \
+	tests/victims/v_plt_names
+tests_victims_libtpnames_so_SOURCES = tests/victims/libtpnames.c
+tests_victims_libtpnames_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpnames_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpnames.so \
+	-Wl,--version-script=$(srcdir)/tests/victims/libtpnames.map
+EXTRA_tests_victims_libtpnames_so_DEPENDENCIES = tests/victims/libtpnames.map
+tests_victims_libtpnames_user_so_SOURCES = tests/victims/libtpnames_user.c tests/victims/tpnames_calls.h
+tests_victims_libtpnames_user_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpnames_user_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpnames_user.so \
+	-Wl,-rpath,'$$ORIGIN' -Wl,-z,lazy
+tests_victims_libtpnames_user_so_LDADD = tests/victims/libtpnames.so
+tests_victims_v_plt_names_SOURCES = tests/victims/v_plt_names.c tests/victims/tpnames_calls.h
+tests_victims_v_plt_names_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_plt_names_LDFLAGS = -Wl,-rpath,'$$ORIGIN' -Wl,-z,lazy
+tests_victims_v_plt_names_LDADD = tests/victims/libtpnames.so -ldl
+TESTS += tests/plt_names.sh
+EXTRA_DIST += tests/plt_names.sh tests/victims/libtpnames.map
