@@ -194,3 +194,7 @@ tests_victims_v_plt_names_LDFLAGS = -Wl,-rpath,'$$ORIGIN' -Wl,-z,lazy
 tests_victims_v_plt_names_LDADD = tests/victims/libtpnames.so -ldl
 TESTS += tests/plt_names.sh
 EXTRA_DIST += tests/plt_names.sh tests/victims/libtpnames.map
+# PLT stubs past the built-in ones, made as needed within the memory budget; past it, a partial
+# report that says how many functions were not hooked.
+TESTS += tests/plt_grow.sh
+EXTRA_DIST += tests/plt_grow.sh
