@@ -139,7 +139,7 @@ static int runtime_internal(const char *name)
 /* Is the import `raw` an op or the step? name gets the name it goes by: raw, or demangled. */
 static int wanted(const char *raw, char *name, size_t size, int *want_op, int *step)
 {
-    int dflt = tp_names_default();
+    int deflist = tp_names_default(), dflt = deflist;
     size_t n = strnlen(raw, size - 1); /* snprintf's truncation, without its cost per import */
     memcpy(name, raw, n);
     name[n] = 0;
@@ -151,10 +151,11 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
             return 0;
         dflt = 0;
     }
-    *want_op = tp_names_is_op(name) || (dflt && tp_names_default_export(name));
+    /* A runtime's internal only when named exactly (the default list names none): asked
+     * first, as an extension module of Python imports hundreds of the interpreter's functions */
+    *want_op = (!runtime_internal(name) || (!deflist && tp_names_exact(name))) &&
+               (tp_names_is_op(name) || (dflt && tp_names_default_export(name)));
     *step = tp_names_is_step(name) || tp_names_is_step(raw);
-    if (*want_op && runtime_internal(name) && !tp_names_exact(name))
-        *want_op = 0;
     return *want_op || *step;
 }
 

@@ -30,4 +30,11 @@ out=$(LD_BIND_NOW=1 TPROF_OUTPUT=none TPROF_JSON="$WORK/now.json" LD_PRELOAD="$T
       2>"$WORK/err") || fail "victim failed (LD_BIND_NOW): $(cat "$WORK/err")"
 jcheck "$WORK/now.json" \
   "ops['tpn_plain']['calls'] == 12" "ops['tpn_ver']['calls'] == 24" "ops['tpn_alias']['calls'] == 12"
+# A name like a runtime's internal (Py*) is an op only when TPROF_OPS names it exactly.
+for ops in 'PyTpn_call' 'PyTpn_*,tpn_plain' 'tpn_plain,PyTpn_call'; do
+  TPROF_OPS="$ops" TPROF_OUTPUT=none TPROF_JSON="$WORK/py.json" LD_PRELOAD="$TPROF_SO" "$V" 5 7 \
+    > /dev/null 2>"$WORK/err" || fail "victim failed (TPROF_OPS=$ops): $(cat "$WORK/err")"
+  case $ops in *PyTpn_call*) want="12" ;; *) want="None" ;; esac
+  jcheck "$WORK/py.json" "(ops['PyTpn_call']['calls'] if 'PyTpn_call' in ops else None) == $want"
+done
 exit 0
