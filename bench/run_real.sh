@@ -16,7 +16,10 @@
 # EX_STEPS (default "mlp=60 cnn=40 transformer=40", about a second each), PY (default
 # /usr/bin/python3: the system's, with Debian's python3-numpy; a pyenv shim would be a shell),
 # CHURN_SIZES (default "--min 64 --max 4194304", churn's own: "--min 64 --max 4096" for small
-# blocks only, the case the sampled mode's unsampled path decides).
+# blocks only, the case the sampled mode's unsampled path decides),
+# CMP (another libtprof.so, e.g. main's: a column "tprof CMP" at its defaults beside this
+# build's, in the same rounds), CONFIGS (default "native tprof sampled heaptrack", with CMP
+# "native cmp tprof sampled heaptrack"; native must be in it).
 set -u
 die() { echo "bench: $*" >&2; exit 2; }
 B=$(cd "${1:?usage: bench/run_real.sh BUILD_DIR DARKNET_OUTDIR}" && pwd) || die "no build dir"
@@ -30,7 +33,9 @@ DK_ITERS=${DK_ITERS:-1} NP_ITERS=${NP_ITERS:-1500} PY=${PY:-/usr/bin/python3}
 EX_STEPS=${EX_STEPS:-mlp=60 cnn=40 transformer=40}
 steps_of() { local kv; for kv in $EX_STEPS; do [ "${kv%%=*}" = "$1" ] && echo "${kv#*=}"; done; }
 ROWS=${ROWS:-churn1 churn2 ex_mlp ex_cnn ex_transformer darknet darknet_instr numpy}
-CONFIGS="native tprof sampled heaptrack"
+CMP=${CMP:-}
+[ -z "$CMP" ] || [ -f "$CMP" ] || die "CMP=$CMP: no such file"
+CONFIGS=${CONFIGS:-native ${CMP:+cmp }tprof sampled heaptrack}
 W=$(mktemp -d /tmp/tprof-real.XXXXXX) || die "no temporary directory"
 trap 'rm -rf "$W"' EXIT
 HEAPTRACK=${HEAPTRACK-$(command -v heaptrack || true)} # HEAPTRACK= (empty): no heaptrack column
@@ -75,6 +80,7 @@ run_one() { # row config
     sampled) pre=(env LD_PRELOAD="$SO" TPROF_OUTPUT=none TPROF_PEAK_GFLOPS=100 TPROF_PEAK_GBPS=20
         TPROF_SAMPLE="$SAMPLE") ;;
     heaptrack) pre=("$HEAPTRACK" -o "$W/ht") ;;
+    cmp) pre=(env LD_PRELOAD="$CMP" TPROF_OUTPUT=none TPROF_PEAK_GFLOPS=100 TPROF_PEAK_GBPS=20) ;;
     esac
     s=$EPOCHREALTIME
     /usr/bin/time -f "%U %S" -o "$W/cpu" "${pre[@]}" "${cmd[@]}" > "$W/out" 2> "$W/err" || {
@@ -107,22 +113,35 @@ cell() { # row config suffix -> "1.02 (0.99-1.05)"
         { r = $1 / $2; if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
         END { printf "%.2f (%.2f-%.2f)", m / n, lo, hi }'
 }
-table() { # "" for wall time, .cpu for CPU time
-    local k=$1
-    echo
-printf "| %-28s | %9s | %-18s | %-18s | %-18s |\n" "program" "native s" "tprof" "TPROF_SAMPLE=$SAMPLE" "heaptrack"
-printf "|%s|%s|%s|%s|%s|\n" "------------------------------" "-----------:" "--------------------" "--------------------" "--------------------"
-for row in $ROWS; do
-    case $row in
-    churn1) l="churn, 1 thread" ;; churn2) l="churn, 2 threads" ;;
-    ex_*) l="examples/${row#ex_}" ;; darknet) l="darknet (libdarknet.so)" ;;
-    darknet_instr) l="darknet -finstrument-functions" ;; numpy) l="python3 numpy matmul" ;;
+title() {
+    case $1 in
+    tprof) echo tprof ;; cmp) echo "tprof CMP" ;; sampled) echo "TPROF_SAMPLE=$SAMPLE" ;; *) echo "$1" ;;
     esac
-    ht="n/a"
-    [ -f "$W/$row.heaptrack$k" ] && ht=$(cell "$row" heaptrack "$k")
-    printf "| %-28s | %9.3f | %-18s | %-18s | %-18s |\n" "$l" "$(median "$W/$row.native$k")" \
-        "$(cell "$row" tprof "$k")" "$(cell "$row" sampled "$k")" "$ht"
-done
+}
+table() { # "" for wall time, .cpu for CPU time
+    local k=$1 c line
+    echo
+    line=$(printf "| %-28s | %9s |" "program" "native s")
+    for c in $CONFIGS; do [ $c = native ] || line="$line$(printf " %-18s |" "$(title $c)")"; done
+    echo "$line"
+    line="|------------------------------|-----------:|"
+    for c in $CONFIGS; do [ $c = native ] || line="$line--------------------|"; done
+    echo "$line"
+    for row in $ROWS; do
+        case $row in
+        churn1) l="churn, 1 thread" ;; churn2) l="churn, 2 threads" ;;
+        ex_*) l="examples/${row#ex_}" ;; darknet) l="darknet (libdarknet.so)" ;;
+        darknet_instr) l="darknet -finstrument-functions" ;; numpy) l="python3 numpy matmul" ;;
+        esac
+        line=$(printf "| %-28s | %9.3f |" "$l" "$(median "$W/$row.native$k")")
+        for c in $CONFIGS; do
+            [ $c = native ] && continue
+            v="n/a"
+            [ -f "$W/$row.$c$k" ] && v=$(cell "$row" "$c" "$k")
+            line="$line$(printf " %-18s |" "$v")"
+        done
+        echo "$line"
+    done
 }
 echo
 echo "wall time (what the user waits for; on a loaded machine it includes waiting for a core):"
@@ -134,4 +153,5 @@ echo
 echo "cells: median time over the native median (the smallest and largest of the rounds' own"
 echo "ratios). churn: --ops $OPS $CHURN_SIZES; examples: --steps, $EX_STEPS; darknet:"
 echo "speed $CFG $DK_ITERS; numpy: $NP_ITERS steps of a 256x256 float32 matmul and tanh."
+[ -z "$CMP" ] || echo "tprof CMP: $CMP"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

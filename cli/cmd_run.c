@@ -56,7 +56,8 @@ static const struct {
      "FLOPs/bytes of your functions from their parameters: 'fn: flops=2*m*n bytes=4*m*n; ...'"},
     {"--work-file", "TPROF_WORK_FILE", "FILE", "the same, one function per line"},
     {"--memory-budget", "TPROF_MEMORY_BUDGET", "SIZE",
-     "memory the call-site and op tables may grow to (default max(5% of peak RSS, 64M))"},
+     "memory the call-site and op tables and PLT stubs past 4096 may grow to (default "
+     "max(5% of peak RSS, 64M))"},
     {"--sample", "TPROF_SAMPLE", "BYTES",
      "sampled heap: record one allocation per BYTES allocated on average (512k...; 0 = all)"},
     {"--sample-seed", "TPROF_SAMPLE_SEED", "N",

@@ -27,9 +27,9 @@
  * The stubs, what they record and how they return are shim_plt.c's.
  *
  * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime, language
- * runtimes and system libraries (denied()), and tprof's own dependencies. Which exports are ops:
+ * runtimes and system libraries (denied() in plt_mods.c), and tprof's own dependencies. Which exports are ops:
  * TPROF_OPS's globs; when it is not set, every C export of the program's own libraries (not in a
- * system library directory: system_dir) but the set-up the default list excludes
+ * system library directory: system_dir in plt_mods.c) but the set-up the default list excludes
  * (tp_names_default_export), so that the function taking the time is found whatever its name,
  * and the tiny ones are demoted to counts (track/demote.h).
  * C++ exports are matched by their demangled names (and under the default only by the globs,
@@ -42,11 +42,14 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "preload/cyg.h"
+#include "preload/plt_mods.h"
+#include "preload/plt_pool.h"
 #include "preload/shim_plt.h"
 #include "report/report.h"
 #include "track/modmap.h"
@@ -62,22 +65,6 @@ static int plt_on;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t patched, protect_failed, deepbind;
 
-struct module {
-    char *name; /* dlpi_name ("" for the main program) */
-    uintptr_t bias, lo, hi;
-    const ElfW(Dyn) * dyn;
-    uintptr_t relro_lo, relro_hi; /* pages ld.so made read-only after relocation */
-    int deny;                     /* a runtime library: neither patched nor a target */
-    int system;                   /* in a system library directory: not the program's own */
-    int initial;                  /* loaded before tprof's first scan: never unloaded */
-    struct tp_dynsyms syms;       /* what it defines, for first_def */
-};
-
-struct modlist {
-    struct module *v;
-    size_t n, cap;
-};
-
 /* Modules whose GOT is already hooked: (name, bias). */
 struct done {
     char *name;
@@ -88,119 +75,14 @@ static struct done *done;
 static int scanned; /* the modules loaded at start have been seen */
 static size_t ndone, capdone;
 
-static uintptr_t dyn_ptr(const struct module *m, uintptr_t v)
+static uintptr_t dyn_ptr(const struct plt_module *m, uintptr_t v)
 {
     /* ld.so rewrites most d_ptr entries to run-time addresses; an unrewritten one is an
      * offset from the load bias. */
     return v < m->lo ? v + m->bias : v;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
-/* The C runtime, the toolchain's and languages' runtimes, system libraries and tprof's own
- * dependencies: their exports are not ML ops (glibc's iconv would match *conv*, OpenSSL's
- * *update* digests), tprof must not hook calls it makes itself, and the hook must not be in the
- * way of code that is called millions of times or plays tricks with its own functions. */
-static int denied(const char *path)
-{
-    static const char *const prefixes[] = {
-        "libc.so", "libm.so", "libmvec.so", "ld-linux", "ld64.so", "libpthread.so", "libdl.so",
-        "librt.so", "libgcc_s.so", "libstdc++", "libc++", "libunwind", "libdw.so", "libdw-",
-        "libelf.so", "libelf-", "libz.so", "liblzma.so", "libbz2.so", "libzstd.so", "libgomp.so",
-        "libtprof", "linux-vdso", "libresolv.so", "libnss_", "libcrypt.so", "libatomic.so",
-        "libquadmath.so", "libgfortran.so", "libcrypto.so", "libssl.so", "libgcrypt.so",
-        "libgpg-error.so", "libgnutls.so", "libnettle.so", "libhogweed.so", "libgmp.so",
-        "libpython", "libffi.so", "libexpat.so", "libuuid.so", "liblz4.so", "libbrotli",
-        "libsqlite3.so", "libreadline.so", "libtinfo.so", "libncurses", "libglib-2.0",
-        "libgobject-2.0", "libgio-2.0", "libgmodule-2.0", "libgthread-2.0", "libpcre",
-        "libselinux.so", "libsystemd.so", "libcap.so", "libdbus-1.so", "libomp.so", "libiomp5.so",
-        "libtbb", "libnuma.so",
-        /* MPI runtimes' internals (opal_convertor_* matched *conv*); libmpi's API stays. */
-        "libopen-pal.so", "libopen-rte.so", "libpmix.so", "mca_", "libhwloc.so", "libevent",
-        "libucp.so", "libucs.so", "libuct.so", "libfabric.so", "libpsm"};
-    const char *b = base_name(path);
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
-            return 1;
-    return 0;
-}
-
-/* Is the module in one of the system's library directories (/usr/lib, /lib64, the multiarch
- * /usr/lib/x86_64-linux-gnu and anything below it, such as its blas/ and openblas-pthread/)?
- * Those are the system's, not the program's own: under the default op selection their exports
- * are not ops (Qt's, OpenCV's, libGLdispatch's, the reference BLAS's lsame_ would be). Another
- * subdirectory (/usr/lib/darknet, a Python package's lib/) holds the program's own. */
-static int system_dir(const char *path)
-{
-    static const char *const dirs[] = {"/lib",       "/usr/lib", "/lib64",
-                                       "/usr/lib64", "/lib32",   "/usr/lib32"};
-    const char *slash = strrchr(path, '/');
-    if (!slash || slash == path)
-        return 0;
-    size_t n = (size_t)(slash - path);
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        size_t d = strlen(dirs[i]);
-        if (n < d || strncmp(path, dirs[i], d) || (n > d && path[d] != '/'))
-            continue;
-        if (n == d)
-            return 1;
-        /* a multiarch directory /usr/lib/<triplet>, or below it */
-        const char *c = path + d + 1, *e = memchr(c, '/', (size_t)(path + n - c));
-        size_t len = e ? (size_t)(e - c) : (size_t)(path + n - c);
-        if (memmem(c, len, "-linux-", 7))
-            return 1;
-    }
-    return 0;
-}
-
-static int list_module(const struct tp_module *tm, void *arg)
-{
-    struct modlist *l = arg;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        struct module *v = tp_realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return 1;
-        l->v = v;
-        l->cap = cap;
-    }
-    struct module m = {0};
-    m.name = tp_strdup(tm->name);
-    if (!m.name)
-        return 1;
-    m.bias = tm->bias;
-    m.lo = tm->lo;
-    m.hi = tm->hi;
-    m.dyn = tm->dyn;
-    m.relro_lo = tm->relro_lo;
-    m.relro_hi = tm->relro_hi;
-    m.deny = denied(m.name) || tm->self;
-    m.system = system_dir(m.name);
-    tp_modmap_dynsyms(tm, &m.syms);
-    l->v[l->n++] = m;
-    return 0;
-}
-
-static void free_list(struct modlist *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        tp_free(l->v[i].name);
-    tp_free(l->v);
-}
-
-static const struct module *module_at(const struct modlist *l, uintptr_t a)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (a >= l->v[i].lo && a < l->v[i].hi)
-            return &l->v[i];
-    return NULL;
-}
-
-static void write_got(const struct module *m, uintptr_t *got, uintptr_t value)
+static void write_got(const struct plt_module *m, uintptr_t *got, uintptr_t value)
 {
     uintptr_t a = (uintptr_t)got;
     int ro = a >= m->relro_lo && a < m->relro_hi;
@@ -216,7 +98,7 @@ static void write_got(const struct module *m, uintptr_t *got, uintptr_t value)
     atomic_fetch_add(&patched, 1);
 }
 
-static struct done *done_entry(const struct module *m)
+static struct done *done_entry(const struct plt_module *m)
 {
     for (size_t i = 0; i < ndone; i++)
         if (done[i].bias == m->bias && !strcmp(done[i].name, m->name))
@@ -224,7 +106,7 @@ static struct done *done_entry(const struct module *m)
     return NULL;
 }
 
-static void mark_done(const struct module *m)
+static void mark_done(const struct plt_module *m)
 {
     if (ndone == capdone) {
         size_t cap = capdone ? 2 * capdone : 64;
@@ -242,31 +124,6 @@ static void mark_done(const struct module *m)
     }
 }
 
-/* The first module in load order that defines name, and where (*ifunc: that is an IFUNC
- * resolver). For a module loaded at start, when that module was loaded at start too, it is
- * exactly where ld.so binds the name: those modules make up the start of the global scope, in
- * load order, and the global scope is searched first. Otherwise it is a guess: a library loaded
- * RTLD_LOCAL may bind to another copy, in its own scope. NULL if no module defines it (yet). */
-static const struct module *first_def(const struct modlist *l, const char *name, uintptr_t *at,
-                                      int *ifunc)
-{
-    /* Each module's table and the name's hash once: a big C++ library imports thousands of
-     * its own exports, each looked for in every module before it (perf of torch's import: 15%
-     * of the process's time went to finding the dynamic sections and hashing the names again). */
-    struct tp_symname n;
-    tp_modmap_symname(name, &n);
-    *at = 0;
-    *ifunc = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        if (!tp_dynsyms_may_define(&l->v[i].syms, n.gnu))
-            continue;
-        *at = tp_modmap_lookup(&l->v[i].syms, &n, ifunc);
-        if (*at)
-            return &l->v[i];
-    }
-    return NULL;
-}
-
 /* Internals of MPI runtimes exported from libmpi itself (ompi_datatype_default_convertors_init
  * matched *conv*), and Python's C API, which a python executable exports itself
  * (PyUnicode_FSConverter matched *conv*): never a model's op unless named exactly. */
@@ -282,7 +139,7 @@ static int runtime_internal(const char *name)
 /* Is the import `raw` an op or the step? name gets the name it goes by: raw, or demangled. */
 static int wanted(const char *raw, char *name, size_t size, int *want_op, int *step)
 {
-    int dflt = tp_names_default();
+    int deflist = tp_names_default(), dflt = deflist;
     size_t n = strnlen(raw, size - 1); /* snprintf's truncation, without its cost per import */
     memcpy(name, raw, n);
     name[n] = 0;
@@ -294,10 +151,11 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
             return 0;
         dflt = 0;
     }
-    *want_op = tp_names_is_op(name) || (dflt && tp_names_default_export(name));
+    /* A runtime's internal only when named exactly (the default list names none): asked
+     * first, as an extension module of Python imports hundreds of the interpreter's functions */
+    *want_op = (!runtime_internal(name) || (!deflist && tp_names_exact(name))) &&
+               (tp_names_is_op(name) || (dflt && tp_names_default_export(name)));
     *step = tp_names_is_step(name) || tp_names_is_step(raw);
-    if (*want_op && runtime_internal(name) && !tp_names_exact(name))
-        *want_op = 0;
     return *want_op || *step;
 }
 
@@ -310,9 +168,9 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
  * matched nothing (no TPROF_STEP, no exact name in TPROF_OPS: tp_unmatched_possible) and the ops
  * are the default ones, which a system library's exports never are: a compiler's 4,500 imports,
  * nearly all into system libraries, took a quarter of its instructions under tprof to match. */
-static size_t patch_relocs(const struct modlist *l, const struct module *m, const ElfW(Rela) * rel,
-                           size_t count, const ElfW(Sym) * symtab, const char *strtab, size_t strsz,
-                           const ElfW(Half) * versym)
+static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module *m,
+                           const ElfW(Rela) * rel, size_t count, const ElfW(Sym) * symtab,
+                           const char *strtab, size_t strsz, const ElfW(Half) * versym)
 {
     size_t unrelocated = 0;
     int later = tp_names_default() && !tp_unmatched_possible();
@@ -339,7 +197,7 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
             continue; /* 0: a weak import nobody defines */
         /* Not relocated yet, the entry still holds the file's value: an offset into the module
          * (which, unlike any address it will hold, is mapped nowhere). */
-        if (cur + m->bias >= m->lo && cur + m->bias < m->hi && !module_at(l, cur)) {
+        if (cur + m->bias >= m->lo && cur + m->bias < m->hi && !tp_plt_mod_at(l, cur)) {
             unrelocated += cxx || !late || wanted(raw, name, sizeof name, &want_op, &step);
             continue;
         }
@@ -347,16 +205,24 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
          * the code that calls ld.so's resolver, and so will the stub (see the top of this
          * file). (An entry of a library bound to its own export also points into the module;
          * the stub then jumps straight to the function, which is as right.) Between modules
-         * loaded at start, where ld.so will bind is known exactly (first_def), and no module
+         * loaded at start, where ld.so will bind is known exactly (tp_plt_first_def), and no module
          * involved can be unloaded: the entry is bound here, so that the first call is seen
          * even if it never returns (longjmp). Not for a versioned import, which may skip a
          * definition of another version, nor an IFUNC, whose resolver is not ours to run. */
         uintptr_t lazy = cur >= m->lo && cur < m->hi ? cur : 0, target = cur;
-        const struct module *def = module_at(l, cur);
+        const struct plt_module *def = tp_plt_mod_at(l, cur);
         if (lazy) {
             uintptr_t at;
             int ifunc;
-            def = first_def(l, raw, &at, &ifunc);
+            struct tp_symname n;
+            tp_modmap_symname(raw, &n);
+            /* later: only an export of the program's own modules can be hooked. When none of
+             * them defines the name, wherever ld.so binds it is a system or runtime library:
+             * a look in a few modules instead of a search of all of them (a program linked to
+             * OpenCV binds 47,000 entries lazily, in 259 modules). */
+            if (later && !tp_plt_own_defines(l, &n))
+                continue;
+            def = tp_plt_first_def(l, &n, &at, &ifunc);
             size_t k = ELF64_R_SYM(rel[i].r_info);
             if (def && m->initial && def->initial && !ifunc && !(versym && versym[k] > 1)) {
                 target = at;
@@ -383,7 +249,7 @@ static size_t patch_relocs(const struct modlist *l, const struct module *m, cons
 }
 
 /* Patch module m; 0 if some entries must wait for ld.so to relocate them. */
-static int patch_module(const struct modlist *l, const struct module *m)
+static int patch_module(const struct plt_modlist *l, const struct plt_module *m)
 {
     const ElfW(Sym) *symtab = NULL;
     const char *strtab = NULL;
@@ -416,14 +282,14 @@ void tp_plt_scan(void)
         return;
     struct tp_own g = tp_own_begin(); /* our lists allocate */
     pthread_mutex_lock(&lock);
-    struct modlist l = {0};
-    tp_modmap_each(list_module, &l);
+    struct plt_modlist l = {0};
+    tp_plt_mods_list(&l);
     for (size_t i = 0; i < l.n; i++) {
         struct done *d = done_entry(&l.v[i]);
         l.v[i].initial = !scanned || (d && d->initial);
     }
     for (size_t i = 0; i < l.n; i++) {
-        struct module *m = &l.v[i];
+        struct plt_module *m = &l.v[i];
         if (done_entry(m))
             continue;
         if (m->deny || patch_module(&l, m))
@@ -431,7 +297,7 @@ void tp_plt_scan(void)
     }
     tp_plt_resettle();
     scanned = 1;
-    free_list(&l);
+    tp_plt_mods_free(&l);
     pthread_mutex_unlock(&lock);
     tp_own_end(g);
     /* Hooked ops are judged against the cost of one hook (track/demote.h). */
@@ -441,7 +307,7 @@ void tp_plt_scan(void)
 
 static int got_present(uintptr_t a, void *arg)
 {
-    const struct modlist *l = arg;
+    const struct plt_modlist *l = arg;
     for (size_t j = 0; j < l->n; j++)
         if (a >= l->v[j].lo && a < l->v[j].hi)
             return 1;
@@ -454,8 +320,8 @@ void tp_plt_forget(void)
         return;
     struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&lock);
-    struct modlist l = {0};
-    tp_modmap_each(list_module, &l);
+    struct plt_modlist l = {0};
+    tp_plt_mods_list(&l);
     size_t k = 0;
     for (size_t i = 0; i < ndone; i++) {
         int present = 0;
@@ -469,7 +335,7 @@ void tp_plt_forget(void)
     ndone = k;
     /* A lazy slot's GOT entry went with its module: never written again. */
     tp_plt_drop_gots(got_present, &l);
-    free_list(&l);
+    tp_plt_mods_free(&l);
     pthread_mutex_unlock(&lock);
     tp_own_end(g);
 }
@@ -508,16 +374,34 @@ void tp_dl_note_deepbind(void)
     atomic_fetch_add(&deepbind, 1);
 }
 
+/* Functions left unhooked for want of a stub: the report is partial, and says why and how many
+ * (each function counted once, when its first GOT entry was met). */
+static void stubs_lost_note(struct tp_report *r, uint64_t lost)
+{
+    struct tp_plt_pool_state st;
+    tp_plt_pool_state(&st);
+    unsigned long long stubs = TP_PLT_NSTUBS + st.stubs;
+    char why[128];
+    if (st.limit == TP_PLT_POOL_BUDGET)
+        snprintf(why, sizeof why,
+                 "%llu stubs; with the call sites and ops, TPROF_MEMORY_BUDGET=%llu bytes", stubs,
+                 (unsigned long long)st.budget);
+    else if (st.limit == TP_PLT_POOL_MAX)
+        snprintf(why, sizeof why, "%llu stubs, the most there can be", stubs);
+    else
+        snprintf(why, sizeof why, "%llu stubs; no memory for more that may run", stubs);
+    r->partial = 1;
+    tp_report_note(r, "PLT stubs full (%s): %llu shared-library functions were not hooked", why,
+                   (unsigned long long)lost);
+}
+
 void tp_plt_collect(struct tp_report *r)
 {
     if (!plt_on)
         return;
     struct tp_plt_shim_counts c = tp_plt_shim_counts();
     if (c.slots_full)
-        tp_report_note(r,
-                       "%llu shared-library functions were not hooked: all %d PLT stubs are "
-                       "in use",
-                       (unsigned long long)c.slots_full, TP_PLT_NSTUBS);
+        stubs_lost_note(r, c.slots_full);
     if (atomic_load(&protect_failed))
         tp_report_note(r, "%llu GOT entries could not be made writable and were not hooked",
                        (unsigned long long)atomic_load(&protect_failed));

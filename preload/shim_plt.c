@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "preload/plt.h"
+#include "preload/plt_pool.h"
 #include "track/argwork.h"
 #include "track/demote.h"
 #include "track/opnames.h"
@@ -84,7 +85,7 @@ __asm__("    .text\n"
         "    .cfi_startproc\n"
         "    pushq %rax\n"
         "    .cfi_adjust_cfa_offset 8\n"
-        "    leaq tp_plt_ctarget(%rip), %rax\n"
+        "    movq tp_plt_ctarget(%rip), %rax\n"
         "    cmpq $0, (%rax,%r11,8)\n"
         "    je 1f\n"
         "    movq tp_demote_counting@gottpoff(%rip), %rax\n"
@@ -96,14 +97,14 @@ __asm__("    .text\n"
         "    jmp tp_plt_common\n"
         "2:\n"
         "    .cfi_adjust_cfa_offset 8\n"
-        "    leaq tp_plt_cdslot(%rip), %rax\n"
+        "    movq tp_plt_cdslot(%rip), %rax\n"
         "    movzbl (%rax,%r11,1), %eax\n"
         "    shlq $3, %rax\n"
         "    addq tp_demote_tcount@gottpoff(%rip), %rax\n"
         "    incq %fs:(%rax)\n"
         "    movq tp_cyg_hooks@gottpoff(%rip), %rax\n"
         "    incq %fs:(%rax)\n"
-        "    leaq tp_plt_ctarget(%rip), %rax\n"
+        "    movq tp_plt_ctarget(%rip), %rax\n"
         "    movq (%rax,%r11,8), %r11\n"
         "    popq %rax\n"
         "    .cfi_adjust_cfa_offset -8\n"
@@ -195,10 +196,7 @@ __asm__("    .text\n"
 
 void tp_plt_return(void) __attribute__((visibility("hidden")));
 
-/* Per slot: the function, once its op is too short to time, and its op's demote slot (whose
- * per-thread counter, tp_demote_tcount, counts its calls). */
-__attribute__((visibility("hidden"))) _Atomic uintptr_t tp_plt_ctarget[NSTUBS];
-__attribute__((visibility("hidden"))) uint8_t tp_plt_cdslot[NSTUBS];
+extern const char tp_plt_entry[] __attribute__((visibility("hidden")));
 
 /* ---- slots: one per hooked function ---- */
 
@@ -225,7 +223,7 @@ struct frame {
 };
 
 int tp_plt_hooked;
-static struct slot slots[NSTUBS];
+static struct slot *slots; /* TP_PLT_MAX_SLOTS, reserve-only */
 static _Atomic int nslots;
 static unsigned char *family_of_id; /* op id → family, for ops interned here */
 static int family_cap;
@@ -283,7 +281,7 @@ static int slot_op(struct slot *s)
 
 uintptr_t tp_plt_stub(uint32_t i)
 {
-    return (uintptr_t)tp_plt_stubs + (uintptr_t)i * STUB_SIZE;
+    return i >= NSTUBS ? tp_plt_pool_stub(i - NSTUBS) : (uintptr_t)tp_plt_stubs + i * STUB_SIZE;
 }
 
 /* Still waiting for ld.so to bind the slot's GOT entry (see the top of this file)? */
@@ -477,16 +475,16 @@ void tp_plt_rehook_frames(uintptr_t below)
 int tp_plt_is_stub(uintptr_t a)
 {
     uintptr_t b = (uintptr_t)tp_plt_stubs;
-    return a >= b && a < b + (uintptr_t)NSTUBS * STUB_SIZE;
+    return (a >= b && a < b + (uintptr_t)NSTUBS * STUB_SIZE) || tp_plt_pool_has(a);
 }
 
 int tp_plt_slot(uintptr_t target, const char *name, int want_op, int step)
 {
-    int n = atomic_load(&nslots);
-    for (int i = 0; i < n; i++)
-        if (atomic_load(&slots[i].target) == target && !strcmp(slots[i].name, name))
-            return i;
-    if (n >= NSTUBS) {
+    int n = atomic_load(&nslots), found = tp_plt_index_find(name, target);
+    if (found >= 0)
+        return found;
+    if (!slots ||
+        (n >= NSTUBS && tp_plt_pool_grow((uint32_t)(n - NSTUBS), NSTUBS, sizeof *slots))) {
         atomic_fetch_add(&slots_full, 1);
         return -1;
     }
@@ -494,6 +492,7 @@ int tp_plt_slot(uintptr_t target, const char *name, int want_op, int step)
     s->name = tp_strdup(name);
     if (!s->name)
         return -1;
+    tp_plt_index_put(s->name, &s->target, n); /* without memory for it, a later entry gets a slot */
     s->step = step;
     s->has_work = tp_names_work(name) != NULL;
     s->family = family_of(tp_names_kind(name));
@@ -538,6 +537,9 @@ void tp_plt_drop_gots(int (*present)(uintptr_t got, void *arg), void *arg)
 
 void tp_plt_shim_init(void)
 {
+    slots = tp_pages_map((size_t)TP_PLT_MAX_SLOTS * sizeof *slots, 1);
+    if (tp_plt_pool_init((uintptr_t)tp_plt_entry) < 0)
+        slots = NULL; /* no slot is ever made: no stub is reached */
     family_cap = tp_ops_id_limit();
     family_of_id = tp_pages_map((size_t)family_cap, 1); /* reserve-only: one byte an op id */
     if (!family_of_id)

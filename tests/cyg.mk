@@ -193,3 +193,29 @@ tests/victims/v_dkn_O3: $(V_DKN_DEP)
 	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O3 -o $@ $(V_DKN_SRC)
 TESTS += tests/work_builtin.sh
 EXTRA_DIST += tests/work_builtin.sh
+
+# The PLT scan under the default ops: a library's exports reached through a versioned name (the
+# default version and an old one) and through an alias, from the program at start-up and from a
+# plugin loaded later with dlopen, every entry bound lazily.
+check_PROGRAMS += tests/victims/libtpnames.so tests/victims/libtpnames_user.so \
+	tests/victims/v_plt_names
+tests_victims_libtpnames_so_SOURCES = tests/victims/libtpnames.c
+tests_victims_libtpnames_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpnames_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpnames.so \
+	-Wl,--version-script=$(srcdir)/tests/victims/libtpnames.map
+EXTRA_tests_victims_libtpnames_so_DEPENDENCIES = tests/victims/libtpnames.map
+tests_victims_libtpnames_user_so_SOURCES = tests/victims/libtpnames_user.c tests/victims/tpnames_calls.h
+tests_victims_libtpnames_user_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpnames_user_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpnames_user.so \
+	-Wl,-rpath,'$$ORIGIN' -Wl,-z,lazy
+tests_victims_libtpnames_user_so_LDADD = tests/victims/libtpnames.so
+tests_victims_v_plt_names_SOURCES = tests/victims/v_plt_names.c tests/victims/tpnames_calls.h
+tests_victims_v_plt_names_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_plt_names_LDFLAGS = -Wl,-rpath,'$$ORIGIN' -Wl,-z,lazy
+tests_victims_v_plt_names_LDADD = tests/victims/libtpnames.so -ldl
+TESTS += tests/plt_names.sh
+EXTRA_DIST += tests/plt_names.sh tests/victims/libtpnames.map
+# PLT stubs past the built-in ones, made as needed within the memory budget; past it, a partial
+# report that says how many functions were not hooked.
+TESTS += tests/plt_grow.sh
+EXTRA_DIST += tests/plt_grow.sh

@@ -1,0 +1,203 @@
+/* The loaded modules as the PLT scan sees them (see plt_mods.h). */
+#include "preload/plt_mods.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "track/runtime.h"
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* The C runtime, the toolchain's and languages' runtimes, system libraries and tprof's own
+ * dependencies: their exports are not ML ops (glibc's iconv would match *conv*, OpenSSL's
+ * *update* digests), tprof must not hook calls it makes itself, and the hook must not be in the
+ * way of code that is called millions of times or plays tricks with its own functions. */
+static int denied(const char *path)
+{
+    static const char *const prefixes[] = {
+        "libc.so", "libm.so", "libmvec.so", "ld-linux", "ld64.so", "libpthread.so", "libdl.so",
+        "librt.so", "libgcc_s.so", "libstdc++", "libc++", "libunwind", "libdw.so", "libdw-",
+        "libelf.so", "libelf-", "libz.so", "liblzma.so", "libbz2.so", "libzstd.so", "libgomp.so",
+        "libtprof", "linux-vdso", "libresolv.so", "libnss_", "libcrypt.so", "libatomic.so",
+        "libquadmath.so", "libgfortran.so", "libcrypto.so", "libssl.so", "libgcrypt.so",
+        "libgpg-error.so", "libgnutls.so", "libnettle.so", "libhogweed.so", "libgmp.so",
+        "libpython", "libffi.so", "libexpat.so", "libuuid.so", "liblz4.so", "libbrotli",
+        "libsqlite3.so", "libreadline.so", "libtinfo.so", "libncurses", "libglib-2.0",
+        "libgobject-2.0", "libgio-2.0", "libgmodule-2.0", "libgthread-2.0", "libpcre",
+        "libselinux.so", "libsystemd.so", "libcap.so", "libdbus-1.so", "libomp.so", "libiomp5.so",
+        "libtbb", "libnuma.so",
+        /* MPI runtimes' internals (opal_convertor_* matched *conv*); libmpi's API stays. */
+        "libopen-pal.so", "libopen-rte.so", "libpmix.so", "mca_", "libhwloc.so", "libevent",
+        "libucp.so", "libucs.so", "libuct.so", "libfabric.so", "libpsm"};
+    const char *b = base_name(path);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
+            return 1;
+    return 0;
+}
+
+/* Is the module in one of the system's library directories (/usr/lib, /lib64, the multiarch
+ * /usr/lib/x86_64-linux-gnu and anything below it, such as its blas/ and openblas-pthread/)?
+ * Those are the system's, not the program's own: under the default op selection their exports
+ * are not ops (Qt's, OpenCV's, libGLdispatch's, the reference BLAS's lsame_ would be). Another
+ * subdirectory (/usr/lib/darknet, a Python package's lib/) holds the program's own. */
+static int system_dir(const char *path)
+{
+    static const char *const dirs[] = {"/lib",       "/usr/lib", "/lib64",
+                                       "/usr/lib64", "/lib32",   "/usr/lib32"};
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return 0;
+    size_t n = (size_t)(slash - path);
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        size_t d = strlen(dirs[i]);
+        if (n < d || strncmp(path, dirs[i], d) || (n > d && path[d] != '/'))
+            continue;
+        if (n == d)
+            return 1;
+        /* a multiarch directory /usr/lib/<triplet>, or below it */
+        const char *c = path + d + 1, *e = memchr(c, '/', (size_t)(path + n - c));
+        size_t len = e ? (size_t)(e - c) : (size_t)(path + n - c);
+        if (memmem(c, len, "-linux-", 7))
+            return 1;
+    }
+    return 0;
+}
+
+static int list_module(const struct tp_module *tm, void *arg)
+{
+    struct plt_modlist *l = arg;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        struct plt_module *v = tp_realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return 1;
+        l->v = v;
+        l->cap = cap;
+    }
+    struct plt_module m = {0};
+    m.name = tp_strdup(tm->name);
+    if (!m.name)
+        return 1;
+    m.bias = tm->bias;
+    m.lo = tm->lo;
+    m.hi = tm->hi;
+    m.dyn = tm->dyn;
+    m.relro_lo = tm->relro_lo;
+    m.relro_hi = tm->relro_hi;
+    m.deny = denied(m.name) || tm->self;
+    m.system = system_dir(m.name);
+    tp_modmap_dynsyms(tm, &m.syms);
+    l->v[l->n++] = m;
+    return 0;
+}
+
+void tp_plt_mods_free(struct plt_modlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        tp_free(l->v[i].name);
+    tp_free(l->v);
+    tp_free(l->by_lo);
+    tp_free(l->own);
+}
+
+static int by_lo(const void *a, const void *b)
+{
+    uintptr_t x = (*(const struct plt_module *const *)a)->lo,
+              y = (*(const struct plt_module *const *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+/* Each GOT entry is looked up in the list (which module does it lead to?): a program linked to
+ * OpenCV loads 259 modules and imports 77,000 functions. Without memory for the indexes, the
+ * scan goes through the list in order, as it did before. */
+static void index_list(struct plt_modlist *l)
+{
+    l->by_lo = tp_alloc((l->n ? l->n : 1) * sizeof *l->by_lo);
+    l->own = tp_alloc((l->n ? l->n : 1) * sizeof *l->own);
+    if (!l->by_lo || !l->own) {
+        tp_free(l->by_lo);
+        tp_free(l->own);
+        l->by_lo = l->own = NULL;
+        return;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        l->by_lo[i] = &l->v[i];
+        if (!l->v[i].deny && !l->v[i].system)
+            l->own[l->nown++] = &l->v[i];
+    }
+    qsort(l->by_lo, l->n, sizeof *l->by_lo, by_lo);
+    for (size_t i = 1; i < l->n; i++)
+        if (l->by_lo[i]->lo < l->by_lo[i - 1]->hi) {
+            tp_free(l->by_lo); /* a module mapped in another's gap: the first in load order */
+            l->by_lo = NULL;
+            break;
+        }
+}
+
+const struct plt_module *tp_plt_mod_at(const struct plt_modlist *l, uintptr_t a)
+{
+    if (!l->by_lo) {
+        for (size_t i = 0; i < l->n; i++)
+            if (a >= l->v[i].lo && a < l->v[i].hi)
+                return &l->v[i];
+        return NULL;
+    }
+    size_t lo = 0, hi = l->n; /* the last module starting at or below a */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->by_lo[mid]->lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && a < l->by_lo[lo - 1]->hi ? l->by_lo[lo - 1] : NULL;
+}
+
+/* 1 when a module of the program's own defines the name n (the default ops take no other
+ * module's exports), or when the list has no index to tell. */
+int tp_plt_own_defines(const struct plt_modlist *l, struct tp_symname *n)
+{
+    if (!l->own)
+        return 1;
+    for (size_t i = 0; i < l->nown; i++) {
+        int ifunc;
+        if (tp_dynsyms_may_define(&l->own[i]->syms, n->gnu) &&
+            tp_modmap_lookup(&l->own[i]->syms, n, &ifunc))
+            return 1;
+    }
+    return 0;
+}
+
+/* The first module in load order that defines name, and where (*ifunc: that is an IFUNC
+ * resolver). For a module loaded at start, when that module was loaded at start too, it is
+ * exactly where ld.so binds the name: those modules make up the start of the global scope, in
+ * load order, and the global scope is searched first. Otherwise it is a guess: a library loaded
+ * RTLD_LOCAL may bind to another copy, in its own scope. NULL if no module defines it (yet). */
+const struct plt_module *tp_plt_first_def(const struct plt_modlist *l, struct tp_symname *n,
+                                          uintptr_t *at, int *ifunc)
+{
+    /* Each module's table and the name's hash once: a big C++ library imports thousands of
+     * its own exports, each looked for in every module before it (perf of torch's import: 15%
+     * of the process's time went to finding the dynamic sections and hashing the names again). */
+    *at = 0;
+    *ifunc = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (!tp_dynsyms_may_define(&l->v[i].syms, n->gnu))
+            continue;
+        *at = tp_modmap_lookup(&l->v[i].syms, n, ifunc);
+        if (*at)
+            return &l->v[i];
+    }
+    return NULL;
+}
+
+void tp_plt_mods_list(struct plt_modlist *l)
+{
+    tp_modmap_each(list_module, l);
+    index_list(l);
+}
