@@ -108,8 +108,10 @@ __attribute__((constructor)) static void tp_ctor(void)
          * a rule the .eh_frame reader leaves to libdw (track/cfarules.c); a short process that
          * writes nothing never maps it. TPROF_WORK reads argument locations from DWARF in the
          * hooks, where loading is not safe: now then, at a safe point (the configuration is
-         * read and no lock of the program's is held). */
-        if (tp_cfg.work)
+         * read and no lock of the program's is held). So do the built-in entries, in a program
+         * with code built with -finstrument-functions: a threaded BLAS has started its threads
+         * by its first call, when loading is no longer safe. */
+        if (tp_cfg.work || tp_plt_saw_cyg)
             tp_dw_load();
     }
 }

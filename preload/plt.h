@@ -20,5 +20,9 @@ void tp_plt_collect(struct tp_report *r);
 
 /* 1 once some function is hooked through the PLT. */
 extern int tp_plt_hooked;
+/* A module the scan read calls __cyg_profile_func_enter: it was built with
+ * -finstrument-functions, so its ops may have work entries (built-in ones included), whose
+ * argument locations need elfutils. */
+extern int tp_plt_saw_cyg;
 
 #endif

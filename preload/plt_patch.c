@@ -168,6 +168,8 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
  * matched nothing (no TPROF_STEP, no exact name in TPROF_OPS: tp_unmatched_possible) and the ops
  * are the default ones, which a system library's exports never are: a compiler's 4,500 imports,
  * nearly all into system libraries, took a quarter of its instructions under tprof to match. */
+int tp_plt_saw_cyg;
+
 static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module *m,
                            const ElfW(Rela) * rel, size_t count, const ElfW(Sym) * symtab,
                            const char *strtab, size_t strsz, const ElfW(Half) * versym)
@@ -185,6 +187,8 @@ static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module 
         if (!sym->st_name || (strsz && sym->st_name >= strsz))
             continue;
         const char *raw = strtab + sym->st_name;
+        if (raw[0] == '_' && raw[1] == '_' && !strcmp(raw, "__cyg_profile_func_enter"))
+            tp_plt_saw_cyg = 1;
         char name[256];
         int want_op = 0, step = 0, cxx = raw[0] == '_' && raw[1] == 'Z', late = cxx || later;
         if (!late && !wanted(raw, name, sizeof name, &want_op, &step)) {
