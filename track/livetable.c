@@ -113,10 +113,10 @@ static uintptr_t settled_key(struct tp_live_slot *s)
  * p is not yet known to the program, so nobody looks it up while it moves.
  *
  * Where p is (at) and the slot looked at (b) are kept apart: past a non-empty slot they differ,
- * and the copy to give up after a move is the one at `at`. Vacating the slot right of b instead
- * (another key's: the CAS failed) left p in two slots; the program's free took out one, and the
- * other was taken by the free of the next block at that address: its size and site were
- * charged to the old block's site (tests/load_mixed.sh, about 1 run in 8 on a loaded machine). */
+ * and the copy to give up after a move is the one at `at`. Giving up the slot right of b instead
+ * (another key's, so the CAS failed) left p in two slots: the program's free took out one, the
+ * free of the next block at that address took out the other, charging the old block's size to
+ * the old block's site and leaving the new block's record live at exit. */
 void tp_live_settle(int gi, uint64_t h, uint64_t d, uintptr_t p, uint64_t val)
 {
     struct tp_live_gen *G = &tp_live_gens[gi];
