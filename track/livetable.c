@@ -110,26 +110,33 @@ static uintptr_t settled_key(struct tp_live_slot *s)
 /* p was placed at distance d from its home h: every slot between must stay non-empty, or lookups
  * stop before p. Checked right to left, after the claim (see live_vacate()): a slot found
  * non-empty stays so while its right neighbour is. If one turned empty meanwhile, p moves there;
- * p is not yet known to the program, so nobody looks it up while it moves. */
+ * p is not yet known to the program, so nobody looks it up while it moves.
+ *
+ * Where p is (at) and the slot looked at (b) are kept apart: past a non-empty slot they differ,
+ * and the copy to give up after a move is the one at `at`. Giving up the slot right of b instead
+ * (another key's, so the CAS failed) left p in two slots: the program's free took out one, the
+ * free of the next block at that address took out the other, charging the old block's size to
+ * the old block's site and leaving the new block's record live at exit. */
 void tp_live_settle(int gi, uint64_t h, uint64_t d, uintptr_t p, uint64_t val)
 {
     struct tp_live_gen *G = &tp_live_gens[gi];
-    while (d > 0) {
-        uint64_t b = d - 1;
+    uint64_t at = d;
+    for (uint64_t b = d; b-- > 0;) {
         struct tp_live_slot *s = &G->slots[live_at(G, h + b)];
         uintptr_t k = settled_key(s);
-        if (k != TP_LIVE_EMPTY) {
-            d = b;
+        if (k != TP_LIVE_EMPTY)
+            continue;
+        if (!atomic_compare_exchange_strong(&s->key, &k, p)) {
+            b++; /* filled by someone else meanwhile: look at it again */
             continue;
         }
-        if (!atomic_compare_exchange_strong(&s->key, &k, p))
-            continue; /* filled by someone else meanwhile: look at it again */
         atomic_store_explicit(&s->val, val, memory_order_release);
         live_used_add(gi, 1);
         uintptr_t mine = p;
-        if (atomic_compare_exchange_strong(&G->slots[live_at(G, h + d)].key, &mine, TP_LIVE_BUSY))
-            live_vacate(gi, live_at(G, h + d));
-        d = b;
+        /* p's own copy: nobody else writes a slot that holds a key the program does not know */
+        if (atomic_compare_exchange_strong(&G->slots[live_at(G, h + at)].key, &mine, TP_LIVE_BUSY))
+            live_vacate(gi, live_at(G, h + at));
+        at = b;
     }
 }
 
