@@ -170,6 +170,12 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
  * nearly all into system libraries, took a quarter of its instructions under tprof to match. */
 int tp_plt_saw_cyg;
 
+/* An import of the -finstrument-functions enter hook (plt.h). */
+static int is_cyg(const char *raw)
+{
+    return raw[0] == '_' && raw[1] == '_' && !strcmp(raw, "__cyg_profile_func_enter");
+}
+
 static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module *m,
                            const ElfW(Rela) * rel, size_t count, const ElfW(Sym) * symtab,
                            const char *strtab, size_t strsz, const ElfW(Half) * versym)
@@ -187,8 +193,7 @@ static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module 
         if (!sym->st_name || (strsz && sym->st_name >= strsz))
             continue;
         const char *raw = strtab + sym->st_name;
-        if (raw[0] == '_' && raw[1] == '_' && !strcmp(raw, "__cyg_profile_func_enter"))
-            tp_plt_saw_cyg = 1;
+        tp_plt_saw_cyg |= is_cyg(raw);
         char name[256];
         int want_op = 0, step = 0, cxx = raw[0] == '_' && raw[1] == 'Z', late = cxx || later;
         if (!late && !wanted(raw, name, sizeof name, &want_op, &step)) {
