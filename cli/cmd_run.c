@@ -270,6 +270,11 @@ int tp_cmd_run(int argc, char **argv)
         fprintf(stderr, "tprof run: %s\n", err);
         return 2;
     }
+    /* A relative path would be looked up from each process's own working directory: a child
+     * that changes directory (make -C, a script's cd) would run without tprof. */
+    char abs[PATH_MAX];
+    if (lib[0] != '/' && realpath(lib, abs))
+        lib = abs;
     /* Prepend to any LD_PRELOAD the user already has, so both stay loaded. */
     const char *old = getenv("LD_PRELOAD");
     size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;

@@ -40,8 +40,8 @@ EXTRA_DIST += tests/proc_sigfork.sh
 # The text report reaches the stderr the program started with, never the program's own files.
 check_PROGRAMS += tests/victims/v_stderr_swap
 tests_victims_v_stderr_swap_CFLAGS = $(VICTIM_CFLAGS)
-TESTS += tests/proc_stderr.sh
-EXTRA_DIST += tests/proc_stderr.sh
+TESTS += tests/proc_stderr.sh tests/run_relative_lib.sh
+EXTRA_DIST += tests/proc_stderr.sh tests/run_relative_lib.sh
 # Exit cost in proportion to what is written (needs strace; skipped without it).
 TESTS += tests/exit_cost.sh
 EXTRA_DIST += tests/exit_cost.sh
