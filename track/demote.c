@@ -130,7 +130,16 @@ void tp_demote_observe(int id, uint64_t ticks)
     if (n > TP_DEMOTE_CALLS)
         return; /* judged */
     n = atomic_fetch_add_explicit(&j->seen, 1, memory_order_relaxed);
-    if (n == 0 || n > TP_DEMOTE_CALLS)
+    if (n == 0) {
+        /* The threads' reads of this entry have mapped its page to the shared zero page, whose
+         * first write is a copy-on-write fault that flushes the TLBs of the CPUs running them:
+         * tens of microseconds on a loaded machine. Taken here, not between the last call
+         * judged and the demotion's store, when the other threads go on timing the op's calls
+         * and no longer count them as judged. An atomic or of 0 cannot undo a store. */
+        atomic_fetch_or_explicit(&tp_demote_slot_of[id], 0, memory_order_relaxed);
+        return;
+    }
+    if (n > TP_DEMOTE_CALLS)
         return;
     uint64_t sum = atomic_fetch_add_explicit(&j->ticks, ticks, memory_order_relaxed) + ticks;
     double cost = hook_ticks();
