@@ -1,15 +1,20 @@
 #include "common/fileio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,10 +29,21 @@ enum { T_FILE, T_FD, T_INPLACE };
 struct target {
     int kind;
     int fd;     /* T_FD: the descriptor */
-    int exists; /* the end of the link chain exists (st is valid) */
+    int exists; /* path exists (st is valid) */
     struct stat st;
-    char path[TP_PATH_MAX]; /* the end of the link chain */
+    const char *why;        /* why the name was refused, with errno EACCES */
+    char path[TP_PATH_MAX]; /* the name with every symbolic link on the way replaced */
 };
+
+static const char refused_link[] =
+    "a symbolic link on the way is another user's, in a sticky world-writable directory: "
+    "not followed";
+static const char refused_fifo[] =
+    "a FIFO of another user's, in a sticky world-writable directory: not written";
+static const char no_room[] =
+    "not enough free space: the report would leave less than 1/8 of the file system (at most "
+    "256 MiB) free for the program";
+static const char too_large[] = "larger than the file size limit (ulimit -f)";
 
 /* The descriptor a name stands for: /dev/std{in,out,err}, /dev/fd/N, /proc/self/fd/N,
  * /proc/thread-self/fd/N, /proc/<our pid>/fd/N. -1 for any other name. */
@@ -58,74 +74,223 @@ static int fd_name(const char *p)
     return -1;
 }
 
-/* Follow path's symbolic links one at a time (a descriptor name met on the way wins: the link
- * behind /proc/self/fd/N names the file the descriptor was opened on, not the descriptor), then
- * classify the end. Intermediate directories are left as they are: renaming inside a directory
- * works through a link to it. 0, or -1 with errno. */
-static int resolve(const char *path, struct target *t)
+/* The directory a resolved name lies in ("." for a bare name). */
+static void dir_of(const char *path, char *dir, size_t n)
 {
-    char link[TP_PATH_MAX];
-    memset(t, 0, sizeof *t);
-    t->fd = -1;
-    if (strlen(path) >= sizeof t->path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, n, ".");
+    else if (slash == path)
+        snprintf(dir, n, "/");
+    else
+        snprintf(dir, n, "%.*s", (int)(slash - path), path);
+}
+
+/* A world-writable directory with the sticky bit (/tmp, /var/tmp, /dev/shm), where anyone may
+ * create a name but only its owner may remove it: the one place another user can plant a link or
+ * a FIFO at a name we are about to use. */
+static int shared_sticky(const struct stat *dir)
+{
+    return (dir->st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH);
+}
+
+/* Whether the kernel's fs.protected_symlinks rule lets this process follow the link `st` that
+ * lies in directory `dir`: the link is ours, or the directory's owner's, or the directory is not
+ * sticky and world-writable. Applied whatever the sysctl says, because the links are followed
+ * here, by hand, where the kernel cannot apply it: a report run as root must not be turned by
+ * another user's link onto a file that user could not write. */
+static int may_follow(const struct stat *st, const char *dir)
+{
+    struct stat d;
+    if (st->st_uid == geteuid())
+        return 1;
+    if (stat(dir, &d) < 0)
+        return 0;
+    return !shared_sticky(&d) || d.st_uid == st->st_uid;
+}
+
+/* Append component c (k bytes) to the resolved prefix done. */
+static int append(char *done, const char *c, size_t k)
+{
+    size_t dl = strlen(done);
+    int sep = dl && done[dl - 1] != '/';
+    if (dl + (size_t)sep + k >= TP_PATH_MAX) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    strcpy(t->path, path);
-    for (int hops = 0;; hops++) {
-        int fd = fd_name(t->path);
-        if (fd >= 0) {
+    if (sep)
+        done[dl++] = '/';
+    memcpy(done + dl, c, k);
+    done[dl + k] = 0;
+    return 0;
+}
+
+/* ".." of a prefix without links is lexical: drop its last component. A relative prefix that is
+ * all ".." (or empty) grows instead. */
+static int parent(char *done)
+{
+    char *slash = strrchr(done, '/');
+    const char *last = slash ? slash + 1 : done;
+    if (!strcmp(done, "/"))
+        return 0;
+    if (!*done || !strcmp(last, ".."))
+        return append(done, "..", 2);
+    if (slash == done)
+        done[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        done[0] = 0;
+    return 0;
+}
+
+/* Walk path one component at a time, as the kernel would, replacing each symbolic link by its
+ * target once may_follow allows it (a descriptor name met on the way wins: the link behind
+ * /proc/self/fd/N names the file the descriptor was opened on, not the descriptor). t->path ends
+ * up a name with no link in it, so that the file written, renamed over or created is the one
+ * this walk checked. 0, or -1 with errno (EACCES with t->why for a refused link). */
+static int resolve(const char *path, struct target *t)
+{
+    char todo[TP_PATH_MAX], next[2 * TP_PATH_MAX + 2], link[TP_PATH_MAX];
+    memset(t, 0, sizeof *t);
+    t->fd = -1;
+    if (strlen(path) >= sizeof todo) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(todo, path);
+    strcpy(t->path, path[0] == '/' ? "/" : "");
+    int hops = 0, missing = 0;
+    for (const char *rest = todo;;) {
+        int fd;
+        while (*rest == '/')
+            rest++;
+        snprintf(next, sizeof next, "%s%s%s", t->path,
+                 *t->path && t->path[strlen(t->path) - 1] != '/' && *rest ? "/" : "", rest);
+        if ((fd = fd_name(next)) >= 0) {
             t->kind = T_FD;
             t->fd = fd;
             return 0;
         }
-        struct stat st;
-        if (lstat(t->path, &st) < 0 || !S_ISLNK(st.st_mode))
+        if (!*rest)
             break;
-        if (hops == MAX_LINKS) {
+        size_t k = strcspn(rest, "/");
+        const char *c = rest;
+        rest += k;
+        if (k == 1 && c[0] == '.')
+            continue;
+        if (k == 2 && c[0] == '.' && c[1] == '.') {
+            if (parent(t->path) < 0)
+                return -1;
+            continue;
+        }
+        char dir[TP_PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", *t->path ? t->path : ".");
+        if (append(t->path, c, k) < 0)
+            return -1;
+        struct stat st;
+        if (missing || lstat(t->path, &st) < 0) {
+            /* a name that does not exist (yet): the rest is taken as it stands, for stat below
+             * and the caller's directory checks to judge */
+            missing = 1;
+            continue;
+        }
+        if (!S_ISLNK(st.st_mode))
+            continue;
+        if (!may_follow(&st, dir)) {
+            t->why = refused_link;
+            errno = EACCES;
+            return -1;
+        }
+        if (++hops > MAX_LINKS) {
             errno = ELOOP;
             return -1;
         }
-        ssize_t k = readlink(t->path, link, sizeof link - 1);
-        if (k < 0)
+        ssize_t n = readlink(t->path, link, sizeof link - 1);
+        if (n < 0)
             return -1;
-        link[k] = 0;
-        size_t dl = 0;
-        if (link[0] != '/') {
-            char *slash = strrchr(t->path, '/');
-            dl = slash ? (size_t)(slash - t->path) + 1 : 0;
-        }
-        if (dl + (size_t)k >= sizeof t->path) {
+        link[n] = 0;
+        if ((size_t)snprintf(next, sizeof next, "%s%s", link, rest) >= sizeof todo) {
             errno = ENAMETOOLONG;
             return -1;
         }
-        memcpy(t->path + dl, link, (size_t)k + 1);
+        strcpy(todo, next);
+        rest = todo;
+        strcpy(t->path, dir);
+        if (link[0] == '/')
+            strcpy(t->path, "/");
+        else if (!strcmp(t->path, "."))
+            t->path[0] = 0;
     }
+    if (!*t->path)
+        strcpy(t->path, ".");
     if (stat(t->path, &t->st) == 0) {
         t->exists = 1;
         t->kind = S_ISREG(t->st.st_mode) ? T_FILE : T_INPLACE;
+        if (S_ISFIFO(t->st.st_mode) && t->st.st_uid != geteuid()) {
+            /* the kernel's fs.protected_fifos rule, for a FIFO planted where we write */
+            char dir[TP_PATH_MAX];
+            struct stat d;
+            dir_of(t->path, dir, sizeof dir);
+            if (stat(dir, &d) == 0 && shared_sticky(&d) && d.st_uid != t->st.st_uid) {
+                t->why = refused_fifo;
+                errno = EACCES;
+                return -1;
+            }
+        }
         return 0;
     }
     if (errno != ENOENT && errno != ENOTDIR)
         return -1;
-    /* a new file (or a dangling link's target, created where it points); a directory part
-     * that is missing or not a directory is for the caller to report */
+    /* a new file; a directory part that is missing or not a directory is for the caller to
+     * report */
     t->kind = T_FILE;
     return 0;
+}
+
+/* Signals a write can raise: SIGPIPE (the reader went away) and SIGXFSZ (past ulimit -f). Each
+ * would kill the program whose report this is. */
+static void write_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGPIPE);
+    sigaddset(set, SIGXFSZ);
+}
+
+/* A write to a regular file that would pass RLIMIT_FSIZE fails part way with SIGXFSZ/EFBIG and
+ * leaves a cut file: refuse it before the first byte. */
+static int over_size_limit(int fd, size_t len)
+{
+    struct rlimit rl;
+    struct stat st;
+    if (getrlimit(RLIMIT_FSIZE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        return 0;
+    int fl = fcntl(fd, F_GETFL);
+    off_t at = fl >= 0 && (fl & O_APPEND) ? st.st_size : lseek(fd, 0, SEEK_CUR);
+    if (at < 0)
+        at = 0;
+    return (uint64_t)at + len > (uint64_t)rl.rlim_cur;
 }
 
 int tp_write_fd(int fd, const void *data, size_t len)
 {
     const char *p = data;
-    sigset_t pipe_set, old, pending;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    /* A reader that went away must not kill the program with SIGPIPE at its exit: block it for
-     * the write and take back the one our write raised (not one that was already pending). */
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    if (over_size_limit(fd, len)) {
+        errno = EFBIG;
+        return -1;
+    }
+    sigset_t set, old, pending;
+    write_signals(&set);
+    /* A reader that went away, or a file size limit, must not kill the program at its exit:
+     * block the signals for the write and take back the ones our write raised (not one that
+     * was already pending). */
+    pthread_sigmask(SIG_BLOCK, &set, &old);
     sigemptyset(&pending);
     sigpending(&pending);
-    int was_pending = sigismember(&pending, SIGPIPE) == 1;
+    int pipe_was = sigismember(&pending, SIGPIPE) == 1;
+    int fsz_was = sigismember(&pending, SIGXFSZ) == 1;
     int rc = 0, e = 0;
     size_t off = 0;
     while (off < len) {
@@ -146,10 +311,19 @@ int tp_write_fd(int fd, const void *data, size_t len)
         e = errno;
         break;
     }
-    if (e == EPIPE && !was_pending) {
-        struct timespec zero = {0, 0};
-        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR) {
-        }
+    sigset_t ours;
+    sigemptyset(&ours);
+    if (e == EPIPE && !pipe_was)
+        sigaddset(&ours, SIGPIPE);
+    if (e == EFBIG && !fsz_was)
+        sigaddset(&ours, SIGXFSZ);
+    struct timespec zero = {0, 0};
+    while (!sigisemptyset(&ours)) {
+        int s = sigtimedwait(&ours, NULL, &zero);
+        if (s > 0)
+            sigdelset(&ours, s);
+        else if (errno != EINTR)
+            break;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc < 0)
@@ -161,11 +335,21 @@ static int write_in_place(const struct target *t, const void *data, size_t len, 
 {
     int fifo = S_ISFIFO(t->st.st_mode);
     /* Never O_TRUNC (meaningless for a device) nor O_CREAT (the name exists); O_NONBLOCK so that
-     * a FIFO without a reader fails with ENXIO instead of waiting for one forever. */
-    int fd = open(t->path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+     * a FIFO without a reader fails with ENXIO instead of waiting for one forever; O_NOFOLLOW,
+     * and the type checked again once open, so that a link or a regular file put in its place
+     * since resolve() is not written through. */
+    int fd = open(t->path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
         if (errno == ENXIO && fifo && why)
             *why = "no process reads this FIFO";
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) != (t->st.st_mode & S_IFMT)) {
+        close(fd);
+        errno = EAGAIN;
+        if (why)
+            *why = "the file changed while it was opened";
         return -1;
     }
     int fl = fcntl(fd, F_GETFL);
@@ -183,7 +367,17 @@ static int write_in_place(const struct target *t, const void *data, size_t len, 
     return rc;
 }
 
-/* The temporary file of the atomic write in progress, for tp_write_abandon (a signal handler). */
+/* ---- temporary files ----
+ *
+ * The report is first written to a file with no name at all (O_TMPFILE), so that nobody can
+ * open it, replace it or guess where it is, and a process killed while writing (SIGKILL, a
+ * power cut) leaves nothing behind. It gets a name only when whole, for the moment rename()
+ * needs one: "<final>.tmp<pid>.<12 random hex digits>", created exclusively. Where the file
+ * system has no O_TMPFILE, the same name is created (O_EXCL | O_NOFOLLOW: never a file, link or
+ * FIFO that someone put there) and written. Either way the mode comes from the umask, never
+ * from a file that was there before. */
+
+/* The temporary name of the atomic write in progress, for tp_write_abandon (a signal handler). */
 static char *volatile tmp_in_progress;
 
 void tp_write_abandon(void)
@@ -193,40 +387,187 @@ void tp_write_abandon(void)
         unlink(t);
 }
 
-static int write_atomic(const struct target *t, const void *data, size_t len,
-                        const struct tp_publish *pub, char *final, size_t n)
+static uint64_t random_bits(void)
 {
-    char tmp[TP_PATH_MAX + 32];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", t->path, (long)getpid()) >= sizeof tmp ||
-        strlen(t->path) >= n) {
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r)
+        return r;
+    /* no entropy yet (early boot): the clock and addresses, still unknown to another user */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    r = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)&r ^
+        (uint64_t)getpid() << 40 ^ (uint64_t)ts.tv_sec;
+    return r ^ r >> 29;
+}
+
+static int tmp_name(const char *final, char *tmp, size_t n)
+{
+    if ((size_t)snprintf(tmp, n, "%s.tmp%ld.%012llx", final, (long)getpid(),
+                         (unsigned long long)(random_bits() & 0xffffffffffffull)) >= n) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    memcpy(final, t->path, strlen(t->path) + 1);
-    tmp_in_progress = tmp;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    return 0;
+}
+
+/* Give the nameless file fd a fresh temporary name. 0, or -1 with errno. */
+static int name_tmpfile(int fd, const char *final, char *tmp, size_t n)
+{
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    for (int tries = 0; tries < 16; tries++) {
+        if (tmp_name(final, tmp, n) < 0)
+            return -1;
+        tmp_in_progress = tmp;
+        if (linkat(AT_FDCWD, self, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+            return 0;
+        /* no /proc: the descriptor itself, which needs CAP_DAC_READ_SEARCH */
+        if (errno == ENOENT && linkat(fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH) == 0)
+            return 0;
         tmp_in_progress = NULL;
-        return -1;
+        if (errno != EEXIST)
+            return -1;
     }
-    /* the replacement keeps the permissions of the file it replaces */
-    if (t->exists)
-        (void)fchmod(fd, t->st.st_mode & 07777);
-    int rc = tp_write_fd(fd, data, len);
-    int e = errno;
+    errno = EEXIST;
+    return -1;
+}
+
+static int create_named(const char *final, char *tmp, size_t n)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        if (tmp_name(final, tmp, n) < 0)
+            return -1;
+        tmp_in_progress = tmp;
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+        if (fd >= 0)
+            return fd;
+        tmp_in_progress = NULL;
+        if (errno != EEXIST)
+            return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Whether writing len more bytes leaves the file system its share of free space: 1/8 of its
+ * size, at most 256 MiB. A report is worth less than the program's own next write, and a full
+ * disk (a small tmpfs, a quota) is where a snapshot rewritten every few seconds would take the
+ * last blocks. Unknown sizes (a file system that reports none) go ahead. */
+static int room_for(int fd, size_t len)
+{
+    struct statvfs vs;
+    if (fstatvfs(fd, &vs) < 0 || !vs.f_blocks)
+        return 1;
+    uint64_t unit = vs.f_frsize ? vs.f_frsize : vs.f_bsize;
+    uint64_t total = (uint64_t)vs.f_blocks * unit, avail = (uint64_t)vs.f_bavail * unit;
+    uint64_t keep = total / 8 < (256ull << 20) ? total / 8 : 256ull << 20;
+    return avail >= keep && avail - keep >= len;
+}
+
+/* Temporary names "<base>.tmp<pid>.<12 hex digits>": the pid, or 0. */
+static long tmp_pid(const char *name, const char *base, size_t bl)
+{
+    if (strncmp(name, base, bl) != 0 || strncmp(name + bl, ".tmp", 4) != 0)
+        return 0;
+    const char *s = name + bl + 4;
+    long pid = 0;
+    for (; *s >= '0' && *s <= '9' && pid < 1L << 30; s++)
+        pid = pid * 10 + (*s - '0');
+    if (*s++ != '.' || strspn(s, "0123456789abcdef") != 12 || s[12])
+        return 0;
+    return pid;
+}
+
+/* Remove the temporary files that processes of this run left beside `base` when they were
+ * killed while writing where O_TMPFILE is missing: regular files of ours, written since
+ * since_ns (file system time), whose process is gone. */
+static void remove_stale(const char *dir, const char *base, int64_t since_ns)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return;
+    char buf[8192];
+    size_t bl = strlen(base);
+    ssize_t got;
+    while ((got = getdents64(dfd, buf, sizeof buf)) > 0) {
+        for (ssize_t off = 0; off < got;) {
+            struct dirent64 *d = (struct dirent64 *)(buf + off);
+            off += d->d_reclen;
+            long pid = tmp_pid(d->d_name, base, bl);
+            struct stat st;
+            if (pid <= 0 || pid == (long)getpid() ||
+                fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+                st.st_uid != geteuid() ||
+                (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec < since_ns)
+                continue;
+            if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+                unlinkat(dfd, d->d_name, 0);
+        }
+    }
+    close(dfd);
+}
+
+/* Write data to a file with no name yet (or a fresh exclusive name); fd is closed. tmp gets
+ * the file's temporary name. 0, or -1 with errno (the file gone) and *why for our refusals. */
+static int fill_tmp(int fd, int named, const char *final, const void *data, size_t len, char *tmp,
+                    size_t n, const char **why)
+{
+    int rc = 0, e = 0;
+    if (!room_for(fd, len)) {
+        rc = -1;
+        e = ENOSPC;
+        *why = no_room;
+    } else if (tp_write_fd(fd, data, len) < 0) {
+        rc = -1;
+        e = errno;
+    } else if (!named && name_tmpfile(fd, final, tmp, n) < 0) {
+        rc = -1;
+        e = errno;
+    }
     if (close(fd) < 0 && rc == 0) {
         rc = -1;
         e = errno;
     }
-    if (rc == 0 && (pub ? pub->fn(pub->arg, tmp, final, n) : rename(tmp, final)) < 0) {
-        rc = -1;
-        e = errno;
-    }
     if (rc < 0) {
-        unlink(tmp);
+        if (named || tmp_in_progress)
+            unlink(tmp);
+        tmp_in_progress = NULL;
         errno = e;
     }
+    return rc;
+}
+
+static int write_atomic(const struct target *t, const void *data, size_t len,
+                        const struct tp_publish *pub, char *final, size_t n, const char **why)
+{
+    char tmp[TP_PATH_MAX + 32], dir[TP_PATH_MAX];
+    if (strlen(t->path) + 32 >= sizeof tmp || strlen(t->path) >= n) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(final, t->path, strlen(t->path) + 1);
+    dir_of(t->path, dir, sizeof dir);
+    if (pub && pub->since_ns) {
+        const char *slash = strrchr(t->path, '/');
+        remove_stale(dir, slash ? slash + 1 : t->path, pub->since_ns);
+    }
+    int named = 0;
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        named = 1;
+        if ((fd = create_named(t->path, tmp, sizeof tmp)) < 0)
+            return -1;
+    }
+    if (fill_tmp(fd, named, t->path, data, len, tmp, sizeof tmp, why) < 0)
+        return -1;
+    int rc = 0, e = 0;
+    if ((pub ? pub->fn(pub->arg, tmp, final, n) : rename(tmp, final)) < 0) {
+        rc = -1;
+        e = errno;
+        unlink(tmp);
+    }
     tmp_in_progress = NULL;
+    errno = e;
     return rc;
 }
 
@@ -240,19 +581,19 @@ int tp_write_file_as(const char *path, const void *data, size_t len, const struc
         errno = ENAMETOOLONG;
         rc = -1;
     } else if (resolve(path, &t) < 0) {
+        reason = t.why;
         rc = -1;
     } else if (t.kind == T_FD) {
         rc = tp_write_fd(t.fd, data, len);
     } else if (t.kind == T_INPLACE) {
         rc = write_in_place(&t, data, len, &reason);
     } else {
-        rc = write_atomic(&t, data, len, pub, final, n);
+        rc = write_atomic(&t, data, len, pub, final, n, &reason);
     }
     if (rc < 0 && why)
-        *why = reason ? reason : strerror(errno);
+        *why = reason ? reason : errno == EFBIG ? too_large : strerror(errno);
     return rc;
 }
-
 int tp_write_file(const char *path, const void *data, size_t len, const char **why)
 {
     char final[TP_PATH_MAX + 1];
@@ -273,7 +614,7 @@ int tp_check_output(const char *path, char *why, size_t n)
     struct target t;
     int e = errno, rc = -1;
     if (resolve(path, &t) < 0) {
-        snprintf(why, n, "%s", strerror(errno));
+        snprintf(why, n, "%s", t.why ? t.why : strerror(errno));
     } else if (t.kind == T_FD) {
         int fl = fcntl(t.fd, F_GETFL);
         if (fl < 0)

@@ -1,22 +1,34 @@
 /* Writing a report file where the user pointed, the one way every writer does it (the preloaded
- * library's reports, tprof merge -o, the peaks cache of tprof calibrate).
+ * library's reports, tprof merge -o, the peaks cache of tprof calibrate). Files are created the
+ * way the kernel would let this user create them, because a report is often written as root
+ * into a directory that other users can write (/tmp):
  *
- * - A regular file, or a name that does not exist yet, is written atomically: a temporary file
- *   beside it, renamed over it, so that a reader never sees half a file. When the name is a
- *   symbolic link, the file written is the end of the link chain and the links stay.
+ * - Symbolic links on the way are followed only where the kernel's fs.protected_symlinks rule
+ *   would follow them (the link is ours or the directory owner's, or the directory is not sticky
+ *   and world-writable), whatever that setting is on this machine: they are followed here, not
+ *   by the kernel. A link refused is one line, and nothing is written or created.
+ * - A regular file, or a name that does not exist yet, is written atomically: a file with no
+ *   name (O_TMPFILE; else an exclusive, unguessable temporary name), renamed over the final name
+ *   when whole, so that a reader never sees half a file and nobody can open it meanwhile. Its
+ *   mode comes from the umask, never from the file it replaces. A link to a file keeps the link
+ *   and replaces the file at the end of the chain.
  * - A name that exists and is not a regular file (a character device such as /dev/null, a FIFO a
  *   log collector reads, a terminal) is opened and written in place: renaming over it would
  *   replace the device with a regular file. A FIFO is opened without blocking: with no reader the
- *   write is skipped (ENXIO) rather than hanging the program's exit.
+ *   write is skipped (ENXIO) rather than hanging the program's exit. Another user's FIFO in a
+ *   sticky world-writable directory is refused (the kernel's fs.protected_fifos rule).
  * - /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N (directly or through
  *   links) are the process's own descriptor N, written as it is: reopening the name would start
  *   at offset 0 of a log file the shell opened, or truncate it.
- * SIGPIPE from a stream whose reader went away is kept from the process: the write fails with
- * EPIPE instead. */
+ * A write never kills the program: SIGPIPE (a reader went away) and SIGXFSZ (ulimit -f) are kept
+ * from the process, and a write that would pass the file size limit is refused before its first
+ * byte. A file is written only while the file system keeps 1/8 of its size (at most 256 MiB)
+ * free: the space belongs to the program. */
 #ifndef TPROF_FILEIO_H
 #define TPROF_FILEIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct tp_path_ctx;
 
@@ -29,6 +41,9 @@ int tp_write_file(const char *path, const void *data, size_t len, const char **w
 struct tp_publish {
     int (*fn)(void *arg, const char *tmp, char *final, size_t n);
     void *arg;
+    /* Not 0: temporary files of dead processes beside the final name, written since this time
+     * (ns since the epoch, on the file system's clock), are removed first. */
+    int64_t since_ns;
 };
 
 /* tp_write_file with a publisher (NULL: rename); final gets the name written (the end of a link

@@ -129,18 +129,24 @@ EOF
 rm -f "$WORK/log" "$WORK/log.json" "$WORK/to_fd3"
 
 # A link to a regular file: the link stays, its target gets the report (relative links resolve
-# from the link's directory); a dangling link creates its target. No temporary file is left.
+# from the link's directory); a dangling link creates its target. No temporary file is left. The
+# new file's mode comes from the umask, never from the file it replaces (which another user may
+# have made writable by all, or set-uid).
 mkdir "$WORK/sub"
 echo old > "$WORK/sub/real.json"
-chmod 640 "$WORK/sub/real.json"
+chmod 4666 "$WORK/sub/real.json"
 ln -s sub/real.json "$WORK/link.json"
 ln -s sub/new.json "$WORK/dangling.json"
+old_umask=$(umask)
+umask 027
 run TPROF_JSON="$WORK/link.json" TPROF_TRACE="$WORK/dangling.json"
+umask "$old_umask"
 [ ! -s "$WORK/err" ] || fail "links to files: $(cat "$WORK/err")"
 [ "$(kind "$WORK/link.json")" = "symbolic link" ] && [ "$(kind "$WORK/dangling.json")" = "symbolic link" ] ||
   fail "a link was replaced: $(kind "$WORK/link.json"), $(kind "$WORK/dangling.json")"
 [ "$(kind "$WORK/sub/real.json")" = "regular file" ] || fail "the link's target became: $(kind "$WORK/sub/real.json")"
-[ "$(stat -c %a "$WORK/sub/real.json")" = 640 ] || fail "the replaced file lost its mode: $(stat -c %a "$WORK/sub/real.json")"
+[ "$(stat -c %a "$WORK/sub/real.json")" = 640 ] || fail "the replaced file's mode is not the umask's: $(stat -c %a "$WORK/sub/real.json")"
+[ "$(stat -c %a "$WORK/sub/new.json")" = 640 ] || fail "the new file's mode is not the umask's: $(stat -c %a "$WORK/sub/new.json")"
 jcheck "$WORK/sub/real.json" "m['peak_bytes'] == 14000"
 [ -s "$WORK/sub/new.json" ] || fail "the dangling link's target was not created"
 [ "$(ls -A "$WORK/sub" | tr '\n' ' ')" = "new.json real.json " ] || fail "left in sub/: $(ls -A "$WORK/sub")"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -210,18 +211,75 @@ static int exec_nfiles;
 /* Write a report file where the user pointed (common/fileio.h): a regular file atomically, so that
  * a reader, or a program killed while a snapshot is written, never sees half a report, and never
  * over another process's report (publish); a device, a FIFO or a descriptor in place. */
-static char *write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b)
+/* ---- failures: said once, and snapshots back off ----
+ *
+ * A periodic snapshot that cannot be written (a full disk, a file size limit, a directory
+ * removed) fails again at every period: the same line dozens of times would bury the program's
+ * own output, and each try on a full disk competes with the program for the last blocks. So a
+ * failure is said once per output and cause, and after one the output's snapshots skip 1, 2, 4,
+ * ... up to 64 periods before trying again; the report at exit always tries. */
+#define FAIL_SLOTS 8
+static struct {
+    const char *var; /* the setting's name, a string constant */
+    const char *why; /* the cause last said */
+    unsigned skip, backoff;
+} fails[FAIL_SLOTS];
+
+static int fail_slot(const char *var)
+{
+    for (int i = 0; i < FAIL_SLOTS; i++)
+        if (!fails[i].var || !strcmp(fails[i].var, var)) {
+            fails[i].var = var;
+            return i;
+        }
+    return FAIL_SLOTS - 1;
+}
+
+/* Whether a snapshot leaves this output out this time. */
+static int backing_off(const char *var, int snapshot)
+{
+    int i = fail_slot(var);
+    if (!snapshot || !fails[i].skip)
+        return 0;
+    fails[i].skip--;
+    return 1;
+}
+
+static void note_failure(const char *var, const char *path, const char *why)
+{
+    int i = fail_slot(var);
+    fails[i].backoff = fails[i].backoff ? (fails[i].backoff < 64 ? fails[i].backoff * 2 : 64) : 1;
+    fails[i].skip = fails[i].backoff;
+    if (fails[i].why && !strcmp(fails[i].why, why))
+        return;
+    fails[i].why = why;
+    tp_warn("%s: cannot write %s: %s; report not written", var, path, why);
+}
+
+/* The run's start on the file system's clock, for the temporary files of its dead processes. */
+static int64_t run_start_realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    /* file time stamps lag the clock by up to a tick: a second's margin */
+    return now - (int64_t)(tp_now_ns() - ident.run_start_ns) - 1000000000LL;
+}
+
+static char *write_out(const char *var, const char *tmpl, int sig_seq, const struct tp_buf *b,
+                       int snapshot)
 {
     char path[4096];
     const char *why;
-    if (report_path(var, tmpl, sig_seq, path, sizeof path) < 0)
+    if (backing_off(var, snapshot) || report_path(var, tmpl, sig_seq, path, sizeof path) < 0)
         return NULL;
-    struct tp_publish pub = {publish, (void *)var};
+    struct tp_publish pub = {publish, (void *)var, run_start_realtime_ns()};
     char final[4096];
     if (tp_write_file_as(path, b->p, b->len, &pub, final, sizeof final, &why) < 0) {
-        tp_warn("%s: cannot write %s: %s; report not written", var, path, why);
+        note_failure(var, path, why);
         return NULL;
     }
+    fails[fail_slot(var)].backoff = 0;
     if (exec_image[0] && !tp_file_is_stream(final) && exec_nfiles < EXEC_FILES)
         snprintf(exec_files[exec_nfiles++], sizeof exec_files[0], "%s", final);
     return strdup(final);
@@ -243,12 +301,13 @@ static void heap_folded_template(const char *tmpl, char *out, size_t n)
  * cost the program more than the snapshot is worth; exit and TPROF_SIGNAL write it. */
 static void write_extras(struct tp_report *r, const char *why, int sig_seq)
 {
+    int snap = !strcmp(why, "snapshot");
     if (tp_cfg.trace && tp_trace_on && strcmp(why, "snapshot") != 0) {
         struct tp_buf b;
         tp_buf_init(&b);
         tp_trace_render(r, &b);
         if (tp_buf_ok(&b))
-            r->outputs.trace = write_out("TPROF_TRACE", tp_cfg.trace, sig_seq, &b);
+            r->outputs.trace = write_out("TPROF_TRACE", tp_cfg.trace, sig_seq, &b, 0);
         else
             tp_warn("TPROF_TRACE: out of memory while rendering the trace; not written");
         tp_buf_free(&b);
@@ -259,7 +318,7 @@ static void write_extras(struct tp_report *r, const char *why, int sig_seq)
         tp_buf_init(&b);
         tp_render_folded(r, TP_FOLDED_TIME, &b);
         if (tp_buf_ok(&b))
-            r->outputs.folded_time = write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &b);
+            r->outputs.folded_time = write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &b, snap);
         /* A device, FIFO or descriptor has no name beside it for the heap stacks ("/dev/null.heap"
          * would be a new file in /dev), and bytes mixed into a stream of times would make one
          * wrong flame graph: there only the op-time stacks are written. */
@@ -268,7 +327,7 @@ static void write_extras(struct tp_report *r, const char *why, int sig_seq)
             tp_render_folded(r, TP_FOLDED_HEAP, &b);
             heap_folded_template(tp_cfg.folded, heap, sizeof heap);
             if (tp_buf_ok(&b))
-                r->outputs.folded_heap = write_out("TPROF_FOLDED", heap, sig_seq, &b);
+                r->outputs.folded_heap = write_out("TPROF_FOLDED", heap, sig_seq, &b, snap);
         }
         tp_buf_free(&b);
     }
@@ -395,6 +454,7 @@ void tp_write_reports(const char *why, int sig_seq)
     }
     tp_analyze(&r);
     write_extras(&r, why, sig_seq);
+    int snap = !strcmp(why, "snapshot");
 
     if (strcmp(tp_cfg.output, "none") != 0) {
         struct tp_buf b;
@@ -404,7 +464,7 @@ void tp_write_reports(const char *why, int sig_seq)
         if (!strcmp(tp_cfg.output, "stderr"))
             text_to_stderr(why, &b);
         else {
-            free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b));
+            free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b, snap));
         }
         tp_buf_free(&b);
     }
@@ -412,7 +472,7 @@ void tp_write_reports(const char *why, int sig_seq)
         struct tp_buf b;
         tp_buf_init(&b);
         tp_render_json(&r, &b);
-        free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b));
+        free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b, snap));
         tp_buf_free(&b);
     }
     if (tp_cfg.html) {
@@ -420,7 +480,7 @@ void tp_write_reports(const char *why, int sig_seq)
         tp_buf_init(&b);
         tp_render_html(&r, tp_cfg.top, &b);
         if (tp_buf_ok(&b))
-            free(write_out("TPROF_HTML", tp_cfg.html, sig_seq, &b));
+            free(write_out("TPROF_HTML", tp_cfg.html, sig_seq, &b, snap));
         else
             tp_warn("TPROF_HTML: out of memory while rendering the page; not written");
         tp_buf_free(&b);

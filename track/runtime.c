@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "report/report.h"
 
 _Atomic int tp_state = TP_BOOT;
@@ -19,19 +20,20 @@ uint64_t tp_start_ns;
 
 void tp_warn(const char *fmt, ...)
 {
-    char line[512];
+    char line[520] = "tprof: ";
     int e = errno;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    int n = vsnprintf(line + 7, sizeof line - 8, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
-    if ((size_t)n > sizeof line - 2)
-        n = sizeof line - 2;
-    line[n++] = '\n';
-    if (write(2, "tprof: ", 7) >= 0 && write(2, line, (size_t)n) >= 0) {
-    }
+    if ((size_t)n > sizeof line - 9)
+        n = sizeof line - 9;
+    line[7 + n++] = '\n';
+    /* one write, so that the line stays whole between other processes' output; through the
+     * writer that keeps SIGPIPE and SIGXFSZ from the program (a closed pipe, ulimit -f) */
+    (void)tp_write_fd(2, line, 7 + (size_t)n);
     errno = e;
 }
 
