@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,36 +465,45 @@ static int room_for(int fd, size_t len)
     return avail >= keep && avail - keep >= len;
 }
 
-/* Temporary names "<base>.tmp<pid>.<12 hex digits>": the pid, or 0. */
-static long tmp_pid(const char *name, const char *base, size_t bl)
+/* The pid in a temporary name "<stem>....tmp<pid>.<12 hex digits>", or 0. The stem is the report
+ * name up to its first dot, which every process of a run shares ("r" of r.json, r.123.json). */
+static long tmp_pid(const char *name, const char *stem, size_t sl)
 {
-    if (strncmp(name, base, bl) != 0 || strncmp(name + bl, ".tmp", 4) != 0)
+    size_t n = strlen(name);
+    if (n < sl + 18 || strncmp(name, stem, sl) != 0)
         return 0;
-    const char *s = name + bl + 4;
-    long pid = 0;
-    for (; *s >= '0' && *s <= '9' && pid < 1L << 30; s++)
-        pid = pid * 10 + (*s - '0');
-    if (*s++ != '.' || strspn(s, "0123456789abcdef") != 12 || s[12])
+    const char *hex = name + n - 12;
+    if (strspn(hex, "0123456789abcdef") != 12 || hex[-1] != '.')
+        return 0;
+    const char *d = hex - 1;
+    long pid = 0, mul = 1;
+    while (d > name + sl && d[-1] >= '0' && d[-1] <= '9' && mul < 1000000000L) {
+        d--;
+        pid += (*d - '0') * mul;
+        mul *= 10;
+    }
+    if (mul == 1 || d - name < (ptrdiff_t)(sl + 4) || strncmp(d - 4, ".tmp", 4) != 0)
         return 0;
     return pid;
 }
 
-/* Remove the temporary files that processes of this run left beside `base` when they were
- * killed while writing where O_TMPFILE is missing: regular files of ours, written since
- * since_ns (file system time), whose process is gone. */
+/* Remove the temporary files that processes of this run left beside its reports when they were
+ * killed between naming a whole report and renaming it into place (or while writing, where
+ * O_TMPFILE is missing): regular files of ours, written since since_ns (file system time),
+ * whose process is gone. Another run's, another user's and a live process's stay. */
 static void remove_stale(const char *dir, const char *base, int64_t since_ns)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return;
     char buf[8192];
-    size_t bl = strlen(base);
+    size_t sl = strcspn(base, ".");
     ssize_t got;
     while ((got = getdents64(dfd, buf, sizeof buf)) > 0) {
         for (ssize_t off = 0; off < got;) {
             struct dirent64 *d = (struct dirent64 *)(buf + off);
             off += d->d_reclen;
-            long pid = tmp_pid(d->d_name, base, bl);
+            long pid = tmp_pid(d->d_name, base, sl);
             struct stat st;
             if (pid <= 0 || pid == (long)getpid() ||
                 fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
