@@ -2,7 +2,7 @@
 # variable, report path templates, latency histograms, file writing.
 libtpcommon_la_SOURCES = common/buf.c common/buf.h common/clock.c common/clock.h \
 	common/config.c common/config.h common/parse.c common/parse.h common/path.c common/path.h common/histo.c common/histo.h common/histo_keep.c common/histo_keep.h \
-	common/fileio.c common/fileio.h common/suppress.c common/suppress.h \
+	common/fileio.c common/fileio.h common/namewalk.c common/namewalk.h common/suppress.c common/suppress.h \
 	common/pages.c common/pages.h common/errout.c common/errout.h \
 	common/workspec.c common/workspec.h common/workabi.c common/workabi.h \
 	common/opsmatch.c

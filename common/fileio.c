@@ -19,235 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/namewalk.h"
 #include "common/path.h"
 
-#define TP_PATH_MAX 4096
-#define MAX_LINKS   40
-
-enum { T_FILE, T_FD, T_INPLACE };
-
-/* What a name leads to. No allocation: the preloaded library writes from exit paths. */
-struct target {
-    int kind;
-    int fd;     /* T_FD: the descriptor */
-    int exists; /* path exists (st is valid) */
-    struct stat st;
-    const char *why;        /* why the name was refused, with errno EACCES */
-    char path[TP_PATH_MAX]; /* the name with every symbolic link on the way replaced */
-};
-
-static const char refused_link[] =
-    "a symbolic link on the way is another user's, in a sticky world-writable directory: "
-    "not followed";
-static const char refused_fifo[] =
-    "a FIFO of another user's, in a sticky world-writable directory: not written";
 static const char no_room[] =
     "not enough free space: the report would leave less than 1/8 of the file system (at most "
     "256 MiB) free for the program";
 static const char too_large[] = "larger than the file size limit (ulimit -f)";
-
-/* The descriptor a name stands for: /dev/std{in,out,err}, /dev/fd/N, /proc/self/fd/N,
- * /proc/thread-self/fd/N, /proc/<our pid>/fd/N. -1 for any other name. */
-static int fd_name(const char *p)
-{
-    static const char *const std[] = {"/dev/stdin", "/dev/stdout", "/dev/stderr"};
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(p, std[i]))
-            return i;
-    char own[64];
-    snprintf(own, sizeof own, "/proc/%ld/fd/", (long)getpid());
-    const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", own};
-    for (int i = 0; i < 4; i++) {
-        size_t k = strlen(dirs[i]);
-        if (strncmp(p, dirs[i], k) != 0)
-            continue;
-        const char *s = p + k;
-        long fd = 0;
-        if (!*s)
-            return -1;
-        for (; *s; s++) {
-            if (*s < '0' || *s > '9' || fd > INT_MAX / 10)
-                return -1;
-            fd = fd * 10 + (*s - '0');
-        }
-        return fd <= INT_MAX ? (int)fd : -1;
-    }
-    return -1;
-}
-
-/* The directory a resolved name lies in ("." for a bare name). */
-static void dir_of(const char *path, char *dir, size_t n)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, n, ".");
-    else if (slash == path)
-        snprintf(dir, n, "/");
-    else
-        snprintf(dir, n, "%.*s", (int)(slash - path), path);
-}
-
-/* A world-writable directory with the sticky bit (/tmp, /var/tmp, /dev/shm), where anyone may
- * create a name but only its owner may remove it: the one place another user can plant a link or
- * a FIFO at a name we are about to use. */
-static int shared_sticky(const struct stat *dir)
-{
-    return (dir->st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH);
-}
-
-/* Whether the kernel's fs.protected_symlinks rule lets this process follow the link `st` that
- * lies in directory `dir`: the link is ours, or the directory's owner's, or the directory is not
- * sticky and world-writable. Applied whatever the sysctl says, because the links are followed
- * here, by hand, where the kernel cannot apply it: a report run as root must not be turned by
- * another user's link onto a file that user could not write. */
-static int may_follow(const struct stat *st, const char *dir)
-{
-    struct stat d;
-    if (st->st_uid == geteuid())
-        return 1;
-    if (stat(dir, &d) < 0)
-        return 0;
-    return !shared_sticky(&d) || d.st_uid == st->st_uid;
-}
-
-/* Append component c (k bytes) to the resolved prefix done. */
-static int append(char *done, const char *c, size_t k)
-{
-    size_t dl = strlen(done);
-    int sep = dl && done[dl - 1] != '/';
-    if (dl + (size_t)sep + k >= TP_PATH_MAX) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    if (sep)
-        done[dl++] = '/';
-    memcpy(done + dl, c, k);
-    done[dl + k] = 0;
-    return 0;
-}
-
-/* ".." of a prefix without links is lexical: drop its last component. A relative prefix that is
- * all ".." (or empty) grows instead. */
-static int parent(char *done)
-{
-    char *slash = strrchr(done, '/');
-    const char *last = slash ? slash + 1 : done;
-    if (!strcmp(done, "/"))
-        return 0;
-    if (!*done || !strcmp(last, ".."))
-        return append(done, "..", 2);
-    if (slash == done)
-        done[1] = 0;
-    else if (slash)
-        *slash = 0;
-    else
-        done[0] = 0;
-    return 0;
-}
-
-/* Walk path one component at a time, as the kernel would, replacing each symbolic link by its
- * target once may_follow allows it (a descriptor name met on the way wins: the link behind
- * /proc/self/fd/N names the file the descriptor was opened on, not the descriptor). t->path ends
- * up a name with no link in it, so that the file written, renamed over or created is the one
- * this walk checked. 0, or -1 with errno (EACCES with t->why for a refused link). */
-static int resolve(const char *path, struct target *t)
-{
-    char todo[TP_PATH_MAX], next[2 * TP_PATH_MAX + 2], link[TP_PATH_MAX];
-    memset(t, 0, sizeof *t);
-    t->fd = -1;
-    if (strlen(path) >= sizeof todo) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    strcpy(todo, path);
-    strcpy(t->path, path[0] == '/' ? "/" : "");
-    int hops = 0, missing = 0;
-    for (const char *rest = todo;;) {
-        int fd;
-        while (*rest == '/')
-            rest++;
-        snprintf(next, sizeof next, "%s%s%s", t->path,
-                 *t->path && t->path[strlen(t->path) - 1] != '/' && *rest ? "/" : "", rest);
-        if ((fd = fd_name(next)) >= 0) {
-            t->kind = T_FD;
-            t->fd = fd;
-            return 0;
-        }
-        if (!*rest)
-            break;
-        size_t k = strcspn(rest, "/");
-        const char *c = rest;
-        rest += k;
-        if (k == 1 && c[0] == '.')
-            continue;
-        if (k == 2 && c[0] == '.' && c[1] == '.') {
-            if (parent(t->path) < 0)
-                return -1;
-            continue;
-        }
-        char dir[TP_PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", *t->path ? t->path : ".");
-        if (append(t->path, c, k) < 0)
-            return -1;
-        struct stat st;
-        if (missing || lstat(t->path, &st) < 0) {
-            /* a name that does not exist (yet): the rest is taken as it stands, for stat below
-             * and the caller's directory checks to judge */
-            missing = 1;
-            continue;
-        }
-        if (!S_ISLNK(st.st_mode))
-            continue;
-        if (!may_follow(&st, dir)) {
-            t->why = refused_link;
-            errno = EACCES;
-            return -1;
-        }
-        if (++hops > MAX_LINKS) {
-            errno = ELOOP;
-            return -1;
-        }
-        ssize_t n = readlink(t->path, link, sizeof link - 1);
-        if (n < 0)
-            return -1;
-        link[n] = 0;
-        if ((size_t)snprintf(next, sizeof next, "%s%s", link, rest) >= sizeof todo) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        strcpy(todo, next);
-        rest = todo;
-        strcpy(t->path, dir);
-        if (link[0] == '/')
-            strcpy(t->path, "/");
-        else if (!strcmp(t->path, "."))
-            t->path[0] = 0;
-    }
-    if (!*t->path)
-        strcpy(t->path, ".");
-    if (stat(t->path, &t->st) == 0) {
-        t->exists = 1;
-        t->kind = S_ISREG(t->st.st_mode) ? T_FILE : T_INPLACE;
-        if (S_ISFIFO(t->st.st_mode) && t->st.st_uid != geteuid()) {
-            /* the kernel's fs.protected_fifos rule, for a FIFO planted where we write */
-            char dir[TP_PATH_MAX];
-            struct stat d;
-            dir_of(t->path, dir, sizeof dir);
-            if (stat(dir, &d) == 0 && shared_sticky(&d) && d.st_uid != t->st.st_uid) {
-                t->why = refused_fifo;
-                errno = EACCES;
-                return -1;
-            }
-        }
-        return 0;
-    }
-    if (errno != ENOENT && errno != ENOTDIR)
-        return -1;
-    /* a new file; a directory part that is missing or not a directory is for the caller to
-     * report */
-    t->kind = T_FILE;
-    return 0;
-}
 
 /* Signals a write can raise: SIGPIPE (the reader went away) and SIGXFSZ (past ulimit -f). Each
  * would kill the program whose report this is. */
@@ -332,7 +110,7 @@ int tp_write_fd(int fd, const void *data, size_t len)
     return rc;
 }
 
-static int write_in_place(const struct target *t, const void *data, size_t len, const char **why)
+static int write_in_place(const struct tp_target *t, const void *data, size_t len, const char **why)
 {
     int fifo = S_ISFIFO(t->st.st_mode);
     /* Never O_TRUNC (meaningless for a device) nor O_CREAT (the name exists); O_NONBLOCK so that
@@ -547,16 +325,16 @@ static int fill_tmp(int fd, int named, const char *final, const void *data, size
     return rc;
 }
 
-static int write_atomic(const struct target *t, const void *data, size_t len,
+static int write_atomic(const struct tp_target *t, const void *data, size_t len,
                         const struct tp_publish *pub, char *final, size_t n, const char **why)
 {
-    char tmp[TP_PATH_MAX + 32], dir[TP_PATH_MAX];
+    char tmp[TP_NAME_MAX + 32], dir[TP_NAME_MAX];
     if (strlen(t->path) + 32 >= sizeof tmp || strlen(t->path) >= n) {
         errno = ENAMETOOLONG;
         return -1;
     }
     memcpy(final, t->path, strlen(t->path) + 1);
-    dir_of(t->path, dir, sizeof dir);
+    tp_dir_of(t->path, dir, sizeof dir);
     if (pub && pub->since_ns) {
         const char *slash = strrchr(t->path, '/');
         remove_stale(dir, slash ? slash + 1 : t->path, pub->since_ns);
@@ -584,18 +362,18 @@ static int write_atomic(const struct target *t, const void *data, size_t len,
 int tp_write_file_as(const char *path, const void *data, size_t len, const struct tp_publish *pub,
                      char *final, size_t n, const char **why)
 {
-    struct target t;
+    struct tp_target t;
     const char *reason = NULL;
     int rc;
     if ((size_t)snprintf(final, n, "%s", path) >= n) {
         errno = ENAMETOOLONG;
         rc = -1;
-    } else if (resolve(path, &t) < 0) {
+    } else if (tp_name_walk(path, &t) < 0) {
         reason = t.why;
         rc = -1;
-    } else if (t.kind == T_FD) {
+    } else if (t.kind == TP_T_FD) {
         rc = tp_write_fd(t.fd, data, len);
-    } else if (t.kind == T_INPLACE) {
+    } else if (t.kind == TP_T_INPLACE) {
         rc = write_in_place(&t, data, len, &reason);
     } else {
         rc = write_atomic(&t, data, len, pub, final, n, &reason);
@@ -606,26 +384,26 @@ int tp_write_file_as(const char *path, const void *data, size_t len, const struc
 }
 int tp_write_file(const char *path, const void *data, size_t len, const char **why)
 {
-    char final[TP_PATH_MAX + 1];
+    char final[TP_NAME_MAX + 1];
     return tp_write_file_as(path, data, len, NULL, final, sizeof final, why);
 }
 
 int tp_file_is_stream(const char *path)
 {
-    struct target t;
+    struct tp_target t;
     int e = errno;
-    int r = resolve(path, &t) == 0 && t.kind != T_FILE;
+    int r = tp_name_walk(path, &t) == 0 && t.kind != TP_T_FILE;
     errno = e;
     return r;
 }
 
 int tp_check_output(const char *path, char *why, size_t n)
 {
-    struct target t;
+    struct tp_target t;
     int e = errno, rc = -1;
-    if (resolve(path, &t) < 0) {
+    if (tp_name_walk(path, &t) < 0) {
         snprintf(why, n, "%s", t.why ? t.why : strerror(errno));
-    } else if (t.kind == T_FD) {
+    } else if (t.kind == TP_T_FD) {
         int fl = fcntl(t.fd, F_GETFL);
         if (fl < 0)
             snprintf(why, n, "file descriptor %d is not open", t.fd);
@@ -633,7 +411,7 @@ int tp_check_output(const char *path, char *why, size_t n)
             snprintf(why, n, "file descriptor %d is not open for writing", t.fd);
         else
             rc = 0;
-    } else if (t.kind == T_INPLACE) {
+    } else if (t.kind == TP_T_INPLACE) {
         if (S_ISDIR(t.st.st_mode))
             snprintf(why, n, "is a directory");
         else if (access(t.path, W_OK) < 0)
@@ -642,7 +420,7 @@ int tp_check_output(const char *path, char *why, size_t n)
             rc = 0;
     } else {
         /* a regular or new file: the temporary file and the rename need the directory */
-        char dir[TP_PATH_MAX];
+        char dir[TP_NAME_MAX];
         char *slash = strrchr(t.path, '/');
         if (!slash)
             strcpy(dir, ".");
