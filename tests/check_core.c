@@ -1,6 +1,7 @@
 /* Unit tests of the shared core: configuration parsing, path templates, op patterns, the
  * growable buffer and the merging of call sites. Never run under LD_PRELOAD. */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "common/buf.h"
 #include "common/config.h"
 #include "common/fileio.h"
+#include "common/namewalk.h"
 #include "common/path.h"
 #include "report/report.h"
 
@@ -344,6 +346,89 @@ START_TEST(test_fileio)
 }
 END_TEST
 
+/* The walk of a report name: components, "..", link chains resolved from each link's directory,
+ * descriptor names behind links, loops; another user's link in a sticky world-writable
+ * directory refused, the same link in a plain directory followed (as root only: the link must
+ * belong to someone else). */
+START_TEST(test_namewalk)
+{
+    char dir[] = "/tmp/tprof-walk-XXXXXX", p[256], want[256];
+    struct tp_target t;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/sub", dir);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/sub/l1", dir);
+    ck_assert_int_eq(symlink("l2", p), 0);
+    snprintf(p, sizeof p, "%s/sub/l2", dir);
+    ck_assert_int_eq(symlink("../real.json", p), 0);
+    snprintf(p, sizeof p, "%s/dl", dir);
+    ck_assert_int_eq(symlink("sub", p), 0);
+    snprintf(p, sizeof p, "%s/err", dir);
+    ck_assert_int_eq(symlink("/dev/stderr", p), 0);
+    snprintf(p, sizeof p, "%s/loop", dir);
+    ck_assert_int_eq(symlink("loop", p), 0);
+
+    snprintf(p, sizeof p, "%s/sub/l1", dir); /* a chain, each link relative to its directory */
+    ck_assert_int_eq(tp_name_walk(p, &t), 0);
+    snprintf(want, sizeof want, "%s/real.json", dir);
+    ck_assert_str_eq(t.path, want);
+    ck_assert_int_eq(t.kind, TP_T_FILE);
+    ck_assert_int_eq(t.exists, 0);
+    snprintf(p, sizeof p, "%s/dl/./x/../new.json", dir); /* a link to a directory, then ".." */
+    ck_assert_int_eq(tp_name_walk(p, &t), 0);
+    snprintf(want, sizeof want, "%s/sub/new.json", dir);
+    ck_assert_str_eq(t.path, want);
+    snprintf(p, sizeof p, "%s//err", dir);
+    ck_assert_int_eq(tp_name_walk(p, &t), 0);
+    ck_assert_int_eq(t.kind, TP_T_FD);
+    ck_assert_int_eq(t.fd, 2);
+    snprintf(p, sizeof p, "%s/loop", dir);
+    ck_assert_int_eq(tp_name_walk(p, &t), -1);
+    ck_assert_int_eq(errno, ELOOP);
+    ck_assert_int_eq(tp_name_walk("/", &t), 0);
+    ck_assert_str_eq(t.path, "/");
+    ck_assert_int_eq(t.kind, TP_T_INPLACE);
+    char cwd[256];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(dir), 0);
+    ck_assert_int_eq(tp_name_walk("sub/../dl/l1", &t), 0); /* relative all the way */
+    ck_assert_str_eq(t.path, "real.json");
+    ck_assert_int_eq(tp_name_walk("../x/../y", &t), 0);
+    ck_assert_str_eq(t.path, "../y");
+    ck_assert_int_eq(chdir(cwd), 0);
+
+    if (geteuid() == 0) {
+        snprintf(p, sizeof p, "%s/shared", dir);
+        ck_assert_int_eq(mkdir(p, 0777), 0);
+        ck_assert_int_eq(chmod(p, 01777), 0);
+        snprintf(p, sizeof p, "%s/shared/planted", dir);
+        ck_assert_int_eq(symlink("/etc/passwd", p), 0);
+        ck_assert_int_eq(lchown(p, 65534, 65534), 0);
+        ck_assert_int_eq(tp_name_walk(p, &t), -1);
+        ck_assert_int_eq(errno, EACCES);
+        ck_assert_str_eq(t.why, "a symbolic link on the way is another user's, in a sticky "
+                                "world-writable directory: not followed");
+        snprintf(want, sizeof want, "%s/shared", dir);
+        ck_assert_int_eq(chown(want, 65534, 65534), 0); /* the directory's owner's link */
+        ck_assert_int_eq(tp_name_walk(p, &t), 0);
+        ck_assert_str_eq(t.path, "/etc/passwd");
+        ck_assert_int_eq(chown(want, 0, 0), 0);
+        ck_assert_int_eq(chmod(want, 0777), 0); /* not sticky */
+        ck_assert_int_eq(tp_name_walk(p, &t), 0);
+        unlink(p);
+        rmdir(want);
+    }
+    const char *names[] = {"sub/l1", "sub/l2", "dl", "err", "loop"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/sub", dir);
+    rmdir(p);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_parsers)
 {
     const char *why;
@@ -542,6 +627,7 @@ int main(void)
     tcase_add_test(tc, test_config_ops);
     tcase_add_test(tc, test_config_outputs);
     tcase_add_test(tc, test_fileio);
+    tcase_add_test(tc, test_namewalk);
     tcase_add_test(tc, test_parsers);
     tcase_add_test(tc, test_ops_match);
     suite_add_tcase(s, tc);
