@@ -17,6 +17,7 @@
 #include "track/runtime.h"
 #include "track/ops.h"
 #include "track/ops_collect.h"
+#include "track/output_exec.h"
 #include "track/sample.h"
 #include "track/series.h"
 #include "track/unmatched.h"
@@ -512,6 +513,10 @@ void tp_collect(struct tp_report *r, const char *why)
 {
     r->tprof_version = strdup(TPROF_VERSION);
     collect_program(&r->program);
+    /* An image that execs with nothing of its own to report: no report is written (output.c),
+     * so none is built. */
+    if (why && !strcmp(why, "exec") && !tp_exec_own_work())
+        return;
     collect_memory(r);
     tp_ops_collect(r);
     tp_series_collect(r, tp_ops_name);
