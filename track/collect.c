@@ -2,6 +2,7 @@
  * stacks from ops_collect.c; machine peaks from report/peaks.c. Runs once per report, with the
  * guard held. */
 #include "track/collect.h"
+#include "track/collect_machine.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -509,35 +510,6 @@ static void collect_memory(struct tp_report *r)
     keep_sites(r, all, k);
 }
 
-/* The machine's peaks. A quick measurement (report/peaks.h) costs a quarter of a second: only
- * when a roofline needs it (an op has FLOPs). Its arrays, 96 to 384 MiB, count in the peak RSS
- * the kernel keeps, across exec too: so only the report that ends the process measures, after it
- * read that peak; one before (snapshot, on signal, an image that execs) goes without. */
-static void machine_peaks(struct tp_report *r, const char *why)
-{
-    int need = 0;
-    for (size_t i = 0; i < r->nops; i++)
-        need |= r->ops[i].flops > 0;
-    int last = atomic_load(&tp_state) == TP_FINISHING && (!why || strcmp(why, "exec") != 0);
-    /* Once known, they stay for every later report (no cache read again at each snapshot). */
-    static struct tp_machine known;
-    if (need && known.source) {
-        r->machine.peak_gflops = known.peak_gflops;
-        r->machine.peak_gbps = known.peak_gbps;
-        r->machine.source = strdup(known.source);
-        return;
-    }
-    int rc = tp_peaks_resolve(&r->machine, tp_cfg.peak_gflops, tp_cfg.peak_gbps, need && last);
-    if (need && rc == 0 && r->machine.source) {
-        known = r->machine;
-        known.source = strdup(r->machine.source);
-    }
-    if (need && rc < 0 && !last)
-        tp_report_note(r, "machine peaks not measured for this report: the quick measurement is "
-                          "made by the report at the process's exit, so that its arrays never "
-                          "count in a peak RSS a report gives (`tprof calibrate` caches them)");
-}
-
 void tp_collect(struct tp_report *r, const char *why)
 {
     r->tprof_version = strdup(TPROF_VERSION);
@@ -554,11 +526,7 @@ void tp_collect(struct tp_report *r, const char *why)
     tp_components_notes(r, 1);
     tp_optree_collect(r);
     tp_components_notes(r, 0);
-    machine_peaks(r, why);
-    char pnote[1400];
-    tp_peaks_note(r->machine.source, pnote, sizeof pnote);
-    if (pnote[0])
-        tp_report_note(r, "%s", pnote);
+    tp_collect_machine(r, why);
     if (r->program.threads > 1)
         tp_report_note(r,
                        "%llu threads allocated: per-site live-at-peak figures are exact only "
