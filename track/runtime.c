@@ -8,8 +8,10 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "common/escape.h"
 #include "report/report.h"
 
 _Atomic int tp_state = TP_BOOT;
@@ -17,20 +19,22 @@ TP_TLS int tp_guard;
 struct tp_config tp_cfg;
 uint64_t tp_start_ns;
 
+/* What a warning names (a path, a setting's value, a name from the program) is shown escaped,
+ * once, here, for the whole line (common/escape.h): callers pass values as they are. One write,
+ * so that two threads' warnings do not interleave. */
 void tp_warn(const char *fmt, ...)
 {
-    char line[512];
+    char raw[512], line[1600] = "tprof: ";
     int e = errno;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    int n = vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
-    if ((size_t)n > sizeof line - 2)
-        n = sizeof line - 2;
-    line[n++] = '\n';
-    if (write(2, "tprof: ", 7) >= 0 && write(2, line, (size_t)n) >= 0) {
+    size_t len = 7 + tp_escape(line + 7, sizeof line - 8, raw, strnlen(raw, sizeof raw));
+    line[len++] = '\n';
+    if (write(2, line, len) < 0) {
     }
     errno = e;
 }
