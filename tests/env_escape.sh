@@ -6,7 +6,7 @@
 # same way, never twice (a value holding the text \x1b shows \\x1b), and the program runs on
 # with its output unchanged. So does a warning of the running library that names something of
 # the program's (a dlopen() with RTLD_DEEPBIND of a file whose name holds an escape sequence and
-# an 8-bit CSI, U+009B).
+# an 8-bit CSI, U+009B), and an error of tprof run's.
 . "$TS/lib.sh"
 V="$TB/victims/v_dlname"
 ESC=$(printf '\033')
@@ -35,4 +35,11 @@ check 'tprof: TPROF_TOP=\\x1b: not an integer; using 10' TPROF_TOP='\x1b'
 check 'tprof: TPROF_STEP=st\x1bep: expected one function name; using none' TPROF_STEP="$(printf 'st\033ep')"
 check "tprof: dlopen(lib\\x1b[31mred\\xc2\\x9b.so, RTLD_DEEPBIND): RTLD_DEEPBIND removed: it would bypass tprof's wrappers" \
   TPROF_DEMOTE=0 -- "$(printf 'lib\033[31mred\302\233.so')"
+# tprof run echoes what it was given the same way.
+"$TPROF_CLI" run "$(printf -- '--x\033[2J')" -- true > /dev/null 2> "$WORK/err"
+[ $? = 2 ] && [ "$(cat "$WORK/err")" = "tprof run: unknown option '--x\\x1b[2J' (try 'tprof run --help')" ] ||
+  fail "tprof run, unknown option: $(cat "$WORK/err")"
+"$TPROF_CLI" run -- "$(printf 'no\033such')" > /dev/null 2> "$WORK/err"
+[ $? = 127 ] && [ "$(cat "$WORK/err")" = "tprof run: cannot run 'no\\x1bsuch': No such file or directory" ] ||
+  fail "tprof run, no such program: $(cat "$WORK/err")"
 exit 0
