@@ -171,6 +171,9 @@ char *const *tp_execenv_fix(char *const envp[], size_t n, char **v, struct tp_ex
     return v;
 }
 
+/* Through the program's own setenv and unsetenv, which own environ. They change it under another
+ * thread's getenv as any setenv does; they run only when environ's LD_PRELOAD and tprof's entries
+ * disagree, which takes the program itself changing LD_PRELOAD with setenv or putenv first. */
 void tp_execenv_sync_environ(void)
 {
     if (tp_in_vfork_child()) /* also when tprof is off here: then it added nothing */
