@@ -58,26 +58,28 @@ int tp_exec_worth_report(const struct tp_report *r)
 }
 
 /* A site that allocated in this image from code of the program's own, as the report's test
- * tells it from the symbolised frames (own_site), told here from the raw return addresses: one in no
- * module, or in a module outside the system directories; tprof's own frames are passed over (a
- * site left with none counts as the program's, as one with no frames does there). */
+ * (own_site) tells it from the symbolised frames, told here from the raw return addresses, and
+ * never "no" where that test says yes: one in no module, or in a module outside the system
+ * directories. tprof's own frames are passed over; a site left with one frame or none counts as
+ * the program's (the symbolised site drops its first frame when it is the allocator's, operator
+ * new, and a site with no frame left counts as the program's there). */
 static int own_raw_site(uint32_t id)
 {
     uint32_t n;
     const uintptr_t *pcs = id ? tp_site_frames(id, &n) : NULL;
     if (!pcs)
         return 1;
-    int any = 0;
+    int kept = 0;
     for (uint32_t i = 0; i < n; i++) {
         char path[4096];
         if (tp_addr_is_ours(pcs[i]))
             continue;
-        any = 1;
+        kept++;
         if (tp_symtab_module(pcs[i] - 1, path, sizeof path, NULL, NULL, NULL) < 0 ||
             !in_system_dir(path))
             return 1;
     }
-    return !any;
+    return kept <= 1;
 }
 
 /* An image that execs writes a report only when it did something of its own (tp_exec_worth_report
