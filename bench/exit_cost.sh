@@ -6,17 +6,21 @@
 #   make      make -j2 of a generated 25-file C project; under `tprof run` (the root's report on
 #             stderr, none from its children), and with a JSON report per process (--json %p)
 #   pipeline  a bash pipeline of a few hundred short processes
+#   script    a bash script of 909 processes (900 x /bin/true, then ls, date, cat, wc, ...), with a
+#             JSON report per process (TPROF_JSON=%p) and with the root's text report only; with
+#             BEFORE=path/libtprof.so, that build too, in the same rounds
 #   torch     python3-torch's MLP (skipped without it): wall time and report time (from the
 #             script's last statement to the process's exit), with TPROF_OUTPUT=none and no JSON,
 #             and with a JSON report; tprof's share is that time less the native one
 # Times in seconds. Usage: bench/exit_cost.sh BUILD [CASE...]   (BUILD: a build tree with tprof and .libs/libtprof.so)
-# Environment: REPS (default 5), LIB (another libtprof.so to measure, e.g. a build before a change).
+# Environment: REPS (default 5), LIB (another libtprof.so to measure, e.g. a build before a change),
+# BEFORE (script: a second libtprof.so measured in the same rounds).
 set -u
 die() { echo "exit_cost: $*" >&2; exit 2; }
-[ $# -ge 1 ] || die "usage: bench/exit_cost.sh BUILD [gcc make pipeline torch]"
+[ $# -ge 1 ] || die "usage: bench/exit_cost.sh BUILD [gcc make pipeline script torch]"
 B=$(cd "$1" && pwd) || die "$1: no such directory"
 shift
-CASES=${*:-gcc make pipeline torch}
+CASES=${*:-gcc make pipeline script torch}
 TPROF="$B/tprof"
 LIB=${LIB:-$B/.libs/libtprof.so}
 [ -x "$TPROF" ] && [ -f "$LIB" ] || die "$B: no tprof or libtprof.so built there"
@@ -117,6 +121,33 @@ case_pipeline() {
     done
     header "bash pipeline (about 400 processes)"
     row "tprof run -- bash -c '...'" pipe.n pipe.t
+}
+
+case_script() {
+    printf '%s\n' 'for i in $(seq 900); do /bin/true; done' \
+        'ls / > /dev/null; date > /dev/null; cat /etc/hostname > /dev/null; echo hi | wc -c > /dev/null' \
+        'uname > /dev/null; sort /etc/passwd > /dev/null; head -1 /etc/passwd > /dev/null' > "$W/s.sh"
+    local libs="$LIB" l k
+    [ -n "${BEFORE:-}" ] && libs="$BEFORE $LIB"
+    for r in $(seq "$REPS"); do
+        once script.n bash "$W/s.sh"
+        k=0
+        for l in $libs; do
+            k=$((k + 1))
+            rm -rf "$W/r"
+            mkdir "$W/r"
+            once "script.j$k" env XDG_CACHE_HOME="$W/xdg" TPROF_OUTPUT=none TPROF_JSON="$W/r/%p.json" \
+                LD_PRELOAD="$l" bash "$W/s.sh"
+            once "script.t$k" env XDG_CACHE_HOME="$W/xdg" LD_PRELOAD="$l" bash "$W/s.sh"
+        done
+    done
+    k=0
+    for l in $libs; do
+        k=$((k + 1))
+        header "bash script of 909 processes, $l"
+        row "a JSON report per process ($(ls "$W/r" | wc -l) reports)" script.n "script.j$k"
+        row "the root's text report only" script.n "script.t$k"
+    done
 }
 
 case_torch() {

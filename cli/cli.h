@@ -4,6 +4,8 @@
 #ifndef TPROF_CLI_H
 #define TPROF_CLI_H
 
+#include <stddef.h>
+
 int tp_cmd_run(int argc, char **argv);
 int tp_cmd_report(int argc, char **argv);
 int tp_cmd_diff(int argc, char **argv);
@@ -14,5 +16,10 @@ int tp_cmd_calibrate(int argc, char **argv);
  * build tree (.libs/), else ../lib/ relative to it, else the configured $libdir. NULL if none
  * exists (then err names what was tried). */
 const char *tp_find_library(char *err, size_t errlen);
+
+/* Before `tprof run` execs `file` (resolved through PATH as execvp does): one line on stderr when
+ * the dynamic loader will not preload libtprof.so into it (statically linked; set-uid or set-gid
+ * to another user or group), so that it runs without a report (cli/runcheck.c). */
+void tp_run_check_program(const char *file);
 
 #endif

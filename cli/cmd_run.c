@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "common/config.h"
+#include "common/escape.h"
 #include "common/path.h"
 
 /* Every flag is one TPROF_* variable; the value is validated by the library's own parser. */
@@ -82,7 +83,10 @@ static void usage(FILE *f)
                "directory exists and is writable): a bad one is one line and exit status 2, and\n"
                "cmd does not run. Booleans take 0/1, yes/no, true/false or on/off, in any case.\n"
                "A regular file is replaced atomically (through a link, the file it points to); a\n"
-               "path naming a device, a FIFO or /dev/fd/N (/dev/stderr...) is written in place.\n");
+               "path naming a device, a FIFO or /dev/fd/N (/dev/stderr...) is written in place.\n"
+               "\nA cmd that the dynamic loader will not preload libtprof.so into (statically\n"
+               "linked, or set-uid or set-gid to another user or group) runs all the same,\n"
+               "without a report, after one line on stderr saying so.\n");
 }
 
 static const char *one_var;
@@ -154,7 +158,9 @@ const char *tp_find_library(char *err, size_t errlen)
     if (env && *env) {
         if (exists(env))
             return env;
-        snprintf(err, errlen, "TPROF_LIB=%s: no such file", env);
+        char shown[1024];
+        snprintf(err, errlen, "TPROF_LIB=%s: no such file",
+                 tp_escape_str(shown, sizeof shown, env));
         return NULL;
     }
     char self[PATH_MAX];
@@ -210,7 +216,9 @@ static int parse_options(int argc, char **argv, const char **lib)
                 break;
         int is_lib = len == 5 && !strncmp(a, "--lib", 5);
         if (f == NFLAGS && !is_lib) {
-            fprintf(stderr, "tprof run: unknown option '%s' (try 'tprof run --help')\n", a);
+            char shown[1024];
+            fprintf(stderr, "tprof run: unknown option '%s' (try 'tprof run --help')\n",
+                    tp_escape_str(shown, sizeof shown, a));
             return -1;
         }
         const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
@@ -263,7 +271,9 @@ int tp_cmd_run(int argc, char **argv)
     if (!lib)
         lib = tp_find_library(err, sizeof err);
     else if (!exists(lib)) {
-        snprintf(err, sizeof err, "--lib %s: no such file", lib);
+        char shown[1024];
+        snprintf(err, sizeof err, "--lib %s: no such file",
+                 tp_escape_str(shown, sizeof shown, lib));
         lib = NULL;
     }
     if (!lib) {
@@ -283,7 +293,11 @@ int tp_cmd_run(int argc, char **argv)
         return 2;
     snprintf(pre, n, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
     setenv("LD_PRELOAD", pre, 1);
+    tp_run_check_program(argv[i]);
     execvp(argv[i], argv + i);
-    fprintf(stderr, "tprof run: cannot run '%s': %s\n", argv[i], strerror(errno));
-    return errno == ENOENT ? 127 : 126;
+    int e = errno;
+    char shown[4096];
+    fprintf(stderr, "tprof run: cannot run '%s': %s\n", tp_escape_str(shown, sizeof shown, argv[i]),
+            strerror(e));
+    return e == ENOENT ? 127 : 126;
 }

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/escape.h"
+
 void tp_jget_fail(struct tp_jget *c, const char *path, const char *fmt, ...)
 {
     if (c->failed)
@@ -28,12 +30,12 @@ void tp_jget_fail(struct tp_jget *c, const char *path, const char *fmt, ...)
     va_end(ap);
     if (!c->errlen)
         return;
-    snprintf(c->err, c->errlen, "%s: %s%s%s", c->file, path && *path ? path : "",
+    char raw[1024];
+    snprintf(raw, sizeof raw, "%s: %s%s%s", c->file, path && *path ? path : "",
              path && *path ? ": " : "", what);
-    /* One line, whatever the file name or a quoted value holds. */
-    for (char *p = c->err; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
+    /* One line, whatever the file name, a key or a quoted value holds: escaped here, once
+     * (common/escape.h); the commands print it as it is. */
+    tp_escape_str(c->err, c->errlen, raw);
 }
 
 /* "what was found instead", for messages. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/escape.h"
 #include "common/fileio.h"
 #include "common/path.h"
 #include "common/suppress.h"
@@ -42,16 +43,17 @@ void tp_config_free(struct tp_config *c)
     memset(c, 0, sizeof *c);
 }
 
+/* A value may hold a newline, an escape sequence or bytes of no character, and the reason may
+ * quote it (a work formula's parse error, a path): both are shown escaped (common/escape.h),
+ * here and nowhere before, and the warning stays one line. The value is cut at 200 bytes. */
 static void warn_line(tp_warn_fn warn, const char *var, const char *val, const char *why,
                       const char *def)
 {
-    char line[512], shown[201];
-    /* A value may hold a newline or any control character: the warning stays one line. */
-    size_t n = 0;
-    for (; val[n] && n < sizeof shown - 1; n++)
-        shown[n] = (unsigned char)val[n] < 0x20 || val[n] == 0x7f ? '?' : val[n];
-    shown[n] = 0;
-    snprintf(line, sizeof line, "tprof: %s=%s: %s; using %s\n", var, shown, why, def);
+    char line[2048], shown[801], reason[1025];
+    size_t n = strlen(val);
+    tp_escape(shown, sizeof shown, val, n > 200 ? 200 : n);
+    tp_escape_str(reason, sizeof reason, why);
+    snprintf(line, sizeof line, "tprof: %s=%s: %s; using %s\n", var, shown, reason, def);
     if (warn)
         warn(line);
 }

@@ -14,6 +14,7 @@
 
 #include "preload/lifecycle.h"
 #include "preload/cyg.h"
+#include "preload/execenv.h"
 #include "preload/plt.h"
 #include "preload/reporter.h"
 #include "preload/real.h"
@@ -86,6 +87,7 @@ static const struct tp_component parts[] = {
     {"report files", report_files_init, NULL, NULL, tp_output_fork_child, NULL, 0},
     {"CPU samples", sample_init, NULL, NULL, tp_sample_fork_child, NULL, 0},
     {"series", NULL, NULL, NULL, tp_series_fork_child, NULL, 0},
+    {"exec environment", tp_execenv_init, NULL, NULL, NULL, NULL, 0},
 };
 
 void tp_preload_init(void)

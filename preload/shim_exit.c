@@ -2,8 +2,8 @@
  * destructor) and other than a signal (shim_signal.c): _exit/_Exit, quick_exit, and exec, which
  * replaces the image without running any destructor. Each writes the report once through
  * tp_finish(), then lets the program go the way it would have gone without tprof. Exec also
- * gets the new image's environment fixed, so that it learns who it is, and leaves the report's
- * plain name to the new image. */
+ * gets the new image's environment fixed (preload/execenv.h), so that it learns who it is, and
+ * leaves the report's plain name to the new image. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/execenv.h"
 #include "preload/lifecycle.h"
 #include "preload/real.h"
 #include "preload/shim.h"
@@ -99,79 +100,6 @@ static void after_failed_exec(int wrote, int e)
     errno = e;
 }
 
-/* The new image learns who it is from TPROF_IMAGE and TPROF_ROOT_PID in the environment exec
- * gives it, and the environment a program passes is often not one that we updated: a shell
- * execs with its own list of exported variables (bash even points environ at it), built before
- * it forked; Open MPI's launcher and Python's subprocess with env=... build theirs before the
- * fork too. With its parent's TPROF_IMAGE the new image would take the name of its parent's
- * report, or of the report the forked child wrote just before this exec, and overwrite it. So
- * whatever envp holds, exec gets this image's own entries: a copy of envp, on the stack (a vfork
- * child must not allocate; there this process's identity is still its parent's, which is right
- * for the new image: a new pid, its first image). An environment without LD_PRELOAD gets no
- * entry added: tprof is not coming along. */
-#define ENV_ON_STACK 4096 /* entries; a longer environment is copied to the heap */
-
-struct exec_env {
-    char img[64], root[96];
-    char **heap;
-};
-
-static size_t env_len(char *const envp[])
-{
-    size_t n = 0;
-    while (envp && envp[n])
-        n++;
-    return n;
-}
-
-/* The environment to hand to exec: envp itself, or a fixed copy in v (room for n + 3 entries;
- * NULL: too long for the stack) or on the heap (x->heap, freed by the caller). */
-static char *const *fix_env(char *const envp[], size_t n, char **v, struct exec_env *x)
-{
-    x->heap = NULL;
-    if (!envp || !tp_ident_env(x->img, sizeof x->img, x->root, sizeof x->root))
-        return envp;
-    int stale = 0, has_img = 0, has_root = 0, preload = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!strncmp(envp[i], "TPROF_IMAGE=", 12)) {
-            has_img = 1;
-            stale |= strcmp(envp[i], x->img) != 0;
-        } else if (!strncmp(envp[i], "TPROF_ROOT_PID=", 15)) {
-            has_root = 1;
-            stale |= strcmp(envp[i], x->root) != 0;
-        } else if (!strncmp(envp[i], "LD_PRELOAD=", 11)) {
-            preload = 1;
-        }
-    }
-    int add = preload && (!has_img || !has_root);
-    if (!stale && !add)
-        return envp;
-    if (!v) {
-        if (tp_in_vfork_child())
-            return envp;
-        struct tp_own g = tp_own_begin();
-        v = x->heap = tp_alloc((n + 3) * sizeof *v);
-        tp_own_end(g);
-        if (!v)
-            return envp;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!strncmp(envp[i], "TPROF_IMAGE=", 12))
-            v[k++] = x->img;
-        else if (!strncmp(envp[i], "TPROF_ROOT_PID=", 15))
-            v[k++] = x->root;
-        else
-            v[k++] = envp[i];
-    }
-    if (add && !has_img)
-        v[k++] = x->img;
-    if (add && !has_root)
-        v[k++] = x->root;
-    v[k] = NULL;
-    return v;
-}
-
 enum exec_kind { EXEC_VE, EXEC_VPE, EXEC_FD, EXEC_AT };
 
 /* An exec that cannot succeed does not end this image: a shell, or Python's os.execvp, tries
@@ -190,10 +118,10 @@ static int do_exec(enum exec_kind kind, int fd, const char *path, char *const ar
 {
     static const char *const names[] = {"execve", "execvpe", "fexecve", "execveat"};
     void *real = tp_real(names[kind]);
-    size_t n = env_len(envp);
-    char *stack[n < ENV_ON_STACK ? n + 3 : 1];
-    struct exec_env x;
-    char *const *env = fix_env(envp, n, n < ENV_ON_STACK ? stack : NULL, &x);
+    size_t n = tp_execenv_len(envp);
+    char *stack[n < TP_ENV_ON_STACK ? n + 3 : 1];
+    struct tp_execenv x;
+    char *const *env = tp_execenv_fix(envp, n, n < TP_ENV_ON_STACK ? stack : NULL, &x);
     int wrote = 0;
     if (!cannot_exec(kind, path))
         wrote = before_exec(kind == EXEC_FD || (path && !*path) ? NULL : path);

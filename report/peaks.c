@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/escape.h"
 #include "report/calib.h"
 #include "common/fileio.h"
 
@@ -57,19 +58,21 @@ static int corrupt(const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    /* the path and the line quoted, escaped once here (common/escape.h) */
+    char p[1200], w[800];
     fprintf(stderr,
             "tprof: %s: not a valid peaks cache (%s); ignoring it (run `tprof calibrate "
             "--force`)\n",
-            path, why);
+            tp_escape_str(p, sizeof p, path), tp_escape_str(w, sizeof w, why));
     return -2;
 }
 
-/* A value as it can be shown on one line: printable ASCII, at most 40 characters. */
+/* A value as the warning quotes it: its first 40 bytes (corrupt() escapes them). */
 static const char *shown(const char *v, char *buf, size_t n)
 {
     size_t i = 0;
     for (; v[i] && i + 1 < n && i < 40; i++)
-        buf[i] = (unsigned char)v[i] >= 0x20 && (unsigned char)v[i] < 0x7f ? v[i] : '?';
+        buf[i] = v[i];
     buf[i] = 0;
     return buf;
 }
@@ -381,9 +384,11 @@ int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, i
         if (p.gflops > 0 && p.gbps > 0) {
             /* Both peaks, whatever the environment gave: the cache is the machine's. */
             tp_peaks_as_cached(&p);
-            if (loaded == -1 && tp_peaks_save(path, &p) < 0)
+            if (loaded == -1 && tp_peaks_save(path, &p) < 0) {
+                char shown_path[1200];
                 fprintf(stderr, "tprof: cannot write %s: %s; the quick peaks are not cached\n",
-                        path, strerror(errno));
+                        tp_escape_str(shown_path, sizeof shown_path, path), strerror(errno));
+            }
             if (m->peak_gflops <= 0)
                 m->peak_gflops = p.gflops;
             if (m->peak_gbps <= 0)

@@ -11,6 +11,7 @@
 
 #include "common/buf.h"
 #include "common/config.h"
+#include "common/escape.h"
 #include "common/fileio.h"
 #include "common/namewalk.h"
 #include "common/path.h"
@@ -104,8 +105,8 @@ START_TEST(test_config_malformed)
     ck_assert_ptr_nonnull(strstr(
         warned,
         "tprof: TPROF_DISABLE=maybe: expected 0/1, yes/no, true/false or on/off; using 0\n"));
-    ck_assert_ptr_nonnull(
-        strstr(warned, "tprof: TPROF_OUTPUT=a?b: contains a control character; using stderr\n"));
+    ck_assert_ptr_nonnull(strstr(
+        warned, "tprof: TPROF_OUTPUT=a\\x01b: contains a control character; using stderr\n"));
     tp_config_free(&c);
 }
 END_TEST
@@ -581,6 +582,43 @@ START_TEST(test_buf)
 }
 END_TEST
 
+/* Values in messages are escaped once: control characters, C1 controls and bidirectional
+ * overrides as \xNN, bytes of no UTF-8 character as \xNN, backslash as \\; valid UTF-8 kept; cut
+ * before an escape that does not fit. */
+START_TEST(test_escape)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain /path/x.json", "plain /path/x.json"},
+        {"a\033[2Jb\n\t\x7f", "a\\x1b[2Jb\\x0a\\x09\\x7f"},
+        {"back\\slash \\x1b", "back\\\\slash \\\\x1b"},
+        {"caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80"}, /* é, U+1F600 */
+        {"\xc2\x9b"
+         "2J",
+         "\\xc2\\x9b2J"},                             /* C1 CSI */
+        {"x\xe2\x80\xaey", "x\\xe2\\x80\\xaey"},      /* U+202E */
+        {"\xff\xfe", "\\xff\\xfe"},                   /* never UTF-8 */
+        {"\xc0\x80", "\\xc0\\x80"},                   /* overlong NUL */
+        {"\xed\xa0\x80", "\\xed\\xa0\\x80"},          /* a surrogate */
+        {"\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"}, /* past U+10FFFF */
+        {"\xe2\x82", "\\xe2\\x82"},                   /* cut short */
+    };
+    char out[128];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = tp_escape(out, sizeof out, cases[i].in, strlen(cases[i].in));
+        ck_assert_msg(!strcmp(out, cases[i].out), "case %zu: %s", i, out);
+        ck_assert_uint_eq(n, strlen(cases[i].out));
+    }
+    /* 7 bytes of room: "ab" and one whole escape, not part of the next */
+    ck_assert_uint_eq(tp_escape(out, 7, "ab\033\033", 4), 6);
+    ck_assert_str_eq(out, "ab\\x1b");
+    ck_assert_uint_eq(tp_escape(out, 6, "ab\033\033", 4), 2);
+    ck_assert_str_eq(out, "ab");
+    ck_assert_str_eq(tp_escape_str(out, sizeof out, NULL), "(null)");
+}
+END_TEST
+
 static struct tp_site mk(const char *fn, int line, uint64_t allocs, uint64_t peak, uint64_t at_peak)
 {
     struct tp_site s = {0};
@@ -637,6 +675,7 @@ int main(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("model");
     tcase_add_test(tc, test_buf);
+    tcase_add_test(tc, test_escape);
     tcase_add_test(tc, test_sites_merge);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

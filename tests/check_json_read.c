@@ -469,7 +469,7 @@ static const struct {
     {"{\"schema\": 1, \"ops\": [{\"name\": \"a\", \"shapes\": [{\"transa\": \"NT\"}]}]}",
      "x.json: ops[0].shapes[0].transa: expected a one-character string, found \"NT\""},
     {"{\"schema\": 1, \"ops\": [{\"name\": \"a\", \"shapes\": [{\"transb\": \" \\n\"}]}]}",
-     "x.json: ops[0].shapes[0].transb: expected a one-character string, found \" ?\""},
+     "x.json: ops[0].shapes[0].transb: expected a one-character string, found \" \\x0a\""},
     {"{\"schema\": 1, \"ops\": [{\"name\": \"a\", \"latency_ns\": {\"mean\": -1}}]}",
      "x.json: ops[0].latency_ns.mean: expected nanoseconds (0 to 2^64), found -1"},
     {"{\"schema\": 1, \"ops\": [{\"name\": \"a\", \"proc_max_ns\": 1e20}]}",

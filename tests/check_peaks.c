@@ -218,6 +218,10 @@ static const struct {
     {"\x7f"
      "ELF\x02\x01\x01\n",
      "first line is not 'tprof-peaks 1'"},
+    /* what the file holds is quoted escaped, once: an escape sequence, a backslash, a byte of no
+     * character (a second line cannot be quoted: a line ends at the newline) */
+    {"tprof-peaks 1\npeak_gflops \x1b[2J\\\xff\npeak_gbps 3\n",
+     "line 2: peak_gflops '\\x1b[2J\\\\\\xff' is not valid"},
 };
 
 START_TEST(test_corrupt)

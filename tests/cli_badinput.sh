@@ -49,7 +49,7 @@ expect "binary.json: not JSON (line 1, column 1: invalid utf-8 string)$" "$T" re
 expect "gzip.json: compressed with gzip: uncompress it first$" "$T" report "$WORK/gzip.json"
 expect "missing.json: cannot open: No such file or directory$" "$T" report "$WORK/missing.json"
 # a file name with a newline still gives one line
-expect "^tprof report: $WORK/new?line.json: cannot open: No such file or directory$" "$T" report "$WORK/new
+expect "^tprof report: $WORK/new\\\\x0aline.json: cannot open: No such file or directory$" "$T" report "$WORK/new
 line.json"
 # root can read a chmod 000 file, so unreadability is tested with a directory
 expect "^tprof report: $WORK: is a directory, not a report$" "$T" report "$WORK"

@@ -36,4 +36,21 @@ TPROF_JSON="$WORK/t.%p.json" strace -f -qq -e trace=openat -o "$WORK/tree2" \
   env LD_PRELOAD="$TPROF_SO" sh -c "\"$V\" > /dev/null; true" 2> /dev/null || fail "shell failed"
 [ "$(maps "$WORK/tree2")" = 2 ] || fail "symbolisers, a JSON each: $(maps "$WORK/tree2")"
 [ "$(ls "$WORK"/t.*.json | wc -l)" = 2 ] || fail "JSON reports: $(ls "$WORK")"
+
+# A script's forked children that only exec (bash runs each command in one) did nothing of their
+# own, so they write no report, and nothing is symbolised for one at their exec either, even
+# with a JSON report per process: no libdw, no /proc/<pid>/maps, no symbol table of bash's read
+# between the fork and the exec. Two reports: the forked child's /bin/true, and the one bash
+# execs in its own process for the last command.
+if command -v bash > /dev/null; then
+  TPROF_OUTPUT=none TPROF_JSON="$WORK/b.%p.json" strace -f -qq -e trace=openat,execve -o "$WORK/bash" \
+    env LD_PRELOAD="$TPROF_SO" bash -c '/bin/true; /bin/true' || fail "bash failed"
+  child=$(grep 'execve("/bin/true"' "$WORK/bash" | head -n 1 | cut -d' ' -f1)
+  [ -n "$child" ] && [ "$child" != "$(head -n 1 "$WORK/bash" | cut -d' ' -f1)" ] ||
+    fail "no forked child of bash seen: $(cat "$WORK/bash")"
+  awk -v c="$child" '$1 == c && /execve\("\/bin\/true"/ { exit } $1 == c' "$WORK/bash" > "$WORK/pre"
+  grep -E 'libdw\.so\.1|/proc/[0-9]+/maps|bin/bash"' "$WORK/pre" &&
+    fail "bash's forked child symbolised before its exec"
+  [ "$(ls "$WORK"/b.*.json | wc -l)" = 2 ] || fail "JSON reports of the script: $(ls "$WORK")"
+fi
 echo "PASS exit_cost"

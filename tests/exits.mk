@@ -48,3 +48,9 @@ EXTRA_DIST += tests/exit_cost.sh
 # elfutils loaded only for a report's symbols, never by a process that writes none (needs strace).
 TESTS += tests/lazy_dw.sh
 EXTRA_DIST += tests/lazy_dw.sh
+# What tprof adds to the environment reaches only the programs it profiles: exec, posix_spawn,
+# system() and popen() with LD_PRELOAD emptied, naming another library, removed or kept.
+check_PROGRAMS += tests/victims/v_envleak
+tests_victims_v_envleak_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_envleak.sh
+EXTRA_DIST += tests/proc_envleak.sh

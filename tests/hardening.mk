@@ -20,3 +20,9 @@ check_PROGRAMS += tests/victims/v_wrap
 tests_victims_v_wrap_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/proc_wrap.sh
 EXTRA_DIST += tests/proc_wrap.sh
+# Every value a warning echoes is escaped once: settings, paths, names from the program.
+check_PROGRAMS += tests/victims/v_dlname
+tests_victims_v_dlname_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_dlname_LDADD = -ldl
+TESTS += tests/env_escape.sh
+EXTRA_DIST += tests/env_escape.sh

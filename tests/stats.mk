@@ -15,3 +15,8 @@ tests_check_workspec_SOURCES = tests/check_workspec.c
 tests_check_workspec_CFLAGS = $(TEST_CFLAGS)
 tests_check_workspec_LDADD = $(TEST_LIBS)
 TESTS += tests/check_workspec
+# The quick peaks measurement never counts in a peak RSS a report gives.
+check_PROGRAMS += tests/victims/v_rsspeak
+tests_victims_v_rsspeak_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/peaks_rss.sh
+EXTRA_DIST += tests/peaks_rss.sh

@@ -2,6 +2,7 @@
  * stacks from ops_collect.c; machine peaks from report/peaks.c. Runs once per report, with the
  * guard held. */
 #include "track/collect.h"
+#include "track/collect_machine.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "track/runtime.h"
 #include "track/ops.h"
 #include "track/ops_collect.h"
+#include "track/output_exec.h"
 #include "track/sample.h"
 #include "track/series.h"
 #include "track/unmatched.h"
@@ -512,6 +514,10 @@ void tp_collect(struct tp_report *r, const char *why)
 {
     r->tprof_version = strdup(TPROF_VERSION);
     collect_program(&r->program);
+    /* An image that execs with nothing of its own to report: no report is written (output.c),
+     * so none is built. */
+    if (why && !strcmp(why, "exec") && !tp_exec_own_work())
+        return;
     collect_memory(r);
     tp_ops_collect(r);
     tp_series_collect(r, tp_ops_name);
@@ -520,28 +526,7 @@ void tp_collect(struct tp_report *r, const char *why)
     tp_components_notes(r, 1);
     tp_optree_collect(r);
     tp_components_notes(r, 0);
-    /* A quick measurement costs a quarter of a second: only when a roofline needs it. */
-    int need = 0;
-    for (size_t i = 0; i < r->nops; i++)
-        need |= r->ops[i].flops > 0;
-    /* Once measured, the machine's peaks are the same for every later report of this run (a
-     * periodic snapshot must not measure them again each period). */
-    static struct tp_machine known;
-    if (need && known.source) {
-        r->machine.peak_gflops = known.peak_gflops;
-        r->machine.peak_gbps = known.peak_gbps;
-        r->machine.source = strdup(known.source);
-    } else {
-        tp_peaks_resolve(&r->machine, tp_cfg.peak_gflops, tp_cfg.peak_gbps, need);
-        if (need && r->machine.source) {
-            known = r->machine;
-            known.source = strdup(r->machine.source);
-        }
-    }
-    char pnote[1400];
-    tp_peaks_note(r->machine.source, pnote, sizeof pnote);
-    if (pnote[0])
-        tp_report_note(r, "%s", pnote);
+    tp_collect_machine(r, why);
     if (r->program.threads > 1)
         tp_report_note(r,
                        "%llu threads allocated: per-site live-at-peak figures are exact only "

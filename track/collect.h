@@ -5,6 +5,9 @@
 #include "report/report.h"
 
 void tp_collect(struct tp_report *r, const char *why);
+/* The calling thread writes only reports made while the program runs on (snapshots, reports on
+ * signal), never the one that ends the process: preload/reporter.c's thread. */
+void tp_collect_interim_thread(void);
 /* At the end of a run whose report is not written (track/output.h): what it would still say on
  * stderr, the settings that selected no function (track/unmatched.h); nothing else is collected. */
 void tp_collect_unwritten(void);

@@ -284,6 +284,17 @@ static void collect_notes(struct tp_report *r, uint64_t skipped, uint64_t shapes
                        (unsigned long long)shapes_dropped, MAX_SHAPES);
 }
 
+int tp_ops_any_work(void)
+{
+    if (tp_step_histo && atomic_load(&tp_step_count))
+        return 1;
+    int n = atomic_load(&tp_op_nrecs);
+    for (int i = 0; i < n; i++)
+        if (tp_op_calls(tp_op_rec(i)))
+            return 1;
+    return 0;
+}
+
 void tp_ops_collect(struct tp_report *r)
 {
     double ratio = (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);

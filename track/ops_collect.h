@@ -9,6 +9,9 @@ struct tp_report;
 
 /* Fill r->ops and r->steps, and the notes on what was not recorded (from tp_collect). */
 void tp_ops_collect(struct tp_report *r);
+/* 1 when some op was called or a step ended: what tp_ops_collect would report, without
+ * collecting it. */
+int tp_ops_any_work(void);
 /* Fill r->opstacks (times in ns) and r->opstacks_dropped from the op-stack table, named by op. */
 void tp_optree_collect(struct tp_report *r);
 /* The nanoseconds per tick the last tp_ops_collect() used: other tables of the same report

@@ -18,6 +18,9 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "track/ops_collect.h"
+#include "track/sites.h"
+#include "track/symtab.h"
 
 static int in_system_dir(const char *module)
 {
@@ -51,6 +54,52 @@ int tp_exec_worth_report(const struct tp_report *r)
     for (size_t i = 0; i < r->memory.nsites; i++)
         if (own_site(&r->memory.sites[i]))
             return 1;
+    return 0;
+}
+
+/* A site that allocated in this image from code of the program's own, as the report's test
+ * (own_site) tells it from the symbolised frames, told here from the raw return addresses, and
+ * never "no" where that test says yes: one in no module, or in a module outside the system
+ * directories. tprof's own frames are passed over; a site left with one frame or none counts as
+ * the program's (the symbolised site drops its first frame when it is the allocator's, operator
+ * new, and a site with no frame left counts as the program's there). */
+static int own_raw_site(uint32_t id)
+{
+    uint32_t n;
+    const uintptr_t *pcs = id ? tp_site_frames(id, &n) : NULL;
+    if (!pcs)
+        return 1;
+    int kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        char path[4096];
+        if (tp_addr_is_ours(pcs[i]))
+            continue;
+        kept++;
+        if (tp_symtab_module(pcs[i] - 1, path, sizeof path, NULL, NULL, NULL) < 0 ||
+            !in_system_dir(path))
+            return 1;
+    }
+    return kept <= 1;
+}
+
+/* An image that execs writes a report only when it did something of its own (tp_exec_worth_report
+ * decides from the report), and most that exec did not: a shell's forked children, wrappers.
+ * So the same question is asked first of the raw tables, with no name looked up: an op call, a
+ * step, or an allocation of this image's from the program's own code. When the answer is no, the
+ * report holds the program alone, in which that test finds nothing either: otherwise each of a
+ * script's thousand children would symbolise the shell's call sites it inherited, for a report
+ * that is not written. */
+int tp_exec_own_work(void)
+{
+    if (tp_ops_any_work())
+        return 1;
+    uint32_t n = tp_sites_count();
+    for (uint32_t i = 0; i < n; i++) {
+        struct tp_site_sum s;
+        tp_site_get(i, &s);
+        if (s.nframes != 0 && s.allocs != 0 && own_raw_site(i))
+            return 1;
+    }
     return 0;
 }
 

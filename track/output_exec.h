@@ -11,6 +11,11 @@ struct tp_report;
  * allocation by code outside the system directories. */
 int tp_exec_worth_report(const struct tp_report *r);
 
+/* The same question asked of the raw tables before any report is collected, with no name looked
+ * up (an op call, a step, an allocation of this image's from a module outside the system
+ * directories): 0 only when tp_exec_worth_report would find nothing either. */
+int tp_exec_own_work(void);
+
 /* The image's name for its report files: the file name of its executable (r->program.exe),
  * other than [A-Za-z0-9_.+-] made '_', with "-<N>" when N images of the process came before it
  * (so that a program that execs itself twice names two files). */

@@ -8,8 +8,10 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "common/escape.h"
 #include "common/fileio.h"
 #include "report/report.h"
 
@@ -18,22 +20,24 @@ TP_TLS int tp_guard;
 struct tp_config tp_cfg;
 uint64_t tp_start_ns;
 
+/* What a warning names (a path, a setting's value, a name from the program) is shown escaped,
+ * once, here, for the whole line (common/escape.h): callers pass values as they are. One write,
+ * so that two threads' warnings do not interleave. */
 void tp_warn(const char *fmt, ...)
 {
-    char line[520] = "tprof: ";
+    char raw[512], line[1600] = "tprof: ";
     int e = errno;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line + 7, sizeof line - 8, fmt, ap);
+    int n = vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
-    if ((size_t)n > sizeof line - 9)
-        n = sizeof line - 9;
-    line[7 + n++] = '\n';
-    /* one write, so that the line stays whole between other processes' output; through the
-     * writer that keeps SIGPIPE and SIGXFSZ from the program (a closed pipe, ulimit -f) */
-    (void)tp_write_fd(2, line, 7 + (size_t)n);
+    size_t len = 7 + tp_escape(line + 7, sizeof line - 8, raw, strnlen(raw, sizeof raw));
+    line[len++] = '\n';
+    /* through the writer that keeps SIGPIPE and SIGXFSZ from the program (a closed pipe,
+     * ulimit -f) */
+    (void)tp_write_fd(2, line, len);
     errno = e;
 }
 

@@ -196,7 +196,8 @@ void tp_sample_fork_child(void)
     atomic_store(&outside, 0);
     atomic_store(&lost, 0);
     if (slots)
-        memset(slots, 0, sizeof(struct slot) * NSLOTS);
+        tp_pages_zero(slots,
+                      sizeof(struct slot) * NSLOTS); /* a child that only execs touches none */
     if (atomic_exchange(&active, 0)) {
         struct sigaction cur;
         if (ksig(SIGPROF, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
