@@ -135,7 +135,8 @@ int tp_cmd_calibrate(int argc, char **argv)
                 return 2;
             }
         } else {
-            fprintf(stderr, "tprof calibrate: unknown option '%s' (try --help)\n", argv[i]);
+            fprintf(stderr, "tprof calibrate: unknown option '%s' (try --help)\n",
+                    tp_cli_shown(argv[i]));
             return 2;
         }
     }
@@ -154,7 +155,7 @@ int tp_cmd_calibrate(int argc, char **argv)
     if (print) {
         if (loaded == -1)
             fprintf(stderr, "tprof calibrate: %s: no calibration cached (run `tprof calibrate`)\n",
-                    path);
+                    tp_cli_shown(path));
         if (loaded < 0)
             return 1;
         show(path, &p);
@@ -176,7 +177,8 @@ int tp_cmd_calibrate(int argc, char **argv)
     time_t now = time(NULL);
     strftime(p.date, sizeof p.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     if (tp_peaks_save(path, &p) < 0) {
-        fprintf(stderr, "tprof calibrate: cannot write %s: %s; the figures are not cached\n", path,
+        fprintf(stderr, "tprof calibrate: cannot write %s: %s; the figures are not cached\n",
+                tp_cli_shown(path),
                 strerror(errno));
         show(path, &p);
         return 1;

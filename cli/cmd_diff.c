@@ -46,24 +46,26 @@ static int parse(int argc, char **argv, struct opts *o)
             return 0;
         } else if (!strcmp(a, "--top") && v) {
             if (tp_parse_int(v, 1, 1000000, &o->top, &why) < 0) {
-                fprintf(stderr, "tprof diff: --top %s: %s\n", v, why);
+                fprintf(stderr, "tprof diff: --top %s: %s\n", tp_cli_shown(v), why);
                 return 2;
             }
             i++;
         } else if (!strcmp(a, "--format") && v) {
             if (strcmp(v, "text") && strcmp(v, "json")) {
-                fprintf(stderr, "tprof diff: --format %s: expected text or json\n", v);
+                fprintf(stderr, "tprof diff: --format %s: expected text or json\n",
+                        tp_cli_shown(v));
                 return 2;
             }
             o->format = v;
             i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "tprof diff: unknown option or missing value '%s' (try --help)\n", a);
+            fprintf(stderr, "tprof diff: unknown option or missing value '%s' (try --help)\n",
+                    tp_cli_shown(a));
             return 2;
         } else if (nf < 2) {
             o->files[nf++] = a;
         } else {
-            fprintf(stderr, "tprof diff: two reports, not more ('%s')\n", a);
+            fprintf(stderr, "tprof diff: two reports, not more ('%s')\n", tp_cli_shown(a));
             return 2;
         }
     }

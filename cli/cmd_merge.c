@@ -56,7 +56,7 @@ int tp_cmd_merge(int argc, char **argv)
             out = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "tprof merge: unknown option or missing value '%s' (try --help)\n",
-                    argv[i]);
+                    tp_cli_shown(argv[i]));
             free(files);
             return 2;
         } else {
@@ -104,7 +104,7 @@ int tp_cmd_merge(int argc, char **argv)
         tp_render_json(&r, &b);
         const char *why = strerror(ENOMEM);
         if (!tp_buf_ok(&b) || write_out(out, &b, &why) < 0) {
-            fprintf(stderr, "tprof merge: cannot write %s: %s\n", out, why);
+            fprintf(stderr, "tprof merge: cannot write %s: %s\n", tp_cli_shown(out), why);
             rc = 1;
         }
         tp_buf_free(&b);

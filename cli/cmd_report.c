@@ -47,7 +47,7 @@ static int parse(int argc, char **argv, struct opts *o)
             return 0;
         } else if (!strcmp(a, "--top") && v) {
             if (tp_parse_int(v, 1, 100000, &o->top, &why) < 0) {
-                fprintf(stderr, "tprof report: --top %s: %s\n", v, why);
+                fprintf(stderr, "tprof report: --top %s: %s\n", tp_cli_shown(v), why);
                 return 2;
             }
             i++;
@@ -57,7 +57,7 @@ static int parse(int argc, char **argv, struct opts *o)
                 fprintf(stderr,
                         "tprof report: --format %s: expected text, json, folded or "
                         "folded-heap\n",
-                        v);
+                        tp_cli_shown(v));
                 return 2;
             }
             o->format = v;
@@ -68,7 +68,7 @@ static int parse(int argc, char **argv, struct opts *o)
         } else if ((!strcmp(a, "--peak-gflops") || !strcmp(a, "--peak-gbps")) && v) {
             double d;
             if (tp_parse_double(v, 1e-6, 1e9, &d, &why) < 0) {
-                fprintf(stderr, "tprof report: %s %s: %s\n", a, v, why);
+                fprintf(stderr, "tprof report: %s %s: %s\n", a, tp_cli_shown(v), why);
                 return 2;
             }
             if (!strcmp(a, "--peak-gflops"))
@@ -77,12 +77,13 @@ static int parse(int argc, char **argv, struct opts *o)
                 o->pb = d;
             i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "tprof report: unknown option or missing value '%s' (try --help)\n", a);
+            fprintf(stderr, "tprof report: unknown option or missing value '%s' (try --help)\n",
+                    tp_cli_shown(a));
             return 2;
         } else if (!o->file) {
             o->file = a;
         } else {
-            fprintf(stderr, "tprof report: one file at a time ('%s')\n", a);
+            fprintf(stderr, "tprof report: one file at a time ('%s')\n", tp_cli_shown(a));
             return 2;
         }
     }
@@ -125,7 +126,7 @@ int tp_cmd_report(int argc, char **argv)
         tp_render_html(&r, (int)o.top, &b);
         int ok = tp_buf_ok(&b) && tp_write_file(o.html, b.p, b.len, &why) == 0;
         if (!ok)
-            fprintf(stderr, "tprof report: --html %s: %s\n", o.html,
+            fprintf(stderr, "tprof report: --html %s: %s\n", tp_cli_shown(o.html),
                     tp_buf_ok(&b) ? why : "out of memory");
         tp_buf_free(&b);
         tp_report_free(&r);

@@ -42,4 +42,21 @@ check "tprof: dlopen(lib\\x1b[31mred\\xc2\\x9b.so, RTLD_DEEPBIND): RTLD_DEEPBIND
 "$TPROF_CLI" run -- "$(printf 'no\033such')" > /dev/null 2> "$WORK/err"
 [ $? = 127 ] && [ "$(cat "$WORK/err")" = "tprof run: cannot run 'no\\x1bsuch': No such file or directory" ] ||
   fail "tprof run, no such program: $(cat "$WORK/err")"
+# So do the other commands: an unknown command, option or value, a file that cannot be written.
+cli() { # cli STATUS EXPECTED ARGS...: tprof ARGS exits STATUS with the one line EXPECTED
+  st=$1 want=$2; shift 2
+  "$TPROF_CLI" "$@" > /dev/null 2> "$WORK/err"
+  rc=$?
+  [ $rc = "$st" ] && [ "$(cat "$WORK/err")" = "$want" ] || fail "tprof $1 (status $rc): $(cat "$WORK/err")
+expected: $want"
+}
+E=$(printf '\033[2J')
+cli 2 "tprof: unknown command 'x\\x1b[2J' (try 'tprof --help')" "x$E"
+cli 2 "tprof report: --top \\x1b[2J: not an integer" report --top "$E" "$TS/fixtures/a.json"
+cli 2 "tprof report: unknown option or missing value '-\\x1b[2J' (try --help)" report "-$E"
+cli 2 "tprof diff: --format \\x1b[2J: expected text or json" diff --format "$E" a b
+cli 2 "tprof merge: unknown option or missing value '-\\x1b[2J' (try --help)" merge "-$E"
+cli 1 "tprof merge: cannot write /no/dir\\x1b[2J/m.json: No such file or directory" \
+  merge "$TS/fixtures/a.json" -o "/no/dir$E/m.json"
+cli 2 "tprof calibrate: unknown option '\\x1b[2J' (try --help)" calibrate "$E"
 exit 0

@@ -13,6 +13,7 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "common/escape.h"
 #include "common/errout.h"
 #include "common/fileio.h"
 #include "common/path.h"
@@ -411,9 +412,11 @@ static void text_to_stderr(const char *why, const struct tp_buf *b)
     if (!ident.is_root || !strcmp(why, "snapshot"))
         return;
     if (exec_image[0]) {
-        char head[4400];
+        char head[4400], target[4096];
+        /* the path the program passed to exec, shown escaped: it is the program's, any bytes */
         snprintf(head, sizeof head, "tprof: report of %s (pid %ld) before it exec'd %s\n",
-                 exec_image, ident.pid, exec_target ? exec_target : "a program");
+                 exec_image, ident.pid,
+                 exec_target ? tp_escape_str(target, sizeof target, exec_target) : "a program");
         if (tp_errout_write(head, strlen(head)) < 0)
             return;
     }
