@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/cpuverdict.h"
 #include "report/peaks.h"
 #include "report/render.h"
 #include "report/render_text.h"
@@ -83,6 +84,31 @@ static void command_line(const struct tp_program *p, struct tp_buf *t)
     }
 }
 
+/* The CPUs the process could use, the machine's load, and what its threads got of them: whether
+ * the times below were taken with the CPUs the program needed. Not in merged reports, which do
+ * not sum these figures, nor in reports from before them. */
+static void cpu_line(struct tp_text_ctx *c)
+{
+    const struct tp_program *p = &c->r->program;
+    if (c->r->merged_processes || !p->cpus_allowed)
+        return;
+    char quota[64] = "", on[32], wait[32], pct[32];
+    if (p->cpu_quota > 0)
+        snprintf(quota, sizeof quota, " (cgroup cpu.max: %.2f)", p->cpu_quota);
+    tp_fmt_ns(p->cpu_ns, on, sizeof on);
+    if (p->cpu_source && !strcmp(p->cpu_source, "schedstat")) {
+        tp_fmt_ns(p->runq_ns, wait, sizeof wait);
+        tp_fmt_pct(tp_cpu_wait_share(p), 8, pct, sizeof pct);
+        tp_text_say(c,
+                    "CPUs allowed %llu%s, load average %.2f; threads on a CPU %s, waiting for "
+                    "one %s (%s of their runnable time)",
+                    (unsigned long long)p->cpus_allowed, quota, p->load_avg, on, wait, pct);
+    } else {
+        tp_text_say(c, "CPUs allowed %llu%s, load average %.2f; threads on a CPU %s",
+                    (unsigned long long)p->cpus_allowed, quota, p->load_avg, on);
+    }
+}
+
 static void header(struct tp_text_ctx *c)
 {
     const struct tp_report *r = c->r;
@@ -118,6 +144,7 @@ static void header(struct tp_text_ctx *c)
         tp_text_say(c, "pid %lld%s, wall time %s, threads %llu%s", (long long)p->pid, rank, wall,
                     (unsigned long long)p->threads, host);
     }
+    cpu_line(c);
     const struct tp_machine *m = &r->machine;
     if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
         isfinite(m->peak_gbps))
@@ -430,6 +457,9 @@ static void verdict(struct tp_text_ctx *c)
     const struct tp_verdict *v = &r->verdict;
     char t1[32], t2[32], p1[32], p2[32];
     tp_text_heading(c, "VERDICT");
+    /* first: when the CPUs were missing, what follows about the ops reads differently */
+    if (v->cpu_text)
+        tp_text_wrap(c, "", v->cpu_text, 0);
     if (v->text)
         tp_text_wrap(c, "", v->text, 0);
     tp_fmt_ns(v->alloc_ns, t2, sizeof t2);

@@ -269,6 +269,11 @@ void tp_report_free(struct tp_report *r)
         TP_OUTSIDE_FIELDS(FREE)
     }
     free(r->outside_ops);
+    for (size_t i = 0; i < r->nthreads; i++) {
+        struct tp_thread *s = &r->threads[i];
+        TP_THREAD_FIELDS(FREE)
+    }
+    free(r->threads);
     tp_report_init(r);
 }
 

@@ -131,6 +131,24 @@ struct tp_program {
     uint64_t wall_ns;
     uint64_t threads; /* threads that ever entered a hook */
     uint64_t start_unix_ns;
+    /* Summed over the program's threads (tprof's own left out): time on a CPU, and time runnable
+     * but waiting for one (the run queue); how they were read: "schedstat" (both), "stat" (CPU
+     * time only, in clock ticks), "none" (a report of a tprof before them). */
+    uint64_t cpu_ns, runq_ns;
+    char *cpu_source;
+    double load_avg;       /* the machine's 1-minute load average at the report, 0 unknown */
+    uint64_t cpus_allowed; /* CPUs in the process's affinity mask, 0 unknown */
+    double cpu_quota;      /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
+};
+
+/* One thread of the program: its figures when it exited, or at the report for a live one. */
+struct tp_thread {
+    int64_t tid;
+    char *name;       /* its name (comm: 15 bytes at most), NULL unknown */
+    uint64_t wall_ns; /* from its start (or tprof's) to its end (or the report) */
+    uint64_t cpu_ns, runq_ns;
+    uint64_t nvcsw, nivcsw; /* voluntary and involuntary context switches */
+    int exited;             /* 1: ended before the report */
 };
 
 struct tp_amdahl {
@@ -145,6 +163,10 @@ struct tp_verdict {
     double share, efficiency;
     char *bound;
     char *text;              /* one-paragraph plain-words verdict */
+    /* The threads' run-queue delay over their runnable time (CPU + run queue), 0 unknown; and
+     * the CPU verdict (report/cpuverdict.c), NULL when the rule does not hold */
+    double cpu_wait_share;
+    char *cpu_text;
     uint64_t outside_ops_ns; /* wall time not inside any op (main thread) */
     uint64_t alloc_ns;
     struct tp_amdahl *amdahl;
@@ -219,6 +241,8 @@ struct tp_report {
     struct tp_samples samples;
     struct tp_outside_fn *outside_ops; /* most samples first, at most 10 */
     size_t noutside_ops;
+    struct tp_thread *threads; /* the program's threads, in order of tid; empty in old reports */
+    size_t nthreads;
 };
 
 void tp_report_init(struct tp_report *r);

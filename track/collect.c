@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "track/cpu.h"
 #include "track/heap.h"
 #include "track/heapsample.h"
 #include "track/runtime.h"
@@ -512,6 +513,7 @@ void tp_collect(struct tp_report *r, const char *why)
 {
     r->tprof_version = strdup(TPROF_VERSION);
     collect_program(&r->program);
+    tp_cpu_collect(r);
     collect_memory(r);
     tp_ops_collect(r);
     tp_series_collect(r, tp_ops_name);
