@@ -11,6 +11,26 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "report/fields.h"
+#include "report/units.h"
+
+#define F_OTHER(f, d)
+#define F_STR(f, d)      free(s->f);
+#define F_I64            F_OTHER
+#define F_U64            F_OTHER
+#define F_BOOL           F_OTHER
+#define FREE(KIND, f, d) F_##KIND(f, d)
+
+void tp_threads_free(struct tp_report *r)
+{
+    for (size_t i = 0; i < r->nthreads; i++) {
+        struct tp_thread *s = &r->threads[i];
+        TP_THREAD_FIELDS(FREE)
+    }
+    free(r->threads);
+    r->threads = NULL;
+    r->nthreads = 0;
+}
 
 static int have_runq(const struct tp_program *p)
 {
@@ -48,6 +68,25 @@ static void cpus_str(double v, char *out, size_t n)
         snprintf(out, n, "%.0f", floor(v + 0.5));
     else
         snprintf(out, n, v < 0.095 ? "%.2f" : "%.1f", v);
+}
+
+int tp_cpu_header(const struct tp_program *p, char *out, size_t n)
+{
+    if (!p->cpus_allowed)
+        return 0;
+    char quota[64] = "", on[32], wait[32], pct[32];
+    if (p->cpu_quota > 0)
+        snprintf(quota, sizeof quota, " (cgroup cpu.max: %.2f)", p->cpu_quota);
+    tp_fmt_ns(p->cpu_ns, on, sizeof on);
+    int len = snprintf(out, n, "CPUs allowed %llu%s, load average %.2f; threads on a CPU %s",
+                       (unsigned long long)p->cpus_allowed, quota, p->load_avg, on);
+    if (have_runq(p) && len > 0 && (size_t)len < n) {
+        tp_fmt_ns(p->runq_ns, wait, sizeof wait);
+        tp_fmt_pct(tp_cpu_wait_share(p), 8, pct, sizeof pct);
+        snprintf(out + len, n - (size_t)len, ", waiting for one %s (%s of their runnable time)",
+                 wait, pct);
+    }
+    return 1;
 }
 
 void tp_cpu_verdict(struct tp_report *r)

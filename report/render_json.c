@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/fields.h"
+#include "report/cpuverdict.h"
 #include "report/render.h"
 #include "report/units.h"
 

@@ -58,57 +58,6 @@ static int by_self(const void *a, const void *b)
 
 /* ---- header ---- */
 
-/* argv as a shell would take it back: words with unusual characters in single quotes. */
-static void command_line(const struct tp_program *p, struct tp_buf *t)
-{
-    for (size_t i = 0; i < p->argc; i++) {
-        const char *a = p->argv[i] ? p->argv[i] : "";
-        int plain = *a != 0;
-        for (const char *q = a; *q && plain; q++)
-            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                           "_./=:,+@%-",
-                           *q) != NULL;
-        if (i)
-            tp_buf_putc(t, ' ');
-        if (plain) {
-            tp_buf_puts(t, a);
-            continue;
-        }
-        tp_buf_putc(t, '\'');
-        for (const char *q = a; *q; q++)
-            if (*q == '\'')
-                tp_buf_puts(t, "'\\''");
-            else
-                tp_buf_putc(t, *q);
-        tp_buf_putc(t, '\'');
-    }
-}
-
-/* The CPUs the process could use, the machine's load, and what its threads got of them: whether
- * the times below were taken with the CPUs the program needed. Not in merged reports, which do
- * not sum these figures, nor in reports from before them. */
-static void cpu_line(struct tp_text_ctx *c)
-{
-    const struct tp_program *p = &c->r->program;
-    if (c->r->merged_processes || !p->cpus_allowed)
-        return;
-    char quota[64] = "", on[32], wait[32], pct[32];
-    if (p->cpu_quota > 0)
-        snprintf(quota, sizeof quota, " (cgroup cpu.max: %.2f)", p->cpu_quota);
-    tp_fmt_ns(p->cpu_ns, on, sizeof on);
-    if (p->cpu_source && !strcmp(p->cpu_source, "schedstat")) {
-        tp_fmt_ns(p->runq_ns, wait, sizeof wait);
-        tp_fmt_pct(tp_cpu_wait_share(p), 8, pct, sizeof pct);
-        tp_text_say(c,
-                    "CPUs allowed %llu%s, load average %.2f; threads on a CPU %s, waiting for "
-                    "one %s (%s of their runnable time)",
-                    (unsigned long long)p->cpus_allowed, quota, p->load_avg, on, wait, pct);
-    } else {
-        tp_text_say(c, "CPUs allowed %llu%s, load average %.2f; threads on a CPU %s",
-                    (unsigned long long)p->cpus_allowed, quota, p->load_avg, on);
-    }
-}
-
 static void header(struct tp_text_ctx *c)
 {
     const struct tp_report *r = c->r;
@@ -118,7 +67,7 @@ static void header(struct tp_text_ctx *c)
     tp_buf_init(&t);
     tp_buf_printf(&t, "tprof %s: ", r->tprof_version ? r->tprof_version : "?");
     if (p->argc)
-        command_line(p, &t);
+        tp_text_command_line(p, &t);
     else
         tp_buf_puts(&t, p->exe ? p->exe : "(program unknown)");
     tp_buf_printf(c->b, "%s\n", tp_fmt_fit(tp_buf_str(&t), (size_t)c->width, line, sizeof line));
@@ -144,7 +93,9 @@ static void header(struct tp_text_ctx *c)
         tp_text_say(c, "pid %lld%s, wall time %s, threads %llu%s", (long long)p->pid, rank, wall,
                     (unsigned long long)p->threads, host);
     }
-    cpu_line(c);
+    char cpu[400];
+    if (!r->merged_processes && tp_cpu_header(p, cpu, sizeof cpu))
+        tp_text_say(c, "%s", cpu);
     const struct tp_machine *m = &r->machine;
     if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
         isfinite(m->peak_gbps))

@@ -141,16 +141,6 @@ struct tp_program {
     double cpu_quota;      /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
 };
 
-/* One thread of the program: its figures when it exited, or at the report for a live one. */
-struct tp_thread {
-    int64_t tid;
-    char *name;       /* its name (comm: 15 bytes at most), NULL unknown */
-    uint64_t wall_ns; /* from its start (or tprof's) to its end (or the report) */
-    uint64_t cpu_ns, runq_ns;
-    uint64_t nvcsw, nivcsw; /* voluntary and involuntary context switches */
-    int exited;             /* 1: ended before the report */
-};
-
 struct tp_amdahl {
     char *op;
     double share;       /* fraction of wall time (self time) */
@@ -162,7 +152,7 @@ struct tp_verdict {
     char *op; /* dominant op by self time, NULL when no ops */
     double share, efficiency;
     char *bound;
-    char *text;              /* one-paragraph plain-words verdict */
+    char *text; /* one-paragraph plain-words verdict */
     /* The threads' run-queue delay over their runnable time (CPU + run queue), 0 unknown; and
      * the CPU verdict (report/cpuverdict.c), NULL when the rule does not hold */
     double cpu_wait_share;
@@ -241,7 +231,7 @@ struct tp_report {
     struct tp_samples samples;
     struct tp_outside_fn *outside_ops; /* most samples first, at most 10 */
     size_t noutside_ops;
-    struct tp_thread *threads; /* the program's threads, in order of tid; empty in old reports */
+    struct tp_thread *threads; /* report/cpuverdict.h; in order of tid, empty in old reports */
     size_t nthreads;
 };
 
@@ -258,31 +248,6 @@ void tp_report_free(struct tp_report *r);
 void tp_report_note(struct tp_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Every frame of the site inside a system library (/lib, /usr/lib...): libc's stdio buffers,
- * constructors of libraries loaded at start-up; kept on purpose, not the program's doing. */
-int tp_site_system_only(const struct tp_site *s);
-/* A system library's own keeping (report/siteclass.c): system_only, or the frames below the
- * program's code hold the dynamic loader (TLS, link maps), a runtime that keeps its own state
- * (libgfortran, libquadmath, libgomp, OpenBLAS), or libc's stdio buffers, locale or time-zone
- * data. Derived from the frames alone. */
-int tp_site_system(const struct tp_site *s);
-/* What keeps it, in a few words: "stdio buffer", "ld.so TLS", "libgfortran"... */
-void tp_site_system_what(const struct tp_site *s, char *out, size_t n);
-
-/* What is live at exit, split: the memory's live_at_exit_program/system/suppressed figures, or
- * for a report written before they existed, what its sites' flags say (the rest being the
- * program's). suppressed_sites counts the report's sites whose leak was suppressed. */
-struct tp_leak_split {
-    uint64_t program_bytes, program_allocs;
-    uint64_t system_bytes, system_allocs;
-    uint64_t suppressed_bytes, suppressed_allocs;
-    size_t suppressed_sites;
-};
-void tp_leak_split(const struct tp_memory *m, struct tp_leak_split *o);
-/* Flag every site that tp_site_system() says is a system library's (a report from before the
- * flag, a model built by hand) and, when the split figures are missing, fill them from
- * tp_leak_split. Idempotent; tp_analyze() calls it. */
-void tp_memory_classify(struct tp_memory *m);
 /* The order in which sites are reported, for qsort-like use (< 0: x first): what held the peak
  * first, then what grew largest, then what allocated most; 0 when the three are equal. */
 int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y);
@@ -296,5 +261,7 @@ const char *tp_lifetime_noun(const struct tp_memory *m);
 
 /* Ops ran on several threads at once: some op's wall-clock time is less than its thread time. */
 int tp_ops_overlapped(const struct tp_report *r);
+
+#include "report/siteclass.h" /* which sites are a system library's, what is leaked */
 
 #endif

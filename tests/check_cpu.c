@@ -184,7 +184,8 @@ START_TEST(test_verdict_first)
     for (char *q = t; *q; q++)
         if (*q == '\n')
             *q = ' ';
-    const char *v = strstr(t, "VERDICT"), *cpu = strstr(t, LINE), *ops = strstr(t, "No op was seen");
+    const char *v = strstr(t, "VERDICT"), *cpu = strstr(t, LINE),
+               *ops = strstr(t, "No op was seen");
     ck_assert_ptr_nonnull(v);
     ck_assert_ptr_nonnull(cpu);
     ck_assert_ptr_nonnull(ops);

@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/procstat.h"
 #include "report/report.h"
+#include "report/cpuverdict.h"
 #include "track/runtime.h"
 
 /* Room for this many ended threads, one record each; past it a thread's figures are only added
