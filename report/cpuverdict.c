@@ -113,10 +113,10 @@ void tp_cpu_verdict(struct tp_report *r)
     tp_buf_printf(&t,
                   ", and its threads spent %.0f%% of their runnable time waiting for a CPU. "
                   "Other load on these CPUs (load average %.2f) or more busy threads than CPUs "
-                  "(%zu threads) kept them waiting, and the op and step times in this report "
+                  "(%zu thread%s) kept them waiting, and the op and step times in this report "
                   "include that wait: fewer threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or a "
                   "quieter machine give it back.",
-                  100 * v->cpu_wait_share, p->load_avg, r->nthreads);
+                  100 * v->cpu_wait_share, p->load_avg, r->nthreads, r->nthreads == 1 ? "" : "s");
     v->cpu_text = tp_buf_ok(&t) ? strdup(tp_buf_str(&t)) : NULL;
     tp_buf_free(&t);
 }

@@ -32,7 +32,7 @@ def main():
     line = re.search(r"CPU: the process got ([\d.]+) of the ([\d.]+) CPUs? it may use, and its "
                      r"threads spent (\d+)% of their runnable time waiting for a CPU\. Other load "
                      r"on these CPUs \(load average ([\d.]+)\) or more busy threads than CPUs "
-                     r"\((\d+) threads\) kept them waiting, and the op and step times in this "
+                     r"\((\d+) threads?\) kept them waiting, and the op and step times in this "
                      r"report include that wait: fewer threads \(OPENBLAS_NUM_THREADS, "
                      r"OMP_NUM_THREADS\) or a quieter machine give it back\.", flat)
     if want == "absent":
