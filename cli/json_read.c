@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "report/fields.h"
+#include "report/cpuverdict.h"
 #include "cli/json_get.h"
 
 /* Deepest valid report: root{ memory{ sites[ {frames[ {...} ] } ] } } is 6 levels. */
@@ -209,6 +210,12 @@ static void read_outside(struct tp_jget *c, struct json_object *o, const char *p
     TP_OUTSIDE_FIELDS(READ)
 }
 
+static void read_thread(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_thread *s = v;
+    TP_THREAD_FIELDS(READ)
+}
+
 /* "schema": present, an integer, and one this tprof reads. */
 static int read_schema(struct tp_jget *c, struct json_object *root, struct tp_report *r)
 {
@@ -272,6 +279,7 @@ static void read_report(struct tp_jget *c, struct json_object *o, struct tp_repo
         read_samples(c, x, "samples", &s->samples);
     s->outside_ops =
         objects(c, o, "outside_ops", path, sizeof *s->outside_ops, &s->noutside_ops, read_outside);
+    s->threads = objects(c, o, "threads", path, sizeof *s->threads, &s->nthreads, read_thread);
 }
 
 /* Line and column (both from 1) of byte offset off. */

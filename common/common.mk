@@ -5,5 +5,5 @@ libtpcommon_la_SOURCES = common/buf.c common/buf.h common/clock.c common/clock.h
 	common/fileio.c common/fileio.h common/namewalk.c common/namewalk.h common/suppress.c common/suppress.h \
 	common/pages.c common/pages.h common/errout.c common/errout.h common/escape.c common/escape.h \
 	common/workspec.c common/workspec.h common/workabi.c common/workabi.h \
-	common/opsmatch.c
+	common/opsmatch.c common/procstat.c common/procstat.h
 libtpcommon_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS)

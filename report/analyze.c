@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/cpuverdict.h"
 #include "report/peaks.h"
 #include "report/render.h"
 #include "report/units.h"
@@ -112,6 +113,7 @@ static void clear_verdict(struct tp_verdict *v)
     free(v->op);
     free(v->bound);
     free(v->text);
+    free(v->cpu_text);
     for (size_t i = 0; i < v->namdahl; i++)
         free(v->amdahl[i].op);
     free(v->amdahl);
@@ -381,6 +383,7 @@ void tp_analyze(struct tp_report *r)
     /* Each op's wall-clock time counted once; different ops on different threads at once still
      * overlap, so this is a lower bound on the time no op ran. */
     v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
+    tp_cpu_verdict(r);
 
     struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
     if (!order)

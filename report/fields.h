@@ -81,7 +81,14 @@
 /* struct tp_program: "argv", then these */
 #define TP_PROGRAM_FIELDS(X) \
     X(STR, exe, NULL) X(STR, host, NULL) X(I64, pid, -1) X(I64, ppid, -1) X(I64, rank, 0) \
-    X(U64, wall_ns, 0) X(U64, threads, 0) X(U64, start_unix_ns, 0)
+    X(U64, wall_ns, 0) X(U64, threads, 0) X(U64, start_unix_ns, 0) X(U64, cpu_ns, 0) \
+    X(U64, runq_ns, 0) X(STR, cpu_source, "none") X(DBL, load_avg, 0) X(U64, cpus_allowed, 0) \
+    X(DBL, cpu_quota, 0)
+
+/* struct tp_thread (an element of the top-level "threads") */
+#define TP_THREAD_FIELDS(X) \
+    X(I64, tid, 0) X(STR, name, NULL) X(U64, wall_ns, 0) X(U64, cpu_ns, 0) X(U64, runq_ns, 0) \
+    X(U64, nvcsw, 0) X(U64, nivcsw, 0) X(BOOL, exited, 0)
 
 /* struct tp_machine */
 #define TP_MACHINE_FIELDS(X) \
@@ -94,7 +101,8 @@
 /* struct tp_verdict: these, then "amdahl" */
 #define TP_VERDICT_FIELDS(X) \
     X(STR, op, NULL) X(DBL, share, 0) X(STR, bound, NULL) X(DBL, efficiency, 0) \
-    X(STR, text, NULL) X(U64, outside_ops_ns, 0) X(U64, alloc_ns, 0)
+    X(STR, text, NULL) X(U64, outside_ops_ns, 0) X(U64, alloc_ns, 0) \
+    X(DBL, cpu_wait_share, 0) X(STR, cpu_text, NULL)
 
 /* struct tp_amdahl (the verdict's "amdahl") */
 #define TP_AMDAHL_FIELDS(X) \

@@ -92,7 +92,13 @@ static void header(const struct tp_report *r, struct tp_buf *b)
         esc(b, r->notes[i]);
         tp_buf_puts(b, "</p>\n");
     }
-    tp_buf_puts(b, "<h2>Verdict</h2>\n<p class=\"verdict\" id=\"verdict\">");
+    tp_buf_puts(b, "<h2>Verdict</h2>\n");
+    if (r->verdict.cpu_text) {
+        tp_buf_puts(b, "<p class=\"verdict\" id=\"cpu-verdict\">");
+        esc(b, r->verdict.cpu_text);
+        tp_buf_puts(b, "</p>\n");
+    }
+    tp_buf_puts(b, "<p class=\"verdict\" id=\"verdict\">");
     esc(b, r->verdict.text ? r->verdict.text : "no ops were seen");
     tp_buf_puts(b, "</p>\n");
 }

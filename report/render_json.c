@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/fields.h"
+#include "report/cpuverdict.h"
 #include "report/render.h"
 #include "report/units.h"
 
@@ -420,6 +421,19 @@ static void outside_ops(struct tp_buf *b, const struct tp_report *r)
     tp_buf_puts(b, "]\n");
 }
 
+static void threads(struct tp_buf *b, const struct tp_report *r)
+{
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < r->nthreads; i++) {
+        const struct tp_thread *s = &r->threads[i];
+        struct obj obj = {b, 0}, *o = &obj;
+        tp_buf_puts(b, i ? ",\n{" : "\n{");
+        TP_THREAD_FIELDS(WRITE)
+        tp_buf_putc(b, '}');
+    }
+    tp_buf_puts(b, "]\n");
+}
+
 void tp_render_json(const struct tp_report *s, struct tp_buf *b)
 {
     struct obj obj = {b, 0}, *o = &obj;
@@ -467,5 +481,7 @@ void tp_render_json(const struct tp_report *s, struct tp_buf *b)
     tp_buf_putc(b, '\n');
     key(o, "outside_ops");
     outside_ops(b, s);
+    key(o, "threads");
+    threads(b, s);
     tp_buf_puts(b, "}\n");
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/cpuverdict.h"
 #include "report/peaks.h"
 #include "report/render.h"
 #include "report/render_text.h"
@@ -57,32 +58,6 @@ static int by_self(const void *a, const void *b)
 
 /* ---- header ---- */
 
-/* argv as a shell would take it back: words with unusual characters in single quotes. */
-static void command_line(const struct tp_program *p, struct tp_buf *t)
-{
-    for (size_t i = 0; i < p->argc; i++) {
-        const char *a = p->argv[i] ? p->argv[i] : "";
-        int plain = *a != 0;
-        for (const char *q = a; *q && plain; q++)
-            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                           "_./=:,+@%-",
-                           *q) != NULL;
-        if (i)
-            tp_buf_putc(t, ' ');
-        if (plain) {
-            tp_buf_puts(t, a);
-            continue;
-        }
-        tp_buf_putc(t, '\'');
-        for (const char *q = a; *q; q++)
-            if (*q == '\'')
-                tp_buf_puts(t, "'\\''");
-            else
-                tp_buf_putc(t, *q);
-        tp_buf_putc(t, '\'');
-    }
-}
-
 static void header(struct tp_text_ctx *c)
 {
     const struct tp_report *r = c->r;
@@ -92,7 +67,7 @@ static void header(struct tp_text_ctx *c)
     tp_buf_init(&t);
     tp_buf_printf(&t, "tprof %s: ", r->tprof_version ? r->tprof_version : "?");
     if (p->argc)
-        command_line(p, &t);
+        tp_text_command_line(p, &t);
     else
         tp_buf_puts(&t, p->exe ? p->exe : "(program unknown)");
     tp_buf_printf(c->b, "%s\n", tp_fmt_fit(tp_buf_str(&t), (size_t)c->width, line, sizeof line));
@@ -118,6 +93,9 @@ static void header(struct tp_text_ctx *c)
         tp_text_say(c, "pid %lld%s, wall time %s, threads %llu%s", (long long)p->pid, rank, wall,
                     (unsigned long long)p->threads, host);
     }
+    char cpu[400];
+    if (!r->merged_processes && tp_cpu_header(p, cpu, sizeof cpu))
+        tp_text_say(c, "%s", cpu);
     const struct tp_machine *m = &r->machine;
     if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
         isfinite(m->peak_gbps))
@@ -430,6 +408,9 @@ static void verdict(struct tp_text_ctx *c)
     const struct tp_verdict *v = &r->verdict;
     char t1[32], t2[32], p1[32], p2[32];
     tp_text_heading(c, "VERDICT");
+    /* first: when the CPUs were missing, what follows about the ops reads differently */
+    if (v->cpu_text)
+        tp_text_wrap(c, "", v->cpu_text, 0);
     if (v->text)
         tp_text_wrap(c, "", v->text, 0);
     tp_fmt_ns(v->alloc_ns, t2, sizeof t2);

@@ -28,6 +28,8 @@ void tp_text_heading(struct tp_text_ctx *c, const char *title);
  * longer than a line are cut. */
 void tp_text_wrap(struct tp_text_ctx *c, const char *prefix, const char *text, int indent);
 /* One line of free text built with printf, wrapped at the width with an indent of 2. */
+/* argv as a shell would take it back: words with unusual characters in single quotes. */
+void tp_text_command_line(const struct tp_program *p, struct tp_buf *t);
 void tp_text_say(struct tp_text_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A right-aligned cell of w columns in out. */
 const char *tp_text_right(char *out, size_t n, const char *s, size_t w);

@@ -94,3 +94,29 @@ const char *tp_text_right(char *out, size_t n, const char *s, size_t w)
 {
     return tp_fmt_cell(s, w, 1, out, n);
 }
+
+/* argv as a shell would take it back: words with unusual characters in single quotes. */
+void tp_text_command_line(const struct tp_program *p, struct tp_buf *t)
+{
+    for (size_t i = 0; i < p->argc; i++) {
+        const char *a = p->argv[i] ? p->argv[i] : "";
+        int plain = *a != 0;
+        for (const char *q = a; *q && plain; q++)
+            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                           "_./=:,+@%-",
+                           *q) != NULL;
+        if (i)
+            tp_buf_putc(t, ' ');
+        if (plain) {
+            tp_buf_puts(t, a);
+            continue;
+        }
+        tp_buf_putc(t, '\'');
+        for (const char *q = a; *q; q++)
+            if (*q == '\'')
+                tp_buf_puts(t, "'\\''");
+            else
+                tp_buf_putc(t, *q);
+        tp_buf_putc(t, '\'');
+    }
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/cpuverdict.h"
 #include "report/fields.h"
 
 /* One scalar of a report/fields.h list of struct s: I_ sets its default where that is not 0 (only
@@ -269,6 +270,7 @@ void tp_report_free(struct tp_report *r)
         TP_OUTSIDE_FIELDS(FREE)
     }
     free(r->outside_ops);
+    tp_threads_free(r);
     tp_report_init(r);
 }
 

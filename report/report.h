@@ -131,6 +131,14 @@ struct tp_program {
     uint64_t wall_ns;
     uint64_t threads; /* threads that ever entered a hook */
     uint64_t start_unix_ns;
+    /* Summed over the program's threads (tprof's own left out): time on a CPU, and time runnable
+     * but waiting for one (the run queue); how they were read: "schedstat" (both), "stat" (CPU
+     * time only, in clock ticks), "none" (a report of a tprof before them). */
+    uint64_t cpu_ns, runq_ns;
+    char *cpu_source;
+    double load_avg;       /* the machine's 1-minute load average at the report, 0 unknown */
+    uint64_t cpus_allowed; /* CPUs in the process's affinity mask, 0 unknown */
+    double cpu_quota;      /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
 };
 
 struct tp_amdahl {
@@ -144,7 +152,11 @@ struct tp_verdict {
     char *op; /* dominant op by self time, NULL when no ops */
     double share, efficiency;
     char *bound;
-    char *text;              /* one-paragraph plain-words verdict */
+    char *text; /* one-paragraph plain-words verdict */
+    /* The threads' run-queue delay over their runnable time (CPU + run queue), 0 unknown; and
+     * the CPU verdict (report/cpuverdict.c), NULL when the rule does not hold */
+    double cpu_wait_share;
+    char *cpu_text;
     uint64_t outside_ops_ns; /* wall time not inside any op (main thread) */
     uint64_t alloc_ns;
     struct tp_amdahl *amdahl;
@@ -219,6 +231,8 @@ struct tp_report {
     struct tp_samples samples;
     struct tp_outside_fn *outside_ops; /* most samples first, at most 10 */
     size_t noutside_ops;
+    struct tp_thread *threads; /* report/cpuverdict.h; in order of tid, empty in old reports */
+    size_t nthreads;
 };
 
 void tp_report_init(struct tp_report *r);
@@ -234,31 +248,6 @@ void tp_report_free(struct tp_report *r);
 void tp_report_note(struct tp_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Every frame of the site inside a system library (/lib, /usr/lib...): libc's stdio buffers,
- * constructors of libraries loaded at start-up; kept on purpose, not the program's doing. */
-int tp_site_system_only(const struct tp_site *s);
-/* A system library's own keeping (report/siteclass.c): system_only, or the frames below the
- * program's code hold the dynamic loader (TLS, link maps), a runtime that keeps its own state
- * (libgfortran, libquadmath, libgomp, OpenBLAS), or libc's stdio buffers, locale or time-zone
- * data. Derived from the frames alone. */
-int tp_site_system(const struct tp_site *s);
-/* What keeps it, in a few words: "stdio buffer", "ld.so TLS", "libgfortran"... */
-void tp_site_system_what(const struct tp_site *s, char *out, size_t n);
-
-/* What is live at exit, split: the memory's live_at_exit_program/system/suppressed figures, or
- * for a report written before they existed, what its sites' flags say (the rest being the
- * program's). suppressed_sites counts the report's sites whose leak was suppressed. */
-struct tp_leak_split {
-    uint64_t program_bytes, program_allocs;
-    uint64_t system_bytes, system_allocs;
-    uint64_t suppressed_bytes, suppressed_allocs;
-    size_t suppressed_sites;
-};
-void tp_leak_split(const struct tp_memory *m, struct tp_leak_split *o);
-/* Flag every site that tp_site_system() says is a system library's (a report from before the
- * flag, a model built by hand) and, when the split figures are missing, fill them from
- * tp_leak_split. Idempotent; tp_analyze() calls it. */
-void tp_memory_classify(struct tp_memory *m);
 /* The order in which sites are reported, for qsort-like use (< 0: x first): what held the peak
  * first, then what grew largest, then what allocated most; 0 when the three are equal. */
 int tp_site_cmp_importance(const struct tp_site *x, const struct tp_site *y);
@@ -272,5 +261,7 @@ const char *tp_lifetime_noun(const struct tp_memory *m);
 
 /* Ops ran on several threads at once: some op's wall-clock time is less than its thread time. */
 int tp_ops_overlapped(const struct tp_report *r);
+
+#include "report/siteclass.h" /* which sites are a system library's, what is leaked */
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "track/cpu.h"
 #include "track/heap.h"
 #include "track/heapsample.h"
 #include "track/runtime.h"
@@ -518,6 +519,7 @@ void tp_collect(struct tp_report *r, const char *why)
      * so none is built. */
     if (why && !strcmp(why, "exec") && !tp_exec_own_work())
         return;
+    tp_cpu_collect(r);
     collect_memory(r);
     tp_ops_collect(r);
     tp_series_collect(r, tp_ops_name);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/escape.h"
@@ -44,6 +45,12 @@ void tp_warn(const char *fmt, ...)
 /* tprof's own threads running now: the report's thread count leaves them out. */
 static _Atomic uint64_t own_threads;
 
+/* Their thread ids, so that the per-thread CPU figures (track/cpu.c) leave them out; 0 is a
+ * free slot. More than OWN_TIDS at once is not expected: the rest would be listed as the
+ * program's. */
+#define OWN_TIDS 8
+static _Atomic int64_t own_tids[OWN_TIDS];
+
 uint64_t tp_own_threads(void)
 {
     return atomic_load(&own_threads);
@@ -51,13 +58,30 @@ uint64_t tp_own_threads(void)
 
 void tp_own_threads_fork_child(void)
 {
+    for (int i = 0; i < OWN_TIDS; i++)
+        atomic_store(&own_tids[i], 0);
     atomic_store(&own_threads, 0); /* none survived the fork */
+}
+
+int tp_own_tid(int64_t tid)
+{
+    for (int i = 0; i < OWN_TIDS; i++)
+        if (tid && atomic_load(&own_tids[i]) == tid)
+            return 1;
+    return 0;
 }
 
 static void *own_thread(void *arg)
 {
     void *(*fn)(void *) = (void *(*)(void *))arg;
+    int64_t tid = (int64_t)syscall(SYS_gettid), none = 0;
+    int slot = -1;
+    for (int i = 0; i < OWN_TIDS && slot < 0; i++, none = 0)
+        if (atomic_compare_exchange_strong(&own_tids[i], &none, tid))
+            slot = i;
     void *rv = fn(NULL);
+    if (slot >= 0)
+        atomic_store(&own_tids[slot], 0);
     atomic_fetch_sub(&own_threads, 1);
     return rv;
 }

@@ -62,6 +62,8 @@ void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int tp_start_thread(void *(*fn)(void *));
 /* Those threads running now; in a fork child, none. */
 uint64_t tp_own_threads(void);
+/* Is tid one of tprof's own threads (running now)? */
+int tp_own_tid(int64_t tid);
 void tp_own_threads_fork_child(void);
 
 /* Periodic snapshots written so far: their number, total and longest wall time (ns). The

@@ -1,6 +1,8 @@
 /* Threads that ran the program's code (track/threads.h says how they are counted and why). */
 #include "track/threads.h"
 
+#include "track/cpu.h"
+
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -67,4 +69,5 @@ void tp_threads_fork_child(void)
     atomic_store(&proc_max, 1);
     tp_thread_counted = 1;
     tp_own_threads_fork_child();
+    tp_cpu_fork_child();
 }

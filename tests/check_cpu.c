@@ -1,0 +1,268 @@
+/* The CPU figures: the parsers of the kernel's per-thread files (common/procstat.c) on fixed
+ * text, the rule of the CPU verdict and its wording (report/cpuverdict.c) on fixed figures, the
+ * verdict's place in the text report, and the collection (track/cpu.c) of a thread that ended
+ * before the report and of the live main thread. */
+#include <check.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/procstat.h"
+#include "report/cpuverdict.h"
+#include "report/render.h"
+#include "track/cpu.h"
+
+START_TEST(test_schedstat)
+{
+    uint64_t run = 1, wait = 1;
+    ck_assert_int_eq(tp_parse_schedstat("1019646 348256 2\n", &run, &wait), 0);
+    ck_assert_uint_eq(run, 1019646);
+    ck_assert_uint_eq(wait, 348256);
+    ck_assert_int_eq(tp_parse_schedstat("18446744073709551615 0 0", &run, &wait), 0);
+    ck_assert_uint_eq(run, UINT64_MAX);
+    ck_assert_uint_eq(wait, 0);
+    /* saturates rather than wraps */
+    ck_assert_int_eq(tp_parse_schedstat("99999999999999999999999 5 1", &run, &wait), 0);
+    ck_assert_uint_eq(run, UINT64_MAX);
+    ck_assert_int_eq(tp_parse_schedstat("12345\n", &run, &wait), -1);
+    ck_assert_int_eq(tp_parse_schedstat("", &run, &wait), -1);
+    ck_assert_int_eq(tp_parse_schedstat(NULL, &run, &wait), -1);
+}
+END_TEST
+
+START_TEST(test_ctxt)
+{
+    const char *status = "Name:\tv_cpu\nState:\tS (sleeping)\nThreads:\t3\n"
+                         "voluntary_ctxt_switches:\t17\nnonvoluntary_ctxt_switches:\t4242\n";
+    uint64_t v = 0, nv = 0;
+    ck_assert_int_eq(tp_parse_ctxt(status, &v, &nv), 0);
+    ck_assert_uint_eq(v, 17);
+    ck_assert_uint_eq(nv, 4242);
+    /* "nonvoluntary" must not be read as "voluntary", whichever comes first */
+    const char *swapped = "nonvoluntary_ctxt_switches:\t9\nvoluntary_ctxt_switches:\t3\n";
+    ck_assert_int_eq(tp_parse_ctxt(swapped, &v, &nv), 0);
+    ck_assert_uint_eq(v, 3);
+    ck_assert_uint_eq(nv, 9);
+    v = nv = 7;
+    ck_assert_int_eq(tp_parse_ctxt("Name:\tx\nvoluntary_ctxt_switches:\t5\n", &v, &nv), -1);
+    ck_assert_uint_eq(v, 5);
+    ck_assert_uint_eq(nv, 7);
+}
+END_TEST
+
+START_TEST(test_stat)
+{
+    /* a name with a space and a ')' in it; utime 250, stime 50, starttime 12345 */
+    const char *stat = "4242 (a b) c) R 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 "
+                       "12345 1000000 100 18446744073709551615\n";
+    uint64_t cpu = 0, start = 0;
+    ck_assert_int_eq(tp_parse_stat_times(stat, &cpu, &start), 0);
+    ck_assert_uint_eq(cpu, 300);
+    ck_assert_uint_eq(start, 12345);
+    ck_assert_int_eq(tp_parse_stat_times("4242 (x) R 1 2 3", &cpu, &start), -1);
+    ck_assert_int_eq(tp_parse_stat_times("no parenthesis", &cpu, &start), -1);
+}
+END_TEST
+
+START_TEST(test_cpu_max)
+{
+    ck_assert(tp_parse_cpu_max("max 100000\n") == 0);
+    ck_assert(tp_parse_cpu_max("150000 100000\n") == 1.5);
+    ck_assert(tp_parse_cpu_max("50000 100000") == 0.5);
+    ck_assert(tp_parse_cpu_max("50000 0") == 0);
+    ck_assert(tp_parse_cpu_max("garbage") == 0);
+}
+END_TEST
+
+static void program(struct tp_program *p, uint64_t cpu, uint64_t runq, const char *src)
+{
+    memset(p, 0, sizeof *p);
+    p->wall_ns = 1000000000;
+    p->cpu_ns = cpu;
+    p->runq_ns = runq;
+    p->cpu_source = (char *)src;
+    p->cpus_allowed = 2;
+    p->load_avg = 3.5;
+}
+
+/* The rule: run-queue delay >= 20% of the runnable time and >= 10 ms, with schedstat figures. */
+START_TEST(test_rule)
+{
+    struct tp_program p;
+    program(&p, 800000000, 200000000, "schedstat"); /* exactly 20% */
+    ck_assert(tp_cpu_wait_share(&p) == 0.2);
+    ck_assert_int_eq(tp_cpu_wait_rule(&p), 1);
+    program(&p, 800000001, 199999999, "schedstat"); /* just under */
+    ck_assert_int_eq(tp_cpu_wait_rule(&p), 0);
+    program(&p, 30000000, 9999999, "schedstat"); /* 25%, under 10 ms */
+    ck_assert_int_eq(tp_cpu_wait_rule(&p), 0);
+    program(&p, 30000000, 10000000, "schedstat"); /* 25%, 10 ms */
+    ck_assert_int_eq(tp_cpu_wait_rule(&p), 1);
+    program(&p, 500000000, 500000000, "stat"); /* no run-queue figures: never */
+    ck_assert(tp_cpu_wait_share(&p) == 0);
+    ck_assert_int_eq(tp_cpu_wait_rule(&p), 0);
+    program(&p, 500000000, 500000000, NULL);
+    ck_assert_int_eq(tp_cpu_wait_rule(&p), 0);
+    program(&p, 0, 0, "schedstat");
+    ck_assert(tp_cpu_wait_share(&p) == 0);
+    ck_assert_int_eq(tp_cpu_wait_rule(&p), 0);
+    /* the CPUs available: the affinity mask, or a smaller cgroup quota */
+    program(&p, 0, 0, "schedstat");
+    ck_assert(tp_cpus_available(&p) == 2);
+    p.cpu_quota = 1.5;
+    ck_assert(tp_cpus_available(&p) == 1.5);
+    p.cpu_quota = 4;
+    ck_assert(tp_cpus_available(&p) == 2);
+}
+END_TEST
+
+static const char LINE[] =
+    "CPU: the process got 0.6 of the 2 CPUs it may use, and its threads spent 40% of their "
+    "runnable time waiting for a CPU. Other load on these CPUs (load average 3.50) or more busy "
+    "threads than CPUs (3 threads) kept them waiting, and the op and step times in this report "
+    "include that wait: fewer threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or a quieter "
+    "machine give it back.";
+
+static void model(struct tp_report *r, uint64_t cpu, uint64_t runq)
+{
+    tp_report_init(r);
+    r->program.wall_ns = 1000000000;
+    r->program.cpu_ns = cpu;
+    r->program.runq_ns = runq;
+    r->program.cpu_source = strdup("schedstat");
+    r->program.cpus_allowed = 2;
+    r->program.load_avg = 3.5;
+    r->nthreads = 3;
+    r->threads = calloc(3, sizeof *r->threads);
+    ck_assert_ptr_nonnull(r->threads);
+}
+
+START_TEST(test_verdict_text)
+{
+    struct tp_report r;
+    model(&r, 600000000, 400000000);
+    tp_analyze(&r);
+    ck_assert(r.verdict.cpu_wait_share == 0.4);
+    ck_assert_ptr_nonnull(r.verdict.cpu_text);
+    ck_assert_str_eq(r.verdict.cpu_text, LINE);
+    /* a quota of one CPU and a half, one CPU got: "1 of the 1.5 CPUs"; a single CPU */
+    r.program.cpu_ns = 1000000000;
+    r.program.cpu_quota = 1.5;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "got 1 of the 1.5 CPUs it may use"));
+    r.program.cpus_allowed = 1;
+    r.program.cpu_quota = 0;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "of the 1 CPU it may use,"));
+    /* under the rule: no line, the share still given */
+    r.program.runq_ns = 100000000;
+    tp_analyze(&r);
+    ck_assert_ptr_null(r.verdict.cpu_text);
+    ck_assert(r.verdict.cpu_wait_share == 100000000.0 / 1100000000.0);
+    tp_report_free(&r);
+}
+END_TEST
+
+/* In the text report the CPU line comes first in the verdict, before the ops' story, and the
+ * header says the CPUs, the load and the figures. */
+START_TEST(test_verdict_first)
+{
+    struct tp_report r;
+    model(&r, 600000000, 400000000);
+    tp_analyze(&r);
+    struct tp_buf b;
+    tp_buf_init(&b);
+    struct tp_text_opts o = {10, 200};
+    tp_render_text(&r, &o, &b);
+    /* the verdict is wrapped at spaces: put the lines back together */
+    char *t = strdup(tp_buf_str(&b));
+    ck_assert_ptr_nonnull(t);
+    for (char *q = t; *q; q++)
+        if (*q == '\n')
+            *q = ' ';
+    const char *v = strstr(t, "VERDICT"), *cpu = strstr(t, LINE),
+               *ops = strstr(t, "No op was seen");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_ptr_nonnull(cpu);
+    ck_assert_ptr_nonnull(ops);
+    ck_assert(v < cpu && cpu < ops);
+    ck_assert_ptr_nonnull(strstr(t, "CPUs allowed 2, load average 3.50; threads on a CPU 600 ms, "
+                                    "waiting for one 400 ms (40.0% of their runnable time)"));
+    free(t);
+    tp_buf_free(&b);
+    tp_report_free(&r);
+}
+END_TEST
+
+static void *ended_thread(void *arg)
+{
+    (void)arg;
+    tp_cpu_thread_begin();
+    pthread_setname_np(pthread_self(), "tp-ended");
+    return (void *)(intptr_t)syscall(SYS_gettid);
+}
+
+/* A thread that ended before the report is listed as ended, with its name and tid; the live
+ * main thread as live; the sums are the threads'. */
+START_TEST(test_collect)
+{
+    pthread_t t;
+    void *tid;
+    ck_assert_int_eq(pthread_create(&t, NULL, ended_thread, NULL), 0);
+    ck_assert_int_eq(pthread_join(t, &tid), 0);
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000000000ull;
+    tp_cpu_collect(&r);
+    ck_assert_uint_eq(r.nthreads, 2);
+    int seen_ended = 0, seen_main = 0;
+    uint64_t cpu = 0;
+    for (size_t i = 0; i < r.nthreads; i++) {
+        const struct tp_thread *x = &r.threads[i];
+        cpu += x->cpu_ns;
+        if (x->tid == (int64_t)(intptr_t)tid) {
+            seen_ended = 1;
+            ck_assert_int_eq(x->exited, 1);
+            ck_assert_str_eq(x->name, "tp-ended");
+        }
+        if (x->tid == (int64_t)getpid()) {
+            seen_main = 1;
+            ck_assert_int_eq(x->exited, 0);
+            ck_assert_uint_gt(x->cpu_ns, 0);
+        }
+    }
+    ck_assert(seen_ended && seen_main);
+    ck_assert_uint_eq(r.program.cpu_ns, cpu);
+    ck_assert_uint_ge(r.program.cpus_allowed, 1);
+    ck_assert_ptr_nonnull(r.program.cpu_source);
+    tp_report_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cpu");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, test_schedstat);
+    tcase_add_test(tc, test_ctxt);
+    tcase_add_test(tc, test_stat);
+    tcase_add_test(tc, test_cpu_max);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("verdict");
+    tcase_add_test(tc, test_rule);
+    tcase_add_test(tc, test_verdict_text);
+    tcase_add_test(tc, test_verdict_first);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("collect");
+    tcase_add_test(tc, test_collect);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

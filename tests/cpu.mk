@@ -1,0 +1,11 @@
+# The CPU and the machine: per-thread CPU and run-queue figures, the parsers of the kernel's
+# files and the rule of the CPU verdict (check_cpu), and the verdict on a run that waited for
+# its CPU beside a busy loop (cpu_wait.sh) and on one that did not (cpu_quiet.sh).
+check_PROGRAMS += tests/check_cpu tests/victims/v_cpu
+tests_check_cpu_SOURCES = tests/check_cpu.c
+tests_check_cpu_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
+tests_check_cpu_LDADD = $(TP_TRACK) $(TEST_LIBS)
+tests_victims_v_cpu_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_cpu_LDADD = -lpthread
+TESTS += tests/check_cpu tests/cpu_wait.sh tests/cpu_quiet.sh
+EXTRA_DIST += tests/cpu_wait.sh tests/cpu_quiet.sh tests/cpu_text.py

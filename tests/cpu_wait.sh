@@ -1,0 +1,32 @@
+#!/bin/sh
+# Two busy threads pinned with taskset to one CPU beside a busy loop on the same CPU: the threads
+# wait for the CPU, and the report says so. Asserted: the victim's output and status are its own;
+# threads[] lists exactly the main thread and the two named threads (ended, each with at least
+# the 150 ms of CPU it spun for, each with run-queue delay); the program's sums are the threads';
+# one CPU allowed; the verdict opens with the CPU line, each sentence matching the JSON's figures
+# (tests/cpu_text.py), its share above 10% (three runnable tasks on one CPU wait about 2/3 of
+# the time: the bound is loose on purpose). No figure depends on the machine's speed.
+. "$TS/lib.sh"
+[ -r /proc/self/schedstat ] || { echo "SKIP: no /proc/self/schedstat (kernel without schedstats)"; exit 77; }
+command -v taskset > /dev/null || { echo "SKIP: no taskset"; exit 77; }
+taskset -c 0 sh -c 'while :; do :; done' &
+busy=$!
+trap 'kill $busy 2> /dev/null; rm -rf "$WORK"' EXIT
+out=$(TPROF_OUTPUT="$WORK/r.txt" TPROF_JSON="$WORK/r.json" taskset -c 0 env LD_PRELOAD="$TPROF_SO" \
+  "$TB/victims/v_cpu") || fail "victim failed: $?"
+[ "$out" = "done 2" ] || fail "stdout changed: $out"
+jcheck "$WORK/r.json" "d['program']['cpu_source'] == 'schedstat'" \
+  "d['program']['cpus_allowed'] == 1" \
+  "len(d['threads']) == 3" \
+  "sorted(t['name'] for t in d['threads'] if t['exited']) == ['tp-busy-a', 'tp-busy-b']" \
+  "[t['tid'] for t in d['threads'] if not t['exited']] == [d['program']['pid']]" \
+  "all(t['cpu_ns'] >= 150000000 and t['runq_ns'] > 0 for t in d['threads'] if t['exited'])" \
+  "all(t['wall_ns'] >= t['cpu_ns'] for t in d['threads'] if t['exited'])" \
+  "d['program']['cpu_ns'] == sum(t['cpu_ns'] for t in d['threads'])" \
+  "d['program']['runq_ns'] == sum(t['runq_ns'] for t in d['threads'])" \
+  "d['verdict']['cpu_wait_share'] > 0.10" \
+  "d['verdict']['cpu_text'] is not None"
+python3 "$TS/cpu_text.py" "$WORK/r.txt" "$WORK/r.json" present || fail "CPU verdict line"
+# tprof report re-renders the same line from the JSON alone
+"$TPROF_CLI" report "$WORK/r.json" > "$WORK/again.txt" 2>&1 || fail "tprof report failed"
+python3 "$TS/cpu_text.py" "$WORK/again.txt" "$WORK/r.json" present || fail "CPU verdict line, re-rendered"
