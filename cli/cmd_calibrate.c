@@ -178,8 +178,7 @@ int tp_cmd_calibrate(int argc, char **argv)
     strftime(p.date, sizeof p.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     if (tp_peaks_save(path, &p) < 0) {
         fprintf(stderr, "tprof calibrate: cannot write %s: %s; the figures are not cached\n",
-                tp_cli_shown(path),
-                strerror(errno));
+                tp_cli_shown(path), strerror(errno));
         show(path, &p);
         return 1;
     }

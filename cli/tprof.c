@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "common/escape.h"
 
 static const struct {
     const char *name;
@@ -44,16 +43,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "tprof: unknown command '%s' (try 'tprof --help')\n",
-            tp_cli_shown(argv[1]));
+    fprintf(stderr, "tprof: unknown command '%s' (try 'tprof --help')\n", tp_cli_shown(argv[1]));
     return 2;
-}
-
-/* A few values shown at once in one message: rotating buffers, enough for one fprintf. */
-const char *tp_cli_shown(const char *s)
-{
-    static char shown[4][1024];
-    static unsigned next;
-    char *out = shown[next++ % 4];
-    return tp_escape_str(out, sizeof shown[0], s);
 }
