@@ -321,6 +321,7 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                           " and runs at %s of what this machine can do at its arithmetic "
                           "intensity (%s-bound)",
                           pct(d->efficiency, p, sizeof p), d->bound);
+        tp_buf_puts(t, tp_peaks_busy_verdict(&r->machine));
     } else if (!d->flops || !d->bytes) {
         tp_buf_puts(t, " (its FLOPs or bytes are unknown, so its bound is too)");
     } else {

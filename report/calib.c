@@ -163,6 +163,7 @@ struct member {
     int round; /* which eighth of the arrays */
     uint64_t t0, t1;
     double bytes; /* what its last round moved */
+    struct tp_calib_cond cond; /* its clocks over its bursts */
 };
 
 static void spin_sync(struct team *t)
@@ -206,10 +207,14 @@ static void *member_main(void *arg)
         pthread_barrier_wait(&t->burst);
         if (atomic_load(&t->stop))
             return NULL;
+        struct tp_tclock a, b;
+        tp_calib_tclock(&a);
         for (int r = 0; r < SWEEP_ROUNDS; r++) {
             one_round(m, r);
             spin_sync(t); /* the coordinator has read the round's times */
         }
+        tp_calib_tclock(&b);
+        tp_calib_cond_span(&m->cond, &a, &b);
     }
 }
 
@@ -280,11 +285,15 @@ static int team_rounds(struct team *t, struct member *m, double seconds, double 
         if (burst > 3 && el >= seconds && (together >= MIN_TOGETHER || el >= 6 * seconds))
             break;
         pthread_barrier_wait(&t->burst);
+        struct tp_tclock a, b;
+        tp_calib_tclock(&a);
         for (int r = 0; r < SWEEP_ROUNDS; r++) {
             team_round(t, m, r, rate, n);
             if (burst > 0)
                 together += rate[n++] > 0;
         }
+        tp_calib_tclock(&b);
+        tp_calib_cond_span(&m[0].cond, &a, &b);
         if (n + SWEEP_ROUNDS > MAX_ROUNDS)
             break;
         if (burst == 0)
@@ -296,8 +305,10 @@ static int team_rounds(struct team *t, struct member *m, double seconds, double 
 }
 
 /* Start threads 1..threads-1 (those that start share the work), run the rounds with this thread
- * as member 0, stop them. Returns the rounds counted. */
-static int team_run(struct team *t, int threads, double seconds, double *rate)
+ * as member 0, stop them; the worst of the threads' conditions into cond. Returns the rounds
+ * counted. */
+static int team_run(struct team *t, int threads, double seconds, double *rate,
+                    struct tp_calib_cond *cond)
 {
     enum { MAXT = 256 };
     pthread_t th[MAXT];
@@ -307,9 +318,11 @@ static int team_run(struct team *t, int threads, double seconds, double *rate)
     atomic_store(&t->stop, 0);
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->cv, NULL);
-    m[0] = (struct member){t, 0, 0, 0, 0, 0};
+    for (int i = 0; i < want; i++) {
+        m[i] = (struct member){.team = t, .index = i};
+        tp_calib_cond_init(&m[i].cond);
+    }
     for (int i = 1; i < want; i++) {
-        m[i] = (struct member){t, i, 0, 0, 0, 0};
         if (pthread_create(&th[i], NULL, member_main, &m[i]) != 0)
             break;
         nt++;
@@ -329,6 +342,9 @@ static int team_run(struct team *t, int threads, double seconds, double *rate)
     pthread_barrier_wait(&t->burst);
     for (int i = 1; i < nt; i++)
         pthread_join(th[i], NULL);
+    for (int i = 0; i < nt; i++)
+        tp_calib_cond_merge(cond, &m[i].cond);
+    cond->threads = nt;
     pthread_barrier_destroy(&t->burst);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
@@ -380,20 +396,25 @@ static void triad_work(struct member *m)
     m->bytes = 24.0 * (double)(hi - lo);
 }
 
-double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes)
+double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes,
+                      struct tp_calib_cond *cond)
 {
     size_t n = bytes / sizeof(double);
     bytes = n * sizeof(double);
     int dummy;
+    struct tp_calib_cond unused;
     if (!passes)
         passes = &dummy;
+    if (!cond)
+        cond = &unused;
+    tp_calib_cond_init(cond);
     *passes = 0;
     struct triad w = {map(bytes), map(bytes), map(bytes), n};
     double *rate = map(2 * MAX_ROUNDS * sizeof(double)), best = 0;
     if (rate && w.a && w.b && w.c &&
         n >= (size_t)SWEEP_ROUNDS * (size_t)(threads < 1 ? 1 : threads)) {
         struct team t = {.setup = triad_setup, .work = triad_work, .arg = &w};
-        *passes = team_run(&t, threads, seconds, rate);
+        *passes = team_run(&t, threads, seconds, rate, cond);
         int together = 0;
         for (int i = 0; i < *passes; i++)
             together += rate[i] > 0;
@@ -503,7 +524,17 @@ static int fma_width(void)
     return width;
 }
 
-double tp_calib_fma_1t(double seconds)
+double tp_calib_fma_1t(double seconds, struct tp_calib_cond *cond)
 {
-    return fma_1t(fma_width(), seconds);
+    int width = fma_width();
+    struct tp_tclock a, b;
+    tp_calib_tclock(&a);
+    double best = fma_1t(width, seconds);
+    tp_calib_tclock(&b);
+    if (cond) {
+        tp_calib_cond_init(cond);
+        tp_calib_cond_span(cond, &a, &b);
+        cond->threads = 1;
+    }
+    return best;
 }

@@ -107,11 +107,45 @@ enum {
     K_BLAS,
     K_BLAS_CONFIG,
     K_DATE,
+    K_CONDITIONS,
+    K_BUSY_WHY,
+    K_ONCPU,
+    K_RUNQ,
+    K_LOAD_AVG,
+    K_CPU_MODEL,
+    K_KERNEL,
+    K_CPUS,
     NKEYS
 };
 static const char *const keys[NKEYS] = {
-    "peak_gflops", "peak_gflops_1t", "peak_gbps", "threads",     "sgemm_n",
-    "triad_bytes", "method",         "blas",      "blas_config", "date"};
+    "peak_gflops", "peak_gflops_1t", "peak_gbps", "threads",    "sgemm_n",
+    "triad_bytes", "method",         "blas",      "blas_config", "date",
+    "conditions",  "busy_why",       "oncpu",     "runq",       "load_avg",
+    "cpu_model",   "kernel",         "cpus"};
+
+/* "-" is how the file writes an empty string. */
+static void put_text(char *out, size_t n, const char *val)
+{
+    snprintf(out, n, "%s", strcmp(val, "-") ? val : "");
+}
+
+/* The keys of the conditions and the machine (tprof 0.1 wrote none: all optional). */
+static int parse_conditions(int k, const char *val, struct tp_peaks *p)
+{
+    switch (k) {
+    case K_CONDITIONS:
+        snprintf(p->conditions, sizeof p->conditions, "%s", val);
+        return strcmp(val, "quiet") && strcmp(val, "busy");
+    case K_BUSY_WHY: put_text(p->busy_why, sizeof p->busy_why, val); return 0;
+    case K_ONCPU: return parse_double(val, -1, 1, &p->oncpu);
+    case K_RUNQ: return parse_double(val, -1, 1, &p->runq);
+    case K_LOAD_AVG: return parse_double(val, -1, 1e6, &p->load_avg);
+    case K_CPU_MODEL: put_text(p->cpu_model, sizeof p->cpu_model, val); return 0;
+    case K_KERNEL: put_text(p->kernel, sizeof p->kernel, val); return 0;
+    case K_CPUS: put_text(p->cpus, sizeof p->cpus, val); return 0;
+    }
+    return 0;
+}
 
 /* One "key value" line into p; a message in why when it is not valid. */
 static int parse_line(char *line, struct tp_peaks *p, unsigned *seen, char *why, size_t wn)
@@ -158,6 +192,7 @@ static int parse_line(char *line, struct tp_peaks *p, unsigned *seen, char *why,
     case K_BLAS: snprintf(p->blas, sizeof p->blas, "%s", val); break;
     case K_BLAS_CONFIG: snprintf(p->blas_config, sizeof p->blas_config, "%s", val); break;
     case K_DATE: snprintf(p->date, sizeof p->date, "%s", val); break;
+    default: bad = parse_conditions(k, val, p); break;
     }
     if (bad) {
         snprintf(why, wn, "%s '%s' is not valid", key, shown(val, buf, sizeof buf));
@@ -166,9 +201,16 @@ static int parse_line(char *line, struct tp_peaks *p, unsigned *seen, char *why,
     return 0;
 }
 
-int tp_peaks_load(const char *path, struct tp_peaks *p)
+/* Nothing read yet: the figures that may be absent are unknown (-1), not 0. */
+static void peaks_clear(struct tp_peaks *p)
 {
     memset(p, 0, sizeof *p);
+    p->oncpu = p->runq = p->load_avg = -1;
+}
+
+int tp_peaks_load(const char *path, struct tp_peaks *p)
+{
+    peaks_clear(p);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT || errno == ENOTDIR ? -1 : corrupt(path, "%s", strerror(errno));
@@ -210,14 +252,14 @@ int tp_peaks_load(const char *path, struct tp_peaks *p)
         if (!*line)
             continue;
         if (parse_line(line, p, &seen, why, sizeof why) < 0) {
-            memset(p, 0, sizeof *p);
+            peaks_clear(p);
             return corrupt(path, "line %d: %s", lineno, why);
         }
     }
     static const int required[] = {K_GFLOPS, K_GBPS};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!(seen & 1u << required[i])) {
-            memset(p, 0, sizeof *p);
+            peaks_clear(p);
             return corrupt(path, "no %s", keys[required[i]]);
         }
     return 0;
@@ -281,6 +323,15 @@ int tp_peaks_save(const char *path, const struct tp_peaks *p)
     put_str(&b, "blas", p->blas);
     put_str(&b, "blas_config", p->blas_config);
     put_str(&b, "date", p->date);
+    if (p->conditions[0]) {
+        put_str(&b, "conditions", p->conditions);
+        put_str(&b, "busy_why", p->busy_why);
+        tp_buf_printf(&b, "oncpu %.3f\nrunq %.3f\nload_avg %.2f\n", p->oncpu, p->runq,
+                      p->load_avg);
+        put_str(&b, "cpu_model", p->cpu_model);
+        put_str(&b, "kernel", p->kernel);
+        put_str(&b, "cpus", p->cpus);
+    }
     /* written like a report (common/fileio.h): atomically, so that a reader never sees half */
     int rc = tp_buf_ok(&b) ? tp_write_file(path, b.p, b.len, NULL) : (errno = ENOMEM, -1);
     int e = errno;
@@ -317,24 +368,60 @@ int tp_peaks_synthetic(const struct tp_peaks *p)
  * result per host: this runs once per machine, not at every exit. */
 static void quick_measure(struct tp_peaks *p)
 {
-    memset(p, 0, sizeof *p);
+    peaks_clear(p);
     size_t bytes = 2 * tp_calib_llc_bytes();
     if (bytes < (size_t)32 << 20)
         bytes = (size_t)32 << 20;
     if (bytes > (size_t)128 << 20)
         bytes = (size_t)128 << 20;
     int cores = tp_calib_cores();
-    p->gflops_1t = tp_calib_fma_1t(0.03);
-    p->gflops = p->gflops_1t * cores;
+    double load = tp_calib_loadavg(); /* before the measurement adds to it */
+    struct tp_calib_cond c, triad;
+    /* The program's own threads first: a pool spinning beside the FMA thread would make the
+     * measurement busy for a reason that is gone a tenth of a second later. */
     tp_calib_wait_quiet(0.5);
-    p->gbps = tp_calib_triad(0.2, bytes, tp_calib_cpus(), NULL);
+    p->gflops_1t = tp_calib_fma_1t(0.03, &c);
+    p->gflops = p->gflops_1t * cores;
+    p->gbps = tp_calib_triad(0.2, bytes, tp_calib_cpus(), NULL, &triad);
+    tp_calib_cond_merge(&c, &triad);
     p->threads = cores;
     p->triad_bytes = (long long)bytes;
     snprintf(p->method, sizeof p->method, "quick");
+    tp_peaks_conditions(p, &c, load);
+}
+
+void tp_peaks_conditions(struct tp_peaks *p, struct tp_calib_cond *c, double load_avg)
+{
+    int quiet = tp_calib_judge(c, p->busy_why, sizeof p->busy_why);
+    snprintf(p->conditions, sizeof p->conditions, "%s", quiet ? "quiet" : "busy");
+    p->oncpu = c->oncpu;
+    p->runq = c->runq;
+    p->load_avg = load_avg;
+    tp_peaks_here(p);
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm))
         strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void tp_peaks_here(struct tp_peaks *p)
+{
+    tp_calib_cpu_model(p->cpu_model, sizeof p->cpu_model);
+    tp_calib_kernel(p->kernel, sizeof p->kernel);
+    tp_calib_cpu_list(p->cpus, sizeof p->cpus);
+}
+
+void tp_peaks_unusable(const struct tp_peaks *cached, const struct tp_peaks *here, char *why,
+                       size_t n)
+{
+    if (cached->cpu_model[0] && here->cpu_model[0] && strcmp(cached->cpu_model, here->cpu_model))
+        snprintf(why, n, "measured on another CPU (%s, not %s)", cached->cpu_model,
+                 here->cpu_model);
+    else if (cached->cpus[0] && here->cpus[0] && strcmp(cached->cpus, here->cpus))
+        snprintf(why, n, "measured with other CPUs allowed (%s, not %s)", cached->cpus,
+                 here->cpus);
+    else if (n)
+        why[0] = 0;
 }
 
 void tp_peaks_quick(double *gflops, double *gbps)
@@ -347,48 +434,136 @@ void tp_peaks_quick(double *gflops, double *gbps)
         *gbps = p.gbps;
 }
 
+/* A string member of the report's machine, replacing what it held. */
+static void set_str(char **to, const char *s)
+{
+    free(*to);
+    *to = s && *s ? strdup(s) : NULL;
+}
+
 static void set_source(struct tp_machine *m, const char *s)
 {
-    free(m->source);
-    m->source = strdup(s);
+    set_str(&m->source, s);
+}
+
+/* When and how the peaks in p were measured, into the report (nothing for given peaks). */
+static void set_conditions(struct tp_machine *m, const struct tp_peaks *p)
+{
+    set_str(&m->measured_at, p ? p->date : NULL);
+    set_str(&m->conditions, !p ? NULL : p->conditions[0] ? p->conditions : "unknown");
+    set_str(&m->busy_why, p && !strcmp(p->conditions, "busy") ? p->busy_why : NULL);
+    set_str(&m->cpu_model, p ? p->cpu_model : NULL);
+    set_str(&m->cpus, p ? p->cpus : NULL);
+    m->load_avg = !p ? 0 : p->conditions[0] ? p->load_avg : -1;
+}
+
+void tp_peaks_machine_copy(struct tp_machine *to, const struct tp_machine *from)
+{
+    *to = *from;
+    to->source = to->measured_at = to->conditions = to->busy_why = NULL;
+    to->cpu_model = to->cpus = NULL;
+    set_str(&to->source, from->source);
+    set_str(&to->measured_at, from->measured_at);
+    set_str(&to->conditions, from->conditions);
+    set_str(&to->busy_why, from->busy_why);
+    set_str(&to->cpu_model, from->cpu_model);
+    set_str(&to->cpus, from->cpus);
+}
+
+void tp_peaks_given(struct tp_machine *m, const char *source)
+{
+    set_source(m, source);
+    set_conditions(m, NULL);
+}
+
+/* What the last resolve found, for the report's notes (tp_peaks_note). */
+static char busy_line[1400], unused_line[1800];
+
+const char *tp_peaks_busy_line(void)
+{
+    return busy_line;
+}
+
+const char *tp_peaks_unused_line(void)
+{
+    return unused_line;
+}
+
+/* The cache at path, if this process may use it: 0 and m filled; else -1 (absent), -2 (not
+ * valid: the user's to replace), -3 (another machine's: not used, not overwritten). */
+static int use_cache(struct tp_machine *m, const char *path, int from_env, struct tp_peaks *p)
+{
+    int loaded = tp_peaks_load(path, p);
+    if (loaded < 0)
+        return loaded;
+    struct tp_peaks here;
+    char why[300], src[1100];
+    peaks_clear(&here);
+    tp_peaks_here(&here);
+    tp_peaks_unusable(p, &here, why, sizeof why);
+    if (why[0]) {
+        snprintf(unused_line, sizeof unused_line,
+                 "machine peaks cached in %s are not used: %s; `tprof calibrate` replaces them",
+                 path, why);
+        return -3;
+    }
+    if (m->peak_gflops <= 0)
+        m->peak_gflops = p->gflops;
+    if (m->peak_gbps <= 0)
+        m->peak_gbps = p->gbps;
+    snprintf(src, sizeof src, "%s%scache:%s", from_env ? "env+" : "",
+             tp_peaks_synthetic(p) ? "quick-" : "", path);
+    set_source(m, src);
+    set_conditions(m, p);
+    if (!strcmp(p->conditions, "busy"))
+        snprintf(busy_line, sizeof busy_line,
+                 "machine peaks cached in %s were measured on a busy machine (%s); run `tprof "
+                 "calibrate` on a quiet machine",
+                 path, p->busy_why);
+    return 0;
 }
 
 int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, int allow_quick)
 {
-    char path[1024], src[1100];
+    char path[1024];
     struct tp_peaks p;
     int from_env = env_gflops > 0 || env_gbps > 0;
+    busy_line[0] = unused_line[0] = 0;
     m->peak_gflops = env_gflops > 0 ? env_gflops : 0;
     m->peak_gbps = env_gbps > 0 ? env_gbps : 0;
+    set_conditions(m, NULL);
     if (env_gflops > 0 && env_gbps > 0) {
         set_source(m, "env");
         return 0;
     }
-    /* A cache that exists but is not valid (-2) is the user's to replace: not overwritten. */
-    int loaded = tp_peaks_cache_path(path, sizeof path) == 0 ? tp_peaks_load(path, &p) : -2;
-    if (loaded == 0) {
-        if (m->peak_gflops <= 0)
-            m->peak_gflops = p.gflops;
-        if (m->peak_gbps <= 0)
-            m->peak_gbps = p.gbps;
-        snprintf(src, sizeof src, "%s%scache:%s", from_env ? "env+" : "",
-                 tp_peaks_synthetic(&p) ? "quick-" : "", path);
-        set_source(m, src);
+    /* Only a cache with no file yet is written: one not valid is the user's to replace, one of
+     * another machine is not ours. */
+    int loaded = tp_peaks_cache_path(path, sizeof path) == 0 ? use_cache(m, path, from_env, &p)
+                                                             : -2;
+    if (loaded == 0)
         return 0;
-    }
     if (allow_quick) {
         quick_measure(&p);
         if (p.gflops > 0 && p.gbps > 0) {
-            /* Both peaks, whatever the environment gave: the cache is the machine's. */
+            /* Both peaks, whatever the environment gave: the cache is the machine's. A busy
+             * measurement is cached too, marked busy (any `tprof calibrate` replaces it): measured
+             * again at every exit instead, it would cost every run and move with the load. */
             tp_peaks_as_cached(&p);
-            if (loaded == -1 && tp_peaks_save(path, &p) < 0)
+            int saved = loaded == -1 && tp_peaks_save(path, &p) == 0;
+            if (loaded == -1 && !saved)
                 fprintf(stderr, "tprof: cannot write %s: %s; the quick peaks are not cached\n",
                         path, strerror(errno));
+            if (!strcmp(p.conditions, "busy"))
+                snprintf(busy_line, sizeof busy_line,
+                         "machine peaks measured on a busy machine (%s): %s; run `tprof "
+                         "calibrate` on a quiet machine",
+                         p.busy_why, saved ? "cached marked busy" : "not cached");
             if (m->peak_gflops <= 0)
                 m->peak_gflops = p.gflops;
             if (m->peak_gbps <= 0)
                 m->peak_gbps = p.gbps;
             set_source(m, from_env ? "env+quick" : "quick");
+            set_conditions(m, &p);
             return 0;
         }
     }

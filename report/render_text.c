@@ -120,12 +120,13 @@ static void header(struct tp_text_ctx *c)
     }
     const struct tp_machine *m = &r->machine;
     if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
-        isfinite(m->peak_gbps))
-        tp_text_say(c, "machine peaks %s, %s (from %s)",
+        isfinite(m->peak_gbps)) {
+        char from[1400];
+        tp_peaks_header(r, from, sizeof from);
+        tp_text_say(c, "machine peaks %s, %s (%s)",
                     tp_fmt_rate(m->peak_gflops * 1e9, "FLOP/s", a, sizeof a),
-                    tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b),
-                    m->source ? m->source : "?");
-    else
+                    tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b), from);
+    } else
         tp_text_say(c, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
                        "TPROF_PEAK_GFLOPS and _GBPS)");
     if (r->partial)
