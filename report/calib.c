@@ -30,60 +30,6 @@ static void *map(size_t bytes)
     return tp_pages_map(bytes, 0);
 }
 
-int tp_calib_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 && n < 4096 ? (int)n : 1;
-}
-
-/* A small sysfs number, read without stdio (no allocation: this runs in the profiled process). */
-static long sysfs_long(const char *path)
-{
-    char buf[32];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t r = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (r <= 0)
-        return -1;
-    buf[r] = 0;
-    char *end;
-    long v = strtol(buf, &end, 10);
-    return end == buf ? -1 : v;
-}
-
-int tp_calib_cores(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return tp_calib_cpus();
-    enum { MAXC = CPU_SETSIZE };
-    static long key[MAXC]; /* package << 32 | core of each core seen; the caller is one thread */
-    int n = 0;
-    for (int c = 0; c < MAXC; c++) {
-        if (!CPU_ISSET(c, &set))
-            continue;
-        char p[96];
-        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
-        long pkg = sysfs_long(p);
-        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
-        long core = sysfs_long(p);
-        if (pkg < 0 || core < 0)
-            return tp_calib_cpus(); /* no topology: every CPU counts as a core */
-        long k = pkg << 32 | (core & 0xffffffff);
-        int seen = 0;
-        for (int i = 0; i < n && !seen; i++)
-            seen = key[i] == k;
-        if (!seen)
-            key[n++] = k;
-    }
-    return n > 0 ? n : tp_calib_cpus();
-}
-
 static uint64_t cpu_ns(clockid_t id)
 {
     struct timespec ts;
@@ -106,34 +52,6 @@ double tp_calib_wait_quiet(double max_seconds)
         t0 = t1;
         o0 = o1;
     }
-}
-
-size_t tp_calib_llc_bytes(void)
-{
-    size_t best = 0;
-    for (int i = 0; i < 16; i++) {
-        char path[128], buf[64];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        if (fgets(buf, sizeof buf, f)) {
-            unsigned long long v = 0;
-            char unit = 0;
-            if (sscanf(buf, "%llu%c", &v, &unit) >= 1) {
-                if (unit == 'K')
-                    v <<= 10;
-                else if (unit == 'M')
-                    v <<= 20;
-                else if (unit == 'G')
-                    v <<= 30;
-                if (v > best)
-                    best = (size_t)v;
-            }
-        }
-        fclose(f);
-    }
-    return best;
 }
 
 /* ---- a team of threads timed together ---- */
@@ -162,7 +80,7 @@ struct member {
     int index;
     int round; /* which eighth of the arrays */
     uint64_t t0, t1;
-    double bytes; /* what its last round moved */
+    double bytes;              /* what its last round moved */
     struct tp_calib_cond cond; /* its clocks over its bursts */
 };
 

@@ -1,4 +1,5 @@
-/* Measuring the machine (report/calib.c): peak FLOP/s and memory bandwidth for the roofline. */
+/* Measuring the machine (report/calib.c): peak FLOP/s and memory bandwidth for the roofline;
+ * the conditions of a measurement and the machine's CPUs (report/calib_cond.c). */
 #ifndef TPROF_CALIB_H
 #define TPROF_CALIB_H
 
@@ -25,7 +26,7 @@ struct tp_tclock {
     int has_runq; /* /proc/thread-self/schedstat could be read */
 };
 void tp_calib_cond_init(struct tp_calib_cond *c); /* nothing known yet */
-void tp_calib_tclock(struct tp_tclock *t);         /* the calling thread's clocks now */
+void tp_calib_tclock(struct tp_tclock *t);        /* the calling thread's clocks now */
 /* One measuring thread's span from a to b (its own clocks), or its figures directly. */
 void tp_calib_cond_span(struct tp_calib_cond *c, const struct tp_tclock *a,
                         const struct tp_tclock *b);
@@ -46,13 +47,13 @@ void tp_calib_kernel(char *out, size_t n);
 
 /* One sgemm measurement through a BLAS reached with dlopen + dlsym(handle). */
 struct tp_blas_run {
-    double gflops;    /* best of the timed calls */
-    int threads;      /* what the library reports using; 0 when it cannot say */
-    int calls;        /* timed calls */
-    int n;            /* matrix size used: smaller than asked when a call would be slow */
-    char path[512];   /* the library file, symlinks resolved */
-    char config[256]; /* openblas_get_config(), or "" */
-    char error[256];  /* why it failed, when it did */
+    double gflops;             /* best of the timed calls */
+    int threads;               /* what the library reports using; 0 when it cannot say */
+    int calls;                 /* timed calls */
+    int n;                     /* matrix size used: smaller than asked when a call would be slow */
+    char path[512];            /* the library file, symlinks resolved */
+    char config[256];          /* openblas_get_config(), or "" */
+    char error[256];           /* why it failed, when it did */
     struct tp_calib_cond cond; /* of its threads over the timed calls */
 };
 

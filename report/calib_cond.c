@@ -8,8 +8,9 @@
  * CPUs this process may use, the load average) goes into the cache beside the figures, so that a
  * cache made on other hardware or with other CPUs is not used.
  *
- * Everything here may run in the profiled process at exit: open/read into stack buffers, no
- * stdio, no allocation. */
+ * Also the CPUs, cores and caches the measurements size themselves by. Everything here may run
+ * in the profiled process at exit: no allocation (small files read with open/read into stack
+ * buffers, sysfs cache sizes with stdio, as before). */
 #include "report/calib.h"
 
 #include <fcntl.h>
@@ -69,10 +70,9 @@ void tp_calib_cond_span(struct tp_calib_cond *c, const struct tp_tclock *a,
         return;
     double wall = (double)(b->wall - a->wall);
     double on = b->cpu >= a->cpu ? (double)(b->cpu - a->cpu) / wall : 0;
-    tp_calib_cond_thread(c, on > 1 ? 1 : on,
-                         a->has_runq && b->has_runq && b->runq >= a->runq
-                             ? (double)(b->runq - a->runq) / wall
-                             : -1);
+    tp_calib_cond_thread(
+        c, on > 1 ? 1 : on,
+        a->has_runq && b->has_runq && b->runq >= a->runq ? (double)(b->runq - a->runq) / wall : -1);
 }
 
 void tp_calib_cond_thread(struct tp_calib_cond *c, double oncpu, double runq)
@@ -215,8 +215,7 @@ double tp_calib_loadavg(void)
 {
     char buf[128];
     double l;
-    return read_small("/proc/loadavg", buf, sizeof buf) > 0 && sscanf(buf, "%lf", &l) == 1 ? l
-                                                                                            : -1;
+    return read_small("/proc/loadavg", buf, sizeof buf) > 0 && sscanf(buf, "%lf", &l) == 1 ? l : -1;
 }
 
 void tp_calib_kernel(char *out, size_t n)
@@ -224,4 +223,86 @@ void tp_calib_kernel(char *out, size_t n)
     struct utsname u;
     if (n)
         snprintf(out, n, "%s", uname(&u) == 0 ? u.release : "");
+}
+
+int tp_calib_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && n < 4096 ? (int)n : 1;
+}
+
+/* A small sysfs number, read without stdio (no allocation: this runs in the profiled process). */
+static long sysfs_long(const char *path)
+{
+    char buf[32];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t r = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (r <= 0)
+        return -1;
+    buf[r] = 0;
+    char *end;
+    long v = strtol(buf, &end, 10);
+    return end == buf ? -1 : v;
+}
+
+int tp_calib_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return tp_calib_cpus();
+    enum { MAXC = CPU_SETSIZE };
+    static long key[MAXC]; /* package << 32 | core of each core seen; the caller is one thread */
+    int n = 0;
+    for (int c = 0; c < MAXC; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        char p[96];
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+        long pkg = sysfs_long(p);
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
+        long core = sysfs_long(p);
+        if (pkg < 0 || core < 0)
+            return tp_calib_cpus(); /* no topology: every CPU counts as a core */
+        long k = pkg << 32 | (core & 0xffffffff);
+        int seen = 0;
+        for (int i = 0; i < n && !seen; i++)
+            seen = key[i] == k;
+        if (!seen)
+            key[n++] = k;
+    }
+    return n > 0 ? n : tp_calib_cpus();
+}
+
+size_t tp_calib_llc_bytes(void)
+{
+    size_t best = 0;
+    for (int i = 0; i < 16; i++) {
+        char path[128], buf[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        if (fgets(buf, sizeof buf, f)) {
+            unsigned long long v = 0;
+            char unit = 0;
+            if (sscanf(buf, "%llu%c", &v, &unit) >= 1) {
+                if (unit == 'K')
+                    v <<= 10;
+                else if (unit == 'M')
+                    v <<= 20;
+                else if (unit == 'G')
+                    v <<= 30;
+                if (v > best)
+                    best = (size_t)v;
+            }
+        }
+        fclose(f);
+    }
+    return best;
 }

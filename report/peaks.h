@@ -23,16 +23,18 @@ struct tp_peaks {
     char date[64];         /* UTC, ISO 8601 */
     /* The conditions (report/calib.h): "quiet" or "busy", "" when the cache predates them. */
     char conditions[8];
-    char busy_why[96];     /* why busy, e.g. "the measuring threads had 52% of their CPUs" */
-    double oncpu, runq;    /* the measuring threads' worst shares; -1 unknown */
-    double load_avg;       /* 1-minute load average when measured; -1 unknown */
-    char cpu_model[64];    /* "" unknown (and in the file: "-") */
+    char busy_why[96];  /* why busy, e.g. "the measuring threads had 52% of their CPUs" */
+    double oncpu, runq; /* the measuring threads' worst shares; -1 unknown */
+    double load_avg;    /* 1-minute load average when measured; -1 unknown */
+    char cpu_model[64]; /* "" unknown (and in the file: "-") */
     char kernel[64];
-    char cpus[128];        /* the CPUs the measuring process could use, "0-3,8" */
+    char cpus[128]; /* the CPUs the measuring process could use, "0-3,8" */
 };
 
-/* Fill m (peak_gflops, peak_gbps, source, and when the peaks were measured: measured_at,
- * conditions, busy_why, cpu_model, cpus, load_avg). A cache made on another CPU model or with
+/* Fill m: peak_gflops, peak_gbps, source ("env", "cache:<path>", "quick", "none", below) and,
+ * for measured peaks, measured_at (UTC, ISO 8601), conditions ("quiet", "busy", "unknown" for a
+ * cache from before they were recorded), busy_why, cpu_model, cpus (the CPUs the measurement
+ * could use, "0-3,8") and load_avg (-1 unknown); NULL and 0 for given peaks. A cache made on another CPU model or with
  * other CPUs allowed than this process's is not used, nor overwritten: the peaks are measured
  * quickly (if allow_quick) as when there is none, and tp_peaks_note says why. Values > 0 in env_* win ("env"); what they leave
  * unknown comes from the cache ("cache:<path>", or "env+cache:<path>" when both contribute;
@@ -73,11 +75,12 @@ void tp_peaks_here(struct tp_peaks *p);
 /* Why a cache cannot be used by this process ("" when it can): another CPU model, other CPUs. */
 void tp_peaks_unusable(const struct tp_peaks *cached, const struct tp_peaks *here, char *why,
                        size_t n);
-/* The header's words on the peaks: "from cache:<path>, 3 days old, quiet" (the age at the end
- * of the run; "busy: <why>", "unknown conditions" for a cache that predates them). */
-void tp_peaks_header(const struct tp_report *r, char *out, size_t n); /* report/peaks_text.c */
+/* The header's line on the peaks (they are known): "machine peaks 201 GFLOP/s, 60.3 GB/s (from
+ * cache:<path>, 3 days old, quiet)": the age at the end of the run, "busy: <why>", "unknown
+ * conditions" for a cache that predates them. Returns out. (report/peaks_text.c) */
+const char *tp_peaks_header(const struct tp_report *r, char *out, size_t n);
 /* The verdict's words for peaks measured on a busy machine ("" otherwise). */
-const char *tp_peaks_busy_verdict(const struct tp_machine *m); /* report/peaks_text.c */
+const char *tp_peaks_busy(const struct tp_machine *m); /* report/peaks_text.c */
 
 /* Why an op shows more than 100% of the roofline (tp_peaks_over_shown), naming where the peaks
  * came from: the value given in TPROF_PEAK_* or with --peak-* (then no calibration is advised),
@@ -92,6 +95,8 @@ int tp_peaks_over_shown(double efficiency);
  * else $HOME/.cache/tprof/peaks-<host>. 0, or -1 when neither variable helps. */
 int tp_peaks_cache_path(char *out, size_t n);
 
+/* p as nothing read: zeros, the figures that may be absent -1 (unknown). */
+void tp_peaks_clear(struct tp_peaks *p);
 /* 0 and p filled; -1 when the file does not exist (silently); -2 when it exists but cannot be
  * read or is not a valid cache: then one line on stderr names the file and the problem. */
 int tp_peaks_load(const char *path, struct tp_peaks *p);

@@ -2,6 +2,7 @@
  * and why an op can show more than 100% of them. Both name where the peaks came from, so that
  * the advice fits: a value the user gave is named, not a calibration to run. */
 #include "report/peaks.h"
+#include "report/units.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -46,8 +47,10 @@ static long long iso_seconds(const char *s)
     struct tm tm;
     memset(&tm, 0, sizeof tm);
     char z = 0;
-    if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                     &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z) != 7 || z != 'Z')
+    if (!s ||
+        sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+               &tm.tm_min, &tm.tm_sec, &z) != 7 ||
+        z != 'Z')
         return -1;
     tm.tm_year -= 1900;
     tm.tm_mon -= 1;
@@ -67,13 +70,17 @@ static void age_words(long long s, char *out, size_t n)
         snprintf(out, n, "%lld days old", (s + 43200) / 86400);
 }
 
-void tp_peaks_header(const struct tp_report *r, char *out, size_t n)
+const char *tp_peaks_header(const struct tp_report *r, char *out, size_t n)
 {
     const struct tp_machine *m = &r->machine;
     const char *src = m->source ? m->source : "?";
-    size_t len = (size_t)snprintf(out, n, "from %s", src);
-    if (!m->conditions || len >= n)
-        return; /* given peaks, or a report from before conditions were recorded */
+    char a[64], b[64];
+    int w = snprintf(out, n, "machine peaks %s, %s (from %s",
+                     tp_fmt_rate(m->peak_gflops * 1e9, "FLOP/s", a, sizeof a),
+                     tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b), src);
+    size_t len = w > 0 ? (size_t)w : 0;
+    if (len + 2 >= n)
+        return out;
     /* The age at the end of the run, so that re-rendering a report later says the same. */
     long long at = iso_seconds(m->measured_at);
     long long end = (long long)((r->program.start_unix_ns + r->program.wall_ns) / 1000000000u);
@@ -83,12 +90,16 @@ void tp_peaks_header(const struct tp_report *r, char *out, size_t n)
         age_words(end > at ? end - at : 0, age, sizeof age);
     else if (strstr(src, "cache:"))
         snprintf(age, sizeof age, "age unknown");
-    snprintf(out + len, n - len, "%s%s, %s%s%s", age[0] ? ", " : "", age,
-             !strcmp(m->conditions, "unknown") ? "unknown conditions" : m->conditions,
-             m->busy_why ? ": " : "", m->busy_why ? m->busy_why : "");
+    if (m->conditions) /* else given peaks, or a report from before conditions were recorded */
+        snprintf(out + len, n - len, "%s%s, %s%s%s)", age[0] ? ", " : "", age,
+                 !strcmp(m->conditions, "unknown") ? "unknown conditions" : m->conditions,
+                 m->busy_why ? ": " : "", m->busy_why ? m->busy_why : "");
+    else
+        snprintf(out + len, n - len, ")");
+    return out;
 }
 
-const char *tp_peaks_busy_verdict(const struct tp_machine *m)
+const char *tp_peaks_busy(const struct tp_machine *m)
 {
     return m->conditions && !strcmp(m->conditions, "busy")
                ? "; the peaks were measured on a busy machine, so this may be too high"

@@ -119,14 +119,8 @@ struct tp_memory {
 };
 
 struct tp_machine {
-    double peak_gflops, peak_gbps; /* 0 when unknown */
-    char *source;                  /* "env", "cache:<path>", "quick", "none" */
-    /* How measured peaks were measured (report/peaks.h); NULL for given ones. */
-    char *measured_at; /* UTC, ISO 8601 */
-    char *conditions;  /* "quiet", "busy", "unknown" (a cache from before they were recorded) */
-    char *busy_why;    /* why busy */
-    char *cpu_model, *cpus; /* the machine measured, the CPUs it could use */
-    double load_avg;        /* when measured; -1 unknown, 0 with no conditions */
+    double peak_gflops, peak_gbps, load_avg; /* peaks 0 when unknown; load_avg: report/peaks.h */
+    char *source, *measured_at, *conditions, *busy_why, *cpu_model, *cpus; /* report/peaks.h */
 };
 
 struct tp_program {
