@@ -147,6 +147,7 @@ void tp_peaks_given(struct tp_machine *m, const char *source)
 
 /* What the last resolve found, for the report's notes (tp_peaks_note). */
 static char busy_line[1400], unused_line[1800];
+static int quick_cached;
 
 const char *tp_peaks_busy_line(void)
 {
@@ -156,6 +157,11 @@ const char *tp_peaks_busy_line(void)
 const char *tp_peaks_unused_line(void)
 {
     return unused_line;
+}
+
+int tp_peaks_quick_cached(void)
+{
+    return quick_cached;
 }
 
 /* The cache at path, if this process may use it: 0 and m filled; else -1 (absent), -2 (not
@@ -198,6 +204,7 @@ int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, i
     struct tp_peaks p;
     int from_env = env_gflops > 0 || env_gbps > 0;
     busy_line[0] = unused_line[0] = 0;
+    quick_cached = 0;
     m->peak_gflops = env_gflops > 0 ? env_gflops : 0;
     m->peak_gbps = env_gbps > 0 ? env_gbps : 0;
     set_conditions(m, NULL);
@@ -218,7 +225,7 @@ int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, i
              * measurement is cached too, marked busy (any `tprof calibrate` replaces it): measured
              * again at every exit instead, it would cost every run and move with the load. */
             tp_peaks_as_cached(&p);
-            int saved = loaded == -1 && tp_peaks_save(path, &p) == 0;
+            int saved = quick_cached = loaded == -1 && tp_peaks_save(path, &p) == 0;
             if (loaded == -1 && !saved)
                 fprintf(stderr, "tprof: cannot write %s: %s; the quick peaks are not cached\n",
                         path, strerror(errno));

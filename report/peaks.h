@@ -66,6 +66,7 @@ void tp_peaks_note(const char *source, char *out, size_t n); /* report/peaks_tex
  * measurement or cache ("" quiet), why the cache was not used (""). */
 const char *tp_peaks_busy_line(void);
 const char *tp_peaks_unused_line(void);
+int tp_peaks_quick_cached(void); /* 1 when it wrote its quick measurement to the cache */
 /* After a measurement: judge c (tp_calib_judge) into p's conditions, busy_why, oncpu, runq,
  * with load_avg (read before measuring), this machine (tp_peaks_here) and the time. */
 struct tp_calib_cond;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 void tp_peaks_note(const char *source, char *out, size_t n)
 {
@@ -19,8 +18,8 @@ void tp_peaks_note(const char *source, char *out, size_t n)
                  "machine peaks from a quick synthetic measurement (%s) that an earlier run "
                  "cached in %s; `tprof calibrate` measures them through the BLAS and replaces it",
                  how, c + strlen("quick-cache:"));
-    else if (source && strstr(source, "quick") && !tp_peaks_unused_line()[0] &&
-             tp_peaks_cache_path(path, sizeof path) == 0 && access(path, F_OK) == 0)
+    else if (source && strstr(source, "quick") && tp_peaks_quick_cached() &&
+             tp_peaks_cache_path(path, sizeof path) == 0)
         snprintf(out, n,
                  "machine peaks from a quick synthetic measurement at this exit (%s), now cached "
                  "in %s for later runs; `tprof calibrate` measures them through the BLAS",

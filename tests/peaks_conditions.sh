@@ -93,6 +93,8 @@ run 6 TPROF_TEST_CALIB_ONCPU=0.5
 note_has 6 "machine peaks cached in $cache are not used: measured with other CPUs allowed (0-4095, not $cpus); \`tprof calibrate\` replaces them"
 note_has 6 "machine peaks measured on a busy machine ($why50): not cached; run \`tprof calibrate\` on a quiet machine"
 grep -qx "cpus 0-4095" "$cache" || fail "run 6 overwrote the cache of other CPUs"
+jcheck "$WORK/6.json" "not any('now cached in' in n for n in d['notes'])" \
+    "any(n.startswith('machine peaks from a quick synthetic measurement at this exit') and n.count('caches them') == 1 for n in d['notes'])"
 # `tprof calibrate` measures (no "cached" shown) and replaces it, when a BLAS is there.
 cp "$WORK/other" "$cache"
 TPROF_TEST_CALIB_ONCPU=1 "$T" calibrate --quick >"$WORK/cal5" 2>"$WORK/cal5.err"
