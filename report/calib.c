@@ -80,8 +80,8 @@ struct member {
     int index;
     int round; /* which eighth of the arrays */
     uint64_t t0, t1;
-    double bytes;              /* what its last round moved */
-    struct tp_calib_cond cond; /* its clocks over its bursts */
+    double bytes;          /* what its last round moved */
+    struct tp_tclock busy; /* its clocks summed over its bursts (not the naps between) */
 };
 
 static void spin_sync(struct team *t)
@@ -132,7 +132,7 @@ static void *member_main(void *arg)
             spin_sync(t); /* the coordinator has read the round's times */
         }
         tp_calib_tclock(&b);
-        tp_calib_cond_span(&m->cond, &a, &b);
+        tp_calib_tclock_add(&m->busy, &a, &b);
     }
 }
 
@@ -211,7 +211,7 @@ static int team_rounds(struct team *t, struct member *m, double seconds, double 
                 together += rate[n++] > 0;
         }
         tp_calib_tclock(&b);
-        tp_calib_cond_span(&m[0].cond, &a, &b);
+        tp_calib_tclock_add(&m[0].busy, &a, &b);
         if (n + SWEEP_ROUNDS > MAX_ROUNDS)
             break;
         if (burst == 0)
@@ -237,8 +237,7 @@ static int team_run(struct team *t, int threads, double seconds, double *rate,
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->cv, NULL);
     for (int i = 0; i < want; i++) {
-        m[i] = (struct member){.team = t, .index = i};
-        tp_calib_cond_init(&m[i].cond);
+        m[i] = (struct member){.team = t, .index = i, .busy = {.has_runq = 1}};
     }
     for (int i = 1; i < want; i++) {
         if (pthread_create(&th[i], NULL, member_main, &m[i]) != 0)
@@ -260,8 +259,9 @@ static int team_run(struct team *t, int threads, double seconds, double *rate,
     pthread_barrier_wait(&t->burst);
     for (int i = 1; i < nt; i++)
         pthread_join(th[i], NULL);
+    struct tp_tclock zero = {.has_runq = 1};
     for (int i = 0; i < nt; i++)
-        tp_calib_cond_merge(cond, &m[i].cond);
+        tp_calib_cond_span(cond, &zero, &m[i].busy);
     cond->threads = nt;
     pthread_barrier_destroy(&t->burst);
     pthread_cond_destroy(&t->cv);

@@ -31,6 +31,10 @@ void tp_calib_tclock(struct tp_tclock *t);        /* the calling thread's clocks
 void tp_calib_cond_span(struct tp_calib_cond *c, const struct tp_tclock *a,
                         const struct tp_tclock *b);
 void tp_calib_cond_thread(struct tp_calib_cond *c, double oncpu, double runq);
+/* A thread's span from a to b added to sum (start it at {.has_runq = 1}): a thread measured in
+ * bursts counts its spans together, so that one unlucky burst does not make it busy. */
+void tp_calib_tclock_add(struct tp_tclock *sum, const struct tp_tclock *a,
+                         const struct tp_tclock *b);
 /* The worse of two measurements' conditions (the speedup of the one with more threads). */
 void tp_calib_cond_merge(struct tp_calib_cond *into, const struct tp_calib_cond *c);
 /* 1 quiet; 0 busy, with why (e.g. "the measuring threads had 52% of their CPUs"). */

@@ -63,6 +63,15 @@ void tp_calib_tclock(struct tp_tclock *t)
     t->runq = t->has_runq ? wait : 0;
 }
 
+void tp_calib_tclock_add(struct tp_tclock *sum, const struct tp_tclock *a,
+                         const struct tp_tclock *b)
+{
+    sum->wall += b->wall >= a->wall ? b->wall - a->wall : 0;
+    sum->cpu += b->cpu >= a->cpu ? b->cpu - a->cpu : 0;
+    sum->runq += b->runq >= a->runq ? b->runq - a->runq : 0;
+    sum->has_runq = sum->has_runq && a->has_runq && b->has_runq;
+}
+
 void tp_calib_cond_span(struct tp_calib_cond *c, const struct tp_tclock *a,
                         const struct tp_tclock *b)
 {

@@ -444,6 +444,15 @@ START_TEST(test_quiet_rule)
     tp_calib_cond_init(&c);
     tp_calib_cond_span(&c, &t0, &t1);
     ck_assert(c.runq == -1);
+    /* Spans summed: a burst of 100 ns with 90 on a CPU and one with 10 make 50%, not 10%. */
+    struct tp_tclock sum = {.has_runq = 1}, zero = {.has_runq = 1};
+    struct tp_tclock b0 = {0, 0, 0, 1}, b1 = {100, 90, 10, 1}, b2 = {200, 90, 10, 1},
+                     b3 = {300, 100, 100, 1};
+    tp_calib_tclock_add(&sum, &b0, &b1);
+    tp_calib_tclock_add(&sum, &b2, &b3);
+    tp_calib_cond_init(&c);
+    tp_calib_cond_span(&c, &zero, &sum);
+    ck_assert(fabs(c.oncpu - 0.5) < 1e-12 && fabs(c.runq - 0.5) < 1e-12);
     /* The test suite's override (TPROF_TEST_CALIB_ONCPU) replaces what was measured. */
     setenv("TPROF_TEST_CALIB_ONCPU", "0.5", 1);
     tp_calib_cond_init(&c);

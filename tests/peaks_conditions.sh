@@ -71,6 +71,15 @@ run 3
 jcheck "$WORK/3.json" "d['machine']['conditions'] == 'quiet'" "d['machine']['measured_at'] == '$old'" \
     "d['machine']['busy_why'] is None" "d['machine']['cpu_model'] == '''$model'''"
 
+"$T" calibrate --print >"$WORK/print3" || fail "--print of a quiet cache"
+grep -q "^conditions:                 quiet; load average [0-9.]*$" "$WORK/print3" ||
+    fail "--print of a quiet cache: $(cat "$WORK/print3")"
+sed -i 's/^load_avg .*/load_avg -1.00/' "$cache"
+"$T" calibrate --print >"$WORK/print3b" || fail "--print without a load average"
+grep -qx "conditions:                 quiet" "$WORK/print3b" || fail "--print without a load average: $(cat "$WORK/print3b")"
+grep -Fqx "machine:                    $model, CPUs $cpus, kernel $(uname -r)" "$WORK/print3b" ||
+    fail "--print's machine line: $(cat "$WORK/print3b")"
+
 # 4. An earlier tprof's cache (no conditions): used, as of unknown conditions.
 sed -n '1,11p' "$cache" >"$WORK/old"
 cp "$WORK/old" "$cache"
@@ -101,7 +110,7 @@ TPROF_TEST_CALIB_ONCPU=1 "$T" calibrate --quick >"$WORK/cal5" 2>"$WORK/cal5.err"
 rc=$?
 if ! grep -q "no BLAS" "$WORK/cal5.err"; then
     [ $rc -eq 0 ] || fail "calibrate over another CPU's cache: exit $rc: $(cat "$WORK/cal5.err")"
-    grep -qx "cpu_model $model" "$cache" || fail "calibrate kept another CPU's cache"
+    grep -Fqx "cpu_model $model" "$cache" || fail "calibrate kept another CPU's cache"
     grep -q "^(cached" "$WORK/cal5" && fail "calibrate showed another CPU's cache"
 fi
 
