@@ -6,6 +6,7 @@
 #include "common/pages.h"
 #include "report/calib.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -82,6 +84,66 @@ static sgemm_fn load_sgemm(const char **list, size_t nlist, int threads, struct 
     return f;
 }
 
+/* ---- the conditions of the timed calls ---- */
+
+enum { MAX_TASKS = 256 };
+struct task_times {
+    int tid;
+    unsigned long long on, wait; /* ns on a CPU, ns runnable and waiting for one */
+};
+
+/* Every thread of this process (the BLAS's pool included): its schedstat. The count read. */
+static int task_times(struct task_times *t)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && n < MAX_TASKS && (e = readdir(d));) {
+        char path[320], buf[96];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (f && fgets(buf, sizeof buf, f) && sscanf(buf, "%llu %llu", &t[n].on, &t[n].wait) == 2)
+            t[n++].tid = atoi(e->d_name);
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The conditions between two readings wall_ns apart. A measuring thread is one that was
+ * runnable (on a CPU or waiting for one) at least half of the time: the BLAS's idle threads,
+ * asleep, are not measuring. Without schedstat, the process's CPU time shared by its threads. */
+static void task_cond(const struct task_times *a, int na, const struct task_times *b, int nb,
+                      double wall_ns, double cpu_ns, int threads, struct tp_calib_cond *c)
+{
+    tp_calib_cond_init(c);
+    c->threads = threads;
+    int seen = 0;
+    for (int i = 0; i < nb && wall_ns > 0; i++)
+        for (int j = 0; j < na; j++) {
+            if (a[j].tid != b[i].tid || b[i].on < a[j].on || b[i].wait < a[j].wait)
+                continue;
+            double on = (double)(b[i].on - a[j].on), wait = (double)(b[i].wait - a[j].wait);
+            if (on + wait >= wall_ns / 2) {
+                tp_calib_cond_thread(c, on / wall_ns > 1 ? 1 : on / wall_ns, wait / wall_ns);
+                seen++;
+            }
+        }
+    if (!seen && wall_ns > 0) {
+        double share = cpu_ns / (wall_ns * (threads > 1 ? threads : 1));
+        tp_calib_cond_thread(c, share > 1 ? 1 : share, -1);
+    }
+}
+
+static double process_cpu_ns(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 ? ts.tv_sec * 1e9 + ts.tv_nsec : 0;
+}
+
 /* In the child: load, measure, fill out. */
 static int measure_sgemm(const char *lib, int n, int threads, double seconds,
                          struct tp_blas_run *out)
@@ -120,6 +182,9 @@ static int measure_sgemm(const char *lib, int n, int threads, double seconds,
     out->n = n;
     f(ROW, NOTRANS, NOTRANS, n, n, n, 1, a, n, b, n, 0, c, n); /* warm up at size */
     double flop = 2.0 * n * (double)n * n, best = 0;
+    static struct task_times before[MAX_TASKS], after[MAX_TASKS];
+    int nbefore = task_times(before);
+    double cpu0 = process_cpu_ns();
     uint64_t start = tp_now_ns();
     do {
         uint64_t t0 = tp_now_ns();
@@ -129,6 +194,9 @@ static int measure_sgemm(const char *lib, int n, int threads, double seconds,
             best = flop / dt; /* FLOP per ns = GFLOP/s */
         out->calls++;
     } while (out->calls < 3 || (double)(tp_now_ns() - start) < seconds * 1e9);
+    double wall = (double)(tp_now_ns() - start), cpu = process_cpu_ns() - cpu0;
+    int nafter = task_times(after);
+    task_cond(before, nbefore, after, nafter, wall, cpu, threads > 0 ? threads : 1, &out->cond);
     out->gflops = best;
     /* No munmap or dlclose: the child exits now, and unloading a BLAS whose worker threads are
      * alive is not safe. */

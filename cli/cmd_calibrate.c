@@ -19,7 +19,13 @@ static void usage(FILE *f)
             "all threads) and memory bandwidth with a STREAM triad on arrays far larger than the\n"
             "last-level cache, then writes them to $XDG_CACHE_HOME/tprof/peaks-<host> (else\n"
             "~/.cache/tprof/), where libtprof.so reads them. When that file already holds a full\n"
-            "calibration, shows it instead of measuring again.\n\n"
+            "calibration made quietly on this CPU model with these CPUs allowed, shows it\n"
+            "instead of measuring again.\n\n"
+            "The measurement is quiet when each measuring thread was on a CPU at least 90%% of\n"
+            "its wall time and waited for one at most 10%%, and the threads together ran at\n"
+            "least 1.25 times as fast as one; else busy: then it is printed, cached marked\n"
+            "busy (never over a quiet one; the next quiet one replaces it), and the exit\n"
+            "status is 3.\n\n"
             "  --quick     smaller, faster measurement (about a second)\n"
             "  --force     measure even if a calibration is cached\n"
             "  --print     show the cached figures without measuring\n"
@@ -44,6 +50,18 @@ static void show(const char *path, const struct tp_peaks *p)
     printf("BLAS config:                %s\n", p->blas_config[0] ? p->blas_config : "-");
     printf("measured:                   %s (%s)\n", p->date[0] ? p->date : "-",
            p->method[0] ? p->method : "full");
+    if (!p->conditions[0])
+        printf("conditions:                 unknown (cached by an earlier tprof)\n");
+    else if (p->load_avg >= 0)
+        printf("conditions:                 %s%s%s; load average %.2f\n", p->conditions,
+               p->busy_why[0] ? ": " : "", p->busy_why, p->load_avg);
+    else
+        printf("conditions:                 %s%s%s\n", p->conditions, p->busy_why[0] ? ": " : "",
+               p->busy_why);
+    if (p->cpu_model[0] || p->cpus[0])
+        printf("machine:                    %s, CPUs %s, kernel %s\n",
+               p->cpu_model[0] ? p->cpu_model : "-", p->cpus[0] ? p->cpus : "-",
+               p->kernel[0] ? p->kernel : "-");
     printf("cache:                      %s\n", path);
 }
 
@@ -67,6 +85,8 @@ static int measure(const char *blas, int quick, struct tp_peaks *p)
 {
     memset(p, 0, sizeof *p);
     int n = quick ? 512 : 2048, cpus = tp_calib_cpus();
+    double load = tp_calib_loadavg(); /* before the measurement adds to it */
+    struct tp_calib_cond cond, triad;
     double secs = quick ? 0.2 : 1.5;
     struct tp_blas_run one, all;
     char what[128];
@@ -96,7 +116,7 @@ static int measure(const char *blas, int quick, struct tp_peaks *p)
     size_t bytes = triad_bytes(quick);
     snprintf(what, sizeof what, "triad over 3 x %zu MiB, %d threads", bytes >> 20, cpus);
     progress(what);
-    p->gbps = tp_calib_triad(quick ? 0.2 : 1.0, bytes, cpus, NULL);
+    p->gbps = tp_calib_triad(quick ? 0.2 : 1.0, bytes, cpus, NULL, &triad);
     if (p->gbps <= 0) {
         fprintf(stderr, "tprof calibrate: cannot map 3 x %zu MiB for the triad\n", bytes >> 20);
         return 1;
@@ -111,7 +131,44 @@ static int measure(const char *blas, int quick, struct tp_peaks *p)
     snprintf(p->method, sizeof p->method, "%s", quick ? "quick" : "full");
     snprintf(p->blas, sizeof p->blas, "%s", one.path);
     snprintf(p->blas_config, sizeof p->blas_config, "%s", one.config);
+    /* The worst thread of the three measurements; the threads' speed-up counts where the BLAS
+     * ran several threads on several cores (SMT siblings share one core's FMA units). */
+    cond = one.cond;
+    tp_calib_cond_merge(&cond, &all.cond);
+    tp_calib_cond_merge(&cond, &triad);
+    cond.threads = all.threads > 1 && tp_calib_cores() > 1 ? all.threads : 0;
+    cond.speedup = one.gflops > 0 ? all.gflops / one.gflops : 0;
+    tp_peaks_conditions(p, &cond, load);
     return 0;
+}
+
+/* Cache q unless it is busy and keep (a quiet calibration of this machine is cached: a busy
+ * one never replaces it), show it; 0, 3 when busy (one line says what became of it), 1 when
+ * the cache cannot be written. */
+static int save_and_show(const char *path, const struct tp_peaks *q, int keep)
+{
+    int busy = !strcmp(q->conditions, "busy");
+    if (busy && keep) {
+        show(path, q);
+        fprintf(stderr,
+                "tprof calibrate: measured on a busy machine (%s): not cached (the cache keeps "
+                "the earlier calibration); run `tprof calibrate --force` on a quiet machine\n",
+                q->busy_why);
+        return 3;
+    }
+    if (tp_peaks_save(path, q) < 0) {
+        fprintf(stderr, "tprof calibrate: cannot write %s: %s; the figures are not cached\n",
+                tp_cli_shown(path), strerror(errno));
+        show(path, q);
+        return 1;
+    }
+    show(path, q);
+    if (busy)
+        fprintf(stderr,
+                "tprof calibrate: measured on a busy machine (%s): cached marked busy; run `tprof "
+                "calibrate` on a quiet machine to replace it\n",
+                q->busy_why);
+    return busy ? 3 : 0;
 }
 
 int tp_cmd_calibrate(int argc, char **argv)
@@ -162,26 +219,25 @@ int tp_cmd_calibrate(int argc, char **argv)
         return 0;
     }
     /* A quick calibration is replaced by a full one without --force, and the library's quick
-     * synthetic measurement by any calibration; naming a BLAS measures. */
-    if (loaded == 0 && !force && !blas && !tp_peaks_synthetic(&p) &&
+     * synthetic measurement, a busy one or one made on another CPU or with other CPUs allowed
+     * by any calibration; naming a BLAS measures. */
+    struct tp_peaks here;
+    char why[300] = "";
+    memset(&here, 0, sizeof here);
+    tp_peaks_here(&here);
+    if (loaded == 0)
+        tp_peaks_unusable(&p, &here, why, sizeof why);
+    int keep = loaded == 0 && !why[0] && strcmp(p.conditions, "busy") != 0;
+    if (keep && !force && !blas && !tp_peaks_synthetic(&p) &&
         (quick || strcmp(p.method, "quick") != 0)) {
         show(path, &p);
         printf("(cached: `tprof calibrate --force` measures again)\n");
         return 0;
     }
-
-    int rc = measure(blas, quick, &p);
+    struct tp_peaks q;
+    int rc = measure(blas, quick, &q);
     if (rc)
         return rc;
-    tp_peaks_as_cached(&p);
-    time_t now = time(NULL);
-    strftime(p.date, sizeof p.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    if (tp_peaks_save(path, &p) < 0) {
-        fprintf(stderr, "tprof calibrate: cannot write %s: %s; the figures are not cached\n",
-                tp_cli_shown(path), strerror(errno));
-        show(path, &p);
-        return 1;
-    }
-    show(path, &p);
-    return 0;
+    tp_peaks_as_cached(&q);
+    return save_and_show(path, &q, keep);
 }

@@ -8,6 +8,7 @@
 #include "common/config.h"
 #include "common/fileio.h"
 #include "cli/json_read.h"
+#include "report/peaks.h"
 #include "report/render.h"
 
 static void usage(FILE *f)
@@ -114,10 +115,8 @@ int tp_cmd_report(int argc, char **argv)
     if (pb > 0) {
         r.machine.peak_gbps = pb;
     }
-    if (pg > 0 || pb > 0) {
-        free(r.machine.source);
-        r.machine.source = strdup("command line");
-    }
+    if (pg > 0 || pb > 0)
+        tp_peaks_given(&r.machine, "command line");
     tp_analyze(&r);
     struct tp_buf b;
     tp_buf_init(&b);

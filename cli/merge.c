@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/sitekey.h"
+#include "report/peaks.h"
 
 /* The largest figure the reader accepts: sums saturate here (and say so) rather than wrap. */
 #define BIG (UINT64_MAX - 1)
@@ -454,8 +455,7 @@ static void copy_identity(const struct tp_report *in0, struct tp_report *r)
     r->program.exe = sdup(p0->exe);
     r->program.host = sdup(p0->host);
     r->program.rank = p0->rank;
-    r->machine = in0->machine;
-    r->machine.source = sdup(in0->machine.source);
+    tp_peaks_machine_copy(&r->machine, &in0->machine);
 }
 
 /* What the sums over processes say besides the figures. */

@@ -316,13 +316,13 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
         else if (!d->flops)
             tp_buf_printf(t,
                           " and only moves data, at %s of this machine's memory bandwidth "
-                          "(memory-bound)",
-                          pct(d->efficiency, p, sizeof p));
+                          "(memory-bound%s)",
+                          pct(d->efficiency, p, sizeof p), tp_peaks_busy(&r->machine));
         else
             tp_buf_printf(t,
                           " and runs at %s of what this machine can do at its arithmetic "
-                          "intensity (%s-bound)",
-                          pct(d->efficiency, p, sizeof p), d->bound);
+                          "intensity (%s-bound%s)",
+                          pct(d->efficiency, p, sizeof p), d->bound, tp_peaks_busy(&r->machine));
     } else if (!d->flops || !d->bytes) {
         tp_buf_puts(t, " (its FLOPs or bytes are unknown, so its bound is too)");
     } else {

@@ -30,60 +30,6 @@ static void *map(size_t bytes)
     return tp_pages_map(bytes, 0);
 }
 
-int tp_calib_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 && n < 4096 ? (int)n : 1;
-}
-
-/* A small sysfs number, read without stdio (no allocation: this runs in the profiled process). */
-static long sysfs_long(const char *path)
-{
-    char buf[32];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t r = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (r <= 0)
-        return -1;
-    buf[r] = 0;
-    char *end;
-    long v = strtol(buf, &end, 10);
-    return end == buf ? -1 : v;
-}
-
-int tp_calib_cores(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return tp_calib_cpus();
-    enum { MAXC = CPU_SETSIZE };
-    static long key[MAXC]; /* package << 32 | core of each core seen; the caller is one thread */
-    int n = 0;
-    for (int c = 0; c < MAXC; c++) {
-        if (!CPU_ISSET(c, &set))
-            continue;
-        char p[96];
-        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
-        long pkg = sysfs_long(p);
-        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
-        long core = sysfs_long(p);
-        if (pkg < 0 || core < 0)
-            return tp_calib_cpus(); /* no topology: every CPU counts as a core */
-        long k = pkg << 32 | (core & 0xffffffff);
-        int seen = 0;
-        for (int i = 0; i < n && !seen; i++)
-            seen = key[i] == k;
-        if (!seen)
-            key[n++] = k;
-    }
-    return n > 0 ? n : tp_calib_cpus();
-}
-
 static uint64_t cpu_ns(clockid_t id)
 {
     struct timespec ts;
@@ -106,34 +52,6 @@ double tp_calib_wait_quiet(double max_seconds)
         t0 = t1;
         o0 = o1;
     }
-}
-
-size_t tp_calib_llc_bytes(void)
-{
-    size_t best = 0;
-    for (int i = 0; i < 16; i++) {
-        char path[128], buf[64];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        if (fgets(buf, sizeof buf, f)) {
-            unsigned long long v = 0;
-            char unit = 0;
-            if (sscanf(buf, "%llu%c", &v, &unit) >= 1) {
-                if (unit == 'K')
-                    v <<= 10;
-                else if (unit == 'M')
-                    v <<= 20;
-                else if (unit == 'G')
-                    v <<= 30;
-                if (v > best)
-                    best = (size_t)v;
-            }
-        }
-        fclose(f);
-    }
-    return best;
 }
 
 /* ---- a team of threads timed together ---- */
@@ -162,7 +80,8 @@ struct member {
     int index;
     int round; /* which eighth of the arrays */
     uint64_t t0, t1;
-    double bytes; /* what its last round moved */
+    double bytes;          /* what its last round moved */
+    struct tp_tclock busy; /* its clocks summed over its bursts (not the naps between) */
 };
 
 static void spin_sync(struct team *t)
@@ -206,10 +125,14 @@ static void *member_main(void *arg)
         pthread_barrier_wait(&t->burst);
         if (atomic_load(&t->stop))
             return NULL;
+        struct tp_tclock a, b;
+        tp_calib_tclock(&a);
         for (int r = 0; r < SWEEP_ROUNDS; r++) {
             one_round(m, r);
             spin_sync(t); /* the coordinator has read the round's times */
         }
+        tp_calib_tclock(&b);
+        tp_calib_tclock_add(&m->busy, &a, &b);
     }
 }
 
@@ -280,11 +203,15 @@ static int team_rounds(struct team *t, struct member *m, double seconds, double 
         if (burst > 3 && el >= seconds && (together >= MIN_TOGETHER || el >= 6 * seconds))
             break;
         pthread_barrier_wait(&t->burst);
+        struct tp_tclock a, b;
+        tp_calib_tclock(&a);
         for (int r = 0; r < SWEEP_ROUNDS; r++) {
             team_round(t, m, r, rate, n);
             if (burst > 0)
                 together += rate[n++] > 0;
         }
+        tp_calib_tclock(&b);
+        tp_calib_tclock_add(&m[0].busy, &a, &b);
         if (n + SWEEP_ROUNDS > MAX_ROUNDS)
             break;
         if (burst == 0)
@@ -296,8 +223,10 @@ static int team_rounds(struct team *t, struct member *m, double seconds, double 
 }
 
 /* Start threads 1..threads-1 (those that start share the work), run the rounds with this thread
- * as member 0, stop them. Returns the rounds counted. */
-static int team_run(struct team *t, int threads, double seconds, double *rate)
+ * as member 0, stop them; the worst of the threads' conditions into cond. Returns the rounds
+ * counted. */
+static int team_run(struct team *t, int threads, double seconds, double *rate,
+                    struct tp_calib_cond *cond)
 {
     enum { MAXT = 256 };
     pthread_t th[MAXT];
@@ -307,9 +236,10 @@ static int team_run(struct team *t, int threads, double seconds, double *rate)
     atomic_store(&t->stop, 0);
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->cv, NULL);
-    m[0] = (struct member){t, 0, 0, 0, 0, 0};
+    for (int i = 0; i < want; i++) {
+        m[i] = (struct member){.team = t, .index = i, .busy = {.has_runq = 1}};
+    }
     for (int i = 1; i < want; i++) {
-        m[i] = (struct member){t, i, 0, 0, 0, 0};
         if (pthread_create(&th[i], NULL, member_main, &m[i]) != 0)
             break;
         nt++;
@@ -329,6 +259,10 @@ static int team_run(struct team *t, int threads, double seconds, double *rate)
     pthread_barrier_wait(&t->burst);
     for (int i = 1; i < nt; i++)
         pthread_join(th[i], NULL);
+    struct tp_tclock zero = {.has_runq = 1};
+    for (int i = 0; i < nt; i++)
+        tp_calib_cond_span(cond, &zero, &m[i].busy);
+    cond->threads = nt;
     pthread_barrier_destroy(&t->burst);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
@@ -380,20 +314,25 @@ static void triad_work(struct member *m)
     m->bytes = 24.0 * (double)(hi - lo);
 }
 
-double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes)
+double tp_calib_triad(double seconds, size_t bytes, int threads, int *passes,
+                      struct tp_calib_cond *cond)
 {
     size_t n = bytes / sizeof(double);
     bytes = n * sizeof(double);
     int dummy;
+    struct tp_calib_cond unused;
     if (!passes)
         passes = &dummy;
+    if (!cond)
+        cond = &unused;
+    tp_calib_cond_init(cond);
     *passes = 0;
     struct triad w = {map(bytes), map(bytes), map(bytes), n};
     double *rate = map(2 * MAX_ROUNDS * sizeof(double)), best = 0;
     if (rate && w.a && w.b && w.c &&
         n >= (size_t)SWEEP_ROUNDS * (size_t)(threads < 1 ? 1 : threads)) {
         struct team t = {.setup = triad_setup, .work = triad_work, .arg = &w};
-        *passes = team_run(&t, threads, seconds, rate);
+        *passes = team_run(&t, threads, seconds, rate, cond);
         int together = 0;
         for (int i = 0; i < *passes; i++)
             together += rate[i] > 0;
@@ -503,7 +442,17 @@ static int fma_width(void)
     return width;
 }
 
-double tp_calib_fma_1t(double seconds)
+double tp_calib_fma_1t(double seconds, struct tp_calib_cond *cond)
 {
-    return fma_1t(fma_width(), seconds);
+    int width = fma_width();
+    struct tp_tclock a, b;
+    tp_calib_tclock(&a);
+    double best = fma_1t(width, seconds);
+    tp_calib_tclock(&b);
+    if (cond) {
+        tp_calib_cond_init(cond);
+        tp_calib_cond_span(cond, &a, &b);
+        cond->threads = 1;
+    }
+    return best;
 }

@@ -92,7 +92,9 @@
 
 /* struct tp_machine */
 #define TP_MACHINE_FIELDS(X) \
-    X(DBL, peak_gflops, 0) X(DBL, peak_gbps, 0) X(STR, source, "none")
+    X(DBL, peak_gflops, 0) X(DBL, peak_gbps, 0) X(STR, source, "none") \
+    X(STR, measured_at, NULL) X(STR, conditions, NULL) X(STR, busy_why, NULL) \
+    X(STR, cpu_model, NULL) X(STR, cpus, NULL) X(DBL, load_avg, 0)
 
 /* struct tp_steps: the first list, "latency_ns", then the second, then "series" */
 #define TP_STEPS_FIELDS(X) X(STR, name, NULL) X(U64, count, 0) X(U64, warmup, 0)

@@ -1,296 +1,15 @@
-/* Machine peaks: environment, per-host cache, quick measurement.
- *
- * The cache is a small text file (docs/calibrate.md):
- *     tprof-peaks 1
- *     peak_gflops 105.300
- *     ...
- * one "key value" per line. The reader is strict about what it knows (numbers parse entirely,
- * are finite and in range; required keys present; no key twice; the file ends with a newline, so
- * a truncated write is caught) and ignores keys it does not know, so that a later tprof may add
- * some. Reading uses open/read into a stack buffer: no allocation, as the preloaded library
- * reads it at exit. */
+/* Machine peaks: the environment, the per-host cache (its file: report/peaks_file.c), the quick
+ * measurement, and the conditions each measurement was made under. */
 #include "report/peaks.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "common/buf.h"
 #include "common/escape.h"
 #include "report/calib.h"
-#include "common/fileio.h"
-
-#define MAGIC     "tprof-peaks 1"
-#define MAX_CACHE 8192
-
-int tp_peaks_cache_path(char *out, size_t n)
-{
-    char host[256] = "";
-    if (gethostname(host, sizeof host - 1) < 0 || !host[0])
-        snprintf(host, sizeof host, "localhost");
-    host[sizeof host - 1] = 0;
-    for (char *s = host; *s; s++)
-        if (*s == '/' || (unsigned char)*s < 0x21)
-            *s = '_';
-    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int w;
-    if (x && *x == '/')
-        w = snprintf(out, n, "%s/tprof/peaks-%s", x, host);
-    else if (home && *home == '/')
-        w = snprintf(out, n, "%s/.cache/tprof/peaks-%s", home, host);
-    else
-        return -1;
-    return w > 0 && (size_t)w < n ? 0 : -1;
-}
-
-/* One warning line: the file, the problem, what to do. */
-static int corrupt(const char *path, const char *fmt, ...)
-{
-    char why[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    /* the path and the line quoted, escaped once here (common/escape.h) */
-    char p[1200], w[800];
-    fprintf(stderr,
-            "tprof: %s: not a valid peaks cache (%s); ignoring it (run `tprof calibrate "
-            "--force`)\n",
-            tp_escape_str(p, sizeof p, path), tp_escape_str(w, sizeof w, why));
-    return -2;
-}
-
-/* A value as the warning quotes it: its first 40 bytes (corrupt() escapes them). */
-static const char *shown(const char *v, char *buf, size_t n)
-{
-    size_t i = 0;
-    for (; v[i] && i + 1 < n && i < 40; i++)
-        buf[i] = v[i];
-    buf[i] = 0;
-    return buf;
-}
-
-static int parse_double(const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || errno || !isfinite(d) || d < lo || d > hi)
-        return -1;
-    *out = d;
-    return 0;
-}
-
-static int parse_long(const char *v, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long d = strtoll(v, &end, 10);
-    if (end == v || *end || errno || d < lo || d > hi)
-        return -1;
-    *out = d;
-    return 0;
-}
-
-enum {
-    K_GFLOPS,
-    K_GFLOPS_1T,
-    K_GBPS,
-    K_THREADS,
-    K_SGEMM_N,
-    K_TRIAD_BYTES,
-    K_METHOD,
-    K_BLAS,
-    K_BLAS_CONFIG,
-    K_DATE,
-    NKEYS
-};
-static const char *const keys[NKEYS] = {
-    "peak_gflops", "peak_gflops_1t", "peak_gbps", "threads",     "sgemm_n",
-    "triad_bytes", "method",         "blas",      "blas_config", "date"};
-
-/* One "key value" line into p; a message in why when it is not valid. */
-static int parse_line(char *line, struct tp_peaks *p, unsigned *seen, char *why, size_t wn)
-{
-    char *sp = strchr(line, ' '), buf[48];
-    if (!sp || sp == line || !sp[1]) {
-        snprintf(why, wn, "'%s' is not 'key value'", shown(line, buf, sizeof buf));
-        return -1;
-    }
-    *sp = 0;
-    const char *key = line, *val = sp + 1;
-    int k = 0;
-    while (k < NKEYS && strcmp(key, keys[k]))
-        k++;
-    if (k == NKEYS)
-        return 0; /* a key from a later tprof */
-    if (*seen & 1u << k) {
-        snprintf(why, wn, "%s given twice", key);
-        return -1;
-    }
-    *seen |= 1u << k;
-    long long l = 0;
-    int bad = 0;
-    switch (k) {
-    case K_GFLOPS: bad = parse_double(val, 1e-6, 1e7, &p->gflops); break;
-    case K_GFLOPS_1T: bad = parse_double(val, 0, 1e7, &p->gflops_1t); break;
-    case K_GBPS: bad = parse_double(val, 1e-6, 1e6, &p->gbps); break;
-    case K_THREADS:
-        bad = parse_long(val, 0, 1 << 20, &l);
-        p->threads = (int)l;
-        break;
-    case K_SGEMM_N:
-        bad = parse_long(val, 0, 1 << 20, &l);
-        p->sgemm_n = (long)l;
-        break;
-    case K_TRIAD_BYTES:
-        bad = parse_long(val, 0, 1ll << 50, &l);
-        p->triad_bytes = l;
-        break;
-    case K_METHOD:
-        bad = strcmp(val, "full") && strcmp(val, "quick");
-        snprintf(p->method, sizeof p->method, "%s", val);
-        break;
-    case K_BLAS: snprintf(p->blas, sizeof p->blas, "%s", val); break;
-    case K_BLAS_CONFIG: snprintf(p->blas_config, sizeof p->blas_config, "%s", val); break;
-    case K_DATE: snprintf(p->date, sizeof p->date, "%s", val); break;
-    }
-    if (bad) {
-        snprintf(why, wn, "%s '%s' is not valid", key, shown(val, buf, sizeof buf));
-        return -1;
-    }
-    return 0;
-}
-
-int tp_peaks_load(const char *path, struct tp_peaks *p)
-{
-    memset(p, 0, sizeof *p);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT || errno == ENOTDIR ? -1 : corrupt(path, "%s", strerror(errno));
-    char buf[MAX_CACHE + 1];
-    size_t len = 0;
-    for (;;) {
-        ssize_t r = read(fd, buf + len, sizeof buf - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int e = errno;
-            close(fd);
-            return corrupt(path, "%s", strerror(e));
-        }
-        if (r == 0 || (len += (size_t)r) == sizeof buf)
-            break;
-    }
-    close(fd);
-    if (len > MAX_CACHE)
-        return corrupt(path, "larger than %d bytes", MAX_CACHE);
-    if (len == 0)
-        return corrupt(path, "empty");
-    if (memchr(buf, 0, len))
-        return corrupt(path, "contains a NUL byte");
-    if (buf[len - 1] != '\n')
-        return corrupt(path, "truncated: no newline at the end");
-    buf[len] = 0;
-    char *line = buf, *nl = strchr(line, '\n');
-    *nl = 0;
-    if (strcmp(line, MAGIC) != 0)
-        return corrupt(path, "first line is not '%s'", MAGIC);
-    unsigned seen = 0;
-    int lineno = 1;
-    char why[160];
-    for (line = nl + 1; *line; line = nl + 1) {
-        nl = strchr(line, '\n');
-        *nl = 0;
-        lineno++;
-        if (!*line)
-            continue;
-        if (parse_line(line, p, &seen, why, sizeof why) < 0) {
-            memset(p, 0, sizeof *p);
-            return corrupt(path, "line %d: %s", lineno, why);
-        }
-    }
-    static const int required[] = {K_GFLOPS, K_GBPS};
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-        if (!(seen & 1u << required[i])) {
-            memset(p, 0, sizeof *p);
-            return corrupt(path, "no %s", keys[required[i]]);
-        }
-    return 0;
-}
-
-static int mkdirs(const char *path)
-{
-    char tmp[1024];
-    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *s = tmp + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = 0;
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-            return -1;
-        *s = '/';
-    }
-    return 0;
-}
-
-/* A string as a one-line value: control characters become '?', empty becomes "-". */
-static void put_str(struct tp_buf *b, const char *key, const char *v)
-{
-    tp_buf_printf(b, "%s ", key);
-    if (!v || !*v)
-        tp_buf_putc(b, '-');
-    for (; v && *v; v++)
-        tp_buf_putc(b, (unsigned char)*v < 0x20 || *v == 0x7f ? '?' : *v);
-    tp_buf_putc(b, '\n');
-}
-
-/* The cache keeps three decimals. */
-static double cached(double v)
-{
-    char t[64];
-    snprintf(t, sizeof t, "%.3f", v);
-    return strtod(t, NULL);
-}
-
-void tp_peaks_as_cached(struct tp_peaks *p)
-{
-    p->gflops = cached(p->gflops);
-    p->gflops_1t = cached(p->gflops_1t);
-    p->gbps = cached(p->gbps);
-}
-
-int tp_peaks_save(const char *path, const struct tp_peaks *p)
-{
-    struct tp_buf b;
-    if (mkdirs(path) < 0)
-        return -1;
-    tp_buf_init(&b);
-    tp_buf_printf(&b,
-                  MAGIC "\npeak_gflops %.3f\npeak_gflops_1t %.3f\npeak_gbps %.3f\nthreads %d\n"
-                        "sgemm_n %ld\ntriad_bytes %lld\n",
-                  p->gflops, p->gflops_1t, p->gbps, p->threads, p->sgemm_n, p->triad_bytes);
-    put_str(&b, "method", p->method[0] ? p->method : "full");
-    put_str(&b, "blas", p->blas);
-    put_str(&b, "blas_config", p->blas_config);
-    put_str(&b, "date", p->date);
-    /* written like a report (common/fileio.h): atomically, so that a reader never sees half */
-    int rc = tp_buf_ok(&b) ? tp_write_file(path, b.p, b.len, NULL) : (errno = ENOMEM, -1);
-    int e = errno;
-    tp_buf_free(&b);
-    errno = e;
-    return rc;
-}
 
 int tp_peaks_synthetic(const struct tp_peaks *p)
 {
@@ -320,24 +39,59 @@ int tp_peaks_synthetic(const struct tp_peaks *p)
  * result per host: this runs once per machine, not at every exit. */
 static void quick_measure(struct tp_peaks *p)
 {
-    memset(p, 0, sizeof *p);
+    tp_peaks_clear(p);
     size_t bytes = 2 * tp_calib_llc_bytes();
     if (bytes < (size_t)32 << 20)
         bytes = (size_t)32 << 20;
     if (bytes > (size_t)128 << 20)
         bytes = (size_t)128 << 20;
     int cores = tp_calib_cores();
-    p->gflops_1t = tp_calib_fma_1t(0.03);
-    p->gflops = p->gflops_1t * cores;
+    double load = tp_calib_loadavg(); /* before the measurement adds to it */
+    struct tp_calib_cond c, triad;
+    /* The program's own threads first: a pool spinning beside the FMA thread would make the
+     * measurement busy for a reason that is gone a tenth of a second later. */
     tp_calib_wait_quiet(0.5);
-    p->gbps = tp_calib_triad(0.2, bytes, tp_calib_cpus(), NULL);
+    p->gflops_1t = tp_calib_fma_1t(0.03, &c);
+    p->gflops = p->gflops_1t * cores;
+    p->gbps = tp_calib_triad(0.2, bytes, tp_calib_cpus(), NULL, &triad);
+    tp_calib_cond_merge(&c, &triad);
     p->threads = cores;
     p->triad_bytes = (long long)bytes;
     snprintf(p->method, sizeof p->method, "quick");
+    tp_peaks_conditions(p, &c, load);
+}
+
+void tp_peaks_conditions(struct tp_peaks *p, struct tp_calib_cond *c, double load_avg)
+{
+    int quiet = tp_calib_judge(c, p->busy_why, sizeof p->busy_why);
+    snprintf(p->conditions, sizeof p->conditions, "%s", quiet ? "quiet" : "busy");
+    p->oncpu = c->oncpu;
+    p->runq = c->runq;
+    p->load_avg = load_avg;
+    tp_peaks_here(p);
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm))
         strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void tp_peaks_here(struct tp_peaks *p)
+{
+    tp_calib_cpu_model(p->cpu_model, sizeof p->cpu_model);
+    tp_calib_kernel(p->kernel, sizeof p->kernel);
+    tp_calib_cpu_list(p->cpus, sizeof p->cpus);
+}
+
+void tp_peaks_unusable(const struct tp_peaks *cached, const struct tp_peaks *here, char *why,
+                       size_t n)
+{
+    if (cached->cpu_model[0] && here->cpu_model[0] && strcmp(cached->cpu_model, here->cpu_model))
+        snprintf(why, n, "measured on another CPU (%s, not %s)", cached->cpu_model,
+                 here->cpu_model);
+    else if (cached->cpus[0] && here->cpus[0] && strcmp(cached->cpus, here->cpus))
+        snprintf(why, n, "measured with other CPUs allowed (%s, not %s)", cached->cpus, here->cpus);
+    else if (n)
+        why[0] = 0;
 }
 
 void tp_peaks_quick(double *gflops, double *gbps)
@@ -350,50 +104,145 @@ void tp_peaks_quick(double *gflops, double *gbps)
         *gbps = p.gbps;
 }
 
+/* A string member of the report's machine, replacing what it held. */
+static void set_str(char **to, const char *s)
+{
+    free(*to);
+    *to = s && *s ? strdup(s) : NULL;
+}
+
 static void set_source(struct tp_machine *m, const char *s)
 {
-    free(m->source);
-    m->source = strdup(s);
+    set_str(&m->source, s);
+}
+
+/* When and how the peaks in p were measured, into the report (nothing for given peaks). */
+static void set_conditions(struct tp_machine *m, const struct tp_peaks *p)
+{
+    set_str(&m->measured_at, p ? p->date : NULL);
+    set_str(&m->conditions, !p ? NULL : p->conditions[0] ? p->conditions : "unknown");
+    set_str(&m->busy_why, p && !strcmp(p->conditions, "busy") ? p->busy_why : NULL);
+    set_str(&m->cpu_model, p ? p->cpu_model : NULL);
+    set_str(&m->cpus, p ? p->cpus : NULL);
+    m->load_avg = !p ? 0 : p->conditions[0] ? p->load_avg : -1;
+}
+
+void tp_peaks_machine_copy(struct tp_machine *to, const struct tp_machine *from)
+{
+    *to = *from;
+    to->source = to->measured_at = to->conditions = to->busy_why = NULL;
+    to->cpu_model = to->cpus = NULL;
+    set_str(&to->source, from->source);
+    set_str(&to->measured_at, from->measured_at);
+    set_str(&to->conditions, from->conditions);
+    set_str(&to->busy_why, from->busy_why);
+    set_str(&to->cpu_model, from->cpu_model);
+    set_str(&to->cpus, from->cpus);
+}
+
+void tp_peaks_given(struct tp_machine *m, const char *source)
+{
+    set_source(m, source);
+    set_conditions(m, NULL);
+}
+
+/* What the last resolve found, for the report's notes (tp_peaks_note). */
+static char busy_line[1400], unused_line[1800];
+static int quick_cached;
+
+const char *tp_peaks_busy_line(void)
+{
+    return busy_line;
+}
+
+const char *tp_peaks_unused_line(void)
+{
+    return unused_line;
+}
+
+int tp_peaks_quick_cached(void)
+{
+    return quick_cached;
+}
+
+/* The cache at path, if this process may use it: 0 and m filled; else -1 (absent), -2 (not
+ * valid: the user's to replace), -3 (another machine's: not used, not overwritten). */
+static int use_cache(struct tp_machine *m, const char *path, int from_env, struct tp_peaks *p)
+{
+    int loaded = tp_peaks_load(path, p);
+    if (loaded < 0)
+        return loaded;
+    struct tp_peaks here;
+    char why[300], src[1100];
+    tp_peaks_clear(&here);
+    tp_peaks_here(&here);
+    tp_peaks_unusable(p, &here, why, sizeof why);
+    if (why[0]) {
+        snprintf(unused_line, sizeof unused_line,
+                 "machine peaks cached in %s are not used: %s; `tprof calibrate` replaces them",
+                 path, why);
+        return -3;
+    }
+    if (m->peak_gflops <= 0)
+        m->peak_gflops = p->gflops;
+    if (m->peak_gbps <= 0)
+        m->peak_gbps = p->gbps;
+    snprintf(src, sizeof src, "%s%scache:%s", from_env ? "env+" : "",
+             tp_peaks_synthetic(p) ? "quick-" : "", path);
+    set_source(m, src);
+    set_conditions(m, p);
+    if (!strcmp(p->conditions, "busy"))
+        snprintf(busy_line, sizeof busy_line,
+                 "machine peaks cached in %s were measured on a busy machine (%s); run `tprof "
+                 "calibrate` on a quiet machine",
+                 path, p->busy_why);
+    return 0;
 }
 
 int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, int allow_quick)
 {
-    char path[1024], src[1100];
+    char path[1024];
     struct tp_peaks p;
     int from_env = env_gflops > 0 || env_gbps > 0;
+    busy_line[0] = unused_line[0] = 0;
+    quick_cached = 0;
     m->peak_gflops = env_gflops > 0 ? env_gflops : 0;
     m->peak_gbps = env_gbps > 0 ? env_gbps : 0;
+    set_conditions(m, NULL);
     if (env_gflops > 0 && env_gbps > 0) {
         set_source(m, "env");
         return 0;
     }
-    /* A cache that exists but is not valid (-2) is the user's to replace: not overwritten. */
-    int loaded = tp_peaks_cache_path(path, sizeof path) == 0 ? tp_peaks_load(path, &p) : -2;
-    if (loaded == 0) {
-        if (m->peak_gflops <= 0)
-            m->peak_gflops = p.gflops;
-        if (m->peak_gbps <= 0)
-            m->peak_gbps = p.gbps;
-        snprintf(src, sizeof src, "%s%scache:%s", from_env ? "env+" : "",
-                 tp_peaks_synthetic(&p) ? "quick-" : "", path);
-        set_source(m, src);
+    /* Only a cache with no file yet is written: one not valid is the user's to replace, one of
+     * another machine is not ours. */
+    int loaded =
+        tp_peaks_cache_path(path, sizeof path) == 0 ? use_cache(m, path, from_env, &p) : -2;
+    if (loaded == 0)
         return 0;
-    }
     if (allow_quick) {
         quick_measure(&p);
         if (p.gflops > 0 && p.gbps > 0) {
-            /* Both peaks, whatever the environment gave: the cache is the machine's. */
+            /* Both peaks, whatever the environment gave: the cache is the machine's. A busy
+             * measurement is cached too, marked busy (any `tprof calibrate` replaces it): measured
+             * again at every exit instead, it would cost every run and move with the load. */
             tp_peaks_as_cached(&p);
-            if (loaded == -1 && tp_peaks_save(path, &p) < 0) {
+            int saved = quick_cached = loaded == -1 && tp_peaks_save(path, &p) == 0;
+            if (loaded == -1 && !saved) {
                 char shown_path[1200];
                 fprintf(stderr, "tprof: cannot write %s: %s; the quick peaks are not cached\n",
                         tp_escape_str(shown_path, sizeof shown_path, path), strerror(errno));
             }
+            if (!strcmp(p.conditions, "busy"))
+                snprintf(busy_line, sizeof busy_line,
+                         "machine peaks measured on a busy machine (%s): %s; run `tprof "
+                         "calibrate` on a quiet machine",
+                         p.busy_why, saved ? "cached marked busy" : "not cached");
             if (m->peak_gflops <= 0)
                 m->peak_gflops = p.gflops;
             if (m->peak_gbps <= 0)
                 m->peak_gbps = p.gbps;
             set_source(m, from_env ? "env+quick" : "quick");
+            set_conditions(m, &p);
             return 0;
         }
     }

@@ -62,7 +62,7 @@ static void header(struct tp_text_ctx *c)
 {
     const struct tp_report *r = c->r;
     const struct tp_program *p = &r->program;
-    char wall[32], a[64], b[64], line[1024];
+    char wall[32], line[1024];
     struct tp_buf t;
     tp_buf_init(&t);
     tp_buf_printf(&t, "tprof %s: ", r->tprof_version ? r->tprof_version : "?");
@@ -99,10 +99,7 @@ static void header(struct tp_text_ctx *c)
     const struct tp_machine *m = &r->machine;
     if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
         isfinite(m->peak_gbps))
-        tp_text_say(c, "machine peaks %s, %s (from %s)",
-                    tp_fmt_rate(m->peak_gflops * 1e9, "FLOP/s", a, sizeof a),
-                    tp_fmt_rate(m->peak_gbps * 1e9, "B/s", b, sizeof b),
-                    m->source ? m->source : "?");
+        tp_text_say(c, "%s", tp_peaks_header(r, line, sizeof line));
     else
         tp_text_say(c, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
                        "TPROF_PEAK_GFLOPS and _GBPS)");

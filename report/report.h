@@ -119,8 +119,8 @@ struct tp_memory {
 };
 
 struct tp_machine {
-    double peak_gflops, peak_gbps; /* 0 when unknown */
-    char *source;                  /* "env", "cache:<path>", "quick", "none" */
+    double peak_gflops, peak_gbps, load_avg; /* peaks 0 when unknown; load_avg: report/peaks.h */
+    char *source, *measured_at, *conditions, *busy_why, *cpu_model, *cpus; /* report/peaks.h */
 };
 
 struct tp_program {

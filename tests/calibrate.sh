@@ -2,8 +2,11 @@
 # tprof calibrate: one-line errors (nothing cached, no BLAS, bad options); --quick measures and
 # writes the cache; --print shows exactly what was measured; a second run reuses the cache
 # without --force; a corrupt cache is one line; libtprof.so takes its peaks from the cache, from
-# TPROF_PEAK_* over it, and from a quick measurement when the cache is corrupt.
+# TPROF_PEAK_* over it, and from a quick measurement when the cache is corrupt. The machine may
+# be busy with other work: TPROF_TEST_CALIB_ONCPU=1 says the measuring threads had their CPUs
+# (tests/peaks_busy.sh measures a busy machine for real).
 . "$TS/lib.sh"
+export TPROF_TEST_CALIB_ONCPU=1
 export XDG_CACHE_HOME="$WORK/xdg"
 cache="$XDG_CACHE_HOME/tprof/peaks-$(uname -n)"
 cal() { "$TPROF_CLI" calibrate "$@"; }
@@ -32,11 +35,20 @@ lines = open(sys.argv[1]).read().split("\n")
 assert lines[0] == "tprof-peaks 1" and lines[-1] == "", lines
 kv = dict(l.split(" ", 1) for l in lines[1:-1])
 keys = ["peak_gflops", "peak_gflops_1t", "peak_gbps", "threads", "sgemm_n", "triad_bytes",
-        "method", "blas", "blas_config", "date"]
+        "method", "blas", "blas_config", "date", "conditions", "busy_why", "oncpu", "runq",
+        "load_avg", "cpu_model", "kernel", "cpus"]
 assert [l.split(" ", 1)[0] for l in lines[1:-1]] == keys, lines
 g, g1, b = float(kv["peak_gflops"]), float(kv["peak_gflops_1t"]), float(kv["peak_gbps"])
 assert 0.1 < g1 <= g < 1e5 and 0.1 < b < 1e4, kv
 assert kv["method"] == "quick" and int(kv["sgemm_n"]) <= 512 and kv["blas"].startswith("/"), kv
+# The conditions: quiet (the override), this machine, the load before measuring.
+import os, platform
+assert kv["conditions"] == "quiet" and kv["busy_why"] == "-", kv
+assert kv["oncpu"] == "1.000" and kv["runq"] == "-1.000", kv
+assert float(kv["load_avg"]) >= 0 and kv["kernel"] == platform.release(), kv
+cpus = sorted(os.sched_getaffinity(0))
+assert kv["cpus"] == (str(cpus[0]) if len(cpus) == 1 else "%d-%d" % (cpus[0], cpus[-1])) or "," in kv["cpus"], kv
+assert kv["cpu_model"] != "-", kv
 # The quick triad arrays: 2x the largest cache of cpu0, within [32 MiB, 128 MiB].
 import glob
 llc = 0
@@ -51,7 +63,10 @@ assert out[1] == "peak GFLOP/s, one thread:   %.1f" % g1, out[1]
 assert out[2].startswith("memory bandwidth GB/s:      %.1f" % b), out[2]
 assert out[3] == "ridge point (FLOP/byte):    %.2f" % (g / b), out[3]
 assert out[4] == "BLAS:                       " + kv["blas"], out[4]
-assert out[7] == "cache:                      " + sys.argv[1], out[7]
+assert out[6] == "measured:                   %s (quick)" % kv["date"], out[6]
+assert out[7] == "conditions:                 quiet; load average " + kv["load_avg"], out[7]
+assert out[8] == "machine:                    %s, CPUs %s, kernel %s" % (kv["cpu_model"], kv["cpus"], kv["kernel"]), out[8]
+assert out[9] == "cache:                      " + sys.argv[1], out[9]
 EOF
 
 cal --print >"$WORK/p.txt" || fail "--print after calibrating"
@@ -60,7 +75,7 @@ cp "$cache" "$WORK/before"
 cal --quick >"$WORK/again.txt" || fail "second calibrate --quick"
 cmp -s "$cache" "$WORK/before" || fail "calibrate without --force measured again"
 [ "$(tail -n 1 "$WORK/again.txt")" = "(cached: \`tprof calibrate --force\` measures again)" ] || fail "no cached note: $(cat "$WORK/again.txt")"
-[ "$(head -n 8 "$WORK/again.txt")" = "$(cat "$WORK/p.txt")" ] || fail "cached figures differ"
+[ "$(head -n 10 "$WORK/again.txt")" = "$(cat "$WORK/p.txt")" ] || fail "cached figures differ"
 
 # The library reads the cache, with TPROF_PEAK_* winning over it.
 if [ -x "$TB/victims/v_blas" ]; then

@@ -1,6 +1,8 @@
 /* Machine peaks: the environment over the cache over the quick measurement; the cache
- * round-trips byte for byte; every kind of corrupt cache is ignored with exactly one line on
- * stderr; the measurements return sane figures in bounded time. */
+ * round-trips byte for byte, with its conditions; every kind of corrupt cache is ignored with
+ * exactly one line on stderr; the measurements return sane figures in bounded time; the
+ * quiet/busy rule on fixed numbers; a cache of another CPU or other CPUs is not used; the
+ * header's words on the peaks' source, age and conditions. */
 #include <check.h>
 #include <fcntl.h>
 #include <math.h>
@@ -329,10 +331,10 @@ END_TEST
 START_TEST(test_measurements)
 {
     int passes = 0;
-    double gbps = tp_calib_triad(0.02, 16u << 20, 2, &passes);
+    double gbps = tp_calib_triad(0.02, 16u << 20, 2, &passes, NULL);
     ck_assert_msg(gbps > 0.1 && gbps < 1e4, "%g", gbps);
     ck_assert_int_ge(passes, 2);
-    ck_assert(tp_calib_triad(0.01, 0, 1, NULL) == 0); /* nothing to stream */
+    ck_assert(tp_calib_triad(0.01, 0, 1, NULL, NULL) == 0); /* nothing to stream */
     ck_assert_int_ge(tp_calib_cpus(), 1);
 
     struct tp_blas_run r;
@@ -396,6 +398,260 @@ START_TEST(test_top_median)
 }
 END_TEST
 
+/* The quiet/busy rule on fixed numbers: the thresholds hold at their edges, and each reason is
+ * said exactly. */
+START_TEST(test_quiet_rule)
+{
+    struct tp_calib_cond c;
+    char why[128];
+    tp_calib_cond_init(&c);
+    ck_assert(tp_calib_quiet(&c, why, sizeof why)); /* nothing known: nothing against it */
+    ck_assert_str_eq(why, "");
+    tp_calib_cond_thread(&c, 0.90, 0.10); /* exactly at both thresholds: quiet */
+    ck_assert(tp_calib_quiet(&c, why, sizeof why));
+    tp_calib_cond_thread(&c, 0.95, 0.02); /* a better thread does not hide the worst */
+    ck_assert(c.oncpu == 0.90 && c.runq == 0.10);
+    tp_calib_cond_thread(&c, 0.52, -1);
+    ck_assert(!tp_calib_quiet(&c, why, sizeof why));
+    ck_assert_str_eq(why, "the measuring threads had 52% of their CPUs");
+    tp_calib_cond_init(&c);
+    tp_calib_cond_thread(&c, 0.97, 0.11);
+    ck_assert(!tp_calib_quiet(&c, why, sizeof why));
+    ck_assert_str_eq(why, "the measuring threads waited for a CPU 11% of their time");
+    tp_calib_cond_init(&c);
+    tp_calib_cond_thread(&c, 0.99, 0.01);
+    c.threads = 2;
+    c.speedup = 1.10;
+    ck_assert(!tp_calib_quiet(&c, why, sizeof why));
+    ck_assert_str_eq(why, "2 threads ran only 1.10 times as fast as one");
+    c.speedup = 1.25;
+    ck_assert(tp_calib_quiet(&c, why, sizeof why));
+    c.speedup = 1.0;
+    c.threads = 1; /* one thread: no speed-up to ask for */
+    ck_assert(tp_calib_quiet(&c, why, sizeof why));
+    /* Merging measurements keeps the worst thread, and the speed-up of the larger team. */
+    struct tp_calib_cond a, b;
+    tp_calib_cond_init(&a);
+    tp_calib_cond_init(&b);
+    tp_calib_cond_thread(&a, 0.99, 0.0);
+    tp_calib_cond_thread(&b, 0.80, 0.15);
+    b.threads = 4;
+    b.speedup = 3.5;
+    tp_calib_cond_merge(&a, &b);
+    ck_assert(a.oncpu == 0.80 && a.runq == 0.15 && a.threads == 4 && a.speedup == 3.5);
+    /* A thread's span from its own clocks: 30 of 100 ns on a CPU, 60 waiting. */
+    struct tp_tclock t0 = {1000, 500, 7000, 1}, t1 = {1100, 530, 7060, 1};
+    tp_calib_cond_init(&c);
+    tp_calib_cond_span(&c, &t0, &t1);
+    ck_assert(fabs(c.oncpu - 0.3) < 1e-12 && fabs(c.runq - 0.6) < 1e-12);
+    t1.has_runq = 0; /* no schedstat: the delay is unknown, not 0 */
+    tp_calib_cond_init(&c);
+    tp_calib_cond_span(&c, &t0, &t1);
+    ck_assert(c.runq == -1);
+    /* Spans summed: a burst of 100 ns with 90 on a CPU and one with 10 make 50%, not 10%. */
+    struct tp_tclock sum = {.has_runq = 1}, zero = {.has_runq = 1};
+    struct tp_tclock b0 = {0, 0, 0, 1}, b1 = {100, 90, 10, 1}, b2 = {200, 90, 10, 1},
+                     b3 = {300, 100, 100, 1};
+    tp_calib_tclock_add(&sum, &b0, &b1);
+    tp_calib_tclock_add(&sum, &b2, &b3);
+    tp_calib_cond_init(&c);
+    tp_calib_cond_span(&c, &zero, &sum);
+    ck_assert(fabs(c.oncpu - 0.5) < 1e-12 && fabs(c.runq - 0.5) < 1e-12);
+    /* The test suite's override (TPROF_TEST_CALIB_ONCPU) replaces what was measured. */
+    setenv("TPROF_TEST_CALIB_ONCPU", "0.5", 1);
+    tp_calib_cond_init(&c);
+    tp_calib_cond_thread(&c, 1, 0);
+    ck_assert(!tp_calib_judge(&c, why, sizeof why));
+    ck_assert_str_eq(why, "the measuring threads had 50% of their CPUs");
+    setenv("TPROF_TEST_CALIB_ONCPU", "1", 1);
+    tp_calib_cond_thread(&c, 0.1, 0.9);
+    ck_assert(tp_calib_judge(&c, why, sizeof why));
+    unsetenv("TPROF_TEST_CALIB_ONCPU");
+}
+END_TEST
+
+static const struct tp_peaks measured = {.gflops = 200,
+                                         .gflops_1t = 100,
+                                         .gbps = 25.5,
+                                         .threads = 2,
+                                         .method = "quick",
+                                         .blas = "-",
+                                         .date = "2026-01-01T00:00:00Z",
+                                         .conditions = "busy",
+                                         .busy_why = "the measuring threads had 33% of their CPUs",
+                                         .oncpu = 0.33,
+                                         .runq = 0.66,
+                                         .load_avg = 2.5,
+                                         .cpu_model = "Some CPU @ 2.50GHz",
+                                         .kernel = "6.1.0-test",
+                                         .cpus = "0-1"};
+
+/* The conditions round-trip; a cache without them (an earlier tprof's) reads as unknown. */
+START_TEST(test_conditions_round_trip)
+{
+    ck_assert_int_eq(tp_peaks_save(path, &measured), 0);
+    FILE *f = fopen(path, "r");
+    char text[2048];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    ck_assert_str_eq(text, "tprof-peaks 1\npeak_gflops 200.000\npeak_gflops_1t 100.000\n"
+                           "peak_gbps 25.500\nthreads 2\nsgemm_n 0\ntriad_bytes 0\nmethod quick\n"
+                           "blas -\nblas_config -\ndate 2026-01-01T00:00:00Z\nconditions busy\n"
+                           "busy_why the measuring threads had 33% of their CPUs\noncpu 0.330\n"
+                           "runq 0.660\nload_avg 2.50\ncpu_model Some CPU @ 2.50GHz\n"
+                           "kernel 6.1.0-test\ncpus 0-1\n");
+    struct tp_peaks q;
+    ck_assert_int_eq(tp_peaks_load(path, &q), 0);
+    ck_assert_str_eq(q.conditions, "busy");
+    ck_assert_str_eq(q.busy_why, measured.busy_why);
+    ck_assert(q.oncpu == 0.33 && q.runq == 0.66 && q.load_avg == 2.5);
+    ck_assert_str_eq(q.cpu_model, measured.cpu_model);
+    ck_assert_str_eq(q.kernel, measured.kernel);
+    ck_assert_str_eq(q.cpus, measured.cpus);
+    /* Saved again, byte for byte the same. */
+    ck_assert_int_eq(tp_peaks_save(path, &q), 0);
+    f = fopen(path, "r");
+    char again[2048];
+    n = fread(again, 1, sizeof again - 1, f);
+    fclose(f);
+    again[n] = 0;
+    ck_assert_str_eq(again, text);
+    /* The file of an earlier tprof: no conditions, unknown figures -1, nothing said. */
+    ck_assert_int_eq(tp_peaks_save(path, &sample), 0);
+    capture_begin();
+    ck_assert_int_eq(tp_peaks_load(path, &q), 0);
+    ck_assert_str_eq(capture_end(), "");
+    ck_assert_str_eq(q.conditions, "");
+    ck_assert(q.oncpu == -1 && q.runq == -1 && q.load_avg == -1 && !q.cpu_model[0]);
+    /* A value the reader does not know is a corrupt cache, as for any key. */
+    const char *bad = "tprof-peaks 1\npeak_gflops 5\npeak_gbps 3\nconditions noisy\n";
+    write_file(path, bad, strlen(bad));
+    capture_begin();
+    ck_assert_int_eq(tp_peaks_load(path, &q), -2);
+    ck_assert(strstr(capture_end(), "(line 4: conditions 'noisy' is not valid)"));
+}
+END_TEST
+
+/* A cache of another CPU model or of other CPUs is not used, not overwritten, and said why. */
+START_TEST(test_unusable)
+{
+    struct tp_peaks here, other = measured;
+    char why[300], want[1400];
+    memset(&here, 0, sizeof here);
+    tp_peaks_here(&here);
+    ck_assert(here.cpus[0] && here.kernel[0]);
+    snprintf(other.cpus, sizeof other.cpus, "%s", here.cpus);
+    snprintf(other.cpu_model, sizeof other.cpu_model, "%s", here.cpu_model);
+    tp_peaks_unusable(&other, &here, why, sizeof why);
+    ck_assert_str_eq(why, "");
+    snprintf(other.cpu_model, sizeof other.cpu_model, "Other CPU 9000");
+    tp_peaks_unusable(&other, &here, why, sizeof why);
+    snprintf(want, sizeof want, "measured on another CPU (Other CPU 9000, not %s)", here.cpu_model);
+    ck_assert_str_eq(why, want);
+    other.cpu_model[0] = 0; /* unknown: not a difference */
+    snprintf(other.cpus, sizeof other.cpus, "0-4095");
+    tp_peaks_unusable(&other, &here, why, sizeof why);
+    snprintf(want, sizeof want, "measured with other CPUs allowed (0-4095, not %s)", here.cpus);
+    ck_assert_str_eq(why, want);
+
+    /* The library: not used, not overwritten; with no roofline to draw, nothing measured. */
+    ck_assert_int_eq(tp_peaks_save(path, &other), 0);
+    struct tp_machine m = {0};
+    ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 0), -1);
+    ck_assert_str_eq(m.source, "none");
+    snprintf(want, sizeof want,
+             "machine peaks cached in %s are not used: measured with other CPUs allowed (0-4095, "
+             "not %s); `tprof calibrate` replaces them",
+             path, here.cpus);
+    ck_assert_str_eq(tp_peaks_unused_line(), want);
+    char note[2000];
+    tp_peaks_note(m.source, note, sizeof note);
+    ck_assert_str_eq(note, want);
+    setenv("TPROF_TEST_CALIB_ONCPU", "0.5", 1);
+    ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 1), 0);
+    unsetenv("TPROF_TEST_CALIB_ONCPU");
+    ck_assert_str_eq(m.source, "quick");
+    ck_assert_str_eq(m.conditions, "busy");
+    ck_assert_str_eq(tp_peaks_busy_line(),
+                     "machine peaks measured on a busy machine (the measuring threads had 50% of "
+                     "their CPUs): not cached; run `tprof calibrate` on a quiet machine");
+    struct tp_peaks q;
+    ck_assert_int_eq(tp_peaks_load(path, &q), 0);
+    ck_assert_str_eq(q.cpus, "0-4095"); /* still the other one */
+    /* The machine's strings belong to it: a copy is deep, given peaks drop them. */
+    struct tp_machine c;
+    tp_peaks_machine_copy(&c, &m);
+    ck_assert(c.conditions != m.conditions && !strcmp(c.conditions, "busy"));
+    tp_peaks_given(&c, "command line");
+    ck_assert(!c.conditions && !c.measured_at && !c.busy_why && c.load_avg == 0);
+    ck_assert_str_eq(c.source, "command line");
+    free(c.source);
+    free(m.source);
+    free(m.conditions);
+    free(m.busy_why);
+    free(m.measured_at);
+    free(m.cpu_model);
+    free(m.cpus);
+}
+END_TEST
+
+/* The header's line: "machine peaks 200 GFLOP/s, 25.0 GB/s (" these words ")". */
+static const char *words(const struct tp_report *r)
+{
+    static char out[512], w[512];
+    tp_peaks_header(r, out, sizeof out);
+    const char *pre = "machine peaks 200 GFLOP/s, 25.0 GB/s (";
+    size_t n = strlen(out);
+    ck_assert_msg(!strncmp(out, pre, strlen(pre)) && out[n - 1] == ')', "%s", out);
+    snprintf(w, sizeof w, "%.*s", (int)(n - strlen(pre) - 1), out + strlen(pre));
+    return w;
+}
+
+/* The header's words: source, age at the end of the run, conditions. */
+START_TEST(test_header)
+{
+    struct tp_report r;
+    memset(&r, 0, sizeof r);
+    r.machine.peak_gflops = 200;
+    r.machine.peak_gbps = 25;
+    r.program.start_unix_ns = 1767225600ull * 1000000000ull; /* 2026-01-01T00:00:00Z */
+    r.program.wall_ns = 3ull * 86400 * 1000000000ull;        /* ended 3 days later */
+    r.machine.source = "cache:/c/peaks-h";
+    ck_assert_str_eq(words(&r), "from cache:/c/peaks-h"); /* a report from before the conditions */
+    r.machine.conditions = "quiet";
+    r.machine.measured_at = "2026-01-01T00:00:00Z";
+    ck_assert_str_eq(words(&r), "from cache:/c/peaks-h, 3 days old, quiet");
+    static const struct {
+        unsigned long long wall_s;
+        const char *age;
+    } ages[] = {{0, "0 s old"},           {89, "89 s old"},  {90, "2 min old"},
+                {5399, "90 min old"},     {5400, "2 h old"}, {47 * 3600, "47 h old"},
+                {48 * 3600, "2 days old"}};
+    for (size_t i = 0; i < sizeof ages / sizeof ages[0]; i++) {
+        char want[128];
+        r.program.wall_ns = ages[i].wall_s * 1000000000ull;
+        snprintf(want, sizeof want, "from cache:/c/peaks-h, %s, quiet", ages[i].age);
+        ck_assert_str_eq(words(&r), want);
+    }
+    r.machine.measured_at = "yesterday";
+    ck_assert_str_eq(words(&r), "from cache:/c/peaks-h, age unknown, quiet");
+    r.machine.measured_at = "2026-01-01T00:00:00Z";
+    r.machine.source = "env+quick-cache:/c/peaks-h";
+    r.machine.conditions = "unknown";
+    r.program.wall_ns = 3ull * 86400 * 1000000000ull;
+    ck_assert_str_eq(words(&r), "from env+quick-cache:/c/peaks-h, 3 days old, unknown conditions");
+    r.machine.source = "quick"; /* measured at this exit: no age */
+    r.machine.conditions = "busy";
+    r.machine.busy_why = "the measuring threads had 40% of their CPUs";
+    ck_assert_str_eq(words(&r), "from quick, busy: the measuring threads had 40% of their CPUs");
+    ck_assert_str_eq(tp_peaks_busy(&r.machine),
+                     "; the peaks were measured on a busy machine, so this may be too high");
+    r.machine.conditions = "quiet";
+    ck_assert_str_eq(tp_peaks_busy(&r.machine), "");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("peaks");
@@ -413,6 +669,10 @@ int main(void)
     tcase_add_test(tc, test_measurements);
     tcase_add_test(tc, test_round_rate);
     tcase_add_test(tc, test_top_median);
+    tcase_add_test(tc, test_quiet_rule);
+    tcase_add_test(tc, test_conditions_round_trip);
+    tcase_add_test(tc, test_unusable);
+    tcase_add_test(tc, test_header);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

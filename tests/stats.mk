@@ -1,5 +1,5 @@
 # Statistics and machine peaks: the histogram and the peaks cache (unit), tprof calibrate and
-# the library's use of the cache (shell).
+# the library's use of the cache, the conditions of a measurement, a busy machine (shell).
 check_PROGRAMS += tests/check_histo tests/check_peaks
 tests_check_histo_SOURCES = tests/check_histo.c
 tests_check_histo_CFLAGS = $(TEST_CFLAGS)
@@ -7,8 +7,9 @@ tests_check_histo_LDADD = $(TEST_LIBS)
 tests_check_peaks_SOURCES = tests/check_peaks.c cli/calib_blas.c
 tests_check_peaks_CFLAGS = $(TEST_CFLAGS)
 tests_check_peaks_LDADD = $(TEST_LIBS) -ldl
-TESTS += tests/check_histo tests/check_peaks tests/calibrate.sh tests/peaks_cache.sh
-EXTRA_DIST += tests/calibrate.sh tests/peaks_cache.sh
+TESTS += tests/check_histo tests/check_peaks tests/calibrate.sh tests/peaks_cache.sh \
+	tests/peaks_conditions.sh tests/peaks_busy.sh
+EXTRA_DIST += tests/calibrate.sh tests/peaks_cache.sh tests/peaks_conditions.sh tests/peaks_busy.sh
 # Work specifications (TPROF_WORK): the formula compiler.
 check_PROGRAMS += tests/check_workspec
 tests_check_workspec_SOURCES = tests/check_workspec.c
