@@ -10,12 +10,25 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "report/report.h"
 
 _Atomic int tp_state = TP_BOOT;
 TP_TLS int tp_guard;
 struct tp_config tp_cfg;
 uint64_t tp_start_ns;
+
+_Atomic int tp_hurry_signal;
+_Atomic uint64_t tp_hurry_deadline_ns;
+/* Long enough for the JSON report and the text of an ordinary program, short enough that a
+ * process pool's terminate, which waits for each worker, is not held up noticeably. */
+uint64_t tp_hurry_grace_ns = 100000000;
+
+int tp_hurry_late(void)
+{
+    uint64_t d = atomic_load(&tp_hurry_deadline_ns);
+    return d && tp_now_ns() >= d;
+}
 
 void tp_warn(const char *fmt, ...)
 {
