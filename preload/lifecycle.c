@@ -26,7 +26,10 @@ static struct tp_ident ident;
 
 /* TPROF_TEST_REPORT_DELAY_MS (test-only, not a setting: tests/proc_prompt.sh): the report at the
  * end waits this long before it is written, after saying so on stderr, so that a test can send
- * a signal while it is in progress without depending on how long a report takes. */
+ * a signal while it is in progress without depending on how long a report takes. A signal that
+ * hurries the report (track/runtime.h) ends the wait at its deadline, which
+ * TPROF_TEST_REPORT_GRACE_MS (test-only too) moves, so that a test can send a second signal
+ * before it. */
 static long test_delay_ms;
 
 /* What tp_finish and fork call when they let go of the guard (tp_lifecycle_on_release). */
@@ -177,6 +180,9 @@ static void identify(void)
     tp_output_set_ident(&ident);
     const char *delay = initial_env("TPROF_TEST_REPORT_DELAY_MS");
     test_delay_ms = delay ? atol(delay) : 0;
+    const char *grace = initial_env("TPROF_TEST_REPORT_GRACE_MS");
+    if (grace && atol(grace) > 0)
+        tp_hurry_grace_ns = (uint64_t)atol(grace) * 1000000ull;
 }
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -291,15 +297,37 @@ void tp_init(void)
     tp_own_end(g);
 }
 
+/* The test-only wait (test_delay_ms), in slices, so that a signal taken by another thread ends it
+ * at the deadline too. */
 static void test_delay(void)
 {
     if (test_delay_ms <= 0)
         return;
     tp_warn("TPROF_TEST_REPORT_DELAY_MS: the report waits %ld ms", test_delay_ms);
-    struct timespec ts = {test_delay_ms / 1000, (test_delay_ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
+    uint64_t end = tp_now_ns() + (uint64_t)test_delay_ms * 1000000ull;
+    int told = 0;
+    for (;;) {
+        uint64_t now = tp_now_ns(), until = end, d = atomic_load(&tp_hurry_deadline_ns);
+        if (d && !told) {
+            tp_warn("TPROF_TEST_REPORT_DELAY_MS: a signal came: the report waits until its "
+                    "deadline");
+            told = 1;
+        }
+        if (d && d < until)
+            until = d;
+        if (now >= until)
+            return;
+        uint64_t ns = until - now < 10000000 ? until - now : 10000000;
+        struct timespec ts = {0, (long)ns};
+        nanosleep(&ts, NULL);
+    }
 }
+
+/* What started the report in progress at the end: a terminating signal (no other signal then
+ * hurries it: the first asked for the end already), exit() (whose flush of stdio comes after it),
+ * or another way out. */
+enum { FINISH_OTHER, FINISH_SIGNAL, FINISH_EXIT };
+static _Atomic int finishing_kind;
 
 int tp_finish(const char *why)
 {
@@ -310,6 +338,9 @@ int tp_finish(const char *why)
     int expect = TP_RUNNING;
     if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_FINISHING))
         return 0;
+    atomic_store(&finishing_kind, !strncmp(why, "signal", 6) ? FINISH_SIGNAL
+                                  : !strcmp(why, "exit")     ? FINISH_EXIT
+                                                             : FINISH_OTHER);
     struct tp_own g = tp_own_begin();
     tp_sample_stop(); /* before exec above all: ITIMER_PROF would outlive this image */
     pthread_mutex_lock(&report_lock);
@@ -318,10 +349,20 @@ int tp_finish(const char *why)
     pthread_mutex_unlock(&report_lock);
     atomic_store(&tp_state, TP_DONE);
     tp_own_end(g);
-    /* A terminating signal that arrived while we were writing was deferred: act on it now. */
-    if (!g.guard)
-        release();
+    /* A terminating signal that arrived while we were writing was deferred, or hurried the
+     * report: act on it now (a deferred one only once the guard is down, which it checks). */
+    release();
     return 1;
+}
+
+int tp_finishing_on_signal(void)
+{
+    return atomic_load(&finishing_kind) == FINISH_SIGNAL;
+}
+
+int tp_finishing_at_exit(void)
+{
+    return atomic_load(&finishing_kind) == FINISH_EXIT;
 }
 
 int tp_report_now(const char *why, int sig_seq)

@@ -20,6 +20,11 @@ int tp_report_now(const char *why, int sig_seq);
 /* An exec failed after tp_finish(): carry on recording (a later report replaces that one). */
 void tp_resume_after_failed_exec(void);
 
+/* What started the report at the end in progress (or written): 1 for a terminating signal; 1 for
+ * exit() (or a return from main). */
+int tp_finishing_on_signal(void);
+int tp_finishing_at_exit(void);
+
 /* What to call when tp_finish or a fork lets go of the guard: a terminating signal that came in
  * meanwhile was deferred and is acted on now (shim_signal.c sets it at init). */
 void tp_lifecycle_on_release(void (*fn)(void));

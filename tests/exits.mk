@@ -48,3 +48,15 @@ EXTRA_DIST += tests/exit_cost.sh
 # elfutils loaded only for a report's symbols, never by a process that writes none (needs strace).
 TESTS += tests/lazy_dw.sh
 EXTRA_DIST += tests/lazy_dw.sh
+# A broken pipe (`program | head`): the report is written, the program dies of SIGPIPE.
+check_PROGRAMS += tests/victims/v_sigpipe
+tests_victims_v_sigpipe_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_sigpipe.sh
+EXTRA_DIST += tests/proc_sigpipe.sh
+# A signal while the report at exit is written: the report is finished (the trace cut at a
+# deadline), then the process ends by that signal; process pools keep every worker's report.
+check_PROGRAMS += tests/victims/v_hurry
+tests_victims_v_hurry_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_hurry_LDADD = -lpthread
+TESTS += tests/proc_hurry.sh tests/proc_pool.sh
+EXTRA_DIST += tests/proc_hurry.sh tests/proc_pool.sh
