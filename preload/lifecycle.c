@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/config.h"
+#include "report/report.h"
 #include "track/output.h"
 #include "track/runtime.h"
 #include "track/sample.h"
@@ -196,18 +198,46 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
  * is the one the code nests them in (a report reads the module list; nothing that holds a later
  * lock waits for an earlier one): fork_lock, report_lock, then the parts' in their table's order
  * (preload/main.c: the symbol table's, the op names', the module list's, the stack walker's, the
- * heap table's growth lock), released in the reverse order. plt_patch.c's lock has handlers of its
- * own, registered before these (by a part's init, which runs before pthread_atfork below): its
- * prepare handler runs after ours, and nothing it does under that lock takes one of these.
+ * heap table's growth lock, the PLT patcher's), released in the reverse order.
  *
  * From prepare to parent/child the forking thread holds the guard, so that tprof passes
  * through anything it calls in between (other libraries' fork handlers that allocate, run
  * after ours): our hooks take none of these locks there. When the guard is already held at
  * fork (fork from a signal handler that interrupted tprof on this thread), one of these locks
- * may be this thread's own: nothing is taken, the child makes them new all the same. */
+ * may be this thread's own: nothing is taken, the child makes them new all the same.
+ *
+ * glibc runs these handlers around fork() only; a clone system call that copies the process
+ * like fork gets them from our syscall() (preload/shim_clone.c) when it goes through it. */
 static TP_TLS int fork_guard_was, fork_locked;
+static int fork_handlers; /* registered: tprof runs */
 
-static void fork_prepare(void)
+/* Which children share our memory. A child of vfork, or of a clone with CLONE_VM, runs in our
+ * memory without being us: it must not write a report (it would take our name, and end our state
+ * for us). A child that got a copy of our memory from a clone that no fork handler saw (a raw
+ * system call in the program's own code) is a process of its own and should. Both have a pid
+ * that is not ours; what tells them apart is this page, which the kernel gives a copied child
+ * zeroed (MADV_WIPEONFORK, Linux 4.14) and a sharing child as it is: it holds 1 in every process
+ * of ours. Without it (an older kernel) every such child is taken to share our memory. Read only
+ * on the ways out, never in the hooks. */
+static volatile int *own_memory;
+
+static void own_memory_init(void)
+{
+#ifdef MADV_WIPEONFORK
+    long page = sysconf(_SC_PAGESIZE);
+    void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    if (madvise(p, (size_t)page, MADV_WIPEONFORK) < 0) {
+        munmap(p, (size_t)page);
+        return;
+    }
+    own_memory = p;
+    *own_memory = 1;
+#endif
+}
+
+void tp_fork_prepare(void)
 {
     fork_guard_was = tp_guard;
     fork_locked = !tp_guard;
@@ -223,7 +253,7 @@ static void fork_prepare(void)
             c[i].fork_prepare();
 }
 
-static void fork_parent(void)
+void tp_fork_parent(void)
 {
     if (fork_locked) {
         size_t n;
@@ -241,10 +271,12 @@ static void fork_parent(void)
 }
 
 /* The child is a new image of the run: its own pid, not the root, its counts from now. */
-static void fork_child(void)
+void tp_fork_child(void)
 {
     pthread_mutex_init(&fork_lock, NULL);
     pthread_mutex_init(&report_lock, NULL);
+    if (own_memory)
+        *own_memory = 1; /* the kernel zeroed the child's copy */
     ident.pid = getpid();
     ident.is_root = 0;
     ident.image_seq = 0;
@@ -257,6 +289,40 @@ static void fork_child(void)
         if (c[i].fork_child)
             c[i].fork_child();
     tp_guard = fork_guard_was;
+}
+
+int tp_fork_handlers(void)
+{
+    return fork_handlers;
+}
+
+/* A copied child that no fork handler saw becomes a process of its own when it is found, on its
+ * way out: its pid, names of a child, no file of its parent's as its own, and tprof's own locks
+ * made new (it has one thread; another thread of the parent may have held one at the clone). Its
+ * counts go on from its parent's, which the report says (tp_lifecycle_notes). The locks of the
+ * parts are not made new: their handlers would start the counts again. Like glibc's own locks,
+ * which such a clone leaves as they were, one held by another thread at that instant stays held. */
+static int copied_unseen;
+
+static void adopt_copy(void)
+{
+    pthread_mutex_init(&fork_lock, NULL);
+    pthread_mutex_init(&report_lock, NULL);
+    *own_memory = 1;
+    ident.pid = getpid();
+    ident.is_root = 0;
+    ident.image_seq = 0;
+    tp_output_set_ident(&ident);
+    tp_output_fork_child();
+    copied_unseen = 1;
+}
+
+void tp_lifecycle_notes(struct tp_report *r)
+{
+    if (copied_unseen)
+        tp_report_note(r, "this process was copied from its parent by a clone system call that "
+                          "tprof did not see: its figures include its parent's from before the "
+                          "clone");
 }
 
 /* The configuration is read, and with it the warnings said; a disabled tprof stops there. */
@@ -291,7 +357,9 @@ void tp_init(void)
     for (size_t i = 0; i < n; i++)
         if (c[i].init)
             c[i].init();
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    own_memory_init();
+    pthread_atfork(tp_fork_prepare, tp_fork_parent, tp_fork_child);
+    fork_handlers = 1;
     /* RUNNING tells the malloc shims that the real functions are known (hook_malloc.c) */
     atomic_store(&tp_state, tp_raw_ready() ? TP_RUNNING : TP_DISABLED);
     tp_own_end(g);
@@ -331,7 +399,7 @@ static _Atomic int finishing_kind;
 
 int tp_finish(const char *why)
 {
-    /* A child that shares our memory (vfork, or a clone without fork's handlers) is not us: its
+    /* A child that shares our memory (vfork, or a clone with CLONE_VM) is not us: its
      * report would take our name, and our state would end for the parent too. */
     if (tp_in_vfork_child())
         return 0;
@@ -392,5 +460,10 @@ void tp_resume_after_failed_exec(void)
 
 int tp_in_vfork_child(void)
 {
-    return getpid() != ident.pid;
+    if (getpid() == ident.pid)
+        return 0;
+    if (!own_memory || *own_memory)
+        return 1;
+    adopt_copy();
+    return 0;
 }

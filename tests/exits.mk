@@ -60,3 +60,9 @@ tests_victims_v_hurry_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_hurry_LDADD = -lpthread
 TESTS += tests/proc_hurry.sh tests/proc_pool.sh
 EXTRA_DIST += tests/proc_hurry.sh tests/proc_pool.sh
+# Children of clone system calls that glibc's fork does not wrap: through syscall(), vfork, and
+# the program's own syscall instruction.
+check_PROGRAMS += tests/victims/v_clone
+tests_victims_v_clone_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_clone.sh
+EXTRA_DIST += tests/proc_clone.sh
