@@ -45,7 +45,7 @@ run() {
 }
 for i in 1 2 3 4 5; do
   n=$(run plain$i plain) || { echo "$n"; exit 1; }
-  [ "$n" -ge 1 ] || fail "plain$i: no worker pid"
+  [ "$n" -eq 2 ] || fail "plain$i: $n workers, expected the pool's 2"
 done
 n=$(run one one-task) || { echo "$n"; exit 1; }
 [ "$n" -eq 10 ] || fail "one task per worker: $n workers ran the 10 tasks, expected 10"
