@@ -18,6 +18,7 @@
 
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/fileio.h"
 #include "report/report.h"
 #include "track/output.h"
 #include "track/runtime.h"
@@ -61,7 +62,8 @@ static void warn_line(const char *line)
     if (n < sizeof init_warnings - init_warnings_len) {
         memcpy(init_warnings + init_warnings_len, line, n);
         init_warnings_len += n;
-    } else if (write(2, line, n) < 0) {
+    } else {
+        (void)tp_write_fd(2, line, n);
     }
 }
 
@@ -92,8 +94,7 @@ static void flush_warnings(int export)
         size_t n = nl ? (size_t)(nl - line) + 1 : (size_t)(end - line);
         snprintf(hex, sizeof hex, "%016llx", (unsigned long long)line_hash(line, n));
         if (!strstr(list, hex)) {
-            if (write(2, line, n) < 0) {
-            }
+            (void)tp_write_fd(2, line, n);
             size_t len = strlen(list);
             if (kept < WARNED_MAX && len + 18 < sizeof list) {
                 snprintf(list + len, sizeof list - len, "%s%s", len ? "," : "", hex);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/fileio.h"
 #include "report/report.h"
 
 _Atomic int tp_state = TP_BOOT;
@@ -30,21 +31,23 @@ int tp_hurry_late(void)
     return d && tp_now_ns() >= d;
 }
 
+/* One write, through tp_write_fd: a stderr that is a pipe whose reader went away (`./model 2>&1 |
+ * head`) fails the write with EPIPE instead of raising SIGPIPE, which would end the program. */
 void tp_warn(const char *fmt, ...)
 {
-    char line[512];
+    char line[520] = "tprof: ";
     int e = errno;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    int n = vsnprintf(line + 7, sizeof line - 8, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
-    if ((size_t)n > sizeof line - 2)
-        n = sizeof line - 2;
+    if ((size_t)n > sizeof line - 9)
+        n = sizeof line - 9;
+    n += 7;
     line[n++] = '\n';
-    if (write(2, "tprof: ", 7) >= 0 && write(2, line, (size_t)n) >= 0) {
-    }
+    (void)tp_write_fd(2, line, (size_t)n);
     errno = e;
 }
 
