@@ -433,8 +433,10 @@ void tp_report_signal_start(void)
 
 void tp_shim_signal_fork_child(void)
 {
-    /* A signal deferred in the parent was the parent's. */
+    /* A signal deferred in the parent, or one that hurried its report, was the parent's. */
     atomic_store(&tp_pending_signal, 0);
+    atomic_store(&tp_hurry_signal, 0);
+    atomic_store(&tp_hurry_deadline_ns, 0);
     /* The child inherits the report signal's handler with the rest of its parent's signal actions
      * (the report thread is started again elsewhere). Installing it again would record our own
      * handler as the program's, to chain to: it would call itself until the stack ran out. */
