@@ -12,12 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/fileio.h"
+#include "report/report.h"
 #include "track/output.h"
 #include "track/runtime.h"
 #include "track/sample.h"
@@ -27,7 +29,10 @@ static struct tp_ident ident;
 
 /* TPROF_TEST_REPORT_DELAY_MS (test-only, not a setting: tests/proc_prompt.sh): the report at the
  * end waits this long before it is written, after saying so on stderr, so that a test can send
- * a signal while it is in progress without depending on how long a report takes. */
+ * a signal while it is in progress without depending on how long a report takes. A signal that
+ * hurries the report (track/runtime.h) ends the wait at its deadline, which
+ * TPROF_TEST_REPORT_GRACE_MS (test-only too) moves, so that a test can send a second signal
+ * before it. */
 static long test_delay_ms;
 
 /* What tp_finish and fork call when they let go of the guard (tp_lifecycle_on_release). */
@@ -178,6 +183,9 @@ static void identify(void)
     tp_output_set_ident(&ident);
     const char *delay = initial_env("TPROF_TEST_REPORT_DELAY_MS");
     test_delay_ms = delay ? atol(delay) : 0;
+    const char *grace = initial_env("TPROF_TEST_REPORT_GRACE_MS");
+    if (grace && atol(grace) > 0)
+        tp_hurry_grace_ns = (uint64_t)atol(grace) * 1000000ull;
 }
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -191,18 +199,46 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
  * is the one the code nests them in (a report reads the module list; nothing that holds a later
  * lock waits for an earlier one): fork_lock, report_lock, then the parts' in their table's order
  * (preload/main.c: the symbol table's, the op names', the module list's, the stack walker's, the
- * heap table's growth lock), released in the reverse order. plt_patch.c's lock has handlers of its
- * own, registered before these (by a part's init, which runs before pthread_atfork below): its
- * prepare handler runs after ours, and nothing it does under that lock takes one of these.
+ * heap table's growth lock, the PLT patcher's), released in the reverse order.
  *
  * From prepare to parent/child the forking thread holds the guard, so that tprof passes
  * through anything it calls in between (other libraries' fork handlers that allocate, run
  * after ours): our hooks take none of these locks there. When the guard is already held at
  * fork (fork from a signal handler that interrupted tprof on this thread), one of these locks
- * may be this thread's own: nothing is taken, the child makes them new all the same. */
+ * may be this thread's own: nothing is taken, the child makes them new all the same.
+ *
+ * glibc runs these handlers around fork() only; a clone system call that copies the process
+ * like fork gets them from our syscall() (preload/shim_clone.c) when it goes through it. */
 static TP_TLS int fork_guard_was, fork_locked;
+static int fork_handlers; /* registered: tprof runs */
 
-static void fork_prepare(void)
+/* Which children share our memory. A child of vfork, or of a clone with CLONE_VM, runs in our
+ * memory without being us: it must not write a report (it would take our name, and end our state
+ * for us). A child that got a copy of our memory from a clone that no fork handler saw (a raw
+ * system call in the program's own code) is a process of its own and should. Both have a pid
+ * that is not ours; what tells them apart is this page, which the kernel gives a copied child
+ * zeroed (MADV_WIPEONFORK, Linux 4.14) and a sharing child as it is: it holds 1 in every process
+ * of ours. Without it (an older kernel) every such child is taken to share our memory. Read only
+ * on the ways out, never in the hooks. */
+static volatile int *own_memory;
+
+static void own_memory_init(void)
+{
+#ifdef MADV_WIPEONFORK
+    long page = sysconf(_SC_PAGESIZE);
+    void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    if (madvise(p, (size_t)page, MADV_WIPEONFORK) < 0) {
+        munmap(p, (size_t)page);
+        return;
+    }
+    own_memory = p;
+    *own_memory = 1;
+#endif
+}
+
+void tp_fork_prepare(void)
 {
     fork_guard_was = tp_guard;
     fork_locked = !tp_guard;
@@ -218,7 +254,7 @@ static void fork_prepare(void)
             c[i].fork_prepare();
 }
 
-static void fork_parent(void)
+void tp_fork_parent(void)
 {
     if (fork_locked) {
         size_t n;
@@ -236,10 +272,12 @@ static void fork_parent(void)
 }
 
 /* The child is a new image of the run: its own pid, not the root, its counts from now. */
-static void fork_child(void)
+void tp_fork_child(void)
 {
     pthread_mutex_init(&fork_lock, NULL);
     pthread_mutex_init(&report_lock, NULL);
+    if (own_memory)
+        *own_memory = 1; /* the kernel zeroed the child's copy */
     ident.pid = getpid();
     ident.is_root = 0;
     ident.image_seq = 0;
@@ -252,6 +290,40 @@ static void fork_child(void)
         if (c[i].fork_child)
             c[i].fork_child();
     tp_guard = fork_guard_was;
+}
+
+int tp_fork_handlers(void)
+{
+    return fork_handlers;
+}
+
+/* A copied child that no fork handler saw becomes a process of its own when it is found, on its
+ * way out: its pid, names of a child, no file of its parent's as its own, and tprof's own locks
+ * made new (it has one thread; another thread of the parent may have held one at the clone). Its
+ * counts go on from its parent's, which the report says (tp_lifecycle_notes). The locks of the
+ * parts are not made new: their handlers would start the counts again. Like glibc's own locks,
+ * which such a clone leaves as they were, one held by another thread at that instant stays held. */
+static int copied_unseen;
+
+static void adopt_copy(void)
+{
+    pthread_mutex_init(&fork_lock, NULL);
+    pthread_mutex_init(&report_lock, NULL);
+    *own_memory = 1;
+    ident.pid = getpid();
+    ident.is_root = 0;
+    ident.image_seq = 0;
+    tp_output_set_ident(&ident);
+    tp_output_fork_child();
+    copied_unseen = 1;
+}
+
+void tp_lifecycle_notes(struct tp_report *r)
+{
+    if (copied_unseen)
+        tp_report_note(r, "this process was copied from its parent by a clone system call that "
+                          "tprof did not see: its figures include its parent's from before the "
+                          "clone");
 }
 
 /* The configuration is read, and with it the warnings said; a disabled tprof stops there. */
@@ -286,31 +358,58 @@ void tp_init(void)
     for (size_t i = 0; i < n; i++)
         if (c[i].init)
             c[i].init();
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    own_memory_init();
+    pthread_atfork(tp_fork_prepare, tp_fork_parent, tp_fork_child);
+    fork_handlers = 1;
     /* RUNNING tells the malloc shims that the real functions are known (hook_malloc.c) */
     atomic_store(&tp_state, tp_raw_ready() ? TP_RUNNING : TP_DISABLED);
     tp_own_end(g);
 }
 
+/* The test-only wait (test_delay_ms), in slices, so that a signal taken by another thread ends it
+ * at the deadline too. */
 static void test_delay(void)
 {
     if (test_delay_ms <= 0)
         return;
     tp_warn("TPROF_TEST_REPORT_DELAY_MS: the report waits %ld ms", test_delay_ms);
-    struct timespec ts = {test_delay_ms / 1000, (test_delay_ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
+    uint64_t end = tp_now_ns() + (uint64_t)test_delay_ms * 1000000ull;
+    int told = 0;
+    for (;;) {
+        uint64_t now = tp_now_ns(), until = end, d = atomic_load(&tp_hurry_deadline_ns);
+        if (d && !told) {
+            tp_warn("TPROF_TEST_REPORT_DELAY_MS: a signal came: the report waits until its "
+                    "deadline");
+            told = 1;
+        }
+        if (d && d < until)
+            until = d;
+        if (now >= until)
+            return;
+        uint64_t ns = until - now < 10000000 ? until - now : 10000000;
+        struct timespec ts = {0, (long)ns};
+        nanosleep(&ts, NULL);
+    }
 }
+
+/* What started the report in progress at the end: a terminating signal (no other signal then
+ * hurries it: the first asked for the end already), exit() (whose flush of stdio comes after it),
+ * or another way out. */
+enum { FINISH_OTHER, FINISH_SIGNAL, FINISH_EXIT };
+static _Atomic int finishing_kind;
 
 int tp_finish(const char *why)
 {
-    /* A child that shares our memory (vfork, or a clone without fork's handlers) is not us: its
+    /* A child that shares our memory (vfork, or a clone with CLONE_VM) is not us: its
      * report would take our name, and our state would end for the parent too. */
     if (tp_in_vfork_child())
         return 0;
     int expect = TP_RUNNING;
     if (!atomic_compare_exchange_strong(&tp_state, &expect, TP_FINISHING))
         return 0;
+    atomic_store(&finishing_kind, !strncmp(why, "signal", 6) ? FINISH_SIGNAL
+                                  : !strcmp(why, "exit")     ? FINISH_EXIT
+                                                             : FINISH_OTHER);
     struct tp_own g = tp_own_begin();
     tp_sample_stop(); /* before exec above all: ITIMER_PROF would outlive this image */
     pthread_mutex_lock(&report_lock);
@@ -319,10 +418,20 @@ int tp_finish(const char *why)
     pthread_mutex_unlock(&report_lock);
     atomic_store(&tp_state, TP_DONE);
     tp_own_end(g);
-    /* A terminating signal that arrived while we were writing was deferred: act on it now. */
-    if (!g.guard)
-        release();
+    /* A terminating signal that arrived while we were writing was deferred, or hurried the
+     * report: act on it now (a deferred one only once the guard is down, which it checks). */
+    release();
     return 1;
+}
+
+int tp_finishing_on_signal(void)
+{
+    return atomic_load(&finishing_kind) == FINISH_SIGNAL;
+}
+
+int tp_finishing_at_exit(void)
+{
+    return atomic_load(&finishing_kind) == FINISH_EXIT;
 }
 
 int tp_report_now(const char *why, int sig_seq)
@@ -352,5 +461,10 @@ void tp_resume_after_failed_exec(void)
 
 int tp_in_vfork_child(void)
 {
-    return getpid() != ident.pid;
+    if (getpid() == ident.pid)
+        return 0;
+    if (!own_memory || *own_memory)
+        return 1;
+    adopt_copy();
+    return 0;
 }

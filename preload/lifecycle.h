@@ -20,13 +20,32 @@ int tp_report_now(const char *why, int sig_seq);
 /* An exec failed after tp_finish(): carry on recording (a later report replaces that one). */
 void tp_resume_after_failed_exec(void);
 
+/* What started the report at the end in progress (or written): 1 for a terminating signal; 1 for
+ * exit() (or a return from main). */
+int tp_finishing_on_signal(void);
+int tp_finishing_at_exit(void);
+
+/* fork's handlers (registered with pthread_atfork), for a clone system call that copies the
+ * process as fork does (preload/shim_clone.c); tp_fork_handlers() is 0 while they are not
+ * registered (tprof is off or not started). */
+void tp_fork_prepare(void);
+void tp_fork_parent(void);
+void tp_fork_child(void);
+int tp_fork_handlers(void);
+
 /* What to call when tp_finish or a fork lets go of the guard: a terminating signal that came in
  * meanwhile was deferred and is acted on now (shim_signal.c sets it at init). */
 void tp_lifecycle_on_release(void (*fn)(void));
 
-/* After vfork (or a clone without fork's handlers) the child shares our memory but is not us:
- * it must not touch tprof's state. Its pid differs from ours but no fork handler told us. */
+/* After vfork (or a clone with CLONE_VM) the child shares our memory but is not us: it must not
+ * touch tprof's state. Its pid differs from ours but no fork handler told us. A child with a copy
+ * of our memory that no fork handler saw (a clone system call made by the program's own code) is
+ * told apart, and from then on is a process of its own (0): its report says that its figures
+ * include its parent's. */
 int tp_in_vfork_child(void);
+/* The report's note on such a child (a part's notes, preload/main.c). */
+struct tp_report;
+void tp_lifecycle_notes(struct tp_report *r);
 /* This image's "TPROF_IMAGE=..." and "TPROF_ROOT_PID=..." entries for the environment of an
  * exec; 0 when tprof is off in this process. */
 int tp_ident_env(char *img, size_t ni, char *root, size_t nr);

@@ -81,10 +81,12 @@ static const struct tp_component parts[] = {
     {"real functions", NULL, NULL, NULL, NULL, tp_resolve_collect, 1},
     {"instrumented functions", tp_cyg_init, NULL, NULL, NULL, tp_names_collect, 0},
     /* after the instrumented functions: their notes come first in the report */
-    {"PLT hooks", tp_plt_init, NULL, NULL, NULL, tp_plt_collect, 0},
+    {"PLT hooks", tp_plt_init, tp_plt_fork_prepare, tp_plt_fork_parent, tp_plt_fork_child,
+     tp_plt_collect, 0},
     {"report thread", NULL, NULL, NULL, tp_reporter_fork_child, NULL, 0},
     {"signals", tp_shim_signal_init, NULL, NULL, tp_shim_signal_fork_child, NULL, 0},
     {"report files", report_files_init, NULL, NULL, tp_output_fork_child, NULL, 0},
+    {"process identity", NULL, NULL, NULL, NULL, tp_lifecycle_notes, 0},
     {"CPU samples", sample_init, NULL, NULL, tp_sample_fork_child, NULL, 0},
     {"series", NULL, NULL, NULL, tp_series_fork_child, NULL, 0},
     {"exec environment", tp_execenv_init, NULL, NULL, NULL, NULL, 0},

@@ -15,6 +15,10 @@ void tp_plt_scan(void);
 void tp_plt_forget(void);
 /* RTLD_DEEPBIND flags removed by the dlopen wrapper, for the report. */
 void tp_dl_note_deepbind(void);
+/* fork (the parts' table, preload/main.c): the patcher's lock is taken, released, made new. */
+void tp_plt_fork_prepare(void);
+void tp_plt_fork_parent(void);
+void tp_plt_fork_child(void);
 /* Notes for the report (exports left alone, tables that ran out). */
 void tp_plt_collect(struct tp_report *r);
 

@@ -349,17 +349,17 @@ void tp_plt_forget(void)
     tp_own_end(g);
 }
 
-static void fork_prepare(void)
+void tp_plt_fork_prepare(void)
 {
     pthread_mutex_lock(&lock);
 }
 
-static void fork_parent(void)
+void tp_plt_fork_parent(void)
 {
     pthread_mutex_unlock(&lock);
 }
 
-static void fork_child(void)
+void tp_plt_fork_child(void)
 {
     pthread_mutex_init(&lock, NULL);
 }
@@ -367,7 +367,6 @@ static void fork_child(void)
 void tp_plt_init(void)
 {
     plt_on = tp_cfg.plt; /* TPROF_PLT, parsed with every other setting (common/config.c) */
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
     /* This thread's stack now (the malloc shims' stack walk needs it too, PLT hooks or not), not
      * in a hooked call that may run in a signal handler, where glibc's reading of
      * /proc/self/maps for the main thread could deadlock. */

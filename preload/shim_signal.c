@@ -5,10 +5,16 @@
  * A handler is installed only where the disposition is the default, so a program that
  * ignores SIGINT (a background job) or handles it itself keeps doing so. The handler writes the
  * report, restores the default action and re-raises, so the exit status is the one the program
- * would have had (143 for SIGTERM, a core for SIGSEGV). If the signal lands while this thread is
- * inside tprof or the allocator (the guard is set), writing the report there could deadlock on the
- * allocator's lock: an asynchronous signal is then deferred until the hook returns; a synchronous
- * fault there means the heap is corrupt, and we only say so.
+ * would have had (143 for SIGTERM, 141 for SIGPIPE, a core for SIGSEGV). If the signal lands while
+ * this thread is inside tprof or the allocator (the guard is set), writing the report there could
+ * deadlock on the allocator's lock: an asynchronous signal (or SIGPIPE) is then deferred until the
+ * hook returns; a synchronous fault there means the heap is corrupt, and we only say so.
+ *
+ * A signal that comes while the report at the end is being written: the first asynchronous one
+ * (or SIGPIPE), when the program's exit, _exit or exec started that report, lets it finish within
+ * a deadline (track/runtime.h), and the process then dies by that signal. A process pool's
+ * terminate sends SIGTERM to workers that may be in _exit writing their reports; they were lost.
+ * A second signal, or any signal while a signal's own report is written, ends the process at once.
  *
  * Such a signal is "armed": our handler stands in for its default action. When the program
  * later installs its own action for it (the sigaction and signal shims below), we stay out of
@@ -38,6 +44,7 @@
 #include "preload/reporter.h"
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
+#include "common/clock.h"
 #include "track/dwlib.h"
 #include "track/heap.h"
 #include "track/output.h"
@@ -48,8 +55,8 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 _Atomic int tp_pending_signal;
 
-static const int watched[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGABRT,
-                              SIGSEGV, SIGBUS,  SIGFPE, SIGILL};
+static const int watched[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
+                              SIGABRT, SIGSEGV, SIGBUS, SIGFPE,  SIGILL};
 
 /* Per armed signal: what the program last asked for when it asked for SIG_DFL (flags and mask,
  * reported back while our stand-in is installed), and its action with SA_RESETHAND (called by
@@ -96,6 +103,14 @@ static int is_async(int sig)
     return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
 }
 
+/* Not a fault of the thread it lands on: an asynchronous signal, or a broken pipe (raised by the
+ * program's own write to a pipe whose reader went away, as in `./model | head`). Such a signal can
+ * wait until the hook it interrupted returns, and may hurry a report rather than end it. */
+static int is_external(int sig)
+{
+    return is_async(sig) || sig == SIGPIPE;
+}
+
 static void die_by(int sig)
 {
     struct sigaction sa;
@@ -125,24 +140,50 @@ static void unblock_async(int sig, const ucontext_t *uc)
     pthread_sigmask(SIG_UNBLOCK, &un, NULL);
 }
 
+/* The first external signal that comes while the report at the end is written, unless a
+ * terminating signal started that report, hurries it (track/runtime.h): 1 if this one does. */
+static int take_hurry(int sig)
+{
+    int none = 0;
+    if (!is_external(sig) || tp_finishing_on_signal() ||
+        !atomic_compare_exchange_strong(&tp_hurry_signal, &none, sig))
+        return 0;
+    atomic_store(&tp_hurry_deadline_ns, tp_now_ns() + tp_hurry_grace_ns);
+    return 1;
+}
+
+/* A terminating signal while the report at the end is written (by this thread or another). The
+ * first external one, when the report is not a signal's own, lets it finish; any other ends the
+ * process now, with the files written so far (a snapshot stays whole: the file being written is
+ * removed). Waiting for a report that a signal started would turn `kill` or `timeout` into
+ * seconds. */
+static void during_report(int sig)
+{
+    int state = atomic_load(&tp_state);
+    if (state == TP_FINISHING && take_hurry(sig))
+        return; /* the thread that writes the report ends the process (tp_signal_deferred) */
+    if (!is_external(sig) && state == TP_FINISHING)
+        tp_warn("signal %d while the report was written: report incomplete", sig);
+    tp_report_abandon();
+    die_by(sig);
+}
+
+static int finishing(void)
+{
+    return atomic_load(&tp_state) >= TP_FINISHING && !tp_in_vfork_child();
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)si;
     int e = errno;
-    int state = atomic_load(&tp_state);
-    if (state >= TP_FINISHING && !tp_in_vfork_child()) {
-        /* The report is being written, or was: the signal ends the process now, with the
-         * files written so far (a snapshot stays whole: the file being written is removed).
-         * Waiting for the report would turn `kill` or `timeout` into seconds. */
-        if (!is_async(sig) && state == TP_FINISHING)
-            tp_warn("signal %d while the report was written: report incomplete", sig);
-        tp_report_abandon();
-        die_by(sig);
+    if (finishing()) {
+        during_report(sig);
         errno = e;
         return;
     }
     if (tp_guard) {
-        if (is_async(sig)) {
+        if (is_external(sig)) {
             atomic_store(&tp_pending_signal, sig);
             errno = e;
             return;
@@ -155,7 +196,11 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         if (is_async(sig))
             unblock_async(sig, uc);
         atomic_store(&tp_dw_in_handler, 1);
-        tp_finish(why);
+        if (!tp_finish(why) && finishing()) {
+            during_report(sig); /* another thread's report began first */
+            errno = e;
+            return;
+        }
     }
     die_by(sig);
     errno = e;
@@ -163,13 +208,30 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 void tp_signal_deferred(void)
 {
+    int hurry = atomic_load(&tp_hurry_signal);
+    if (hurry && atomic_load(&tp_state) == TP_DONE && !tp_in_vfork_child()) {
+        /* The report it let finish is written. In exit(), what the program printed to stdio is
+         * still in its buffers, which exit would flush next: flushed as exit flushes them (without
+         * taking the streams' locks, which another thread may hold). It came to another thread if
+         * this one blocks it: unblocked, it is delivered here now. */
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, hurry);
+        if (tp_finishing_at_exit())
+            fcloseall();
+        die_by(hurry);
+        pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    }
     if (tp_guard)
         return;
     int sig = atomic_exchange(&tp_pending_signal, 0);
     if (!sig)
         return;
     atomic_store(&tp_dw_in_handler, 1);
-    tp_finish("signal");
+    if (!tp_finish("signal") && finishing()) {
+        during_report(sig);
+        return;
+    }
     die_by(sig);
 }
 
@@ -371,8 +433,10 @@ void tp_report_signal_start(void)
 
 void tp_shim_signal_fork_child(void)
 {
-    /* A signal deferred in the parent was the parent's. */
+    /* A signal deferred in the parent, or one that hurried its report, was the parent's. */
     atomic_store(&tp_pending_signal, 0);
+    atomic_store(&tp_hurry_signal, 0);
+    atomic_store(&tp_hurry_deadline_ns, 0);
     /* The child inherits the report signal's handler with the rest of its parent's signal actions
      * (the report thread is started again elsewhere). Installing it again would record our own
      * handler as the program's, to chain to: it would call itself until the stack ran out. */

@@ -116,7 +116,8 @@
 /* struct tp_outputs */
 #define TP_OUTPUTS_FIELDS(X) \
     X(STR, trace, NULL) X(U64, trace_calls, 0) X(U64, trace_events, 0) \
-    X(U64, trace_past_cap, 0) X(U64, trace_past_max, 0) X(U64, trace_heap_samples, 0) \
+    X(U64, trace_past_cap, 0) X(U64, trace_past_max, 0) X(U64, trace_past_deadline, 0) \
+    X(U64, trace_heap_samples, 0) \
     X(U64, trace_bytes, 0) X(STR, folded_time, NULL) X(STR, folded_heap, NULL)
 
 /* struct tp_samples ("samples") */

@@ -447,6 +447,15 @@ static void verdict(struct tp_text_ctx *c)
 
 /* ---- other outputs ---- */
 
+/* One line on the n calls a trace did not draw, if any. */
+static void left_out(struct tp_text_ctx *c, uint64_t n, const char *what)
+{
+    char a[32], line[300];
+    snprintf(line, sizeof line, "%s calls %s", tp_fmt_count(n, a, sizeof a), what);
+    if (n)
+        tp_text_wrap(c, "trace: ", line, 2);
+}
+
 static void outputs(struct tp_text_ctx *c)
 {
     const struct tp_outputs *x = &c->r->outputs;
@@ -457,25 +466,16 @@ static void outputs(struct tp_text_ctx *c)
     if (x->trace) {
         tp_fmt_bytes(x->trace_bytes, a, sizeof a);
         tp_fmt_count(x->trace_events, b, sizeof b);
-        snprintf(line, sizeof line,
-                 "%s (%s): %s op calls drawn one by one, %llu heap samples; open "
-                 "it in ui.perfetto.dev",
-                 x->trace, a, b, (unsigned long long)x->trace_heap_samples);
+        snprintf(line, sizeof line, "%s (%s): %s op calls drawn one by one, %llu heap samples; %s",
+                 x->trace, a, b, (unsigned long long)x->trace_heap_samples,
+                 "open it in ui.perfetto.dev");
         tp_text_wrap(c, "trace: ", line, 2);
-        if (x->trace_past_cap) {
-            snprintf(line, sizeof line,
-                     "%s calls past TPROF_TRACE_CAP are summarised per op, not "
-                     "drawn one by one",
-                     tp_fmt_count(x->trace_past_cap, a, sizeof a));
-            tp_text_wrap(c, "trace: ", line, 2);
-        }
-        if (x->trace_past_max) {
-            snprintf(line, sizeof line,
-                     "%s calls did not fit the TPROF_TRACE_MAX size budget and "
-                     "are summarised per op",
-                     tp_fmt_count(x->trace_past_max, a, sizeof a));
-            tp_text_wrap(c, "trace: ", line, 2);
-        }
+        left_out(c, x->trace_past_cap,
+                 "past TPROF_TRACE_CAP are summarised per op, not drawn one by one");
+        left_out(c, x->trace_past_max,
+                 "did not fit the TPROF_TRACE_MAX size budget and are summarised per op");
+        left_out(c, x->trace_past_deadline,
+                 "past the report's deadline (a signal hurried it) are summarised per op");
     }
     if (x->folded_time) {
         snprintf(line, sizeof line, "%s (op self time in ns; flamegraph.pl, speedscope, inferno)",

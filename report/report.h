@@ -189,6 +189,7 @@ struct tp_outputs {
     uint64_t trace_events;           /* of those, calls written as complete events */
     uint64_t trace_past_cap;         /* calls summarised per op: past TPROF_TRACE_CAP */
     uint64_t trace_past_max;         /* calls summarised per op: past TPROF_TRACE_MAX */
+    uint64_t trace_past_deadline;    /* calls summarised per op: a signal hurried the report */
     uint64_t trace_heap_samples;     /* heap counter samples written */
     uint64_t trace_bytes;            /* size of the file */
     char *folded_time, *folded_heap; /* paths of the folded-stack files written, NULL when none */

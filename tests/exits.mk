@@ -54,3 +54,21 @@ check_PROGRAMS += tests/victims/v_envleak
 tests_victims_v_envleak_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/proc_envleak.sh
 EXTRA_DIST += tests/proc_envleak.sh
+# A broken pipe (`program | head`): the report is written, the program dies of SIGPIPE.
+check_PROGRAMS += tests/victims/v_sigpipe
+tests_victims_v_sigpipe_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_sigpipe.sh
+EXTRA_DIST += tests/proc_sigpipe.sh
+# A signal while the report at exit is written: the report is finished (the trace cut at a
+# deadline), then the process ends by that signal; process pools keep every worker's report.
+check_PROGRAMS += tests/victims/v_hurry
+tests_victims_v_hurry_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_hurry_LDADD = -lpthread
+TESTS += tests/proc_hurry.sh tests/proc_pool.sh
+EXTRA_DIST += tests/proc_hurry.sh tests/proc_pool.sh
+# Children of clone system calls that glibc's fork does not wrap: through syscall(), vfork, and
+# the program's own syscall instruction.
+check_PROGRAMS += tests/victims/v_clone
+tests_victims_v_clone_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_clone.sh
+EXTRA_DIST += tests/proc_clone.sh

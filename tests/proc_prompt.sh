@@ -1,12 +1,16 @@
 #!/bin/sh
 # A terminating signal that arrives while the report is written ends the process at once, by
 # that signal, with the files as far as they were written: the last complete snapshot stays, no
-# temporary file is left. The report is held up 30 s by the test-only TPROF_TEST_REPORT_DELAY_MS
-# (it says so on stderr first); the process must be gone within 10 s of the signal. Ordering
-# only: every wait below is for an event, with a bound far above what it needs.
+# temporary file is left. That is a second signal during the report at exit (the first lets it
+# finish: tests/proc_hurry.sh), or one during the report a signal started. The report is held up
+# 30 s by the test-only TPROF_TEST_REPORT_DELAY_MS (it says so on stderr first), and the first
+# signal's deadline is 30 s away (TPROF_TEST_REPORT_GRACE_MS); the process must be gone within
+# 10 s of the signal. Ordering only: every wait below is for an event, with a bound far above
+# what it needs.
 . "$TS/lib.sh"
 V=$TB/victims/v_wait
 MARK="tprof: TPROF_TEST_REPORT_DELAY_MS: the report waits 30000 ms"
+CAME="tprof: TPROF_TEST_REPORT_DELAY_MS: a signal came: the report waits until its deadline"
 # until <seconds> <shell test>: poll every 0.1 s; 1 if the test never held
 until_() {
   n=$(($1 * 10)); shift
@@ -23,16 +27,19 @@ gone_by_term() {
 }
 mkfifo "$WORK/fifo"
 
-# 1. SIGTERM during the report at exit, after snapshots.
-TPROF_TEST_REPORT_DELAY_MS=30000 TPROF_SNAPSHOT=0.05 TPROF_OUTPUT=none TPROF_JSON="$WORK/r.json" \
-  LD_PRELOAD="$TPROF_SO" "$V" < "$WORK/fifo" > /dev/null 2> "$WORK/err1" &
+# 1. Two SIGTERMs during the report at exit, after snapshots.
+TPROF_TEST_REPORT_DELAY_MS=30000 TPROF_TEST_REPORT_GRACE_MS=30000 TPROF_SNAPSHOT=0.05 \
+  TPROF_OUTPUT=none TPROF_JSON="$WORK/r.json" LD_PRELOAD="$TPROF_SO" "$V" < "$WORK/fifo" > /dev/null \
+  2> "$WORK/err1" &
 pid=$!
 exec 3> "$WORK/fifo"
 until_ 60 '[ -f "$WORK/r.json" ]' || fail "no snapshot written"
 exec 3>&- # the program returns from main; its report at exit begins
 until_ 60 'grep -q "^$MARK\$" "$WORK/err1"' || fail "the report at exit did not begin: $(cat "$WORK/err1")"
 kill -TERM $pid
-gone_by_term $pid "during the report at exit"
+until_ 60 'grep -q "^$CAME\$" "$WORK/err1"' || fail "the first SIGTERM was not taken: $(cat "$WORK/err1")"
+kill -TERM $pid
+gone_by_term $pid "a second SIGTERM during the report at exit"
 jcheck "$WORK/r.json" "'report written on snapshot' in d['notes']" "site('wait_alloc')['allocs'] == 2"
 ls "$WORK" | grep -q tmp && fail "a temporary file was left: $(ls "$WORK")"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check a Chrome trace and folded stacks against the JSON report of the same run.
 
-tracecheck.py REPORT.json trace TRACE.json [--cap N] [--max BYTES]
+tracecheck.py REPORT.json trace TRACE.json [--cap N] [--max BYTES] [--cut]
 tracecheck.py REPORT.json folded TIME.folded HEAP.folded
 
 trace: the file parses and keeps the Trace Event Format's rules as Catapult (chrome://tracing),
@@ -16,7 +16,8 @@ calls equal the report's calls, and an op with FLOPs has one GFLOP/s counter sam
 the format allows);
 with no cap or budget hit, every call is an event; nested events lie inside their parent on the
 same thread; the heap counter track holds the exact peak; thread names are given for every tid
-that has events; otherData and the report's outputs agree; with --max the file fits.
+that has events; otherData and the report's outputs agree; with --max the file fits; with --cut
+a signal hurried the report and the calls past its deadline are summarised (never without it).
 folded: the first line is a '#' comment naming the unit (nanoseconds, bytes) that does not end
 in a number (so flamegraph.pl, inferno and speedscope skip it); every other line is "frames value"
 with an integer value; op-time lines match the report's op_stacks and add up to the ops' self
@@ -28,6 +29,7 @@ import re
 import sys
 
 LINE = re.compile(r"^(\S.*) (\d+)$")
+WHYS = ("past TPROF_TRACE_CAP", "past TPROF_TRACE_MAX", "past the report's deadline")
 
 
 def bad(msg):
@@ -35,7 +37,7 @@ def bad(msg):
     sys.exit(1)
 
 
-def check_trace(d, path, cap, budget):
+def check_trace(d, path, cap, budget, cut):
     size = os.path.getsize(path)
     try:
         # NaN and Infinity are Python's extensions, not JSON: viewers refuse them
@@ -51,7 +53,7 @@ def check_trace(d, path, cap, budget):
         bad("no traceEvents")
     calls = {o["name"]: o["calls"] for o in d["ops"]}
     with_flops = {o["name"] for o in d["ops"] if o.get("flops")}
-    xs, summ, counters, names, procs, gflops = {}, {}, [], {}, 0, {}
+    xs, summ, late, counters, names, procs, gflops = {}, {}, {}, [], {}, 0, {}
     by_tid = {}
 
     def num(v):
@@ -95,9 +97,10 @@ def check_trace(d, path, cap, budget):
             if e.get("s") != "p" or e.get("cat") != "summary" or a.get("op") not in calls \
                     or not isinstance(a.get("calls"), int) or a["calls"] <= 0 \
                     or not num(a.get("total_us")) or not num(a.get("last_end_us")) \
-                    or a["last_end_us"] < e["ts"] or a.get("why") not in ("past TPROF_TRACE_CAP", "past TPROF_TRACE_MAX"):
+                    or a["last_end_us"] < e["ts"] or a.get("why") not in WHYS:
                 bad(f"bad summary {e}")
             summ[a["op"]] = summ.get(a["op"], 0) + a["calls"]
+            late[a["op"]] = late.get(a["op"], 0) + (a["calls"] if a["why"] == WHYS[2] else 0)
             continue
         if not num(e.get("dur")) or e["dur"] < 0 or not isinstance(e.get("tid"), int) \
                 or not isinstance(e.get("cat"), str):
@@ -119,13 +122,18 @@ def check_trace(d, path, cap, budget):
     total = sum(calls.values())
     if out["trace_events"] != sum(xs.values()) or other["events"] != out["trace_events"]:
         bad(f"events: report {out['trace_events']}, file {other['events']}, counted {sum(xs.values())}")
-    if out["trace_past_cap"] + out["trace_past_max"] != sum(summ.values()):
+    past_deadline = out.get("trace_past_deadline", 0)
+    if out["trace_past_cap"] + out["trace_past_max"] + past_deadline != sum(summ.values()):
         bad("summarised calls in the report and in the file differ")
+    if past_deadline != sum(late.values()) or other.get("summarised_past_deadline", 0) != past_deadline:
+        bad(f"calls past the deadline: report {past_deadline}, file {sum(late.values())}")
+    if bool(past_deadline) != cut:
+        bad(f"{past_deadline} calls past the deadline, {'' if cut else 'not '}expected a cut trace")
     if out["trace_calls"] != total:
         bad(f"trace_calls {out['trace_calls']} != {total} op calls")
     if cap is not None and out["trace_events"] + out["trace_past_max"] > cap:
         bad(f"more than {cap} calls kept")
-    if cap is None and budget is None and sum(summ.values()):
+    if cap is None and budget is None and sum(summ.values()) != past_deadline:
         bad("calls were summarised with neither cap nor budget hit")
     if out["trace_bytes"] != size:
         bad(f"trace_bytes {out['trace_bytes']} != file size {size}")
@@ -196,7 +204,7 @@ def main():
     if a[1] == "trace":
         cap = int(a[a.index("--cap") + 1]) if "--cap" in a else None
         budget = int(a[a.index("--max") + 1]) if "--max" in a else None
-        names, by_tid = check_trace(d, a[2], cap, budget)
+        names, by_tid = check_trace(d, a[2], cap, budget, "--cut" in a)
         if "--names" in a:
             want = a[a.index("--names") + 1].split(",")
             have = [names[t] for t in by_tid]

@@ -297,41 +297,89 @@ static void heap_folded_template(const char *tmpl, char *out, size_t n)
         snprintf(out, n, "%s.heap", tmpl);
 }
 
-/* The trace and the folded stacks, before the report so that it can say what they hold. A
- * periodic snapshot skips the trace: rewriting up to TPROF_TRACE_MAX bytes every period would
- * cost the program more than the snapshot is worth; exit and TPROF_SIGNAL write it. */
-static void write_extras(struct tp_report *r, const char *why, int sig_seq)
+/* The trace and the folded stacks are made before the report, which says what they hold, and
+ * written after it: the smallest and most wanted output first, so that a report that a signal
+ * hurries (track/runtime.h) or that is killed outright has its JSON on disk before the up to
+ * TPROF_TRACE_MAX bytes of the trace. The report names them where they are planned to go (a
+ * warning says so when one then goes elsewhere or cannot be written). */
+struct extras {
+    struct tp_buf trace, folded_time, folded_heap;
+    int trace_made;
+    char heap_tmpl[4200]; /* "": no heap stacks */
+};
+
+/* Where tmpl would put this image's file: a copy for the report, NULL when it cannot be named
+ * (write_out then says why). */
+static char *planned_path(const char *tmpl, int sig_seq)
 {
-    int snap = !strcmp(why, "snapshot");
-    if (tp_cfg.trace && tp_trace_on && strcmp(why, "snapshot") != 0) {
-        struct tp_buf b;
-        tp_buf_init(&b);
-        tp_trace_render(r, &b);
-        if (tp_buf_ok(&b))
-            r->outputs.trace = write_out("TPROF_TRACE", tp_cfg.trace, sig_seq, &b, 0);
-        else
-            tp_warn("TPROF_TRACE: out of memory while rendering the trace; not written");
-        tp_buf_free(&b);
+    struct tp_path_ctx ctx;
+    char path[4096];
+    path_ctx(&ctx, sig_seq);
+    return tp_output_path(tmpl, &ctx, path, sizeof path) < 0 ? NULL : strdup(path);
+}
+
+/* A periodic snapshot skips the trace: rewriting up to TPROF_TRACE_MAX bytes every period would
+ * cost the program more than the snapshot is worth; exit and TPROF_SIGNAL write it. */
+static void render_extras(struct tp_report *r, const char *why, int sig_seq, struct extras *x)
+{
+    tp_buf_init(&x->trace);
+    tp_buf_init(&x->folded_time);
+    tp_buf_init(&x->folded_heap);
+    x->heap_tmpl[0] = 0;
+    x->trace_made = tp_cfg.trace && tp_trace_on && strcmp(why, "snapshot") != 0;
+    if (x->trace_made) {
+        tp_trace_render(r, &x->trace);
+        if (tp_buf_ok(&x->trace))
+            r->outputs.trace = planned_path(tp_cfg.trace, sig_seq);
     }
     if (tp_cfg.folded) {
-        char heap[4200];
-        struct tp_buf b;
-        tp_buf_init(&b);
-        tp_render_folded(r, TP_FOLDED_TIME, &b);
-        if (tp_buf_ok(&b))
-            r->outputs.folded_time = write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &b, snap);
+        tp_render_folded(r, TP_FOLDED_TIME, &x->folded_time);
+        if (tp_buf_ok(&x->folded_time))
+            r->outputs.folded_time = planned_path(tp_cfg.folded, sig_seq);
         /* A device, FIFO or descriptor has no name beside it for the heap stacks ("/dev/null.heap"
          * would be a new file in /dev), and bytes mixed into a stream of times would make one
          * wrong flame graph: there only the op-time stacks are written. */
         if (!r->outputs.folded_time || !tp_file_is_stream(r->outputs.folded_time)) {
-            b.len = 0;
-            tp_render_folded(r, TP_FOLDED_HEAP, &b);
-            heap_folded_template(tp_cfg.folded, heap, sizeof heap);
-            if (tp_buf_ok(&b))
-                r->outputs.folded_heap = write_out("TPROF_FOLDED", heap, sig_seq, &b, snap);
+            tp_render_folded(r, TP_FOLDED_HEAP, &x->folded_heap);
+            heap_folded_template(tp_cfg.folded, x->heap_tmpl, sizeof x->heap_tmpl);
+            if (tp_buf_ok(&x->folded_heap))
+                r->outputs.folded_heap = planned_path(x->heap_tmpl, sig_seq);
         }
-        tp_buf_free(&b);
     }
+}
+
+/* The folded stacks, then the trace, the largest, last. */
+static void write_extras(struct extras *x, int sig_seq, int snap)
+{
+    if (tp_cfg.folded) {
+        if (tp_buf_ok(&x->folded_time))
+            free(write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &x->folded_time, snap));
+        if (x->heap_tmpl[0] && tp_buf_ok(&x->folded_heap))
+            free(write_out("TPROF_FOLDED", x->heap_tmpl, sig_seq, &x->folded_heap, snap));
+    }
+    if (x->trace_made) {
+        if (tp_buf_ok(&x->trace))
+            free(write_out("TPROF_TRACE", tp_cfg.trace, sig_seq, &x->trace, 0));
+        else
+            tp_warn("TPROF_TRACE: out of memory while rendering the trace; not written");
+    }
+    tp_buf_free(&x->trace);
+    tp_buf_free(&x->folded_time);
+    tp_buf_free(&x->folded_heap);
+}
+
+/* A signal hurried this report (track/runtime.h): the report says so, since the exit status
+ * is that signal's, not the one the program asked for. */
+static void hurry_note(struct tp_report *r)
+{
+    int sig = atomic_load(&tp_hurry_signal);
+    if (sig <= 0)
+        return;
+    const char *name = sigabbrev_np(sig);
+    tp_report_note(r,
+                   "SIG%s came while this report was written: the process ended by it once the "
+                   "report was finished",
+                   name ? name : "?");
 }
 
 /* ---- the report of an image as it execs another (track/output_exec.c) ---- */
@@ -456,9 +504,18 @@ void tp_write_reports(const char *why, int sig_seq)
         return;
     }
     tp_analyze(&r);
-    write_extras(&r, why, sig_seq);
+    struct extras x;
+    render_extras(&r, why, sig_seq, &x);
+    hurry_note(&r);
     int snap = !strcmp(why, "snapshot");
 
+    if (tp_cfg.json) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_render_json(&r, &b);
+        free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b, snap));
+        tp_buf_free(&b);
+    }
     if (strcmp(tp_cfg.output, "none") != 0) {
         struct tp_buf b;
         tp_buf_init(&b);
@@ -471,13 +528,6 @@ void tp_write_reports(const char *why, int sig_seq)
         }
         tp_buf_free(&b);
     }
-    if (tp_cfg.json) {
-        struct tp_buf b;
-        tp_buf_init(&b);
-        tp_render_json(&r, &b);
-        free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b, snap));
-        tp_buf_free(&b);
-    }
     if (tp_cfg.html) {
         struct tp_buf b;
         tp_buf_init(&b);
@@ -488,6 +538,7 @@ void tp_write_reports(const char *why, int sig_seq)
             tp_warn("TPROF_HTML: out of memory while rendering the page; not written");
         tp_buf_free(&b);
     }
+    write_extras(&x, sig_seq, snap);
     tp_report_free(&r);
     exec_image[0] = 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/escape.h"
 #include "common/fileio.h"
 #include "report/report.h"
@@ -20,6 +21,18 @@ _Atomic int tp_state = TP_BOOT;
 TP_TLS int tp_guard;
 struct tp_config tp_cfg;
 uint64_t tp_start_ns;
+
+_Atomic int tp_hurry_signal;
+_Atomic uint64_t tp_hurry_deadline_ns;
+/* Long enough for the JSON report and the text of an ordinary program, short enough that a
+ * process pool's terminate, which waits for each worker, is not held up noticeably. */
+uint64_t tp_hurry_grace_ns = 100000000;
+
+int tp_hurry_late(void)
+{
+    uint64_t d = atomic_load(&tp_hurry_deadline_ns);
+    return d && tp_now_ns() >= d;
+}
 
 /* What a warning names (a path, a setting's value, a name from the program) is shown escaped,
  * once, here, for the whole line (common/escape.h): callers pass values as they are. One write,

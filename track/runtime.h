@@ -50,6 +50,17 @@ static inline void tp_own_end(struct tp_own o)
     errno = o.err;
 }
 
+/* The report at the end in a hurry. A terminating signal that comes while it is written (the
+ * program's exit, _exit or exec started it: preload/shim_signal.c) does not end the process at
+ * once: the report is finished first, the process then dies by that signal. Until then the report
+ * keeps to a deadline, tp_hurry_grace_ns after the signal: what it writes past the deadline is
+ * cut (the trace's op calls: track/trace_file.c). Set from a signal handler, hence atomics. */
+extern _Atomic int tp_hurry_signal;           /* the signal; 0: none came */
+extern _Atomic uint64_t tp_hurry_deadline_ns; /* CLOCK_MONOTONIC; 0 until the signal came */
+extern uint64_t tp_hurry_grace_ns;            /* 100 ms */
+/* 1 once a signal set a deadline and it has passed. */
+int tp_hurry_late(void);
+
 extern struct tp_config tp_cfg;
 extern uint64_t tp_start_ns; /* CLOCK_MONOTONIC at load (at fork in a child) */
 

@@ -7,8 +7,10 @@
  * Written from what tracebuf.c recorded, within TPROF_TRACE_MAX bytes: room for what must come
  * last (the summaries, the closing object) is reserved first, thread names and the heap counter
  * get an eighth of the file each, and the op calls fill the rest until one does not fit; those
- * left out are summarised per op. Names, kinds and shapes come from the op table, which is why
- * this file sits above ops.c and the recorder does not. */
+ * left out are summarised per op. A report that a signal hurries (track/runtime.h) stops drawing
+ * calls at its deadline: the rest are summarised per op too, and the file stays whole. Names,
+ * kinds and shapes come from the op table, which is why this file sits above ops.c and the
+ * recorder does not. */
 #include "track/trace_file.h"
 
 #include <stdio.h>
@@ -239,7 +241,8 @@ static struct tp_trace_summary *past_max_new(int nops)
 }
 
 /* Room kept for what comes after the events: the closing object, and for every op that has
- * calls, a summary for each reason. */
+ * calls, a summary past the cap and one past the budget or the deadline (whichever stops the
+ * drawing first takes every call after it). */
 static size_t tail_reserve(int nops)
 {
     char *has_calls = tp_calloc(nops ? (size_t)nops : 1, 1);
@@ -335,21 +338,30 @@ static uint64_t put_heap(struct writer *w, const struct tp_report *r, size_t res
     return written + 1;
 }
 
-/* The op calls, while they fit; the one that does not is taken back out, and it and all after
- * it go to past_max. Returns the events written. */
-static uint64_t put_calls(struct writer *w, size_t reserve, uint64_t max,
-                          struct tp_trace_summary *past_max)
+/* Calls left out of a trace: those past the size budget (the one that does not fit is taken back
+ * out, and it and all after it go here) and those past the deadline of a report that a signal
+ * hurries (asked every CUT_EVERY calls drawn, so that the clock is rarely read and a cut trace
+ * holds a whole number of them). */
+#define CUT_EVERY 4096
+struct left_out {
+    struct tp_trace_summary *past_max, *past_deadline;
+};
+
+/* The op calls, while they fit and the report is not late. Returns the events written. */
+static uint64_t put_calls(struct writer *w, size_t reserve, uint64_t max, struct left_out *left)
 {
     struct tp_buf *b = w->b;
     uint64_t events = 0;
-    int over = 0;
+    int over = 0, late = 0;
     for (struct tp_trace_chunk *c = atomic_load(&tp_trace_chunks); c; c = c->next) {
         uint32_t n = atomic_load_explicit(&c->n, memory_order_acquire);
         for (uint32_t i = 0; i < n; i++) {
             const struct tp_trace_event *e = &c->ev[i];
             if (e->op < 0 || e->op >= w->nops)
                 continue;
-            if (!over) {
+            if (!over && !late && events && events % CUT_EVERY == 0)
+                late = tp_hurry_late();
+            if (!over && !late) {
                 size_t at = b->len;
                 int first = w->first;
                 put_event(w, e);
@@ -361,20 +373,20 @@ static uint64_t put_calls(struct writer *w, size_t reserve, uint64_t max,
                 w->first = first;
                 over = 1;
             }
-            if (past_max)
-                tp_trace_summarise(&past_max[e->op], e->t0, e->t0 + e->dur);
+            struct tp_trace_summary *s = late ? left->past_deadline : left->past_max;
+            if (s)
+                tp_trace_summarise(&s[e->op], e->t0, e->t0 + e->dur);
         }
     }
     return events;
 }
 
-static uint64_t put_all_calls(struct writer *w, size_t reserve, uint64_t max,
-                              struct tp_trace_summary *past_max)
+static uint64_t put_all_calls(struct writer *w, size_t reserve, uint64_t max, struct left_out *left)
 {
     int nops = w->nops;
     w->prefix = tp_calloc(2 * (nops ? (size_t)nops : 1), sizeof *w->prefix);
     w->shape = tp_calloc((nops ? (size_t)nops : 1) * TP_OPS_MAX_SHAPES, sizeof *w->shape);
-    uint64_t events = put_calls(w, reserve, max, past_max);
+    uint64_t events = put_calls(w, reserve, max, left);
     for (int i = 0; w->prefix && i < 2 * nops; i++)
         tp_free(w->prefix[i]);
     for (size_t i = 0; w->shape && i < (size_t)nops * TP_OPS_MAX_SHAPES; i++)
@@ -384,19 +396,23 @@ static uint64_t put_all_calls(struct writer *w, size_t reserve, uint64_t max,
     return events;
 }
 
-/* The summaries of calls not drawn; their counts go to n_cap and n_max. */
-static void put_summaries(struct writer *w, const struct tp_trace_summary *past_max,
-                          uint64_t *n_cap, uint64_t *n_max)
+/* The summaries of calls not drawn; their counts go to n[0] (past the cap), n[1] (past the
+ * budget) and n[2] (past the deadline). */
+static void put_summaries(struct writer *w, const struct left_out *left, uint64_t n[3])
 {
     for (int i = 0; i < w->nops; i++) {
         uint64_t a = atomic_load(&tp_trace_past_cap[i].calls),
-                 m = past_max ? atomic_load(&past_max[i].calls) : 0;
+                 m = left->past_max ? atomic_load(&left->past_max[i].calls) : 0,
+                 d = left->past_deadline ? atomic_load(&left->past_deadline[i].calls) : 0;
         if (a)
             put_summary(w, i, &tp_trace_past_cap[i], "past TPROF_TRACE_CAP");
         if (m)
-            put_summary(w, i, &past_max[i], "past TPROF_TRACE_MAX");
-        *n_cap += a;
-        *n_max += m;
+            put_summary(w, i, &left->past_max[i], "past TPROF_TRACE_MAX");
+        if (d)
+            put_summary(w, i, &left->past_deadline[i], "past the report's deadline");
+        n[0] += a;
+        n[1] += m;
+        n[2] += d;
     }
 }
 
@@ -413,28 +429,32 @@ void tp_trace_render(struct tp_report *r, struct tp_buf *b)
                        nops,
                        NULL,
                        NULL};
-    struct tp_trace_summary *past_max = past_max_new(nops);
+    struct left_out left = {past_max_new(nops),
+                            tp_calloc(nops ? (size_t)nops : 1, sizeof(struct tp_trace_summary))};
     size_t reserve = tail_reserve(nops);
     put_head(&w, r, max);
     put_threads(&w, reserve, max);
     uint64_t written_samples = put_heap(&w, r, reserve, max);
-    uint64_t events = put_all_calls(&w, reserve, max, past_max);
-    uint64_t n_cap = 0, n_max = 0;
-    put_summaries(&w, past_max, &n_cap, &n_max);
-    tp_free(past_max);
+    uint64_t events = put_all_calls(&w, reserve, max, &left);
+    uint64_t n[3] = {0, 0, 0};
+    put_summaries(&w, &left, n);
+    tp_free(left.past_max);
+    tp_free(left.past_deadline);
 
     tp_buf_printf(b,
                   "\n],\"otherData\":{\"tprof_version\":\"%s\",\"op_calls\":%llu,"
                   "\"events\":%llu,\"summarised_past_cap\":%llu,\"summarised_past_max\":%llu,"
-                  "\"trace_cap\":%llu,\"trace_max\":%llu,\"heap_samples\":%llu}}\n",
+                  "\"summarised_past_deadline\":%llu,\"trace_cap\":%llu,\"trace_max\":%llu,"
+                  "\"heap_samples\":%llu}}\n",
                   TPROF_VERSION, (unsigned long long)atomic_load(&tp_trace_recorded),
-                  (unsigned long long)events, (unsigned long long)n_cap, (unsigned long long)n_max,
-                  (unsigned long long)tp_cfg.trace_cap, (unsigned long long)max,
-                  (unsigned long long)written_samples);
+                  (unsigned long long)events, (unsigned long long)n[0], (unsigned long long)n[1],
+                  (unsigned long long)n[2], (unsigned long long)tp_cfg.trace_cap,
+                  (unsigned long long)max, (unsigned long long)written_samples);
     o->trace_calls = atomic_load(&tp_trace_recorded);
     o->trace_events = events;
-    o->trace_past_cap = n_cap;
-    o->trace_past_max = n_max;
+    o->trace_past_cap = n[0];
+    o->trace_past_max = n[1];
+    o->trace_past_deadline = n[2];
     o->trace_heap_samples = written_samples;
     o->trace_bytes = b->len;
 }
