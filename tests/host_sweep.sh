@@ -3,7 +3,8 @@
 # setting but the report files: stdout, stderr, exit status and the files the host writes must be
 # byte-identical, and every process must leave a readable report. Hosts whose package is absent
 # are skipped with a line saying so. TPROF_SWEEP=full adds the slow hosts (a make -j2 build,
-# git, torch); bench/ and a developer run it so, make check runs the quick set.
+# git, a python3 process pool, torch); bench/ and a developer run it so, make check runs the
+# quick set.
 #   sh tests/host_sweep.sh   with TPROF_SO, TB and TS set as make check sets them
 . "$TS/lib.sh"
 full=${TPROF_SWEEP:-quick}
@@ -75,6 +76,14 @@ host "ulimit -f 2" "ulimit -f 2; exec '$TB/victims/v_fill' data 512 0 2> /dev/nu
 min_reports=1
 # SIGKILL leaves the last snapshot: the victim waits for the first one, then kills itself.
 host "SIGKILL with TPROF_SNAPSHOT" "TPROF_SNAPSHOT=0.05 '$V' kill '$REP/r.json'" v_hosts
+# A reader that goes away (SIGPIPE): the writer's report is written, the pipeline's output and
+# status are as natively.
+host "prog | head" "seq 1 1000000 | head -1" seq head
+# Children of raw clone3 system calls (through syscall(), which glibc's fork handlers never see):
+# each reports under its own pid.
+min_reports=21
+host "20 raw clone3 children" "'$TB/victims/v_clone' raw 20 | wc -l" v_clone
+min_reports=1
 host "OpenMP" "'$TB/victims/v_omp'" v_omp
 host "C++ threads and exceptions" "'$TB/victims/v_cxx_exc'" v_cxx_exc
 host "bash pipeline" "bash -c 'for i in 3 1 2; do echo \$i; done | sort | (read a; echo first \$a; cat) | tr 0-9 a-j'" bash sort tr
@@ -107,6 +116,16 @@ if [ "$full" = full ]; then
       export GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
       git init -q -b main . && echo a > a && git add a && git commit -qm one && git log --oneline && rm -rf .git" git
   else skip git "git is not installed"; fi
+  # A process pool, whose terminate() sends SIGTERM to workers that may be writing their
+  # reports: the parent's and both workers' reports.
+  if /usr/bin/python3 -c 'import multiprocessing' 2> /dev/null; then
+    min_reports=3
+    host "python3 Pool(2).map" "/usr/bin/python3 -c 'from multiprocessing import Pool
+def f(x): return x * x
+if __name__ == \"__main__\":
+    with Pool(2) as p: print(sum(p.map(f, range(10))))'" python3.11
+    min_reports=1
+  else skip "python3 Pool(2).map" "python3 has no multiprocessing"; fi
   if /usr/bin/python3 -c 'import torch' 2> /dev/null; then
     host "python3 + torch" "/usr/bin/python3 -c 'import torch; a = torch.ones(64, 64); print(float((a @ a).sum()))'" python3.11
   else skip "python3 + torch" "Debian's python3-torch is not installed"; fi
