@@ -257,9 +257,14 @@ static void note_failure(const char *var, const char *path, const char *why)
     tp_warn("%s: cannot write %s: %s; report not written", var, path, why);
 }
 
-/* The run's start on the file system's clock, for the temporary files of its dead processes. */
+/* The run's start on the file system's clock, for the temporary files of its dead processes;
+ * 0 (no clean-up) outside the run's root process. The root's reports clean up for the run: a
+ * scan by every process would read the whole directory once per report, a million entries for
+ * a script whose thousand processes each write their report there. */
 static int64_t run_start_realtime_ns(void)
 {
+    if (!ident.is_root)
+        return 0;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     int64_t now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
