@@ -114,6 +114,17 @@ START_TEST(test_cache_path)
 }
 END_TEST
 
+/* The strings a resolve leaves in a report's machine (the report frees them in the product). */
+static void machine_free(struct tp_machine *m)
+{
+    free(m->source);
+    free(m->measured_at);
+    free(m->conditions);
+    free(m->busy_why);
+    free(m->cpu_model);
+    free(m->cpus);
+}
+
 START_TEST(test_round_trip)
 {
     ck_assert_int_eq(tp_peaks_save(path, &sample), 0); /* creates $XDG_CACHE_HOME/tprof */
@@ -143,7 +154,7 @@ START_TEST(test_round_trip)
     ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 1), 0); /* the cache, not a measurement */
     ck_assert(m.peak_gflops == 123.5 && m.peak_gbps == 17.75);
     ck_assert_str_eq(m.source, want);
-    free(m.source);
+    machine_free(&m);
 
     /* Control characters cannot break the one-line format; an empty string is "-". */
     struct tp_peaks odd = sample;
@@ -172,7 +183,7 @@ START_TEST(test_env_wins)
     ck_assert_int_eq(tp_peaks_resolve(&m, -1, 9, 1), 0); /* not > 0: not a value */
     ck_assert(m.peak_gflops == 123.5 && m.peak_gbps == 9);
     ck_assert_str_eq(m.source, want);
-    free(m.source);
+    machine_free(&m);
 }
 END_TEST
 
@@ -190,7 +201,7 @@ START_TEST(test_absent)
     ck_assert_int_eq(tp_peaks_resolve(&m, 7, 0, 0), -1);
     ck_assert_str_eq(m.source, "env");
     ck_assert(m.peak_gflops == 7 && m.peak_gbps == 0);
-    free(m.source);
+    machine_free(&m);
 }
 END_TEST
 
@@ -253,7 +264,7 @@ START_TEST(test_corrupt)
         ck_assert_msg(lines(err) == 1 && strstr(err, bad[i].why), "case %zu: %s", i, err);
         ck_assert_str_eq(m.source, "none");
         ck_assert(m.peak_gflops == 0 && m.peak_gbps == 0);
-        free(m.source);
+        machine_free(&m);
     }
 }
 END_TEST
@@ -324,7 +335,7 @@ START_TEST(test_quick_is_sane)
     snprintf(want, sizeof want, "quick-cache:%s", path);
     ck_assert_str_eq(m.source, want);
     ck_assert(m.peak_gflops == g && m.peak_gbps == p.gbps);
-    free(m.source);
+    machine_free(&m);
 }
 END_TEST
 
@@ -586,13 +597,8 @@ START_TEST(test_unusable)
     tp_peaks_given(&c, "command line");
     ck_assert(!c.conditions && !c.measured_at && !c.busy_why && c.load_avg == 0);
     ck_assert_str_eq(c.source, "command line");
-    free(c.source);
-    free(m.source);
-    free(m.conditions);
-    free(m.busy_why);
-    free(m.measured_at);
-    free(m.cpu_model);
-    free(m.cpus);
+    machine_free(&c);
+    machine_free(&m);
 }
 END_TEST
 
