@@ -7,11 +7,13 @@
 #include <stdint.h>
 
 /* The conditions a measurement ran under (report/calib_cond.c). A measurement is quiet when
- * every measuring thread was on a CPU at least TP_QUIET_ONCPU of its wall time and waited for one
- * (runnable, not running) at most TP_QUIET_RUNQ of it; else it is busy. A figure that could not
- * be measured (-1) does not count against it. */
-#define TP_QUIET_ONCPU 0.90
-#define TP_QUIET_RUNQ  0.10
+ * every measuring thread was on a CPU at least TP_QUIET_ONCPU of its wall time, waited for one
+ * (runnable, not running) at most TP_QUIET_RUNQ of it, and, where several threads measured one
+ * rate, they ran at least TP_QUIET_SPEEDUP times as fast as one thread; else it is busy. A
+ * figure that could not be measured (-1, 0 for speedup) does not count against it. */
+#define TP_QUIET_ONCPU   0.90
+#define TP_QUIET_RUNQ    0.10
+#define TP_QUIET_SPEEDUP 1.25
 struct tp_calib_cond {
     double oncpu;   /* the lowest share of its wall time a measuring thread had a CPU; -1 unknown */
     double runq;    /* the highest share a measuring thread waited for a CPU; -1 unknown */

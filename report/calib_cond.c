@@ -114,10 +114,10 @@ int tp_calib_quiet(const struct tp_calib_cond *c, char *why, size_t n)
                  100 * c->runq);
         return 0;
     }
-    /* How much faster all threads ran than one is not asked: on a quiet virtual machine whose
-     * CPUs are one host core's hyperthreads (shown to the guest as cores), two threads fully on
-     * their CPUs ran 1.03-1.20 times as fast as one. The threads' own clocks are the evidence of
-     * other load; the speed-up is kept in the conditions as a figure only. */
+    if (c->threads > 1 && c->speedup > 0 && c->speedup < TP_QUIET_SPEEDUP) {
+        snprintf(why, n, "%d threads ran only %.2f times as fast as one", c->threads, c->speedup);
+        return 0;
+    }
     return 1;
 }
 
