@@ -554,7 +554,9 @@ int tp_merge_reports(const struct tp_report *in, size_t nin, const char *const *
     merge_program(&g, in, nin, r, &t);
     merge_steps(&g, in, nin, r);
     merge_notes(in, nin, files, r);
-    int rc = merge_ops(&g, in, nin, weight, nproc, r);
+    int rc = tp_merge_cpu(in, nin, r);
+    if (rc == 0)
+        rc = merge_ops(&g, in, nin, weight, nproc, r);
     if (rc == 0)
         rc = merge_sites(&g, in, nin, &r->memory);
     if (rc == 0)

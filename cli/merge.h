@@ -13,5 +13,8 @@ int tp_merge_reports(const struct tp_report *in, size_t nin, const char *const *
 /* The inputs' rolled-up sites into m->rollups, rows of one function and module summed
  * (cli/merge_rollup.c). 0, or -1 when out of memory. */
 int tp_merge_rollups(const struct tp_report *in, size_t nin, struct tp_memory *m);
+/* The processes' CPU figures summed and their threads listed together (cli/merge_cpu.c). 0, or
+ * -1 when out of memory. */
+int tp_merge_cpu(const struct tp_report *in, size_t nin, struct tp_report *r);
 
 #endif

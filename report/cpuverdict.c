@@ -103,15 +103,23 @@ void tp_cpu_verdict(struct tp_report *r)
     cpus_str(wall > 0 ? (double)p->cpu_ns / wall : 0, got, sizeof got);
     struct tp_buf t;
     tp_buf_init(&t);
-    tp_buf_printf(&t, "CPU: the process got %s", got);
-    if (n > 0) {
-        cpus_str(n, avail, sizeof avail);
-        tp_buf_printf(&t, " of the %s CPU%s it may use", avail, !strcmp(avail, "1") ? "" : "s");
+    if (r->merged_processes > 1) {
+        /* Merged processes may have run one after another: their CPU time over the longest
+         * one's wall time is no count of CPUs, so only the wait is said. */
+        tp_buf_printf(&t, "CPU: the threads of the %llu processes spent",
+                      (unsigned long long)r->merged_processes);
     } else {
-        tp_buf_puts(&t, " CPUs on average");
+        tp_buf_printf(&t, "CPU: the process got %s", got);
+        if (n > 0) {
+            cpus_str(n, avail, sizeof avail);
+            tp_buf_printf(&t, " of the %s CPU%s it may use", avail, !strcmp(avail, "1") ? "" : "s");
+        } else {
+            tp_buf_puts(&t, " CPUs on average");
+        }
+        tp_buf_puts(&t, ", and its threads spent");
     }
     tp_buf_printf(&t,
-                  ", and its threads spent %.0f%% of their runnable time waiting for a CPU. "
+                  " %.0f%% of their runnable time waiting for a CPU. "
                   "Other load on these CPUs (load average %.2f) or more busy threads than CPUs "
                   "(%zu thread%s) kept them waiting, and the op and step times in this report "
                   "include that wait: fewer threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or a "

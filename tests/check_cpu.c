@@ -158,6 +158,16 @@ START_TEST(test_verdict_text)
     r.program.cpu_quota = 0;
     tp_analyze(&r);
     ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "of the 1 CPU it may use,"));
+    /* merged processes: only the wait is said (they may have run one after another) */
+    r.merged_processes = 4;
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.cpu_text,
+                     "CPU: the threads of the 4 processes spent 29% of their runnable time "
+                     "waiting for a CPU. Other load on these CPUs (load average 3.50) or more "
+                     "busy threads than CPUs (3 threads) kept them waiting, and the op and step "
+                     "times in this report include that wait: fewer threads "
+                     "(OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or a quieter machine give it back.");
+    r.merged_processes = 0;
     /* under the rule: no line, the share still given */
     r.program.runq_ns = 100000000;
     tp_analyze(&r);

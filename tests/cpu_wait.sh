@@ -5,7 +5,9 @@
 # the 150 ms of CPU it spun for, each with run-queue delay); the program's sums are the threads';
 # one CPU allowed; the verdict opens with the CPU line, each sentence matching the JSON's figures
 # (tests/cpu_text.py), its share above 10% (three runnable tasks on one CPU wait about 2/3 of
-# the time: the bound is loose on purpose). No figure depends on the machine's speed.
+# the time: the bound is loose on purpose). No figure depends on the machine's speed. A second
+# run merged with the first (tprof merge): the CPU figures are the two runs' sums, the threads
+# both runs', and the CPU line speaks of the two processes.
 . "$TS/lib.sh"
 [ -r /proc/self/schedstat ] || { echo "SKIP: no /proc/self/schedstat (kernel without schedstats)"; exit 77; }
 command -v taskset > /dev/null || { echo "SKIP: no taskset"; exit 77; }
@@ -30,3 +32,21 @@ python3 "$TS/cpu_text.py" "$WORK/r.txt" "$WORK/r.json" present || fail "CPU verd
 # tprof report re-renders the same line from the JSON alone
 "$TPROF_CLI" report "$WORK/r.json" > "$WORK/again.txt" 2>&1 || fail "tprof report failed"
 python3 "$TS/cpu_text.py" "$WORK/again.txt" "$WORK/r.json" present || fail "CPU verdict line, re-rendered"
+# tprof merge: the two processes' CPU figures add up and their threads are listed together
+TPROF_OUTPUT=none TPROF_JSON="$WORK/r2.json" taskset -c 0 env LD_PRELOAD="$TPROF_SO" \
+  "$TB/victims/v_cpu" > /dev/null || fail "second run failed"
+"$TPROF_CLI" merge "$WORK/r.json" "$WORK/r2.json" -o "$WORK/m.json" || fail "tprof merge failed"
+python3 - "$WORK/r.json" "$WORK/r2.json" "$WORK/m.json" <<'PY' || fail "merged CPU figures"
+import json, sys
+a, b, m = (json.load(open(f)) for f in sys.argv[1:4])
+for k in ("cpu_ns", "runq_ns"):
+    assert m["program"][k] == a["program"][k] + b["program"][k], k
+assert m["program"]["cpu_source"] == "schedstat"
+assert m["program"]["cpus_allowed"] == 1
+tids = sorted(t["tid"] for t in a["threads"] + b["threads"])
+assert [t["tid"] for t in m["threads"]] == tids, "threads"
+share = m["program"]["runq_ns"] / (m["program"]["cpu_ns"] + m["program"]["runq_ns"])
+assert abs(m["verdict"]["cpu_wait_share"] - share) < 1e-9
+assert m["verdict"]["cpu_text"].startswith(
+    "CPU: the threads of the 2 processes spent %.0f%% of their runnable time waiting" % (100 * share)), m["verdict"]["cpu_text"]
+PY

@@ -1,0 +1,83 @@
+/* `tprof merge` of the processes' CPU figures: time on a CPU and in the run queue add up over
+ * the processes, and their threads are listed together, so that the CPU verdict of the merged
+ * report (tp_analyze) judges all the processes' threads at once: the workers of a pool that
+ * starved each other show as one run that waited for its CPUs. */
+#include "cli/merge.h"
+#include "report/cpuverdict.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t add_capped(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - 1 - b ? UINT64_MAX - 1 : a + b;
+}
+
+/* How well a source measured: run-queue figures need schedstat in every input. */
+static int source_rank(const char *s)
+{
+    if (s && !strcmp(s, "schedstat"))
+        return 2;
+    if (s && !strcmp(s, "stat"))
+        return 1;
+    return 0;
+}
+
+static const char *const source_name[] = {"none", "stat", "schedstat"};
+
+static int by_tid(const void *x, const void *y)
+{
+    const struct tp_thread *a = x, *b = y;
+    return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+static int copy_threads(const struct tp_report *in, size_t nin, struct tp_report *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nin; i++)
+        n += in[i].nthreads;
+    if (!n)
+        return 0;
+    r->threads = calloc(n, sizeof *r->threads);
+    if (!r->threads)
+        return -1;
+    for (size_t i = 0; i < nin; i++) {
+        for (size_t j = 0; j < in[i].nthreads; j++) {
+            struct tp_thread *d = &r->threads[r->nthreads++];
+            *d = in[i].threads[j];
+            d->name = NULL;
+            if (in[i].threads[j].name && !(d->name = strdup(in[i].threads[j].name)))
+                return -1;
+        }
+    }
+    qsort(r->threads, r->nthreads, sizeof *r->threads, by_tid);
+    return 0;
+}
+
+int tp_merge_cpu(const struct tp_report *in, size_t nin, struct tp_report *r)
+{
+    struct tp_program *p = &r->program;
+    int rank = 2;
+    for (size_t i = 0; i < nin; i++) {
+        const struct tp_program *s = &in[i].program;
+        p->cpu_ns = add_capped(p->cpu_ns, s->cpu_ns);
+        p->runq_ns = add_capped(p->runq_ns, s->runq_ns);
+        int k = source_rank(s->cpu_source);
+        rank = k < rank ? k : rank;
+        if (s->load_avg > p->load_avg)
+            p->load_avg = s->load_avg;
+        if (s->cpus_allowed > p->cpus_allowed)
+            p->cpus_allowed = s->cpus_allowed;
+        /* the tightest quota any process ran under; 0 is none */
+        if (s->cpu_quota > 0 && (p->cpu_quota == 0 || s->cpu_quota < p->cpu_quota))
+            p->cpu_quota = s->cpu_quota;
+    }
+    if (nin == 0)
+        rank = 0;
+    free(p->cpu_source);
+    p->cpu_source = strdup(source_name[rank]);
+    if (!p->cpu_source)
+        return -1;
+    return copy_threads(in, nin, r);
+}
