@@ -5,22 +5,32 @@
 # figures, the conditions; then the spread (max/min) of each figure over all runs and over the
 # quiet ones. Not run by make check: it measures the machine.
 #
+# With KEEP=1 the cache is kept between runs (each run with --force): what is then shown per run
+# is the cache after it, each quiet run keeping each figure's best (what every later profile
+# reads), and the spread is that of the figures a report would have used after each run.
+#
 # Usage: bench/calibrate_spread.sh [BUILD_DIR] [calibrate options, e.g. --quick]
-# Environment: RUNS (default 5).
+# Environment: RUNS (default 5), KEEP (default 0).
 set -u
 B=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 B=$(cd "$B" && pwd)
 [ $# -gt 0 ] && shift
 [ -x "$B/tprof" ] || { echo "bench: $B/tprof not built" >&2; exit 2; }
 RUNS=${RUNS:-5}
+KEEP=${KEEP:-0}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
-echo "command: tprof calibrate $* (each run with an empty cache)"
+if [ "$KEEP" = 1 ]; then
+    set -- "$@" --force
+    echo "command: tprof calibrate $* (the cache kept between runs: the figures are the cache's)"
+else
+    echo "command: tprof calibrate $* (each run with an empty cache)"
+fi
 printf "%-4s %6s %10s %10s %8s  %s\n" run load GFLOP/s 1t_GFLOP/s GB/s conditions
 for i in $(seq "$RUNS"); do
     load=$(cut -d' ' -f1 /proc/loadavg)
-    rm -rf "$W/xdg"
+    [ "$KEEP" = 1 ] || rm -rf "$W/xdg"
     XDG_CACHE_HOME="$W/xdg" "$B/tprof" calibrate "$@" >"$W/out" 2>"$W/err"
     rc=$?
     [ $rc -eq 0 ] || [ $rc -eq 3 ] || { echo "bench: calibrate exited $rc: $(cat "$W/err")" >&2; exit 1; }

@@ -25,7 +25,9 @@ static void usage(FILE *f)
             "its wall time and waited for one at most 10%%, and the threads together ran at\n"
             "least 1.25 times as fast as one; else busy: then it is printed, cached marked\n"
             "busy (never over a quiet one; the next quiet one replaces it), and the exit\n"
-            "status is 3.\n\n"
+            "status is 3. A quiet calibration over a quiet cached one of the same method and\n"
+            "BLAS keeps each figure's best of the two (a peak is the most the machine did);\n"
+            "delete the file to start over.\n\n"
             "  --quick     smaller, faster measurement (about a second)\n"
             "  --force     measure even if a calibration is cached\n"
             "  --print     show the cached figures without measuring\n"
@@ -50,6 +52,9 @@ static void show(const char *path, const struct tp_peaks *p)
     printf("BLAS config:                %s\n", p->blas_config[0] ? p->blas_config : "-");
     printf("measured:                   %s (%s)\n", p->date[0] ? p->date : "-",
            p->method[0] ? p->method : "full");
+    if (p->calibrations > 1)
+        printf("calibrations:               each figure the best of %d quiet ones\n",
+               p->calibrations);
     if (!p->conditions[0])
         printf("conditions:                 unknown (cached by an earlier tprof)\n");
     else if (p->load_avg >= 0)
@@ -140,6 +145,27 @@ static int measure(const char *blas, int quick, struct tp_peaks *p)
     cond.speedup = one.gflops > 0 ? all.gflops / one.gflops : 0;
     tp_peaks_conditions(p, &cond, load);
     return 0;
+}
+
+/* A peak is the most the machine did, and a measurement only ever falls short of it (another
+ * job, a frequency step, the scheduler): a quiet calibration over a quiet cached one of the same
+ * method and BLAS keeps, figure by figure, the better of the two, so that calibrating again
+ * converges on the machine's peaks instead of moving them to whatever the last run got. One
+ * line on stdout gives this run's own figures. */
+static void keep_best(struct tp_peaks *q, const struct tp_peaks *p)
+{
+    if (strcmp(q->conditions, "quiet") || strcmp(p->conditions, "quiet") ||
+        strcmp(q->method, p->method) || strcmp(q->blas, p->blas))
+        return;
+    printf("this calibration:           %.1f GFLOP/s all threads, %.1f one thread, %.1f GB/s\n",
+           q->gflops, q->gflops_1t, q->gbps);
+    if (p->gflops > q->gflops)
+        q->gflops = p->gflops;
+    if (p->gflops_1t > q->gflops_1t)
+        q->gflops_1t = p->gflops_1t;
+    if (p->gbps > q->gbps)
+        q->gbps = p->gbps;
+    q->calibrations = (p->calibrations > 1 ? p->calibrations : 1) + 1;
 }
 
 /* Cache q unless it is busy and keep (a quiet calibration of this machine is cached: a busy
@@ -239,5 +265,7 @@ int tp_cmd_calibrate(int argc, char **argv)
     if (rc)
         return rc;
     tp_peaks_as_cached(&q);
+    if (keep)
+        keep_best(&q, &p);
     return save_and_show(path, &q, keep);
 }

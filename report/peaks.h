@@ -29,6 +29,9 @@ struct tp_peaks {
     char cpu_model[64]; /* "" unknown (and in the file: "-") */
     char kernel[64];
     char cpus[128]; /* the CPUs the measuring process could use, "0-3,8" */
+    /* Quiet calibrations of the same method and BLAS whose best figures these are (each figure
+     * the best of them: cmd_calibrate.c); 0 when the cache predates the count (one). */
+    int calibrations;
 };
 
 /* Fill m: peak_gflops, peak_gbps, source ("env", "cache:<path>", "quick", "none", below) and,

@@ -116,12 +116,14 @@ enum {
     K_CPU_MODEL,
     K_KERNEL,
     K_CPUS,
+    K_CALIBRATIONS,
     NKEYS
 };
-static const char *const keys[NKEYS] = {
-    "peak_gflops", "peak_gflops_1t", "peak_gbps",   "threads",   "sgemm_n",    "triad_bytes",
-    "method",      "blas",           "blas_config", "date",      "conditions", "busy_why",
-    "oncpu",       "runq",           "load_avg",    "cpu_model", "kernel",     "cpus"};
+static const char *const keys[NKEYS] = {"peak_gflops", "peak_gflops_1t", "peak_gbps",   "threads",
+                                        "sgemm_n",     "triad_bytes",    "method",      "blas",
+                                        "blas_config", "date",           "conditions",  "busy_why",
+                                        "oncpu",       "runq",           "load_avg",    "cpu_model",
+                                        "kernel",      "cpus",           "calibrations"};
 
 /* "-" is how the file writes an empty string. */
 static void put_text(char *out, size_t n, const char *val)
@@ -143,6 +145,12 @@ static int parse_conditions(int k, const char *val, struct tp_peaks *p)
     case K_CPU_MODEL: put_text(p->cpu_model, sizeof p->cpu_model, val); return 0;
     case K_KERNEL: put_text(p->kernel, sizeof p->kernel, val); return 0;
     case K_CPUS: put_text(p->cpus, sizeof p->cpus, val); return 0;
+    case K_CALIBRATIONS: {
+        long long l = 0;
+        int bad = parse_long(val, 1, 1000000, &l);
+        p->calibrations = (int)l;
+        return bad;
+    }
     }
     return 0;
 }
@@ -331,6 +339,8 @@ int tp_peaks_save(const char *path, const struct tp_peaks *p)
         put_str(&b, "kernel", p->kernel);
         put_str(&b, "cpus", p->cpus);
     }
+    if (p->calibrations > 1)
+        tp_buf_printf(&b, "calibrations %d\n", p->calibrations);
     /* written like a report (common/fileio.h): atomically, so that a reader never sees half */
     int rc = tp_buf_ok(&b) ? tp_write_file(path, b.p, b.len, NULL) : (errno = ENOMEM, -1);
     int e = errno;

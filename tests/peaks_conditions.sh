@@ -112,6 +112,32 @@ if ! grep -q "no BLAS" "$WORK/cal5.err"; then
     [ $rc -eq 0 ] || fail "calibrate over another CPU's cache: exit $rc: $(cat "$WORK/cal5.err")"
     grep -Fqx "cpu_model $model" "$cache" || fail "calibrate kept another CPU's cache"
     grep -q "^(cached" "$WORK/cal5" && fail "calibrate showed another CPU's cache"
+    # Quiet over quiet, same method and BLAS: each figure the best of the two, counted.
+    val() { sed -n "s/^$1 //p" "$cache"; }
+    g5=$(val peak_gflops) g15=$(val peak_gflops_1t) b5=$(val peak_gbps)
+    TPROF_TEST_CALIB_ONCPU=1 "$T" calibrate --quick --force >"$WORK/cal6" 2>"$WORK/cal6.err" ||
+        fail "a second quiet calibration: $(cat "$WORK/cal6.err")"
+    this=$(sed -n 's/^this calibration: *\([0-9.]*\) GFLOP\/s all threads, \([0-9.]*\) one thread, \([0-9.]*\) GB\/s$/\1 \2 \3/p' "$WORK/cal6")
+    [ -n "$this" ] || fail "no 'this calibration:' line: $(cat "$WORK/cal6")"
+    python3 - "$this" "$g5" "$g15" "$b5" "$(val peak_gflops)" "$(val peak_gflops_1t)" "$(val peak_gbps)" <<'PY' ||
+import sys
+this = [float(x) for x in sys.argv[1].split()]
+old = [float(x) for x in sys.argv[2:5]]
+new = [float(x) for x in sys.argv[5:8]]
+for t, o, n in zip(this, old, new):
+    # the line has one decimal, the cache three: the cache holds the better of the two
+    assert n >= o and n >= t - 0.05 and (abs(n - o) < 1e-9 or abs(n - t) <= 0.05), (t, o, n)
+PY
+        fail "the cache is not the best of the two quiet calibrations: $this; $g5 $g15 $b5 -> $(val peak_gflops) $(val peak_gflops_1t) $(val peak_gbps)"
+    grep -qx "calibrations 2" "$cache" || fail "calibrations not counted: $(cat "$cache")"
+    "$T" calibrate --print >"$WORK/print6" || fail "--print after two quiet calibrations"
+    grep -qx "calibrations: *each figure the best of 2 quiet ones" "$WORK/print6" ||
+        fail "--print: $(cat "$WORK/print6")"
+    # a busy one neither counts nor lowers anything (it is not cached over a quiet one)
+    TPROF_TEST_CALIB_ONCPU=0.5 "$T" calibrate --quick --force >"$WORK/cal7" 2>"$WORK/cal7.err"
+    [ $? -eq 3 ] || fail "a busy calibration over a quiet cache: $(cat "$WORK/cal7.err")"
+    grep -qx "calibrations 2" "$cache" || fail "a busy calibration changed the count"
+    grep -q "^this calibration:" "$WORK/cal7" && fail "a busy calibration was kept with the quiet ones"
 fi
 
 # 6. `tprof report`: a busy measurement in the header and the verdict; given peaks drop it.
