@@ -37,75 +37,18 @@ static uint64_t add(struct merge *g, uint64_t a, uint64_t b)
     return a + b;
 }
 
+/* A sum of figures that may be unknown (-1): unknown when either is. */
+static int64_t add_known(struct merge *g, int64_t a, int64_t b)
+{
+    if (a < 0 || b < 0)
+        return -1;
+    uint64_t s = add(g, (uint64_t)a, (uint64_t)b);
+    return s > INT64_MAX ? INT64_MAX : (int64_t)s;
+}
+
 static char *sdup(const char *s)
 {
     return s ? strdup(s) : NULL;
-}
-
-/* ---- latency ---- */
-
-struct lat_acc {
-    uint64_t n;
-    uint64_t min, max;
-    int any;
-    double sum_mean, p50, p95, p99; /* sums of n_i * x_i */
-    double ci_lo, ci_hi;
-};
-
-static void lat_add(struct lat_acc *a, const struct tp_latency *l)
-{
-    if (l->n == 0)
-        return;
-    double w = (double)l->n;
-    if (!a->any || l->min < a->min)
-        a->min = l->min;
-    if (!a->any || l->max > a->max)
-        a->max = l->max;
-    if (!a->any || l->p50_ci_lo < a->ci_lo)
-        a->ci_lo = l->p50_ci_lo;
-    if (!a->any || l->p50_ci_hi > a->ci_hi)
-        a->ci_hi = l->p50_ci_hi;
-    a->any = 1;
-    a->n += l->n;
-    a->sum_mean += w * l->mean;
-    a->p50 += w * (double)l->p50;
-    a->p95 += w * (double)l->p95;
-    a->p99 += w * (double)l->p99;
-}
-
-static uint64_t round_u64(double x)
-{
-    return x <= 0 ? 0 : x >= (double)BIG ? BIG : (uint64_t)(x + 0.5);
-}
-
-/* The merged distribution; parts[] are the inputs' latencies (pooled stddev needs them again
- * once the overall mean is known). */
-static void lat_finish(const struct lat_acc *a, const struct tp_latency *const *parts, size_t np,
-                       struct tp_latency *out)
-{
-    memset(out, 0, sizeof *out);
-    if (!a->any)
-        return;
-    double N = (double)a->n;
-    out->n = a->n;
-    out->min = a->min;
-    out->max = a->max;
-    out->mean = a->sum_mean / N;
-    out->p50 = round_u64(a->p50 / N);
-    out->p95 = round_u64(a->p95 / N);
-    out->p99 = round_u64(a->p99 / N);
-    out->p50_ci_lo = a->ci_lo;
-    out->p50_ci_hi = a->ci_hi;
-    /* (N-1) s^2 = sum (n_i - 1) s_i^2 + sum n_i (mean_i - mean)^2 */
-    double ss = 0;
-    for (size_t i = 0; i < np; i++) {
-        const struct tp_latency *l = parts[i];
-        if (l->n == 0)
-            continue;
-        double d = l->mean - out->mean;
-        ss += (double)(l->n - 1) * l->stddev * l->stddev + (double)l->n * d * d;
-    }
-    out->stddev = a->n > 1 && ss > 0 ? sqrt(ss / (N - 1)) : 0;
 }
 
 /* ---- ops ---- */
@@ -170,7 +113,7 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
     d->name = sdup(refs[0].op->name);
     d->kind = sdup(refs[0].op->kind);
     d->source = sdup(refs[0].op->source);
-    struct lat_acc lat = {0};
+    struct tp_lat_acc lat = {0};
     uint64_t covered = 0;
     double pmin = INFINITY, pmax = 0;
     for (size_t i = 0; i < n;) {
@@ -195,7 +138,7 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
             d->counted_calls = add(g, d->counted_calls, s->counted_calls);
             d->alloc_bytes = add(g, d->alloc_bytes, s->alloc_bytes);
             d->alloc_count = add(g, d->alloc_count, s->alloc_count);
-            lat_add(&lat, &s->latency);
+            tp_lat_add(&lat, &s->latency);
             parts[i] = &s->latency;
             if (add_shapes(g, d, s) < 0) {
                 free(parts);
@@ -217,7 +160,7 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
         if (hi > pmax)
             pmax = hi;
     }
-    lat_finish(&lat, parts, n, &d->latency);
+    tp_lat_finish(&lat, parts, n, &d->latency);
     free(parts);
     d->nprocs = nproc;
     d->proc_min_ns = covered < nproc ? 0 : pmin; /* some process never ran it */
@@ -423,7 +366,7 @@ static void merge_notes(const struct tp_report *in, size_t nin, const char *cons
 static void merge_steps(struct merge *g, const struct tp_report *in, size_t nin,
                         struct tp_report *r)
 {
-    struct lat_acc lat = {0};
+    struct tp_lat_acc lat = {0};
     const struct tp_latency **parts = calloc(nin, sizeof *parts);
     size_t np = 0;
     for (size_t i = 0; parts && i < nin; i++) {
@@ -434,13 +377,19 @@ static void merge_steps(struct merge *g, const struct tp_report *in, size_t nin,
             r->steps.name = sdup(s->name);
             r->steps.window_first = s->window_first;
             r->steps.window_last = s->window_last;
+            r->steps.runq_ns = r->steps.thread_cpu_ns = 0;
         }
         r->steps.count = add(g, r->steps.count, s->count);
+        r->steps.wall_ns = add(g, r->steps.wall_ns, s->wall_ns);
+        r->steps.cpu_ns = add(g, r->steps.cpu_ns, s->cpu_ns);
+        /* unknown in one process: unknown in the sum */
+        r->steps.runq_ns = add_known(g, r->steps.runq_ns, s->runq_ns);
+        r->steps.thread_cpu_ns = add_known(g, r->steps.thread_cpu_ns, s->thread_cpu_ns);
         r->steps.warmup = add(g, r->steps.warmup, s->warmup);
-        lat_add(&lat, &s->latency);
+        tp_lat_add(&lat, &s->latency);
         parts[np++] = &s->latency;
     }
-    lat_finish(&lat, parts, np, &r->steps.latency);
+    tp_lat_finish(&lat, parts, np, &r->steps.latency);
     free(parts);
 }
 

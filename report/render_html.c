@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/cpuverdict.h"
 #include "report/html_assets.inc"
 #include "report/peaks.h"
 #include "report/render.h"
@@ -68,7 +69,7 @@ static void head_row(struct tp_buf *b, const char *const *h, size_t n)
 static void header(const struct tp_report *r, struct tp_buf *b)
 {
     const struct tp_program *p = &r->program;
-    char w[32], g[48], bw[48];
+    char w[32];
     tp_buf_puts(b, "<h1>tprof ");
     esc(b, r->tprof_version);
     tp_buf_puts(b, ": ");
@@ -81,12 +82,22 @@ static void header(const struct tp_report *r, struct tp_buf *b)
                   (long long)p->pid, tp_fmt_ns(p->wall_ns, w, sizeof w),
                   (unsigned long long)p->threads);
     esc(b, p->host);
-    tp_buf_puts(b, "</p>\n<p class=\"meta\">machine peaks ");
-    tp_buf_printf(b, "%s, %s (from ",
-                  tp_fmt_rate(r->machine.peak_gflops * 1e9, "FLOP/s", g, sizeof g),
-                  tp_fmt_rate(r->machine.peak_gbps * 1e9, "B/s", bw, sizeof bw));
-    esc(b, r->machine.source);
-    tp_buf_puts(b, ")</p>\n");
+    tp_buf_puts(b, "</p>\n");
+    /* the same lines as the text report's header: the CPUs and the load, the peaks with their
+     * source, age and conditions */
+    char line[600];
+    if (tp_cpu_header(p, line, sizeof line)) {
+        tp_buf_puts(b, "<p class=\"meta\" id=\"cpu-header\">");
+        esc(b, line);
+        tp_buf_puts(b, "</p>\n");
+    }
+    tp_buf_puts(b, "<p class=\"meta\" id=\"peaks-header\">");
+    if (r->machine.peak_gflops > 0 && r->machine.peak_gbps > 0)
+        esc(b, tp_peaks_header(r, line, sizeof line));
+    else
+        esc(b, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
+               "TPROF_PEAK_GFLOPS and _GBPS)");
+    tp_buf_puts(b, "</p>\n");
     for (size_t i = 0; i < r->nnotes; i++) {
         tp_buf_puts(b, "<p class=\"note\">note: ");
         esc(b, r->notes[i]);

@@ -32,17 +32,6 @@ static double frac(uint64_t a, uint64_t b)
     return b ? (double)a / (double)b : 0;
 }
 
-static uint64_t ns_of(double v)
-{
-    if (!isfinite(v) || v <= 0)
-        return 0;
-    if (v >= 18446744073709549568.0)
-        return UINT64_MAX;
-    /* rounded half away from zero, as llround would, without libm (libtprof.so links libc only) */
-    uint64_t t = (uint64_t)v;
-    return v - (double)t >= 0.5 ? t + 1 : t;
-}
-
 static int known_bound(const char *b)
 {
     return b && (!strcmp(b, "compute") || !strcmp(b, "memory"));
@@ -94,7 +83,7 @@ static void header(struct tp_text_ctx *c)
                     (unsigned long long)p->threads, host);
     }
     char cpu[400];
-    if (!r->merged_processes && tp_cpu_header(p, cpu, sizeof cpu))
+    if (tp_cpu_header(p, cpu, sizeof cpu))
         tp_text_say(c, "%s", cpu);
     const struct tp_machine *m = &r->machine;
     if (m->peak_gflops > 0 && m->peak_gbps > 0 && isfinite(m->peak_gflops) &&
@@ -221,49 +210,15 @@ static void spread_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
             continue;
         char procs[32], mn[32], mean[32], mx[32], imb[32], num[32];
         tp_fmt_count(p->nprocs, procs, sizeof procs);
-        tp_fmt_ns(ns_of(p->proc_min_ns), mn, sizeof mn);
-        tp_fmt_ns(ns_of(p->proc_mean_ns), mean, sizeof mean);
-        tp_fmt_ns(ns_of(p->proc_max_ns), mx, sizeof mx);
+        tp_fmt_ns(tp_text_ns_of(p->proc_min_ns), mn, sizeof mn);
+        tp_fmt_ns(tp_text_ns_of(p->proc_mean_ns), mean, sizeof mean);
+        tp_fmt_ns(tp_text_ns_of(p->proc_max_ns), mx, sizeof mx);
         snprintf(imb, sizeof imb, "%sx", tp_fmt_num(p->imbalance, 2, 9, num, sizeof num));
         tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
                       tp_text_right(h[1], 128, procs, 6), tp_text_right(h[2], 128, mn, 12),
                       tp_text_right(h[3], 128, mean, 12), tp_text_right(h[4], 128, mx, 12),
                       tp_text_right(h[5], 128, imb, 10));
     }
-}
-
-static void latency_head(struct tp_text_ctx *c, const char *first)
-{
-    char h[10][128];
-    size_t nw = tp_text_col(c, 24);
-    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, first, nw),
-                  tp_text_right(h[1], 128, "n", 6), tp_text_right(h[2], 128, "warm", 5),
-                  tp_text_right(h[3], 128, "min", 8), tp_text_right(h[4], 128, "p50", 8),
-                  tp_text_right(h[5], 128, "p95", 8), tp_text_right(h[6], 128, "p99", 8),
-                  tp_text_right(h[7], 128, "max", 8), tp_text_right(h[8], 128, "mean", 8),
-                  tp_text_right(h[9], 128, "stddev", 8));
-}
-
-static void latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm,
-                        const struct tp_latency *l)
-{
-    char h[10][128], v[9][32];
-    size_t nw = tp_text_col(c, 24);
-    tp_fmt_count(l->n, v[0], 32);
-    tp_fmt_count(warm, v[1], 32);
-    tp_fmt_ns(l->min, v[2], 32);
-    tp_fmt_ns(l->p50, v[3], 32);
-    tp_fmt_ns(l->p95, v[4], 32);
-    tp_fmt_ns(l->p99, v[5], 32);
-    tp_fmt_ns(l->max, v[6], 32);
-    tp_fmt_ns(ns_of(l->mean), v[7], 32);
-    tp_fmt_ns(ns_of(l->stddev), v[8], 32);
-    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", L(h[0], 128, label, nw),
-                  tp_text_right(h[1], 128, v[0], 6), tp_text_right(h[2], 128, v[1], 5),
-                  tp_text_right(h[3], 128, v[2], 8), tp_text_right(h[4], 128, v[3], 8),
-                  tp_text_right(h[5], 128, v[4], 8), tp_text_right(h[6], 128, v[5], 8),
-                  tp_text_right(h[7], 128, v[6], 8), tp_text_right(h[8], 128, v[7], 8),
-                  tp_text_right(h[9], 128, v[8], 8));
 }
 
 static void latency_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
@@ -274,10 +229,10 @@ static void latency_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
     if (!any)
         return;
     tp_text_heading(c, "LATENCY per call (warm-up calls left out)");
-    latency_head(c, "op");
+    tp_text_latency_head(c, "op");
     for (size_t i = 0; i < n; i++)
         if (order[i]->latency.n)
-            latency_row(c, order[i]->name, order[i]->warmup_calls, &order[i]->latency);
+            tp_text_latency_row(c, order[i]->name, order[i]->warmup_calls, &order[i]->latency);
 }
 
 static int by_shape_time(const void *a, const void *b)
@@ -343,37 +298,6 @@ static void shapes(struct tp_text_ctx *c, struct tp_op **order, size_t n)
     if (with > listed)
         tp_text_say(c, "(the shapes of %zu more op%s are in the JSON report)", with - listed,
                     with - listed == 1 ? "" : "s");
-}
-
-static void steps(struct tp_text_ctx *c)
-{
-    const struct tp_steps *s = &c->r->steps;
-    if (s->count == 0)
-        return;
-    char win[96] = "", lo[32], hi[32];
-    tp_text_heading(c, "STEPS");
-    if (s->window_first >= 0)
-        snprintf(win, sizeof win, " (steps %lld to %lld of the run)", (long long)s->window_first,
-                 (long long)s->window_last);
-    tp_text_say(c, "%llu step%s of %s%s, %llu of them warm-up, left out of the latency",
-                (unsigned long long)s->count, s->count == 1 ? "" : "s", s->name ? s->name : "?",
-                win, (unsigned long long)s->warmup);
-    if (!s->latency.n)
-        return;
-    latency_head(c, "");
-    latency_row(c, "latency per step", s->warmup, &s->latency);
-    tp_fmt_ns(ns_of(s->latency.p50_ci_lo), lo, sizeof lo);
-    tp_fmt_ns(ns_of(s->latency.p50_ci_hi), hi, sizeof hi);
-    double per_s = s->latency.mean > 0 ? 1e9 / s->latency.mean : 0;
-    if (isfinite(per_s) && per_s > 0) {
-        char rate[32];
-        tp_fmt_num(per_s, per_s < 9.995 ? 2 : per_s < 99.95 ? 1 : 0, 9, rate, sizeof rate);
-        tp_text_say(
-            c, "median step latency: 95%% confidence interval %s to %s; %s steps/s at the mean", lo,
-            hi, rate);
-    } else {
-        tp_text_say(c, "median step latency: 95%% confidence interval %s to %s", lo, hi);
-    }
 }
 
 /* ---- verdict ---- */
@@ -524,7 +448,7 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
         latency_table(&c, order, n);
         shapes(&c, order, n);
     }
-    steps(&c);
+    tp_text_steps(&c);
     verdict(&c);
     tp_text_memory(&c);
     tp_text_sites(&c);

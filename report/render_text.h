@@ -34,6 +34,14 @@ void tp_text_say(struct tp_text_ctx *c, const char *fmt, ...) __attribute__((for
 /* A right-aligned cell of w columns in out. */
 const char *tp_text_right(char *out, size_t n, const char *s, size_t w);
 
+/* A latency table's header (first: the first column's title) and one row of it. */
+void tp_text_latency_head(struct tp_text_ctx *c, const char *first);
+void tp_text_latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm,
+                         const struct tp_latency *l);
+/* A figure in ns held as a double, rounded; 0 for NaN and below. */
+uint64_t tp_text_ns_of(double v);
+/* The STEPS section (report/render_text_steps.c). */
+void tp_text_steps(struct tp_text_ctx *c);
 /* The MEMORY section and the CALL SITES and LEAKS tables (report/render_text_memory.c). */
 void tp_text_memory(struct tp_text_ctx *c);
 void tp_text_sites(struct tp_text_ctx *c);

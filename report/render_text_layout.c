@@ -1,6 +1,7 @@
 /* The text report's layout: columns that widen with the report, headings, paragraphs wrapped
- * at the width and aligned cells. Shared by render_text.c and render_text_memory.c, which call
- * only downward into it. */
+ * at the width, aligned cells and the latency tables' rows. Shared by render_text.c and its
+ * sections' files, which call only downward into it. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,4 +120,51 @@ void tp_text_command_line(const struct tp_program *p, struct tp_buf *t)
                 tp_buf_putc(t, *q);
         tp_buf_putc(t, '\'');
     }
+}
+
+/* ---- latency tables ---- */
+
+/* rounded half away from zero, as llround would, without libm (libtprof.so links libc only) */
+uint64_t tp_text_ns_of(double v)
+{
+    if (!isfinite(v) || v <= 0)
+        return 0;
+    if (v >= 18446744073709549568.0)
+        return UINT64_MAX;
+    uint64_t t = (uint64_t)v;
+    return v - (double)t >= 0.5 ? t + 1 : t;
+}
+
+void tp_text_latency_head(struct tp_text_ctx *c, const char *first)
+{
+    char h[10][128];
+    size_t nw = tp_text_col(c, 24);
+    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", tp_fmt_cell(first, nw, 0, h[0], 128),
+                  tp_text_right(h[1], 128, "n", 6), tp_text_right(h[2], 128, "warm", 5),
+                  tp_text_right(h[3], 128, "min", 8), tp_text_right(h[4], 128, "p50", 8),
+                  tp_text_right(h[5], 128, "p95", 8), tp_text_right(h[6], 128, "p99", 8),
+                  tp_text_right(h[7], 128, "max", 8), tp_text_right(h[8], 128, "mean", 8),
+                  tp_text_right(h[9], 128, "stddev", 8));
+}
+
+void tp_text_latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm,
+                         const struct tp_latency *l)
+{
+    char h[10][128], v[9][32];
+    size_t nw = tp_text_col(c, 24);
+    tp_fmt_count(l->n, v[0], 32);
+    tp_fmt_count(warm, v[1], 32);
+    tp_fmt_ns(l->min, v[2], 32);
+    tp_fmt_ns(l->p50, v[3], 32);
+    tp_fmt_ns(l->p95, v[4], 32);
+    tp_fmt_ns(l->p99, v[5], 32);
+    tp_fmt_ns(l->max, v[6], 32);
+    tp_fmt_ns(tp_text_ns_of(l->mean), v[7], 32);
+    tp_fmt_ns(tp_text_ns_of(l->stddev), v[8], 32);
+    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", tp_fmt_cell(label, nw, 0, h[0], 128),
+                  tp_text_right(h[1], 128, v[0], 6), tp_text_right(h[2], 128, v[1], 5),
+                  tp_text_right(h[3], 128, v[2], 8), tp_text_right(h[4], 128, v[3], 8),
+                  tp_text_right(h[5], 128, v[4], 8), tp_text_right(h[6], 128, v[5], 8),
+                  tp_text_right(h[7], 128, v[6], 8), tp_text_right(h[8], 128, v[7], 8),
+                  tp_text_right(h[9], 128, v[8], 8));
 }

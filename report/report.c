@@ -43,6 +43,7 @@ void tp_report_init(struct tp_report *r)
     }
     {
         struct tp_steps *s = &r->steps;
+        TP_STEPS_FIELDS(INIT)
         TP_STEPS_WINDOW_FIELDS(INIT)
     }
 }

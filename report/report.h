@@ -166,6 +166,12 @@ struct tp_verdict {
 struct tp_steps {
     char *name;             /* TPROF_STEP function or "tprof_step" */
     uint64_t count, warmup; /* count includes warm-up steps */
+    /* The recorded steps, warm-up ones included: their wall time, the process's CPU time during
+     * them (all threads; counted at the kernel's ticks while tprof samples), and the time on a
+     * CPU and in the run queue of the thread that ran them, -1 unknown (no schedstat, steps
+     * marked by different threads, a report from before these figures). */
+    uint64_t wall_ns, cpu_ns;
+    int64_t thread_cpu_ns, runq_ns;
     struct tp_latency latency;
     int64_t window_first, window_last; /* TPROF_SCHEDULE window (step indices), -1 if unset */
     /* Latency over the run, oldest first, at most TP_SERIES_MAX points (the fastest and the

@@ -509,6 +509,10 @@ static void model_full(struct tp_report *r)
     r->steps.name = S("train_step");
     r->steps.count = 50;
     r->steps.warmup = 2;
+    r->steps.wall_ns = 1925000000; /* 50 steps of 38.5 ms */
+    r->steps.cpu_ns = 2887500000;
+    r->steps.thread_cpu_ns = 1540000000;
+    r->steps.runq_ns = 192500000;
     latency(&r->steps.latency, 48, 35000000, 38000000, 41000000, 45000000, 46000000, 38500000,
             2500000, 37800000, 38300000);
     r->steps.window_first = 10;

@@ -7,7 +7,9 @@
 # (tests/cpu_text.py), its share above 10% (three runnable tasks on one CPU wait about 2/3 of
 # the time: the bound is loose on purpose). No figure depends on the machine's speed. A second
 # run merged with the first (tprof merge): the CPU figures are the two runs' sums, the threads
-# both runs', and the CPU line speaks of the two processes.
+# both runs', and the CPU line speaks of the two processes. Steps beside the busy loop (v_cpu
+# steps: 3 steps of 60 ms of CPU each): the thread running them had its 180 ms of CPU and waited
+# for the CPU, and the STEPS section says so with the JSON's figures.
 . "$TS/lib.sh"
 [ -r /proc/self/schedstat ] || { echo "SKIP: no /proc/self/schedstat (kernel without schedstats)"; exit 77; }
 command -v taskset > /dev/null || { echo "SKIP: no taskset"; exit 77; }
@@ -49,4 +51,25 @@ share = m["program"]["runq_ns"] / (m["program"]["cpu_ns"] + m["program"]["runq_n
 assert abs(m["verdict"]["cpu_wait_share"] - share) < 1e-9
 assert m["verdict"]["cpu_text"].startswith(
     "CPU: the threads of the 2 processes spent %.0f%% of their runnable time waiting" % (100 * share)), m["verdict"]["cpu_text"]
+PY
+# Steps beside the busy loop: their CPU and their wait for it
+out=$(TPROF_OUTPUT="$WORK/s.txt" TPROF_JSON="$WORK/s.json" taskset -c 0 env LD_PRELOAD="$TPROF_SO" \
+  "$TB/victims/v_cpu" steps) || fail "steps victim failed: $?"
+[ "$out" = "done 3 steps" ] || fail "stdout changed: $out"
+jcheck "$WORK/s.json" "d['steps']['count'] == 3" \
+  "d['steps']['thread_cpu_ns'] >= 180000000" \
+  "d['steps']['runq_ns'] > 0" \
+  "d['steps']['wall_ns'] >= d['steps']['thread_cpu_ns'] and d['steps']['wall_ns'] >= d['steps']['runq_ns']" \
+  "abs(d['steps']['wall_ns'] - sum(p['ns'] for p in d['steps']['series'])) <= 1e-3 * d['steps']['wall_ns']"
+python3 - "$WORK/s.txt" "$WORK/s.json" <<'PY' || fail "the steps' CPU line: $(grep -A2 'recorded steps' "$WORK/s.txt")"
+import json, re, sys
+flat = " ".join(open(sys.argv[1]).read().split())
+st = json.load(open(sys.argv[2]))["steps"]
+m = re.search(r"the recorded steps took ([^;]+); the thread running them was on a CPU ([^(]+) \(([\d.]+)%\) "
+              r"and waited ([^(]+) for one \(([\d.]+)%\); all the process's threads were on a CPU "
+              r"([^(~]+) \(([\d.]+) CPUs on average\)", flat)
+assert m, "no line, or its wording changed"
+assert abs(float(m.group(3)) - 100 * st["thread_cpu_ns"] / st["wall_ns"]) < 0.051
+assert abs(float(m.group(5)) - 100 * st["runq_ns"] / st["wall_ns"]) < 0.051
+assert abs(float(m.group(7)) - st["cpu_ns"] / st["wall_ns"]) < 0.051
 PY

@@ -24,7 +24,30 @@ jcheck "$WORK/r.json" "m['peak_bytes'] >= 1048576 + 196608" \
   "[p['index'] for p in d['steps']['series']] == list(range(20))" \
   "d['steps']['warmup'] == 1 and d['steps']['count'] == 20" \
   "all(a['end_ns'] < b['end_ns'] for a, b in zip(d['steps']['series'], d['steps']['series'][1:]))" \
-  "sorted(';'.join(s['ops']) for s in d['op_stacks']) == ['conv_layer', 'conv_layer;small_matmul', 'layer_forward', 'layer_forward;small_matmul']"
+  "sorted(';'.join(s['ops']) for s in d['op_stacks']) == ['conv_layer', 'conv_layer;small_matmul', 'layer_forward', 'layer_forward;small_matmul']" \
+  "abs(d['steps']['wall_ns'] - sum(p['ns'] for p in d['steps']['series'])) <= 1e-3 * d['steps']['wall_ns']" \
+  "d['steps']['thread_cpu_ns'] > 0 and d['steps']['thread_cpu_ns'] <= d['steps']['wall_ns']"
+# The page's header says what the text report's does: the CPUs and the load, and the peaks with
+# their source, age and conditions; the text report says what the CPUs did during the steps.
+python3 - "$WORK/r.html" "$WORK/r.txt" "$WORK/r.json" <<'PY' || fail "page header or steps' CPU line"
+import html, json, re, sys
+page, text, d = open(sys.argv[1]).read(), open(sys.argv[2]).read(), json.load(open(sys.argv[3]))
+flat = " ".join(text.split())
+for pid in ("peaks-header", "cpu-header"):
+    m = re.search('<p class="meta" id="%s">([^<]*)</p>' % pid, page)
+    assert m, pid
+    assert html.unescape(m.group(1)) in flat, (pid, m.group(1))
+st = d["steps"]
+m = re.search(r"the recorded steps took ([^;]+); the thread running them was on a CPU ([^(]+) \(([\d.]+)%\)"
+              r"( and waited ([^(]+) for one \(([\d.]+)%\))?; all the process's threads were on a CPU "
+              r"(~?)([^(]+) \(([\d.]+) CPUs on average\)", flat)
+assert m, "no steps' CPU line"
+assert abs(float(m.group(3)) - 100 * st["thread_cpu_ns"] / st["wall_ns"]) < 0.051, m.group(3)
+# steps under a millisecond: the run queue is not read (it would cost over 1% of the step)
+assert (m.group(4) is not None) == (st["runq_ns"] >= 0), (m.group(4), st["runq_ns"])
+assert m.group(7) == ("~" if st["wall_ns"] / st["count"] < 50e6 else ""), "estimate mark"
+assert abs(float(m.group(9)) - st["cpu_ns"] / st["wall_ns"]) < 0.051, m.group(9)
+PY
 "$TPROF_CLI" report --html "$WORK/again.html" "$WORK/r.json" || fail "tprof report --html"
 cmp -s "$WORK/r.html" "$WORK/again.html" || fail "tprof report --html differs from TPROF_HTML's page"
 # tprof merge keeps the heap over time of the process that peaked highest: here both are one

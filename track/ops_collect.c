@@ -20,6 +20,7 @@
 #include "track/ops_table.h"
 #include "track/optree.h"
 #include "track/runtime.h"
+#include "track/stepcpu.h"
 
 #define MAX_SHAPES TP_OPS_MAX_SHAPES
 
@@ -223,6 +224,12 @@ static void collect_steps(struct tp_report *r, double ratio)
     st->warmup = atomic_load(&tp_step_warm);
     tp_histo_summary(tp_step_histo, &st->latency);
     scale_latency(&st->latency, ratio);
+    struct tp_steps_cpu sc;
+    tp_steps_cpu(&sc);
+    st->wall_ns = sc.wall_ns;
+    st->cpu_ns = sc.cpu_ns;
+    st->thread_cpu_ns = sc.thread_known ? (int64_t)sc.thread_cpu_ns : -1;
+    st->runq_ns = sc.runq_known ? (int64_t)sc.runq_ns : -1;
     if (tp_cfg.sched_active >= 0) {
         st->window_first = tp_cfg.sched_wait + tp_cfg.sched_warmup;
         st->window_last = st->window_first + tp_cfg.sched_active - 1;

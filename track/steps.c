@@ -10,6 +10,7 @@
 #include "track/ops_table.h"
 #include "track/runtime.h"
 #include "track/series.h"
+#include "track/stepcpu.h"
 #include "track/threads.h"
 
 _Atomic uint64_t tp_ops_first_ns_v; /* read inline by tp_ops_first_ns() (ops.h) */
@@ -18,6 +19,11 @@ _Atomic uint64_t tp_step_count, tp_step_warm;
 static _Atomic uint64_t step_last_mark;
 static TP_TLS int step_depth;
 static TP_TLS uint64_t step_t0;
+static TP_TLS struct tp_stepcpu_at step_cpu0;
+static _Atomic uintptr_t mark_thread; /* which thread made the last mark (its TLS address) */
+static TP_TLS struct tp_stepcpu_at mark_cpu0; /* what this thread read at its last mark */
+static TP_TLS char thread_token;
+static _Atomic uint64_t mark_proc;          /* the process's CPU time at the last mark */
 static _Atomic uint64_t step_index_started; /* steps begun so far (schedule) */
 static _Atomic int step_running;            /* inside the TPROF_STEP function */
 
@@ -77,6 +83,7 @@ void tp_step_begin(void)
     atomic_fetch_add(&step_index_started, 1);
     atomic_store(&step_running, 1);
     tp_ops_note_first();
+    tp_stepcpu_start(&step_cpu0);
     step_t0 = tp_ticks();
 }
 
@@ -88,9 +95,13 @@ void tp_step_end(void)
     tp_lifeunit_step_end();
     /* step_index_started was bumped at begin: judge this step by its own index */
     uint64_t t = tp_ticks();
+    struct tp_stepcpu_at now;
+    tp_stepcpu_read(&now);
     tp_series_heap(-1, t); /* after the unit's end: its floor counts it; no op (ops.c's) */
-    if (step_recorded(atomic_load(&step_index_started) - 1))
+    if (step_recorded(atomic_load(&step_index_started) - 1)) {
         record_step(t - step_t0);
+        tp_stepcpu_step(&step_cpu0, &now, tp_ticks_to_ns(t - step_t0));
+    }
 }
 
 void tp_step_mark(void)
@@ -105,8 +116,19 @@ void tp_step_mark(void)
     /* Every mark starts a step (so the ops after the first mark belong to step 0 and are in
      * its TPROF_SCHEDULE window), and every mark but the first ends the one before. */
     uint64_t started = atomic_fetch_add(&step_index_started, 1);
-    if (last && started > 0 && step_recorded(started - 1))
+    /* The thread's figures are the marking thread's: a step begun by another thread's mark has
+     * none of its own (tp_stepcpu_step then counts only the process's). */
+    struct tp_stepcpu_at now, prev = mark_cpu0;
+    tp_stepcpu_read(&now);
+    uintptr_t me = (uintptr_t)&thread_token;
+    if (atomic_exchange(&mark_thread, me) != me)
+        prev.thread_ok = 0;
+    prev.proc = atomic_exchange(&mark_proc, now.proc);
+    if (last && started > 0 && step_recorded(started - 1)) {
         record_step(t - last);
+        tp_stepcpu_step(&prev, &now, tp_ticks_to_ns(t - last));
+    }
+    mark_cpu0 = now;
 }
 
 void tp_steps_init(void)
@@ -122,4 +144,7 @@ void tp_steps_fork_child(void)
     atomic_store(&tp_step_count, 0);
     atomic_store(&tp_step_warm, 0);
     atomic_store(&step_last_mark, 0);
+    atomic_store(&mark_thread, 0);
+    atomic_store(&mark_proc, 0);
+    tp_stepcpu_fork_child();
 }

@@ -1,12 +1,17 @@
 /* Two busy threads, "tp-busy-a" and "tp-busy-b", each spinning until it has had 150 ms of CPU
  * time (a fixed amount of work, whatever the machine's speed or load), then ending before the
  * report. With "spread", each thread pins itself to its own CPU of the allowed set (the first
- * and the second), so that neither waits for the other. Prints "done 2". */
+ * and the second), so that neither waits for the other. Prints "done 2".
+ *
+ * With "steps": no threads; the main thread runs 3 steps (tprof_step() markers), each spinning
+ * until it has had 60 ms more CPU time. Prints "done 3 steps". */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include "tprof.h"
 
 #define CPU_NS 150000000ull
 
@@ -51,8 +56,25 @@ static void *busy(void *arg)
     return NULL;
 }
 
+static int steps(void)
+{
+    volatile unsigned long long x = 0;
+    tprof_step();
+    for (int k = 0; k < 3; k++) {
+        unsigned long long until = thread_cpu_ns() + 60000000ull;
+        while (thread_cpu_ns() < until)
+            for (int i = 0; i < 100000; i++)
+                x += (unsigned long long)i;
+        tprof_step();
+    }
+    printf("done 3 steps\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "steps"))
+        return steps();
     spread = argc > 1 && !strcmp(argv[1], "spread");
     int cpus[2] = {nth_cpu(0), nth_cpu(1)};
     if (spread && cpus[1] < 0)
