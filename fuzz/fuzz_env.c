@@ -36,7 +36,8 @@ static const char *const names[] = {
     "TPROF_STEP",        "TPROF_SCHEDULE",  "TPROF_SIGNAL",     "TPROF_MAX_SITES",
     "TPROF_MAX_OPS",     "TPROF_SNAPSHOT",  "TPROF_TRACE_MAX",  "TPROF_TRACE_CAP",
     "TPROF_PLT",         "TPROF_DEBUGINFOD", "TPROF_HOOK_NS",    "TPROF_HTML",
-    "TPROF_DEMOTE",      "TPROF_SAMPLE_HZ", "TPROF_SUPPRESS",
+    "TPROF_DEMOTE",      "TPROF_SAMPLE_HZ", "TPROF_SUPPRESS",   "TPROF_MEMORY_BUDGET",
+    "TPROF_SAMPLE",      "TPROF_SAMPLE_SEED", "TPROF_WORK",      "TPROF_WORK_FILE",
 };
 #define NVARS (sizeof names / sizeof names[0])
 
