@@ -371,7 +371,7 @@ static void merge_steps(struct merge *g, const struct tp_report *in, size_t nin,
     size_t np = 0;
     for (size_t i = 0; parts && i < nin; i++) {
         const struct tp_steps *s = &in[i].steps;
-        if (!s->count && !s->latency.n)
+        if (!s->count && !s->latency.n && !s->seen)
             continue;
         if (!r->steps.name) {
             r->steps.name = sdup(s->name);
@@ -380,6 +380,7 @@ static void merge_steps(struct merge *g, const struct tp_report *in, size_t nin,
             r->steps.runq_ns = r->steps.thread_cpu_ns = 0;
         }
         r->steps.count = add(g, r->steps.count, s->count);
+        r->steps.seen = add(g, r->steps.seen, s->seen);
         r->steps.wall_ns = add(g, r->steps.wall_ns, s->wall_ns);
         r->steps.cpu_ns = add(g, r->steps.cpu_ns, s->cpu_ns);
         /* unknown in one process: unknown in the sum */

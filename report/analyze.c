@@ -271,21 +271,51 @@ static void threads_at_once(const struct tp_op *d, struct tp_buf *t)
         tp_buf_printf(t, ", on %.1f threads at once on average", n);
 }
 
+/* No op because the TPROF_SCHEDULE window was never reached: the program may well have had ops,
+ * timed only inside the window. 1 when said. */
+static int unreached_window(const struct tp_steps *st, struct tp_buf *t)
+{
+    if (st->window_first < 0 || st->seen > (uint64_t)st->window_first)
+        return 0;
+    if (st->seen)
+        tp_buf_printf(t,
+                      "No op or step was recorded: the run ended after %llu steps, before the "
+                      "TPROF_SCHEDULE window (steps %lld to %lld), and ops are timed only inside "
+                      "it (a note gives a window that fits).",
+                      (unsigned long long)st->seen, (long long)st->window_first,
+                      (long long)st->window_last);
+    else
+        tp_buf_printf(t,
+                      "No op or step was recorded: the run made no step, so the TPROF_SCHEDULE "
+                      "window (steps %lld to %lld) was never reached, and ops are timed only "
+                      "inside it.",
+                      (long long)st->window_first, (long long)st->window_last);
+    return 1;
+}
+
+/* The story of a report without ops: why there are none, and what would give some. */
+static void no_op_story(const struct tp_report *r, struct tp_buf *t)
+{
+    if (unreached_window(&r->steps, t))
+        return;
+    tp_buf_puts(t, "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
+                   "region): this report covers the heap only. An executable with its math "
+                   "linked in and stripped offers nothing to hook: build it with "
+                   "-finstrument-functions, call BLAS or the model's library as a shared "
+                   "library, or mark regions with tprof.h.");
+    if (r->noutside_ops) {
+        tp_buf_puts(t, " The time goes mostly to ");
+        size_t n = outside_names(r, t);
+        tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
+    }
+}
+
 static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
                       struct tp_buf *t)
 {
     const struct tp_verdict *v = &r->verdict;
     if (r->nops == 0) {
-        tp_buf_puts(t, "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
-                       "region): this report covers the heap only. An executable with its math "
-                       "linked in and stripped offers nothing to hook: build it with "
-                       "-finstrument-functions, call BLAS or the model's library as a shared "
-                       "library, or mark regions with tprof.h.");
-        if (r->noutside_ops) {
-            tp_buf_puts(t, " The time goes mostly to ");
-            size_t n = outside_names(r, t);
-            tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
-        }
+        no_op_story(r, t);
         return;
     }
     const struct tp_op *d = order[0];

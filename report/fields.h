@@ -98,7 +98,8 @@
 
 /* struct tp_steps: the first list, "latency_ns", then the second, then "series" */
 #define TP_STEPS_FIELDS(X) \
-    X(STR, name, NULL) X(U64, count, 0) X(U64, warmup, 0) X(U64, wall_ns, 0) X(U64, cpu_ns, 0) \
+    X(STR, name, NULL) X(U64, count, 0) X(U64, warmup, 0) X(U64, seen, 0) X(U64, wall_ns, 0) \
+    X(U64, cpu_ns, 0) \
     X(I64, thread_cpu_ns, -1) X(I64, runq_ns, -1)
 #define TP_STEPS_WINDOW_FIELDS(X) X(I64, window_first, -1) X(I64, window_last, -1)
 

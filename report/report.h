@@ -166,10 +166,10 @@ struct tp_verdict {
 struct tp_steps {
     char *name;             /* TPROF_STEP function or "tprof_step" */
     uint64_t count, warmup; /* count includes warm-up steps */
+    uint64_t seen;          /* steps the run began, in the TPROF_SCHEDULE window or not */
     /* The recorded steps, warm-up ones included: their wall time, the process's CPU time during
-     * them (all threads; counted at the kernel's ticks while tprof samples), and the time on a
-     * CPU and in the run queue of the thread that ran them, -1 unknown (no schedstat, steps
-     * marked by different threads, a report from before these figures). */
+     * them (counted at the kernel's ticks while tprof samples), and the time on a CPU and in the
+     * run queue of the thread that ran them, -1 unknown (track/stepcpu.h). */
     uint64_t wall_ns, cpu_ns;
     int64_t thread_cpu_ns, runq_ns;
     struct tp_latency latency;

@@ -21,6 +21,7 @@
 #include "track/optree.h"
 #include "track/runtime.h"
 #include "track/stepcpu.h"
+#include "track/steps.h"
 
 #define MAX_SHAPES TP_OPS_MAX_SHAPES
 
@@ -216,10 +217,16 @@ static void collect_op(int id, struct tp_op *o, uint64_t calls, double ratio)
 
 static void collect_steps(struct tp_report *r, double ratio)
 {
+    struct tp_steps *st = &r->steps;
+    st->seen = tp_steps_seen();
+    if (tp_cfg.sched_active >= 0) {
+        st->window_first = tp_cfg.sched_wait + tp_cfg.sched_warmup;
+        st->window_last = st->window_first + tp_cfg.sched_active - 1;
+    }
+    if (st->seen)
+        st->name = strdup(tp_cfg.step ? tp_cfg.step : "tprof_step");
     if (!tp_step_histo || !atomic_load(&tp_step_count))
         return;
-    struct tp_steps *st = &r->steps;
-    st->name = strdup(tp_cfg.step ? tp_cfg.step : "tprof_step");
     st->count = atomic_load(&tp_step_count);
     st->warmup = atomic_load(&tp_step_warm);
     tp_histo_summary(tp_step_histo, &st->latency);
@@ -230,10 +237,6 @@ static void collect_steps(struct tp_report *r, double ratio)
     st->cpu_ns = sc.cpu_ns;
     st->thread_cpu_ns = sc.thread_known ? (int64_t)sc.thread_cpu_ns : -1;
     st->runq_ns = sc.runq_known ? (int64_t)sc.runq_ns : -1;
-    if (tp_cfg.sched_active >= 0) {
-        st->window_first = tp_cfg.sched_wait + tp_cfg.sched_warmup;
-        st->window_last = st->window_first + tp_cfg.sched_active - 1;
-    }
 }
 
 /* The ops a full table gave no id: why it was full, how many names, the first of them. */
@@ -262,15 +265,51 @@ static void note_lost(struct tp_report *r)
 }
 
 /* What was not recorded, or not as it happened, said in the report. */
+/* The TPROF_SCHEDULE window against the steps the run made: covered, cut short by the end of
+ * the run, or never reached (then nothing was recorded, and the note says which window would
+ * fit: the same one moved to the run's last steps). */
+static void schedule_note(struct tp_report *r)
+{
+    int w = tp_cfg.sched_wait, u = tp_cfg.sched_warmup, a = tp_cfg.sched_active;
+    if (a < 0)
+        return;
+    unsigned long long seen = r->steps.seen, first = (unsigned long long)w + (unsigned)u,
+                       last = first + (unsigned)a - 1;
+    if (seen > last) {
+        tp_report_note(r,
+                       "TPROF_SCHEDULE=%d:%d:%d: ops and steps cover steps %llu to %llu only; the "
+                       "heap figures cover the whole run",
+                       w, u, a, first, last);
+    } else if (seen > first) {
+        tp_report_note(r,
+                       "TPROF_SCHEDULE=%d:%d:%d: the run ended after %llu steps, inside the window "
+                       "(steps %llu to %llu): ops and steps cover steps %llu to %llu only; the "
+                       "heap figures cover the whole run",
+                       w, u, a, seen, first, last, first, seen - 1);
+    } else if (seen == 0) {
+        tp_report_note(r,
+                       "TPROF_SCHEDULE=%d:%d:%d: the run made no step (a TPROF_STEP call or a "
+                       "tprof_step() mark), so its window (steps %llu to %llu) was never reached "
+                       "and no op was recorded; the heap figures cover the whole run",
+                       w, u, a, first, last);
+    } else {
+        unsigned long long fu = (unsigned)u, fa = (unsigned)a;
+        if (seen < fu + fa) {
+            fu = 0;
+            fa = seen;
+        }
+        tp_report_note(r,
+                       "TPROF_SCHEDULE=%d:%d:%d: the run ended after %llu steps (0 to %llu), "
+                       "before the window (steps %llu to %llu): no op or step was recorded; a "
+                       "window within the run records them, e.g. TPROF_SCHEDULE=%llu:%llu:%llu "
+                       "(its last steps); the heap figures cover the whole run",
+                       w, u, a, seen, seen - 1, first, last, seen - fu - fa, fu, fa);
+    }
+}
+
 static void collect_notes(struct tp_report *r, uint64_t skipped, uint64_t shapes_dropped)
 {
-    if (tp_cfg.sched_active >= 0)
-        tp_report_note(r,
-                       "TPROF_SCHEDULE=%d:%d:%d: ops and steps cover steps %d to %d only; the "
-                       "heap figures cover the whole run",
-                       tp_cfg.sched_wait, tp_cfg.sched_warmup, tp_cfg.sched_active,
-                       tp_cfg.sched_wait + tp_cfg.sched_warmup,
-                       tp_cfg.sched_wait + tp_cfg.sched_warmup + tp_cfg.sched_active - 1);
+    schedule_note(r);
     if (atomic_load(&tp_ops_dropped))
         note_lost(r);
     if (atomic_load(&tp_ops_overflow)) {

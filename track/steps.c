@@ -131,6 +131,11 @@ void tp_step_mark(void)
     mark_cpu0 = now;
 }
 
+uint64_t tp_steps_seen(void)
+{
+    return atomic_load(&step_index_started);
+}
+
 void tp_steps_init(void)
 {
     tp_step_histo = tp_histo_new();

@@ -100,7 +100,7 @@ void tp_unmatched_notes(struct tp_report *r, int final)
     if (!final)
         return;
     int warn = !atomic_exchange(&told, 1) && !(tp_cfg.output && !strcmp(tp_cfg.output, "stderr"));
-    if (tp_cfg.step && *tp_cfg.step && r->steps.count == 0) {
+    if (tp_cfg.step && *tp_cfg.step && r->steps.seen == 0) {
         say(line, sizeof line, "TPROF_STEP", tp_cfg.step, tp_cfg.step);
         tell(r, line, warn);
     }
