@@ -19,12 +19,14 @@ TP_TLS uint8_t tp_demote_counting;
 _Atomic uint8_t *tp_demote_slot_of;
 
 struct judge {
-    _Atomic uint64_t seen, ticks; /* calls observed; ticks of calls 2 .. TP_DEMOTE_CALLS + 1 */
+    _Atomic uint64_t seen;        /* calls observed */
+    _Atomic uint64_t short_calls; /* of calls 2 .. TP_DEMOTE_CALLS + 1: under the line */
+    _Atomic uint64_t short_ticks; /* their ticks */
 };
 
 struct dslot {
     int id;
-    uint64_t mean_ticks;      /* of the calls it was judged on */
+    uint64_t mean_ticks;      /* of the judged calls under the line */
     _Atomic uint64_t flushed; /* counted by threads that ended */
 };
 
@@ -108,7 +110,7 @@ static double hook_ticks(void)
     return (double)tp_cyg_hook_cost_fp / 65536.0;
 }
 
-static void demote(int id, uint64_t ticks)
+static void demote(int id, uint64_t mean_ticks)
 {
     int s = atomic_fetch_add(&ndslots, 1);
     if (s >= TP_DEMOTE_SLOTS) {
@@ -116,7 +118,7 @@ static void demote(int id, uint64_t ticks)
         return;
     }
     dslots[s].id = id;
-    dslots[s].mean_ticks = ticks / TP_DEMOTE_CALLS;
+    dslots[s].mean_ticks = mean_ticks;
     atomic_store_explicit(&tp_demote_slot_of[id], (uint8_t)s, memory_order_release);
     tp_lifeunit_demoted(id);
 }
@@ -141,10 +143,20 @@ void tp_demote_observe(int id, uint64_t ticks)
     }
     if (n > TP_DEMOTE_CALLS)
         return;
-    uint64_t sum = atomic_fetch_add_explicit(&j->ticks, ticks, memory_order_relaxed) + ticks;
+    /* The median, not the mean, against the line: a call that a preemption, a page fault or an
+     * interrupt stretched by milliseconds (a loaded machine's lot) moves a mean of 64 calls
+     * across any line, and the same program was then timed in some runs and demoted in others;
+     * it moves the median only when most calls were stretched. */
     double cost = hook_ticks();
-    if (n == TP_DEMOTE_CALLS && cost > 0 && (double)sum < factor * cost * TP_DEMOTE_CALLS)
-        demote(id, sum);
+    if (cost > 0 && (double)ticks < factor * cost) {
+        atomic_fetch_add_explicit(&j->short_ticks, ticks, memory_order_relaxed);
+        atomic_fetch_add_explicit(&j->short_calls, 1, memory_order_relaxed);
+    }
+    if (n < TP_DEMOTE_CALLS || !(cost > 0))
+        return;
+    uint64_t k = atomic_load_explicit(&j->short_calls, memory_order_relaxed);
+    if (2 * k > TP_DEMOTE_CALLS)
+        demote(id, atomic_load_explicit(&j->short_ticks, memory_order_relaxed) / k);
 }
 
 void tp_demote_count_call(int slot)

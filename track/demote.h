@@ -5,8 +5,9 @@
  * (tp_cyg_hooks), and the report lists each demoted op (ops[].demoted) with its exact calls.
  *
  * The rule: of an op's first TP_DEMOTE_CALLS + 1 calls, the first is left out (cold caches, lazy
- * binding), and if the other TP_DEMOTE_CALLS took on average less than TPROF_DEMOTE times the
- * cost of one hook (TPROF_HOOK_NS, or measured: tp_cyg_hook_cost_fp), the op is demoted.
+ * binding), and if more than half of the other TP_DEMOTE_CALLS (their median) took less than
+ * TPROF_DEMOTE times the cost of one hook (TPROF_HOOK_NS, or measured: tp_cyg_hook_cost_fp), the
+ * op is demoted; the mean of those calls is the note's time per call.
  * TPROF_DEMOTE=0, or TPROF_HOOK_NS=0, turns it off. */
 #ifndef TPROF_DEMOTE_H
 #define TPROF_DEMOTE_H

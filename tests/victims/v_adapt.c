@@ -6,6 +6,9 @@
  *                    (2 ms sleep) 3 times
  *   v_adapt threads  4 threads, each one call of thr_conv, which calls lp_tiny_norm 20000 times
  *                    through the PLT
+ *   v_adapt noisy    noisy_norm called 1000 times; of its first 65 calls, every 4th sleeps 5 ms
+ *                    (what preemptions do to a few calls on a loaded machine): 16 of the 64
+ *                    judged calls, so their mean is over 1 ms and their median a few ns
  * Prints a checksum (threads: a fixed line). */
 #include <pthread.h>
 #include <stdio.h>
@@ -48,6 +51,15 @@ __attribute__((noinline)) static void net_train_step(int i)
 
 __attribute__((noinline)) static void tiny_norm(int i)
 {
+    sink += i;
+}
+
+__attribute__((noinline)) static void noisy_norm(int i)
+{
+    struct timespec t = {0, 5000000};
+    if (i >= 1 && i <= 64 && i % 4 == 0)
+        while (nanosleep(&t, &t) != 0) {
+        }
     sink += i;
 }
 
@@ -94,6 +106,9 @@ int main(int argc, char **argv)
             net_train_step(s);
             lp_train_step(s);
         }
+    } else if (argc > 1 && !strcmp(argv[1], "noisy")) {
+        for (int i = 0; i < 1000; i++)
+            noisy_norm(i);
     } else if (argc > 1 && !strcmp(argv[1], "tiny")) {
         for (int i = 0; i < 1000; i++) {
             tiny_norm(i);
@@ -102,7 +117,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             slow_conv();
     } else {
-        fprintf(stderr, "usage: v_adapt prefix|tiny|threads\n");
+        fprintf(stderr, "usage: v_adapt prefix|tiny|noisy|threads\n");
         return 2;
     }
     printf("sink %ld\n", (long)sink);
