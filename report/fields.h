@@ -74,8 +74,8 @@
     X(U64, live_at_exit_program_allocs, 0) X(U64, live_at_exit_system_bytes, 0) \
     X(U64, live_at_exit_system_allocs, 0) X(U64, live_at_exit_suppressed_bytes, 0) \
     X(U64, live_at_exit_suppressed_allocs, 0) X(U64, peak_rss_bytes, 0) X(U64, unknown_frees, 0) \
-    X(U64, failed_allocs, 0) X(U64, alloc_ns, 0) X(U64, persistent_bytes, 0) \
-    X(U64, transient_bytes, 0) X(STR, lifetime_unit, NULL) X(STR, lifetime_step, NULL) \
+    X(U64, failed_allocs, 0) X(U64, alloc_ns, 0) X(STR, alloc_ns_method, NULL) \
+    X(U64, persistent_bytes, 0) X(U64, transient_bytes, 0) X(STR, lifetime_unit, NULL) X(STR, lifetime_step, NULL) \
     X(U64, nsites_total, 0)
 
 /* struct tp_program: "argv", then these */

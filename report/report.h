@@ -101,7 +101,10 @@ struct tp_memory {
     uint64_t peak_rss_bytes;
     uint64_t unknown_frees; /* frees of pointers tprof never saw (passed through) */
     uint64_t failed_allocs;
-    uint64_t alloc_ns; /* wall time spent inside the real allocator */
+    /* time spent inside the real allocator, estimated (alloc_ns_method: how; NULL in a report
+     * from before it was said, or with no heap accounting) */
+    uint64_t alloc_ns;
+    char *alloc_ns_method;
     /* Of the peak: bytes that outlived the unit (step) that allocated them, and bytes freed
      * within it; both 0 when no unit ended. */
     uint64_t persistent_bytes, transient_bytes;

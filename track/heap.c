@@ -275,21 +275,31 @@ void tp_heap_fork_child(void)
     }
 }
 
-void tp_heap_free(void *p)
+size_t tp_heap_free(void *p)
 {
     /* one load and one branch for both modes: the exact one's path pays nothing for the other */
     int t = atomic_load_explicit(&tp_heap_mode, memory_order_relaxed);
     if (t != TRACK_EXACT) {
         if (t == TRACK_SAMPLED)
             tp_heap_hs_free(p);
-        return;
+        return 0;
     }
     struct tp_blk b = tp_live_remove(p);
     if (b.site == TP_LIVE_NONE) {
         atomic_fetch_add_explicit(&g_unknown_frees, 1, memory_order_relaxed);
-        return;
+        return 0;
     }
     account_free(&b);
+    return b.size;
+}
+
+const char *tp_heap_alloc_method(void)
+{
+    if (tp_hs_on())
+        return "sampled blocks timed, each weighted as its bytes; a call of 2^17 ticks or more "
+               "counted once";
+    return "calls of 64 KiB or more timed; of the others 1 in 16 timed, counted 16 times, or "
+           "once when it took 2^17 ticks or more";
 }
 
 void tp_heap_forget(void *p)
