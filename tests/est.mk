@@ -1,0 +1,12 @@
+# Figures that are estimates, and how the report says so: the allocator's time with a second
+# thread alive, against a slow allocator below tprof that counts its own time
+# (libtpslowalloc.so, preloaded after libtprof.so); the time outside every op, per thread.
+check_PROGRAMS += tests/victims/libtpslowalloc.so tests/victims/v_allocspin
+tests_victims_libtpslowalloc_so_SOURCES = tests/victims/libtpslowalloc.c
+tests_victims_libtpslowalloc_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpslowalloc_so_LDFLAGS = -Wc,-shared
+tests_victims_libtpslowalloc_so_LDADD = -ldl
+tests_victims_v_allocspin_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_allocspin_LDADD = -lpthread -ldl
+TESTS += tests/alloc_est.sh
+EXTRA_DIST += tests/alloc_est.sh
