@@ -246,10 +246,10 @@ static size_t outside_names(const struct tp_report *r, struct tp_buf *t)
         else
             tp_buf_printf(t, "code without a symbol in %s", f->module ? f->module : "?");
         if (i == 0)
-            tp_buf_printf(t, " (%s of %llu CPU samples)", pct(f->share, p, sizeof p),
+            tp_buf_printf(t, " (~%s of %llu CPU samples)", pct(f->share, p, sizeof p),
                           (unsigned long long)r->samples.outside_ops);
         else
-            tp_buf_printf(t, " (%s)", pct(f->share, p, sizeof p));
+            tp_buf_printf(t, " (~%s)", pct(f->share, p, sizeof p));
     }
     return i;
 }
@@ -421,8 +421,9 @@ void tp_analyze(struct tp_report *r)
     memory_story(r, &t);
     if (denom > 0 && r->memory.alloc_ns > denom / 20) {
         char a[32], p[32];
-        /* one decimal, as the line under the verdict gives the same figure */
-        tp_buf_printf(&t, " The allocator itself takes %s (%.1f%% of the time).",
+        /* one decimal, as the line under the verdict gives the same figure; "~": an estimate
+         * (memory.alloc_ns_method) */
+        tp_buf_printf(&t, " The allocator itself takes ~%s (%.1f%% of the time).",
                       tp_fmt_ns(r->memory.alloc_ns, a, sizeof a),
                       100 * ratio((double)r->memory.alloc_ns, (double)denom));
         (void)p;

@@ -253,6 +253,10 @@ void tp_report_free(struct tp_report *r)
         struct tp_verdict *s = &r->verdict;
         TP_VERDICT_FIELDS(FREE)
     }
+    {
+        struct tp_samples *s = &r->samples;
+        TP_SAMPLES_FIELDS(FREE)
+    }
     for (size_t i = 0; i < r->verdict.namdahl; i++) {
         struct tp_amdahl *s = &r->verdict.amdahl[i];
         TP_AMDAHL_FIELDS(FREE)

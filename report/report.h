@@ -101,10 +101,8 @@ struct tp_memory {
     uint64_t peak_rss_bytes;
     uint64_t unknown_frees; /* frees of pointers tprof never saw (passed through) */
     uint64_t failed_allocs;
-    /* time spent inside the real allocator, estimated (alloc_ns_method: how; NULL in a report
-     * from before it was said, or with no heap accounting) */
-    uint64_t alloc_ns;
-    char *alloc_ns_method;
+    uint64_t alloc_ns;     /* time inside the real allocator, an estimate: */
+    char *alloc_ns_method; /* how it was made (NULL: no heap accounting, or an older report) */
     /* Of the peak: bytes that outlived the unit (step) that allocated them, and bytes freed
      * within it; both 0 when no unit ended. */
     uint64_t persistent_bytes, transient_bytes;
@@ -205,6 +203,7 @@ struct tp_samples {
     uint64_t total;       /* samples taken */
     uint64_t in_ops;      /* of those, while an op was open on the sampled thread */
     uint64_t outside_ops; /* while none was (the rest landed in tprof's own work) */
+    char *method;         /* how the shares are estimated, NULL when off or from before it */
 };
 
 struct tp_outside_fn {
