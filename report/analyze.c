@@ -271,6 +271,12 @@ static void threads_at_once(const struct tp_op *d, struct tp_buf *t)
         tp_buf_printf(t, ", on %.1f threads at once on average", n);
 }
 
+/* What the time outside every op is a part of: the threads' time when it is summed over them. */
+static uint64_t outside_of(const struct tp_verdict *v, uint64_t denom)
+{
+    return v->threads_wall_ns ? v->threads_wall_ns : denom;
+}
+
 static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
                       struct tp_buf *t)
 {
@@ -338,7 +344,7 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                       "; a 2x faster %s makes the program %.2fx faster; it ran all the time, so "
                       "what an infinitely fast one gives has no bound here.",
                       nz(d->name), v->amdahl[0].speedup_2x);
-    double outside = ratio((double)v->outside_ops_ns, (double)denom);
+    double outside = ratio((double)v->outside_ops_ns, (double)outside_of(v, denom));
     if (outside >= 0.5 && r->noutside_ops) {
         tp_buf_printf(t, " Most of the time (%s) is spent outside every op, mostly in ",
                       pct(outside, p, sizeof p));
@@ -358,6 +364,26 @@ static int has_note(const struct tp_report *r, const char *s)
         if (r->notes[i] && !strcmp(r->notes[i], s))
             return 1;
     return 0;
+}
+
+/* The time outside every op. Per thread when the report has the threads' figures: each
+ * thread's wall time (threads[].wall_ns) less its time inside ops (program.in_ops_ns), summed
+ * over threads; a thread in no op for its whole life counts its whole life, and the sum can pass
+ * the program's wall time. Otherwise (a report before those figures, processes merged) the
+ * program's time less each op's wall-clock time, which is 0 as soon as the ops of several
+ * threads add up to the program's time: an OpenMP run read "0 ns" with 70 ms outside. */
+static void outside_ops(struct tp_report *r, uint64_t denom, uint64_t wall_sum)
+{
+    struct tp_verdict *v = &r->verdict;
+    uint64_t tw = 0;
+    for (size_t i = 0; i < r->nthreads; i++)
+        tw = tw > UINT64_MAX - r->threads[i].wall_ns ? UINT64_MAX : tw + r->threads[i].wall_ns;
+    if (r->merged_processes > 1 || !tw || (r->nops && !r->program.in_ops_ns)) {
+        v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
+        return;
+    }
+    v->threads_wall_ns = tw;
+    v->outside_ops_ns = tw > r->program.in_ops_ns ? tw - r->program.in_ops_ns : 0;
 }
 
 void tp_analyze(struct tp_report *r)
@@ -380,9 +406,7 @@ void tp_analyze(struct tp_report *r)
     struct tp_verdict *v = &r->verdict;
     clear_verdict(v);
     v->alloc_ns = r->memory.alloc_ns;
-    /* Each op's wall-clock time counted once; different ops on different threads at once still
-     * overlap, so this is a lower bound on the time no op ran. */
-    v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
+    outside_ops(r, denom, wall_sum);
     tp_cpu_verdict(r);
 
     struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);

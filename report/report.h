@@ -130,8 +130,8 @@ struct tp_program {
     char *exe, *host;
     int64_t pid, ppid, rank;
     uint64_t wall_ns;
-    uint64_t threads; /* threads that ever entered a hook */
-    uint64_t start_unix_ns;
+    uint64_t threads;                  /* threads that ever entered a hook */
+    uint64_t start_unix_ns, in_ops_ns; /* in_ops_ns: threads' wall time inside ops, summed */
     /* Summed over the program's threads (tprof's own left out): time on a CPU, and time runnable
      * but waiting for one (the run queue); how they were read: "schedstat" (both), "stat" (CPU
      * time only, in clock ticks), "none" (a report of a tprof before them). */
@@ -158,7 +158,8 @@ struct tp_verdict {
      * the CPU verdict (report/cpuverdict.c), NULL when the rule does not hold */
     double cpu_wait_share;
     char *cpu_text;
-    uint64_t outside_ops_ns; /* wall time not inside any op (main thread) */
+    /* threads[]' wall time not inside any op, and all of it (0: program's wall less the ops') */
+    uint64_t outside_ops_ns, threads_wall_ns;
     uint64_t alloc_ns;
     struct tp_amdahl *amdahl;
     size_t namdahl;
