@@ -297,6 +297,11 @@ void tp_cpu_collect(struct tp_report *r)
     p->in_ops_ns = tp_ticks_to_ns(atomic_load(&ops_ticks));
     machine_cpus(p);
     uint64_t lost = atomic_load(&lost_n);
+    /* program.threads (track/threads.h) missed a thread that never allocated nor entered an op
+     * and ended before the report while others were alive; threads[] lists it. Every thread
+     * listed, or ended past the room, counts: program.threads is never fewer. */
+    if ((uint64_t)n + lost > p->threads)
+        p->threads = (uint64_t)n + lost;
     if (lost)
         tp_report_note(r,
                        "%llu threads ended past the room for %d in threads[]: their CPU and "
