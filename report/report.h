@@ -130,7 +130,7 @@ struct tp_program {
     char *exe, *host;
     int64_t pid, ppid, rank;
     uint64_t wall_ns;
-    uint64_t threads;                  /* threads that ever entered a hook */
+    uint64_t threads;                  /* threads that ran (track/threads.h) */
     uint64_t start_unix_ns, in_ops_ns; /* in_ops_ns: threads' wall time inside ops, summed */
     /* Summed over the program's threads (tprof's own left out): time on a CPU, and time runnable
      * but waiting for one (the run queue); how they were read: "schedstat" (both), "stat" (CPU
