@@ -271,10 +271,18 @@ static void threads_at_once(const struct tp_op *d, struct tp_buf *t)
         tp_buf_printf(t, ", on %.1f threads at once on average", n);
 }
 
-/* What the time outside every op is a part of: the threads' time when it is summed over them. */
-static uint64_t outside_of(const struct tp_verdict *v, uint64_t denom)
+/* The program's time less each op's wall-clock time: for the story's "most of the time is spent
+ * outside every op", a lower bound of the time no op ran. Not the per-thread sum, in which an
+ * idle pool worker counts its whole life outside every op (OpenBLAS's: half of a CNN's threads'
+ * time, where the ops took nearly all of the program's). */
+static uint64_t program_outside(const struct tp_report *r, uint64_t denom)
 {
-    return v->threads_wall_ns ? v->threads_wall_ns : denom;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < r->nops; i++) {
+        uint64_t w = self_wall(&r->ops[i], denom);
+        sum = sum > UINT64_MAX - w ? UINT64_MAX : sum + w;
+    }
+    return denom > sum ? denom - sum : 0;
 }
 
 static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
@@ -344,7 +352,7 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                       "; a 2x faster %s makes the program %.2fx faster; it ran all the time, so "
                       "what an infinitely fast one gives has no bound here.",
                       nz(d->name), v->amdahl[0].speedup_2x);
-    double outside = ratio((double)v->outside_ops_ns, (double)outside_of(v, denom));
+    double outside = ratio((double)program_outside(r, denom), (double)denom);
     if (outside >= 0.5 && r->noutside_ops) {
         tp_buf_printf(t, " Most of the time (%s) is spent outside every op, mostly in ",
                       pct(outside, p, sizeof p));
