@@ -50,3 +50,15 @@ jcheck "$WORK/s.json" \
   "m['alloc_ns'] >= $calls * 5000 // 3" \
   "m['alloc_ns'] <= 1.5 * $cpu + ($wall - $cpu) / 4" \
   "m['alloc_ns_method'] == 'sampled blocks timed, each weighted as its bytes; a call of 2^17 ticks or more counted once'"
+
+# A thread alive at the report, blocked after 100 pairs of 64 KiB blocks (each call timed, 5 us
+# of CPU each through the shim): its share reaches the figure but for its last batch, under 2^18
+# ticks (at most 262 us at a TSC of 1 GHz) of the 1 ms injected. With batches of 2^22 ticks all
+# of it was left out on a TSC under 4 GHz.
+out=$(TPSLOW_NS=5000 TPSLOW_FILE="$WORK/slow" TPROF_OUTPUT=none TPROF_JSON="$WORK/l.json" \
+  env LD_PRELOAD="$TPROF_SO:$TB/victims/libtpslowalloc.so" "$TB/victims/v_alloclive" 100) ||
+  fail "victim failed (live thread): $?"
+[ "$out" = "ok" ] || fail "stdout changed: $out"
+calls=$(sed -n 's/^calls //p' "$WORK/slow")
+[ "$calls" -ge 200 ] || fail "the shim counted $calls calls"
+jcheck "$WORK/l.json" "m['alloc_ns'] >= 200 * 5000 - 262144"

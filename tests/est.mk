@@ -20,3 +20,6 @@ tests_victims_v_threadseq_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_threadseq_LDADD = -lpthread
 TESTS += tests/threads_agree.sh
 EXTRA_DIST += tests/threads_agree.sh
+check_PROGRAMS += tests/victims/v_alloclive
+tests_victims_v_alloclive_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_alloclive_LDADD = -lpthread -ldl
