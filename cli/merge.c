@@ -474,6 +474,7 @@ static void merge_program(struct merge *g, const struct tp_report *in, size_t ni
     m->persistent_bytes = t->top->memory.persistent_bytes;
     m->transient_bytes = t->top->memory.transient_bytes;
     m->lifetime_unit = sdup(t->top->memory.lifetime_unit);
+    m->alloc_ns_method = sdup(t->top->memory.alloc_ns_method);
     m->lifetime_step = sdup(t->top->memory.lifetime_step);
     /* and so does the heap over time, which holds that peak */
     const struct tp_memory *top = &t->top->memory;

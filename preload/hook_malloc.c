@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "preload/alloc_time.h"
 #include "preload/main.h"
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
@@ -119,7 +120,7 @@ static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, 
         note_sampled(p, n, ra, ns);
         return;
     }
-    if (ns) /* 1 call in CLOCK_EVERY is timed */
+    if (ns) /* not every call is timed (CLOCK_EVERY) */
         tp_heap_add_alloc_ns(ns);
     /* The op that allocates is charged here, not by heap.c: the accounting knows nothing of ops.
      * Before the first op began no op can be open: a program without ops makes no call for it. */
@@ -161,28 +162,6 @@ static inline __attribute__((always_inline)) void *finish_alloc(void *p, size_t 
     return p;
 }
 
-/* The allocator's own time is sampled: one call in CLOCK_EVERY per thread is timed and counts
- * CLOCK_EVERY times. Reading the TSC twice on every call cost 10-15 ns per malloc/free pair. */
-#define CLOCK_EVERY 16
-static TP_TLS unsigned clock_tick;
-static inline int clock_this_call(void)
-{
-    return (++clock_tick & (CLOCK_EVERY - 1)) == 0;
-}
-
-/* The shared tail of every allocating shim: time the real call (sampled), record, keep errno. */
-#define TIMED(call, result)                                                                        \
-    do {                                                                                           \
-        if (!clock_this_call()) {                                                                  \
-            result = call;                                                                         \
-            elapsed = 0;                                                                           \
-            break;                                                                                 \
-        }                                                                                          \
-        uint64_t t0_ = tp_ticks();                                                                 \
-        result = call;                                                                             \
-        elapsed = (tp_ticks() - t0_) * CLOCK_EVERY;                                                \
-    } while (0)
-
 /* ---- the sampled mode's own paths for malloc and free (track/heap_fast.h) ----
  *
  * A call not sampled is not timed: the sampled calls are, and each one's time stands for 1/p(n)
@@ -199,7 +178,7 @@ static __attribute__((noinline)) void *malloc_hs_slow(size_t n, void *ra)
     uint64_t ticks = take ? tp_ticks() - t0 : 0;
     int e = errno;
     if (take)
-        tp_heap_add_alloc_ns(tp_hs_weigh(ticks, n));
+        tp_heap_add_alloc_ns(weigh_hs(ticks, n));
     if (p)
         note_hs(p, n, ra, take);
     else
@@ -245,7 +224,7 @@ static __attribute__((noinline)) void free_hs_slow(void *p)
     if (n >= 0) {
         uint64_t t0 = tp_ticks();
         real_free(p);
-        tp_heap_add_alloc_ns(tp_hs_weigh(tp_ticks() - t0, (uint64_t)n));
+        tp_heap_add_alloc_ns(weigh_hs(tp_ticks() - t0, (uint64_t)n));
     } else {
         real_free(p);
     }
@@ -277,7 +256,7 @@ static __attribute__((noinline)) void *malloc_exact(size_t n, void *ra)
     uint64_t elapsed;
     void *p;
     tp_guard = 1;
-    TIMED(real_malloc(n), p);
+    TIMED(real_malloc(n), p, n);
     return finish_alloc(p, n, ra, elapsed);
 }
 
@@ -319,9 +298,12 @@ TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
     void *ra = __builtin_return_address(0);
     uint64_t elapsed;
     void *p;
+    size_t req;
+    if (__builtin_mul_overflow(n, m, &req))
+        req = SIZE_MAX; /* the real calloc fails it; timed as a big call */
     tp_guard = 1;
-    TIMED(real_calloc(n, m), p);
-    size_t bytes = n * m; /* no overflow: the real calloc succeeded */
+    TIMED(real_calloc(n, m), p, req);
+    size_t bytes = req; /* no overflow: the real calloc succeeded */
     if (tp_unlikely(m == 2 * sizeof(void *)))
         bytes -= tp_tls_dtv_surplus((uintptr_t)ra, n, m); /* a thread's DTV: tprof's TLS out */
     return finish_alloc(p, bytes, ra, elapsed);
@@ -332,11 +314,15 @@ static __attribute__((noinline)) void free_exact(void *p)
     int e = errno;
     tp_guard = 1;
     /* Record before the real free: afterwards the address may be handed out again. */
-    tp_heap_free(p);
-    if (clock_this_call()) {
+    size_t n = tp_heap_free(p);
+    if (tp_unlikely(n >= TP_ALLOC_BIG)) {
         uint64_t t0 = tp_ticks();
         real_free(p);
-        tp_heap_add_alloc_ns((tp_ticks() - t0) * CLOCK_EVERY);
+        tp_heap_add_alloc_ns(tp_ticks() - t0);
+    } else if (clock_this_call()) {
+        uint64_t t0 = tp_ticks();
+        real_free(p);
+        tp_heap_add_alloc_ns(weigh_small(tp_ticks() - t0));
     } else {
         real_free(p);
     }
@@ -392,10 +378,11 @@ static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, s
         return do_realloc_hs(p, n, ra, is_array, cnt, sz);
     tp_guard = 1;
     known = tp_heap_take(p, &old);
+    size_t moved = known && old.size > n ? old.size : n; /* what a copy may move */
     if (is_array)
-        TIMED(real_reallocarray(p, cnt, sz), q);
+        TIMED(real_reallocarray(p, cnt, sz), q, moved);
     else
-        TIMED(real_realloc(p, n), q);
+        TIMED(real_realloc(p, n), q, moved);
     int e = errno;
     if (q) {
         if (known)
@@ -433,10 +420,11 @@ static void *do_realloc_hs(void *p, size_t n, void *ra, int is_array, size_t cnt
     tp_guard = 1;
     size_t u = tp_hs_usable(p, 0);
     int known = tp_heap_take(p, &old);
+    size_t moved = u > n ? u : n; /* what a copy may move */
     if (is_array)
-        TIMED(real_reallocarray(p, cnt, sz), q);
+        TIMED(real_reallocarray(p, cnt, sz), q, moved);
     else
-        TIMED(real_realloc(p, n), q);
+        TIMED(real_realloc(p, n), q, moved);
     int e = errno;
     if (q || n == 0) {
         tp_heap_hs_release(known ? &old : NULL, u);
@@ -473,7 +461,7 @@ TP_EXPORT TP_NOINSTR void *realloc(void *p, size_t n)
         uint64_t elapsed;
         void *q;
         tp_guard = 1;
-        TIMED(real_realloc(NULL, n), q);
+        TIMED(real_realloc(NULL, n), q, n);
         return finish_alloc(q, n, ra, elapsed);
     }
     return do_realloc(p, n, ra, 0, 0, 0);
@@ -500,7 +488,7 @@ TP_EXPORT TP_NOINSTR void *reallocarray(void *p, size_t cnt, size_t sz)
         uint64_t elapsed;
         void *q;
         tp_guard = 1;
-        TIMED(real_reallocarray(NULL, cnt, sz), q);
+        TIMED(real_reallocarray(NULL, cnt, sz), q, n);
         return finish_alloc(q, n, ra, elapsed);
     }
     return do_realloc(p, n, ra, 1, cnt, sz);
@@ -512,7 +500,7 @@ static void *aligned_common(aligned_alloc_fn fn, size_t align, size_t n, void *r
     uint64_t elapsed;
     void *p;
     tp_guard = 1;
-    TIMED(fn(align, n), p);
+    TIMED(fn(align, n), p, n);
     return finish_alloc(p, n, ra, elapsed);
 }
 
@@ -534,7 +522,7 @@ TP_EXPORT TP_NOINSTR int posix_memalign(void **out, size_t align, size_t n)
     int rc;
     void *p = NULL;
     tp_guard = 1;
-    TIMED(real_posix_memalign(&p, align, n), rc);
+    TIMED(real_posix_memalign(&p, align, n), rc, n);
     finish_alloc(rc == 0 ? p : NULL, n, ra, elapsed);
     if (rc == 0)
         *out = p; /* only on success: the spec leaves *out alone on error */
@@ -564,7 +552,7 @@ static void *valloc_common(valloc_fn fn, size_t n, void *ra)
     uint64_t elapsed;
     void *p;
     tp_guard = 1;
-    TIMED(fn(n), p);
+    TIMED(fn(n), p, n);
     return finish_alloc(p, n, ra, elapsed);
 }
 

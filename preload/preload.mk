@@ -2,7 +2,7 @@
 # -finstrument-functions hooks, PLT/GOT stubs, dlopen, signals, exit, exec and spawn), the life cycle
 # of libtprof.so and the annotation API. Calls track/, report/ and common/.
 libtprof_la_SOURCES += preload/cyg.h preload/main.c preload/main.h preload/lifecycle.c \
-	preload/lifecycle.h preload/hook_malloc.c preload/shim_signal.c preload/shim_signal.h \
+	preload/lifecycle.h preload/hook_malloc.c preload/alloc_time.h preload/shim_signal.c preload/shim_signal.h \
 	preload/shim_exit.c preload/shim_exit.h preload/shim_spawn.c preload/execenv.c preload/execenv.h preload/reporter.c preload/reporter.h \
 	preload/hook_blas.c preload/real.c preload/real.h preload/hook_cyg.c \
 	preload/plt_patch.c preload/shim_plt.c preload/shim_plt.h preload/shim_unwind.c preload/plt.h preload/hook_dl.c \

@@ -246,10 +246,10 @@ static size_t outside_names(const struct tp_report *r, struct tp_buf *t)
         else
             tp_buf_printf(t, "code without a symbol in %s", f->module ? f->module : "?");
         if (i == 0)
-            tp_buf_printf(t, " (%s of %llu CPU samples)", pct(f->share, p, sizeof p),
+            tp_buf_printf(t, " (~%s of %llu CPU samples)", pct(f->share, p, sizeof p),
                           (unsigned long long)r->samples.outside_ops);
         else
-            tp_buf_printf(t, " (%s)", pct(f->share, p, sizeof p));
+            tp_buf_printf(t, " (~%s)", pct(f->share, p, sizeof p));
     }
     return i;
 }
@@ -310,6 +310,20 @@ static void no_op_story(const struct tp_report *r, struct tp_buf *t)
     }
 }
 
+/* The program's time less each op's wall-clock time: for the story's "most of the time is spent
+ * outside every op", a lower bound of the time no op ran. Not the per-thread sum, in which an
+ * idle pool worker counts its whole life outside every op (OpenBLAS's: half of a CNN's threads'
+ * time, where the ops took nearly all of the program's). */
+static uint64_t program_outside(const struct tp_report *r, uint64_t denom)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < r->nops; i++) {
+        uint64_t w = self_wall(&r->ops[i], denom);
+        sum = sum > UINT64_MAX - w ? UINT64_MAX : sum + w;
+    }
+    return denom > sum ? denom - sum : 0;
+}
+
 static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
                       struct tp_buf *t)
 {
@@ -368,7 +382,7 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                       "; a 2x faster %s makes the program %.2fx faster; it ran all the time, so "
                       "what an infinitely fast one gives has no bound here.",
                       nz(d->name), v->amdahl[0].speedup_2x);
-    double outside = ratio((double)v->outside_ops_ns, (double)denom);
+    double outside = ratio((double)program_outside(r, denom), (double)denom);
     if (outside >= 0.5 && r->noutside_ops) {
         tp_buf_printf(t, " Most of the time (%s) is spent outside every op, mostly in ",
                       pct(outside, p, sizeof p));
@@ -388,6 +402,26 @@ static int has_note(const struct tp_report *r, const char *s)
         if (r->notes[i] && !strcmp(r->notes[i], s))
             return 1;
     return 0;
+}
+
+/* The time outside every op. Per thread when the report has the threads' figures: each
+ * thread's wall time (threads[].wall_ns) less its time inside ops (program.in_ops_ns), summed
+ * over threads; a thread in no op for its whole life counts its whole life, and the sum can pass
+ * the program's wall time. Otherwise (a report before those figures, processes merged) the
+ * program's time less each op's wall-clock time, which is 0 as soon as the ops of several
+ * threads add up to the program's time: an OpenMP run read "0 ns" with 70 ms outside. */
+static void outside_ops(struct tp_report *r, uint64_t denom, uint64_t wall_sum)
+{
+    struct tp_verdict *v = &r->verdict;
+    uint64_t tw = 0;
+    for (size_t i = 0; i < r->nthreads; i++)
+        tw = tw > UINT64_MAX - r->threads[i].wall_ns ? UINT64_MAX : tw + r->threads[i].wall_ns;
+    if (r->merged_processes > 1 || !tw || (r->nops && !r->program.in_ops_ns)) {
+        v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
+        return;
+    }
+    v->threads_wall_ns = tw;
+    v->outside_ops_ns = tw > r->program.in_ops_ns ? tw - r->program.in_ops_ns : 0;
 }
 
 void tp_analyze(struct tp_report *r)
@@ -410,9 +444,7 @@ void tp_analyze(struct tp_report *r)
     struct tp_verdict *v = &r->verdict;
     clear_verdict(v);
     v->alloc_ns = r->memory.alloc_ns;
-    /* Each op's wall-clock time counted once; different ops on different threads at once still
-     * overlap, so this is a lower bound on the time no op ran. */
-    v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
+    outside_ops(r, denom, wall_sum);
     tp_cpu_verdict(r);
 
     struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
@@ -451,8 +483,9 @@ void tp_analyze(struct tp_report *r)
     memory_story(r, &t);
     if (denom > 0 && r->memory.alloc_ns > denom / 20) {
         char a[32], p[32];
-        /* one decimal, as the line under the verdict gives the same figure */
-        tp_buf_printf(&t, " The allocator itself takes %s (%.1f%% of the time).",
+        /* one decimal, as the line under the verdict gives the same figure; "~": an estimate
+         * (memory.alloc_ns_method) */
+        tp_buf_printf(&t, " The allocator itself takes ~%s (%.1f%% of the time).",
                       tp_fmt_ns(r->memory.alloc_ns, a, sizeof a),
                       100 * ratio((double)r->memory.alloc_ns, (double)denom));
         (void)p;

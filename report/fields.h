@@ -74,14 +74,15 @@
     X(U64, live_at_exit_program_allocs, 0) X(U64, live_at_exit_system_bytes, 0) \
     X(U64, live_at_exit_system_allocs, 0) X(U64, live_at_exit_suppressed_bytes, 0) \
     X(U64, live_at_exit_suppressed_allocs, 0) X(U64, peak_rss_bytes, 0) X(U64, unknown_frees, 0) \
-    X(U64, failed_allocs, 0) X(U64, alloc_ns, 0) X(U64, persistent_bytes, 0) \
-    X(U64, transient_bytes, 0) X(STR, lifetime_unit, NULL) X(STR, lifetime_step, NULL) \
+    X(U64, failed_allocs, 0) X(U64, alloc_ns, 0) X(STR, alloc_ns_method, NULL) \
+    X(U64, persistent_bytes, 0) X(U64, transient_bytes, 0) X(STR, lifetime_unit, NULL) X(STR, lifetime_step, NULL) \
     X(U64, nsites_total, 0)
 
 /* struct tp_program: "argv", then these */
 #define TP_PROGRAM_FIELDS(X) \
     X(STR, exe, NULL) X(STR, host, NULL) X(I64, pid, -1) X(I64, ppid, -1) X(I64, rank, 0) \
-    X(U64, wall_ns, 0) X(U64, threads, 0) X(U64, start_unix_ns, 0) X(U64, cpu_ns, 0) \
+    X(U64, wall_ns, 0) X(U64, threads, 0) X(U64, start_unix_ns, 0) X(U64, in_ops_ns, 0) \
+    X(U64, cpu_ns, 0) \
     X(U64, runq_ns, 0) X(STR, cpu_source, "none") X(DBL, load_avg, 0) X(U64, cpus_allowed, 0) \
     X(DBL, cpu_quota, 0)
 
@@ -106,7 +107,7 @@
 /* struct tp_verdict: these, then "amdahl" */
 #define TP_VERDICT_FIELDS(X) \
     X(STR, op, NULL) X(DBL, share, 0) X(STR, bound, NULL) X(DBL, efficiency, 0) \
-    X(STR, text, NULL) X(U64, outside_ops_ns, 0) X(U64, alloc_ns, 0) \
+    X(STR, text, NULL) X(U64, outside_ops_ns, 0) X(U64, threads_wall_ns, 0) X(U64, alloc_ns, 0) \
     X(DBL, cpu_wait_share, 0) X(STR, cpu_text, NULL)
 
 /* struct tp_amdahl (the verdict's "amdahl") */
@@ -125,7 +126,7 @@
 
 /* struct tp_samples ("samples") */
 #define TP_SAMPLES_FIELDS(X) \
-    X(U64, hz, 0) X(U64, total, 0) X(U64, in_ops, 0) X(U64, outside_ops, 0)
+    X(U64, hz, 0) X(U64, total, 0) X(U64, in_ops, 0) X(U64, outside_ops, 0) X(STR, method, NULL)
 
 /* struct tp_outside_fn (an element of "outside_ops") */
 #define TP_OUTSIDE_FIELDS(X) \

@@ -66,6 +66,31 @@ static void head_row(struct tp_buf *b, const char *const *h, size_t n)
     tp_buf_puts(b, "</tr></thead><tbody>\n");
 }
 
+/* The text report's line under the verdict. The allocator's time is an estimate: "~", and its
+ * method on hover. */
+static void times_line(struct tp_buf *b, const struct tp_report *r)
+{
+    const struct tp_verdict *v = &r->verdict;
+    uint64_t w = r->program.wall_ns, k = r->merged_processes;
+    if (k > 1) /* the processes' time side by side, as the text report's percentages */
+        w = w > UINT64_MAX / k ? UINT64_MAX : w * k;
+    char t[32], p[32];
+    tp_buf_puts(b, "<p id=\"times\">");
+    if (r->nops && v->threads_wall_ns && r->nthreads > 1)
+        tp_buf_printf(
+            b, "time outside every op, summed over %zu threads: %s (%s of theirs); ", r->nthreads,
+            tp_fmt_ns(v->outside_ops_ns, t, sizeof t),
+            tp_fmt_pct((double)v->outside_ops_ns / (double)v->threads_wall_ns, 8, p, sizeof p));
+    else if (r->nops)
+        tp_buf_printf(b, "time outside every op: %s (%s); ",
+                      tp_fmt_ns(v->outside_ops_ns, t, sizeof t),
+                      tp_fmt_pct(w ? (double)v->outside_ops_ns / (double)w : 0, 8, p, sizeof p));
+    tp_buf_printf(b, "%s the allocator: <span title=\"", r->nops ? "inside" : "time inside");
+    esc(b, r->memory.alloc_ns_method ? r->memory.alloc_ns_method : "an estimate");
+    tp_buf_printf(b, "\">~%s</span> (%s)</p>\n", tp_fmt_ns(v->alloc_ns, t, sizeof t),
+                  tp_fmt_pct(w ? (double)v->alloc_ns / (double)w : 0, 8, p, sizeof p));
+}
+
 static void header(const struct tp_report *r, struct tp_buf *b)
 {
     const struct tp_program *p = &r->program;
@@ -112,6 +137,7 @@ static void header(const struct tp_report *r, struct tp_buf *b)
     tp_buf_puts(b, "<p class=\"verdict\" id=\"verdict\">");
     esc(b, r->verdict.text ? r->verdict.text : "no ops were seen");
     tp_buf_puts(b, "</p>\n");
+    times_line(b, r);
 }
 
 /* Above 100% of the roofline, the cell says why in a word, as the text report's does, and in

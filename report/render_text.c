@@ -314,7 +314,7 @@ static void outside_samples(struct tp_text_ctx *c)
         const struct tp_outside_fn *f = &r->outside_ops[i];
         char p[32];
         tp_fmt_pct(f->share, 8, p, sizeof p);
-        tp_buf_printf(&b, "%s%s %s", i ? ", " : "", f->name ? f->name : "(no symbol)", p);
+        tp_buf_printf(&b, "%s%s ~%s", i ? ", " : "", f->name ? f->name : "(no symbol)", p);
     }
     if (tp_buf_ok(&b))
         tp_text_say(c, "outside every op, by CPU samples (%llu at %llu Hz): %s",
@@ -336,13 +336,21 @@ static void verdict(struct tp_text_ctx *c)
         tp_text_wrap(c, "", v->text, 0);
     tp_fmt_ns(v->alloc_ns, t2, sizeof t2);
     tp_fmt_pct(frac(v->alloc_ns, c->program_ns), 8, p2, sizeof p2);
-    if (r->nops) {
+    if (r->nops && v->threads_wall_ns && r->nthreads > 1) {
+        /* summed over threads: its share is of their time, which the line says */
+        tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
+        tp_fmt_pct(frac(v->outside_ops_ns, v->threads_wall_ns), 8, p1, sizeof p1);
+        tp_text_say(c,
+                    "time outside every op, summed over %zu threads: %s (%s of theirs); inside "
+                    "the allocator: ~%s (%s)",
+                    r->nthreads, t1, p1, t2, p2);
+    } else if (r->nops) {
         tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
         tp_fmt_pct(frac(v->outside_ops_ns, c->program_ns), 8, p1, sizeof p1);
-        tp_text_say(c, "time outside every op: %s (%s); inside the allocator: %s (%s)", t1, p1, t2,
+        tp_text_say(c, "time outside every op: %s (%s); inside the allocator: ~%s (%s)", t1, p1, t2,
                     p2);
     } else {
-        tp_text_say(c, "time inside the allocator: %s (%s)", t2, p2);
+        tp_text_say(c, "time inside the allocator: ~%s (%s)", t2, p2);
     }
     outside_samples(c);
     if (v->namdahl == 0)

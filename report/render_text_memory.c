@@ -181,7 +181,7 @@ void tp_text_memory(struct tp_text_ctx *c)
     tp_fmt_count(m->frees, b, sizeof b);
     tp_fmt_bytes(m->bytes_allocated, d, sizeof d);
     tp_fmt_ns(m->alloc_ns, e, sizeof e);
-    tp_text_say(c, "%s allocation%s, %s free%s, %s requested in all, %s inside the allocator", a,
+    tp_text_say(c, "%s allocation%s, %s free%s, %s requested in all, ~%s inside the allocator", a,
                 m->allocs == 1 ? "" : "s", b, m->frees == 1 ? "" : "s", d, e);
     struct tp_buf t;
     tp_buf_init(&t);

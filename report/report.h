@@ -101,7 +101,8 @@ struct tp_memory {
     uint64_t peak_rss_bytes;
     uint64_t unknown_frees; /* frees of pointers tprof never saw (passed through) */
     uint64_t failed_allocs;
-    uint64_t alloc_ns; /* wall time spent inside the real allocator */
+    uint64_t alloc_ns;     /* time inside the real allocator, an estimate: */
+    char *alloc_ns_method; /* how it was made (NULL: no heap accounting, or an older report) */
     /* Of the peak: bytes that outlived the unit (step) that allocated them, and bytes freed
      * within it; both 0 when no unit ended. */
     uint64_t persistent_bytes, transient_bytes;
@@ -129,8 +130,8 @@ struct tp_program {
     char *exe, *host;
     int64_t pid, ppid, rank;
     uint64_t wall_ns;
-    uint64_t threads; /* threads that ever entered a hook */
-    uint64_t start_unix_ns;
+    uint64_t threads;                  /* threads that ran (track/threads.h) */
+    uint64_t start_unix_ns, in_ops_ns; /* in_ops_ns: threads' wall time inside ops, summed */
     /* Summed over the program's threads (tprof's own left out): time on a CPU, and time runnable
      * but waiting for one (the run queue); how they were read: "schedstat" (both), "stat" (CPU
      * time only, in clock ticks), "none" (a report of a tprof before them). */
@@ -157,7 +158,8 @@ struct tp_verdict {
      * the CPU verdict (report/cpuverdict.c), NULL when the rule does not hold */
     double cpu_wait_share;
     char *cpu_text;
-    uint64_t outside_ops_ns; /* wall time not inside any op (main thread) */
+    /* threads[]' wall time not inside any op, and all of it (0: program's wall less the ops') */
+    uint64_t outside_ops_ns, threads_wall_ns;
     uint64_t alloc_ns;
     struct tp_amdahl *amdahl;
     size_t namdahl;
@@ -208,6 +210,7 @@ struct tp_samples {
     uint64_t total;       /* samples taken */
     uint64_t in_ops;      /* of those, while an op was open on the sampled thread */
     uint64_t outside_ops; /* while none was (the rest landed in tprof's own work) */
+    char *method;         /* how the shares are estimated, NULL when off or from before it */
 };
 
 struct tp_outside_fn {

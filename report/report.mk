@@ -1,6 +1,6 @@
 # report/: the report model (one field list drives the JSON writer, the reader and the free),
 # its analysis (roofline, verdict, Amdahl), the renderers and the machine's peaks. Calls common/.
-libtpreport_la_SOURCES = report/report.c report/siterollup.h report/siteclass.c report/report.h report/fields.h report/analyze.c \
+libtpreport_la_SOURCES = report/report.c report/sitelines.c report/siterollup.h report/siteclass.c report/report.h report/fields.h report/analyze.c \
 	report/render.h report/render_json.c report/render_text.c report/render_text.h \
 	report/render_text_memory.c report/render_text_steps.c report/render_text_layout.c report/series.c report/series.h report/render_html.c report/render_folded.c report/units.c report/units.h \
 	report/peaks.c report/peaks_file.c report/peaks_text.c report/peaks.h report/calib.c report/calib_cond.c report/calib.h \

@@ -524,7 +524,7 @@ START_TEST(test_text_variants)
     ck_assert_ptr_nonnull(strstr(r.verdict.text, "conv takes 3% of the time"));
     ck_assert_ptr_nonnull(strstr(r.verdict.text, "Most of the time (96%) is spent outside every "
                                                  "op"));
-    ck_assert_ptr_nonnull(strstr(r.verdict.text, "The allocator itself takes 1.60 ms (10.0% of "
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "The allocator itself takes ~1.60 ms (10.0% of "
                                                  "the time)."));
     /* A share under half a percent is "<1%", not "0%". */
     r.program.wall_ns = 2000000000;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/clock.h"
 #include "common/procstat.h"
 #include "report/cpuverdict.h"
 #include "report/render.h"
@@ -208,10 +209,56 @@ START_TEST(test_verdict_first)
 }
 END_TEST
 
+/* The time outside every op, per thread: two threads of 1 s and 0.5 s, 0.9 s of them inside ops,
+ * make 0.6 s of 1.5 s; the text and the HTML say it is summed over the threads. Without the
+ * per-thread figure (a report before it) it is the program's time less the ops'. */
+START_TEST(test_outside_per_thread)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000000;
+    r.program.in_ops_ns = 900000000;
+    r.nthreads = 2;
+    r.threads = calloc(2, sizeof *r.threads);
+    r.threads[0].wall_ns = 1000000000;
+    r.threads[1].wall_ns = 500000000;
+    r.nops = 1;
+    r.ops = calloc(1, sizeof *r.ops);
+    r.ops[0].name = strdup("op");
+    r.ops[0].kind = strdup("op");
+    r.ops[0].calls = 1;
+    r.ops[0].total_ns = r.ops[0].self_ns = r.ops[0].wall_ns = r.ops[0].self_wall_ns = 900000000;
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 600000000);
+    ck_assert_uint_eq(r.verdict.threads_wall_ns, 1500000000);
+    struct tp_buf b;
+    tp_buf_init(&b);
+    struct tp_text_opts o = {10, 200};
+    tp_render_text(&r, &o, &b);
+    ck_assert_ptr_nonnull(strstr(tp_buf_str(&b), "\ntime outside every op, summed over 2 threads: "
+                                                 "600 ms (40.0% of theirs); inside the "
+                                                 "allocator: ~0 ns (0.0%)\n"));
+    tp_buf_free(&b);
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    ck_assert_ptr_nonnull(strstr(tp_buf_str(&b), "<p id=\"times\">time outside every op, summed "
+                                                 "over 2 threads: 600 ms (40.0% of theirs); "
+                                                 "inside the allocator: <span title=\"an "
+                                                 "estimate\">~0 ns</span> (0.0%)</p>\n"));
+    tp_buf_free(&b);
+    r.program.in_ops_ns = 0;
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 100000000);
+    ck_assert_uint_eq(r.verdict.threads_wall_ns, 0);
+    tp_report_free(&r);
+}
+END_TEST
+
 static void *ended_thread(void *arg)
 {
     (void)arg;
     tp_cpu_thread_begin();
+    tp_cpu_in_op(1000); /* flushed when the thread ends */
     pthread_setname_np(pthread_self(), "tp-ended");
     return (void *)(intptr_t)syscall(SYS_gettid);
 }
@@ -227,7 +274,9 @@ START_TEST(test_collect)
     struct tp_report r;
     tp_report_init(&r);
     r.program.wall_ns = 1000000000000ull;
+    tp_cpu_in_op(234); /* the reporting thread's, flushed by the report */
     tp_cpu_collect(&r);
+    ck_assert_uint_eq(r.program.in_ops_ns, tp_ticks_to_ns(1234));
     ck_assert_uint_eq(r.nthreads, 2);
     int seen_ended = 0, seen_main = 0;
     uint64_t cpu = 0;
@@ -266,6 +315,7 @@ int main(void)
     tcase_add_test(tc, test_rule);
     tcase_add_test(tc, test_verdict_text);
     tcase_add_test(tc, test_verdict_first);
+    tcase_add_test(tc, test_outside_per_thread);
     suite_add_tcase(s, tc);
     tc = tcase_create("collect");
     tcase_add_test(tc, test_collect);

@@ -467,6 +467,8 @@ static void model_full(struct tp_report *r)
     m->unknown_frees = 2;
     m->failed_allocs = 1;
     m->alloc_ns = 30000000;
+    m->alloc_ns_method = strdup("calls of 64 KiB or more timed; of the others 1 in 16 timed, "
+                                "counted 16 times, or once when it took 2^17 ticks or more");
     m->persistent_bytes = 314572800;
     m->transient_bytes = 104857600;
     m->lifetime_unit = strdup("step");

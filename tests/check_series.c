@@ -298,6 +298,11 @@ START_TEST(test_html_page)
     ck_assert(big < small);
     ck_assert_ptr_nonnull(strstr(h, "\"name\":\"big<\\/script>op\""));
     ck_assert_ptr_nonnull(strstr(h, "\"series\":[{\"ns\":0,\"live_bytes\":0"));
+    /* the line under the verdict; the allocator's time marked as an estimate, its method on
+     * hover */
+    ck_assert_ptr_nonnull(strstr(h, "<p id=\"times\">time outside every op: 994 us (99.4%); inside "
+                                    "the allocator: <span title=\"an estimate\">~0 ns</span> "
+                                    "(0.0%)</p>\n"));
     /* exactly two script elements end: the data and the code */
     int ends = 0;
     for (const char *p = h; (p = strstr(p, "</script>")); p++)

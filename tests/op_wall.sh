@@ -35,7 +35,7 @@ jcheck "$WORK/overlap.json" "$both" "$verdict" \
   "all(o['self_wall_ns'] <= o['wall_ns'] and o['self_wall_ns'] <= o['self_ns'] for o in d['ops'])" \
   "all(o['self_wall_share'] <= 1 for o in d['ops'])" \
   "ops['conv_forward']['self_wall_share'] < ops['conv_forward']['self_share']" \
-  "d['verdict']['outside_ops_ns'] <= d['program']['wall_ns']"
+  "0 < d['verdict']['outside_ops_ns'] <= d['verdict']['threads_wall_ns'] == sum(t['wall_ns'] for t in d['threads'])"
 grep -q ', threads 3\(,\|$\)' "$WORK/overlap.txt" || fail "text header: $(head -3 "$WORK/overlap.txt")"
 grep -q 'wall%' "$WORK/overlap.txt" || fail "no wall% column: $(grep -A3 '^OPS' "$WORK/overlap.txt")"
 exit 0

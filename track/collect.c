@@ -351,6 +351,8 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
     m->unknown_frees = t->unknown_frees;
     m->failed_allocs = t->failed_allocs;
     m->alloc_ns = t->alloc_ns;
+    if (tp_heap_tracking())
+        m->alloc_ns_method = strdup(tp_heap_alloc_method());
     lifetime_split(m, t);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)

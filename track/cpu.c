@@ -40,6 +40,8 @@ static _Atomic uint64_t lost_n, lost_cpu, lost_runq;
 static _Atomic int no_schedstat; /* some thread's figures came without schedstat */
 
 static TP_TLS uint64_t thread_start_ns;
+TP_TLS uint64_t tp_cpu_ops_ticks;
+static _Atomic uint64_t ops_ticks; /* the threads' flushed shares */
 static pthread_key_t end_key;
 static int have_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -96,6 +98,7 @@ static void thread_end(void *arg)
 {
     (void)arg;
     struct tp_own g = tp_own_begin();
+    tp_cpu_ops_flush();
     struct fig f = {0};
     char dir[64];
     f.tid = (int64_t)syscall(SYS_gettid);
@@ -113,6 +116,12 @@ static void thread_end(void *arg)
         }
     }
     tp_own_end(g);
+}
+
+void tp_cpu_ops_flush(void)
+{
+    atomic_fetch_add_explicit(&ops_ticks, tp_cpu_ops_ticks, memory_order_relaxed);
+    tp_cpu_ops_ticks = 0;
 }
 
 static void make_key(void)
@@ -136,6 +145,8 @@ void tp_cpu_fork_child(void)
     atomic_store(&lost_n, 0);
     atomic_store(&lost_cpu, 0);
     atomic_store(&lost_runq, 0);
+    atomic_store(&ops_ticks, 0);
+    tp_cpu_ops_ticks = 0;
 }
 
 /* ---- at the report ---- */
@@ -282,8 +293,15 @@ void tp_cpu_collect(struct tp_report *r)
         p->runq_ns = 0;
     r->threads = t;
     r->nthreads = n;
+    tp_cpu_ops_flush();
+    p->in_ops_ns = tp_ticks_to_ns(atomic_load(&ops_ticks));
     machine_cpus(p);
     uint64_t lost = atomic_load(&lost_n);
+    /* program.threads (track/threads.h) missed a thread that never allocated nor entered an op
+     * and ended before the report while others were alive; threads[] lists it. Every thread
+     * listed, or ended past the room, counts: program.threads is never fewer. */
+    if ((uint64_t)n + lost > p->threads)
+        p->threads = (uint64_t)n + lost;
     if (lost)
         tp_report_note(r,
                        "%llu threads ended past the room for %d in threads[]: their CPU and "

@@ -10,7 +10,24 @@
 
 #include <stdint.h>
 
+#include "track/runtime.h"
+
 struct tp_report;
+
+/* The wall time each thread spends inside ops, for the time outside every op summed over threads
+ * (program.in_ops_ns): the op core adds each outermost call's ticks to its thread's share, which
+ * joins the program's sum in batches of TP_CPU_OPS_BATCH ticks (0.2 to 1 ms at 1 to 5 GHz), when
+ * the thread ends and, for the thread that reports, at the report. A share still short of a batch
+ * on another live thread at the report is left out, as is a call still open then. */
+#define TP_CPU_OPS_BATCH (1ull << 20)
+extern TP_TLS uint64_t tp_cpu_ops_ticks;
+void tp_cpu_ops_flush(void);
+static inline void tp_cpu_in_op(uint64_t ticks)
+{
+    tp_cpu_ops_ticks += ticks;
+    if (tp_unlikely(tp_cpu_ops_ticks >= TP_CPU_OPS_BATCH))
+        tp_cpu_ops_flush();
+}
 
 /* On a thread the program started, before its function runs: its start time, and the key whose
  * destructor reads its figures at its end. Call with the guard held (pthread_setspecific may

@@ -291,6 +291,11 @@ void tp_sample_collect(struct tp_report *r)
     s->total = atomic_load(&total);
     s->in_ops = atomic_load(&in_ops);
     s->outside_ops = atomic_load(&outside);
+    free(s->method);
+    s->method = hz ? strdup("the program counter every 1/hz s of CPU time (SIGPROF); a "
+                            "function's share of the samples estimates its share of the CPU "
+                            "time outside every op")
+                   : NULL;
     if (taken_over)
         tp_report_note(r, "the program used SIGPROF itself: tprof's CPU-time samples of "
                           "where the time outside ops goes stopped there");

@@ -1,6 +1,9 @@
 /* How many threads ran the program's code, for the report's program.threads.
  *
- * Two counts, and the report gives the larger (both are lower bounds of the truth):
+ * Two counts here, and a third at the report (track/cpu.c: the threads listed in threads[], plus
+ * those ended past its room), and the report gives the largest (each is a lower bound of the
+ * truth); so program.threads is never less than threads[]'s length, and more only by threads
+ * that ended without tprof's pthread_create (made with clone, or by tprof's own calls):
  *  - threads seen by tprof's hooks: each thread counts once, at the first allocation or op it
  *    makes; this keeps threads that had already exited at the report;
  *  - the most threads /proc/self/status showed at once, less tprof's own: this keeps threads
