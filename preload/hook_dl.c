@@ -31,6 +31,7 @@
 #include "track/runtime.h"
 #include "track/symtab.h"
 #include "track/unwind.h"
+#include "track/wait.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);
@@ -132,8 +133,10 @@ TP_EXPORT TP_NOINSTR void *dlopen(const char *file, int mode)
     if (!h)
         h = real(file, mode);
     e = errno;
-    if (h && !(mode & RTLD_NOLOAD))
+    if (h && !(mode & RTLD_NOLOAD)) {
         tp_plt_scan();
+        tp_wait_map_modules(); /* an OpenMP runtime the library brought */
+    }
     else if (!h)
         tp_plt_forget(); /* objects mapped by a dlopen that failed are gone again */
     errno = e;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/cpuverdict.h"
+#include "report/opwait.h"
 #include "report/peaks.h"
 #include "report/render.h"
 #include "report/units.h"
@@ -114,6 +115,8 @@ static void clear_verdict(struct tp_verdict *v)
     free(v->bound);
     free(v->text);
     free(v->cpu_text);
+    free(v->wait_op);
+    free(v->wait_text);
     for (size_t i = 0; i < v->namdahl; i++)
         free(v->amdahl[i].op);
     free(v->amdahl);
@@ -384,6 +387,7 @@ void tp_analyze(struct tp_report *r)
      * overlap, so this is a lower bound on the time no op ran. */
     v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
     tp_cpu_verdict(r);
+    tp_wait_verdict(r);
 
     struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
     if (!order)

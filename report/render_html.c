@@ -101,6 +101,11 @@ static void header(const struct tp_report *r, struct tp_buf *b)
     tp_buf_puts(b, "<p class=\"verdict\" id=\"verdict\">");
     esc(b, r->verdict.text ? r->verdict.text : "no ops were seen");
     tp_buf_puts(b, "</p>\n");
+    if (r->verdict.wait_text) {
+        tp_buf_puts(b, "<p class=\"verdict\" id=\"wait-verdict\">");
+        esc(b, r->verdict.wait_text);
+        tp_buf_puts(b, "</p>\n");
+    }
 }
 
 /* Above 100% of the roofline, the cell says why in a word, as the text report's does, and in

@@ -410,6 +410,8 @@ static void verdict(struct tp_text_ctx *c)
         tp_text_wrap(c, "", v->cpu_text, 0);
     if (v->text)
         tp_text_wrap(c, "", v->text, 0);
+    if (v->wait_text)
+        tp_text_wrap(c, "", v->wait_text, 0);
     tp_fmt_ns(v->alloc_ns, t2, sizeof t2);
     tp_fmt_pct(frac(v->alloc_ns, c->program_ns), 8, p2, sizeof p2);
     if (r->nops) {
@@ -521,6 +523,7 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
     if (r->nops) {
         ops_table(&c, order, n);
         spread_table(&c, order, n);
+        tp_text_waits(&c);
         latency_table(&c, order, n);
         shapes(&c, order, n);
     }

@@ -34,6 +34,9 @@ void tp_text_say(struct tp_text_ctx *c, const char *fmt, ...) __attribute__((for
 /* A right-aligned cell of w columns in out. */
 const char *tp_text_right(char *out, size_t n, const char *s, size_t w);
 
+/* The WORK AND WAIT table of the ops whose threads waited (report/render_text_wait.c). */
+void tp_text_waits(struct tp_text_ctx *c);
+
 /* The MEMORY section and the CALL SITES and LEAKS tables (report/render_text_memory.c). */
 void tp_text_memory(struct tp_text_ctx *c);
 void tp_text_sites(struct tp_text_ctx *c);

@@ -1,0 +1,97 @@
+/* Work or wait of each op (report/opwait.h).
+ *
+ * An op's time here is what its threads spent in it: working (CPU time outside any wait, from
+ * CPU samples; without samples, its time less its blocked waits) or waiting (exact wall time in
+ * the hooked waiting calls, and CPU time spinning in an OpenMP runtime, from samples). Its
+ * threads are those that had it open and the workers of a pool that ran for it while it ran. */
+#include "report/opwait.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "report/units.h"
+
+double tp_op_wait_share(const struct tp_op *o)
+{
+    double all = (double)o->wait_ns + (double)o->work_ns;
+    return all > 0 ? (double)o->wait_ns / all : 0;
+}
+
+int tp_op_wait_estimated(const struct tp_op *o)
+{
+    return o->wait_spin_ns > 0 || (o->work_method && !strcmp(o->work_method, "samples"));
+}
+
+int tp_op_wait_rule(const struct tp_op *o)
+{
+    return o->wait_ns >= TP_WAIT_MIN_NS && tp_op_wait_share(o) >= TP_WAIT_SHARE;
+}
+
+void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
+{
+    /* the order of track/wait.h's bits */
+    static const char *const names[] = {"sched_yield", "pthread_barrier_wait",
+                                        "pthread_cond_wait", "sem_wait",
+                                        "pthread_join",      "futex"};
+    size_t at = 0;
+    if (n)
+        out[0] = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && at < n; i++)
+        if (kinds & (1u << i)) {
+            int k = snprintf(out + at, n - at, "%s%s", at ? "," : "", names[i]);
+            if (k < 0)
+                break;
+            at += (size_t)k;
+        }
+}
+
+/* "ggml_barrier: ~71% of the time its threads spent in it was waiting for other threads, not
+ * work (blocked in pthread_barrier_wait: 210 ms; spinning in the OpenMP runtime: ~150 ms). Fewer
+ * threads ... may be faster." */
+static char *sentence(const struct tp_op *o)
+{
+    char pct[32], t[32];
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_fmt_pct(tp_op_wait_share(o), 8, pct, sizeof pct);
+    tp_buf_printf(&b, "Waiting: %s: %s%s of the time its threads spent in it was waiting for other "
+                  "threads, not work (", o->name ? o->name : "?",
+                  tp_op_wait_estimated(o) ? "~" : "", pct);
+    if (o->wait_blocked_ns) {
+        tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
+        tp_buf_printf(&b, "blocked in %s: %s", o->wait_kinds && *o->wait_kinds ? o->wait_kinds
+                                                                                : "waiting calls",
+                      t);
+    }
+    if (o->wait_spin_ns) {
+        tp_fmt_ns(o->wait_spin_ns, t, sizeof t);
+        tp_buf_printf(&b, "%sspinning in the OpenMP runtime: ~%s", o->wait_blocked_ns ? "; " : "",
+                      t);
+    }
+    tp_buf_puts(&b, "). Fewer threads (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's "
+                    "own thread count) may be faster.");
+    char *s = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
+    tp_buf_free(&b);
+    return s;
+}
+
+void tp_wait_verdict(struct tp_report *r)
+{
+    struct tp_verdict *v = &r->verdict;
+    const struct tp_op *best = NULL;
+    free(v->wait_op);
+    free(v->wait_text);
+    v->wait_op = v->wait_text = NULL;
+    for (size_t i = 0; i < r->nops; i++) {
+        struct tp_op *o = &r->ops[i];
+        o->wait_share = tp_op_wait_share(o);
+        if (tp_op_wait_rule(o) && (!best || o->wait_ns > best->wait_ns))
+            best = o;
+    }
+    if (!best)
+        return;
+    v->wait_op = best->name ? strdup(best->name) : NULL;
+    v->wait_text = sentence(best);
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# An op blocked in pthread_barrier_wait for a thread that sleeps 250 ms past the op's reading of
+# the clock, and an op calling sched_yield until a thread sets a flag 250 ms past its start: each
+# op's waiting is at least 200 ms (the sleep less a margin for the few instructions between the
+# clock reading and the wait; the figure is the wait's wall time, so no machine is too slow for
+# it), its work less than its waiting, and the verdict says so in its exact sentence, in the text
+# report and again from the JSON alone (tprof report). Asserted too: the victim's output is its
+# own; the kinds of wait; threads[] carries the main thread's blocked time; the JSON's parts add up.
+. "$TS/lib.sh"
+for mode in barrier yield; do
+  out=$(TPROF_OUTPUT="$WORK/$mode.txt" TPROF_JSON="$WORK/$mode.json" preload "$TB/victims/v_opwait" $mode) \
+    || fail "$mode: victim failed: $?"
+  [ "$out" = "done $mode" ] || fail "$mode: stdout changed: $out"
+  case $mode in
+    barrier) kinds=pthread_barrier_wait ;;
+    yield) kinds=sched_yield ;;
+  esac
+  jcheck "$WORK/$mode.json" "[o for o in d['ops'] if o['name'] == 'opwait_$mode'][0]['wait_blocked_ns'] >= 200000000" \
+    "[o for o in d['ops'] if o['name'] == 'opwait_$mode'][0]['wait_kinds'] == '$kinds'" \
+    "all(o['wait_ns'] == o['wait_blocked_ns'] + o['wait_spin_ns'] for o in d['ops'])" \
+    "[o for o in d['ops'] if o['name'] == 'opwait_$mode'][0]['work_ns'] < [o for o in d['ops'] if o['name'] == 'opwait_$mode'][0]['wait_ns']" \
+    "[o for o in d['ops'] if o['name'] == 'opwait_$mode'][0]['wait_share'] >= 0.5" \
+    "[o for o in d['ops'] if o['name'] == 'opwait_$mode'][0]['cpu_method'] == 'samples'" \
+    "[o for o in d['ops'] if o['name'] == 'opwait_$mode'][0]['wait_spin_method'] == 'samples'" \
+    "[t for t in d['threads'] if t['tid'] == d['program']['pid']][0]['wait_ns'] >= 200000000" \
+    "d['verdict']['wait_op'] == 'opwait_$mode'"
+  python3 "$TS/wait_text.py" "$WORK/$mode.txt" "$WORK/$mode.json" opwait_$mode || fail "$mode: waiting sentence"
+  "$TPROF_CLI" report "$WORK/$mode.json" > "$WORK/again.txt" 2>&1 || fail "tprof report failed"
+  python3 "$TS/wait_text.py" "$WORK/again.txt" "$WORK/$mode.json" opwait_$mode || fail "$mode: re-rendered"
+done
+# Without CPU samples the work is the op's time less its blocked waits, and nothing is marked "~"
+out=$(TPROF_SAMPLE_HZ=0 TPROF_OUTPUT="$WORK/nos.txt" TPROF_JSON="$WORK/nos.json" preload "$TB/victims/v_opwait" barrier) \
+  || fail "victim failed: $?"
+jcheck "$WORK/nos.json" "[o for o in d['ops'] if o['name'] == 'opwait_barrier'][0]['work_method'] == 'time_less_waits'" \
+  "[o for o in d['ops'] if o['name'] == 'opwait_barrier'][0]['cpu_method'] is None" \
+  "[o for o in d['ops'] if o['name'] == 'opwait_barrier'][0]['wait_spin_ns'] == 0"
+python3 "$TS/wait_text.py" "$WORK/nos.txt" "$WORK/nos.json" opwait_barrier || fail "no samples: waiting sentence"
