@@ -136,8 +136,7 @@ TP_EXPORT TP_NOINSTR void *dlopen(const char *file, int mode)
     if (h && !(mode & RTLD_NOLOAD)) {
         tp_plt_scan();
         tp_wait_map_modules(); /* an OpenMP runtime the library brought */
-    }
-    else if (!h)
+    } else if (!h)
         tp_plt_forget(); /* objects mapped by a dlopen that failed are gone again */
     errno = e;
     return h;

@@ -90,10 +90,8 @@ static int is_futex_wait(long op)
     case FUTEX_WAIT:
     case FUTEX_WAIT_BITSET:
     case FUTEX_WAIT_REQUEUE_PI:
-    case FUTEX_LOCK_PI:
-        return 1;
-    default:
-        return 0;
+    case FUTEX_LOCK_PI: return 1;
+    default: return 0;
     }
 }
 

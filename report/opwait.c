@@ -1,9 +1,12 @@
 /* Work or wait of each op (report/opwait.h).
  *
- * An op's time here is what its threads spent in it: working (CPU time outside any wait, from
- * CPU samples; without samples, its time less its blocked waits) or waiting (exact wall time in
- * the hooked waiting calls, and CPU time spinning in an OpenMP runtime, from samples). Its
- * threads are those that had it open and the workers of a pool that ran for it while it ran. */
+ * An op's time here is what its threads spent in it: working (work_ns: CPU time outside any wait,
+ * CPU samples times their period, work_method "samples"; without samples, its time less its
+ * blocked waits, "time_less_waits") or waiting (wait_ns: wait_blocked_ns, exact wall time in the
+ * hooked waiting calls, whose names are wait_kinds, plus wait_spin_ns, CPU time spinning in an
+ * OpenMP runtime from samples, wait_spin_method "samples"). cpu_ns is all the CPU time sampled in
+ * it (cpu_method "samples"). Its threads are those that had it open and the workers of a pool
+ * that ran for it while it ran. */
 #include "report/opwait.h"
 
 #include <stdio.h>
@@ -32,9 +35,8 @@ int tp_op_wait_rule(const struct tp_op *o)
 void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
 {
     /* the order of track/wait.h's bits */
-    static const char *const names[] = {"sched_yield", "pthread_barrier_wait",
-                                        "pthread_cond_wait", "sem_wait",
-                                        "pthread_join",      "futex"};
+    static const char *const names[] = {"sched_yield", "pthread_barrier_wait", "pthread_cond_wait",
+                                        "sem_wait",    "pthread_join",         "futex"};
     size_t at = 0;
     if (n)
         out[0] = 0;
@@ -56,14 +58,14 @@ static char *sentence(const struct tp_op *o)
     struct tp_buf b;
     tp_buf_init(&b);
     tp_fmt_pct(tp_op_wait_share(o), 8, pct, sizeof pct);
-    tp_buf_printf(&b, "Waiting: %s: %s%s of the time its threads spent in it was waiting for other "
-                  "threads, not work (", o->name ? o->name : "?",
-                  tp_op_wait_estimated(o) ? "~" : "", pct);
+    tp_buf_printf(&b,
+                  "Waiting: %s: %s%s of the time its threads spent in it was waiting for other "
+                  "threads, not work (",
+                  o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct);
     if (o->wait_blocked_ns) {
         tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
-        tp_buf_printf(&b, "blocked in %s: %s", o->wait_kinds && *o->wait_kinds ? o->wait_kinds
-                                                                                : "waiting calls",
-                      t);
+        tp_buf_printf(&b, "blocked in %s: %s",
+                      o->wait_kinds && *o->wait_kinds ? o->wait_kinds : "waiting calls", t);
     }
     if (o->wait_spin_ns) {
         tp_fmt_ns(o->wait_spin_ns, t, sizeof t);

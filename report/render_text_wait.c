@@ -63,7 +63,8 @@ void tp_text_waits(struct tp_text_ctx *c)
     qsort(v, n, sizeof *v, by_wait);
     char h[6][160];
     size_t nw = tp_text_col(c, 24);
-    tp_text_heading(c, "WORK AND WAIT (ops whose threads waited for each other; ~ from CPU samples)");
+    tp_text_heading(c,
+                    "WORK AND WAIT (ops whose threads waited for each other; ~ from CPU samples)");
     tp_buf_printf(c->b, "%s %s %s %s %s %s\n", tp_fmt_cell("op", nw, 0, h[0], 160),
                   tp_text_right(h[1], 160, "wait%", 7), tp_text_right(h[2], 160, "blocked", 9),
                   tp_text_right(h[3], 160, "spin", 9), tp_text_right(h[4], 160, "work", 9),

@@ -62,12 +62,8 @@ struct tp_op {
      * timed; counted_calls of calls (the rest were timed). */
     int demoted;
     uint64_t counted_calls;
-    /* Work or wait (track/wait.h, report/opwait.h), over the threads that had the op open and the
-     * pool workers that ran for it: CPU time in it (cpu_method "samples": CPU samples times their
-     * period; NULL when none were taken); work: that CPU time outside every wait ("samples"), or
-     * without samples the op's time less its blocked waits ("time_less_waits"); waiting: exact
-     * wall time in hooked waiting calls (wait_kinds: their names) and CPU time spinning in an
-     * OpenMP runtime (wait_spin_method "samples"), wait_ns their sum. wait_share: derived. */
+    /* Work or wait (report/opwait.c says what each is; methods: "samples" or
+     * "time_less_waits", NULL when none; wait_share derived) */
     uint64_t cpu_ns, work_ns, wait_ns, wait_blocked_ns, wait_spin_ns;
     char *cpu_method, *work_method, *wait_spin_method, *wait_kinds;
     double wait_share;
@@ -166,10 +162,8 @@ struct tp_verdict {
      * the CPU verdict (report/cpuverdict.c), NULL when the rule does not hold */
     double cpu_wait_share;
     char *cpu_text;
-    /* The op whose threads mostly waited for each other, and the sentence (report/opwait.h);
-     * NULL when no op meets the rule */
-    char *wait_op, *wait_text;
-    uint64_t outside_ops_ns; /* wall time not inside any op (main thread) */
+    char *wait_op, *wait_text; /* the op mostly waiting, and why (report/opwait.h), or NULL */
+    uint64_t outside_ops_ns;   /* wall time not inside any op (main thread) */
     uint64_t alloc_ns;
     struct tp_amdahl *amdahl;
     size_t namdahl;

@@ -46,10 +46,6 @@ START_TEST(test_classify)
     ck_assert_int_eq(tp_wait_classify(gomp), TP_SAMPLE_INWAIT);
     tp_wait_leave(t0, TP_WAIT_YIELD);
     ck_assert_int_eq(tp_wait_classify(own), TP_SAMPLE_WORK);
-    uint64_t ticks = 1, spin = 1;
-    tp_wait_thread_take(&ticks, &spin); /* no slot: nothing counted on this thread */
-    ck_assert_uint_eq(ticks, 0);
-    ck_assert_uint_eq(spin, 0);
 }
 END_TEST
 
@@ -125,11 +121,12 @@ START_TEST(test_sentence)
     op(&r.ops[2], "small", 20000000, 0, 0, "time_less_waits", "sched_yield");
     tp_wait_verdict(&r);
     ck_assert_str_eq(r.verdict.wait_op, "ggml_barrier");
-    ck_assert_str_eq(r.verdict.wait_text,
-                     "Waiting: ggml_barrier: ~90.0% of the time its threads spent in it was waiting "
-                     "for other threads, not work (blocked in pthread_barrier_wait: 210 ms; "
-                     "spinning in the OpenMP runtime: ~150 ms). Fewer threads (OMP_NUM_THREADS, "
-                     "OPENBLAS_NUM_THREADS or the program's own thread count) may be faster.");
+    ck_assert_str_eq(
+        r.verdict.wait_text,
+        "Waiting: ggml_barrier: ~90.0% of the time its threads spent in it was waiting "
+        "for other threads, not work (blocked in pthread_barrier_wait: 210 ms; "
+        "spinning in the OpenMP runtime: ~150 ms). Fewer threads (OMP_NUM_THREADS, "
+        "OPENBLAS_NUM_THREADS or the program's own thread count) may be faster.");
     ck_assert_double_eq_tol(r.ops[0].wait_share, 0.2, 1e-9);
     ck_assert_double_eq_tol(r.ops[2].wait_share, 1.0, 1e-9);
     /* exact figures only: no mark */

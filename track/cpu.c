@@ -19,8 +19,6 @@
 #include "report/report.h"
 #include "report/cpuverdict.h"
 #include "track/runtime.h"
-#include "track/sample.h"
-#include "track/wait.h"
 
 /* Room for this many ended threads, one record each; past it a thread's figures are only added
  * to the sums (a pool restarted thousands of times must not grow tprof's memory). */
@@ -29,7 +27,6 @@
 struct fig {
     int64_t tid;
     uint64_t wall_ns, cpu_ns, runq_ns, nvcsw, nivcsw, start_ticks;
-    uint64_t wait_ticks, spin_samples; /* track/wait.h */
     int sched; /* cpu_ns and runq_ns come from schedstat */
     char name[16];
 };
@@ -103,7 +100,6 @@ static void thread_end(void *arg)
     char dir[64];
     f.tid = (int64_t)syscall(SYS_gettid);
     snprintf(dir, sizeof dir, "/proc/self/task/%lld", (long long)f.tid);
-    tp_wait_thread_take(&f.wait_ticks, &f.spin_samples);
     if (read_task(dir, &f) == 0) {
         f.wall_ns = thread_start_ns ? tp_now_ns() - thread_start_ns : 0;
         uint32_t i = atomic_fetch_add(&nended, 1);
@@ -165,8 +161,6 @@ static void fig_to_thread(const struct fig *f, int exited, struct tp_thread *t)
     t->nvcsw = f->nvcsw;
     t->nivcsw = f->nivcsw;
     t->exited = exited;
-    t->wait_spin_ns = f->spin_samples * tp_sample_period_ns();
-    t->wait_ns = tp_ticks_to_ns(f->wait_ticks) + t->wait_spin_ns;
 }
 
 /* Since when a live task has run: its start time (clock ticks after boot) against the boot
@@ -203,7 +197,6 @@ static struct tp_thread *add_live(struct tp_thread *t, size_t *n, size_t *cap,
             continue;
         f.tid = tid;
         f.wall_ns = live_wall(f.start_ticks, program_ns);
-        tp_wait_thread_find(tid, &f.wait_ticks, &f.spin_samples);
         if (*n == *cap) {
             size_t c = *cap ? 2 * *cap : 16;
             struct tp_thread *g = realloc(t, c * sizeof *g);

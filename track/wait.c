@@ -6,13 +6,15 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "report/cpuverdict.h"
 #include "track/modmap.h"
 #include "track/ops.h"
 #include "track/runtime.h"
 
 /* Threads with a slot of figures; past that a thread's waits still go to its ops, and only its
- * own line in threads[] lacks them. A slot is claimed by a thread at its first wait or sample and
- * given back when it ends (tp_wait_thread_take). */
+ * own line in threads[] lacks them. A slot is claimed by a thread at its first wait or sample
+ * (from the signal handler too: no key, no destructor) and kept for the report, ended or not, as
+ * threads[] keeps the ended threads (track/cpu.h). */
 #define MAX_THREADS 1024
 /* OpenMP runtimes' executable segments kept (one or two per runtime loaded). */
 #define MAX_RANGES 8
@@ -93,8 +95,8 @@ int tp_wait_spin_module(const char *path)
 {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
-    static const char *const names[] = {"libgomp.so", "libgomp-", "libomp.so", "libiomp5.so",
-                                        "libomp-", "libiomp5-"};
+    static const char *const names[] = {"libgomp.so",  "libgomp-", "libomp.so",
+                                        "libiomp5.so", "libomp-",  "libiomp5-"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strncmp(b, names[i], strlen(names[i])))
             return 1;
@@ -127,27 +129,28 @@ void tp_wait_map_modules(void)
     tp_own_end(g);
 }
 
-void tp_wait_thread_take(uint64_t *ticks, uint64_t *spin)
-{
-    *ticks = *spin = 0;
-    struct slot *s = mine;
-    if (!s)
-        return;
-    mine = NULL;
-    *ticks = atomic_exchange(&s->ticks, 0);
-    *spin = atomic_exchange(&s->spin, 0);
-    atomic_store(&s->tid, 0);
-}
-
-void tp_wait_thread_find(int64_t tid, uint64_t *ticks, uint64_t *spin)
+/* A thread's figures: the slots with its id (two, when the id of an ended thread was given to a
+ * later one: then their sum). */
+static void thread_figures(int64_t tid, uint64_t *ticks, uint64_t *spin)
 {
     *ticks = *spin = 0;
     for (int i = 0; i < MAX_THREADS; i++)
         if (atomic_load(&slots[i].tid) == tid) {
-            *ticks = atomic_load(&slots[i].ticks);
-            *spin = atomic_load(&slots[i].spin);
-            return;
+            *ticks += atomic_load(&slots[i].ticks);
+            *spin += atomic_load(&slots[i].spin);
         }
+}
+
+void tp_wait_collect(struct tp_report *r)
+{
+    uint64_t period = r->samples.hz ? 1000000000ull / r->samples.hz : 0;
+    for (size_t i = 0; i < r->nthreads; i++) {
+        struct tp_thread *t = &r->threads[i];
+        uint64_t ticks, spin;
+        thread_figures(t->tid, &ticks, &spin);
+        t->wait_spin_ns = spin * period;
+        t->wait_ns = tp_ticks_to_ns(ticks) + t->wait_spin_ns;
+    }
 }
 
 void tp_wait_fork_child(void)

@@ -47,11 +47,10 @@ void tp_wait_map_modules(void);
  * (libgomp, LLVM's libomp, Intel's libiomp5, and the copies wheels ship renamed with a hash). */
 int tp_wait_spin_module(const char *path);
 
-/* This thread's waiting so far, taken out of the table (the thread is ending): the ticks inside
- * hooked waits and its spin samples. 0 when it has none. */
-void tp_wait_thread_take(uint64_t *ticks, uint64_t *spin_samples);
-/* A live thread's figures, by thread id (zeros when it has none). */
-void tp_wait_thread_find(int64_t tid, uint64_t *ticks, uint64_t *spin_samples);
+/* Each of the report's threads[]: its wait_ns and wait_spin_ns (a spin sample stands for the
+ * samples' period: r->samples.hz set first). */
+struct tp_report;
+void tp_wait_collect(struct tp_report *r);
 
 void tp_wait_fork_child(void);
 
