@@ -28,6 +28,18 @@ for mode in barrier yield; do
   "$TPROF_CLI" report "$WORK/$mode.json" > "$WORK/again.txt" 2>&1 || fail "tprof report failed"
   python3 "$TS/wait_text.py" "$WORK/again.txt" "$WORK/$mode.json" opwait_$mode || fail "$mode: re-rendered"
 done
+# The HTML report: the op table's wait% column, "~" on the sampled share, and the same sentence
+TPROF_OUTPUT=none TPROF_HTML="$WORK/b.html" TPROF_JSON="$WORK/b.json" preload "$TB/victims/v_opwait" barrier > /dev/null \
+  || fail "victim failed: $?"
+python3 - "$WORK/b.html" "$WORK/b.json" << 'PY' || fail "HTML report"
+import html, json, re, sys
+page, d = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+o = [x for x in d["ops"] if x["name"] == "opwait_barrier"][0]
+assert "<th>wait%</th>" in page, "no wait% column"
+assert re.search(r'<td data-v="[^"]*">~%.1f%%</td>' % (100 * o["wait_share"]), page), "no ~share cell"
+m = re.search(r'<p class="verdict" id="wait-verdict">([^<]*)</p>', page)
+assert m and html.unescape(m.group(1)) == d["verdict"]["wait_text"], "wait verdict"
+PY
 # Without CPU samples the work is the op's time less its blocked waits, and nothing is marked "~"
 out=$(TPROF_SAMPLE_HZ=0 TPROF_OUTPUT="$WORK/nos.txt" TPROF_JSON="$WORK/nos.json" preload "$TB/victims/v_opwait" barrier) \
   || fail "victim failed: $?"
