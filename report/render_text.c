@@ -392,6 +392,12 @@ static void outside_samples(struct tp_text_ctx *c)
         tp_fmt_pct(f->share, 8, p, sizeof p);
         tp_buf_printf(&b, "%s%s %s", i ? ", " : "", f->name ? f->name : "(no symbol)", p);
     }
+    if (r->samples.outside_spin) /* libgomp's spin loops look like a hot function: they wait */
+        tp_buf_printf(&b,
+                      "; of them %llu (~%.0f%%) spinning in an OpenMP runtime: waiting for "
+                      "other threads, not work",
+                      (unsigned long long)r->samples.outside_spin,
+                      100.0 * (double)r->samples.outside_spin / (double)r->samples.outside_ops);
     if (tp_buf_ok(&b))
         tp_text_say(c, "outside every op, by CPU samples (%llu at %llu Hz): %s",
                     (unsigned long long)r->samples.outside_ops, (unsigned long long)r->samples.hz,

@@ -204,10 +204,11 @@ struct tp_outputs {
 /* Where the time outside every op went, from CPU-time samples of the program counter
  * (TPROF_SAMPLE_HZ): the samples the hooks could not place in an op, by function. */
 struct tp_samples {
-    uint64_t hz;          /* samples per second of CPU time asked for, 0 when off */
-    uint64_t total;       /* samples taken */
-    uint64_t in_ops;      /* of those, while an op was open on the sampled thread */
-    uint64_t outside_ops; /* while none was (the rest landed in tprof's own work) */
+    uint64_t hz;           /* samples per second of CPU time asked for, 0 when off */
+    uint64_t total;        /* samples taken */
+    uint64_t in_ops;       /* of those, while an op was open on the sampled thread */
+    uint64_t outside_ops;  /* while none was (the rest landed in tprof's own work) */
+    uint64_t outside_spin; /* of those, in an OpenMP runtime's code: waiting (track/wait.h) */
 };
 
 struct tp_outside_fn {

@@ -27,3 +27,19 @@ for run in all onecpu; do
     "any(t['wait_spin_ns'] > 0 for t in d['threads'])"
   grep -Eq "^omp_uneven +~[0-9.]+% +[^ ]+ +~[0-9.]+ [mun]?s " "$WORK/$run.txt" || fail "$run: WORK AND WAIT row"
 done
+# Outside every op the spin is told apart from the functions that work: the samples' line says how
+# many landed in the OpenMP runtime, figures equal to the JSON's.
+[ "$ncpu" -lt 2 ] && exit 0
+OMP_WAIT_POLICY=active TPROF_OUTPUT="$WORK/noop.txt" TPROF_JSON="$WORK/noop.json" preload \
+  "$TB/victims/v_ompwait" noop > /dev/null || fail "noop: victim failed: $?"
+jcheck "$WORK/noop.json" "d['samples']['outside_spin'] > 0" "d['ops'] == []" \
+  "d['samples']['outside_spin'] <= d['samples']['outside_ops']"
+python3 - "$WORK/noop.txt" "$WORK/noop.json" << 'PY' || fail "noop: the samples' spin sentence"
+import json, re, sys
+flat, s = " ".join(open(sys.argv[1]).read().split()), json.load(open(sys.argv[2]))["samples"]
+m = re.search(r"; of them (\d+) \(~(\d+)%\) spinning in an OpenMP runtime: waiting for other "
+              r"threads, not work", flat)
+assert m, "no spin sentence"
+assert int(m.group(1)) == s["outside_spin"], "count"
+assert int(m.group(2)) == round(100 * s["outside_spin"] / s["outside_ops"]), "share"
+PY

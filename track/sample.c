@@ -52,7 +52,7 @@ struct slot {
 
 static struct slot *slots; /* mapped at start: the handler never allocates */
 static _Atomic int active; /* our handler and timer are installed */
-static _Atomic uint64_t total, in_ops, outside, lost;
+static _Atomic uint64_t total, in_ops, outside, outside_spin, lost;
 static int hz;
 static int taken_over;         /* the program set SIGPROF's action itself while we sampled */
 static struct sigaction saved; /* SIGPROF's action before ours */
@@ -104,6 +104,8 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
                 atomic_fetch_add_explicit(&in_ops, 1, memory_order_relaxed);
             } else {
                 atomic_fetch_add_explicit(&outside, 1, memory_order_relaxed);
+                if (c == TP_SAMPLE_SPIN)
+                    atomic_fetch_add_explicit(&outside_spin, 1, memory_order_relaxed);
                 record(pc);
             }
         }
@@ -204,6 +206,7 @@ void tp_sample_fork_child(void)
     atomic_store(&total, 0);
     atomic_store(&in_ops, 0);
     atomic_store(&outside, 0);
+    atomic_store(&outside_spin, 0);
     atomic_store(&lost, 0);
     if (slots)
         tp_pages_zero(slots,
@@ -301,6 +304,7 @@ void tp_sample_collect(struct tp_report *r)
     s->total = atomic_load(&total);
     s->in_ops = atomic_load(&in_ops);
     s->outside_ops = atomic_load(&outside);
+    s->outside_spin = atomic_load(&outside_spin);
     if (taken_over)
         tp_report_note(r, "the program used SIGPROF itself: tprof's CPU-time samples of "
                           "where the time outside ops goes stopped there");
