@@ -33,7 +33,7 @@ static const char *ns_cell(uint64_t ns, int est, char *out, size_t n)
 
 static void row(struct tp_text_ctx *c, const struct tp_op *o, size_t nw)
 {
-    char h[6][160], pct[32], share[40], blocked[40], spin[40], work[40];
+    char h[5][160], pct[32], share[40], blocked[40], spin[40], work[40];
     int sampled = o->work_method && !strcmp(o->work_method, "samples");
     tp_fmt_pct(o->wait_share, 7, pct, sizeof pct);
     snprintf(share, sizeof share, "%s%s", tp_op_wait_estimated(o) ? "~" : "", pct);
@@ -42,7 +42,7 @@ static void row(struct tp_text_ctx *c, const struct tp_op *o, size_t nw)
                   tp_text_right(h[2], 160, ns_cell(o->wait_blocked_ns, 0, blocked, 40), 9),
                   tp_text_right(h[3], 160, ns_cell(o->wait_spin_ns, 1, spin, 40), 9),
                   tp_text_right(h[4], 160, ns_cell(o->work_ns, sampled, work, 40), 9),
-                  tp_fmt_cell(o->wait_kinds ? o->wait_kinds : "-", 40, 0, h[5], 160));
+                  o->wait_kinds ? o->wait_kinds : "-");
 }
 
 void tp_text_waits(struct tp_text_ctx *c)
@@ -61,14 +61,14 @@ void tp_text_waits(struct tp_text_ctx *c)
         if (r->ops[i].wait_ns >= WAIT_SHOWN_NS)
             v[n++] = &r->ops[i];
     qsort(v, n, sizeof *v, by_wait);
-    char h[6][160];
+    char h[5][160];
     size_t nw = tp_text_col(c, 24);
     tp_text_heading(c,
                     "WORK AND WAIT (ops whose threads waited for each other; ~ from CPU samples)");
     tp_buf_printf(c->b, "%s %s %s %s %s %s\n", tp_fmt_cell("op", nw, 0, h[0], 160),
                   tp_text_right(h[1], 160, "wait%", 7), tp_text_right(h[2], 160, "blocked", 9),
                   tp_text_right(h[3], 160, "spin", 9), tp_text_right(h[4], 160, "work", 9),
-                  tp_fmt_cell("waited in", 40, 0, h[5], 160));
+                  "waited in");
     size_t k = n < (size_t)c->top ? n : (size_t)c->top;
     for (size_t i = 0; i < k; i++)
         row(c, v[i], nw);

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "report/opwait.h"
+#include "report/render.h"
 #include "report/report.h"
 #include "track/wait.h"
 
@@ -147,6 +149,76 @@ START_TEST(test_sentence)
 }
 END_TEST
 
+/* The sentence's other parts: spinning only; blocked with no call named (a report whose
+ * wait_kinds is null). */
+START_TEST(test_sentence_parts)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.nops = 1;
+    r.ops = calloc(1, sizeof *r.ops);
+    op(&r.ops[0], "omp_region", 0, 600000000, 200000000, "samples", NULL);
+    tp_wait_verdict(&r);
+    ck_assert_str_eq(r.verdict.wait_text,
+                     "Waiting: omp_region: ~75.0% of the time its threads spent in it was waiting "
+                     "for other threads, not work (spinning in the OpenMP runtime: ~600 ms). Fewer "
+                     "threads (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's own thread "
+                     "count) may be faster.");
+    r.ops[0].wait_blocked_ns = r.ops[0].wait_ns = 600000000;
+    r.ops[0].wait_spin_ns = 0;
+    free(r.ops[0].work_method);
+    r.ops[0].work_method = strdup("time_less_waits");
+    tp_wait_verdict(&r);
+    ck_assert_str_eq(
+        r.verdict.wait_text,
+        "Waiting: omp_region: 75.0% of the time its threads spent in it was waiting "
+        "for other threads, not work (blocked in waiting calls: 600 ms). Fewer threads "
+        "(OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's own thread count) "
+        "may be faster.");
+    tp_report_free(&r);
+}
+END_TEST
+
+/* The text report's WORK AND WAIT table: ops with 1 ms of waiting or more, most first, "~" on
+ * sampled figures, "-" for none, and what did not fit the rows said. */
+START_TEST(test_table)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000000;
+    r.nops = 4;
+    r.ops = calloc(4, sizeof *r.ops);
+    op(&r.ops[0], "a_barrier", 300000000, 0, 100000000, "samples", "pthread_barrier_wait");
+    op(&r.ops[1], "b_spin", 0, 50000000, 50000000, "samples", NULL);
+    op(&r.ops[2], "c_join", 2000000, 0, 2000000, "time_less_waits", "pthread_join");
+    op(&r.ops[3], "d_little", 999999, 0, 5000000, "time_less_waits", "futex");
+    for (int i = 0; i < 4; i++)
+        r.ops[i].total_ns = r.ops[i].self_ns = 400000000;
+    tp_analyze(&r);
+    struct tp_buf b;
+    tp_buf_init(&b);
+    struct tp_text_opts o = {2, 100};
+    tp_render_text(&r, &o, &b);
+    const char *t = tp_buf_str(&b);
+    ck_assert_ptr_nonnull(strstr(t, "WORK AND WAIT (ops whose threads waited for each other; ~ "
+                                    "from CPU samples)"));
+    ck_assert_ptr_nonnull(strstr(t,
+                                 "\nop                         wait%   blocked      spin      work "
+                                 "waited in\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+                                 "\na_barrier                 ~75.0%    300 ms         -   ~100 ms "
+                                 "pthread_barrier_wait\n"));
+    ck_assert_ptr_nonnull(strstr(t,
+                                 "\nb_spin                    ~50.0%         -  ~50.0 ms  ~50.0 ms "
+                                 "-\n"));
+    ck_assert_ptr_nonnull(strstr(t, "(1 more in the JSON report)"));
+    ck_assert_ptr_null(strstr(t, "\nc_join "));     /* past the 2 rows */
+    ck_assert_ptr_null(strstr(t, "\nd_little   ")); /* less than 1 ms */
+    tp_buf_free(&b);
+    tp_report_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("wait");
@@ -158,6 +230,8 @@ int main(void)
     tcase_add_test(tc, test_kind_names);
     tcase_add_test(tc, test_share_rule);
     tcase_add_test(tc, test_sentence);
+    tcase_add_test(tc, test_sentence_parts);
+    tcase_add_test(tc, test_table);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
