@@ -49,9 +49,9 @@ void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
         }
 }
 
-/* "ggml_barrier: ~71% of the time its threads spent in it was waiting for other threads, not
- * work (blocked in pthread_barrier_wait: 210 ms; spinning in the OpenMP runtime: ~150 ms). Fewer
- * threads ... may be faster." */
+/* "ggml_barrier: ~71.0% of the thread time while it ran (on its threads and on threads with no op
+ * open) was waiting for other threads, not work (blocked in pthread_barrier_wait: 210 ms; spinning
+ * in the OpenMP runtime: ~150 ms). Fewer threads ... may be faster." */
 static char *sentence(const struct tp_op *o)
 {
     char pct[32], t[32];
@@ -59,8 +59,8 @@ static char *sentence(const struct tp_op *o)
     tp_buf_init(&b);
     tp_fmt_pct(tp_op_wait_share(o), 8, pct, sizeof pct);
     tp_buf_printf(&b,
-                  "Waiting: %s: %s%s of the time its threads spent in it was waiting for other "
-                  "threads, not work (",
+                  "Waiting: %s: %s%s of the thread time while it ran (on its threads and on "
+                  "threads with no op open) was waiting for other threads, not work (",
                   o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct);
     if (o->wait_blocked_ns) {
         tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
@@ -72,8 +72,8 @@ static char *sentence(const struct tp_op *o)
         tp_buf_printf(&b, "%sspinning in the OpenMP runtime: ~%s", o->wait_blocked_ns ? "; " : "",
                       t);
     }
-    tp_buf_puts(&b, "). Fewer threads (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's "
-                    "own thread count) may be faster.");
+    tp_buf_puts(&b, "). Fewer threads (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's own "
+                    "thread count) may be faster.");
     char *s = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
     tp_buf_free(&b);
     return s;

@@ -25,10 +25,10 @@ def main():
     check(v.get("wait_op") == name, "verdict.wait_op %r" % v.get("wait_op"))
     check(v.get("wait_text") is not None and v["wait_text"] in flat, "JSON wait_text not in the text")
     est = o["work_method"] == "samples" or o["wait_spin_ns"] > 0
-    m = re.search(r"Waiting: (\S+): (~?)([\d.]+)% of the time its threads spent in it was waiting "
-                  r"for other threads, not work \(blocked in ([a-z_,]+): [\d.]+ [mun]?s\)\. Fewer "
-                  r"threads \(OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's own thread "
-                  r"count\) may be faster\.", flat)
+    m = re.search(r"Waiting: (\S+): (~?)([\d.]+)% of the thread time while it ran \(on its threads "
+                  r"and on threads with no op open\) was waiting for other threads, not work "
+                  r"\(blocked in ([a-z_,]+): [\d.]+ [mun]?s\)\. Fewer threads \(OMP_NUM_THREADS, "
+                  r"OPENBLAS_NUM_THREADS or the program's own thread count\) may be faster\.", flat)
     check(m is not None, "no waiting sentence, or its wording changed")
     if m:
         check(m.group(1) == name, "op named")
