@@ -64,8 +64,16 @@ static char *sentence(const struct tp_op *o)
                   o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct);
     if (o->wait_blocked_ns) {
         tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
-        tp_buf_printf(&b, "blocked in %s: %s",
-                      o->wait_kinds && *o->wait_kinds ? o->wait_kinds : "waiting calls", t);
+        tp_buf_puts(&b, "blocked in ");
+        if (o->wait_kinds && *o->wait_kinds) /* the JSON's list, a space after each comma */
+            for (const char *k = o->wait_kinds; *k; k++)
+                if (*k == ',')
+                    tp_buf_puts(&b, ", ");
+                else
+                    tp_buf_putc(&b, *k);
+        else
+            tp_buf_puts(&b, "waiting calls");
+        tp_buf_printf(&b, ": %s", t);
     }
     if (o->wait_spin_ns) {
         tp_fmt_ns(o->wait_spin_ns, t, sizeof t);

@@ -120,7 +120,7 @@ START_TEST(test_sentence)
     op(&r.ops[0], "busy", 20000000, 0, 80000000, "samples", "futex");
     op(&r.ops[1], "ggml_barrier", 210000000, 150000000, 40000000, "samples",
        "pthread_barrier_wait");
-    op(&r.ops[2], "small", 20000000, 0, 0, "time_less_waits", "sched_yield");
+    op(&r.ops[2], "small", 20000000, 0, 0, "time_less_waits", "sched_yield,futex");
     tp_wait_verdict(&r);
     ck_assert_str_eq(r.verdict.wait_op, "ggml_barrier");
     ck_assert_str_eq(
@@ -139,7 +139,7 @@ START_TEST(test_sentence)
     ck_assert_str_eq(r.verdict.wait_text,
                      "Waiting: small: 100.0% of the thread time while it ran (on its threads and "
                      "on threads with no op open) was waiting for other threads, not work (blocked "
-                     "in sched_yield: 20.0 ms). Fewer threads (OMP_NUM_THREADS, "
+                     "in sched_yield, futex: 20.0 ms). Fewer threads (OMP_NUM_THREADS, "
                      "OPENBLAS_NUM_THREADS or the program's own thread count) may be faster.");
     r.ops[2].wait_ns = 0;
     tp_wait_verdict(&r);
