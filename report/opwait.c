@@ -9,6 +9,7 @@
  * that ran for it while it ran. */
 #include "report/opwait.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,30 @@ static char *sentence(const struct tp_op *o)
     char *s = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
     tp_buf_free(&b);
     return s;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void first_of(char **d, const char *s)
+{
+    if (!*d && s)
+        *d = strdup(s);
+}
+
+void tp_op_wait_add(struct tp_op *d, const struct tp_op *s)
+{
+    d->cpu_ns = sat_add(d->cpu_ns, s->cpu_ns);
+    d->work_ns = sat_add(d->work_ns, s->work_ns);
+    d->wait_ns = sat_add(d->wait_ns, s->wait_ns);
+    d->wait_blocked_ns = sat_add(d->wait_blocked_ns, s->wait_blocked_ns);
+    d->wait_spin_ns = sat_add(d->wait_spin_ns, s->wait_spin_ns);
+    first_of(&d->cpu_method, s->cpu_method);
+    first_of(&d->work_method, s->work_method);
+    first_of(&d->wait_spin_method, s->wait_spin_method);
+    first_of(&d->wait_kinds, s->wait_kinds);
 }
 
 void tp_wait_verdict(struct tp_report *r)

@@ -23,6 +23,10 @@ int tp_op_wait_rule(const struct tp_op *o);
 /* The hooked waits' kinds (track/wait.h's bits) as the calls' names, comma-separated, into out
  * ("" for none). */
 void tp_wait_kind_names(unsigned kinds, char *out, size_t n);
+/* Add s's work and waiting to d's (`tprof merge`): the figures add up, saturating; a method and
+ * the calls' names are the first input's that has them (a report of a tprof before them has
+ * none). */
+void tp_op_wait_add(struct tp_op *d, const struct tp_op *s);
 /* Set each op's wait_share and the verdict's wait_op and wait_text: the op with the most waiting
  * under the rule, NULL when none. */
 void tp_wait_verdict(struct tp_report *r);

@@ -216,6 +216,39 @@ START_TEST(test_table)
 }
 END_TEST
 
+/* tprof merge: the figures add up (saturating), methods and calls are the first input's that has
+ * them. */
+START_TEST(test_merge_add)
+{
+    struct tp_op d, a, b;
+    memset(&d, 0, sizeof d);
+    op(&a, "x", 10, 20, 30, "samples", NULL);
+    a.cpu_ns = 40;
+    a.cpu_method = strdup("samples");
+    op(&b, "x", UINT64_MAX, 1, 2, "time_less_waits", "sched_yield");
+    b.wait_ns = UINT64_MAX;
+    tp_op_wait_add(&d, &a);
+    tp_op_wait_add(&d, &b);
+    ck_assert_uint_eq(d.wait_blocked_ns, UINT64_MAX);
+    ck_assert_uint_eq(d.wait_spin_ns, 21);
+    ck_assert_uint_eq(d.wait_ns, UINT64_MAX);
+    ck_assert_uint_eq(d.work_ns, 32);
+    ck_assert_uint_eq(d.cpu_ns, 40);
+    ck_assert_str_eq(d.work_method, "samples");
+    ck_assert_str_eq(d.cpu_method, "samples");
+    ck_assert_str_eq(d.wait_kinds, "sched_yield");
+    ck_assert_ptr_null(d.wait_spin_method);
+    struct tp_op *all[] = {&d, &a, &b};
+    for (int i = 0; i < 3; i++) {
+        free(all[i]->name);
+        free(all[i]->cpu_method);
+        free(all[i]->work_method);
+        free(all[i]->wait_spin_method);
+        free(all[i]->wait_kinds);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("wait");
@@ -229,6 +262,7 @@ int main(void)
     tcase_add_test(tc, test_sentence);
     tcase_add_test(tc, test_sentence_parts);
     tcase_add_test(tc, test_table);
+    tcase_add_test(tc, test_merge_add);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
