@@ -92,7 +92,7 @@
 #define TP_THREAD_FIELDS(X) \
     X(I64, tid, 0) X(STR, name, NULL) X(U64, wall_ns, 0) X(U64, cpu_ns, 0) X(U64, runq_ns, 0) \
     X(U64, nvcsw, 0) X(U64, nivcsw, 0) X(BOOL, exited, 0) X(U64, wait_ns, 0) \
-    X(U64, wait_spin_ns, 0)
+    X(U64, wait_spin_ns, 0) X(STR, wait_spin_method, NULL)
 
 /* struct tp_machine */
 #define TP_MACHINE_FIELDS(X) \

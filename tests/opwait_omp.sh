@@ -24,7 +24,8 @@ for run in all onecpu; do
     "[o for o in d['ops'] if o['name'] == 'omp_uneven'][0]['wait_spin_method'] == 'samples'" \
     "[o for o in d['ops'] if o['name'] == 'omp_uneven'][0]['work_ns'] > 0" \
     "[o for o in d['ops'] if o['name'] == 'omp_uneven'][0]['wait_share'] > 0" \
-    "any(t['wait_spin_ns'] > 0 for t in d['threads'])"
+    "any(t['wait_spin_ns'] > 0 for t in d['threads'])" \
+    "all(t['wait_spin_method'] == 'samples' for t in d['threads'])"
   grep -Eq "^omp_uneven +~[0-9.]+% +[^ ]+ +~[0-9.]+ [mun]?s " "$WORK/$run.txt" || fail "$run: WORK AND WAIT row"
 done
 # Outside every op the spin is told apart from the functions that work: the samples' line says how

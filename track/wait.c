@@ -149,6 +149,7 @@ void tp_wait_collect(struct tp_report *r)
         uint64_t ticks, spin;
         thread_figures(t->tid, &ticks, &spin);
         t->wait_spin_ns = spin * period;
+        t->wait_spin_method = period ? strdup("samples") : NULL;
         t->wait_ns = tp_ticks_to_ns(ticks) + t->wait_spin_ns;
     }
 }
