@@ -172,6 +172,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     tp_cyg_forget();
     tp_plt_forget();
     tp_real_forget();
+    tp_wait_remap_modules(); /* an OpenMP runtime may have gone with the library */
     tp_own_end(g);
     errno = e;
     return rc;

@@ -42,6 +42,9 @@ START_TEST(test_classify)
     ck_assert_int_eq(tp_wait_classify(own), TP_SAMPLE_WORK);
     tp_wait_map_modules(); /* again, as after a dlopen: nothing changes */
     ck_assert_int_eq(tp_wait_classify(gomp), TP_SAMPLE_SPIN);
+    tp_wait_remap_modules(); /* afresh, as after a dlclose: libgomp is still loaded */
+    ck_assert_int_eq(tp_wait_classify(gomp), TP_SAMPLE_SPIN);
+    ck_assert_int_eq(tp_wait_classify(own), TP_SAMPLE_WORK);
     uint64_t t0 = tp_wait_enter(); /* tprof is not running here: nothing timed, still inside */
     ck_assert_uint_eq(t0, 0);
     ck_assert_int_eq(tp_wait_classify(own), TP_SAMPLE_INWAIT);

@@ -43,6 +43,12 @@ assert re.search(r'<td data-v="[^"]*">~%.1f%%</td>' % (100 * o["wait_share"]), p
 m = re.search(r'<p class="verdict" id="wait-verdict">([^<]*)</p>', page)
 assert m and html.unescape(m.group(1)) == d["verdict"]["wait_text"], "wait verdict"
 PY
+# The report follows the JSON schema (where the checker is installed)
+if python3 -c 'import jsonschema' 2> /dev/null; then
+  python3 -c 'import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$WORK/b.json" \
+    "$TS/../docs/tprof.schema.json" || fail "schema"
+fi
 # Without CPU samples the work is the op's time less its blocked waits, and nothing is marked "~"
 out=$(TPROF_SAMPLE_HZ=0 TPROF_OUTPUT="$WORK/nos.txt" TPROF_JSON="$WORK/nos.json" preload "$TB/victims/v_opwait" barrier) \
   || fail "victim failed: $?"

@@ -82,6 +82,12 @@ enum tp_sample_class tp_wait_classify(uintptr_t pc)
     return TP_SAMPLE_WORK;
 }
 
+void tp_wait_remap_modules(void)
+{
+    atomic_store(&nranges, 0);
+    tp_wait_map_modules();
+}
+
 void tp_wait_thread_sample(enum tp_sample_class c)
 {
     if (c != TP_SAMPLE_SPIN)

@@ -41,8 +41,10 @@ enum tp_sample_class tp_wait_classify(uintptr_t pc);
 void tp_wait_thread_sample(enum tp_sample_class c);
 
 /* The OpenMP runtimes' text ranges, found again after each dlopen (and at start). Not from a
- * signal handler. */
+ * signal handler. After a dlclose, tp_wait_remap_modules starts the list afresh (a sample taken
+ * while it is rewritten may be classed by a range that just went: one sample, not a crash). */
 void tp_wait_map_modules(void);
+void tp_wait_remap_modules(void);
 /* Pure: whether a module's file name is an OpenMP runtime whose text is waiting and scheduling
  * (libgomp, LLVM's libomp, Intel's libiomp5, and the copies wheels ship renamed with a hash). */
 int tp_wait_spin_module(const char *path);
