@@ -1,21 +1,29 @@
 #!/bin/sh
-# An op blocked in pthread_barrier_wait for a thread that sleeps 250 ms past the op's reading of
-# the clock, and an op calling sched_yield until a thread sets a flag 250 ms past its start: the
-# barrier op's waiting is at least 200 ms (the sleep less a margin for the few instructions
-# between the clock reading and the wait; the figure is the wait's wall time, so no machine is
-# too slow for it), the yield op's at least half the sleep (its loop's own instructions between
-# the calls are not waiting), each op's work less than its waiting, and the verdict says so in its exact sentence, in the text
-# report and again from the JSON alone (tprof report). Asserted too: the victim's output is its
-# own; the kinds of wait; threads[] carries the main thread's blocked time; the JSON's parts add up.
+# An op blocked for a thread that sleeps 250 ms past the op's reading of the clock, in each of
+# the waiting calls tprof times (pthread_barrier_wait, pthread_cond_wait, sem_wait, a futex wait
+# through syscall(), pthread_join), and an op calling sched_yield until a thread sets a flag 250
+# ms past its start. A blocked op's waiting is at least 200 ms (the sleep less a margin for the
+# few instructions between the clock reading and the wait; the figure is the wait's wall time, so
+# no machine is too slow for it), the yield op's at least half the sleep (its loop's own
+# instructions between the calls are not waiting); each op's work is less than its waiting, and
+# the verdict says so in its exact sentence, in the text report and again from the JSON alone
+# (tprof report). Asserted too: the victim's output is its own; the kind of wait; threads[]
+# carries the main thread's waiting; the JSON's parts add up; the HTML report; the schema; and
+# without samples, work as the op's time less its waits, nothing marked "~".
 . "$TS/lib.sh"
-for mode in barrier yield; do
+for mode in barrier cond sem futex join yield; do
   out=$(TPROF_OUTPUT="$WORK/$mode.txt" TPROF_JSON="$WORK/$mode.json" preload "$TB/victims/v_opwait" $mode) \
     || fail "$mode: victim failed: $?"
   [ "$out" = "done $mode" ] || fail "$mode: stdout changed: $out"
   # the barrier's wait is one call, at least the sleep less the margin; the yield loop's is the sum
   # of its calls, and the loop's own instructions between them are not in it: half the sleep
+  least=200000000
   case $mode in
-    barrier) kinds=pthread_barrier_wait least=200000000 ;;
+    barrier) kinds=pthread_barrier_wait ;;
+    cond) kinds=pthread_cond_wait ;;
+    sem) kinds=sem_wait ;;
+    futex) kinds=futex ;;
+    join) kinds=pthread_join ;;
     yield) kinds=sched_yield least=125000000 ;;
   esac
   jcheck "$WORK/$mode.json" "[o for o in d['ops'] if o['name'] == 'opwait_$mode'][0]['wait_blocked_ns'] >= $least" \

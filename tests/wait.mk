@@ -1,5 +1,5 @@
 # Work or wait (issue 27): which code is spin waiting and the rule and sentence of the waiting
-# verdict (check_wait); an op blocked in pthread_barrier_wait and one spinning on sched_yield
+# verdict (check_wait); an op blocked in each hooked waiting call and one looping on sched_yield
 # (opwait.sh); an OpenMP op whose idle thread spins in libgomp's barrier (opwait_omp.sh).
 check_PROGRAMS += tests/check_wait tests/victims/v_opwait tests/victims/v_ompwait
 tests_check_wait_SOURCES = tests/check_wait.c
