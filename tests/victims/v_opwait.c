@@ -4,6 +4,7 @@
  * between the mark and the wait, and works next to nothing. MODE is the way it waits:
  *   barrier: pthread_barrier_wait        cond: pthread_cond_wait on a flag
  *   sem:     sem_wait                    join: pthread_join of that thread
+ *   condtimed, semtimed: pthread_cond_timedwait and sem_timedwait, with a deadline a minute off
  *   futex:   FUTEX_WAIT_PRIVATE through syscall() on a word
  *   yield:   sched_yield in a loop until a flag is set
  * Prints "done MODE". */
@@ -60,12 +61,12 @@ static void *late(void *arg)
     sleep_past_mark();
     if (is("barrier")) {
         pthread_barrier_wait(&barrier);
-    } else if (is("cond")) {
+    } else if (is("cond") || is("condtimed")) {
         pthread_mutex_lock(&lock);
         atomic_store(&flag, 1);
         pthread_cond_signal(&cond);
         pthread_mutex_unlock(&lock);
-    } else if (is("sem")) {
+    } else if (is("sem") || is("semtimed")) {
         sem_post(&sem);
     } else if (is("futex")) {
         atomic_store(&flag, 1);
@@ -78,6 +79,9 @@ static void *late(void *arg)
 
 static void wait_for_late(pthread_t t)
 {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 60;
     if (is("barrier")) {
         pthread_barrier_wait(&barrier);
     } else if (is("cond")) {
@@ -85,8 +89,16 @@ static void wait_for_late(pthread_t t)
         while (!atomic_load(&flag))
             pthread_cond_wait(&cond, &lock);
         pthread_mutex_unlock(&lock);
+    } else if (is("condtimed")) {
+        pthread_mutex_lock(&lock);
+        while (!atomic_load(&flag))
+            pthread_cond_timedwait(&cond, &lock, &deadline);
+        pthread_mutex_unlock(&lock);
     } else if (is("sem")) {
         while (sem_wait(&sem) != 0)
+            ;
+    } else if (is("semtimed")) {
+        while (sem_timedwait(&sem, &deadline) != 0)
             ;
     } else if (is("futex")) {
         while (!atomic_load(&flag))
@@ -101,7 +113,8 @@ static void wait_for_late(pthread_t t)
 
 int main(int argc, char **argv)
 {
-    static const char *const modes[] = {"barrier", "cond", "sem", "futex", "join", "yield"};
+    static const char *const modes[] = {"barrier",  "cond",  "condtimed", "sem",
+                                        "semtimed", "futex", "join",      "yield"};
     char op[32];
     pthread_t t;
     mode = argc > 1 ? argv[1] : "";
