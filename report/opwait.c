@@ -17,6 +17,23 @@
 #include "common/buf.h"
 #include "report/units.h"
 
+int tp_spin_module(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    static const char *const names[] = {"libgomp.so",  "libgomp-", "libomp.so",
+                                        "libiomp5.so", "libomp-",  "libiomp5-"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strncmp(b, names[i], strlen(names[i])))
+            return 1;
+    return 0;
+}
+
+int tp_outside_spin_said(const struct tp_samples *s)
+{
+    return s->outside_spin && 100 * s->outside_spin >= s->outside_ops;
+}
+
 double tp_op_wait_share(const struct tp_op *o)
 {
     double all = (double)o->wait_ns + (double)o->work_ns;

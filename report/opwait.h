@@ -13,6 +13,12 @@
 /* ... and at least this long: a few milliseconds at a barrier are no headline. */
 #define TP_WAIT_MIN_NS 10000000ull
 
+/* Whether a module's file name is an OpenMP runtime whose text is waiting and scheduling, not
+ * work (libgomp, LLVM's libomp, Intel's libiomp5, and the copies wheels ship renamed with a hash):
+ * a parallel region's work runs in the program's own outlined functions. */
+int tp_spin_module(const char *path);
+/* The samples outside every op that the verdict calls spinning: at least 1% of them. */
+int tp_outside_spin_said(const struct tp_samples *s);
 /* wait_ns over wait_ns + work_ns: 0 when both are 0 (nothing known). */
 double tp_op_wait_share(const struct tp_op *o);
 /* 1 when the share rests on an estimate (the spin, or the work, counted from CPU samples): the

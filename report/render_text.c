@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/opwait.h"
 #include "report/cpuverdict.h"
 #include "report/peaks.h"
 #include "report/render.h"
@@ -392,8 +393,8 @@ static void outside_samples(struct tp_text_ctx *c)
         tp_fmt_pct(f->share, 8, p, sizeof p);
         tp_buf_printf(&b, "%s%s %s", i ? ", " : "", f->name ? f->name : "(no symbol)", p);
     }
-    /* libgomp's spin loops look like a hot function: they wait (said from 1% of the samples) */
-    if (r->samples.outside_spin && 100 * r->samples.outside_spin >= r->samples.outside_ops)
+    /* libgomp's spin loops look like a hot function: they wait */
+    if (tp_outside_spin_said(&r->samples))
         tp_buf_printf(&b,
                       "; of them %llu (~%.0f%%) spinning in an OpenMP runtime: waiting for "
                       "other threads, not work",

@@ -15,14 +15,14 @@
 
 START_TEST(test_spin_modules)
 {
-    ck_assert_int_eq(tp_wait_spin_module("/usr/lib/x86_64-linux-gnu/libgomp.so.1"), 1);
-    ck_assert_int_eq(tp_wait_spin_module("/site-packages/torch.libs/libgomp-a34b3233.so.1"), 1);
-    ck_assert_int_eq(tp_wait_spin_module("libomp.so.5"), 1);
-    ck_assert_int_eq(tp_wait_spin_module("/opt/intel/lib/libiomp5.so"), 1);
-    ck_assert_int_eq(tp_wait_spin_module("/usr/lib/libgompish.so"), 0);
-    ck_assert_int_eq(tp_wait_spin_module("/usr/lib/x86_64-linux-gnu/libc.so.6"), 0);
-    ck_assert_int_eq(tp_wait_spin_module("/home/u/libgomp.so.1/libfoo.so"), 0);
-    ck_assert_int_eq(tp_wait_spin_module(""), 0);
+    ck_assert_int_eq(tp_spin_module("/usr/lib/x86_64-linux-gnu/libgomp.so.1"), 1);
+    ck_assert_int_eq(tp_spin_module("/site-packages/torch.libs/libgomp-a34b3233.so.1"), 1);
+    ck_assert_int_eq(tp_spin_module("libomp.so.5"), 1);
+    ck_assert_int_eq(tp_spin_module("/opt/intel/lib/libiomp5.so"), 1);
+    ck_assert_int_eq(tp_spin_module("/usr/lib/libgompish.so"), 0);
+    ck_assert_int_eq(tp_spin_module("/usr/lib/x86_64-linux-gnu/libc.so.6"), 0);
+    ck_assert_int_eq(tp_spin_module("/home/u/libgomp.so.1/libfoo.so"), 0);
+    ck_assert_int_eq(tp_spin_module(""), 0);
 }
 END_TEST
 
@@ -252,6 +252,43 @@ START_TEST(test_merge_add)
 }
 END_TEST
 
+/* No op: the sampled functions the verdict names are those that work; an OpenMP runtime's code is
+ * said apart, as spinning. */
+START_TEST(test_outside_spin)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000000;
+    r.samples.hz = 100;
+    r.samples.total = r.samples.outside_ops = 100;
+    r.samples.outside_spin = 70;
+    r.noutside_ops = 2;
+    r.outside_ops = calloc(2, sizeof *r.outside_ops);
+    r.outside_ops[0].module = strdup("libgomp.so.1");
+    r.outside_ops[0].samples = 70;
+    r.outside_ops[0].share = 0.7;
+    r.outside_ops[1].name = strdup("work");
+    r.outside_ops[1].module = strdup("v_ompwait");
+    r.outside_ops[1].samples = 30;
+    r.outside_ops[1].share = 0.3;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, " The time goes mostly to work (30% of 100 CPU "
+                                                 "samples): TPROF_OPS can name it as an op. 70% of "
+                                                 "the 100 CPU samples were spinning in an OpenMP "
+                                                 "runtime: waiting for other threads, not work."));
+    ck_assert_ptr_null(strstr(r.verdict.text, "libgomp"));
+    free(r.outside_ops[1].module); /* only the runtime: nothing to name */
+    r.outside_ops[1].module = strdup("libomp.so.5");
+    tp_analyze(&r);
+    ck_assert_ptr_null(strstr(r.verdict.text, "goes mostly to"));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, " 70% of the 100 CPU samples were spinning"));
+    r.samples.outside_spin = 0; /* under 1%: not said */
+    tp_analyze(&r);
+    ck_assert_ptr_null(strstr(r.verdict.text, "spinning"));
+    tp_report_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("wait");
@@ -266,6 +303,7 @@ int main(void)
     tcase_add_test(tc, test_sentence_parts);
     tcase_add_test(tc, test_table);
     tcase_add_test(tc, test_merge_add);
+    tcase_add_test(tc, test_outside_spin);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

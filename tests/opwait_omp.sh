@@ -43,4 +43,10 @@ m = re.search(r"; of them (\d+) \(~(\d+)%\) spinning in an OpenMP runtime: waiti
 assert m, "no spin sentence"
 assert int(m.group(1)) == s["outside_spin"], "count"
 assert int(m.group(2)) == round(100 * s["outside_spin"] / s["outside_ops"]), "share"
+v = json.load(open(sys.argv[2]))["verdict"]["text"]
+m = re.search(r" (\d+)% of the (\d+) CPU samples were spinning in an OpenMP runtime: waiting for "
+              r"other threads, not work\.", v)
+assert m and int(m.group(2)) == s["outside_ops"], "the verdict's spin sentence"
+assert int(m.group(1)) == round(100 * s["outside_spin"] / s["outside_ops"]), "its share"
+assert "libgomp" not in v, "libgomp named as where the time goes"
 PY

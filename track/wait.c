@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "report/cpuverdict.h"
+#include "report/opwait.h"
 #include "track/modmap.h"
 #include "track/ops.h"
 #include "track/runtime.h"
@@ -97,24 +98,12 @@ void tp_wait_thread_sample(enum tp_sample_class c)
         atomic_fetch_add_explicit(&s->spin, 1, memory_order_relaxed);
 }
 
-int tp_wait_spin_module(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    static const char *const names[] = {"libgomp.so",  "libgomp-", "libomp.so",
-                                        "libiomp5.so", "libomp-",  "libiomp5-"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strncmp(b, names[i], strlen(names[i])))
-            return 1;
-    return 0;
-}
-
 /* A runtime's segment, added unless already there. Ranges are only ever added: the handler
  * reads a count and the ranges below it, each written before the count that covers it. */
 static int add_segment(const struct tp_code_segment *s, void *arg)
 {
     (void)arg;
-    if (!s->name || !tp_wait_spin_module(s->name))
+    if (!s->name || !tp_spin_module(s->name))
         return 0;
     int n = atomic_load(&nranges);
     for (int i = 0; i < n; i++)

@@ -45,9 +45,6 @@ void tp_wait_thread_sample(enum tp_sample_class c);
  * while it is rewritten may be classed by a range that just went: one sample, not a crash). */
 void tp_wait_map_modules(void);
 void tp_wait_remap_modules(void);
-/* Pure: whether a module's file name is an OpenMP runtime whose text is waiting and scheduling
- * (libgomp, LLVM's libomp, Intel's libiomp5, and the copies wheels ship renamed with a hash). */
-int tp_wait_spin_module(const char *path);
 
 /* Each of the report's threads[]: its wait_ns and wait_spin_ns (a spin sample stands for the
  * samples' period: r->samples.hz set first). */
