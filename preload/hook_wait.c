@@ -1,7 +1,7 @@
 /* The calls a program waits in for its other threads, interposed so that their wall time is
  * charged as waiting (track/wait.h): sched_yield (OpenBLAS's idle loop, hand-made spin loops),
- * pthread_barrier_wait, pthread_cond_wait and pthread_cond_timedwait, sem_wait and sem_timedwait,
- * pthread_join; futex waits made through syscall() are preload/shim_clone.c's.
+ * pthread_barrier_wait, pthread_cond_wait, pthread_cond_timedwait and pthread_cond_clockwait,
+ * sem_wait, sem_timedwait and sem_clockwait (CPython's locks), pthread_join; futex waits made through syscall() are preload/shim_clone.c's.
  *
  * Each wrapper reads the tick clock around the real call and adds atomics: a few ns against a
  * system call. The real functions are as safe as they were: the wrappers allocate nothing, take
@@ -21,7 +21,8 @@
 static struct tp_real real_yield = {"sched_yield"}, real_barrier = {"pthread_barrier_wait"},
                       real_cond = {"pthread_cond_wait"}, real_timed = {"pthread_cond_timedwait"},
                       real_sem = {"sem_wait"}, real_semtimed = {"sem_timedwait"},
-                      real_join = {"pthread_join"};
+                      real_join = {"pthread_join"}, real_clock = {"pthread_cond_clockwait"},
+                      real_semclock = {"sem_clockwait"};
 
 /* The real function, or NULL after saying that it is missing. */
 static void *real_or_missing(struct tp_real *r)
@@ -79,6 +80,19 @@ TP_EXPORT TP_NOINSTR int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex
     return rc;
 }
 
+TP_EXPORT TP_NOINSTR int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                                clockid_t clock, const struct timespec *at)
+{
+    typedef int (*fn)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+    fn real = (fn)real_or_missing(&real_clock);
+    if (!real)
+        return EINVAL;
+    uint64_t t0 = tp_wait_enter();
+    int rc = real(c, m, clock, at);
+    tp_wait_leave(t0, TP_WAIT_COND);
+    return rc;
+}
+
 TP_EXPORT TP_NOINSTR int sem_wait(sem_t *s)
 {
     int (*real)(sem_t *) = (int (*)(sem_t *))real_or_missing(&real_sem);
@@ -102,6 +116,20 @@ TP_EXPORT TP_NOINSTR int sem_timedwait(sem_t *s, const struct timespec *at)
     }
     uint64_t t0 = tp_wait_enter();
     int rc = real(s, at);
+    tp_wait_leave(t0, TP_WAIT_SEM);
+    return rc;
+}
+
+TP_EXPORT TP_NOINSTR int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *at)
+{
+    typedef int (*fn)(sem_t *, clockid_t, const struct timespec *);
+    fn real = (fn)real_or_missing(&real_semclock);
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    uint64_t t0 = tp_wait_enter();
+    int rc = real(s, clock, at);
     tp_wait_leave(t0, TP_WAIT_SEM);
     return rc;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # An op blocked for a thread that sleeps 250 ms past the op's reading of the clock, in each of
 # the waiting calls tprof times (pthread_barrier_wait, pthread_cond_wait, pthread_cond_timedwait,
-# sem_wait, sem_timedwait, a futex wait through syscall(), pthread_join), and an op calling sched_yield until a thread sets a flag 250
+# pthread_cond_clockwait, sem_wait, sem_timedwait, sem_clockwait, a futex wait through syscall(),
+# pthread_join), and an op calling sched_yield until a thread sets a flag 250
 # ms past its start. A blocked op's waiting is at least 200 ms (the sleep less a margin for the
 # few instructions between the clock reading and the wait; the figure is the wait's wall time, so
 # no machine is too slow for it), the yield op's at least half the sleep (its loop's own
@@ -11,7 +12,7 @@
 # carries the main thread's waiting; the JSON's parts add up; the HTML report; the schema; and
 # without samples, work as the op's time less its waits, nothing marked "~".
 . "$TS/lib.sh"
-for mode in barrier cond condtimed sem semtimed futex join yield; do
+for mode in barrier cond condtimed condclock sem semtimed semclock futex join yield; do
   out=$(TPROF_OUTPUT="$WORK/$mode.txt" TPROF_JSON="$WORK/$mode.json" preload "$TB/victims/v_opwait" $mode) \
     || fail "$mode: victim failed: $?"
   [ "$out" = "done $mode" ] || fail "$mode: stdout changed: $out"
@@ -20,8 +21,8 @@ for mode in barrier cond condtimed sem semtimed futex join yield; do
   least=200000000
   case $mode in
     barrier) kinds=pthread_barrier_wait ;;
-    cond | condtimed) kinds=pthread_cond_wait ;;
-    sem | semtimed) kinds=sem_wait ;;
+    cond | condtimed | condclock) kinds=pthread_cond_wait ;;
+    sem | semtimed | semclock) kinds=sem_wait ;;
     futex) kinds=futex ;;
     join) kinds=pthread_join ;;
     yield) kinds=sched_yield least=125000000 ;;

@@ -21,8 +21,8 @@
 enum tp_wait_kind {
     TP_WAIT_YIELD = 1,   /* sched_yield */
     TP_WAIT_BARRIER = 2, /* pthread_barrier_wait */
-    TP_WAIT_COND = 4,    /* pthread_cond_wait, pthread_cond_timedwait */
-    TP_WAIT_SEM = 8,     /* sem_wait, sem_timedwait */
+    TP_WAIT_COND = 4,    /* pthread_cond_wait, pthread_cond_timedwait, pthread_cond_clockwait */
+    TP_WAIT_SEM = 8,     /* sem_wait, sem_timedwait, sem_clockwait */
     TP_WAIT_JOIN = 16,   /* pthread_join */
     TP_WAIT_FUTEX = 32,  /* FUTEX_WAIT* through syscall() */
 };

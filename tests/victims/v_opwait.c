@@ -5,6 +5,7 @@
  *   barrier: pthread_barrier_wait        cond: pthread_cond_wait on a flag
  *   sem:     sem_wait                    join: pthread_join of that thread
  *   condtimed, semtimed: pthread_cond_timedwait and sem_timedwait, with a deadline a minute off
+ *   condclock, semclock: pthread_cond_clockwait and sem_clockwait, on CLOCK_MONOTONIC, alike
  *   futex:   FUTEX_WAIT_PRIVATE through syscall() on a word
  *   yield:   sched_yield in a loop until a flag is set
  * Prints "done MODE". */
@@ -61,12 +62,12 @@ static void *late(void *arg)
     sleep_past_mark();
     if (is("barrier")) {
         pthread_barrier_wait(&barrier);
-    } else if (is("cond") || is("condtimed")) {
+    } else if (is("cond") || is("condtimed") || is("condclock")) {
         pthread_mutex_lock(&lock);
         atomic_store(&flag, 1);
         pthread_cond_signal(&cond);
         pthread_mutex_unlock(&lock);
-    } else if (is("sem") || is("semtimed")) {
+    } else if (is("sem") || is("semtimed") || is("semclock")) {
         sem_post(&sem);
     } else if (is("futex")) {
         atomic_store(&flag, 1);
@@ -79,9 +80,11 @@ static void *late(void *arg)
 
 static void wait_for_late(pthread_t t)
 {
-    struct timespec deadline;
+    struct timespec deadline, mono;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += 60;
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    mono.tv_sec += 60;
     if (is("barrier")) {
         pthread_barrier_wait(&barrier);
     } else if (is("cond")) {
@@ -94,6 +97,14 @@ static void wait_for_late(pthread_t t)
         while (!atomic_load(&flag))
             pthread_cond_timedwait(&cond, &lock, &deadline);
         pthread_mutex_unlock(&lock);
+    } else if (is("condclock")) {
+        pthread_mutex_lock(&lock);
+        while (!atomic_load(&flag))
+            pthread_cond_clockwait(&cond, &lock, CLOCK_MONOTONIC, &mono);
+        pthread_mutex_unlock(&lock);
+    } else if (is("semclock")) {
+        while (sem_clockwait(&sem, CLOCK_MONOTONIC, &mono) != 0)
+            ;
     } else if (is("sem")) {
         while (sem_wait(&sem) != 0)
             ;
@@ -113,8 +124,8 @@ static void wait_for_late(pthread_t t)
 
 int main(int argc, char **argv)
 {
-    static const char *const modes[] = {"barrier",  "cond",  "condtimed", "sem",
-                                        "semtimed", "futex", "join",      "yield"};
+    static const char *const modes[] = {"barrier",  "cond",     "condtimed", "condclock", "sem",
+                                        "semtimed", "semclock", "futex",     "join",      "yield"};
     char op[32];
     pthread_t t;
     mode = argc > 1 ? argv[1] : "";
