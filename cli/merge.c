@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/sitekey.h"
+#include "report/opwait.h"
 #include "report/peaks.h"
 
 /* The largest figure the reader accepts: sums saturate here (and say so) rather than wrap. */
@@ -138,6 +139,7 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
             d->counted_calls = add(g, d->counted_calls, s->counted_calls);
             d->alloc_bytes = add(g, d->alloc_bytes, s->alloc_bytes);
             d->alloc_count = add(g, d->alloc_count, s->alloc_count);
+            tp_op_wait_add(d, s);
             tp_lat_add(&lat, &s->latency);
             parts[i] = &s->latency;
             if (add_shapes(g, d, s) < 0) {

@@ -4,6 +4,7 @@
  * starved each other show as one run that waited for its CPUs. */
 #include "cli/merge.h"
 #include "report/cpuverdict.h"
+#include "report/fields.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +33,18 @@ static int by_tid(const void *x, const void *y)
     return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
+/* Every string of a thread is its own copy (report/fields.h lists them). */
+#define D_STR(f, dflt)                                                                             \
+    if (s->f && !(d->f = strdup(s->f)))                                                            \
+        ok = 0;
+#define D_OTHER(f, dflt)
+#define D_I64            D_OTHER
+#define D_U64            D_OTHER
+#define D_BOOL           D_OTHER
+#define D_DBL            D_OTHER
+#define D_NS             D_OTHER
+#define DUP(KIND, f, dv) D_##KIND(f, dv)
+
 static int copy_threads(const struct tp_report *in, size_t nin, struct tp_report *r)
 {
     size_t n = 0;
@@ -45,9 +58,11 @@ static int copy_threads(const struct tp_report *in, size_t nin, struct tp_report
     for (size_t i = 0; i < nin; i++) {
         for (size_t j = 0; j < in[i].nthreads; j++) {
             struct tp_thread *d = &r->threads[r->nthreads++];
-            *d = in[i].threads[j];
-            d->name = NULL;
-            if (in[i].threads[j].name && !(d->name = strdup(in[i].threads[j].name)))
+            const struct tp_thread *s = &in[i].threads[j];
+            *d = *s;
+            int ok = 1;
+            TP_THREAD_FIELDS(DUP)
+            if (!ok)
                 return -1;
         }
     }

@@ -31,6 +31,7 @@
 #include "track/runtime.h"
 #include "track/symtab.h"
 #include "track/unwind.h"
+#include "track/wait.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);
@@ -132,9 +133,10 @@ TP_EXPORT TP_NOINSTR void *dlopen(const char *file, int mode)
     if (!h)
         h = real(file, mode);
     e = errno;
-    if (h && !(mode & RTLD_NOLOAD))
+    if (h && !(mode & RTLD_NOLOAD)) {
         tp_plt_scan();
-    else if (!h)
+        tp_wait_map_modules(); /* an OpenMP runtime the library brought */
+    } else if (!h)
         tp_plt_forget(); /* objects mapped by a dlopen that failed are gone again */
     errno = e;
     return h;
@@ -170,6 +172,7 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
     tp_cyg_forget();
     tp_plt_forget();
     tp_real_forget();
+    tp_wait_remap_modules(); /* an OpenMP runtime may have gone with the library */
     tp_own_end(g);
     errno = e;
     return rc;

@@ -37,6 +37,7 @@
 #include "track/trace_heap.h"
 #include "track/tracebuf.h"
 #include "track/unwind.h"
+#include "track/wait.h"
 
 /* Heap and sites take their settings and callbacks from here, so that the tables call nothing
  * above them. */
@@ -88,6 +89,7 @@ static const struct tp_component parts[] = {
     {"report files", report_files_init, NULL, NULL, tp_output_fork_child, NULL, 0},
     {"process identity", NULL, NULL, NULL, NULL, tp_lifecycle_notes, 0},
     {"CPU samples", sample_init, NULL, NULL, tp_sample_fork_child, NULL, 0},
+    {"waits", tp_wait_map_modules, NULL, NULL, tp_wait_fork_child, NULL, 0},
     {"series", NULL, NULL, NULL, tp_series_fork_child, NULL, 0},
     {"exec environment", tp_execenv_init, NULL, NULL, NULL, NULL, 0},
 };

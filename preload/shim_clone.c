@@ -7,8 +7,9 @@
  * starts its own counts as a forked child does. A clone made by the program's own instructions
  * is not seen here: lifecycle.c tells such a copy apart on its way out.
  *
- * Every other system call goes straight through, with a test of its number and a jump: some
- * programs and libraries make their futex calls through syscall().
+ * Futex waits made through syscall() (some programs and libraries make their futex calls that
+ * way) are timed as waiting for other threads (track/wait.h). Every other system call goes
+ * straight through, with two tests of its number and a jump.
  *
  * syscall() is variadic. On Linux's ABIs a variadic function's integer arguments travel exactly
  * as a fixed function's do (the same registers, then the same stack slots), so it is defined here
@@ -19,6 +20,7 @@
  * the call passes; the extra ones are the caller's leftovers, never used. unistd.h's declaration
  * of syscall is renamed out of the way for that. */
 #include <errno.h>
+#include <linux/futex.h>
 #include <linux/sched.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -30,6 +32,7 @@
 #include "preload/real.h"
 #include "preload/shim.h"
 #include "track/runtime.h"
+#include "track/wait.h"
 
 typedef long (*syscall_fn)(long, long, long, long, long, long, long);
 
@@ -80,6 +83,28 @@ __attribute__((noinline)) static long clone_call(syscall_fn real, long nr, long 
     return rc;
 }
 
+/* A futex operation that waits for another thread (FUTEX_PRIVATE_FLAG and the clock flag aside). */
+static int is_futex_wait(long op)
+{
+    switch (op & FUTEX_CMD_MASK) {
+    case FUTEX_WAIT:
+    case FUTEX_WAIT_BITSET:
+    case FUTEX_WAIT_REQUEUE_PI:
+    case FUTEX_LOCK_PI: return 1;
+    default: return 0;
+    }
+}
+
+/* A futex wait, timed as waiting (track/wait.h). */
+__attribute__((noinline)) static long futex_wait(syscall_fn real, long nr, long a1, long a2,
+                                                 long a3, long a4, long a5, long a6)
+{
+    uint64_t t0 = tp_wait_enter();
+    long rc = real(nr, a1, a2, a3, a4, a5, a6);
+    tp_wait_leave(t0, TP_WAIT_FUTEX);
+    return rc;
+}
+
 TP_EXPORT TP_NOINSTR TP_DISPATCH long syscall(long nr, long a1, long a2, long a3, long a4, long a5,
                                               long a6)
 {
@@ -90,5 +115,7 @@ TP_EXPORT TP_NOINSTR TP_DISPATCH long syscall(long nr, long a1, long a2, long a3
     }
     if (tp_unlikely(is_clone(nr)))
         return clone_call(real, nr, a1, a2, a3, a4, a5, a6);
+    if (nr == SYS_futex && is_futex_wait(a2))
+        return futex_wait(real, nr, a1, a2, a3, a4, a5, a6);
     return real(nr, a1, a2, a3, a4, a5, a6);
 }

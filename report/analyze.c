@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/cpuverdict.h"
+#include "report/opwait.h"
 #include "report/peaks.h"
 #include "report/render.h"
 #include "report/units.h"
@@ -114,6 +115,8 @@ static void clear_verdict(struct tp_verdict *v)
     free(v->bound);
     free(v->text);
     free(v->cpu_text);
+    free(v->wait_op);
+    free(v->wait_text);
     for (size_t i = 0; i < v->namdahl; i++)
         free(v->amdahl[i].op);
     free(v->amdahl);
@@ -230,14 +233,22 @@ static char *pct(double frac, char *out, size_t n)
     return out;
 }
 
-/* The functions the CPU-time samples taken outside every op landed in: the first, with the
+/* A sampled function that works: not in an OpenMP runtime, whose code is its threads' waiting. */
+static int works(const struct tp_outside_fn *f)
+{
+    return !f->module || !tp_spin_module(f->module);
+}
+
+/* The functions the CPU-time samples taken outside every op landed in, those that work (the spin is said apart): the first, with the
  * number of samples the shares are of, then up to two more that took at least 5%. */
 static size_t outside_names(const struct tp_report *r, struct tp_buf *t)
 {
     char p[32];
     size_t i = 0;
-    for (; i < r->noutside_ops && i < 3; i++) {
-        const struct tp_outside_fn *f = &r->outside_ops[i];
+    for (size_t k = 0; k < r->noutside_ops && i < 3; k++) {
+        const struct tp_outside_fn *f = &r->outside_ops[k];
+        if (!works(f))
+            continue;
         if (i > 0 && f->share < 0.05)
             break;
         tp_buf_puts(t, i == 0 ? "" : ", ");
@@ -250,6 +261,7 @@ static size_t outside_names(const struct tp_report *r, struct tp_buf *t)
                           (unsigned long long)r->samples.outside_ops);
         else
             tp_buf_printf(t, " (~%s)", pct(f->share, p, sizeof p));
+        i++;
     }
     return i;
 }
@@ -293,8 +305,9 @@ static int unreached_window(const struct tp_steps *st, struct tp_buf *t)
     return 1;
 }
 
-/* The story of a report without ops: why there are none, and what would give some. */
-static void no_op_story(const struct tp_report *r, struct tp_buf *t)
+/* A report without ops: why there are none and what to do about it, where the sampled time
+ * went, and the share of it that spun in an OpenMP runtime. */
+static void no_ops_story(const struct tp_report *r, struct tp_buf *t)
 {
     if (unreached_window(&r->steps, t))
         return;
@@ -303,11 +316,20 @@ static void no_op_story(const struct tp_report *r, struct tp_buf *t)
                    "linked in and stripped offers nothing to hook: build it with "
                    "-finstrument-functions, call BLAS or the model's library as a shared "
                    "library, or mark regions with tprof.h.");
-    if (r->noutside_ops) {
+    size_t worked = 0;
+    for (size_t k = 0; k < r->noutside_ops; k++)
+        worked += works(&r->outside_ops[k]);
+    if (worked) {
         tp_buf_puts(t, " The time goes mostly to ");
         size_t n = outside_names(r, t);
         tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
     }
+    if (tp_outside_spin_said(&r->samples))
+        tp_buf_printf(t,
+                      " %.0f%% of the %llu CPU samples were spinning in an OpenMP runtime: "
+                      "waiting for other threads, not work.",
+                      100.0 * (double)r->samples.outside_spin / (double)r->samples.outside_ops,
+                      (unsigned long long)r->samples.outside_ops);
 }
 
 /* The program's time less each op's wall-clock time: for the story's "most of the time is spent
@@ -329,7 +351,7 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
 {
     const struct tp_verdict *v = &r->verdict;
     if (r->nops == 0) {
-        no_op_story(r, t);
+        no_ops_story(r, t);
         return;
     }
     const struct tp_op *d = order[0];
@@ -446,6 +468,7 @@ void tp_analyze(struct tp_report *r)
     v->alloc_ns = r->memory.alloc_ns;
     outside_ops(r, denom, wall_sum);
     tp_cpu_verdict(r);
+    tp_wait_verdict(r);
 
     struct tp_op **order = calloc(r->nops ? r->nops : 1, sizeof *order);
     if (!order)

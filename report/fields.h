@@ -47,7 +47,10 @@
     X(DBL, self_share, 0) X(DBL, self_wall_share, 0) X(STR, bound, "unknown") \
     X(U64, alloc_bytes, 0) \
     X(U64, alloc_count, 0) X(U64, nprocs, 0) X(NS, proc_min_ns, 0) X(NS, proc_mean_ns, 0) \
-    X(NS, proc_max_ns, 0) X(DBL, imbalance, 0) X(BOOL, demoted, 0) X(U64, counted_calls, 0)
+    X(NS, proc_max_ns, 0) X(DBL, imbalance, 0) X(BOOL, demoted, 0) X(U64, counted_calls, 0) \
+    X(U64, cpu_ns, 0) X(STR, cpu_method, NULL) X(U64, work_ns, 0) X(STR, work_method, NULL) \
+    X(U64, wait_ns, 0) X(U64, wait_blocked_ns, 0) X(U64, wait_spin_ns, 0) \
+    X(STR, wait_spin_method, NULL) X(STR, wait_kinds, NULL) X(DBL, wait_share, 0)
 
 /* struct tp_frame (a site's "frames") */
 #define TP_FRAME_FIELDS(X) \
@@ -89,7 +92,8 @@
 /* struct tp_thread (an element of the top-level "threads") */
 #define TP_THREAD_FIELDS(X) \
     X(I64, tid, 0) X(STR, name, NULL) X(U64, wall_ns, 0) X(U64, cpu_ns, 0) X(U64, runq_ns, 0) \
-    X(U64, nvcsw, 0) X(U64, nivcsw, 0) X(BOOL, exited, 0)
+    X(U64, nvcsw, 0) X(U64, nivcsw, 0) X(BOOL, exited, 0) X(U64, wait_ns, 0) \
+    X(U64, wait_spin_ns, 0) X(STR, wait_spin_method, NULL)
 
 /* struct tp_machine */
 #define TP_MACHINE_FIELDS(X) \
@@ -108,7 +112,7 @@
 #define TP_VERDICT_FIELDS(X) \
     X(STR, op, NULL) X(DBL, share, 0) X(STR, bound, NULL) X(DBL, efficiency, 0) \
     X(STR, text, NULL) X(U64, outside_ops_ns, 0) X(U64, threads_wall_ns, 0) X(U64, alloc_ns, 0) \
-    X(DBL, cpu_wait_share, 0) X(STR, cpu_text, NULL)
+    X(DBL, cpu_wait_share, 0) X(STR, cpu_text, NULL) X(STR, wait_op, NULL) X(STR, wait_text, NULL)
 
 /* struct tp_amdahl (the verdict's "amdahl") */
 #define TP_AMDAHL_FIELDS(X) \
@@ -126,7 +130,8 @@
 
 /* struct tp_samples ("samples") */
 #define TP_SAMPLES_FIELDS(X) \
-    X(U64, hz, 0) X(U64, total, 0) X(U64, in_ops, 0) X(U64, outside_ops, 0) X(STR, method, NULL)
+    X(U64, hz, 0) X(U64, total, 0) X(U64, in_ops, 0) X(U64, outside_ops, 0) \
+    X(U64, outside_spin, 0) X(STR, method, NULL)
 
 /* struct tp_outside_fn (an element of "outside_ops") */
 #define TP_OUTSIDE_FIELDS(X) \

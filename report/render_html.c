@@ -4,11 +4,13 @@
  * `tprof report --html` of a saved JSON gives the page the run gave. Nothing is fetched: the
  * style and the script are inline (report/html_assets.inc is generated from html_page.css and
  * html_page.js by the build). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/cpuverdict.h"
 #include "report/html_assets.inc"
+#include "report/opwait.h"
 #include "report/peaks.h"
 #include "report/render.h"
 #include "report/units.h"
@@ -137,6 +139,11 @@ static void header(const struct tp_report *r, struct tp_buf *b)
     tp_buf_puts(b, "<p class=\"verdict\" id=\"verdict\">");
     esc(b, r->verdict.text ? r->verdict.text : "no ops were seen");
     tp_buf_puts(b, "</p>\n");
+    if (r->verdict.wait_text) {
+        tp_buf_puts(b, "<p class=\"verdict\" id=\"wait-verdict\">");
+        esc(b, r->verdict.wait_text);
+        tp_buf_puts(b, "</p>\n");
+    }
     times_line(b, r);
 }
 
@@ -160,6 +167,20 @@ static void eff_cell(struct tp_buf *b, const struct tp_machine *m, const struct 
     tp_buf_puts(b, "</td>");
 }
 
+/* The share of the op's time spent waiting for other threads, "~" when from CPU samples
+ * (report/opwait.h); "-" when no waiting was seen. */
+static void wait_cell(struct tp_buf *b, const struct tp_op *o)
+{
+    char s[48], t[56];
+    if (!o->wait_ns) {
+        num(b, -1, "-");
+        return;
+    }
+    snprintf(t, sizeof t, "%s%s", tp_op_wait_estimated(o) ? "~" : "",
+             tp_fmt_pct(o->wait_share, 8, s, sizeof s));
+    num(b, o->wait_share, t);
+}
+
 static void op_row(struct tp_buf *b, const struct tp_machine *m, const struct tp_op *o)
 {
     char s[48];
@@ -170,6 +191,7 @@ static void op_row(struct tp_buf *b, const struct tp_machine *m, const struct tp
     num(b, (double)o->total_ns, tp_fmt_ns(o->total_ns, s, sizeof s));
     num(b, (double)o->self_ns, tp_fmt_ns(o->self_ns, s, sizeof s));
     num(b, o->self_share, tp_fmt_pct(o->self_share, 8, s, sizeof s));
+    wait_cell(b, o);
     int roof = o->flops_known && o->flops > 0;
     num(b, roof ? o->gflops : -1, roof ? tp_fmt_num(o->gflops, 2, 8, s, sizeof s) : "-");
     num(b, roof ? o->intensity : -1, roof ? tp_fmt_num(o->intensity, 1, 6, s, sizeof s) : "-");
@@ -194,8 +216,9 @@ static int by_self(const void *x, const void *y)
 
 static void ops_table(const struct tp_report *r, struct tp_buf *b)
 {
-    static const char *const h[] = {"op",      "kind", "calls", "total", "self", "self%",
-                                    "GFLOP/s", "AI",   "bound", "eff%",  "p50",  "allocated"};
+    static const char *const h[] = {"op",    "kind",  "calls",    "total", "self",
+                                    "self%", "wait%", "GFLOP/s",  "AI",    "bound",
+                                    "eff%",  "p50",   "allocated"};
     tp_buf_puts(b, "<h2>Ops (click a column to sort)</h2>\n");
     if (!r->nops) {
         tp_buf_puts(b, "<p class=\"none\">No ops were seen.</p>\n");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/opwait.h"
 #include "report/cpuverdict.h"
 #include "report/peaks.h"
 #include "report/render.h"
@@ -316,6 +317,13 @@ static void outside_samples(struct tp_text_ctx *c)
         tp_fmt_pct(f->share, 8, p, sizeof p);
         tp_buf_printf(&b, "%s%s ~%s", i ? ", " : "", f->name ? f->name : "(no symbol)", p);
     }
+    /* libgomp's spin loops look like a hot function: they wait */
+    if (tp_outside_spin_said(&r->samples))
+        tp_buf_printf(&b,
+                      "; of them %llu (~%.0f%%) spinning in an OpenMP runtime: waiting for "
+                      "other threads, not work",
+                      (unsigned long long)r->samples.outside_spin,
+                      100.0 * (double)r->samples.outside_spin / (double)r->samples.outside_ops);
     if (tp_buf_ok(&b))
         tp_text_say(c, "outside every op, by CPU samples (%llu at %llu Hz): %s",
                     (unsigned long long)r->samples.outside_ops, (unsigned long long)r->samples.hz,
@@ -334,6 +342,8 @@ static void verdict(struct tp_text_ctx *c)
         tp_text_wrap(c, "", v->cpu_text, 0);
     if (v->text)
         tp_text_wrap(c, "", v->text, 0);
+    if (v->wait_text)
+        tp_text_wrap(c, "", v->wait_text, 0);
     tp_fmt_ns(v->alloc_ns, t2, sizeof t2);
     tp_fmt_pct(frac(v->alloc_ns, c->program_ns), 8, p2, sizeof p2);
     if (r->nops && v->threads_wall_ns && r->nthreads > 1) {
@@ -453,6 +463,7 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
     if (r->nops) {
         ops_table(&c, order, n);
         spread_table(&c, order, n);
+        tp_text_waits(&c);
         latency_table(&c, order, n);
         shapes(&c, order, n);
     }

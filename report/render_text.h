@@ -42,6 +42,9 @@ void tp_text_latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm
 uint64_t tp_text_ns_of(double v);
 /* The STEPS section (report/render_text_steps.c). */
 void tp_text_steps(struct tp_text_ctx *c);
+/* The WORK AND WAIT table of the ops whose threads waited (report/render_text_wait.c). */
+void tp_text_waits(struct tp_text_ctx *c);
+
 /* The MEMORY section and the CALL SITES and LEAKS tables (report/render_text_memory.c). */
 void tp_text_memory(struct tp_text_ctx *c);
 void tp_text_sites(struct tp_text_ctx *c);

@@ -62,6 +62,11 @@ struct tp_op {
      * timed; counted_calls of calls (the rest were timed). */
     int demoted;
     uint64_t counted_calls;
+    /* Work or wait (report/opwait.c says what each is; methods: "samples" or
+     * "time_less_waits", NULL when none; wait_share derived) */
+    uint64_t cpu_ns, work_ns, wait_ns, wait_blocked_ns, wait_spin_ns;
+    char *cpu_method, *work_method, *wait_spin_method, *wait_kinds;
+    double wait_share;
 };
 
 struct tp_frame {
@@ -158,6 +163,7 @@ struct tp_verdict {
      * the CPU verdict (report/cpuverdict.c), NULL when the rule does not hold */
     double cpu_wait_share;
     char *cpu_text;
+    char *wait_op, *wait_text; /* the op mostly waiting, and why (report/opwait.h), or NULL */
     /* threads[]' wall time not inside any op, and all of it (0: program's wall less the ops') */
     uint64_t outside_ops_ns, threads_wall_ns;
     uint64_t alloc_ns;
@@ -206,11 +212,12 @@ struct tp_outputs {
 /* Where the time outside every op went, from CPU-time samples of the program counter
  * (TPROF_SAMPLE_HZ): the samples the hooks could not place in an op, by function. */
 struct tp_samples {
-    uint64_t hz;          /* samples per second of CPU time asked for, 0 when off */
-    uint64_t total;       /* samples taken */
-    uint64_t in_ops;      /* of those, while an op was open on the sampled thread */
-    uint64_t outside_ops; /* while none was (the rest landed in tprof's own work) */
-    char *method;         /* how the shares are estimated, NULL when off or from before it */
+    uint64_t hz;           /* samples per second of CPU time asked for, 0 when off */
+    uint64_t total;        /* samples taken */
+    uint64_t in_ops;       /* of those, while an op was open on the sampled thread */
+    uint64_t outside_ops;  /* while none was (the rest landed in tprof's own work) */
+    uint64_t outside_spin; /* of those, in an OpenMP runtime's code: waiting (track/wait.h) */
+    char *method;          /* how the shares are estimated, NULL when off or from before it */
 };
 
 struct tp_outside_fn {

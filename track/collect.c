@@ -23,6 +23,7 @@
 #include "track/sample.h"
 #include "track/series.h"
 #include "track/unmatched.h"
+#include "track/wait.h"
 #include "common/path.h"
 #include "common/suppress.h"
 #include "report/peaks.h"
@@ -527,6 +528,7 @@ void tp_collect(struct tp_report *r, const char *why)
     tp_series_collect(r, tp_ops_name);
     tp_unmatched_notes(r, atomic_load(&tp_state) == TP_FINISHING);
     tp_sample_collect(r);
+    tp_wait_collect(r);
     tp_components_notes(r, 1);
     tp_optree_collect(r);
     tp_components_notes(r, 0);

@@ -405,6 +405,11 @@ void tp_ops_fork_child(void)
         atomic_store(&r->in_total, 0);
         atomic_store(&r->wall, 0);
         atomic_store(&r->hook_total, 0);
+        atomic_store(&r->wait_ticks, 0);
+        atomic_store(&r->cpu_samples, 0);
+        atomic_store(&r->spin_samples, 0);
+        atomic_store(&r->inwait_samples, 0);
+        atomic_store(&r->wait_kinds, 0);
         atomic_store(&r->owner, 0);
         atomic_store(&r->sh_calls, 0);
         atomic_store(&r->sh_total, 0);

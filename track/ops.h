@@ -59,6 +59,13 @@ int tp_op_depth(void);
  * sample taken on an OpenBLAS worker while the main thread is in cblas_sgemm is the op's time,
  * not time outside every op. */
 int tp_ops_running(void);
+/* Waiting and CPU samples (track/wait.h), charged to the op this thread works for: its innermost
+ * open op, or on a thread with none open (a worker of an OpenMP or BLAS pool) the op that another
+ * thread began last among those running. A wait of ticks of kinds (tp_wait_kind bits); a sample of
+ * class cls (tp_sample_class). tp_ops_on_sample returns 1 when some op took it. Both
+ * async-signal-safe. */
+void tp_ops_on_wait(uint64_t ticks, unsigned kinds);
+int tp_ops_on_sample(int cls);
 /* Innermost open op on this thread, -1 if none. */
 int tp_ops_current(void);
 /* 1 when the innermost open op on this thread came from source src. */

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/histo.h"
+#include "report/opwait.h"
 #include "report/report.h"
 #include "track/demote.h"
 #include "track/ops_table.h"
@@ -22,6 +23,7 @@
 #include "track/runtime.h"
 #include "track/stepcpu.h"
 #include "track/steps.h"
+#include "track/sample.h"
 
 #define MAX_SHAPES TP_OPS_MAX_SHAPES
 
@@ -187,6 +189,29 @@ static void latency(const struct tp_op_rec *s, struct tp_latency *out)
     tp_histo_destroy(both);
 }
 
+/* An op's work and waiting (report.h's struct tp_op says what each figure is). */
+static void collect_wait(const struct tp_op_rec *s, struct tp_op *o, double ratio)
+{
+    uint64_t period = tp_sample_period_ns(), all = atomic_load(&s->cpu_samples);
+    uint64_t spin = atomic_load(&s->spin_samples), inwait = atomic_load(&s->inwait_samples);
+    char kinds[128];
+    o->wait_blocked_ns = to_ns(atomic_load(&s->wait_ticks), ratio);
+    tp_wait_kind_names(atomic_load(&s->wait_kinds), kinds, sizeof kinds);
+    o->wait_kinds = kinds[0] ? strdup(kinds) : NULL;
+    if (period) {
+        o->cpu_ns = all * period;
+        o->cpu_method = strdup("samples");
+        o->wait_spin_ns = spin * period;
+        o->wait_spin_method = strdup("samples");
+        o->work_ns = all > spin + inwait ? (all - spin - inwait) * period : 0;
+        o->work_method = strdup("samples");
+    } else {
+        o->work_ns = o->total_ns > o->wait_blocked_ns ? o->total_ns - o->wait_blocked_ns : 0;
+        o->work_method = strdup("time_less_waits");
+    }
+    o->wait_ns = o->wait_blocked_ns + o->wait_spin_ns;
+}
+
 /* One op that has calls, into o. */
 static void collect_op(int id, struct tp_op *o, uint64_t calls, double ratio)
 {
@@ -210,6 +235,7 @@ static void collect_op(int id, struct tp_op *o, uint64_t calls, double ratio)
     latency(s, &o->latency);
     scale_latency(&o->latency, ratio);
     collect_shapes(s, o, ratio);
+    collect_wait(s, o, ratio);
     o->demoted = tp_demote_slot(id) != 0;
     o->counted_calls = tp_demote_counted(id);
     o->calls += o->counted_calls;

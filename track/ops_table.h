@@ -50,6 +50,11 @@ struct tp_op_rec {
      * take the same fraction out of the wall-clock sum. */
     _Atomic uint64_t in_total, wall, hook_total;
     _Atomic int flops_known;
+    /* Waiting (track/wait.h), by every thread alike: ticks inside hooked waiting calls and the
+     * kinds of those calls (tp_wait_kind bits); CPU-time samples charged to the op, and of those
+     * the ones in an OpenMP runtime's spin code and inside a hooked waiting call. */
+    _Atomic uint64_t wait_ticks, cpu_samples, spin_samples, inwait_samples;
+    _Atomic unsigned wait_kinds;
     struct tp_histo *histo;
     /* TP_OPS_MAX_SHAPES slots in the record's chunk, apart from the records: most ops have no
      * shape, and their slots' pages are never touched */

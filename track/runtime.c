@@ -84,9 +84,12 @@ int tp_own_tid(int64_t tid)
     return 0;
 }
 
+TP_TLS int tp_own_thread;
+
 static void *own_thread(void *arg)
 {
     void *(*fn)(void *) = (void *(*)(void *))arg;
+    tp_own_thread = 1;
     int64_t tid = (int64_t)syscall(SYS_gettid), none = 0;
     int slot = -1;
     for (int i = 0; i < OWN_TIDS && slot < 0; i++, none = 0)

@@ -14,7 +14,9 @@
  * one. TPROF_SAMPLE_HZ=0 turns sampling off.
  *
  * The handler touches nothing but atomics and this table: samples taken inside tprof (the guard
- * is set) or inside an op are only counted; the others are counted per address. Addresses are
+ * is set) are only counted; those inside an op (on this thread, or on a thread working for an op
+ * another thread runs) go to that op's CPU and spin figures (track/wait.h); the others are
+ * counted per address. Addresses are
  * named when a report is written. */
 #include "track/sample.h"
 
@@ -36,6 +38,7 @@
 #include "track/runtime.h"
 #include "track/series.h"
 #include "track/symtab.h"
+#include "track/wait.h"
 
 #define SLOT_BITS 14
 #define NSLOTS    (1u << SLOT_BITS)
@@ -49,7 +52,7 @@ struct slot {
 
 static struct slot *slots; /* mapped at start: the handler never allocates */
 static _Atomic int active; /* our handler and timer are installed */
-static _Atomic uint64_t total, in_ops, outside, lost;
+static _Atomic uint64_t total, in_ops, outside, outside_spin, lost;
 static int hz;
 static int taken_over;         /* the program set SIGPROF's action itself while we sampled */
 static struct sigaction saved; /* SIGPROF's action before ours */
@@ -94,13 +97,17 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
     if (atomic_load_explicit(&active, memory_order_relaxed)) {
         uintptr_t pc = pc_of(ucv);
         atomic_fetch_add_explicit(&total, 1, memory_order_relaxed);
-        if (tp_guard || !pc)
-            ; /* tprof's own work: neither the program's ops nor its other functions */
-        else if (tp_op_depth() > 0 || tp_ops_running())
-            atomic_fetch_add_explicit(&in_ops, 1, memory_order_relaxed);
-        else {
-            atomic_fetch_add_explicit(&outside, 1, memory_order_relaxed);
-            record(pc);
+        if (!tp_guard && pc) { /* else tprof's own work: neither the program's ops nor others */
+            enum tp_sample_class c = tp_wait_classify(pc);
+            tp_wait_thread_sample(c);
+            if (tp_ops_on_sample((int)c)) {
+                atomic_fetch_add_explicit(&in_ops, 1, memory_order_relaxed);
+            } else {
+                atomic_fetch_add_explicit(&outside, 1, memory_order_relaxed);
+                if (c == TP_SAMPLE_SPIN)
+                    atomic_fetch_add_explicit(&outside_spin, 1, memory_order_relaxed);
+                record(pc);
+            }
         }
         /* The heap over time of a program with no op (and inside long ops): a tick is a point
          * that costs the allocator nothing (track/series.c). */
@@ -181,6 +188,11 @@ void tp_sample_yield(void)
     }
 }
 
+uint64_t tp_sample_period_ns(void)
+{
+    return hz > 0 ? 1000000000ull / (uint64_t)hz : 0;
+}
+
 int tp_sample_view(struct sigaction *old)
 {
     if (!atomic_load(&active))
@@ -194,6 +206,7 @@ void tp_sample_fork_child(void)
     atomic_store(&total, 0);
     atomic_store(&in_ops, 0);
     atomic_store(&outside, 0);
+    atomic_store(&outside_spin, 0);
     atomic_store(&lost, 0);
     if (slots)
         tp_pages_zero(slots,
@@ -296,6 +309,7 @@ void tp_sample_collect(struct tp_report *r)
                             "function's share of the samples estimates its share of the CPU "
                             "time outside every op")
                    : NULL;
+    s->outside_spin = atomic_load(&outside_spin);
     if (taken_over)
         tp_report_note(r, "the program used SIGPROF itself: tprof's CPU-time samples of "
                           "where the time outside ops goes stopped there");

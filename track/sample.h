@@ -5,6 +5,7 @@
 #define TPROF_SAMPLE_H
 
 #include <signal.h>
+#include <stdint.h>
 
 struct tp_report;
 typedef int (*tp_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -27,6 +28,10 @@ void tp_sample_yield(void);
  * be told, so that a runtime that lists every signal's handler, as Python does at start, neither
  * sees tprof's nor stops the sampling): 1 and *old filled, or 0 when tprof does not sample. */
 int tp_sample_view(struct sigaction *old);
+
+/* The CPU time one sample stands for, in ns; 0 when tprof does not sample (and in a forked
+ * child). */
+uint64_t tp_sample_period_ns(void);
 
 /* A forked child: its parent's timer is not inherited; its samples would be the parent's. The
  * child does not sample (its handler goes back to the program's action). */

@@ -10,7 +10,7 @@ libtptrack_la_SOURCES = track/runtime.c track/runtime.h track/rawalloc.c track/r
 	track/symtab.c track/symtab.h track/symindex.c track/symindex.h track/symdebug.c track/symdebug.h track/symbolize.c track/symbolize.h \
 	track/syminline.c track/syminline.h track/dwlib.c track/dwlib.h \
 	track/tlsown.c track/tlsown.h \
-	track/ops.c track/ops.h track/lifeunit.c track/lifeunit.h track/ops_table.h track/ops_table.c track/opwall.h track/threads.c track/threads.h track/cpu.c track/cpu.h track/ops_collect.c track/ops_collect.h \
+	track/ops.c track/ops.h track/ops_wait.c track/wait.c track/wait.h track/lifeunit.c track/lifeunit.h track/ops_table.h track/ops_table.c track/opwall.h track/threads.c track/threads.h track/cpu.c track/cpu.h track/ops_collect.c track/ops_collect.h \
 	track/optree.c track/optree.h track/demote.c track/demote.h track/tracebuf.c track/tracebuf.h track/trace_heap.c track/trace_heap.h \
 	track/trace_file.c track/trace_file.h track/collect.c track/collect.h track/collect_machine.c track/collect_machine.h track/opnames.c track/opnames.h \
 	track/seen.c track/seen.h track/sample.c track/sample.h track/unmatched.c track/unmatched.h \

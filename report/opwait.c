@@ -1,0 +1,149 @@
+/* Work or wait of each op (report/opwait.h).
+ *
+ * An op's time here is what its threads spent in it: working (work_ns: CPU time outside any wait,
+ * CPU samples times their period, work_method "samples"; without samples, its time less its
+ * blocked waits, "time_less_waits") or waiting (wait_ns: wait_blocked_ns, exact wall time in the
+ * hooked waiting calls, whose names are wait_kinds, plus wait_spin_ns, CPU time spinning in an
+ * OpenMP runtime from samples, wait_spin_method "samples"). cpu_ns is all the CPU time sampled in
+ * it (cpu_method "samples"). Its threads are those that had it open and the workers of a pool
+ * that ran for it while it ran. */
+#include "report/opwait.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "report/units.h"
+
+int tp_spin_module(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    static const char *const names[] = {"libgomp.so",  "libgomp-", "libomp.so",
+                                        "libiomp5.so", "libomp-",  "libiomp5-"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strncmp(b, names[i], strlen(names[i])))
+            return 1;
+    return 0;
+}
+
+int tp_outside_spin_said(const struct tp_samples *s)
+{
+    return s->outside_spin && 100 * s->outside_spin >= s->outside_ops;
+}
+
+double tp_op_wait_share(const struct tp_op *o)
+{
+    double all = (double)o->wait_ns + (double)o->work_ns;
+    return all > 0 ? (double)o->wait_ns / all : 0;
+}
+
+int tp_op_wait_estimated(const struct tp_op *o)
+{
+    return o->wait_spin_ns > 0 || (o->work_method && !strcmp(o->work_method, "samples"));
+}
+
+int tp_op_wait_rule(const struct tp_op *o)
+{
+    return o->wait_ns >= TP_WAIT_MIN_NS && tp_op_wait_share(o) >= TP_WAIT_SHARE;
+}
+
+void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
+{
+    /* the order of track/wait.h's bits */
+    static const char *const names[] = {"sched_yield", "pthread_barrier_wait", "pthread_cond_wait",
+                                        "sem_wait",    "pthread_join",         "futex"};
+    size_t at = 0;
+    if (n)
+        out[0] = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && at < n; i++)
+        if (kinds & (1u << i)) {
+            int k = snprintf(out + at, n - at, "%s%s", at ? "," : "", names[i]);
+            if (k < 0)
+                break;
+            at += (size_t)k;
+        }
+}
+
+/* "ggml_barrier: ~71.0% of the thread time while it ran (on its threads and on threads with no op
+ * open) was waiting for other threads, not work (blocked in pthread_barrier_wait: 210 ms; spinning
+ * in the OpenMP runtime: ~150 ms). Fewer threads ... may be faster." */
+static char *sentence(const struct tp_op *o)
+{
+    char pct[32], t[32];
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_fmt_pct(tp_op_wait_share(o), 8, pct, sizeof pct);
+    tp_buf_printf(&b,
+                  "Waiting: %s: %s%s of the thread time while it ran (on its threads and on "
+                  "threads with no op open) was waiting for other threads, not work (",
+                  o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct);
+    if (o->wait_blocked_ns) {
+        tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
+        tp_buf_puts(&b, "blocked in ");
+        if (o->wait_kinds && *o->wait_kinds) /* the JSON's list, a space after each comma */
+            for (const char *k = o->wait_kinds; *k; k++)
+                if (*k == ',')
+                    tp_buf_puts(&b, ", ");
+                else
+                    tp_buf_putc(&b, *k);
+        else
+            tp_buf_puts(&b, "waiting calls");
+        tp_buf_printf(&b, ": %s", t);
+    }
+    if (o->wait_spin_ns) {
+        tp_fmt_ns(o->wait_spin_ns, t, sizeof t);
+        tp_buf_printf(&b, "%sspinning in the OpenMP runtime: ~%s", o->wait_blocked_ns ? "; " : "",
+                      t);
+    }
+    tp_buf_puts(&b, "). Fewer threads (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's own "
+                    "thread count) may be faster.");
+    char *s = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
+    tp_buf_free(&b);
+    return s;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void first_of(char **d, const char *s)
+{
+    if (!*d && s)
+        *d = strdup(s);
+}
+
+void tp_op_wait_add(struct tp_op *d, const struct tp_op *s)
+{
+    d->cpu_ns = sat_add(d->cpu_ns, s->cpu_ns);
+    d->work_ns = sat_add(d->work_ns, s->work_ns);
+    d->wait_ns = sat_add(d->wait_ns, s->wait_ns);
+    d->wait_blocked_ns = sat_add(d->wait_blocked_ns, s->wait_blocked_ns);
+    d->wait_spin_ns = sat_add(d->wait_spin_ns, s->wait_spin_ns);
+    first_of(&d->cpu_method, s->cpu_method);
+    first_of(&d->work_method, s->work_method);
+    first_of(&d->wait_spin_method, s->wait_spin_method);
+    first_of(&d->wait_kinds, s->wait_kinds);
+}
+
+void tp_wait_verdict(struct tp_report *r)
+{
+    struct tp_verdict *v = &r->verdict;
+    const struct tp_op *best = NULL;
+    free(v->wait_op);
+    free(v->wait_text);
+    v->wait_op = v->wait_text = NULL;
+    for (size_t i = 0; i < r->nops; i++) {
+        struct tp_op *o = &r->ops[i];
+        o->wait_share = tp_op_wait_share(o);
+        if (tp_op_wait_rule(o) && (!best || o->wait_ns > best->wait_ns))
+            best = o;
+    }
+    if (!best)
+        return;
+    v->wait_op = best->name ? strdup(best->name) : NULL;
+    v->wait_text = sentence(best);
+}

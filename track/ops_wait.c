@@ -1,0 +1,61 @@
+/* Waiting and CPU samples charged to ops (track/ops.h's tp_ops_on_wait, tp_ops_on_sample): the
+ * figures go to the op's record, which every thread adds to with atomics (ops_table.h). */
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "track/ops.h"
+#include "track/ops_table.h"
+#include "track/opwall.h"
+#include "track/wait.h"
+
+/* The running op whose busy period began last (the word's start bits: opwall.h), NULL when none
+ * runs: nested ops on one thread began after the ops around them, so it is the innermost of the
+ * thread that began it. Linear in the ops interned, as tp_ops_running is: a thread with no op open
+ * pays it at each hooked wait (an OpenBLAS worker's sched_yield: 35 instructions with a few ops;
+ * a program with thousands of instrumented ops makes its idle workers' yields slower). */
+static struct tp_op_rec *latest_running(void)
+{
+    int n = atomic_load_explicit(&tp_op_nrecs, memory_order_acquire);
+    struct tp_op_rec *best = NULL;
+    uint64_t best_start = 0;
+    for (int i = 0; i < n; i++) {
+        struct tp_op_rec *r = tp_op_rec(i);
+        uint64_t w = atomic_load_explicit(&r->in_total, memory_order_relaxed);
+        if (!(w & TP_WALL_CNT_MASK))
+            continue;
+        uint64_t start = w >> TP_WALL_CNT_BITS;
+        if (!best || tp_wall_since(start, best_start))
+            best = r, best_start = start;
+    }
+    return best;
+}
+
+static struct tp_op_rec *charged_rec(void)
+{
+    /* the id is set before the frame is pushed: a signal in between sees the op below */
+    int id = tp_ops_current();
+    return id >= 0 ? tp_op_rec(id) : latest_running();
+}
+
+void tp_ops_on_wait(uint64_t ticks, unsigned kinds)
+{
+    struct tp_op_rec *r = charged_rec();
+    if (!r)
+        return;
+    atomic_fetch_add_explicit(&r->wait_ticks, ticks, memory_order_relaxed);
+    if ((atomic_load_explicit(&r->wait_kinds, memory_order_relaxed) & kinds) != kinds)
+        atomic_fetch_or_explicit(&r->wait_kinds, kinds, memory_order_relaxed);
+}
+
+int tp_ops_on_sample(int cls)
+{
+    struct tp_op_rec *r = charged_rec();
+    if (!r)
+        return 0;
+    atomic_fetch_add_explicit(&r->cpu_samples, 1, memory_order_relaxed);
+    if (cls == TP_SAMPLE_SPIN)
+        atomic_fetch_add_explicit(&r->spin_samples, 1, memory_order_relaxed);
+    else if (cls == TP_SAMPLE_INWAIT)
+        atomic_fetch_add_explicit(&r->inwait_samples, 1, memory_order_relaxed);
+    return 1;
+}
