@@ -188,9 +188,19 @@ static void op_row(struct tp_buf *b, const struct tp_machine *m, const struct tp
     text_cell(b, o->name);
     text_cell(b, o->kind);
     num(b, (double)o->calls, tp_fmt_count(o->calls, s, sizeof s));
-    num(b, (double)o->total_ns, tp_fmt_ns(o->total_ns, s, sizeof s));
-    num(b, (double)o->self_ns, tp_fmt_ns(o->self_ns, s, sizeof s));
-    num(b, o->self_share, tp_fmt_pct(o->self_share, 8, s, sizeof s));
+    if (o->demoted) {
+        /* counted, not timed: the total an estimate, the self time its callers' (the legend) */
+        char t[48];
+        uint64_t est = o->total_ns + o->counted_est_ns;
+        snprintf(s, sizeof s, "~%s", tp_fmt_ns(est, t, sizeof t));
+        num(b, (double)est, s);
+        num(b, -1, "counted");
+        num(b, -1, "-");
+    } else {
+        num(b, (double)o->total_ns, tp_fmt_ns(o->total_ns, s, sizeof s));
+        num(b, (double)o->self_ns, tp_fmt_ns(o->self_ns, s, sizeof s));
+        num(b, o->self_share, tp_fmt_pct(o->self_share, 8, s, sizeof s));
+    }
     wait_cell(b, o);
     int roof = o->flops_known && o->flops > 0;
     num(b, roof ? o->gflops : -1, roof ? tp_fmt_num(o->gflops, 2, 8, s, sizeof s) : "-");
@@ -233,14 +243,21 @@ static void ops_table(const struct tp_report *r, struct tp_buf *b)
     tp_buf_puts(b, "<table class=\"sortable\" id=\"ops\">");
     head_row(b, h, sizeof h / sizeof h[0]);
     const char *said[2] = {NULL, NULL}; /* the legend: once per bound */
+    int counted = 0;
     for (size_t i = 0; i < r->nops; i++) {
         op_row(b, &r->machine, v[i]);
+        counted |= v[i]->demoted;
         int mem = v[i]->bound && !strcmp(v[i]->bound, "memory");
         if (v[i]->flops_known && v[i]->efficiency > 0 && v[i]->bound &&
             tp_peaks_over_shown(v[i]->efficiency))
             said[mem] = v[i]->bound;
     }
     tp_buf_puts(b, "</tbody></table>\n");
+    if (counted)
+        tp_buf_puts(b, "<p class=\"note\" id=\"counted-legend\">counted: an op too short to time "
+                       "(TPROF_DEMOTE): its calls after the first 65 were counted, not timed, so "
+                       "its time is in its callers' self time; its total, ~, is an estimate: its "
+                       "calls times the mean of its judged calls.</p>\n");
     for (int k = 0; k < 2; k++) {
         char word[16], why[256];
         if (!said[k])

@@ -140,6 +140,39 @@ static void over_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n)
     }
 }
 
+/* An op's total, self and self% cells (32 bytes each). A demoted op's calls were counted, not
+ * timed: its total is marked as the estimate it is (its timed calls and counted_est_ns), and
+ * its self time, which is its callers', is "counted". */
+static void op_times(const struct tp_op *p, char *tot, char *self, char *pct)
+{
+    if (!p->demoted) {
+        tp_fmt_ns(p->total_ns, tot, 32);
+        tp_fmt_ns(p->self_ns, self, 32);
+        tp_fmt_pct(p->self_share, 6, pct, 32);
+        return;
+    }
+    char t[24];
+    tp_fmt_ns(p->total_ns + p->counted_est_ns, t, sizeof t);
+    snprintf(tot, 32, "~%s", t);
+    snprintf(self, 32, "counted");
+    snprintf(pct, 32, "-");
+}
+
+/* The legend of the demoted ops' cells, when the table shows one. */
+static void counted_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (order[i]->demoted) {
+            tp_text_wrap(c, "counted: ",
+                         "an op too short to time (TPROF_DEMOTE): its calls after the first 65 "
+                         "were counted, not timed, so its time is in its callers' self time; "
+                         "its total, ~, is an estimate: its calls times the mean of its judged "
+                         "calls.",
+                         2);
+            return;
+        }
+}
+
 /* Where ops ran on several threads at once, wall% (each moment counted once: what the verdict
  * uses) stands next to self% (summed over threads: it can pass 100%), in the place of kind, which
  * the JSON keeps; on one thread the two are the same and the table is as it always was. */
@@ -163,9 +196,7 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
         char calls[32], tot[32], self[32], pct[32], wpct[32], gf[32], ai[32], eff[128];
         int roof = known_bound(p->bound);
         tp_fmt_count(p->calls, calls, sizeof calls);
-        tp_fmt_ns(p->total_ns, tot, sizeof tot);
-        tp_fmt_ns(p->self_ns, self, sizeof self);
-        tp_fmt_pct(p->self_share, 6, pct, sizeof pct);
+        op_times(p, tot, self, pct);
         if (p->flops && p->total_ns)
             tp_fmt_num(p->gflops, 2, 8, gf, sizeof gf);
         else
@@ -186,6 +217,7 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
                       roof_cells(c, p, roof, h[8], eff));
     }
     over_legend(c, order, n);
+    counted_legend(c, order, n);
     if (c->r->nops > n)
         tp_text_say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
                     c->r->nops - n == 1 ? "" : "s");

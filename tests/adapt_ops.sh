@@ -48,7 +48,22 @@ jcheck "$WORK/t.json" \
   "ops['slow_conv']['calls'] == 3 and not ops['slow_conv']['demoted']" \
   "ops['slow_conv']['counted_calls'] == 0" \
   "any(n.startswith('tiny_norm: 1000 calls of ~') and 'counted, not timed' in n for n in d['notes'])" \
-  "any(n.startswith('lp_tiny_norm: 1000 calls of ~') for n in d['notes'])"
+  "any(n.startswith('lp_tiny_norm: 1000 calls of ~') for n in d['notes'])" \
+  "ops['tiny_norm']['counted_est_ns'] > 0 and ops['lp_tiny_norm']['counted_est_ns'] > 0" \
+  "ops['slow_conv']['counted_est_ns'] == 0"
+# The text and HTML tables mark the demoted rows: an estimated total, "counted" for the self time
+# (it is the callers'), and the legend that says so.
+TPROF_OPS='*norm*,*conv*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT="$WORK/t.txt" \
+  TPROF_HTML="$WORK/t.html" LD_PRELOAD="$TPROF_SO" "$V" tiny > /dev/null 2>&1 || fail "victim failed (tables)"
+for op in tiny_norm lp_tiny_norm; do
+  grep -Eq "^$op +norm +1\.00k +~[0-9.]+ [mun]?s +counted +- " "$WORK/t.txt" ||
+    fail "text row of $op: $(grep "^$op" "$WORK/t.txt")"
+done
+grep -Eq "^slow_conv +conv +3 +[0-9.]+ ms +[0-9.]+ ms" "$WORK/t.txt" || fail "text row of slow_conv"
+legend="counted: an op too short to time (TPROF_DEMOTE): its calls after the first 65 were counted, not timed, so its time is in its callers' self time; its total, ~, is an estimate: its calls times the mean of its judged calls."
+tr '\n' ' ' < "$WORK/t.txt" | tr -s ' ' | grep -qF "$legend" || fail "text legend of counted ops"
+grep -qF "<p class=\"note\" id=\"counted-legend\">$legend</p>" "$WORK/t.html" || fail "HTML legend of counted ops"
+grep -q '<td data-v="-1">counted</td>' "$WORK/t.html" || fail "HTML counted cell"
 for i in 1 2 3 4 5 6 7 8 9 10; do
   TPROF_OPS='*norm*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT=none \
     TPROF_JSON="$WORK/n$i.json" LD_PRELOAD="$TPROF_SO" "$V" noisy > /dev/null 2>"$WORK/err" ||

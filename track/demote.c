@@ -199,6 +199,12 @@ uint64_t tp_demote_counted(int id)
     return n;
 }
 
+uint64_t tp_demote_mean_ticks(int id)
+{
+    int s = tp_demote_slot(id);
+    return s ? dslots[s].mean_ticks : 0;
+}
+
 /* "70.8M" */
 static void count_str(uint64_t n, char *out, size_t size)
 {

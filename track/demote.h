@@ -51,6 +51,9 @@ void tp_demote_thread(void);
 void tp_demote_count_call(int slot);
 /* Calls of op id counted, not timed, so far. */
 uint64_t tp_demote_counted(int id);
+/* The mean ticks of op id's judged calls under the line, 0 while it is timed: what each counted
+ * call is taken to cost (the estimate the report marks). */
+uint64_t tp_demote_mean_ticks(int id);
 /* A note per demoted op. */
 void tp_demote_collect(struct tp_report *r);
 

@@ -238,6 +238,7 @@ static void collect_op(int id, struct tp_op *o, uint64_t calls, double ratio)
     collect_wait(s, o, ratio);
     o->demoted = tp_demote_slot(id) != 0;
     o->counted_calls = tp_demote_counted(id);
+    o->counted_est_ns = to_ns(o->counted_calls * tp_demote_mean_ticks(id), ratio);
     o->calls += o->counted_calls;
 }
 
