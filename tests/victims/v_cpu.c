@@ -6,6 +6,7 @@
  * With "steps": no threads; the main thread runs 3 steps (tprof_step() markers), each spinning
  * until it has had 60 ms more CPU time. Prints "done 3 steps". */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,10 @@
 #define CPU_NS 150000000ull
 
 static int spread;
+/* Set by the main thread just before it joins: the busy threads wait for it before spinning, so
+ * that the main thread is never left runnable behind them (under SCHED_FIFO, where equal
+ * priorities do not preempt, it would wait for a CPU until one of them ended). */
+static _Atomic int joining;
 
 static unsigned long long thread_cpu_ns(void)
 {
@@ -49,6 +54,9 @@ static void *busy(void *arg)
             pthread_setaffinity_np(pthread_self(), sizeof one, &one);
         }
     }
+    struct timespec ms = {0, 1000000};
+    while (!atomic_load(&joining))
+        nanosleep(&ms, NULL);
     volatile unsigned long long x = 0;
     while (thread_cpu_ns() < CPU_NS)
         for (int i = 0; i < 100000; i++)
@@ -83,6 +91,7 @@ int main(int argc, char **argv)
     for (long i = 0; i < 2; i++)
         if (pthread_create(&t[i], NULL, busy, (void *)i) != 0)
             return 1;
+    atomic_store(&joining, 1);
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
     printf("done 2\n");
