@@ -78,6 +78,7 @@ int tp_merge_cpu(const struct tp_report *in, size_t nin, struct tp_report *r)
         const struct tp_program *s = &in[i].program;
         p->cpu_ns = add_capped(p->cpu_ns, s->cpu_ns);
         p->runq_ns = add_capped(p->runq_ns, s->runq_ns);
+        p->hooks_ns = add_capped(p->hooks_ns, s->hooks_ns);
         int k = source_rank(s->cpu_source);
         rank = k < rank ? k : rank;
         if (s->load_avg > p->load_avg)

@@ -343,6 +343,8 @@ static uint64_t program_outside(const struct tp_report *r, uint64_t denom)
         uint64_t w = self_wall(&r->ops[i], denom);
         sum = sum > UINT64_MAX - w ? UINT64_MAX : sum + w;
     }
+    /* tprof's hooks inside the ops came out of their times: they are tprof's, not time outside */
+    sum = sum > UINT64_MAX - r->program.hooks_ns ? UINT64_MAX : sum + r->program.hooks_ns;
     return denom > sum ? denom - sum : 0;
 }
 
@@ -439,7 +441,9 @@ static void outside_ops(struct tp_report *r, uint64_t denom, uint64_t wall_sum)
     for (size_t i = 0; i < r->nthreads; i++)
         tw = tw > UINT64_MAX - r->threads[i].wall_ns ? UINT64_MAX : tw + r->threads[i].wall_ns;
     if (r->merged_processes > 1 || !tw || (r->nops && !r->program.in_ops_ns)) {
-        v->outside_ops_ns = denom > wall_sum ? denom - wall_sum : 0;
+        uint64_t in = wall_sum > UINT64_MAX - r->program.hooks_ns ? UINT64_MAX
+                                                                  : wall_sum + r->program.hooks_ns;
+        v->outside_ops_ns = denom > in ? denom - in : 0;
         return;
     }
     v->threads_wall_ns = tw;

@@ -91,6 +91,12 @@ static void times_line(struct tp_buf *b, const struct tp_report *r)
     esc(b, r->memory.alloc_ns_method ? r->memory.alloc_ns_method : "an estimate");
     tp_buf_printf(b, "\">~%s</span> (%s)</p>\n", tp_fmt_ns(v->alloc_ns, t, sizeof t),
                   tp_fmt_pct(w ? (double)v->alloc_ns / (double)w : 0, 8, p, sizeof p));
+    if (r->program.hooks_ns)
+        tp_buf_printf(b,
+                      "<p id=\"hooks\">tprof's own hooks inside the ops: ~%s (%s), taken out of "
+                      "the ops' times and out of the time outside every op</p>\n",
+                      tp_fmt_ns(r->program.hooks_ns, t, sizeof t),
+                      tp_fmt_pct(w ? (double)r->program.hooks_ns / (double)w : 0, 8, p, sizeof p));
 }
 
 static void header(const struct tp_report *r, struct tp_buf *b)

@@ -394,6 +394,18 @@ static void verdict(struct tp_text_ctx *c)
     } else {
         tp_text_say(c, "time inside the allocator: ~%s (%s)", t2, p2);
     }
+    if (r->program.hooks_ns) {
+        tp_fmt_ns(r->program.hooks_ns, t1, sizeof t1);
+        tp_fmt_pct(frac(r->program.hooks_ns, c->program_ns), 8, p1, sizeof p1);
+        tp_text_say(c,
+                    "tprof's own hooks inside the ops: ~%s (%s), taken out of the ops' times and "
+                    "out of the time outside every op",
+                    t1, p1);
+    }
+    if (r->samples.in_tprof && r->samples.total)
+        tp_text_say(c, "tprof's own code: %llu of the %llu CPU samples (~%.1f%% of the CPU time)",
+                    (unsigned long long)r->samples.in_tprof, (unsigned long long)r->samples.total,
+                    100.0 * (double)r->samples.in_tprof / (double)r->samples.total);
     outside_samples(c);
     if (v->namdahl == 0)
         return;

@@ -140,6 +140,7 @@ struct tp_program {
     uint64_t wall_ns;
     uint64_t threads;                  /* threads that ran (track/threads.h) */
     uint64_t start_unix_ns, in_ops_ns; /* in_ops_ns: threads' wall time inside ops, summed */
+    uint64_t hooks_ns; /* of in_ops_ns, tprof's hooks of non-op functions, out of the ops' times */
     /* Summed over the program's threads (tprof's own left out): time on a CPU, and time runnable
      * but waiting for one (the run queue); how they were read: "schedstat" (both), "stat" (CPU
      * time only, in clock ticks), "none" (a report of a tprof before them). */
@@ -220,6 +221,7 @@ struct tp_samples {
     uint64_t in_ops;       /* of those, while an op was open on the sampled thread */
     uint64_t outside_ops;  /* while none was (the rest landed in tprof's own work) */
     uint64_t outside_spin; /* of those, in an OpenMP runtime's code: waiting (track/wait.h) */
+    uint64_t in_tprof;     /* in libtprof.so's own code: tprof's work, in neither of the above */
     char *method;          /* how the shares are estimated, NULL when off or from before it */
 };
 

@@ -258,7 +258,7 @@ static void *ended_thread(void *arg)
 {
     (void)arg;
     tp_cpu_thread_begin();
-    tp_cpu_in_op(1000); /* flushed when the thread ends */
+    tp_cpu_in_op(1000, 100); /* flushed when the thread ends */
     pthread_setname_np(pthread_self(), "tp-ended");
     return (void *)(intptr_t)syscall(SYS_gettid);
 }
@@ -274,9 +274,10 @@ START_TEST(test_collect)
     struct tp_report r;
     tp_report_init(&r);
     r.program.wall_ns = 1000000000000ull;
-    tp_cpu_in_op(234); /* the reporting thread's, flushed by the report */
+    tp_cpu_in_op(234, 34); /* the reporting thread's, flushed by the report */
     tp_cpu_collect(&r);
     ck_assert_uint_eq(r.program.in_ops_ns, tp_ticks_to_ns(1234));
+    ck_assert_uint_eq(r.program.hooks_ns, tp_ticks_to_ns(134));
     ck_assert_uint_eq(r.nthreads, 2);
     int seen_ended = 0, seen_main = 0;
     uint64_t cpu = 0;

@@ -40,8 +40,8 @@ static _Atomic uint64_t lost_n, lost_cpu, lost_runq;
 static _Atomic int no_schedstat; /* some thread's figures came without schedstat */
 
 static TP_TLS uint64_t thread_start_ns;
-TP_TLS uint64_t tp_cpu_ops_ticks;
-static _Atomic uint64_t ops_ticks; /* the threads' flushed shares */
+TP_TLS uint64_t tp_cpu_ops_ticks, tp_cpu_hook_ticks;
+static _Atomic uint64_t ops_ticks, hook_ticks; /* the threads' flushed shares */
 static pthread_key_t end_key;
 static int have_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -121,7 +121,9 @@ static void thread_end(void *arg)
 void tp_cpu_ops_flush(void)
 {
     atomic_fetch_add_explicit(&ops_ticks, tp_cpu_ops_ticks, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hook_ticks, tp_cpu_hook_ticks, memory_order_relaxed);
     tp_cpu_ops_ticks = 0;
+    tp_cpu_hook_ticks = 0;
 }
 
 static void make_key(void)
@@ -146,7 +148,9 @@ void tp_cpu_fork_child(void)
     atomic_store(&lost_cpu, 0);
     atomic_store(&lost_runq, 0);
     atomic_store(&ops_ticks, 0);
+    atomic_store(&hook_ticks, 0);
     tp_cpu_ops_ticks = 0;
+    tp_cpu_hook_ticks = 0;
 }
 
 /* ---- at the report ---- */
@@ -295,6 +299,7 @@ void tp_cpu_collect(struct tp_report *r)
     r->nthreads = n;
     tp_cpu_ops_flush();
     p->in_ops_ns = tp_ticks_to_ns(atomic_load(&ops_ticks));
+    p->hooks_ns = tp_ticks_to_ns(atomic_load(&hook_ticks));
     machine_cpus(p);
     uint64_t lost = atomic_load(&lost_n);
     /* program.threads (track/threads.h) missed a thread that never allocated nor entered an op

@@ -21,10 +21,14 @@ struct tp_report;
  * on another live thread at the report is left out, as is a call still open then. */
 #define TP_CPU_OPS_BATCH (1ull << 20)
 extern TP_TLS uint64_t tp_cpu_ops_ticks;
+/* Of those, what tprof's own hooks of the non-op functions inside the ops cost (taken out of the
+ * ops' times: program.hooks_ns), flushed with them. */
+extern TP_TLS uint64_t tp_cpu_hook_ticks;
 void tp_cpu_ops_flush(void);
-static inline void tp_cpu_in_op(uint64_t ticks)
+static inline void tp_cpu_in_op(uint64_t ticks, uint64_t hook_ticks)
 {
     tp_cpu_ops_ticks += ticks;
+    tp_cpu_hook_ticks += hook_ticks;
     if (tp_unlikely(tp_cpu_ops_ticks >= TP_CPU_OPS_BATCH))
         tp_cpu_ops_flush();
 }

@@ -241,7 +241,7 @@ static inline __attribute__((always_inline)) uint64_t close_top_inline(
         atomic_fetch_add_explicit(&skipped_total, 1, memory_order_relaxed);
     }
     if (depth == 0) { /* the point after the unit's end: its floor counts it */
-        tp_cpu_in_op(raw);
+        tp_cpu_in_op(raw, raw - dur);
         tp_lifeunit_outer_end(id, dur);
         tp_series_heap(id, t);
     }

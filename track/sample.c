@@ -21,6 +21,7 @@
 #include "track/sample.h"
 
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -52,7 +53,10 @@ struct slot {
 
 static struct slot *slots; /* mapped at start: the handler never allocates */
 static _Atomic int active; /* our handler and timer are installed */
-static _Atomic uint64_t total, in_ops, outside, outside_spin, lost;
+static _Atomic uint64_t total, in_ops, outside, outside_spin, lost, in_tprof;
+/* libtprof.so's own code: a sample there is tprof's work (a hook, the counting of a demoted
+ * op), never the program's, and is named as no program function. */
+static uintptr_t own_lo, own_hi;
 static int hz;
 static int taken_over;         /* the program set SIGPROF's action itself while we sampled */
 static struct sigaction saved; /* SIGPROF's action before ours */
@@ -97,7 +101,10 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
     if (atomic_load_explicit(&active, memory_order_relaxed)) {
         uintptr_t pc = pc_of(ucv);
         atomic_fetch_add_explicit(&total, 1, memory_order_relaxed);
-        if (!tp_guard && pc) { /* else tprof's own work: neither the program's ops nor others */
+        if (pc >= own_lo && pc < own_hi) {
+            atomic_fetch_add_explicit(&in_tprof, 1, memory_order_relaxed);
+        } else if (!tp_guard &&
+                   pc) { /* else tprof's own work: neither the program's ops nor others */
             enum tp_sample_class c = tp_wait_classify(pc);
             tp_wait_thread_sample(c);
             if (tp_ops_on_sample((int)c)) {
@@ -116,6 +123,23 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
     errno = e;
 }
 
+/* The executable segments of the module holding this function: libtprof.so's code. */
+static int own_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < hi) {
+            own_lo = lo;
+            own_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void tp_sample_start(int rate, tp_sigaction_fn ks)
 {
     struct sigaction cur, sa;
@@ -128,6 +152,8 @@ void tp_sample_start(int rate, tp_sigaction_fn ks)
         return;
     if (!slots && !(slots = tp_pages_map(sizeof(struct slot) * NSLOTS, 0)))
         return;
+    if (!own_hi)
+        dl_iterate_phdr(own_text, (void *)(uintptr_t)&own_text);
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_prof;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -207,6 +233,7 @@ void tp_sample_fork_child(void)
     atomic_store(&in_ops, 0);
     atomic_store(&outside, 0);
     atomic_store(&outside_spin, 0);
+    atomic_store(&in_tprof, 0);
     atomic_store(&lost, 0);
     if (slots)
         tp_pages_zero(slots,
@@ -310,6 +337,7 @@ void tp_sample_collect(struct tp_report *r)
                             "time outside every op")
                    : NULL;
     s->outside_spin = atomic_load(&outside_spin);
+    s->in_tprof = atomic_load(&in_tprof);
     if (taken_over)
         tp_report_note(r, "the program used SIGPROF itself: tprof's CPU-time samples of "
                           "where the time outside ops goes stopped there");
