@@ -165,6 +165,70 @@ static void leak_story(const struct tp_memory *m, struct tp_buf *t)
     tp_buf_putc(t, '.');
 }
 
+/* A site with bytes at the peak, as the verdict would name it. */
+struct named_site {
+    const struct tp_site *s;
+    char name[300];
+};
+
+static int by_class_then_name(const void *x, const void *y)
+{
+    const struct named_site *a = x, *b = y;
+    if (a->s->system != b->s->system)
+        return a->s->system ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+/* The program's own line holding the most at the peak (*bytes), else a system library's: their
+ * start-up allocations (a GUI toolkit's type tables, an image library's dictionaries) can be
+ * larger and say nothing about the model. A line is every site the verdict names alike (the same
+ * line reached inlined and not, or through other callers, is a site each time, and the verdict
+ * speaks of the line). *sys_bytes: a system library's largest line, when the program's is
+ * named. Without memory for the names, the largest single sites. */
+static const struct tp_site *top_line(const struct tp_memory *m, uint64_t *bytes,
+                                      uint64_t *sys_bytes)
+{
+    const struct tp_site *top[2] = {NULL, NULL};
+    uint64_t best[2] = {0, 0};
+    struct named_site *v = m->nsites ? malloc(m->nsites * sizeof *v) : NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < m->nsites; i++) {
+        const struct tp_site *s = &m->sites[i];
+        if (!s->live_at_peak_bytes)
+            continue;
+        if (!v) {
+            if (s->live_at_peak_bytes > best[!!s->system]) {
+                best[!!s->system] = s->live_at_peak_bytes;
+                top[!!s->system] = s;
+            }
+            continue;
+        }
+        v[n].s = s;
+        site_name(s, v[n].name, sizeof v[n].name);
+        n++;
+    }
+    if (n)
+        qsort(v, n, sizeof *v, by_class_then_name);
+    for (size_t i = 0; i < n;) {
+        uint64_t sum = 0;
+        size_t j = i;
+        for (; j < n && !by_class_then_name(&v[i], &v[j]); j++)
+            sum = sum > UINT64_MAX - v[j].s->live_at_peak_bytes ? UINT64_MAX
+                                                                : sum + v[j].s->live_at_peak_bytes;
+        int k = !!v[i].s->system;
+        if (sum > best[k]) {
+            best[k] = sum;
+            top[k] = v[i].s;
+        }
+        i = j;
+    }
+    free(v);
+    int k = top[0] ? 0 : 1;
+    *bytes = best[k];
+    *sys_bytes = k == 0 ? best[1] : 0;
+    return top[k];
+}
+
 static void memory_story(const struct tp_report *r, struct tp_buf *t)
 {
     const struct tp_memory *m = &r->memory;
@@ -174,37 +238,26 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
         return;
     }
     tp_fmt_bytes(m->peak_bytes, a, sizeof a);
-    /* The program's own largest site: start-up allocations of system libraries (a GUI toolkit's
-     * type tables, an image library's dictionaries) can be larger and say nothing about the
-     * model. */
-    const struct tp_site *top = NULL, *top_sys = NULL;
-    for (size_t i = 0; i < m->nsites; i++) {
-        const struct tp_site *s = &m->sites[i];
-        const struct tp_site **best = s->system ? &top_sys : &top;
-        if (s->live_at_peak_bytes &&
-            (!*best || s->live_at_peak_bytes > (*best)->live_at_peak_bytes))
-            *best = s;
-    }
-    if (!top)
-        top = top_sys;
+    uint64_t top_bytes, sys_bytes;
+    const struct tp_site *top = top_line(m, &top_bytes, &sys_bytes);
     tp_buf_printf(t, " The heap peaks at %s", a);
     if (m->peak_op)
         tp_buf_printf(t, " inside %s", m->peak_op);
     if (top) {
         site_name(top, where, sizeof where);
-        tp_fmt_bytes(top->live_at_peak_bytes, b, sizeof b);
+        tp_fmt_bytes(top_bytes, b, sizeof b);
         /* In a merged report the sites are summed over processes but the peak is the largest
          * process's: "of it" would not hold. */
-        if (top->live_at_peak_bytes <= m->peak_bytes)
+        if (top_bytes <= m->peak_bytes)
             tp_buf_printf(t, "; %s%s of it from %s", m->sampling.mean_bytes ? "an estimated " : "",
                           b, where);
         else
             tp_buf_printf(t, "; the site holding the most is %s, with %s at the peak%s", where, b,
                           r->merged_processes > 1 ? " (summed over the processes)" : "");
-        if (top != top_sys && top_sys && top_sys->live_at_peak_bytes > top->live_at_peak_bytes) {
+        if (sys_bytes > top_bytes) {
             char c[32];
             tp_buf_printf(t, " (a system library's own allocation holds more: %s)",
-                          tp_fmt_bytes(top_sys->live_at_peak_bytes, c, sizeof c));
+                          tp_fmt_bytes(sys_bytes, c, sizeof c));
         }
     }
     tp_buf_putc(t, '.');

@@ -259,6 +259,47 @@ START_TEST(test_verdict_and_amdahl)
 }
 END_TEST
 
+static void frame(struct tp_frame *f, const char *fn, const char *file, int line)
+{
+    f->function = strdup(fn);
+    f->file = strdup(file);
+    f->line = line;
+}
+
+/* One source line reached two ways (inlined into one caller, called from another): two sites,
+ * one line in the verdict, with both sites' bytes; a larger single site of another line loses
+ * to their sum. */
+START_TEST(test_one_line_two_sites)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000;
+    r.memory.peak_bytes = 10u << 20;
+    r.memory.allocs = 3;
+    r.memory.sites = calloc(3, sizeof *r.memory.sites);
+    r.memory.nsites = 3;
+    const char *callers[2] = {"layer_forward", "train_step"};
+    for (int i = 0; i < 2; i++) {
+        struct tp_site *s = &r.memory.sites[i];
+        s->frames = calloc(2, sizeof *s->frames);
+        s->nframes = 2;
+        frame(&s->frames[0], "cache_activation", "/src/leaky.c", 25);
+        frame(&s->frames[1], callers[i], "/src/leaky.c", 33 + i);
+        s->live_at_peak_bytes = 3u << 20;
+    }
+    struct tp_site *s = &r.memory.sites[2];
+    s->frames = calloc(1, sizeof *s->frames);
+    s->nframes = 1;
+    frame(&s->frames[0], "load_weights", "/src/leaky.c", 12);
+    s->live_at_peak_bytes = 4u << 20;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(
+        strstr(r.verdict.text,
+               "The heap peaks at 10.0 MiB; 6.00 MiB of it from cache_activation (leaky.c:25)."));
+    tp_report_free(&r);
+}
+END_TEST
+
 static char *json_of(const struct tp_report *r)
 {
     struct tp_buf b;
@@ -613,6 +654,7 @@ int main(void)
     tcase_add_test(tc, test_roofline_unknown);
     tcase_add_test(tc, test_amdahl);
     tcase_add_test(tc, test_verdict_and_amdahl);
+    tcase_add_test(tc, test_one_line_two_sites);
     tcase_add_test(tc, test_idempotent);
     tcase_add_test(tc, test_overlap_capped);
     tcase_add_test(tc, test_wall_clock_shares);
