@@ -68,7 +68,7 @@ void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
 }
 
 /* "ggml_barrier: ~71.0% of the thread time while it ran (on its threads and on threads with no op
- * open) was waiting for other threads, not work (blocked in pthread_barrier_wait: 210 ms; spinning
+ * open) was waiting for other threads, not work (in pthread_barrier_wait: 210 ms; spinning
  * in the OpenMP runtime: ~150 ms). Fewer threads ... may be faster." */
 static char *sentence(const struct tp_op *o)
 {
@@ -82,7 +82,7 @@ static char *sentence(const struct tp_op *o)
                   o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct);
     if (o->wait_blocked_ns) {
         tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
-        tp_buf_puts(&b, "blocked in ");
+        tp_buf_puts(&b, "in ");
         if (o->wait_kinds && *o->wait_kinds) /* the JSON's list, a space after each comma */
             for (const char *k = o->wait_kinds; *k; k++)
                 if (*k == ',')

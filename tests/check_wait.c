@@ -129,7 +129,7 @@ START_TEST(test_sentence)
     ck_assert_str_eq(
         r.verdict.wait_text,
         "Waiting: ggml_barrier: ~90.0% of the thread time while it ran (on its threads and on "
-        "threads with no op open) was waiting for other threads, not work (blocked in "
+        "threads with no op open) was waiting for other threads, not work (in "
         "pthread_barrier_wait: 210 ms; spinning in the OpenMP runtime: ~150 ms). Fewer threads "
         "(OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's own thread count) may be faster.");
     ck_assert_double_eq_tol(r.ops[0].wait_share, 0.2, 1e-9);
@@ -141,8 +141,8 @@ START_TEST(test_sentence)
     ck_assert_str_eq(r.verdict.wait_op, "small");
     ck_assert_str_eq(r.verdict.wait_text,
                      "Waiting: small: 100.0% of the thread time while it ran (on its threads and "
-                     "on threads with no op open) was waiting for other threads, not work (blocked "
-                     "in sched_yield, futex: 20.0 ms). Fewer threads (OMP_NUM_THREADS, "
+                     "on threads with no op open) was waiting for other threads, not work (in "
+                     "sched_yield, futex: 20.0 ms). Fewer threads (OMP_NUM_THREADS, "
                      "OPENBLAS_NUM_THREADS or the program's own thread count) may be faster.");
     r.ops[2].wait_ns = 0;
     tp_wait_verdict(&r);
@@ -175,7 +175,7 @@ START_TEST(test_sentence_parts)
     ck_assert_str_eq(r.verdict.wait_text,
                      "Waiting: omp_region: 75.0% of the thread time while it ran (on its threads "
                      "and on threads with no op open) was waiting for other threads, not work "
-                     "(blocked in waiting calls: 600 ms). Fewer threads (OMP_NUM_THREADS, "
+                     "(in waiting calls: 600 ms). Fewer threads (OMP_NUM_THREADS, "
                      "OPENBLAS_NUM_THREADS or the program's own thread count) may be faster.");
     tp_report_free(&r);
 }

@@ -27,7 +27,7 @@ def main():
     est = o["work_method"] == "samples" or o["wait_spin_ns"] > 0
     m = re.search(r"Waiting: (\S+): (~?)([\d.]+)% of the thread time while it ran \(on its threads "
                   r"and on threads with no op open\) was waiting for other threads, not work "
-                  r"\(blocked in ([a-z_, ]+): [\d.]+ [mun]?s\)\. Fewer threads \(OMP_NUM_THREADS, "
+                  r"\(in ([a-z_, ]+): [\d.]+ [mun]?s\)\. Fewer threads \(OMP_NUM_THREADS, "
                   r"OPENBLAS_NUM_THREADS or the program's own thread count\) may be faster\.", flat)
     check(m is not None, "no waiting sentence, or its wording changed")
     if m:
