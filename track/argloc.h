@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/workspec.h"
+#include "track/argexpr.h"
 
 /* Registers as the hook entry saved them, by DWARF x86-64 number: 0 rax, 1 rdx, 2 rcx, 3 rbx,
  * 4 rsi, 5 rdi, 6 rbp, 7 rsp (the caller's, at the call: the hook's CFA), 8-15 r8-r15, and 16
@@ -27,8 +28,9 @@ enum tp_arg_kind {
     TP_ARG_REG = 1, /* the value is in register reg */
     TP_ARG_MEM,     /* the value is in memory at register reg + off */
     TP_ARG_CFA,     /* the value is in memory at the CFA + off (made TP_ARG_MEM once known) */
-    TP_ARG_CONST,   /* the value is off */
     TP_ARG_SUM,     /* the value is register reg + off */
+    TP_ARG_CONST,   /* the value is off (this and the next: the rare kinds, tested once) */
+    TP_ARG_EXPR,    /* the value is what program off computes (track/argexpr.h) */
 };
 
 struct tp_argloc {
@@ -62,16 +64,22 @@ static inline void tp_argloc_read(const struct tp_argset *a, const uint64_t *reg
 {
     for (int i = 0; i < a->n; i++) {
         const struct tp_argloc *l = &a->loc[i];
-        if (__builtin_expect(l->kind == TP_ARG_CONST, 0)) {
-            vals[i] = l->off;
-            continue;
+        uint64_t v;
+        if (__builtin_expect(l->kind >= TP_ARG_CONST, 0)) {
+            if (l->kind == TP_ARG_CONST) {
+                vals[i] = l->off;
+                continue;
+            }
+            v = tp_argexpr_run(l->off, regs); /* a computed value: -O3 (track/argexpr.h) */
+        } else {
+            /* a register (off 0), a register + constant, or memory there (tp_argloc_resolve
+             * made a slot off the CFA one off a register). A stack slot is read 8 bytes wide,
+             * and the value's own bytes (the low ones) kept: the bytes above a slot are more of
+             * the stack. */
+            v = regs[l->reg] + (uint64_t)l->off;
+            if (l->kind == TP_ARG_MEM)
+                memcpy(&v, (const void *)v, sizeof v);
         }
-        /* a register (off 0), a register + constant, or memory there (tp_argloc_resolve made
-         * a slot off the CFA one off a register). A stack slot is read 8 bytes wide, and the
-         * value's own bytes (the low ones) kept: the bytes above a slot are more of the stack. */
-        uint64_t v = regs[l->reg] + (uint64_t)l->off;
-        if (l->kind == TP_ARG_MEM)
-            memcpy(&v, (const void *)v, sizeof v);
         if (__builtin_expect(l->is_float, 0)) {
             vals[i] = tp_argloc_float(v, l->size);
             continue;
