@@ -83,20 +83,49 @@ static int saved(Dwarf_Word r)
     return r < 16 && r != 0 && r != 10 && r != 11;
 }
 
+/* A caller's register r (+ off) at its call, as the hook finds it: its rsp is the CFA; a
+ * callee-saved register is still in r or in the slot the function saved it to. */
+static const char *caller_reg(Dwarf_Word r, int64_t off, const struct tp_xctx *c,
+                              struct tp_argexpr *x)
+{
+    struct tp_xins *in = &x->ins[x->n];
+    if (!c->cfa_ok)
+        return "no call frame information at the enter hook's call";
+    if (r == TP_DWREG_RSP) {
+        *in = (struct tp_xins){X_REG, c->cfa_reg, 0, c->cfa_off + off};
+    } else if (r < 16 && c->caller_how[r] == 1 && saved(r)) {
+        *in = (struct tp_xins){X_REG, (uint8_t)r, 0, off};
+    } else if (r < 16 && c->caller_how[r] == 2) {
+        in[0] = (struct tp_xins){X_REG, c->cfa_reg, 0, c->cfa_off + c->caller_at[r]};
+        in[1] = (struct tp_xins){X_LOAD, 0, 8, 0};
+        in[2] = (struct tp_xins){X_CONST, 0, 0, off};
+        in[3] = (struct tp_xins){X_ADD, 0, 0, 0};
+        x->n += 3;
+    } else {
+        return "its caller passes it from a register the call does not preserve";
+    }
+    x->n++;
+    return NULL;
+}
+
 /* One DWARF operation as instructions appended to x. NULL, or why it cannot be run at the hook. */
 static const char *one(const Dwarf_Op *o, const struct tp_xctx *c, struct tp_argexpr *x)
 {
     unsigned atom = o->atom;
     struct tp_xins *in = &x->ins[x->n], *prev = x->n ? &x->ins[x->n - 1] : NULL;
-    if (x->n + 2 > TP_ARGEXPR_INS)
+    if (x->n + 4 > TP_ARGEXPR_INS)
         return "its location is too long a computation";
-    memset(in, 0, 2 * sizeof *in);
+    memset(in, 0, 4 * sizeof *in);
     if ((atom >= DW_OP_breg0 && atom <= DW_OP_breg15) || atom == DW_OP_bregx) {
         Dwarf_Word r = atom == DW_OP_bregx ? o->number : atom - DW_OP_breg0;
+        int64_t off = (int64_t)(atom == DW_OP_bregx ? o->number2 : o->number);
+        if (c->caller)
+            return caller_reg(r, off, c, x);
         if (!saved(r))
             return "it is computed from a register the hook does not save";
-        *in = (struct tp_xins){X_REG, (uint8_t)r, 0,
-                               (int64_t)(atom == DW_OP_bregx ? o->number2 : o->number)};
+        *in = (struct tp_xins){X_REG, (uint8_t)r, 0, off};
+    } else if ((atom == DW_OP_fbreg || atom == DW_OP_call_frame_cfa) && c->caller) {
+        return "its caller passes it from the caller's frame base (not supported)";
     } else if (atom == DW_OP_fbreg || atom == DW_OP_call_frame_cfa) {
         int64_t off = atom == DW_OP_fbreg ? (int64_t)o->number : 0;
         if (atom == DW_OP_fbreg && !c->fb_ok)
@@ -145,7 +174,8 @@ static const char *one(const Dwarf_Op *o, const struct tp_xctx *c, struct tp_arg
 
 int tp_argexpr_compile(const Dwarf_Op *e, size_t n, const struct tp_xctx *c, const char **why)
 {
-    if (n < 2 || e[n - 1].atom != DW_OP_stack_value) {
+    int value = n > 0 && e[n - 1].atom == DW_OP_stack_value;
+    if (!c->caller && (n < 2 || !value)) {
         *why = "its location is a computed address (not supported)";
         return -1;
     }
@@ -155,7 +185,7 @@ int tp_argexpr_compile(const Dwarf_Op *e, size_t n, const struct tp_xctx *c, con
     }
     struct tp_argexpr *x = &pool[used];
     memset(x, 0, sizeof *x);
-    for (size_t i = 0; i + 1 < n; i++)
+    for (size_t i = 0; i + (size_t)value < n; i++)
         if ((*why = one(&e[i], c, x)) != NULL)
             return -1;
     /* the stack never under- or overflows when the program runs: checked here, once */

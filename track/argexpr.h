@@ -34,6 +34,14 @@ struct tp_xctx {
     int fb_ok, cfa_ok;
     uint8_t fb_reg, cfa_reg;
     int64_t fb_off, cfa_off;
+    /* Set to compile a caller's call-site value (track/argcall.h): an expression over the
+     * caller's registers at its call, which need not end in DW_OP_stack_value. The caller's
+     * rsp is the hook's CFA; a callee-saved register is where the function's call frame
+     * information at the hook's call says: caller_how[r] 1 still in r, 2 saved at CFA +
+     * caller_at[r]; 0 not known. No frame base. */
+    int caller;
+    uint8_t caller_how[16];
+    int64_t caller_at[16];
 };
 
 /* Compile e[0..n) (a value, ending in DW_OP_stack_value). The program's index (>= 0), or -1 with

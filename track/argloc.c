@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "track/argcall.h"
 #include "track/argexpr.h"
 #include "track/cfaexpr.h"
 #include "track/dwlib.h"
@@ -184,28 +185,49 @@ static int entry_value_reg(Dwarf_Attribute *loc, const Dwarf_Op *e, size_t n)
     return -1;
 }
 
-/* Why a value described as "what a register held at entry" cannot be read at the hook. */
-static const char *entry_value_why(int r, char *buf, size_t len)
+/* Where the hook's call is: for a value only its callers know (track/argcall.h). */
+struct where {
+    Dwfl_Module *m;
+    Dwarf_Die *fn; /* the function's scope at the call: its out-of-line body or an inlined copy */
+    uintptr_t pc;  /* run-time */
+};
+
+/* A value described as "what register r held at entry" (e[0..n)): from the function's callers
+ * when it is exactly that and the hook's call is in the function's own body, else why not. */
+static const char *entry_value(int r, const Dwarf_Op *e, size_t n, const struct where *w,
+                               const struct tp_xctx *c, struct tp_argloc *l, char *buf, size_t len)
 {
     if (r < 0 || r > 16)
         return "only its value at entry is described (DW_OP_entry_value), which no register "
                "holds at the hook's call";
+    const char *why = "this copy of it is inlined (no call site passes it)";
+    int simple = n == 2 && e[1].atom == DW_OP_stack_value;
+    if (simple && tp_dw.dwarf_tag(w->fn) == DW_TAG_subprogram) {
+        int x = tp_argcall_resolve(w->m, w->fn, r, w->pc, c, &why);
+        if (x >= 0) {
+            l->kind = TP_ARG_CALLER;
+            l->off = x;
+            return NULL;
+        }
+    } else if (!simple) {
+        why = "it is computed from it (not supported)";
+    }
     snprintf(buf, len,
              "only its value at entry is described (DW_OP_entry_value(%s)): %s %s at the "
-             "hook's call, and its callers' call-site values are not read",
+             "hook's call, and %s",
              reg_names[r], reg_names[r],
-             r == 4 || r == 5 ? "carries the hook's own argument" : "was changed before it");
+             r == 4 || r == 5 ? "carries the hook's own argument" : "was changed before it", why);
     return buf;
 }
 
 /* One location expression as a tp_argloc. NULL, or why it cannot be read (in buf, or static). */
-static const char *decode(Dwarf_Attribute *loc, const Dwarf_Op *e, size_t n,
+static const char *decode(Dwarf_Attribute *loc, const Dwarf_Op *e, size_t n, const struct where *w,
                           const struct tp_xctx *c, struct tp_argloc *l, char *buf, size_t len)
 {
     unsigned atom = e[0].atom;
     int ev = entry_value_reg(loc, e, n);
     if (ev != -1)
-        return entry_value_why(ev, buf, len);
+        return entry_value(ev, e, n, w, c, l, buf, len);
     if (n == 1 && ((atom >= DW_OP_reg0 && atom <= DW_OP_reg15) || atom == DW_OP_regx)) {
         Dwarf_Word r = atom == DW_OP_regx ? e[0].number : atom - DW_OP_reg0;
         if (r >= 16 || r == TP_DWREG_RSP || !saved(r))
@@ -269,11 +291,11 @@ static const char *no_location(Dwarf_Die *param, int has_loc, struct tp_argloc *
 }
 
 /* The parameter named name among the children of die: its location at pc. */
-static const char *locate(Dwarf_Die *die, const char *name, Dwarf_Addr pc,
+static const char *locate(const struct where *w, const char *name, Dwarf_Addr pc,
                           const struct tp_xctx *ctx, struct tp_argloc *l, char *buf, size_t len)
 {
     Dwarf_Die c;
-    if (tp_dw.dwarf_child(die, &c) != 0)
+    if (tp_dw.dwarf_child(w->fn, &c) != 0)
         return "the function has no parameters in its debug information";
     do {
         if (tp_dw.dwarf_tag(&c) != DW_TAG_formal_parameter)
@@ -291,7 +313,7 @@ static const char *locate(Dwarf_Die *die, const char *name, Dwarf_Addr pc,
         if (!has_loc || tp_dw.dwarf_getlocation_addr(&a, pc, &e, &n, 1) != 1 || n == 0)
             why = no_location(&c, has_loc, l);
         else
-            why = decode(&a, e, n, ctx, l, buf, len);
+            why = decode(&a, e, n, w, ctx, l, buf, len);
         /* a float lives past the hook's call in memory (every vector register is the callee's
          * to clobber); a register or a computed value would be an integer's reading of it */
         if (!why && l->is_float && l->kind != TP_ARG_MEM && l->kind != TP_ARG_CFA)
@@ -338,10 +360,10 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
     ctx.cfa_ok = cfa_at(m, pc, out) == 0;
     ctx.cfa_reg = out->cfa_reg;
     ctx.cfa_off = out->cfa_off;
+    struct where wh = {m, &scopes[at], pc};
     int need_cfa = 0;
     for (int i = 0; i < w->nvars; i++) {
-        const char *r =
-            locate(&scopes[at], w->vars[i], pc - bias, &ctx, &out->loc[i], buf, sizeof buf);
+        const char *r = locate(&wh, w->vars[i], pc - bias, &ctx, &out->loc[i], buf, sizeof buf);
         if (r) {
             snprintf(why, n, "parameter '%s': %s", w->vars[i], r);
             tp_dw.free(scopes);

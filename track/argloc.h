@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/workspec.h"
+#include "track/argcall.h"
 #include "track/argexpr.h"
 
 /* Registers as the hook entry saved them, by DWARF x86-64 number: 0 rax, 1 rdx, 2 rcx, 3 rbx,
@@ -31,6 +32,7 @@ enum tp_arg_kind {
     TP_ARG_SUM,     /* the value is register reg + off */
     TP_ARG_CONST,   /* the value is off (this and the next: the rare kinds, tested once) */
     TP_ARG_EXPR,    /* the value is what program off computes (track/argexpr.h) */
+    TP_ARG_CALLER,  /* the value is what this call's caller passed (track/argcall.h, table off) */
 };
 
 struct tp_argloc {
@@ -60,7 +62,7 @@ int64_t tp_argloc_float(uint64_t raw, uint8_t size);
 
 /* The parameters' values from the registers the hook saved (regs[TP_ARG_NREGS]). A few loads,
  * inline: the enter hook of an op with a work entry runs it on every call. */
-static inline void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals)
+static inline int tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals)
 {
     for (int i = 0; i < a->n; i++) {
         const struct tp_argloc *l = &a->loc[i];
@@ -70,7 +72,10 @@ static inline void tp_argloc_read(const struct tp_argset *a, const uint64_t *reg
                 vals[i] = l->off;
                 continue;
             }
-            v = tp_argexpr_run(l->off, regs); /* a computed value: -O3 (track/argexpr.h) */
+            if (l->kind == TP_ARG_EXPR)
+                v = tp_argexpr_run(l->off, regs); /* a computed value: -O3 (track/argexpr.h) */
+            else if (!tp_argcall_run(l->off, regs, &v))
+                return 0; /* a caller whose call site is not known */
         } else {
             /* a register (off 0), a register + constant, or memory there (tp_argloc_resolve
              * made a slot off the CFA one off a register). A stack slot is read 8 bytes wide,
@@ -87,6 +92,7 @@ static inline void tp_argloc_read(const struct tp_argset *a, const uint64_t *reg
         v <<= l->sh;
         vals[i] = l->is_signed ? (int64_t)v >> l->sh : (int64_t)(v >> l->sh);
     }
+    return 1;
 }
 
 /* The parameters of the function that starts at fn, in order, with their types as the ABI

@@ -66,6 +66,9 @@
     X(dwarf_formudata) \
     X(dwarf_formsdata) \
     X(dwarf_haspc) \
+    X(dwarf_formaddr) \
+    X(dwarf_dieoffset) \
+    X(dwfl_module_nextcu) \
     X(dwarf_formstring) \
     X(dwarf_diename) \
     X(dwarf_getsrcfiles) \

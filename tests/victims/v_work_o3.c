@@ -38,8 +38,15 @@ void matmul_f32(float *c, const float *a, const float *b, int m, int n, int k)
 }
 
 /* n is read by nothing after the enter hook: at the hook only its value at entry is described,
- * and the register that brought it (%rsi) carries the hook's own argument by then. Its caller
- * passes the result of a call, which no call-site value can describe either. */
+ * and the register that brought it (%rsi) carries the hook's own argument by then. Its caller's
+ * call site says what it passed: 16 * scale, scale in a callee-saved register. A second call
+ * passes the result of a call, which no call-site value describes: that call has no work. */
+__attribute__((noinline)) void zero_f32(float *y, int n)
+{
+    y[0] = 0;
+}
+
+/* The same, but its caller passes the result of a call, which no call-site value describes. */
 __attribute__((noinline)) void clear_f32(float *y, int n)
 {
     y[0] = 0;
@@ -70,6 +77,8 @@ int main(int argc, char **argv)
     int scale = argc;
     for (int i = 0; i < 1 << 16; i++)
         buf_a[i] = buf_b[i] = (float)(i % 7);
+    zero_f32(buf_c, 16 * scale);
+    zero_f32(buf_b + 1000, pick(argc));
     dense(30 * scale, 20, 3);
     dense(8 * scale, 100, 2);
     for (int i = 0; i < 4; i++)
