@@ -9,3 +9,9 @@ tests/victims/v_work_o3_O2: $(srcdir)/tests/victims/v_work_o3.c
 tests/victims/v_work_o3_O3: $(srcdir)/tests/victims/v_work_o3.c
 	$(AM_V_CC)$(CC) -std=gnu11 -finstrument-functions -g -O3 -o $@ $(srcdir)/tests/victims/v_work_o3.c
 TESTS += tests/work_o3.sh
+# The expression compiler and runner alone, on hand-written DWARF expressions.
+check_PROGRAMS += tests/check_argexpr
+tests_check_argexpr_SOURCES = tests/check_argexpr.c
+tests_check_argexpr_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
+tests_check_argexpr_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
+TESTS += tests/check_argexpr

@@ -20,14 +20,6 @@ struct callers {
 static struct callers pool[POOL];
 static int used;
 
-#ifndef DW_TAG_GNU_call_site
-#define DW_TAG_GNU_call_site           0x4109
-#define DW_TAG_GNU_call_site_parameter 0x410a
-#endif
-#ifndef DW_AT_GNU_call_site_value
-#define DW_AT_GNU_call_site_value 0x2111
-#endif
-
 /* Where the function's call frame information at pc puts each callee-saved register of its
  * caller: still in place, or at CFA + k. */
 static int caller_regs(Dwfl_Module *m, uintptr_t pc, struct tp_xctx *c)
@@ -104,6 +96,11 @@ static void add_site(Dwarf_Die *site, Dwarf_Addr bias, int reg, const struct tp_
 {
     Dwarf_Attribute a;
     Dwarf_Addr ret;
+    /* a tail call leaves no frame of the caller's: its registers are not there to read, and the
+     * return address is the caller's caller's */
+    if (tp_dw.dwarf_attr(site, DW_AT_call_tail_call, &a) ||
+        tp_dw.dwarf_attr(site, DW_AT_GNU_tail_call, &a))
+        return;
     if ((!tp_dw.dwarf_attr(site, DW_AT_call_return_pc, &a) &&
          !tp_dw.dwarf_attr(site, DW_AT_low_pc, &a)) ||
         tp_dw.dwarf_formaddr(&a, &ret) != 0 || k->n >= TP_ARGCALL_SITES)
