@@ -6,9 +6,11 @@
  * compiler's location description says at that call instruction (its return address - 1): a
  * register (a callee-saved one where the value lives on past the hook, -O2 and -O3), a stack
  * slot relative to the frame base (-O0: DW_OP_fbreg from DW_OP_call_frame_cfa, the CFA read from
- * the function's call frame information at that instruction), a register-relative slot, or a
- * constant. A value described only as "what register N held at entry" (DW_OP_entry_value) is
- * gone, as is one with no location at that instruction: the function then gets no work. */
+ * the function's call frame information at that instruction; an inlined copy's off the frame
+ * base of the function it was inlined into), a register-relative slot, a constant, or a
+ * computation over those (-O3: track/argexpr.h). A value described only as "what register N held
+ * at entry" (DW_OP_entry_value) comes from the callers' call sites (track/argcall.h); one with no
+ * location at that instruction is gone: the function then gets no work, with the reason. */
 #ifndef TPROF_ARGLOC_H
 #define TPROF_ARGLOC_H
 
