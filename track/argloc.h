@@ -74,10 +74,12 @@ static inline int tp_argloc_read(const struct tp_argset *a, const uint64_t *regs
                 vals[i] = l->off;
                 continue;
             }
+            uint64_t c; /* a slot of its own: v stays in a register on the common path */
             if (l->kind == TP_ARG_EXPR)
-                v = tp_argexpr_run(l->off, regs); /* a computed value: -O3 (track/argexpr.h) */
-            else if (!tp_argcall_run(l->off, regs, &v))
+                c = tp_argexpr_run(l->off, regs); /* a computed value: -O3 (track/argexpr.h) */
+            else if (!tp_argcall_run(l->off, regs, &c))
                 return 0; /* a caller whose call site is not known */
+            v = c;
         } else {
             /* a register (off 0), a register + constant, or memory there (tp_argloc_resolve
              * made a slot off the CFA one off a register). A stack slot is read 8 bytes wide,
