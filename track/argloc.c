@@ -189,21 +189,24 @@ static int entry_value_reg(Dwarf_Attribute *loc, const Dwarf_Op *e, size_t n)
 struct where {
     Dwfl_Module *m;
     Dwarf_Die *fn; /* the function's scope at the call: its out-of-line body or an inlined copy */
-    uintptr_t pc;  /* run-time */
+    Dwarf_Die *concrete; /* the out-of-line function holding the call (fn's own, or the one fn is
+                          * inlined into), or NULL */
+    uintptr_t pc;        /* run-time */
 };
 
-/* A value described as "what register r held at entry" (e[0..n)): from the function's callers
- * when it is exactly that and the hook's call is in the function's own body, else why not. */
+/* A value described as "what register r held at entry" (e[0..n)) of the out-of-line function
+ * holding the hook's call (an inlined copy's is its host's): from that function's callers when
+ * it is exactly that, else why not. */
 static const char *entry_value(int r, const Dwarf_Op *e, size_t n, const struct where *w,
                                const struct tp_xctx *c, struct tp_argloc *l, char *buf, size_t len)
 {
     if (r < 0 || r > 16)
         return "only its value at entry is described (DW_OP_entry_value), which no register "
                "holds at the hook's call";
-    const char *why = "this copy of it is inlined (no call site passes it)";
+    const char *why = "the function holding the hook's call is not in the debug information";
     int simple = n == 2 && e[1].atom == DW_OP_stack_value;
-    if (simple && tp_dw.dwarf_tag(w->fn) == DW_TAG_subprogram) {
-        int x = tp_argcall_resolve(w->m, w->fn, r, w->pc, c, &why);
+    if (simple && w->concrete) {
+        int x = tp_argcall_resolve(w->m, w->concrete, r, w->pc, c, &why);
         if (x >= 0) {
             l->kind = TP_ARG_CALLER;
             l->off = x;
@@ -274,20 +277,40 @@ static const char *decode(Dwarf_Attribute *loc, const Dwarf_Op *e, size_t n, con
 
 /* A parameter with no location entry at pc: a constant the compiler knows (DW_AT_const_value),
  * else why there is no value. */
-static const char *no_location(Dwarf_Die *param, int has_loc, struct tp_argloc *l)
+static const char *no_location(Dwarf_Die *param, Dwarf_Attribute *loc, const struct where *w,
+                               const struct tp_xctx *c, struct tp_argloc *l)
 {
     Dwarf_Attribute a;
     Dwarf_Sword v;
+    Dwarf_Addr lo;
+    Dwarf_Op *e;
+    size_t n;
+    const char *why = "";
     if (tp_dw.dwarf_attr_integrate(param, DW_AT_const_value, &a) &&
         tp_dw.dwarf_formsdata(&a, &v) == 0) {
         l->kind = TP_ARG_CONST;
         l->off = (int64_t)v;
         return NULL;
     }
-    if (!has_loc)
+    if (!loc)
         return "it has no location in this copy of the function (optimised away: the value "
                "lives only in its caller)";
-    return "it has no location at the hook's call (optimised away)";
+    /* No user code runs before the hook: in the function's own body a parameter still has the
+     * value it came with, in the register its location names at the function's first address. */
+    if (w->fn == w->concrete && tp_dw.dwarf_attr(w->fn, DW_AT_low_pc, &a) &&
+        tp_dw.dwarf_formaddr(&a, &lo) == 0 &&
+        tp_dw.dwarf_getlocation_addr(loc, lo, &e, &n, 1) == 1 && n == 1 &&
+        e[0].atom >= DW_OP_reg0 && e[0].atom <= DW_OP_reg15) {
+        int x = tp_argcall_resolve(w->m, w->fn, (int)(e[0].atom - DW_OP_reg0), w->pc, c, &why);
+        if (x >= 0) {
+            l->kind = TP_ARG_CALLER;
+            l->off = x;
+            return NULL;
+        }
+    }
+    return *why ? "it has no location at the hook's call (optimised away), and no caller's call "
+                  "site gives the value it came with (DW_AT_call_value)"
+                : "it has no location at the hook's call (optimised away)";
 }
 
 /* The parameter named name among the children of die: its location at pc. */
@@ -311,7 +334,7 @@ static const char *locate(const struct where *w, const char *name, Dwarf_Addr pc
         size_t n;
         int has_loc = tp_dw.dwarf_attr(&c, DW_AT_location, &a) != NULL;
         if (!has_loc || tp_dw.dwarf_getlocation_addr(&a, pc, &e, &n, 1) != 1 || n == 0)
-            why = no_location(&c, has_loc, l);
+            why = no_location(&c, has_loc ? &a : NULL, w, ctx, l);
         else
             why = decode(&a, e, n, w, ctx, l, buf, len);
         /* a float lives past the hook's call in memory (every vector register is the callee's
@@ -360,7 +383,10 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
     ctx.cfa_ok = cfa_at(m, pc, out) == 0;
     ctx.cfa_reg = out->cfa_reg;
     ctx.cfa_off = out->cfa_off;
-    struct where wh = {m, &scopes[at], pc};
+    Dwarf_Die conc;
+    struct where wh = {m, &scopes[at], NULL, pc};
+    if (concrete_fn(cu, pc - bias, &conc) == 0)
+        wh.concrete = tp_dw.dwarf_tag(wh.fn) == DW_TAG_subprogram ? wh.fn : &conc;
     int need_cfa = 0;
     for (int i = 0; i < w->nvars; i++) {
         const char *r = locate(&wh, w->vars[i], pc - bias, &ctx, &out->loc[i], buf, sizeof buf);

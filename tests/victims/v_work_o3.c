@@ -52,6 +52,18 @@ __attribute__((noinline)) void clear_f32(float *y, int n)
     y[0] = 0;
 }
 
+/* Inlined into fill_host, whose hooks it calls in fill_host's frame: there its n is fill_host's
+ * value at entry, which fill_host's caller's call site gives. */
+static inline void fill_f32(float *y, int n)
+{
+    y[0] = 1;
+}
+
+__attribute__((noinline)) void fill_host(float *y, int n)
+{
+    fill_f32(y, n);
+}
+
 __attribute__((noinline)) int pick(int argc)
 {
     return 16 * argc;
@@ -79,6 +91,7 @@ int main(int argc, char **argv)
         buf_a[i] = buf_b[i] = (float)(i % 7);
     zero_f32(buf_c, 16 * scale);
     zero_f32(buf_b + 1000, pick(argc));
+    fill_host(buf_b + 2000, 8 * scale);
     dense(30 * scale, 20, 3);
     dense(8 * scale, 100, 2);
     for (int i = 0; i < 4; i++)
