@@ -112,6 +112,15 @@ static void add_site(Dwarf_Die *site, Dwarf_Addr bias, int reg, const struct tp_
     k->prog[k->n++] = x;
 }
 
+/* Where call sites can be: code, and the namespaces holding it (not types or variables). */
+static int holds_code(int tag)
+{
+    return tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+           tag == DW_TAG_inlined_subroutine || tag == DW_TAG_namespace;
+}
+
+#define MAX_DIES 4000000 /* a bound on the hook's time in a huge module's debug information */
+
 /* Every call site of the function in the module: a walk over its DIEs, with a stack of its own
  * (call sites sit in lexical blocks and inlined copies, at any depth). */
 static void walk(Dwfl_Module *m, const Dwarf_Off *fn, int reg, const struct tp_xctx *c,
@@ -119,6 +128,7 @@ static void walk(Dwfl_Module *m, const Dwarf_Off *fn, int reg, const struct tp_x
 {
     Dwarf_Addr bias;
     Dwarf_Die *cu = NULL, stack[64];
+    long seen = 0;
     while ((cu = tp_dw.dwfl_module_nextcu(m, cu, &bias)) != NULL) {
         int d = 0;
         if (tp_dw.dwarf_child(cu, &stack[0]) != 0)
@@ -126,10 +136,13 @@ static void walk(Dwfl_Module *m, const Dwarf_Off *fn, int reg, const struct tp_x
         for (;;) {
             Dwarf_Die *it = &stack[d];
             int tag = tp_dw.dwarf_tag(it);
+            if (++seen > MAX_DIES) {
+                *why = "its callers were not all searched (over 4 million debug entries)";
+                return;
+            }
             if ((tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) && calls(it, fn))
                 add_site(it, bias, reg, c, k, why);
-            if (d + 1 < 64 && tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site &&
-                tp_dw.dwarf_child(it, &stack[d + 1]) == 0) {
+            if (d + 1 < 64 && holds_code(tag) && tp_dw.dwarf_child(it, &stack[d + 1]) == 0) {
                 d++;
                 continue;
             }
