@@ -584,11 +584,7 @@ void tp_names_collect(struct tp_report *r)
                        "%llu instrumented functions have no symbol (a stripped binary?): they "
                        "cannot be ops",
                        (unsigned long long)atomic_load(&no_name));
-    if (tp_argwork_failed())
-        tp_report_note(r,
-                       "%llu op calls got no FLOPs or bytes from their TPROF_WORK entry: the "
-                       "formula overflowed, divided by zero or came out negative",
-                       (unsigned long long)tp_argwork_failed());
+    tp_argwork_notes(r);
     if (atomic_load(&global_full))
         tp_report_note(r,
                        "%llu instrumented-function lookups missed the decision table (too "

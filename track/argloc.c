@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "track/argcall.h"
+#include "track/argexpr.h"
 #include "track/cfaexpr.h"
 #include "track/dwlib.h"
 
@@ -84,31 +86,40 @@ static int cfa_at(Dwfl_Module *m, uintptr_t pc, struct tp_argset *out)
     return rc;
 }
 
+/* The out-of-line function (a child of the compile unit) whose code holds pc. dwarf_getscopes
+ * follows an inlined copy to its abstract definition, which has no frame base: the copy's
+ * fbreg locations are off the frame base of the function it was inlined into. */
+static int concrete_fn(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
+{
+    if (tp_dw.dwarf_child(cu, out) != 0)
+        return -1;
+    do {
+        if (tp_dw.dwarf_tag(out) == DW_TAG_subprogram && tp_dw.dwarf_haspc(out, pc) == 1)
+            return 0;
+    } while (tp_dw.dwarf_siblingof(out, out) == 0);
+    return -1;
+}
+
 /* The frame base of the function whose code holds pc: DW_OP_call_frame_cfa (as GCC writes it)
  * or a register + offset. *reg is 255 for the CFA. */
-static int frame_base(Dwarf_Die *scopes, int ns, int from, Dwarf_Addr pc, uint8_t *reg,
-                      int64_t *off)
+static int frame_base(Dwarf_Die *cu, Dwarf_Addr pc, uint8_t *reg, int64_t *off)
 {
-    for (int i = from; i < ns; i++) {
-        Dwarf_Attribute a;
-        if (tp_dw.dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
-            !tp_dw.dwarf_attr(&scopes[i], DW_AT_frame_base, &a))
-            continue;
-        Dwarf_Op *e;
-        size_t len;
-        if (tp_dw.dwarf_getlocation_addr(&a, pc, &e, &len, 1) != 1 || len != 1)
-            return -1;
-        if (e[0].atom == DW_OP_call_frame_cfa) {
-            *reg = 255;
-            *off = 0;
-            return 0;
-        }
-        if (e[0].atom >= DW_OP_breg0 && e[0].atom <= DW_OP_breg15) {
-            *reg = (uint8_t)(e[0].atom - DW_OP_breg0);
-            *off = (int64_t)e[0].number;
-            return 0;
-        }
+    Dwarf_Die fn;
+    Dwarf_Attribute a;
+    Dwarf_Op *e;
+    size_t len;
+    if (concrete_fn(cu, pc, &fn) != 0 || !tp_dw.dwarf_attr(&fn, DW_AT_frame_base, &a) ||
+        tp_dw.dwarf_getlocation_addr(&a, pc, &e, &len, 1) != 1 || len != 1)
         return -1;
+    if (e[0].atom == DW_OP_call_frame_cfa) {
+        *reg = 255;
+        *off = 0;
+        return 0;
+    }
+    if (e[0].atom >= DW_OP_breg0 && e[0].atom <= DW_OP_breg15) {
+        *reg = (uint8_t)(e[0].atom - DW_OP_breg0);
+        *off = (int64_t)e[0].number;
+        return 0;
     }
     return -1;
 }
@@ -151,21 +162,75 @@ static int saved(Dwarf_Word r)
     return r != 0 && r != 10 && r != 11;
 }
 
-static int has_entry_value(const Dwarf_Op *e, size_t n)
+static const char *const reg_names[17] = {"rax", "rdx", "rcx", "rbx", "rsi", "rdi",
+                                          "rbp", "rsp", "r8",  "r9",  "r10", "r11",
+                                          "r12", "r13", "r14", "r15", "rip"};
+
+/* The register of a DW_OP_entry_value in e, or -1 when there is none (-2: not a register). */
+static int entry_value_reg(Dwarf_Attribute *loc, const Dwarf_Op *e, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (e[i].atom == DW_OP_entry_value || e[i].atom == DW_OP_GNU_entry_value)
-            return 1;
-    return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].atom != DW_OP_entry_value && e[i].atom != DW_OP_GNU_entry_value)
+            continue;
+        /* its operand, a sub-expression, is one register as GCC writes it: DW_OP_regN */
+        Dwarf_Op *sub;
+        size_t ns;
+        Dwarf_Attribute a;
+        if (tp_dw.dwarf_getlocation_attr(loc, &e[i], &a) == 0 &&
+            tp_dw.dwarf_getlocation(&a, &sub, &ns) == 0 && ns == 1 && sub[0].atom >= DW_OP_reg0 &&
+            sub[0].atom <= DW_OP_reg16)
+            return (int)(sub[0].atom - DW_OP_reg0);
+        return -2;
+    }
+    return -1;
 }
 
-/* One location expression as a tp_argloc. NULL, or why it cannot be read. */
-static const char *decode(const Dwarf_Op *e, size_t n, uint8_t fb_reg, int64_t fb_off, int fb_ok,
-                          struct tp_argloc *l)
+/* Where the hook's call is: for a value only its callers know (track/argcall.h). */
+struct where {
+    Dwfl_Module *m;
+    Dwarf_Die *fn; /* the function's scope at the call: its out-of-line body or an inlined copy */
+    Dwarf_Die *concrete; /* the out-of-line function holding the call (fn's own, or the one fn is
+                          * inlined into), or NULL */
+    uintptr_t pc;        /* run-time */
+};
+
+/* A value described as "what register r held at entry" (e[0..n)) of the out-of-line function
+ * holding the hook's call (an inlined copy's is its host's): from that function's callers when
+ * it is exactly that, else why not. */
+static const char *entry_value(int r, const Dwarf_Op *e, size_t n, const struct where *w,
+                               const struct tp_xctx *c, struct tp_argloc *l, char *buf, size_t len)
+{
+    if (r < 0 || r > 16)
+        return "only its value at entry is described (DW_OP_entry_value), which no register "
+               "holds at the hook's call";
+    const char *why = "the function holding the hook's call is not in the debug information";
+    int simple = n == 2 && e[1].atom == DW_OP_stack_value;
+    if (simple && w->concrete) {
+        int x = tp_argcall_resolve(w->m, w->concrete, r, w->pc, c, &why);
+        if (x >= 0) {
+            l->kind = TP_ARG_CALLER;
+            l->off = x;
+            return NULL;
+        }
+    } else if (!simple) {
+        why = "it is computed from it (not supported)";
+    }
+    snprintf(buf, len,
+             "only its value at entry is described (DW_OP_entry_value(%s)): %s %s at the "
+             "hook's call, and %s",
+             reg_names[r], reg_names[r],
+             r == 4 || r == 5 ? "carries the hook's own argument" : "was changed before it", why);
+    return buf;
+}
+
+/* One location expression as a tp_argloc. NULL, or why it cannot be read (in buf, or static). */
+static const char *decode(Dwarf_Attribute *loc, const Dwarf_Op *e, size_t n, const struct where *w,
+                          const struct tp_xctx *c, struct tp_argloc *l, char *buf, size_t len)
 {
     unsigned atom = e[0].atom;
-    if (has_entry_value(e, n))
-        return "only its value at entry is described (optimised away before the hook)";
+    int ev = entry_value_reg(loc, e, n);
+    if (ev != -1)
+        return entry_value(ev, e, n, w, c, l, buf, len);
     if (n == 1 && ((atom >= DW_OP_reg0 && atom <= DW_OP_reg15) || atom == DW_OP_regx)) {
         Dwarf_Word r = atom == DW_OP_regx ? e[0].number : atom - DW_OP_reg0;
         if (r >= 16 || r == TP_DWREG_RSP || !saved(r))
@@ -183,11 +248,11 @@ static const char *decode(const Dwarf_Op *e, size_t n, uint8_t fb_reg, int64_t f
         return NULL;
     }
     if (n == 1 && atom == DW_OP_fbreg) {
-        if (!fb_ok)
+        if (!c->fb_ok)
             return "its function's frame base is not understood";
-        l->kind = fb_reg == 255 ? TP_ARG_CFA : TP_ARG_MEM;
-        l->reg = fb_reg == 255 ? 0 : fb_reg;
-        l->off = fb_off + (int64_t)e[0].number;
+        l->kind = c->fb_reg == 255 ? TP_ARG_CFA : TP_ARG_MEM;
+        l->reg = c->fb_reg == 255 ? 0 : c->fb_reg;
+        l->off = c->fb_off + (int64_t)e[0].number;
         return NULL;
     }
     if (n == 2 && e[1].atom == DW_OP_stack_value && atom >= DW_OP_breg0 && atom <= DW_OP_breg15) {
@@ -199,29 +264,61 @@ static const char *decode(const Dwarf_Op *e, size_t n, uint8_t fb_reg, int64_t f
         l->off = (int64_t)e[0].number;
         return NULL;
     }
-    if (n == 2 && e[1].atom == DW_OP_stack_value) {
+    /* anything else that ends in a value, a constant included: a program the hook runs (-O3's
+     * "r13 * 5", "the int at frame base - 76 times 6"; track/argexpr.h) */
+    const char *why = "its location is not a register, a stack slot or a computed value";
+    int x = e[n - 1].atom == DW_OP_stack_value ? tp_argexpr_compile(e, n, c, &why) : -1;
+    if (x < 0)
+        return why;
+    l->kind = TP_ARG_EXPR;
+    l->off = x;
+    return NULL;
+}
+
+/* A parameter with no location entry at pc: a constant the compiler knows (DW_AT_const_value),
+ * else why there is no value. */
+static const char *no_location(Dwarf_Die *param, Dwarf_Attribute *loc, const struct where *w,
+                               const struct tp_xctx *c, struct tp_argloc *l)
+{
+    Dwarf_Attribute a;
+    Dwarf_Sword v;
+    Dwarf_Addr lo;
+    Dwarf_Op *e;
+    size_t n;
+    const char *why = "";
+    if (tp_dw.dwarf_attr_integrate(param, DW_AT_const_value, &a) &&
+        tp_dw.dwarf_formsdata(&a, &v) == 0) {
         l->kind = TP_ARG_CONST;
-        if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31)
-            l->off = atom - DW_OP_lit0;
-        else if (atom == DW_OP_const1s || atom == DW_OP_const2s || atom == DW_OP_const4s ||
-                 atom == DW_OP_const8s || atom == DW_OP_consts)
-            l->off = (int64_t)e[0].number;
-        else if (atom == DW_OP_const1u || atom == DW_OP_const2u || atom == DW_OP_const4u ||
-                 atom == DW_OP_const8u || atom == DW_OP_constu)
-            l->off = (int64_t)e[0].number;
-        else
-            return "its location is computed (not supported)";
+        l->off = (int64_t)v;
         return NULL;
     }
-    return "its location is not a register, a stack slot or a constant";
+    if (!loc)
+        return "it has no location in this copy of the function (optimised away: the value "
+               "lives only in its caller)";
+    /* No user code runs before the hook: in the function's own body a parameter still has the
+     * value it came with, in the register its location names at the function's first address. */
+    if (w->fn == w->concrete && tp_dw.dwarf_attr(w->fn, DW_AT_low_pc, &a) &&
+        tp_dw.dwarf_formaddr(&a, &lo) == 0 &&
+        tp_dw.dwarf_getlocation_addr(loc, lo, &e, &n, 1) == 1 && n == 1 &&
+        e[0].atom >= DW_OP_reg0 && e[0].atom <= DW_OP_reg15) {
+        int x = tp_argcall_resolve(w->m, w->fn, (int)(e[0].atom - DW_OP_reg0), w->pc, c, &why);
+        if (x >= 0) {
+            l->kind = TP_ARG_CALLER;
+            l->off = x;
+            return NULL;
+        }
+    }
+    return *why ? "it has no location at the hook's call (optimised away), and no caller's call "
+                  "site gives the value it came with (DW_AT_call_value)"
+                : "it has no location at the hook's call (optimised away)";
 }
 
 /* The parameter named name among the children of die: its location at pc. */
-static const char *locate(Dwarf_Die *die, const char *name, Dwarf_Addr pc, uint8_t fb_reg,
-                          int64_t fb_off, int fb_ok, struct tp_argloc *l)
+static const char *locate(const struct where *w, const char *name, Dwarf_Addr pc,
+                          const struct tp_xctx *ctx, struct tp_argloc *l, char *buf, size_t len)
 {
     Dwarf_Die c;
-    if (tp_dw.dwarf_child(die, &c) != 0)
+    if (tp_dw.dwarf_child(w->fn, &c) != 0)
         return "the function has no parameters in its debug information";
     do {
         if (tp_dw.dwarf_tag(&c) != DW_TAG_formal_parameter)
@@ -234,11 +331,12 @@ static const char *locate(Dwarf_Die *die, const char *name, Dwarf_Addr pc, uint8
             return why;
         Dwarf_Attribute a;
         Dwarf_Op *e;
-        size_t len;
-        if (!tp_dw.dwarf_attr(&c, DW_AT_location, &a) ||
-            tp_dw.dwarf_getlocation_addr(&a, pc, &e, &len, 1) != 1 || len == 0)
-            return "it has no location at the hook's call (optimised away)";
-        why = decode(e, len, fb_reg, fb_off, fb_ok, l);
+        size_t n;
+        int has_loc = tp_dw.dwarf_attr(&c, DW_AT_location, &a) != NULL;
+        if (!has_loc || tp_dw.dwarf_getlocation_addr(&a, pc, &e, &n, 1) != 1 || n == 0)
+            why = no_location(&c, has_loc ? &a : NULL, w, ctx, l);
+        else
+            why = decode(&a, e, n, w, ctx, l, buf, len);
         /* a float lives past the hook's call in memory (every vector register is the callee's
          * to clobber); a register or a computed value would be an integer's reading of it */
         if (!why && l->is_float && l->kind != TP_ARG_MEM && l->kind != TP_ARG_CFA)
@@ -279,13 +377,19 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
             tp_dw.free(scopes);
         return -1;
     }
-    uint8_t fb_reg = 0;
-    int64_t fb_off = 0;
-    int fb_ok = frame_base(scopes, ns, at, pc - bias, &fb_reg, &fb_off) == 0;
+    struct tp_xctx ctx = {0};
+    char buf[200];
+    ctx.fb_ok = frame_base(cu, pc - bias, &ctx.fb_reg, &ctx.fb_off) == 0;
+    ctx.cfa_ok = cfa_at(m, pc, out) == 0;
+    ctx.cfa_reg = out->cfa_reg;
+    ctx.cfa_off = out->cfa_off;
+    Dwarf_Die conc;
+    struct where wh = {m, &scopes[at], NULL, pc};
+    if (concrete_fn(cu, pc - bias, &conc) == 0)
+        wh.concrete = tp_dw.dwarf_tag(wh.fn) == DW_TAG_subprogram ? wh.fn : &conc;
     int need_cfa = 0;
     for (int i = 0; i < w->nvars; i++) {
-        const char *r =
-            locate(&scopes[at], w->vars[i], pc - bias, fb_reg, fb_off, fb_ok, &out->loc[i]);
+        const char *r = locate(&wh, w->vars[i], pc - bias, &ctx, &out->loc[i], buf, sizeof buf);
         if (r) {
             snprintf(why, n, "parameter '%s': %s", w->vars[i], r);
             tp_dw.free(scopes);
@@ -295,7 +399,7 @@ int tp_argloc_resolve(uintptr_t ra, const struct tp_work_fn *w, struct tp_argset
         out->loc[i].sh = (uint8_t)(64 - 8 * out->loc[i].size);
     }
     tp_dw.free(scopes);
-    if (need_cfa && cfa_at(m, pc, out) < 0) {
+    if (need_cfa && !ctx.cfa_ok) {
         snprintf(why, n, "no call frame information at the enter hook's call");
         return -1;
     }

@@ -6,9 +6,11 @@
  * compiler's location description says at that call instruction (its return address - 1): a
  * register (a callee-saved one where the value lives on past the hook, -O2 and -O3), a stack
  * slot relative to the frame base (-O0: DW_OP_fbreg from DW_OP_call_frame_cfa, the CFA read from
- * the function's call frame information at that instruction), a register-relative slot, or a
- * constant. A value described only as "what register N held at entry" (DW_OP_entry_value) is
- * gone, as is one with no location at that instruction: the function then gets no work. */
+ * the function's call frame information at that instruction; an inlined copy's off the frame
+ * base of the function it was inlined into), a register-relative slot, a constant, or a
+ * computation over those (-O3: track/argexpr.h). A value described only as "what register N held
+ * at entry" (DW_OP_entry_value) comes from the callers' call sites (track/argcall.h); one with no
+ * location at that instruction is gone: the function then gets no work, with the reason. */
 #ifndef TPROF_ARGLOC_H
 #define TPROF_ARGLOC_H
 
@@ -17,6 +19,8 @@
 #include <string.h>
 
 #include "common/workspec.h"
+#include "track/argcall.h"
+#include "track/argexpr.h"
 
 /* Registers as the hook entry saved them, by DWARF x86-64 number: 0 rax, 1 rdx, 2 rcx, 3 rbx,
  * 4 rsi, 5 rdi, 6 rbp, 7 rsp (the caller's, at the call: the hook's CFA), 8-15 r8-r15, and 16
@@ -27,8 +31,10 @@ enum tp_arg_kind {
     TP_ARG_REG = 1, /* the value is in register reg */
     TP_ARG_MEM,     /* the value is in memory at register reg + off */
     TP_ARG_CFA,     /* the value is in memory at the CFA + off (made TP_ARG_MEM once known) */
-    TP_ARG_CONST,   /* the value is off */
     TP_ARG_SUM,     /* the value is register reg + off */
+    TP_ARG_CONST,   /* the value is off (this and the next: the rare kinds, tested once) */
+    TP_ARG_EXPR,    /* the value is what program off computes (track/argexpr.h) */
+    TP_ARG_CALLER,  /* the value is what this call's caller passed (track/argcall.h, table off) */
 };
 
 struct tp_argloc {
@@ -58,20 +64,31 @@ int64_t tp_argloc_float(uint64_t raw, uint8_t size);
 
 /* The parameters' values from the registers the hook saved (regs[TP_ARG_NREGS]). A few loads,
  * inline: the enter hook of an op with a work entry runs it on every call. */
-static inline void tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals)
+static inline int tp_argloc_read(const struct tp_argset *a, const uint64_t *regs, int64_t *vals)
 {
     for (int i = 0; i < a->n; i++) {
         const struct tp_argloc *l = &a->loc[i];
-        if (__builtin_expect(l->kind == TP_ARG_CONST, 0)) {
-            vals[i] = l->off;
-            continue;
+        uint64_t v;
+        if (__builtin_expect(l->kind >= TP_ARG_CONST, 0)) {
+            if (l->kind == TP_ARG_CONST) {
+                vals[i] = l->off;
+                continue;
+            }
+            uint64_t c; /* a slot of its own: v stays in a register on the common path */
+            if (l->kind == TP_ARG_EXPR)
+                c = tp_argexpr_run(l->off, regs); /* a computed value: -O3 (track/argexpr.h) */
+            else if (!tp_argcall_run(l->off, regs, &c))
+                return 0; /* a caller whose call site is not known */
+            v = c;
+        } else {
+            /* a register (off 0), a register + constant, or memory there (tp_argloc_resolve
+             * made a slot off the CFA one off a register). A stack slot is read 8 bytes wide,
+             * and the value's own bytes (the low ones) kept: the bytes above a slot are more of
+             * the stack. */
+            v = regs[l->reg] + (uint64_t)l->off;
+            if (l->kind == TP_ARG_MEM)
+                memcpy(&v, (const void *)v, sizeof v);
         }
-        /* a register (off 0), a register + constant, or memory there (tp_argloc_resolve made
-         * a slot off the CFA one off a register). A stack slot is read 8 bytes wide, and the
-         * value's own bytes (the low ones) kept: the bytes above a slot are more of the stack. */
-        uint64_t v = regs[l->reg] + (uint64_t)l->off;
-        if (l->kind == TP_ARG_MEM)
-            memcpy(&v, (const void *)v, sizeof v);
         if (__builtin_expect(l->is_float, 0)) {
             vals[i] = tp_argloc_float(v, l->size);
             continue;
@@ -79,6 +96,7 @@ static inline void tp_argloc_read(const struct tp_argset *a, const uint64_t *reg
         v <<= l->sh;
         vals[i] = l->is_signed ? (int64_t)v >> l->sh : (int64_t)(v >> l->sh);
     }
+    return 1;
 }
 
 /* The parameters of the function that starts at fn, in order, with their types as the ABI

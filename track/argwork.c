@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "report/report.h"
 #include "track/opnames.h"
 #include "track/runtime.h"
 #include "track/symtab.h"
@@ -44,7 +45,7 @@ static void at_fork(void)
 {
     pthread_atfork(fork_prepare, fork_parent, fork_parent);
 }
-static _Atomic uint64_t failed, full;
+static _Atomic uint64_t failed, full, unknown;
 static unsigned char warned[TP_WORK_MAX_FNS];
 
 /* This thread's shapes built so far (tp_shape_key.token). */
@@ -198,7 +199,10 @@ int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t 
     }
     int64_t v[TP_WORK_MAX_VARS];
     int n = s->set.n;
-    tp_argloc_read(&s->set, regs, v);
+    if (tp_unlikely(!tp_argloc_read(&s->set, regs, v))) {
+        atomic_fetch_add_explicit(&unknown, 1, memory_order_relaxed);
+        return 0;
+    }
     uint64_t differ = !last.valid;
     for (int i = 0; i < n; i++)
         differ |= (uint64_t)(last.v[i] ^ v[i]);
@@ -284,9 +288,19 @@ int tp_argwork_abi(struct tp_argwork_abi *a, const char *name, uintptr_t target,
     return 1;
 }
 
-uint64_t tp_argwork_failed(void)
+void tp_argwork_notes(struct tp_report *r)
 {
-    return atomic_load(&failed);
+    if (atomic_load(&failed))
+        tp_report_note(r,
+                       "%llu op calls got no FLOPs or bytes from their TPROF_WORK entry: the "
+                       "formula overflowed, divided by zero or came out negative",
+                       (unsigned long long)atomic_load(&failed));
+    if (atomic_load(&unknown))
+        tp_report_note(r,
+                       "%llu op calls got no FLOPs or bytes from their TPROF_WORK entry: a "
+                       "parameter only their caller knows came from a caller whose call site "
+                       "does not give it",
+                       (unsigned long long)atomic_load(&unknown));
 }
 
 void tp_argwork_forget(void)

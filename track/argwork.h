@@ -34,8 +34,12 @@ int tp_argwork_abi(struct tp_argwork_abi *a, const char *name, uintptr_t target,
                    const uint64_t *ints, const unsigned char (*xmm)[16], const uint64_t *stack,
                    uint64_t *flops, uint64_t *bytes, struct tp_shape_key *shape);
 
-/* Calls whose formula overflowed, divided by zero or was negative (their work is unknown). */
-uint64_t tp_argwork_failed(void);
+struct tp_report;
+
+/* The report's notes on calls without work: a formula that overflowed, divided by zero or was
+ * negative; a parameter only the caller knows, from a caller whose call site does not give it
+ * (track/argcall.h). */
+void tp_argwork_notes(struct tp_report *r);
 
 /* After a dlclose: every resolved location is void. */
 void tp_argwork_forget(void);

@@ -64,6 +64,11 @@
     X(dwarf_attr) \
     X(dwarf_attr_integrate) \
     X(dwarf_formudata) \
+    X(dwarf_formsdata) \
+    X(dwarf_haspc) \
+    X(dwarf_formaddr) \
+    X(dwarf_dieoffset) \
+    X(dwfl_module_nextcu) \
     X(dwarf_formstring) \
     X(dwarf_diename) \
     X(dwarf_getsrcfiles) \
@@ -72,6 +77,8 @@
     X(dwarf_siblingof) \
     X(dwarf_peel_type) \
     X(dwarf_getlocation_addr) \
+    X(dwarf_getlocation_attr) \
+    X(dwarf_getlocation) \
     X(dwfl_module_eh_cfi) \
     X(dwfl_module_dwarf_cfi) \
     X(dwarf_formref_die) \
