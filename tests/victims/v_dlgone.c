@@ -1,0 +1,28 @@
+/* tests/heap_gone.sh: dlopen each plugin given, call its NAME(bytes) (which allocates and keeps
+ * the block), dlclose it; then, when asked, delete the plugin files, as a package upgrade would.
+ * Usage: v_dlgone [--unlink] PATH NAME BYTES [PATH NAME BYTES]... */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    int rm = argc > 1 && !strcmp(argv[1], "--unlink");
+    for (int i = 1 + rm; i + 2 < argc; i += 3) {
+        void *h = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            fprintf(stderr, "%s\n", dlerror());
+            return 1;
+        }
+        void *(*keep)(size_t) = (void *(*)(size_t))dlsym(h, argv[i + 1]);
+        if (!keep || !keep((size_t)atol(argv[i + 2])))
+            return 1;
+        dlclose(h);
+    }
+    for (int i = 1 + rm; rm && i + 2 < argc; i += 3)
+        unlink(argv[i]);
+    printf("plugins unloaded\n");
+    return 0;
+}
