@@ -28,10 +28,14 @@
  *
  * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime, language
  * runtimes and system libraries (denied() in plt_mods.c), and tprof's own dependencies. Which exports are ops:
- * TPROF_OPS's globs; when it is not set, every C export of the program's own libraries (not in a
- * system library directory: system_dir in plt_mods.c) but the set-up the default list excludes
- * (tp_names_default_export), so that the function taking the time is found whatever its name,
- * and the tiny ones are demoted to counts (track/demote.h).
+ * TPROF_OPS's globs; when it is not set, every C export of a library the program calls, wherever
+ * it is installed (the program: the executable and its libraries outside the system's library
+ * directories, system_dir in plt_mods.c; a Debian numeric library in /usr/lib/x86_64-linux-gnu
+ * whose run function is the model's is one; and, in a system library the program links itself,
+ * its calls into its own exports: mark_called in plt_mods.c), but not one system library's calls
+ * into another (Qt's into libGLdispatch), nor the set-up the default list
+ * excludes (tp_names_default_export), so that the function taking the time is found whatever its
+ * name, and the tiny ones are demoted to counts (track/demote.h).
  * C++ exports are matched by their demangled names (and under the default only by the globs,
  * never the standard library's); libraries that link a C++ runtime are hooked like any other:
  * an exception unwinding through a hooked call finds the real return addresses
@@ -182,6 +186,9 @@ static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module 
 {
     size_t unrelocated = 0;
     int later = tp_names_default() && !tp_unmatched_possible();
+    /* Under the default ops a system library's export is an op when the program calls it, not
+     * when another system library does (Qt calling libGLdispatch): see the top of this file. */
+    int sys_caller = m->system, self_ok = m->system && m->called;
     for (size_t i = 0; i < count; i++) {
         /* Only call sites: see the top of this file. */
         if ((unsigned)ELF64_R_TYPE(rel[i].r_info) != R_X86_64_JUMP_SLOT)
@@ -225,11 +232,12 @@ static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module 
             int ifunc;
             struct tp_symname n;
             tp_modmap_symname(raw, &n);
-            /* later: only an export of the program's own modules can be hooked. When none of
-             * them defines the name, wherever ld.so binds it is a system or runtime library:
+            /* later, from a system library: only an export of the program's own modules can be
+             * hooked. When none of them defines the name, ld.so binds it to a system or runtime
+             * library:
              * a look in a few modules instead of a search of all of them (a program linked to
              * OpenCV binds 47,000 entries lazily, in 259 modules). */
-            if (later && !tp_plt_own_defines(l, &n))
+            if (later && sys_caller && !self_ok && !tp_plt_own_defines(l, &n))
                 continue;
             def = tp_plt_first_def(l, &n, &at, &ifunc);
             size_t k = ELF64_R_SYM(rel[i].r_info);
@@ -240,10 +248,11 @@ static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module 
         }
         if (!def || def->deny || tp_addr_is_ours(target))
             continue; /* tprof interposes it itself (BLAS: libtprof is denied), or a runtime */
-        if (late && ((later && def->system) || !wanted(raw, name, sizeof name, &want_op, &step)))
-            continue; /* later: a system library's exports are not default ops, nor the step */
-        if (def->system && tp_names_default()) {
-            want_op = 0; /* see system_dir */
+        int not_programs = def->system && sys_caller && !(self_ok && def == m);
+        if (late && ((later && not_programs) || !wanted(raw, name, sizeof name, &want_op, &step)))
+            continue; /* later: another system library's calls are not default ops, nor the step */
+        if (not_programs && tp_names_default()) {
+            want_op = 0; /* see system_dir in plt_mods.c */
             if (!step)
                 continue;
         }
