@@ -180,15 +180,19 @@ static int is_cyg(const char *raw)
     return raw[0] == '_' && raw[1] == '_' && !strcmp(raw, "__cyg_profile_func_enter");
 }
 
+/* Under the default ops a system library's export is an op when the program calls it, not when
+ * another system library does (Qt calling libGLdispatch): see the top of this file. */
+static int not_programs(const struct plt_module *m, const struct plt_module *def)
+{
+    return def->system && m->system && !(m->called && def == m);
+}
+
 static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module *m,
                            const ElfW(Rela) * rel, size_t count, const ElfW(Sym) * symtab,
                            const char *strtab, size_t strsz, const ElfW(Half) * versym)
 {
     size_t unrelocated = 0;
     int later = tp_names_default() && !tp_unmatched_possible();
-    /* Under the default ops a system library's export is an op when the program calls it, not
-     * when another system library does (Qt calling libGLdispatch): see the top of this file. */
-    int sys_caller = m->system, self_ok = m->system && m->called;
     for (size_t i = 0; i < count; i++) {
         /* Only call sites: see the top of this file. */
         if ((unsigned)ELF64_R_TYPE(rel[i].r_info) != R_X86_64_JUMP_SLOT)
@@ -232,12 +236,10 @@ static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module 
             int ifunc;
             struct tp_symname n;
             tp_modmap_symname(raw, &n);
-            /* later, from a system library: only an export of the program's own modules can be
-             * hooked. When none of them defines the name, ld.so binds it to a system or runtime
-             * library:
-             * a look in a few modules instead of a search of all of them (a program linked to
-             * OpenCV binds 47,000 entries lazily, in 259 modules). */
-            if (later && sys_caller && !self_ok && !tp_plt_own_defines(l, &n))
+            /* later, from a system library: only the program's own modules' exports are ops. A
+             * look in a few modules instead of a search of all (a program linked to OpenCV
+             * binds 47,000 entries lazily, in 259 modules). */
+            if (later && m->system && !m->called && !tp_plt_own_defines(l, &n))
                 continue;
             def = tp_plt_first_def(l, &n, &at, &ifunc);
             size_t k = ELF64_R_SYM(rel[i].r_info);
@@ -248,10 +250,10 @@ static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module 
         }
         if (!def || def->deny || tp_addr_is_ours(target))
             continue; /* tprof interposes it itself (BLAS: libtprof is denied), or a runtime */
-        int not_programs = def->system && sys_caller && !(self_ok && def == m);
-        if (late && ((later && not_programs) || !wanted(raw, name, sizeof name, &want_op, &step)))
+        if (late &&
+            ((later && not_programs(m, def)) || !wanted(raw, name, sizeof name, &want_op, &step)))
             continue; /* later: another system library's calls are not default ops, nor the step */
-        if (not_programs && tp_names_default()) {
+        if (not_programs(m, def) && tp_names_default()) {
             want_op = 0; /* see system_dir in plt_mods.c */
             if (!step)
                 continue;
