@@ -96,12 +96,20 @@ int tp_site_role_parse(const char *name)
 }
 
 /* torch's CPU tensor storage: c10's allocator (alloc_cpu under DefaultCPUAllocator, the mobile
- * and caching allocators), in libc10 wherever it is installed (Debian: /usr/lib/<triplet>). */
+ * and caching allocators), in libc10 wherever it is installed (Debian: /usr/lib/<triplet>); by
+ * their mangled names too, for a process where no demangler is loaded. */
 static int torch_allocator(const char *fn)
 {
-    static const char *const names[] = {
-        "c10::alloc_cpu(", "c10::DefaultCPUAllocator::", "c10::DefaultMobileCPUAllocator",
-        "c10::CPUCachingAllocator::", "c10::CPUProfilingAllocator::"};
+    static const char *const names[] = {"c10::alloc_cpu(",
+                                        "c10::DefaultCPUAllocator::",
+                                        "c10::DefaultMobileCPUAllocator",
+                                        "c10::CPUCachingAllocator::",
+                                        "c10::CPUProfilingAllocator::",
+                                        "_ZN3c109alloc_cpuE",
+                                        "_ZN3c1019DefaultCPUAllocator",
+                                        "_ZNK3c1019DefaultCPUAllocator",
+                                        "_ZN3c1025DefaultMobileCPUAllocator",
+                                        "_ZN3c1019CPUCachingAllocator"};
     for (size_t i = 0; fn && i < sizeof names / sizeof names[0]; i++)
         if (!strncmp(fn, names[i], strlen(names[i])))
             return 1;
@@ -172,7 +180,25 @@ static int interpreter_module(const char *m)
     return 1;
 }
 
+/* The interpreter allocated it: its allocating frame, past the C library and the loader it may
+ * have called (strdup, the TLS of a thread it started), is the interpreter's (PyObject_Malloc,
+ * _PyObject_GC_New, PyMem_*); or an extension module's import (PyInit_*) did, whose state the
+ * interpreter keeps with the module. A C extension's own malloc after its import is its own. */
 int tp_site_in_interpreter(const struct tp_site *s)
+{
+    for (size_t i = 0; i < s->nframes; i++)
+        if (s->frames[i].function && !strncmp(s->frames[i].function, "PyInit_", 7))
+            return 1;
+    for (size_t i = 0; i < s->nframes; i++) {
+        const char *m = s->frames[i].module;
+        if (m && (is_loader(m) || !strncmp(base(m), "libc.so", 7)))
+            continue;
+        return m && interpreter_module(m);
+    }
+    return 0;
+}
+
+static int any_interpreter_frame(const struct tp_site *s)
 {
     for (size_t i = 0; i < s->nframes; i++)
         if (s->frames[i].module && interpreter_module(s->frames[i].module))
@@ -184,7 +210,7 @@ void tp_sites_classify(struct tp_site *v, size_t n)
 {
     int interp = 0;
     for (size_t i = 0; i < n && !interp; i++)
-        interp = tp_site_in_interpreter(&v[i]);
+        interp = any_interpreter_frame(&v[i]);
     for (size_t i = 0; i < n; i++) {
         struct tp_site *s = &v[i];
         if (!s->role)

@@ -24,10 +24,11 @@ int tp_site_role(const struct tp_site *s);
  * unknown. */
 const char *tp_site_role_name(int role);
 int tp_site_role_parse(const char *name);
-/* A frame of the site in an interpreter: libpython, or a python executable that links it in. */
+/* The interpreter allocated it: the allocating frame (past libc and the loader) is in libpython
+ * or a python executable that links it in, or a frame is an extension module's PyInit_. */
 int tp_site_in_interpreter(const struct tp_site *s);
 /* Set each of the n sites' role (if none), system (tp_site_system, never for a site with a role)
- * and interpreter (not system, and a frame in an interpreter; or a role, in a process where some
+ * and interpreter (not system, and tp_site_in_interpreter; or a role, in a process where some
  * site has an interpreter's frames). Idempotent. */
 void tp_sites_classify(struct tp_site *v, size_t n);
 

@@ -42,3 +42,15 @@ tests_victims_v_peak2_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_peak2_LDADD = -lpthread
 TESTS += tests/heap_peak2.sh
 EXTRA_DIST += tests/heap_peak2.sh
+# Labels by role: a framework's tensors, what an interpreter keeps at exit.
+check_PROGRAMS += tests/victims/libtpc10.so tests/victims/libtpext.so tests/victims/v_roles
+tests_victims_libtpc10_so_SOURCES = tests/victims/libtpc10.cc
+tests_victims_libtpc10_so_CXXFLAGS = -g -O1 -fPIC
+tests_victims_libtpc10_so_LDFLAGS = -Wc,-shared -Wl,-soname,libc10.so
+tests_victims_libtpext_so_SOURCES = tests/victims/libtpext.c
+tests_victims_libtpext_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpext_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpext.so
+tests_victims_v_roles_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_roles_LDADD = tests/victims/libtpc10.so tests/victims/libtpext.so
+TESTS += tests/heap_roles.sh tests/heap_roles_py.sh
+EXTRA_DIST += tests/heap_roles.sh tests/heap_roles_py.sh
