@@ -82,6 +82,21 @@ static int system_dir(const char *path)
     return 0;
 }
 
+/* A BLAS library: tprof wraps its entry points itself (preload/hook_blas.c); its other exports
+ * (OpenBLAS's exec_blas, blas_memory_alloc, openblas_read_env; the reference BLAS's lsame_) are
+ * its machinery, not the program's model, even where the program links it. */
+static int blas_runtime(const char *path)
+{
+    static const char *const prefixes[] = {"libopenblas", "libblas.so",   "libcblas.so",
+                                           "libblis",     "libflexiblas", "libmkl_",
+                                           "libatlas.so", "libsatlas.so", "libtatlas.so"};
+    const char *b = base_name(path);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
+            return 1;
+    return 0;
+}
+
 static int list_module(const struct tp_module *tm, void *arg)
 {
     struct plt_modlist *l = arg;
@@ -105,6 +120,7 @@ static int list_module(const struct tp_module *tm, void *arg)
     m.relro_hi = tm->relro_hi;
     m.deny = denied(m.name) || tm->self;
     m.system = system_dir(m.name);
+    m.blas = m.system && blas_runtime(m.name);
     tp_modmap_dynsyms(tm, &m.syms);
     l->v[l->n++] = m;
     return 0;
@@ -242,7 +258,7 @@ static void mark_called(struct plt_modlist *l)
         for (size_t j = 0; j < l->n; j++) {
             struct plt_module *t = &l->v[j];
             const char *tso;
-            if (!t->system || t->deny || t->called)
+            if (!t->system || t->deny || t->blas || t->called)
                 continue;
             needed_of(t, NULL, 0, &tso);
             for (size_t q = 0; q < k && !t->called; q++)

@@ -33,7 +33,7 @@
  * directories, system_dir in plt_mods.c; a Debian numeric library in /usr/lib/x86_64-linux-gnu
  * whose run function is the model's is one; and, in a system library the program links itself,
  * its calls into its own exports: mark_called in plt_mods.c), but not one system library's calls
- * into another (Qt's into libGLdispatch), nor the set-up the default list
+ * into another (Qt's into libGLdispatch), nor a system BLAS's other exports, nor the set-up the default list
  * excludes (tp_names_default_export), so that the function taking the time is found whatever its
  * name, and the tiny ones are demoted to counts (track/demote.h).
  * C++ exports are matched by their demangled names (and under the default only by the globs,
@@ -181,10 +181,11 @@ static int is_cyg(const char *raw)
 }
 
 /* Under the default ops a system library's export is an op when the program calls it, not when
- * another system library does (Qt calling libGLdispatch): see the top of this file. */
+ * another system library does (Qt calling libGLdispatch), nor a system BLAS's (its entry points
+ * are wrapped, the rest is its machinery): see the top of this file. */
 static int not_programs(const struct plt_module *m, const struct plt_module *def)
 {
-    return def->system && m->system && !(m->called && def == m);
+    return def->system && (def->blas || (m->system && !(m->called && def == m)));
 }
 
 static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module *m,
