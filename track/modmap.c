@@ -320,6 +320,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 struct kept {
     char *path;
     uintptr_t base, lo, hi;
+    int there; /* found loaded again after the dlclose */
 };
 
 static int snap_one(const struct tp_module *m, void *arg)
@@ -342,6 +343,7 @@ static int snap_one(const struct tp_module *m, void *arg)
     k->base = m->bias;
     k->lo = m->lo;
     k->hi = m->hi;
+    k->there = 0;
     s->n++;
     return 0;
 }
@@ -352,11 +354,19 @@ void tp_modmap_before_dlclose(struct tp_modmap_snap *s)
     tp_modmap_each(snap_one, s);
 }
 
-/* Is k still loaded (same name, same place)? */
+/* Mark the snapshot's entry for m (same name, same place) as still loaded: one walk of the
+ * modules, the names compared only where the addresses agree. */
 static int still_there(const struct tp_module *m, void *arg)
 {
-    const struct kept *k = arg;
-    return m->bias == k->base && m->lo == k->lo && !strcmp(m->name, k->path);
+    struct tp_modmap_snap *s = arg;
+    for (size_t i = 0; i < s->n; i++) {
+        struct kept *k = &s->v[i];
+        if (!k->there && m->bias == k->base && m->lo == k->lo && !strcmp(m->name, k->path)) {
+            k->there = 1;
+            break;
+        }
+    }
+    return 0;
 }
 
 static void depart(const struct kept *k)
@@ -384,8 +394,9 @@ static void depart(const struct kept *k)
  * had loaded (a plugin's own dependencies go with it, and their call sites too). */
 void tp_modmap_after_dlclose(struct tp_modmap_snap *s)
 {
+    tp_modmap_each(still_there, s);
     for (size_t i = 0; i < s->n; i++) {
-        if (!tp_modmap_each(still_there, &s->v[i]))
+        if (!s->v[i].there)
             depart(&s->v[i]);
         tp_free(s->v[i].path);
     }
