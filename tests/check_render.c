@@ -858,6 +858,32 @@ START_TEST(test_text_roles)
 }
 END_TEST
 
+/* A report from before the interpreter's split: its program figure held the python site's 3,000
+ * bytes; read again, they are the interpreter's, the rows and the figures agree. */
+START_TEST(test_roles_old_report)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000;
+    r.memory.peak_bytes = 4000;
+    r.memory.live_at_exit_bytes = r.memory.live_at_exit_program_bytes = 4000;
+    r.memory.live_at_exit_allocs = r.memory.live_at_exit_program_allocs = 6;
+    struct tp_site *b = site(&r, 5, 0, 3000, 3000, 3000, 3000, 5);
+    frame(b, "PyObject_Malloc", NULL, 0, PY, 0x12b042);
+    struct tp_site *c = site(&r, 1, 0, 1000, 1000, 1000, 1000, 1);
+    frame(c, "ext_leak", "/src/ext.c", 7, "/opt/ext.so", 0x1120);
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.memory.live_at_exit_program_bytes, 1000);
+    ck_assert_uint_eq(r.memory.live_at_exit_program_allocs, 1);
+    ck_assert_uint_eq(r.memory.live_at_exit_interpreter_bytes, 3000);
+    ck_assert_uint_eq(r.memory.live_at_exit_interpreter_allocs, 5);
+    tp_analyze(&r); /* idempotent */
+    ck_assert_uint_eq(r.memory.live_at_exit_program_bytes, 1000);
+    ck_assert_uint_eq(r.memory.live_at_exit_interpreter_bytes, 3000);
+    tp_report_free(&r);
+}
+END_TEST
+
 /* Two sites in one function without source lines (a library from /usr/lib): told apart by the
  * allocating frame's module offset; a site without a twin keeps the short form. */
 START_TEST(test_text_site_twins)
@@ -1168,6 +1194,7 @@ int main(void)
     tcase_add_test(tc, test_text_nothing);
     tcase_add_test(tc, test_text_site_twins);
     tcase_add_test(tc, test_text_roles);
+    tcase_add_test(tc, test_roles_old_report);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
