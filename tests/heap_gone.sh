@@ -2,7 +2,9 @@
 # Leaks of plugins unloaded before exit are named by their module (tests/victims/v_dlgone.c,
 # libtpgone.c). libtpgone.so keeps 4,096 bytes itself; libtpgone2.so keeps 8,192 through
 # libtpgonedep.so, which only it needs, so that its dlclose unloads both (tprof once remembered
-# only the module dlclose named: the dependency's frames were "?+0x7f..."). Each leak's
+# only the module dlclose named: the dependency's frames were "?+0x7f..."). Both are loaded before
+# either is unloaded (a module loaded where an unloaded one was makes their frames ambiguous).
+# Each leak's
 # allocating frame names its module and function, in the JSON and the text. With the plugin
 # files deleted after the dlclose (a package upgrade), the frame still names the module, and its
 # offset is the one inside gone_keep that nm gives.
@@ -23,6 +25,8 @@ jcheck "$WORK/r.json" \
   "site('gone_keep')['frames'][1]['function'] == 'main'" \
   "site('gonedep_keep')['live_at_exit_bytes'] == 8192" \
   "site('gonedep_keep')['frames'][0]['module'] == '$dep'" \
+  "[f.get('function') for f in site('gonedep_keep')['frames'][1:3]] == ['gone2_keep', 'main']" \
+  "site('gonedep_keep')['frames'][1]['module'] == '$p2'" \
   "not any(f.get('module') is None for s in m['sites'] for f in s['frames'][:1] if s['live_at_exit_bytes'])"
 grep -q "^  4.00 KiB        1  gone_keep (libtpgone.c:[0-9]*) < main (v_dlgone.c:[0-9]*)" "$WORK/r.txt" ||
     fail "text: no named gone_keep row: $(grep -A4 LEAKS "$WORK/r.txt")"
