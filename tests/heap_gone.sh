@@ -4,10 +4,9 @@
 # libtpgonedep.so, which only it needs, so that its dlclose unloads both (tprof once remembered
 # only the module dlclose named: the dependency's frames were "?+0x7f..."). Both are loaded before
 # either is unloaded (a module loaded where an unloaded one was makes their frames ambiguous).
-# Each leak's
-# allocating frame names its module and function, in the JSON and the text. With the plugin
-# files deleted after the dlclose (a package upgrade), the frame still names the module, and its
-# offset is the one inside gone_keep that nm gives.
+# Each leak's allocating frame names its module and function, in the JSON and the text. With the
+# plugin files deleted after the dlclose (a package upgrade), the frame still names the module,
+# and its offset is the one inside gone_keep that nm gives.
 . "$TS/lib.sh"
 V="$TB/victims/v_dlgone"
 cp "$TB/victims/libtpgone.so" "$TB/victims/libtpgone2.so" "$TB/victims/libtpgonedep.so" "$WORK/" ||
