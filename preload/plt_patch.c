@@ -140,6 +140,20 @@ static int runtime_internal(const char *name)
     return 0;
 }
 
+/* A demangled C++ name of the standard library's: "std::...", or a template instantiation's
+ * "<return type> std::..." ("void std::vector<...>::_M_realloc_insert(...)", whose
+ * __normal_iterator parameters matched *norm*). */
+static int std_lib(const char *name)
+{
+    const char *s = strstr(name, "std::");
+    if (!s)
+        return !strncmp(name, "__gnu_cxx::", 11) || !strncmp(name, "__cxx", 5);
+    for (const char *c = name; c < s; c++)
+        if (*c == '(' || *c == '<')
+            return 0; /* std:: in a parameter or template argument */
+    return s == name || s[-1] == ' ' || s[-1] == '*' || s[-1] == '&';
+}
+
 /* Is the import `raw` an op or the step? name gets the name it goes by: raw, or demangled. */
 static int wanted(const char *raw, char *name, size_t size, int *want_op, int *step)
 {
@@ -150,8 +164,7 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
     if (raw[0] == '_' && raw[1] == 'Z') {
         /* C++: never the standard library's own templates and operators */
         tp_symtab_demangle(raw, name, size);
-        if (!strncmp(name, "std::", 5) || !strncmp(name, "__gnu_cxx::", 11) ||
-            !strncmp(name, "__cxx", 5) || strstr(name, "operator") || !strcmp(name, raw))
+        if (std_lib(name) || strstr(name, "operator") || !strcmp(name, raw))
             return 0;
         dflt = 0;
     }
