@@ -95,6 +95,9 @@ static void read_site(struct tp_jget *c, struct json_object *o, const char *path
     struct tp_site *s = v;
     s->frames = objects(c, o, "frames", path, sizeof *s->frames, &s->nframes, read_frame);
     TP_SITE_FIELDS(READ)
+    char *role = tp_jget_str(c, o, "role", path); /* written only when set */
+    s->role = tp_site_role_parse(role);
+    free(role);
     struct json_object *e = tp_jget_object(c, o, "estimate", path);
     if (e) {
         char epath[340];

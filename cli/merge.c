@@ -456,6 +456,10 @@ static void merge_program(struct merge *g, const struct tp_report *in, size_t ni
             add(g, m->live_at_exit_suppressed_bytes, x->live_at_exit_suppressed_bytes);
         m->live_at_exit_suppressed_allocs =
             add(g, m->live_at_exit_suppressed_allocs, x->live_at_exit_suppressed_allocs);
+        m->live_at_exit_interpreter_bytes =
+            add(g, m->live_at_exit_interpreter_bytes, x->live_at_exit_interpreter_bytes);
+        m->live_at_exit_interpreter_allocs =
+            add(g, m->live_at_exit_interpreter_allocs, x->live_at_exit_interpreter_allocs);
         if (x->peak_rss_bytes > m->peak_rss_bytes)
             m->peak_rss_bytes = x->peak_rss_bytes;
         m->unknown_frees = add(g, m->unknown_frees, x->unknown_frees);

@@ -8,7 +8,8 @@
  * load them. So for a bare name the caller's own search directories (dlinfo RTLD_DI_SERINFO of
  * the calling module: its RPATH, LD_LIBRARY_PATH, its RUNPATH) are tried first, in glibc's order.
  *
- * dlclose: the module's address range is remembered for naming call sites (modmap.c), then,
+ * dlclose: the address ranges of the modules it unloads are remembered for naming call sites
+ * (modmap.c: the one closed and the libraries that went with it), then,
  * once it is gone, the stack walker's cached rules, the symbol lists, the cached per-address
  * decisions of the instrumented-function hooks and the cached real functions of the BLAS
  * wrappers that were in it are dropped: the same addresses may hold other code next.
@@ -161,12 +162,14 @@ TP_EXPORT TP_NOINSTR int dlclose(void *handle)
         return rc;
     }
     struct tp_own g = tp_own_begin();
-    tp_modmap_before_dlclose(handle);
+    struct tp_modmap_snap snap;
+    tp_modmap_before_dlclose(&snap);
     tp_unwind_dlclose_begin();
     tp_own_end(g);
     int rc = real(handle);
     int e = errno;
     g = tp_own_begin();
+    tp_modmap_after_dlclose(&snap);
     tp_unwind_dlclosed();
     tp_symtab_stale();
     tp_cyg_forget();

@@ -41,10 +41,13 @@ static int denied(const char *path)
 }
 
 /* Is the module in one of the system's library directories (/usr/lib, /lib64, the multiarch
- * /usr/lib/x86_64-linux-gnu and anything below it, such as its blas/ and openblas-pthread/)?
- * Those are the system's, not the program's own: under the default op selection their exports
- * are not ops (Qt's, OpenCV's, libGLdispatch's, the reference BLAS's lsame_ would be). Another
- * subdirectory (/usr/lib/darknet, a Python package's lib/) holds the program's own. */
+ * /usr/lib/x86_64-linux-gnu and anything below it, such as its blas/ and openblas-pthread/), or in
+ * such a tree under another root (a chroot, a container's file system, a package unpacked with
+ * dpkg -x: <root>/usr/lib/x86_64-linux-gnu)? Those hold the system's libraries: one of them
+ * calling another is not the program's doing, so under the default op selection such a call is
+ * not an op (Qt's into libGLdispatch, OpenCV's, the reference BLAS's lsame_); the program's own
+ * calls into them are (plt_patch.c). Another subdirectory (/usr/lib/darknet, a Python package's
+ * lib/) holds the program's own. */
 static int system_dir(const char *path)
 {
     static const char *const dirs[] = {"/lib",       "/usr/lib", "/lib64",
@@ -55,16 +58,42 @@ static int system_dir(const char *path)
     size_t n = (size_t)(slash - path);
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         size_t d = strlen(dirs[i]);
-        if (n < d || strncmp(path, dirs[i], d) || (n > d && path[d] != '/'))
+        /* at the root, or a /usr/lib... tree under another directory */
+        const char *at = path;
+        if (strncmp(path, dirs[i], d) && dirs[i][1] == 'u') {
+            const char *u = memmem(path, n, dirs[i], d);
+            at = u && (size_t)(u - path) + d <= n ? u : NULL;
+        } else if (strncmp(path, dirs[i], d)) {
             continue;
-        if (n == d)
+        }
+        if (!at)
+            continue;
+        size_t rest = n - (size_t)(at - path);
+        if (rest < d || (rest > d && at[d] != '/'))
+            continue;
+        if (rest == d)
             return 1;
         /* a multiarch directory /usr/lib/<triplet>, or below it */
-        const char *c = path + d + 1, *e = memchr(c, '/', (size_t)(path + n - c));
+        const char *c = at + d + 1, *e = memchr(c, '/', (size_t)(path + n - c));
         size_t len = e ? (size_t)(e - c) : (size_t)(path + n - c);
         if (memmem(c, len, "-linux-", 7))
             return 1;
     }
+    return 0;
+}
+
+/* A BLAS library: tprof wraps its entry points itself (preload/hook_blas.c); its other exports
+ * (OpenBLAS's exec_blas, blas_memory_alloc, openblas_read_env; the reference BLAS's lsame_) are
+ * its machinery, not the program's model, even where the program links it. */
+static int blas_runtime(const char *path)
+{
+    static const char *const prefixes[] = {"libopenblas", "libblas.so",   "libcblas.so",
+                                           "libblis",     "libflexiblas", "libmkl_",
+                                           "libatlas.so", "libsatlas.so", "libtatlas.so"};
+    const char *b = base_name(path);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
+            return 1;
     return 0;
 }
 
@@ -91,6 +120,7 @@ static int list_module(const struct tp_module *tm, void *arg)
     m.relro_hi = tm->relro_hi;
     m.deny = denied(m.name) || tm->self;
     m.system = system_dir(m.name);
+    m.blas = m.system && blas_runtime(m.name);
     tp_modmap_dynsyms(tm, &m.syms);
     l->v[l->n++] = m;
     return 0;
@@ -196,8 +226,50 @@ const struct plt_module *tp_plt_first_def(const struct plt_modlist *l, struct tp
     return NULL;
 }
 
+/* The module's DT_NEEDED names (up to max) and its DT_SONAME; returns how many names. */
+static size_t needed_of(const struct plt_module *m, const char **need, size_t max,
+                        const char **soname)
+{
+    const char *str = m->syms.str;
+    size_t n = 0;
+    *soname = NULL;
+    for (const ElfW(Dyn) *d = m->dyn; str && d && d->d_tag != DT_NULL; d++) {
+        if (m->syms.strsz && d->d_un.d_val >= m->syms.strsz)
+            continue;
+        if (d->d_tag == DT_NEEDED && n < max)
+            need[n++] = str + d->d_un.d_val;
+        else if (d->d_tag == DT_SONAME)
+            *soname = str + d->d_un.d_val;
+    }
+    return n;
+}
+
+/* Flag the system libraries the program links itself (a DT_NEEDED of the executable or of one of
+ * its own libraries): their calls into their own exports are the program's model too (libfann's
+ * fann_train into fann_update_weights), where one system library's calls into another are not. */
+static void mark_called(struct plt_modlist *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const struct plt_module *o = &l->v[i];
+        const char *need[64], *so;
+        if (o->system || o->deny)
+            continue;
+        size_t k = needed_of(o, need, sizeof need / sizeof need[0], &so);
+        for (size_t j = 0; j < l->n; j++) {
+            struct plt_module *t = &l->v[j];
+            const char *tso;
+            if (!t->system || t->deny || t->blas || t->called)
+                continue;
+            needed_of(t, NULL, 0, &tso);
+            for (size_t q = 0; q < k && !t->called; q++)
+                t->called = (tso && !strcmp(need[q], tso)) || !strcmp(need[q], base_name(t->name));
+        }
+    }
+}
+
 void tp_plt_mods_list(struct plt_modlist *l)
 {
     tp_modmap_each(list_module, l);
+    mark_called(l);
     index_list(l);
 }

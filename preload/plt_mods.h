@@ -17,6 +17,8 @@ struct plt_module {
     uintptr_t relro_lo, relro_hi; /* pages ld.so made read-only after relocation */
     int deny;                     /* a runtime library: neither patched nor a target */
     int system;                   /* in a system library directory: not the program's own */
+    int called;                   /* a system library the program links itself (mark_called) */
+    int blas;                     /* a BLAS in a system directory: its exports are no default op */
     int initial;                  /* loaded before tprof's first scan: never unloaded */
     struct tp_dynsyms syms;       /* what it defines, for first_def */
 };

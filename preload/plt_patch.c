@@ -28,10 +28,14 @@
  *
  * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime, language
  * runtimes and system libraries (denied() in plt_mods.c), and tprof's own dependencies. Which exports are ops:
- * TPROF_OPS's globs; when it is not set, every C export of the program's own libraries (not in a
- * system library directory: system_dir in plt_mods.c) but the set-up the default list excludes
- * (tp_names_default_export), so that the function taking the time is found whatever its name,
- * and the tiny ones are demoted to counts (track/demote.h).
+ * TPROF_OPS's globs; when it is not set, every C export of a library the program calls, wherever
+ * it is installed (the program: the executable and its libraries outside the system's library
+ * directories, system_dir in plt_mods.c; a Debian numeric library in /usr/lib/x86_64-linux-gnu
+ * whose run function is the model's is one; and, in a system library the program links itself,
+ * its calls into its own exports: mark_called in plt_mods.c), but not one system library's calls
+ * into another (Qt's into libGLdispatch), nor a system BLAS's other exports, nor the set-up the default list
+ * excludes (tp_names_default_export), so that the function taking the time is found whatever its
+ * name, and the tiny ones are demoted to counts (track/demote.h).
  * C++ exports are matched by their demangled names (and under the default only by the globs,
  * never the standard library's); libraries that link a C++ runtime are hooked like any other:
  * an exception unwinding through a hooked call finds the real return addresses
@@ -136,6 +140,20 @@ static int runtime_internal(const char *name)
     return 0;
 }
 
+/* A demangled C++ name of the standard library's: "std::...", or a template instantiation's
+ * "<return type> std::..." ("void std::vector<...>::_M_realloc_insert(...)", whose
+ * __normal_iterator parameters matched *norm*). */
+static int std_lib(const char *name)
+{
+    const char *s = strstr(name, "std::");
+    if (!s)
+        return !strncmp(name, "__gnu_cxx::", 11) || !strncmp(name, "__cxx", 5);
+    for (const char *c = name; c < s; c++)
+        if (*c == '(' || *c == '<')
+            return 0; /* std:: in a parameter or template argument */
+    return s == name || s[-1] == ' ' || s[-1] == '*' || s[-1] == '&';
+}
+
 /* Is the import `raw` an op or the step? name gets the name it goes by: raw, or demangled. */
 static int wanted(const char *raw, char *name, size_t size, int *want_op, int *step)
 {
@@ -146,8 +164,7 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
     if (raw[0] == '_' && raw[1] == 'Z') {
         /* C++: never the standard library's own templates and operators */
         tp_symtab_demangle(raw, name, size);
-        if (!strncmp(name, "std::", 5) || !strncmp(name, "__gnu_cxx::", 11) ||
-            !strncmp(name, "__cxx", 5) || strstr(name, "operator") || !strcmp(name, raw))
+        if (std_lib(name) || strstr(name, "operator") || !strcmp(name, raw))
             return 0;
         dflt = 0;
     }
@@ -174,6 +191,14 @@ int tp_plt_saw_cyg;
 static int is_cyg(const char *raw)
 {
     return raw[0] == '_' && raw[1] == '_' && !strcmp(raw, "__cyg_profile_func_enter");
+}
+
+/* Under the default ops a system library's export is an op when the program calls it, not when
+ * another system library does (Qt calling libGLdispatch), nor a system BLAS's (its entry points
+ * are wrapped, the rest is its machinery): see the top of this file. */
+static int not_programs(const struct plt_module *m, const struct plt_module *def)
+{
+    return def->system && (def->blas || (m->system && !(m->called && def == m)));
 }
 
 static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module *m,
@@ -225,11 +250,10 @@ static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module 
             int ifunc;
             struct tp_symname n;
             tp_modmap_symname(raw, &n);
-            /* later: only an export of the program's own modules can be hooked. When none of
-             * them defines the name, wherever ld.so binds it is a system or runtime library:
-             * a look in a few modules instead of a search of all of them (a program linked to
-             * OpenCV binds 47,000 entries lazily, in 259 modules). */
-            if (later && !tp_plt_own_defines(l, &n))
+            /* later, from a system library: only the program's own modules' exports are ops. A
+             * look in a few modules instead of a search of all (a program linked to OpenCV
+             * binds 47,000 entries lazily, in 259 modules). */
+            if (later && m->system && !m->called && !tp_plt_own_defines(l, &n))
                 continue;
             def = tp_plt_first_def(l, &n, &at, &ifunc);
             size_t k = ELF64_R_SYM(rel[i].r_info);
@@ -240,10 +264,11 @@ static size_t patch_relocs(const struct plt_modlist *l, const struct plt_module 
         }
         if (!def || def->deny || tp_addr_is_ours(target))
             continue; /* tprof interposes it itself (BLAS: libtprof is denied), or a runtime */
-        if (late && ((later && def->system) || !wanted(raw, name, sizeof name, &want_op, &step)))
-            continue; /* later: a system library's exports are not default ops, nor the step */
-        if (def->system && tp_names_default()) {
-            want_op = 0; /* see system_dir */
+        if (late &&
+            ((later && not_programs(m, def)) || !wanted(raw, name, sizeof name, &want_op, &step)))
+            continue; /* later: another system library's calls are not default ops, nor the step */
+        if (not_programs(m, def) && tp_names_default()) {
+            want_op = 0; /* see system_dir in plt_mods.c */
             if (!step)
                 continue;
         }

@@ -1,23 +1,22 @@
-/* Ops in shared libraries of a program that cannot be rebuilt: the stubs a hooked GOT entry
- * leads to (plt_patch.c finds and patches the entries).
+/* Ops in shared libraries of a program that cannot be rebuilt: the stubs a hooked GOT entry leads
+ * to (plt_patch.c finds and patches the entries).
  *
- * Each stub loads its slot number and jumps to one assembly routine that
- * saves every argument register (rdi..r9, rax for variadic calls, xmm0-7), asks tp_plt_enter()
- * whether and how to record the call, restores them, swaps the caller's return address for
- * tp_plt_return, and jumps to the original with the stack exactly as the caller left it — so any
- * signature, stack arguments and varargs included, passes through untouched. tp_plt_return saves
- * the return registers (rax, rdx, xmm0, xmm1), records the end, and returns to the real return
- * address, kept in a per-thread side stack keyed by the address of the return-address slot
- * (which also tells frames left by longjmp from live ones).
+ * Each stub loads its slot number and jumps to one assembly routine that saves every argument
+ * register (rdi..r9, rax for variadic calls, xmm0-7), asks tp_plt_enter() whether and how to
+ * record the call, restores them, swaps the caller's return address for tp_plt_return, and jumps
+ * to the original with the stack exactly as the caller left it — so any signature, stack arguments
+ * and varargs included, passes through untouched. tp_plt_return saves the return registers (rax,
+ * rdx, xmm0, xmm1), records the end, and returns to the real return address, kept in a per-thread
+ * side stack keyed by the address of the return-address slot (which also tells frames left by
+ * longjmp from live ones; the malloc shims' stack walk reads it too, track/unwind.h).
  *
- * Work entries (TPROF_WORK, and the built-in ones of track/opnames.c: darknet's gemm) give FLOPs,
- * bytes and a shape from the arguments (track/argwork.h). A PLT op
- * called from inside a PLT op of the same family (gemm → gemm_cpu → gemm_nn) is an op of its own
- * but adds no work: the outermost call counted it.
+ * Work entries (TPROF_WORK; built in, track/opnames.c: darknet's gemm) give FLOPs, bytes and a
+ * shape from the arguments (track/argwork.h). A PLT op called inside one of its family (gemm →
+ * gemm_cpu → gemm_nn) is an op of its own but adds no work: the outermost call counted it.
  *
  * A slot whose GOT entry ld.so has not bound yet (lazy binding) jumps to where the entry pointed,
- * the PLT's call into ld.so's resolver; when that call returns, the entry holds the function:
- * the stub jumps there from then on, and the entry leads to the stub again (settle). */
+ * the PLT's call into ld.so's resolver; when that call returns, the entry holds the function: the
+ * stub jumps there from then on, and the entry leads to the stub again (settle). */
 #include "preload/shim_plt.h"
 
 #include <errno.h>
@@ -36,6 +35,7 @@
 #include "track/runtime.h"
 #include "track/sites.h"
 #include "track/stack.h"
+#include "track/unwind.h"
 
 #define NSTUBS     TP_PLT_NSTUBS
 #define STUB_SIZE  16
@@ -249,9 +249,8 @@ static enum family family_of(const char *kind)
 }
 
 /* Is a call of slot s, made while PLT op `top` is open, the inner loop of that op (gemm → gemm_cpu
- * → gemm_nn, one family with a work entry)? It is still an op of its own, with its own row, but
- * its work is the outer call's: FLOPs are counted once, at the outermost. Names that begin with
- * another op's name (net_train_step_rprop inside net_train_step) are ops like any other. */
+ * → gemm_nn, one family with a work entry)? An op with its own row, but its work is the outer
+ * call's (FLOPs counted once); net_train_step_rprop inside net_train_step is no such loop. */
 static int inner_of_top(const struct slot *s)
 {
     if (s->family == FAM_OTHER || !tp_op_top_is(TP_SRC_PLT))
@@ -262,9 +261,8 @@ static int inner_of_top(const struct slot *s)
     return top < family_cap && family_of_id[top] == s->family;
 }
 
-/* A hooked export becomes an op on its first call, not when it is hooked: a library exports
- * many functions that match TPROF_OPS and a program calls few of them, and each op takes a slot
- * of the op table (TPROF_MEMORY_BUDGET, TPROF_MAX_OPS). */
+/* A hooked export becomes an op on its first call: a library exports many functions matching
+ * TPROF_OPS, a program calls few, and each op takes a slot of the op table (TPROF_MAX_OPS). */
 #define ID_PENDING (-2)
 
 static int slot_op(struct slot *s)
@@ -290,9 +288,8 @@ static int unbound(const struct slot *s)
     return s->lazy && atomic_load_explicit(&s->target, memory_order_acquire) == s->lazy;
 }
 
-/* After a call through a slot that was not bound: ld.so's resolver has bound the GOT entry,
- * writing the function over our stub. From now on the stub jumps there, and the entry leads to
- * the stub again. */
+/* After a call through an unbound slot: ld.so's resolver bound the GOT entry, writing the
+ * function over our stub; the stub now jumps there, and the entry leads to the stub again. */
 static void settle(uint32_t i)
 {
     struct slot *s = &slots[i];
@@ -364,9 +361,8 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
     busy = 1;
     uintptr_t rs = (uintptr_t)retslot;
     tp_stack_known();
-    /* On the thread's own stack a live caller's slot is above ours: entries at or below it were
-     * left by longjmp or an exception, and end now. Calls on another stack (sigaltstack,
-     * coroutines) are left alone. */
+    /* On the thread's own stack, entries at or below our slot were left by longjmp or an
+     * exception and end now; calls on another stack (sigaltstack, coroutines) stay. */
     if (tp_on_own_stack(rs))
         while (depth > 0 && frames[depth - 1].retslot <= rs &&
                tp_on_own_stack(frames[depth - 1].retslot))
@@ -411,8 +407,7 @@ uintptr_t tp_plt_leave(uintptr_t sp)
         i--;
     if (tp_unlikely(i < 0)) {
         /* Only a call that returned on another thread than it was made on (a user-space
-         * scheduler moving coroutines) gets here: its return address is in that thread's
-         * side stack. There is nowhere to return to. */
+         * scheduler moving coroutines) gets here: nowhere to return to. */
         static const char msg[] = "tprof: a call hooked through the PLT returned on another "
                                   "thread; rerun with TPROF_PLT=0\n";
         if (write(2, msg, sizeof msg - 1) < 0) {
@@ -535,8 +530,18 @@ void tp_plt_drop_gots(int (*present)(uintptr_t got, void *arg), void *arg)
     }
 }
 
+/* The real return address of this thread's hooked call whose return-address slot is rs, or 0. */
+static uintptr_t real_return(uintptr_t rs)
+{
+    for (int i = depth - 1; i >= 0; i--)
+        if (frames[i].retslot == rs)
+            return frames[i].ra;
+    return 0;
+}
+
 void tp_plt_shim_init(void)
 {
+    tp_unwind_plt((uintptr_t)tp_plt_return, real_return);
     slots = tp_pages_map((size_t)TP_PLT_MAX_SLOTS * sizeof *slots, 1);
     if (tp_plt_pool_init((uintptr_t)tp_plt_entry) < 0)
         slots = NULL; /* no slot is ever made: no stub is reached */

@@ -62,7 +62,7 @@
 #define TP_SITE_FIELDS(X) \
     X(U64, allocs, 0) X(U64, frees, 0) X(U64, bytes, 0) X(U64, peak_live_bytes, 0) \
     X(U64, live_at_peak_bytes, 0) X(U64, live_at_exit_bytes, 0) X(U64, live_at_exit_allocs, 0) \
-    X(BOOL, system, 0) X(BOOL, suppressed, 0)
+    X(BOOL, system, 0) X(BOOL, suppressed, 0) X(BOOL, interpreter, 0)
 
 /* struct tp_site_rollup (memory "site_rollups", written when some sites were rolled up) */
 #define TP_ROLLUP_FIELDS(X) \
@@ -77,9 +77,11 @@
     X(U64, live_at_exit_allocs, 0) X(U64, live_at_exit_program_bytes, 0) \
     X(U64, live_at_exit_program_allocs, 0) X(U64, live_at_exit_system_bytes, 0) \
     X(U64, live_at_exit_system_allocs, 0) X(U64, live_at_exit_suppressed_bytes, 0) \
-    X(U64, live_at_exit_suppressed_allocs, 0) X(U64, peak_rss_bytes, 0) X(U64, unknown_frees, 0) \
+    X(U64, live_at_exit_suppressed_allocs, 0) X(U64, live_at_exit_interpreter_bytes, 0) \
+    X(U64, live_at_exit_interpreter_allocs, 0) X(U64, peak_rss_bytes, 0) X(U64, unknown_frees, 0) \
     X(U64, failed_allocs, 0) X(U64, alloc_ns, 0) X(STR, alloc_ns_method, NULL) \
-    X(U64, persistent_bytes, 0) X(U64, transient_bytes, 0) X(STR, lifetime_unit, NULL) X(STR, lifetime_step, NULL) \
+    X(U64, persistent_bytes, 0) X(U64, transient_bytes, 0) X(STR, lifetime_unit, NULL) \
+    X(STR, lifetime_step, NULL) \
     X(U64, nsites_total, 0)
 
 /* struct tp_program: "argv", then these */

@@ -342,22 +342,26 @@ static void leaks_table(const struct tp_report *r, struct tp_buf *b)
     struct tp_leak_split ls;
     char x[32], y[32], z[32];
     tp_leak_split(m, &ls);
-    tp_buf_printf(b,
-                  "<h2>Leaks</h2>\n<p id=\"leak-summary\">At exit: the program %s in %llu "
-                  "blocks; system libraries keep %s; suppressed %s.</p>\n",
-                  tp_fmt_bytes(ls.program_bytes, x, sizeof x),
-                  (unsigned long long)ls.program_allocs, tp_fmt_bytes(ls.system_bytes, y, sizeof y),
+    tp_buf_printf(
+        b, "<h2>Leaks</h2>\n<p id=\"leak-summary\">At exit: the program %s in %llu blocks;",
+        tp_fmt_bytes(ls.program_bytes, x, sizeof x), (unsigned long long)ls.program_allocs);
+    if (ls.interpreter_bytes)
+        tp_buf_printf(b, " the interpreter keeps %s (its objects at exit);",
+                      tp_fmt_bytes(ls.interpreter_bytes, x, sizeof x));
+    tp_buf_printf(b, " system libraries keep %s; suppressed %s.</p>\n",
+                  tp_fmt_bytes(ls.system_bytes, y, sizeof y),
                   tp_fmt_bytes(ls.suppressed_bytes, z, sizeof z));
     size_t n = 0;
     for (size_t i = 0; i < m->nsites; i++)
-        n += m->sites[i].live_at_exit_bytes && !m->sites[i].system && !m->sites[i].suppressed;
+        n += m->sites[i].live_at_exit_bytes && !m->sites[i].system && !m->sites[i].suppressed &&
+             !m->sites[i].interpreter;
     if (!n)
         return;
     tp_buf_puts(b, "<table class=\"sortable\" id=\"leaks\">");
     head_row(b, h, sizeof h / sizeof h[0]);
     for (size_t i = 0; i < m->nsites; i++) {
         const struct tp_site *s = &m->sites[i];
-        if (!s->live_at_exit_bytes || s->system || s->suppressed)
+        if (!s->live_at_exit_bytes || s->system || s->suppressed || s->interpreter)
             continue;
         tp_buf_puts(b, "<tr>");
         site_cell(b, s);

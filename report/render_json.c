@@ -232,6 +232,9 @@ static void site(struct tp_buf *b, const struct tp_site *s)
     }
     tp_buf_putc(b, ']');
     TP_SITE_FIELDS(WRITE)
+    /* only when set: most sites are no framework's tensors */
+    if (tp_site_role_name(s->role))
+        k_str(o, "role", tp_site_role_name(s->role));
     if (s->est.samples) {
         const struct tp_estimate *e = &s->est;
         key(o, "estimate");

@@ -192,13 +192,17 @@ void tp_text_memory(struct tp_text_ctx *c)
         tp_buf_printf(&t, "live at exit: %s in %llu block%s", a,
                       (unsigned long long)m->live_at_exit_allocs,
                       m->live_at_exit_allocs == 1 ? "" : "s");
-        if (ls.system_bytes || ls.suppressed_bytes)
-            tp_buf_printf(&t, " (%sthe program's %s, system libraries' %s%s%s)", est,
-                          tp_fmt_bytes(ls.program_bytes, b, sizeof b),
-                          tp_fmt_bytes(ls.system_bytes, d, sizeof d),
-                          ls.suppressed_bytes ? ", suppressed " : "",
-                          ls.suppressed_bytes ? tp_fmt_bytes(ls.suppressed_bytes, e, sizeof e)
-                                              : "");
+        if (ls.system_bytes || ls.suppressed_bytes || ls.interpreter_bytes) {
+            tp_buf_printf(&t, " (%sthe program's %s", est,
+                          tp_fmt_bytes(ls.program_bytes, b, sizeof b));
+            if (ls.interpreter_bytes)
+                tp_buf_printf(&t, ", the interpreter's %s",
+                              tp_fmt_bytes(ls.interpreter_bytes, b, sizeof b));
+            tp_buf_printf(
+                &t, ", system libraries' %s%s%s)", tp_fmt_bytes(ls.system_bytes, d, sizeof d),
+                ls.suppressed_bytes ? ", suppressed " : "",
+                ls.suppressed_bytes ? tp_fmt_bytes(ls.suppressed_bytes, e, sizeof e) : "");
+        }
     } else {
         tp_buf_puts(&t, "live at exit: nothing");
     }
@@ -296,15 +300,19 @@ static int by_leak(const void *a, const void *b)
 }
 
 /* The site's frames in line, cut to room columns, after "[lib] " when system libraries alone
- * allocated it; returns 1 then. */
+ * allocated it (returns 1 then), or after what its memory is: "[tensor data (torch)] ". */
 static int site_label(const struct tp_memory *m, const struct tp_site *s, char *line, size_t n,
                       size_t room)
 {
-    int sys = s->system;
-    chain(s, line + (sys ? 6 : 0), n - 6, room - (sys ? 6 : 0), has_twin(m, s));
-    if (sys)
-        memcpy(line, "[lib] ", 6);
-    return sys;
+    char tag[64] = "";
+    if (s->system)
+        snprintf(tag, sizeof tag, "[lib] ");
+    else if (tp_site_role_name(s->role))
+        snprintf(tag, sizeof tag, "[%s] ", tp_site_role_name(s->role));
+    size_t k = strlen(tag);
+    chain(s, line + k, n - k, room > k + 20 ? room - k : 20, has_twin(m, s));
+    memcpy(line, tag, k);
+    return s->system;
 }
 
 /* CALL SITES: the sites live at the heap peak (v sorted by by_at_peak). */
@@ -402,7 +410,7 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
                            ? "LEAKS (still allocated at exit; by site: estimated from samples)"
                            : "LEAKS (still allocated at exit)");
     for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
-        if (v[i]->system || v[i]->suppressed)
+        if (v[i]->system || v[i]->suppressed || v[i]->interpreter)
             continue;
         if (!leaking++)
             tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, "bytes", 10),
@@ -447,6 +455,13 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
         tp_text_wrap(c, "", tp_buf_str(&t), 2);
         tp_buf_free(&t);
     }
+    if (ls.interpreter_bytes)
+        tp_text_say(c,
+                    "kept by the interpreter at exit: %s in %llu block%s (objects it does not "
+                    "free when it exits), not the program's leak (\"interpreter\": true)",
+                    tp_fmt_bytes(ls.interpreter_bytes, a, sizeof a),
+                    (unsigned long long)ls.interpreter_allocs,
+                    ls.interpreter_allocs == 1 ? "" : "s");
     if (ls.suppressed_bytes)
         tp_text_say(c, "suppressed (TPROF_SUPPRESS): %s in %llu block%s at %zu site%s",
                     tp_fmt_bytes(ls.suppressed_bytes, a, sizeof a),

@@ -90,8 +90,8 @@ struct tp_site {
     uint64_t peak_live_bytes;    /* this site's own maximum of live bytes */
     uint64_t live_at_peak_bytes; /* its live bytes when the whole heap peaked */
     uint64_t live_at_exit_bytes, live_at_exit_allocs;
-    int system;     /* a system library's own keeping (tp_site_system), not the program's */
-    int suppressed; /* its leak matched a TPROF_SUPPRESS pattern */
+    int system, suppressed; /* a system library's keeping (tp_site_system); TPROF_SUPPRESS'd */
+    int interpreter, role;  /* under an interpreter (exit: no leak); TP_ROLE_* (siteclass.h) */
     struct tp_estimate est;
 };
 
@@ -100,12 +100,12 @@ struct tp_memory {
     char *peak_op;                /* op running on the thread that set the peak, or NULL */
     uint64_t allocs, frees, bytes_allocated;
     uint64_t live_at_exit_bytes, live_at_exit_allocs;
-    /* live_at_exit split three ways (they add up to it): the program's leaks, what system
-     * libraries keep on purpose (sites with system set), what TPROF_SUPPRESS suppressed. All 0 in
-     * a report from before the split. */
+    /* live_at_exit split, adding up to it: the program's leaks, what system libraries keep (system
+     * sites), TPROF_SUPPRESS's, the interpreter's at its exit (interpreter sites); 0 if older. */
     uint64_t live_at_exit_program_bytes, live_at_exit_program_allocs;
     uint64_t live_at_exit_system_bytes, live_at_exit_system_allocs;
-    uint64_t live_at_exit_suppressed_bytes, live_at_exit_suppressed_allocs;
+    uint64_t live_at_exit_suppressed_bytes, live_at_exit_suppressed_allocs,
+        live_at_exit_interpreter_bytes, live_at_exit_interpreter_allocs;
     uint64_t peak_rss_bytes;
     uint64_t unknown_frees; /* frees of pointers tprof never saw (passed through) */
     uint64_t failed_allocs;

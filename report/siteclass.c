@@ -1,6 +1,8 @@
 /* Which call sites are a system library's own keeping rather than the program's: the rule that
- * splits "still allocated at exit" into the program's leaks and what the C runtime, the dynamic
- * loader and the compiler's runtimes hold on purpose until the process ends. */
+ * splits "still allocated at exit" into the program's leaks, what the C runtime, the dynamic
+ * loader and the compiler's runtimes hold on purpose until the process ends, and what an
+ * interpreter still holds when it exits; and what a site's memory is when a framework's tensor
+ * allocator says so (torch's, numpy's), whatever directory the framework is installed in. */
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +78,151 @@ static size_t system_run(const struct tp_site *s)
     return n;
 }
 
+/* ---- roles: what the memory is ---- */
+
+static const char *const role_names[] = {NULL, "tensor data (torch)", "array data (numpy)"};
+
+const char *tp_site_role_name(int role)
+{
+    return role > 0 && role < TP_ROLE_COUNT ? role_names[role] : NULL;
+}
+
+int tp_site_role_parse(const char *name)
+{
+    for (int r = 1; name && r < TP_ROLE_COUNT; r++)
+        if (!strcmp(name, role_names[r]))
+            return r;
+    return TP_ROLE_NONE;
+}
+
+/* torch's CPU tensor storage: c10's allocator (alloc_cpu under DefaultCPUAllocator, the mobile
+ * and caching allocators), in libc10 wherever it is installed (Debian: /usr/lib/<triplet>); by
+ * their mangled names too, for a process where no demangler is loaded. */
+static int torch_allocator(const char *fn)
+{
+    static const char *const names[] = {"c10::alloc_cpu(",
+                                        "c10::DefaultCPUAllocator::",
+                                        "c10::DefaultMobileCPUAllocator",
+                                        "c10::CPUCachingAllocator::",
+                                        "c10::CPUProfilingAllocator::",
+                                        "_ZN3c109alloc_cpuE",
+                                        "_ZN3c1019DefaultCPUAllocator",
+                                        "_ZNK3c1019DefaultCPUAllocator",
+                                        "_ZN3c1025DefaultMobileCPUAllocator",
+                                        "_ZN3c1019CPUCachingAllocator"};
+    for (size_t i = 0; fn && i < sizeof names / sizeof names[0]; i++)
+        if (!strncmp(fn, names[i], strlen(names[i])))
+            return 1;
+    return 0;
+}
+
+static int numpy_core(const char *m)
+{
+    return !strncmp(base(m), "_multiarray_umath", 17);
+}
+
+/* numpy's array data: its default data allocator (default_malloc/calloc/realloc, behind
+ * PyDataMem_UserNEW and the small-block cache npy_alloc_cache) in numpy's core module. */
+static int numpy_allocator(const struct tp_frame *f)
+{
+    static const char *const names[] = {
+        "default_malloc",    "default_calloc",      "default_realloc",
+        "PyDataMem_UserNEW", "PyDataMem_UserRENEW", "PyDataMem_NEW",
+        "PyDataMem_RENEW",   "npy_alloc_cache",     "_npy_alloc_cache"};
+    if (!f->function || !numpy_core(f->module))
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strncmp(f->function, names[i], strlen(names[i])))
+            return 1;
+    return 0;
+}
+
+/* A stripped numpy (Debian's, and most wheels: no names in its core module) calls the C
+ * allocator itself for array data and little else; its import-time tables (under PyInit_) are
+ * not arrays. */
+static int numpy_stripped_data(const struct tp_site *s)
+{
+    if (!s->nframes || s->frames[0].function || !numpy_core(s->frames[0].module))
+        return 0;
+    for (size_t i = 0; i < s->nframes; i++)
+        if (s->frames[i].function && !strncmp(s->frames[i].function, "PyInit_", 7))
+            return 0;
+    return 1;
+}
+
+/* The allocator is the innermost frames: the function that called malloc and the one or two
+ * wrappers it is called through. */
+#define ROLE_FRAMES 3
+
+int tp_site_role(const struct tp_site *s)
+{
+    for (size_t i = 0; i < s->nframes && i < ROLE_FRAMES; i++) {
+        if (torch_allocator(s->frames[i].function))
+            return TP_ROLE_TORCH;
+        if (numpy_allocator(&s->frames[i]))
+            return TP_ROLE_NUMPY;
+    }
+    return numpy_stripped_data(s) ? TP_ROLE_NUMPY : TP_ROLE_NONE;
+}
+
+/* The interpreter's own code: libpython, or an executable that links it in (Debian's
+ * /usr/bin/python3.11, pyenv's bin/python3.11: "python" and a version). */
+static int interpreter_module(const char *m)
+{
+    const char *b = base(m);
+    if (!strncmp(b, "libpython", 9))
+        return 1;
+    if (strncmp(b, "python", 6))
+        return 0;
+    for (b += 6; *b; b++)
+        if (!((*b >= '0' && *b <= '9') || *b == '.' || *b == 'd' || *b == 'm' || *b == 'u'))
+            return 0;
+    return 1;
+}
+
+/* The interpreter allocated it: its allocating frame, past the C library and the loader it may
+ * have called (strdup, the TLS of a thread it started), is the interpreter's (PyObject_Malloc,
+ * _PyObject_GC_New, PyMem_*); or an extension module's import (PyInit_*) did, whose state the
+ * interpreter keeps with the module. A C extension's own malloc after its import is its own. */
+int tp_site_in_interpreter(const struct tp_site *s)
+{
+    for (size_t i = 0; i < s->nframes; i++)
+        if (s->frames[i].function && !strncmp(s->frames[i].function, "PyInit_", 7))
+            return 1;
+    for (size_t i = 0; i < s->nframes; i++) {
+        const char *m = s->frames[i].module;
+        if (m && (is_loader(m) || !strncmp(base(m), "libc.so", 7)))
+            continue;
+        return m && interpreter_module(m);
+    }
+    return 0;
+}
+
+static int any_interpreter_frame(const struct tp_site *s)
+{
+    for (size_t i = 0; i < s->nframes; i++)
+        if (s->frames[i].module && interpreter_module(s->frames[i].module))
+            return 1;
+    return 0;
+}
+
+void tp_sites_classify(struct tp_site *v, size_t n)
+{
+    int interp = 0;
+    for (size_t i = 0; i < n && !interp; i++)
+        interp = any_interpreter_frame(&v[i]);
+    for (size_t i = 0; i < n; i++) {
+        struct tp_site *s = &v[i];
+        if (!s->role)
+            s->role = tp_site_role(s);
+        /* A framework's tensors are the program's data, wherever the framework lives. */
+        s->system |= !s->role && tp_site_system(s);
+        /* Under an interpreter, a tensor is a Python object's storage (its stack may end inside
+         * the framework, TPROF_STACK frames deep): what is left at exit is the interpreter's. */
+        s->interpreter |= !s->system && (tp_site_in_interpreter(s) || (interp && s->role));
+    }
+}
+
 int tp_site_system(const struct tp_site *s)
 {
     if (tp_site_system_only(s))
@@ -140,9 +287,12 @@ void tp_leak_split(const struct tp_memory *m, struct tp_leak_split *o)
     o->system_allocs = m->live_at_exit_system_allocs;
     o->suppressed_bytes = m->live_at_exit_suppressed_bytes;
     o->suppressed_allocs = m->live_at_exit_suppressed_allocs;
+    o->interpreter_bytes = m->live_at_exit_interpreter_bytes;
+    o->interpreter_allocs = m->live_at_exit_interpreter_allocs;
     o->program_bytes = m->live_at_exit_program_bytes;
     o->program_allocs = m->live_at_exit_program_allocs;
-    if (o->system_bytes + o->suppressed_bytes + o->program_bytes == 0 && m->live_at_exit_bytes) {
+    if (o->system_bytes + o->suppressed_bytes + o->interpreter_bytes + o->program_bytes == 0 &&
+        m->live_at_exit_bytes) {
         /* A report from before the split: what its sites say, the rest is the program's. */
         for (size_t i = 0; i < m->nsites; i++) {
             const struct tp_site *s = &m->sites[i];
@@ -152,10 +302,13 @@ void tp_leak_split(const struct tp_memory *m, struct tp_leak_split *o)
             } else if (s->system) {
                 o->system_bytes += s->live_at_exit_bytes;
                 o->system_allocs += s->live_at_exit_allocs;
+            } else if (s->interpreter) {
+                o->interpreter_bytes += s->live_at_exit_bytes;
+                o->interpreter_allocs += s->live_at_exit_allocs;
             }
         }
-        uint64_t kb = o->system_bytes + o->suppressed_bytes;
-        uint64_t kn = o->system_allocs + o->suppressed_allocs;
+        uint64_t kb = o->system_bytes + o->suppressed_bytes + o->interpreter_bytes;
+        uint64_t kn = o->system_allocs + o->suppressed_allocs + o->interpreter_allocs;
         o->program_bytes = m->live_at_exit_bytes > kb ? m->live_at_exit_bytes - kb : 0;
         o->program_allocs = m->live_at_exit_allocs > kn ? m->live_at_exit_allocs - kn : 0;
     }
@@ -163,10 +316,32 @@ void tp_leak_split(const struct tp_memory *m, struct tp_leak_split *o)
         o->suppressed_sites += m->sites[i].suppressed && m->sites[i].live_at_exit_bytes;
 }
 
+/* A report from before the interpreter's split counted its sites in the program's figure: move
+ * them over, so that the LEAKS rows and the figures agree. */
+static void split_interpreter(struct tp_memory *m)
+{
+    uint64_t b = 0, n = 0;
+    if (m->live_at_exit_interpreter_bytes || !m->live_at_exit_program_bytes)
+        return;
+    for (size_t i = 0; i < m->nsites; i++) {
+        const struct tp_site *s = &m->sites[i];
+        if (s->interpreter && !s->system && !s->suppressed) {
+            b += s->live_at_exit_bytes;
+            n += s->live_at_exit_allocs;
+        }
+    }
+    b = b < m->live_at_exit_program_bytes ? b : m->live_at_exit_program_bytes;
+    n = n < m->live_at_exit_program_allocs ? n : m->live_at_exit_program_allocs;
+    m->live_at_exit_program_bytes -= b;
+    m->live_at_exit_program_allocs -= n;
+    m->live_at_exit_interpreter_bytes = b;
+    m->live_at_exit_interpreter_allocs = n;
+}
+
 void tp_memory_classify(struct tp_memory *m)
 {
-    for (size_t i = 0; i < m->nsites; i++)
-        m->sites[i].system |= tp_site_system(&m->sites[i]);
+    tp_sites_classify(m->sites, m->nsites);
+    split_interpreter(m);
     struct tp_leak_split ls;
     tp_leak_split(m, &ls);
     m->live_at_exit_program_bytes = ls.program_bytes;
@@ -175,6 +350,8 @@ void tp_memory_classify(struct tp_memory *m)
     m->live_at_exit_system_allocs = ls.system_allocs;
     m->live_at_exit_suppressed_bytes = ls.suppressed_bytes;
     m->live_at_exit_suppressed_allocs = ls.suppressed_allocs;
+    m->live_at_exit_interpreter_bytes = ls.interpreter_bytes;
+    m->live_at_exit_interpreter_allocs = ls.interpreter_allocs;
 }
 
 int tp_site_system_only(const struct tp_site *s)

@@ -780,6 +780,118 @@ static void golden_model(void (*build)(struct tp_report *), const char *json, co
     tp_report_free(&r);
 }
 
+/* Sites by role: torch's tensor storage from libc10 in /usr/lib (its stack all in system
+ * libraries) is the program's data, tagged, not [lib]; a stripped numpy's array data likewise,
+ * but not its import-time tables (all in /usr/lib: [lib]); under the interpreter (python3.11 frames in the process), what
+ * is left at exit is the interpreter's, counted apart from the program's leak in the MEMORY line,
+ * LEAKS and the verdict. */
+#define PY "/usr/bin/python3.11"
+#define NP                                                                                         \
+    "/usr/lib/python3/dist-packages/numpy/core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so"
+#define C10 "/usr/lib/x86_64-linux-gnu/libc10.so.1.13"
+START_TEST(test_text_roles)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000;
+    r.memory.peak_bytes = 1 << 21;
+    r.memory.allocs = 12;
+    r.memory.live_at_exit_bytes = 1000 + 3000 + 2048 + 512;
+    r.memory.live_at_exit_allocs = 1 + 5 + 1 + 2;
+    struct tp_site *t = site(&r, 1, 1, 1 << 20, 1 << 20, 1 << 20, 0, 0);
+    frame(t, "c10::alloc_cpu(unsigned long)", NULL, 0, C10, 0x3efd0);
+    frame(t, "c10::DefaultCPUAllocator::allocate(unsigned long) const", NULL, 0, C10, 0x3f100);
+    frame(t, "at::empty_cpu", NULL, 0, "/usr/lib/x86_64-linux-gnu/libtorch_cpu.so", 0x100);
+    struct tp_site *b = site(&r, 5, 0, 3000, 3000, 3000, 3000, 5);
+    frame(b, NULL, NULL, 0, PY, 0x12b042);
+    frame(b, "PyDict_SetDefault", NULL, 0, PY, 0x100470);
+    struct tp_site *c = site(&r, 1, 0, 1000, 1000, 1000, 1000, 1);
+    frame(c, "ext_leak", "/src/ext.c", 7, "/opt/ext.so", 0x1120);
+    frame(c, NULL, NULL, 0, PY, 0x2540fb); /* an extension's own malloc: its leak */
+    struct tp_site *d = site(&r, 2, 1, 1 << 20, 1 << 20, 1 << 20, 2048, 1);
+    frame(d, NULL, NULL, 0, NP, 0xde138);
+    frame(d, NULL, NULL, 0, NP, 0xde76e);
+    frame(d, NULL, NULL, 0, PY, 0x2540fb);
+    struct tp_site *e = site(&r, 2, 0, 512, 512, 512, 512, 2);
+    frame(e, NULL, NULL, 0, NP, 0xf9bc0);
+    frame(e, "PyInit__multiarray_umath", NULL, 0, NP, 0x1b4228);
+    tp_analyze(&r);
+    const struct tp_site *v = r.memory.sites;
+    ck_assert(!v[0].system && v[0].role == TP_ROLE_TORCH && v[0].interpreter);
+    ck_assert(!v[1].system && v[1].role == TP_ROLE_NONE && v[1].interpreter);
+    ck_assert(!v[2].system && v[2].role == TP_ROLE_NONE && !v[2].interpreter);
+    ck_assert(!v[3].system && v[3].role == TP_ROLE_NUMPY && v[3].interpreter);
+    ck_assert(v[4].system && v[4].role == TP_ROLE_NONE && !v[4].interpreter);
+    ck_assert_uint_eq(r.memory.live_at_exit_interpreter_bytes, 3000 + 2048);
+    ck_assert_uint_eq(r.memory.live_at_exit_interpreter_allocs, 6);
+    ck_assert_uint_eq(r.memory.live_at_exit_program_bytes, 1000);
+    ck_assert_uint_eq(r.memory.live_at_exit_system_bytes, 512);
+    char *txt = text_of(&r, 10, 100);
+    ck_assert_msg(strstr(txt, "  [tensor data (torch)] c10::alloc_cpu(unsigned long) (l...\n"),
+                  "%s", txt);
+    ck_assert_msg(strstr(txt, "  [array data (numpy)] _multiarray_umath.cpython-311-x86...\n"),
+                  "%s", txt);
+    ck_assert_msg(strstr(txt, "live at exit: 6.41 KiB in 9 blocks (the program's 1000 B, the "
+                              "interpreter's 4.93 KiB, system\n  libraries' 512 B)\n"),
+                  "%s", txt);
+    ck_assert_msg(strstr(txt, "\n    1000 B        1  ext_leak (ext.c:7) < python3.11+0x2540fb\n"
+                              "system libraries keep "),
+                  "%s", txt);
+    ck_assert_msg(strstr(txt, "\nkept by the interpreter at exit: 4.93 KiB in 6 blocks (objects it "
+                              "does not free when it exits), not\n  the program's leak "
+                              "(\"interpreter\": true)\n"),
+                  "%s", txt);
+    ck_assert_msg(strstr(r.verdict.text, "At exit, program: 1000 B in 1 block leaked; the "
+                                         "interpreter keeps 4.93 KiB (its objects at exit); system "
+                                         "libraries keep 512 B."),
+                  "%s", r.verdict.text);
+    char *j = json_of(&r);
+    ck_assert_msg(strstr(j, "\"system\":false,\"suppressed\":false,\"interpreter\":true,"
+                            "\"role\":\"tensor data (torch)\"}"),
+                  "%s", j);
+    ck_assert_msg(strstr(j, "\"interpreter\":true,\"role\":\"array data (numpy)\"}"), "%s", j);
+    ck_assert_msg(strstr(j, "\"live_at_exit_interpreter_bytes\":5048,"
+                            "\"live_at_exit_interpreter_allocs\":6,"),
+                  "%s", j);
+    free(j);
+    struct tp_buf h;
+    tp_buf_init(&h);
+    tp_render_html(&r, 10, &h);
+    ck_assert_msg(strstr(tp_buf_str(&h), "At exit: the program 1000 B in 1 blocks; the interpreter "
+                                         "keeps 4.93 KiB (its objects at exit); system libraries"),
+                  "%s", "html leak summary");
+    tp_buf_free(&h);
+    free(txt);
+    tp_report_free(&r);
+}
+END_TEST
+
+/* A report from before the interpreter's split: its program figure held the python site's 3,000
+ * bytes; read again, they are the interpreter's, the rows and the figures agree. */
+START_TEST(test_roles_old_report)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000;
+    r.memory.peak_bytes = 4000;
+    r.memory.live_at_exit_bytes = r.memory.live_at_exit_program_bytes = 4000;
+    r.memory.live_at_exit_allocs = r.memory.live_at_exit_program_allocs = 6;
+    struct tp_site *b = site(&r, 5, 0, 3000, 3000, 3000, 3000, 5);
+    frame(b, "PyObject_Malloc", NULL, 0, PY, 0x12b042);
+    struct tp_site *c = site(&r, 1, 0, 1000, 1000, 1000, 1000, 1);
+    frame(c, "ext_leak", "/src/ext.c", 7, "/opt/ext.so", 0x1120);
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.memory.live_at_exit_program_bytes, 1000);
+    ck_assert_uint_eq(r.memory.live_at_exit_program_allocs, 1);
+    ck_assert_uint_eq(r.memory.live_at_exit_interpreter_bytes, 3000);
+    ck_assert_uint_eq(r.memory.live_at_exit_interpreter_allocs, 5);
+    tp_analyze(&r); /* idempotent */
+    ck_assert_uint_eq(r.memory.live_at_exit_program_bytes, 1000);
+    ck_assert_uint_eq(r.memory.live_at_exit_interpreter_bytes, 3000);
+    tp_report_free(&r);
+}
+END_TEST
+
 /* Two sites in one function without source lines (a library from /usr/lib): told apart by the
  * allocating frame's module offset; a site without a twin keeps the short form. */
 START_TEST(test_text_site_twins)
@@ -1089,6 +1201,8 @@ int main(void)
     tcase_add_test(tc, test_text_widths_under_stress);
     tcase_add_test(tc, test_text_nothing);
     tcase_add_test(tc, test_text_site_twins);
+    tcase_add_test(tc, test_text_roles);
+    tcase_add_test(tc, test_roles_old_report);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -219,3 +219,22 @@ EXTRA_DIST += tests/plt_names.sh tests/victims/libtpnames.map
 # report that says how many functions were not hooked.
 TESTS += tests/plt_grow.sh
 EXTRA_DIST += tests/plt_grow.sh
+# A model library installed with the system's libraries (under a /usr/lib-like root): its
+# exports the program calls are default ops, one system library's calls into another are not.
+check_PROGRAMS += tests/victims/libtpmhelp.so tests/victims/libtpmodel.so tests/victims/v_sysmodel \
+    tests/victims/libtpvec.so
+tests_victims_libtpvec_so_SOURCES = tests/victims/libtpvec.cc
+tests_victims_libtpvec_so_CXXFLAGS = -g -O1 -fPIC
+tests_victims_libtpvec_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpvec.so
+tests_victims_libtpmhelp_so_SOURCES = tests/victims/libtpmodel.c
+tests_victims_libtpmhelp_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC -DTPMHELP
+tests_victims_libtpmhelp_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpmhelp.so
+tests_victims_libtpmodel_so_SOURCES = tests/victims/libtpmodel.c
+tests_victims_libtpmodel_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpmodel_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpmodel.so
+tests_victims_libtpmodel_so_LDADD = tests/victims/libtpmhelp.so
+tests_victims_v_sysmodel_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_sysmodel_LDFLAGS = -Wl,-rpath-link,tests/victims
+tests_victims_v_sysmodel_LDADD = tests/victims/libtpmodel.so tests/victims/libtpvec.so
+TESTS += tests/plt_sysmodel.sh tests/plt_fann.sh
+EXTRA_DIST += tests/plt_sysmodel.sh tests/plt_fann.sh

@@ -7,6 +7,23 @@ tests_victims_v_leaks_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_leaks_LDADD = -ldl -lpthread
 TESTS += tests/check_leaks tests/heap_leaks.sh tests/heap_suppress.sh tests/heap_tls.sh
 EXTRA_DIST += tests/heap_leaks.sh tests/heap_suppress.sh tests/heap_tls.sh
+# Leaks of plugins unloaded before exit, and of the libraries that went with them, named by module.
+check_PROGRAMS += tests/victims/v_dlgone tests/victims/libtpgone.so tests/victims/libtpgone2.so \
+    tests/victims/libtpgonedep.so
+tests_victims_v_dlgone_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_dlgone_LDADD = -ldl
+tests_victims_libtpgone_so_SOURCES = tests/victims/libtpgone.c
+tests_victims_libtpgone_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpgone_so_LDFLAGS = -Wc,-shared
+tests_victims_libtpgonedep_so_SOURCES = tests/victims/libtpgone.c
+tests_victims_libtpgonedep_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC -DTPGONE_DEP
+tests_victims_libtpgonedep_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpgonedep.so
+tests_victims_libtpgone2_so_SOURCES = tests/victims/libtpgone.c
+tests_victims_libtpgone2_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC -DTPGONE_TWO
+tests_victims_libtpgone2_so_LDFLAGS = -Wc,-shared
+tests_victims_libtpgone2_so_LDADD = tests/victims/libtpgonedep.so
+TESTS += tests/heap_gone.sh
+EXTRA_DIST += tests/heap_gone.sh
 # The sampled heap mode: estimates within their stated error over a fixed set of seeds; exact
 # global figures across threads, realloc and the aligned family.
 check_PROGRAMS += tests/victims/v_sample
@@ -25,3 +42,15 @@ tests_victims_v_peak2_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_peak2_LDADD = -lpthread
 TESTS += tests/heap_peak2.sh
 EXTRA_DIST += tests/heap_peak2.sh
+# Labels by role: a framework's tensors, what an interpreter keeps at exit.
+check_PROGRAMS += tests/victims/libtpc10.so tests/victims/libtpext.so tests/victims/v_roles
+tests_victims_libtpc10_so_SOURCES = tests/victims/libtpc10.cc
+tests_victims_libtpc10_so_CXXFLAGS = -g -O1 -fPIC
+tests_victims_libtpc10_so_LDFLAGS = -Wc,-shared -Wl,-soname,libc10.so
+tests_victims_libtpext_so_SOURCES = tests/victims/libtpext.c
+tests_victims_libtpext_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpext_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpext.so
+tests_victims_v_roles_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_roles_LDADD = tests/victims/libtpc10.so tests/victims/libtpext.so
+TESTS += tests/heap_roles.sh tests/heap_roles_py.sh
+EXTRA_DIST += tests/heap_roles.sh tests/heap_roles_py.sh

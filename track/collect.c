@@ -379,14 +379,15 @@ static int suppressed(const struct tp_site *s)
     return 0;
 }
 
-/* Flag the n symbolised sites as a system library's or suppressed, and split what is live at
- * exit accordingly: the program's part is the rest, sites left unsymbolised included. */
+/* Flag the n symbolised sites (a role, a system library's, an interpreter's, suppressed), and
+ * split what is live at exit accordingly: the program's part is the rest, sites left
+ * unsymbolised included. */
 static void classify_sites(struct tp_memory *m, struct tp_site *all, size_t n)
 {
-    uint64_t sys_b = 0, sys_n = 0, sup_b = 0, sup_n = 0;
+    uint64_t sys_b = 0, sys_n = 0, sup_b = 0, sup_n = 0, int_b = 0, int_n = 0;
+    tp_sites_classify(all, n);
     for (size_t i = 0; i < n; i++) {
         struct tp_site *s = &all[i];
-        s->system = tp_site_system(s);
         s->suppressed = s->live_at_exit_bytes && suppressed(s);
         if (s->suppressed) {
             sup_b += s->live_at_exit_bytes;
@@ -394,16 +395,20 @@ static void classify_sites(struct tp_memory *m, struct tp_site *all, size_t n)
         } else if (s->system) {
             sys_b += s->live_at_exit_bytes;
             sys_n += s->live_at_exit_allocs;
+        } else if (s->interpreter) {
+            int_b += s->live_at_exit_bytes;
+            int_n += s->live_at_exit_allocs;
         }
     }
     m->live_at_exit_system_bytes = sys_b;
     m->live_at_exit_system_allocs = sys_n;
     m->live_at_exit_suppressed_bytes = sup_b;
     m->live_at_exit_suppressed_allocs = sup_n;
-    m->live_at_exit_program_bytes =
-        m->live_at_exit_bytes > sys_b + sup_b ? m->live_at_exit_bytes - sys_b - sup_b : 0;
-    m->live_at_exit_program_allocs =
-        m->live_at_exit_allocs > sys_n + sup_n ? m->live_at_exit_allocs - sys_n - sup_n : 0;
+    m->live_at_exit_interpreter_bytes = int_b;
+    m->live_at_exit_interpreter_allocs = int_n;
+    uint64_t kb = sys_b + sup_b + int_b, kn = sys_n + sup_n + int_n;
+    m->live_at_exit_program_bytes = m->live_at_exit_bytes > kb ? m->live_at_exit_bytes - kb : 0;
+    m->live_at_exit_program_allocs = m->live_at_exit_allocs > kn ? m->live_at_exit_allocs - kn : 0;
 }
 
 /* Move up to cap sites still live at exit from [from, k) to just after from: they are

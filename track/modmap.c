@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_DEPARTED 256
+#include "track/rawalloc.h"
 
 /* ---- the walk ---- */
 
@@ -312,50 +312,107 @@ uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifu
 
 /* ---- unloaded modules ---- */
 
-static struct tp_departed departed[MAX_DEPARTED];
+static struct tp_departed departed[TP_MODMAP_MAX_DEPARTED];
 static int ndeparted;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-struct find {
-    uintptr_t base;
-    const char *name;
-    uintptr_t lo, hi;
+/* One module as it was before a dlclose: its name copied (ld.so frees its own with the module). */
+struct kept {
+    char *path;
+    uintptr_t base, lo, hi;
+    int there; /* found loaded again after the dlclose */
 };
 
-static int range_of(const struct tp_module *m, void *arg)
+static int snap_one(const struct tp_module *m, void *arg)
 {
-    struct find *f = arg;
-    if (m->bias != f->base || strcmp(m->name, f->name) != 0)
-        return 0;
-    f->lo = m->lo;
-    f->hi = m->hi;
-    return 1;
+    struct tp_modmap_snap *s = arg;
+    if (!m->name[0] || m->self)
+        return 0; /* the main program, the vDSO and tprof are never unloaded */
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        struct kept *v = tp_realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return 1;
+        s->v = v;
+        s->cap = cap;
+    }
+    struct kept *k = &s->v[s->n];
+    k->path = tp_strdup(m->name);
+    if (!k->path)
+        return 1;
+    k->base = m->bias;
+    k->lo = m->lo;
+    k->hi = m->hi;
+    k->there = 0;
+    s->n++;
+    return 0;
 }
 
-void tp_modmap_before_dlclose(void *handle)
+void tp_modmap_before_dlclose(struct tp_modmap_snap *s)
 {
-    struct link_map *lm = NULL;
-    if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name || !*lm->l_name)
-        return;
-    struct find f = {lm->l_addr, lm->l_name, 0, 0};
-    if (!tp_modmap_each(range_of, &f))
-        return;
+    memset(s, 0, sizeof *s);
+    tp_modmap_each(snap_one, s);
+}
+
+/* Mark the snapshot's entry for m (same name, same place) as still loaded: one walk of the
+ * modules, the names compared only where the addresses agree. */
+static int still_there(const struct tp_module *m, void *arg)
+{
+    struct tp_modmap_snap *s = arg;
+    for (size_t i = 0; i < s->n; i++) {
+        struct kept *k = &s->v[i];
+        if (!k->there && m->bias == k->base && m->lo == k->lo && !strcmp(m->name, k->path)) {
+            k->there = 1;
+            break;
+        }
+    }
+    return 0;
+}
+
+static void depart(const struct kept *k)
+{
     pthread_mutex_lock(&lock);
     for (int i = 0; i < ndeparted; i++) {
-        if (departed[i].base == f.base && !strcmp(departed[i].path, f.name)) {
+        struct tp_departed *d = &departed[i];
+        if (d->base == k->base && d->lo == k->lo && !strcmp(d->path, k->path)) {
             pthread_mutex_unlock(&lock);
             return; /* loaded again at the same place: already known */
         }
     }
-    if (ndeparted < MAX_DEPARTED) {
+    if (ndeparted < TP_MODMAP_MAX_DEPARTED) {
         struct tp_departed *d = &departed[ndeparted];
-        strncpy(d->path, f.name, sizeof d->path - 1);
-        d->base = f.base;
-        d->lo = f.lo;
-        d->hi = f.hi;
+        strncpy(d->path, k->path, sizeof d->path - 1);
+        d->base = k->base;
+        d->lo = k->lo;
+        d->hi = k->hi;
         ndeparted++;
     }
     pthread_mutex_unlock(&lock);
+}
+
+/* Every module of the snapshot that is gone now departed: the one closed and whatever it alone
+ * had loaded (a plugin's own dependencies go with it, and their call sites too). */
+void tp_modmap_after_dlclose(struct tp_modmap_snap *s)
+{
+    tp_modmap_each(still_there, s);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->v[i].there)
+            depart(&s->v[i]);
+        tp_free(s->v[i].path);
+    }
+    tp_free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+const struct tp_departed *tp_modmap_departed_at(uintptr_t a)
+{
+    const struct tp_departed *hit = NULL;
+    pthread_mutex_lock(&lock);
+    for (int i = ndeparted - 1; i >= 0 && !hit; i--) /* the latest to be there */
+        if (a >= departed[i].lo && a < departed[i].hi)
+            hit = &departed[i];
+    pthread_mutex_unlock(&lock);
+    return hit;
 }
 
 void tp_modmap_fork_prepare(void)

@@ -86,20 +86,31 @@ uintptr_t tp_modmap_lookup(const struct tp_dynsyms *d, struct tp_symname *n, int
 
 /* ---- unloaded modules, so that call sites into them can still be named ---- */
 
+#define TP_MODMAP_MAX_DEPARTED 256
 struct tp_departed {
     char path[512];
     uintptr_t base;   /* load bias */
     uintptr_t lo, hi; /* address range of its PT_LOAD segments */
 };
 
-/* Call before the real dlclose(handle): remember where the module was. Safe to call for a
- * handle that stays loaded (the entry is then ignored: its addresses are still mapped). */
-void tp_modmap_before_dlclose(void *handle);
+/* A dlclose may unload more than the module it names: the libraries that module alone needed go
+ * with it. So the modules loaded before the real dlclose are noted, and those gone after it are
+ * remembered (path, where they were). Both run outside the loader's lock; after_dlclose frees
+ * the snapshot. */
+struct tp_modmap_snap {
+    struct kept *v;
+    size_t n, cap;
+};
+void tp_modmap_before_dlclose(struct tp_modmap_snap *s);
+void tp_modmap_after_dlclose(struct tp_modmap_snap *s);
 /* The list's lock across fork (in preload/main.c's table of parts). */
 void tp_modmap_fork_prepare(void);
 void tp_modmap_fork_parent(void);
 void tp_modmap_fork_child(void);
 /* The remembered modules, oldest first. */
 const struct tp_departed *tp_modmap_departed(int *n);
+/* The remembered module that was last at a (NULL if none): names a frame into code unloaded
+ * before exit even where another module was mapped over part of its range since. */
+const struct tp_departed *tp_modmap_departed_at(uintptr_t a);
 
 #endif

@@ -53,6 +53,9 @@ struct tp_symbolizer {
     struct cached *cache;
     struct modindex *mods;
     struct tp_sym_stats stats;
+    /* One Dwfl per unloaded module a frame fell in that the main one could not take (something
+     * else was mapped over part of its range since), made on its first frame; by departed index */
+    Dwfl *gone[TP_MODMAP_MAX_DEPARTED];
 };
 
 static char *dup_or_null(const char *s)
@@ -255,14 +258,52 @@ static const struct modindex *index_of(struct tp_symbolizer *s, Dwfl_Module *m)
     return x;
 }
 
+/* The module that held pc when it was unloaded, in a Dwfl of its own. NULL without one. */
+static Dwfl_Module *gone_module(struct tp_symbolizer *s, const struct tp_departed *d, uintptr_t pc)
+{
+    int n;
+    const struct tp_departed *all = tp_modmap_departed(&n);
+    size_t k = (size_t)(d - all);
+    if (!s->dwfl || k >= TP_MODMAP_MAX_DEPARTED)
+        return NULL;
+    if (!s->gone[k]) {
+        s->gone[k] = tp_dw.dwfl_begin(&s->cb);
+        if (!s->gone[k])
+            return NULL;
+        tp_dw.dwfl_report_begin(s->gone[k]);
+        tp_dw.dwfl_report_elf(s->gone[k], d->path, d->path, -1, d->base, false);
+        tp_dw.dwfl_report_end(s->gone[k], NULL, NULL);
+    }
+    return tp_dw.dwfl_addrmodule(s->gone[k], pc);
+}
+
+/* pc in no loaded module: in one unloaded before exit (dlclose), named by its path and offset,
+ * and by function when its file is still there to read. */
+static void departed_frame(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw,
+                           struct tp_frame *out)
+{
+    const struct tp_departed *d = tp_modmap_departed_at(pc);
+    if (!d)
+        return;
+    out->module = dup_or_null(d->path);
+    out->offset = raw - d->base;
+    Dwfl_Module *m = gone_module(s, d, pc);
+    const struct modindex *x = m ? index_of(s, m) : NULL;
+    const struct tp_sym *sym = x ? tp_symindex_find(x->v, x->n, pc) : NULL;
+    if (sym)
+        out->function = function_name(sym->name);
+}
+
 /* Without elfutils (not installed, or not to be loaded from a signal handler): the module and
  * function from the loaded modules' own symbol tables, no line. */
-static void symtab_only(uintptr_t pc, uintptr_t raw, struct tp_frame *out)
+static void symtab_only(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struct tp_frame *out)
 {
     char path[4096], name[1024];
     uintptr_t bias, lo, hi;
-    if (tp_symtab_module(pc, path, sizeof path, &bias, &lo, &hi) != 0)
+    if (tp_symtab_module(pc, path, sizeof path, &bias, &lo, &hi) != 0) {
+        departed_frame(s, pc, raw, out);
         return;
+    }
     out->module = dup_or_null(path);
     out->offset = raw - bias;
     if (tp_symtab_lookup(pc, name, sizeof name, NULL) == 0)
@@ -279,12 +320,14 @@ static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t ra
     *line = 0;
     out->offset = raw;
     if (!s->dwfl) {
-        symtab_only(pc, raw, out);
+        symtab_only(s, pc, raw, out);
         return NULL;
     }
     Dwfl_Module *m = tp_dw.dwfl_addrmodule(s->dwfl, pc);
-    if (!m)
+    if (!m) {
+        departed_frame(s, pc, raw, out);
         return NULL;
+    }
     Dwarf_Addr start = 0;
     const char *mainfile = NULL;
     const char *modname =
@@ -444,6 +487,9 @@ void tp_sym_close(struct tp_symbolizer *s)
     }
     if (s->dwfl)
         tp_dw.dwfl_end(s->dwfl);
+    for (size_t k = 0; k < TP_MODMAP_MAX_DEPARTED; k++)
+        if (s->gone[k])
+            tp_dw.dwfl_end(s->gone[k]);
     tp_free(s->debuginfo_path);
     tp_free(s);
 }

@@ -33,6 +33,15 @@ struct frame {
 /* The step from a frame whose CFA is cfa, by rule r: the CFA must be above sp by at least the
  * rule's need and at most FRAME_MAX, 8-aligned, and not above the stack's top, so that the two
  * reads (CFA + ra_off, CFA + rbp_off, both in [CFA - need, CFA - 8]) stay inside the stack. */
+/* The PLT hooks' return path and how to find the return address it stands for (tp_unwind_plt). */
+static uintptr_t plt_ret, (*plt_real)(uintptr_t slot);
+
+void tp_unwind_plt(uintptr_t ret, uintptr_t (*real)(uintptr_t slot))
+{
+    plt_real = real;
+    plt_ret = ret;
+}
+
 static inline __attribute__((always_inline)) int step_to(const struct tp_cfa_rule *r, uintptr_t cfa,
                                                          struct frame *f, uintptr_t top)
 {
@@ -44,6 +53,8 @@ static inline __attribute__((always_inline)) int step_to(const struct tp_cfa_rul
     else if (r->flags & TP_CFA_RBP_LOST)
         f->rbp_known = 0;
     f->pc = *(const uintptr_t *)(cfa + (uintptr_t)(intptr_t)r->ra_off);
+    if (tp_unlikely(f->pc == plt_ret) && plt_ret)
+        f->pc = plt_real(cfa + (uintptr_t)(intptr_t)r->ra_off);
     f->sp = cfa;
     return 1;
 }
