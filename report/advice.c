@@ -213,12 +213,12 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
             hook[nhook++] = f->name;
     }
     if (nhook) {
-        tp_buf_printf(t, " To time %s as an op%s: ", nhook > 1 ? "them" : "it",
-                      nhook > 1 ? "s" : "");
-        if (nhook > 1 || n > 1) {
+        tp_buf_puts(t, " To time ");
+        if (n == 1)
+            tp_buf_puts(t, "it");
+        else
             list(t, hook, nhook);
-            tp_buf_puts(t, ", ");
-        }
+        tp_buf_puts(t, nhook > 1 ? " as ops: " : " as an op: ");
         ops_line(t, hook, nhook);
         tp_buf_puts(t, ".");
     }

@@ -296,7 +296,9 @@ static void no_ops_story(const struct tp_report *r, struct tp_buf *t)
         tp_advice_names(r, t);
         tp_buf_putc(t, '.');
         tp_advice_outside(r, t);
-    } else if (!r->noutside_ops) {
+    } else if (r->noutside_ops) {
+        tp_advice_outside(r, t); /* threads waiting only */
+    } else {
         tp_buf_puts(t, " To time ops: call BLAS or the model's library as a shared library, "
                        "build with -finstrument-functions and name functions in TPROF_OPS, or "
                        "mark regions with tprof.h.");
