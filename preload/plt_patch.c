@@ -27,7 +27,7 @@
  * The stubs, what they record and how they return are shim_plt.c's.
  *
  * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime, language
- * runtimes and system libraries (denied() in plt_mods.c), and tprof's own dependencies. Which exports are ops:
+ * runtimes and system libraries (tp_syslib_denied, track/syslibs.c), and tprof's own dependencies. Which exports are ops:
  * TPROF_OPS's globs; when it is not set, every C export of the program's own libraries (not in a
  * system library directory: system_dir in plt_mods.c) but the set-up the default list excludes
  * (tp_names_default_export), so that the function taking the time is found whatever its name,

@@ -1,6 +1,7 @@
 /* The advice on the time outside every op (see advice.h). The decision table, per function:
  *
  *   kind "wait" (a runtime's spin or yield)  -> threads waiting, never an op to name
+ *   kind "system" (libc, libm, ...)          -> never an op: its callers are what to name
  *   something inlined into it                -> name the inlined function and its caller
  *   kind "no_symbol"                         -> stripped (only when its file has no .symtab):
  *                                               an unstripped build or debug symbols; else
@@ -126,6 +127,14 @@ static void inlined_row(const struct tp_outside_fn *f, struct tp_buf *t)
     }
 }
 
+static void system_row(const struct tp_outside_fn *f, struct tp_buf *t)
+{
+    tp_buf_printf(t,
+                  " %s is in %s, a system library whose functions are never ops: the time is "
+                  "its callers', which TPROF_OPS or a tprof.h region can name.",
+                  f->name ? f->name : "The code without a symbol", f->module ? f->module : "?");
+}
+
 static void no_symbol_row(const struct tp_outside_fn *f, struct tp_buf *t)
 {
     if (!f->module)
@@ -205,6 +214,8 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
         const struct tp_outside_fn *f = v[i];
         if (!f->kind)
             old = 1;
+        else if (is(f, "system"))
+            system_row(f, t);
         else if (f->inlined && f->name)
             inlined_row(f, t);
         else if (is(f, "no_symbol") || !f->name)

@@ -159,6 +159,20 @@ START_TEST(test_wait)
 }
 END_TEST
 
+START_TEST(test_system)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "__cos_fma", "libm.so.6", "system", 40);
+    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to __cos_fma (~20% of the run's 200 CPU "
+                               "samples). __cos_fma is in libm.so.6, a system library whose "
+                               "functions are never ops: the time is its callers', which "
+                               "TPROF_OPS or a tprof.h region can name. No heap allocation was "
+                               "seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_shares_of_run)
 {
     struct tp_report r;
@@ -184,6 +198,7 @@ int main(void)
     tcase_add_test(tc, test_inlined);
     tcase_add_test(tc, test_no_symbol);
     tcase_add_test(tc, test_wait);
+    tcase_add_test(tc, test_system);
     tcase_add_test(tc, test_shares_of_run);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -7,6 +7,7 @@
 #include "report/opwait.h"
 #include "track/symbolize.h"
 #include "track/symtab.h"
+#include "track/syslibs.h"
 
 static const char *base(const char *path)
 {
@@ -25,6 +26,8 @@ static const char *kind_of(const struct tp_symkind *k, const char *name, const c
 {
     if ((module && tp_spin_module(module)) || tp_outside_wait_name(name))
         return "wait";
+    if (module && tp_syslib_denied(module))
+        return "system";
     if (!k->found)
         return "no_symbol";
     if (k->exported)
@@ -109,6 +112,7 @@ void tp_outside_describe(struct tp_outside_fn *o, const struct tp_sampled_pc *pc
         memset(&k, 0, sizeof k);
     o->kind = strdup(kind_of(&k, o->name, o->module));
     o->stripped = o->module && k.stripped;
-    if (o->name && strcmp(o->kind, "wait"))
+    if (o->name && (!strcmp(o->kind, "local") || !strcmp(o->kind, "export") ||
+                    !strcmp(o->kind, "instrumented")))
         o->inlined = mostly_inlined(pcs, npcs, sym);
 }

@@ -26,7 +26,7 @@ struct mod {
     uintptr_t bias, lo, hi;
     int read;            /* symbols read (or tried) */
     int seen;            /* in the latest listing */
-    int has_symtab;      /* the file itself has .symtab: not stripped */
+    int stripped;        /* the file was read and has no .symtab */
     int instrumented;    /* calls __cyg_profile_func_enter: built with -finstrument-functions */
     struct tp_sym *syms; /* sorted (track/symindex.h); names point into names */
     size_t nsyms;
@@ -334,7 +334,7 @@ static void read_syms(struct mod *m)
     if (image_open(m->file, &im) < 0)
         return;
     long s = section_of_type(&im, SHT_SYMTAB);
-    m->has_symtab = s >= 0;
+    m->stripped = s < 0;
     if (s >= 0) {
         load_from(m, &im, s);
     } else {
@@ -391,7 +391,7 @@ int tp_symtab_kind(uintptr_t addr, struct tp_symkind *k)
     const struct tp_sym *s = m ? sym_of(m, addr) : NULL;
     if (m) {
         k->in_exe = !strcmp(m->file, "/proc/self/exe");
-        k->stripped = !m->has_symtab;
+        k->stripped = m->stripped;
         k->instrumented = m->instrumented;
         k->found = s != NULL;
         /* global or weak, default visibility: in .dynsym, so a call from another module goes

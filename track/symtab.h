@@ -25,7 +25,7 @@ struct tp_symkind {
     int found;        /* a symbol covers addr */
     int exported;     /* a global, default-visibility function of a shared library */
     int in_exe;       /* the module is the main program */
-    int stripped;     /* the module's file has no .symtab */
+    int stripped;     /* the module's file was read and has no .symtab */
     int instrumented; /* the module calls __cyg_profile_func_enter */
 };
 /* Fill *k; 0, or -1 (k zeroed) if no module maps addr. */

@@ -33,7 +33,8 @@ static inline void matmul(double *out, const double *x, const double *y)
         }
 }
 
-static void crunch_local(double *out, const double *x)
+/* noclone: its name stays crunch_local, not a clone's crunch_local.constprop.0 */
+__attribute__((noinline, noclone)) static void crunch_local(double *out, const double *x)
 {
     for (int i = 0; i < N * N; i++)
         out[i] = out[i] * 0.5 + x[(i * 7) % (N * N)];
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
         a[i] = i % 7;
         b[i] = i % 5;
     }
-    while (!spent()) {
+    for (long it = 0; it % 256 || !spent(); it++) { /* clock() seldom: its time is no row's */
         if (!strcmp(mode, "inline"))
             matmul(c, a, b);
         else if (!strcmp(mode, "yield"))
