@@ -21,7 +21,8 @@ jcheck "$WORK/h.json" "list(ops) == ['setup_table']" \
   "d['samples']['method'] == 'the program counter every 1/hz s of CPU time (SIGPROF); a function\\'s share of the samples estimates its share of the CPU time outside every op'"
 # the text report says the same, and `tprof report` reads it back into the same verdict
 TPROF_OPS=setup_table TPROF_OUTPUT="$WORK/h.txt" preload "$V" > /dev/null || fail "victim failed"
-grep -q '^outside every op, by CPU samples ([0-9]* at 100 Hz): crunch ~[0-9.]*%' "$WORK/h.txt" ||
+tr -s ' \n' '  ' < "$WORK/h.txt" |
+  grep -q "outside every op, by CPU samples ([0-9]* of the run's [0-9]* at 100 Hz), as shares of the run's samples: crunch ~[0-9.]*%" ||
   fail "text line: $(grep 'by CPU samples' "$WORK/h.txt")"
 "$TPROF_CLI" report --format json "$WORK/h.json" > "$WORK/back.json" || fail "tprof report failed"
 jcheck "$WORK/back.json" "d['outside_ops'][0]['name'] == 'crunch'" \
