@@ -18,3 +18,15 @@ tests_victims_v_adv_lib_LDADD = tests/victims/libtpadv.so
 tests_victims_v_adv_lib_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 TESTS += tests/check_advice tests/advice.sh
 EXTRA_DIST += tests/advice.sh
+
+# The step detected without TPROF_STEP: the repeating op that encloses the most op time, never an
+# allocator or free function (step_detect.sh).
+check_PROGRAMS += tests/victims/libtpgraph.so tests/victims/v_graph
+tests_victims_libtpgraph_so_SOURCES = tests/victims/libtpgraph.c
+tests_victims_libtpgraph_so_CFLAGS = -std=gnu11 -g -O1 -fPIC
+tests_victims_libtpgraph_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpgraph.so
+tests_victims_v_graph_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_graph_LDADD = tests/victims/libtpgraph.so
+tests_victims_v_graph_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+TESTS += tests/step_detect.sh
+EXTRA_DIST += tests/step_detect.sh
