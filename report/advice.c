@@ -75,10 +75,10 @@ size_t tp_advice_names(const struct tp_report *r, struct tp_buf *t)
         else
             tp_buf_printf(t, "code without a symbol in %s", v[i]->module ? v[i]->module : "?");
         if (i == 0)
-            tp_buf_printf(t, " (~%s of the run's %llu CPU samples)",
-                          pct(tp_advice_run_share(r, v[i]), p, sizeof p),
-                          (unsigned long long)(r->samples.total ? r->samples.total
-                                                                : r->samples.outside_ops));
+            tp_buf_printf(
+                t, " (~%s of the run's %llu CPU samples)",
+                pct(tp_advice_run_share(r, v[i]), p, sizeof p),
+                (unsigned long long)(r->samples.total ? r->samples.total : r->samples.outside_ops));
         else
             tp_buf_printf(t, " (~%s)", pct(tp_advice_run_share(r, v[i]), p, sizeof p));
     }
@@ -115,8 +115,9 @@ static void inlined_row(const struct tp_outside_fn *f, struct tp_buf *t)
         tp_buf_printf(t, " %s is inlined into %s: time %s as an op with ", f->inlined, f->name,
                       f->name);
         ops_line(t, &c, 1);
-        tp_buf_printf(t, ", or keep %s a call of its own with __attribute__((noinline)) or "
-                         "-fno-inline.",
+        tp_buf_printf(t,
+                      ", or keep %s a call of its own with __attribute__((noinline)) or "
+                      "-fno-inline.",
                       f->inlined);
     } else {
         tp_buf_printf(t,

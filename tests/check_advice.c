@@ -47,10 +47,11 @@ START_TEST(test_export)
     report_of(&r, 2);
     fn(&r, 0, "gemm_tile", "libmodel.so", "export", 60);
     fn(&r, 1, "softmax_row", "libmodel.so", "export", 30);
-    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to gemm_tile (~30% of the run's 200 CPU "
-                               "samples), softmax_row (~15%). To time gemm_tile and softmax_row "
-                               "as ops: TPROF_OPS=gemm_tile,softmax_row (or tprof run --ops "
-                               "gemm_tile,softmax_row). No heap allocation was seen.");
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to gemm_tile (~30% of the run's 200 CPU "
+                          "samples), softmax_row (~15%). To time gemm_tile and softmax_row "
+                          "as ops: TPROF_OPS=gemm_tile,softmax_row (or tprof run --ops "
+                          "gemm_tile,softmax_row). No heap allocation was seen.");
     tp_report_free(&r);
 }
 END_TEST
@@ -61,8 +62,8 @@ START_TEST(test_instrumented)
     report_of(&r, 1);
     fn(&r, 0, "crunch", "v_hot", "instrumented", 100);
     ck_assert_str_eq(said(&r), HEAD "The time goes mostly to crunch (~50% of the run's 200 CPU "
-                               "samples). To time it as an op: TPROF_OPS=crunch (or tprof run "
-                               "--ops crunch). No heap allocation was seen.");
+                                    "samples). To time it as an op: TPROF_OPS=crunch (or tprof run "
+                                    "--ops crunch). No heap allocation was seen.");
     tp_report_free(&r);
 }
 END_TEST
@@ -90,20 +91,22 @@ START_TEST(test_inlined)
     report_of(&r, 1);
     fn(&r, 0, "main", "v_adv_o2", "local", 100);
     r.outside_ops[0].inlined = strdup("matmul");
-    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to main (~50% of the run's 200 CPU "
-                               "samples). matmul is inlined into main, so no call of it exists to "
-                               "hook: mark it with a tprof.h region, or keep it a call of its own "
-                               "with __attribute__((noinline)) and build v_adv_o2 with "
-                               "-finstrument-functions. No heap allocation was seen.");
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to main (~50% of the run's 200 CPU "
+                          "samples). matmul is inlined into main, so no call of it exists to "
+                          "hook: mark it with a tprof.h region, or keep it a call of its own "
+                          "with __attribute__((noinline)) and build v_adv_o2 with "
+                          "-finstrument-functions. No heap allocation was seen.");
     free(r.outside_ops[0].kind); /* a caller TPROF_OPS can hook: name it */
     r.outside_ops[0].kind = strdup("export");
     free(r.outside_ops[0].name);
     r.outside_ops[0].name = strdup("forward");
-    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to forward (~50% of the run's 200 CPU "
-                               "samples). matmul is inlined into forward: time forward as an op "
-                               "with TPROF_OPS=forward (or tprof run --ops forward), or keep "
-                               "matmul a call of its own with __attribute__((noinline)) or "
-                               "-fno-inline. No heap allocation was seen.");
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to forward (~50% of the run's 200 CPU "
+                          "samples). matmul is inlined into forward: time forward as an op "
+                          "with TPROF_OPS=forward (or tprof run --ops forward), or keep "
+                          "matmul a call of its own with __attribute__((noinline)) or "
+                          "-fno-inline. No heap allocation was seen.");
     tp_report_free(&r);
 }
 END_TEST
@@ -114,23 +117,26 @@ START_TEST(test_no_symbol)
     report_of(&r, 1);
     fn(&r, 0, NULL, "darknet", "no_symbol", 90);
     r.outside_ops[0].stripped = 1;
-    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to code without a symbol in darknet "
-                               "(~45% of the run's 200 CPU samples). darknet is stripped, so its "
-                               "code has no names: an unstripped build of it, or its debug "
-                               "symbols package, would name the functions. No heap allocation "
-                               "was seen.");
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to code without a symbol in darknet "
+                          "(~45% of the run's 200 CPU samples). darknet is stripped, so its "
+                          "code has no names: an unstripped build of it, or its debug "
+                          "symbols package, would name the functions. No heap allocation "
+                          "was seen.");
     r.outside_ops[0].stripped = 0; /* not stripped: never said so */
-    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to code without a symbol in darknet "
-                               "(~45% of the run's 200 CPU samples). The code without a symbol "
-                               "in darknet has none in its symbol table either (generated or "
-                               "hand-written code): there is no name to give TPROF_OPS. No heap "
-                               "allocation was seen.");
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to code without a symbol in darknet "
+                          "(~45% of the run's 200 CPU samples). The code without a symbol "
+                          "in darknet has none in its symbol table either (generated or "
+                          "hand-written code): there is no name to give TPROF_OPS. No heap "
+                          "allocation was seen.");
     free(r.outside_ops[0].module); /* in no file */
     r.outside_ops[0].module = NULL;
-    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to code without a symbol in ? (~45% of "
-                               "the run's 200 CPU samples). The code without a symbol is in no "
-                               "loaded file (JIT-generated code): there is no name to give "
-                               "TPROF_OPS. No heap allocation was seen.");
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to code without a symbol in ? (~45% of "
+                          "the run's 200 CPU samples). The code without a symbol is in no "
+                          "loaded file (JIT-generated code): there is no name to give "
+                          "TPROF_OPS. No heap allocation was seen.");
     tp_report_free(&r);
 }
 END_TEST
@@ -151,9 +157,10 @@ START_TEST(test_wait)
                           "yield loop, not work: no op to name there. No heap allocation was "
                           "seen.");
     r.noutside_ops = 1; /* only the waiting */
-    ck_assert_str_eq(said(&r), HEAD "__sched_yield (~40% of the run's CPU samples) is threads "
-                               "waiting for work in a runtime's yield loop, not work: no op to "
-                               "name there. No heap allocation was seen.");
+    ck_assert_str_eq(said(&r),
+                     HEAD "__sched_yield (~40% of the run's CPU samples) is threads "
+                          "waiting for work in a runtime's yield loop, not work: no op to "
+                          "name there. No heap allocation was seen.");
     r.noutside_ops = 2;
     tp_report_free(&r);
 }
@@ -164,11 +171,12 @@ START_TEST(test_system)
     struct tp_report r;
     report_of(&r, 1);
     fn(&r, 0, "__cos_fma", "libm.so.6", "system", 40);
-    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to __cos_fma (~20% of the run's 200 CPU "
-                               "samples). __cos_fma is in libm.so.6, a system library whose "
-                               "functions are never ops: the time is its callers', which "
-                               "TPROF_OPS or a tprof.h region can name. No heap allocation was "
-                               "seen.");
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to __cos_fma (~20% of the run's 200 CPU "
+                          "samples). __cos_fma is in libm.so.6, a system library whose "
+                          "functions are never ops: the time is its callers', which "
+                          "TPROF_OPS or a tprof.h region can name. No heap allocation was "
+                          "seen.");
     tp_report_free(&r);
 }
 END_TEST

@@ -51,8 +51,8 @@ void tp_lifeunit_mark(void)
  * that encloses less than every slot's is not it. */
 #define NCAND 8
 struct cand {
-    int id; /* -1: free */
-    int never; /* an allocator or free function: never the step */
+    int id;     /* -1: free */
+    int never;  /* an allocator or free function: never the step */
     int in_row; /* two outermost calls in a row, nothing between */
     uint32_t calls;
     uint64_t enclosed;
