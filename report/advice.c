@@ -128,12 +128,23 @@ static void inlined_row(const struct tp_outside_fn *f, struct tp_buf *t)
     }
 }
 
-static void system_row(const struct tp_outside_fn *f, struct tp_buf *t)
+/* The functions of module m in a system library, from v[0..n), in one sentence. */
+static void system_row(const struct tp_outside_fn *const *v, size_t n, const char *m,
+                       struct tp_buf *t)
 {
+    const char *names[MAX_NAMED];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (is(v[i], "system") && !strcmp(v[i]->module ? v[i]->module : "", m))
+            names[k++] = v[i]->name ? v[i]->name : "code without a symbol";
+    if (!k)
+        return;
+    tp_buf_puts(t, " ");
+    list(t, names, k);
     tp_buf_printf(t,
-                  " %s is in %s, a system library whose functions are never ops: the time is "
-                  "its callers', which TPROF_OPS or a tprof.h region can name.",
-                  f->name ? f->name : "The code without a symbol", f->module ? f->module : "?");
+                  " %s in %s, a system library whose functions are never ops: the time is %s "
+                  "callers', which TPROF_OPS or a tprof.h region can name.",
+                  k > 1 ? "are" : "is", m[0] ? m : "?", k > 1 ? "their" : "its");
 }
 
 static void no_symbol_row(const struct tp_outside_fn *f, struct tp_buf *t)
@@ -203,7 +214,7 @@ static void wait_row(const struct tp_report *r, struct tp_buf *t)
                   pct(share, p, sizeof p), k > 1 ? "are" : "is");
 }
 
-/* Long because it is the table: one branch per row, the rows' sentences in the order above. */
+/* The table: one branch per row, the rows' sentences in the order above. */
 void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
 {
     const struct tp_outside_fn *v[MAX_NAMED];
@@ -216,7 +227,7 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
         if (!f->kind)
             old = 1;
         else if (is(f, "system"))
-            system_row(f, t);
+            continue; /* below, by module */
         else if (f->inlined && f->name)
             inlined_row(f, t);
         else if (is(f, "no_symbol") || !f->name)
@@ -239,8 +250,10 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
         for (size_t j = 0; j < i; j++)
             if (!strcmp(v[j]->module ? v[j]->module : "", v[i]->module ? v[i]->module : ""))
                 first = 0;
-        if (first)
+        if (first) {
+            system_row(v, n, v[i]->module ? v[i]->module : "", t);
             local_row(v, n, v[i]->module ? v[i]->module : "", t);
+        }
     }
     if (old)
         tp_buf_puts(t, " TPROF_OPS can name functions as ops.");
