@@ -51,15 +51,20 @@ void tp_lifeunit_mark(void)
  * that encloses less than every slot's is not it. */
 #define NCAND 8
 struct cand {
-    int id;     /* -1: free */
-    int never;  /* an allocator or free function: never the step */
-    int in_row; /* two outermost calls in a row, nothing between */
+    int id;          /* -1: free */
+    int never;       /* an allocator or free function: never the step */
+    int in_row;      /* two outermost calls in a row, nothing between */
+    int interleaved; /* another op enclosing one ran between two of its calls: a layer */
     uint32_t calls;
     uint64_t enclosed;
+    uint64_t mark; /* enclosing_calls after its last call */
 };
 static struct cand cands[NCAND] = {[0 ... NCAND - 1] = {.id = -1}};
 static atomic_flag cand_lock = ATOMIC_FLAG_INIT;
 static _Atomic uint64_t outer_total; /* ticks of every outermost op call */
+/* Outermost op calls that enclosed another op, allocators' and free functions' left out: under
+ * cand_lock. */
+static uint64_t enclosing_calls;
 
 int tp_lifeunit_never_step(const char *name)
 {
@@ -86,25 +91,32 @@ static struct cand *cand_of(int id, int never)
     return least;
 }
 
-/* The step: of the candidates that repeat (two calls that enclosed another op) and are no
- * allocator, the one enclosing the most op time, among those whose calls came twice in a row
- * (a layer, between whose calls other layers run, is not the step) or that enclose more than
- * half of all outermost op time (a graph's compute, between whose calls its inputs are set).
- * Under cand_lock. */
+/* The step: of the candidates that are no allocator or free function, the one enclosing the
+ * most op time, among those between two calls of which no other op ran that enclosed one (ops
+ * that enclose none, such as setting a graph's inputs, and freeing its buffers may: a graph's
+ * compute is the step; other layers run between a layer's calls, and it is not). A step found
+ * so that stops being one gives way to none: outermost op calls end units again. Under
+ * cand_lock. */
 static void choose(void)
 {
-    uint64_t all = atomic_load_explicit(&outer_total, memory_order_relaxed);
     const struct cand *best = NULL;
     for (int i = 0; i < NCAND; i++) {
         const struct cand *c = &cands[i];
-        if (c->id < 0 || c->never || (c->calls < 2 && !c->in_row) ||
-            !(c->in_row || 2 * c->enclosed > all))
+        if (c->id < 0 || c->never || c->interleaved || !(c->in_row || c->calls >= 2))
             continue;
         if (!best || c->enclosed > best->enclosed)
             best = c;
     }
-    if (!best || best->id == atomic_load_explicit(&detected, memory_order_relaxed))
+    int d = atomic_load_explicit(&detected, memory_order_relaxed);
+    if (best && best->id == d)
         return;
+    if (!best) {
+        if (d >= 0) {
+            atomic_store(&detected, -1);
+            atomic_store(&mode, TP_UNIT_OP_CALL);
+        }
+        return;
+    }
     atomic_store(&detected, best->id);
     atomic_store_explicit(&detected_ticks, best->enclosed, memory_order_relaxed);
     atomic_store(&mode, TP_UNIT_DETECTED);
@@ -141,10 +153,16 @@ void tp_lifeunit_outer_end(int id, uint64_t ticks, int never)
             ;
         struct cand *c = cand_of(id, never);
         if (c) {
+            if (c->calls && enclosing_calls != c->mark)
+                c->interleaved = 1;
             c->calls++;
             c->enclosed += ticks;
-            choose();
         }
+        if (!never)
+            enclosing_calls++;
+        if (c)
+            c->mark = enclosing_calls;
+        choose();
         atomic_flag_clear_explicit(&cand_lock, memory_order_release);
     }
     int d = atomic_load_explicit(&detected, memory_order_relaxed);

@@ -5,12 +5,13 @@
  * between two tprof_step() markers. Without them it is an outermost op call (an op begun with no
  * op open on its thread), until an op is seen to be the step: an op whose outermost call enclosed
  * another op and is followed by another outermost call of the same op, with none of another op
- * between (or that encloses more than half of all outermost op time: a graph's compute, between
- * whose calls its inputs are set), and is no allocator or free function, is a candidate; the
- * candidate that encloses the most op time is the unit, and the outermost calls of other ops no
- * longer end one, unless the op is later found too short to time (track/demote.h): a getter that
- * calls another op, called twice in a row while a config is parsed, is not the step, nor is the
- * buffer-free function called as often as a graph's compute. A step belongs to the process:
+ * between (ops that enclose none, and allocator or free functions, may run between: a graph's
+ * compute, between whose calls its inputs are set and its buffers freed), and is no allocator
+ * or free function, is a candidate; the candidate that encloses the most op time is the unit,
+ * and the outermost calls of other ops no longer end one, unless the op is later found too short
+ * to time (track/demote.h) or another op enclosing one runs between two of its calls (it is a
+ * layer): a getter that calls another op, called twice in a row while a config is parsed, is not
+ * the step, nor is the buffer-free function called as often as a graph's compute. A step belongs to the process:
  * any thread's step or outermost op call ends the unit. ops.c tells this file where steps and
  * outermost op calls begin and end. */
 #ifndef TPROF_LIFEUNIT_H
