@@ -2,6 +2,7 @@
  *
  *   kind "wait" (a runtime's spin or yield)  -> threads waiting, never an op to name
  *   kind "system" (libc, libm, ...)          -> never an op: its callers are what to name
+ *   kind "interpreter" (python3.11)          -> the script's time: a profiler of its language
  *   something inlined into it                -> name the inlined function and its caller
  *   kind "no_symbol"                         -> stripped (only when its file has no .symtab):
  *                                               an unstripped build or debug symbols; else
@@ -128,19 +129,29 @@ static void inlined_row(const struct tp_outside_fn *f, struct tp_buf *t)
     }
 }
 
-/* The functions of module m in a system library, from v[0..n), in one sentence. */
+/* The functions of module m of kind "system" or "interpreter", from v[0..n), in one sentence. */
 static void system_row(const struct tp_outside_fn *const *v, size_t n, const char *m,
-                       struct tp_buf *t)
+                       const char *kind, struct tp_buf *t)
 {
     const char *names[MAX_NAMED];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (is(v[i], "system") && !strcmp(v[i]->module ? v[i]->module : "", m))
-            names[k++] = v[i]->name ? v[i]->name : "code without a symbol";
+        if (is(v[i], kind) && !strcmp(v[i]->module ? v[i]->module : "", m))
+            names[k++] = v[i]->name ? v[i]->name
+                         : k == 0   ? "Code without a symbol"
+                                    : "code without a symbol";
     if (!k)
         return;
     tp_buf_puts(t, " ");
     list(t, names, k);
+    if (!strcmp(kind, "interpreter")) {
+        tp_buf_printf(t,
+                      " %s in %s, the interpreter running the program's own code: that time is "
+                      "the script's, outside every native op, and a profiler of that language "
+                      "(Python's cProfile) breaks it down.",
+                      k > 1 ? "are" : "is", m);
+        return;
+    }
     tp_buf_printf(t,
                   " %s in %s, a system library whose functions are never ops: the time is %s "
                   "callers', which TPROF_OPS or a tprof.h region can name.",
@@ -226,7 +237,7 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
         const struct tp_outside_fn *f = v[i];
         if (!f->kind)
             old = 1;
-        else if (is(f, "system"))
+        else if (is(f, "system") || is(f, "interpreter"))
             continue; /* below, by module */
         else if (f->inlined && f->name)
             inlined_row(f, t);
@@ -251,7 +262,8 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
             if (!strcmp(v[j]->module ? v[j]->module : "", v[i]->module ? v[i]->module : ""))
                 first = 0;
         if (first) {
-            system_row(v, n, v[i]->module ? v[i]->module : "", t);
+            system_row(v, n, v[i]->module ? v[i]->module : "", "system", t);
+            system_row(v, n, v[i]->module ? v[i]->module : "", "interpreter", t);
             local_row(v, n, v[i]->module ? v[i]->module : "", t);
         }
     }

@@ -181,6 +181,24 @@ START_TEST(test_system)
 }
 END_TEST
 
+START_TEST(test_interpreter)
+{
+    struct tp_report r;
+    report_of(&r, 2);
+    fn(&r, 0, NULL, "python3.11", "interpreter", 40);
+    fn(&r, 1, "_PyEval_EvalFrameDefault", "python3.11", "interpreter", 30);
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to code without a symbol in python3.11 "
+                          "(~20% of the run's 200 CPU samples), _PyEval_EvalFrameDefault "
+                          "(~15%). Code without a symbol and _PyEval_EvalFrameDefault are in "
+                          "python3.11, the interpreter running the program's own code: that "
+                          "time is the script's, outside every native op, and a profiler of "
+                          "that language (Python's cProfile) breaks it down. No heap "
+                          "allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_shares_of_run)
 {
     struct tp_report r;
@@ -207,6 +225,7 @@ int main(void)
     tcase_add_test(tc, test_no_symbol);
     tcase_add_test(tc, test_wait);
     tcase_add_test(tc, test_system);
+    tcase_add_test(tc, test_interpreter);
     tcase_add_test(tc, test_shares_of_run);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -22,10 +22,19 @@ int tp_outside_wait_name(const char *name)
     return name && (strstr(name, "sched_yield") || !strcmp(name, "blas_thread_server"));
 }
 
+/* A language runtime's interpreter executable (python3.11): its functions are no model's ops, and
+ * rebuilding it is no advice for a model's author. (libpython is in the list of syslibs.h.) */
+static int interpreter(const char *module)
+{
+    return module && !strncmp(module, "python", 6);
+}
+
 static const char *kind_of(const struct tp_symkind *k, const char *name, const char *module)
 {
     if ((module && tp_spin_module(module)) || tp_outside_wait_name(name))
         return "wait";
+    if (interpreter(module))
+        return "interpreter";
     if (module && tp_syslib_denied(module))
         return "system";
     if (!k->found)
