@@ -136,10 +136,12 @@ static void system_row(const struct tp_outside_fn *const *v, size_t n, const cha
     const char *names[MAX_NAMED];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (is(v[i], kind) && !strcmp(v[i]->module ? v[i]->module : "", m))
-            names[k++] = v[i]->name ? v[i]->name
-                         : k == 0   ? "Code without a symbol"
-                                    : "code without a symbol";
+        if (is(v[i], kind) && !strcmp(v[i]->module ? v[i]->module : "", m)) {
+            names[k] = v[i]->name ? v[i]->name
+                       : k == 0   ? "Code without a symbol"
+                                  : "code without a symbol";
+            k++;
+        }
     if (!k)
         return;
     tp_buf_puts(t, " ");
