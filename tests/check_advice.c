@@ -199,6 +199,46 @@ START_TEST(test_interpreter)
 }
 END_TEST
 
+/* Rows side by side, with ops: most of the time outside them; one hookable function among
+ * others is named; two yield loops. */
+START_TEST(test_mixed_with_ops)
+{
+    struct tp_report r;
+    report_of(&r, 4);
+    fn(&r, 0, "gemm_tile", "libmodel.so", "export", 40);
+    fn(&r, 1, "crunch_local", "prog", "local", 30);
+    fn(&r, 2, "__sched_yield", "libc.so.6", "wait", 10);
+    fn(&r, 3, "blas_thread_server", "libopenblas.so.0", "wait", 10);
+    r.ops = calloc(1, sizeof *r.ops);
+    r.nops = 1;
+    r.ops[0].name = strdup("cblas_sgemm");
+    r.ops[0].calls = 1;
+    r.ops[0].total_ns = r.ops[0].self_ns = 200000000;
+    ck_assert_str_eq(
+        said(&r),
+        "cblas_sgemm takes 20% of the time (its FLOPs or bytes are unknown, so its bound is too); "
+        "a 2x faster cblas_sgemm makes the program 1.11x faster, an infinitely fast one 1.25x. "
+        "Most of the time (80%) is spent outside every op, mostly in gemm_tile (~20% of the run's "
+        "200 CPU samples), crunch_local (~15%). To time gemm_tile as an op: TPROF_OPS=gemm_tile "
+        "(or tprof run --ops gemm_tile). crunch_local is prog's own, and prog was not built with "
+        "-finstrument-functions, so no hook reaches it: rebuild it with -finstrument-functions "
+        "and TPROF_OPS=crunch_local (or tprof run --ops crunch_local), or mark it with tprof.h "
+        "regions. __sched_yield and blas_thread_server (~10% of the run's CPU samples) are "
+        "threads waiting for work in a runtime's yield loop, not work: no op to name there. No "
+        "heap allocation was seen.");
+    tp_report_free(&r);
+    report_of(&r, 1); /* one interpreter function */
+    fn(&r, 0, "_PyEval_EvalFrameDefault", "python3.11", "interpreter", 30);
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to _PyEval_EvalFrameDefault (~15% of the "
+                          "run's 200 CPU samples). _PyEval_EvalFrameDefault is in python3.11, "
+                          "the interpreter running the program's own code: that time is the "
+                          "script's, outside every native op, and a profiler of that language "
+                          "(Python's cProfile) breaks it down. No heap allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_shares_of_run)
 {
     struct tp_report r;
@@ -226,6 +266,7 @@ int main(void)
     tcase_add_test(tc, test_wait);
     tcase_add_test(tc, test_system);
     tcase_add_test(tc, test_interpreter);
+    tcase_add_test(tc, test_mixed_with_ops);
     tcase_add_test(tc, test_shares_of_run);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
