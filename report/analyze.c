@@ -384,18 +384,25 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                       "what an infinitely fast one gives has no bound here.",
                       nz(d->name), v->amdahl[0].speedup_2x);
     double outside = ratio((double)program_outside(r, denom), (double)denom);
-    if (outside >= 0.5 && r->noutside_ops) {
-        tp_buf_printf(t, " Most of the time (%s) is spent outside every op, mostly in ",
-                      pct(outside, p, sizeof p));
+    if (outside < 0.5)
+        return;
+    size_t worked = 0;
+    for (size_t k = 0; k < r->noutside_ops; k++)
+        worked += tp_advice_works(&r->outside_ops[k]);
+    tp_buf_printf(t, " Most of the time (%s) is spent outside every op", pct(outside, p, sizeof p));
+    if (worked) {
+        tp_buf_puts(t, ", mostly in ");
         tp_advice_names(r, t);
         tp_buf_putc(t, '.');
-        tp_advice_outside(r, t);
-    } else if (outside >= 0.5) {
-        tp_buf_printf(t,
-                      " Most of the time (%s) is spent outside every op: TPROF_OPS can name "
-                      "more functions as ops.",
-                      pct(outside, p, sizeof p));
+    } else if (r->noutside_ops) {
+        tp_buf_putc(t, '.');
+    } else if (!r->samples.hz) {
+        tp_buf_puts(t, "; CPU samples (TPROF_SAMPLE_HZ, off in this run) would say where it goes "
+                       "and what to do about it.");
+    } else {
+        tp_buf_puts(t, ", where no CPU sample landed (a run too short, or time spent blocked).");
     }
+    tp_advice_outside(r, t);
 }
 
 static int has_note(const struct tp_report *r, const char *s)

@@ -1,6 +1,7 @@
 /* The advice table on the time outside every op (report/advice.c): each row's sentence, exactly,
  * from a report without ops whose samples landed in functions of each kind. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,6 +240,46 @@ START_TEST(test_mixed_with_ops)
 }
 END_TEST
 
+/* Most of the time outside ops, and nothing that works among the samples: only waiting; no
+ * sample outside ops; sampling off. */
+START_TEST(test_outside_unnamed)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "__sched_yield", "libc.so.6", "wait", 100);
+    r.ops = calloc(1, sizeof *r.ops);
+    r.nops = 1;
+    r.ops[0].name = strdup("cblas_sgemm");
+    r.ops[0].calls = 1;
+    r.ops[0].total_ns = r.ops[0].self_ns = 200000000;
+    const char *head = "cblas_sgemm takes 20% of the time (its FLOPs or bytes are unknown, so its "
+                       "bound is too); a 2x faster cblas_sgemm makes the program 1.11x faster, "
+                       "an infinitely fast one 1.25x. Most of the time (80%) is spent outside "
+                       "every op";
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s. __sched_yield (~50%% of the run's CPU samples) is threads waiting for work in "
+             "a runtime's yield loop, not work: no op to name there. No heap allocation was "
+             "seen.",
+             head);
+    ck_assert_str_eq(said(&r), want);
+    r.noutside_ops = 0;
+    snprintf(want, sizeof want,
+             "%s, where no CPU sample landed (a run too short, or time spent blocked). No heap "
+             "allocation was seen.",
+             head);
+    ck_assert_str_eq(said(&r), want);
+    r.samples.hz = 0;
+    snprintf(want, sizeof want,
+             "%s; CPU samples (TPROF_SAMPLE_HZ, off in this run) would say where it goes and "
+             "what to do about it. No heap allocation was seen.",
+             head);
+    ck_assert_str_eq(said(&r), want);
+    r.noutside_ops = 1;
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_shares_of_run)
 {
     struct tp_report r;
@@ -267,6 +308,7 @@ int main(void)
     tcase_add_test(tc, test_system);
     tcase_add_test(tc, test_interpreter);
     tcase_add_test(tc, test_mixed_with_ops);
+    tcase_add_test(tc, test_outside_unnamed);
     tcase_add_test(tc, test_shares_of_run);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
