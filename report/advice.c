@@ -93,14 +93,36 @@ static void list(struct tp_buf *t, const char *const *names, size_t n)
         tp_buf_printf(t, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", names[i]);
 }
 
+/* The TPROF_OPS value naming names[0..n): a C++ name with its parameters ("net::conv(int, int)")
+ * as a glob of its name and "(*" (a comma would split the setting); quoted for the shell when it
+ * holds more than letters, digits and "_.,:-". */
+static void ops_value(struct tp_buf *t, const char *const *names, size_t n)
+{
+    struct tp_buf v;
+    tp_buf_init(&v);
+    for (size_t i = 0; i < n; i++) {
+        const char *paren = strchr(names[i], '(');
+        if (i)
+            tp_buf_putc(&v, ',');
+        if (paren)
+            tp_buf_printf(&v, "%.*s(*", (int)(paren - names[i]), names[i]);
+        else
+            tp_buf_puts(&v, names[i]);
+    }
+    const char *s = tp_buf_ok(&v) ? tp_buf_str(&v) : "";
+    if (s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:-")])
+        tp_buf_printf(t, "'%s'", s);
+    else
+        tp_buf_puts(t, s);
+    tp_buf_free(&v);
+}
+
 static void ops_line(struct tp_buf *t, const char *const *names, size_t n)
 {
     tp_buf_puts(t, "TPROF_OPS=");
-    for (size_t i = 0; i < n; i++)
-        tp_buf_printf(t, "%s%s", i ? "," : "", names[i]);
+    ops_value(t, names, n);
     tp_buf_puts(t, " (or tprof run --ops ");
-    for (size_t i = 0; i < n; i++)
-        tp_buf_printf(t, "%s%s", i ? "," : "", names[i]);
+    ops_value(t, names, n);
     tp_buf_puts(t, ")");
 }
 

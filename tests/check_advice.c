@@ -57,6 +57,20 @@ START_TEST(test_export)
 }
 END_TEST
 
+/* A C++ name: a glob of its name without its parameters, quoted for the shell. */
+START_TEST(test_export_cxx)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "net::conv_layer(float*, int)", "libnet.so", "export", 60);
+    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to net::conv_layer(float*, int) (~30% of "
+                                    "the run's 200 CPU samples). To time it as an op: "
+                                    "TPROF_OPS='net::conv_layer(*' (or tprof run --ops "
+                                    "'net::conv_layer(*'). No heap allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_instrumented)
 {
     struct tp_report r;
@@ -300,6 +314,7 @@ int main(void)
     Suite *s = suite_create("advice");
     TCase *tc = tcase_create("rows");
     tcase_add_test(tc, test_export);
+    tcase_add_test(tc, test_export_cxx);
     tcase_add_test(tc, test_instrumented);
     tcase_add_test(tc, test_local);
     tcase_add_test(tc, test_inlined);
