@@ -5,39 +5,12 @@
 #include <string.h>
 
 #include "track/runtime.h"
+#include "track/syslibs.h"
 
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
-}
-
-/* The C runtime, the toolchain's and languages' runtimes, system libraries and tprof's own
- * dependencies: their exports are not ML ops (glibc's iconv would match *conv*, OpenSSL's
- * *update* digests), tprof must not hook calls it makes itself, and the hook must not be in the
- * way of code that is called millions of times or plays tricks with its own functions. */
-static int denied(const char *path)
-{
-    static const char *const prefixes[] = {
-        "libc.so", "libm.so", "libmvec.so", "ld-linux", "ld64.so", "libpthread.so", "libdl.so",
-        "librt.so", "libgcc_s.so", "libstdc++", "libc++", "libunwind", "libdw.so", "libdw-",
-        "libelf.so", "libelf-", "libz.so", "liblzma.so", "libbz2.so", "libzstd.so", "libgomp.so",
-        "libtprof", "linux-vdso", "libresolv.so", "libnss_", "libcrypt.so", "libatomic.so",
-        "libquadmath.so", "libgfortran.so", "libcrypto.so", "libssl.so", "libgcrypt.so",
-        "libgpg-error.so", "libgnutls.so", "libnettle.so", "libhogweed.so", "libgmp.so",
-        "libpython", "libffi.so", "libexpat.so", "libuuid.so", "liblz4.so", "libbrotli",
-        "libsqlite3.so", "libreadline.so", "libtinfo.so", "libncurses", "libglib-2.0",
-        "libgobject-2.0", "libgio-2.0", "libgmodule-2.0", "libgthread-2.0", "libpcre",
-        "libselinux.so", "libsystemd.so", "libcap.so", "libdbus-1.so", "libomp.so", "libiomp5.so",
-        "libtbb", "libnuma.so",
-        /* MPI runtimes' internals (opal_convertor_* matched *conv*); libmpi's API stays. */
-        "libopen-pal.so", "libopen-rte.so", "libpmix.so", "mca_", "libhwloc.so", "libevent",
-        "libucp.so", "libucs.so", "libuct.so", "libfabric.so", "libpsm"};
-    const char *b = base_name(path);
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
-            return 1;
-    return 0;
 }
 
 /* Is the module in one of the system's library directories (/usr/lib, /lib64, the multiarch
@@ -118,7 +91,7 @@ static int list_module(const struct tp_module *tm, void *arg)
     m.dyn = tm->dyn;
     m.relro_lo = tm->relro_lo;
     m.relro_hi = tm->relro_hi;
-    m.deny = denied(m.name) || tm->self;
+    m.deny = tp_syslib_denied(m.name) || tm->self;
     m.system = system_dir(m.name);
     m.blas = m.system && blas_runtime(m.name);
     tp_modmap_dynsyms(tm, &m.syms);

@@ -27,7 +27,7 @@
  * The stubs, what they record and how they return are shim_plt.c's.
  *
  * Not hooked: functions tprof interposes itself (the BLAS wrappers), the C runtime, language
- * runtimes and system libraries (denied() in plt_mods.c), and tprof's own dependencies. Which exports are ops:
+ * runtimes and system libraries (tp_syslib_denied, track/syslibs.c), and tprof's own dependencies. Which exports are ops:
  * TPROF_OPS's globs; when it is not set, every C export of a library the program calls, wherever
  * it is installed (the program: the executable and its libraries outside the system's library
  * directories, system_dir in plt_mods.c; a Debian numeric library in /usr/lib/x86_64-linux-gnu

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/cpuverdict.h"
+#include "report/advice.h"
 #include "report/opwait.h"
 #include "report/peaks.h"
 #include "report/render.h"
@@ -289,39 +290,6 @@ static char *pct(double frac, char *out, size_t n)
     return out;
 }
 
-/* A sampled function that works: not in an OpenMP runtime, whose code is its threads' waiting. */
-static int works(const struct tp_outside_fn *f)
-{
-    return !f->module || !tp_spin_module(f->module);
-}
-
-/* The functions the CPU-time samples taken outside every op landed in, those that work (the spin is said apart): the first, with the
- * number of samples the shares are of, then up to two more that took at least 5%. */
-static size_t outside_names(const struct tp_report *r, struct tp_buf *t)
-{
-    char p[32];
-    size_t i = 0;
-    for (size_t k = 0; k < r->noutside_ops && i < 3; k++) {
-        const struct tp_outside_fn *f = &r->outside_ops[k];
-        if (!works(f))
-            continue;
-        if (i > 0 && f->share < 0.05)
-            break;
-        tp_buf_puts(t, i == 0 ? "" : ", ");
-        if (f->name)
-            tp_buf_puts(t, f->name);
-        else
-            tp_buf_printf(t, "code without a symbol in %s", f->module ? f->module : "?");
-        if (i == 0)
-            tp_buf_printf(t, " (~%s of %llu CPU samples)", pct(f->share, p, sizeof p),
-                          (unsigned long long)r->samples.outside_ops);
-        else
-            tp_buf_printf(t, " (~%s)", pct(f->share, p, sizeof p));
-        i++;
-    }
-    return i;
-}
-
 /* ", on 2 threads at once": where the op's thread time is more than its wall-clock time, by how
  * many threads on average (one decimal unless whole). Nothing for a report without wall-clock
  * times. */
@@ -361,6 +329,13 @@ static int unreached_window(const struct tp_steps *st, struct tp_buf *t)
     return 1;
 }
 
+/* The run's CPU samples, what the verdict's shares are of (a report without the total: those
+ * outside every op). */
+static uint64_t run_samples(const struct tp_report *r)
+{
+    return r->samples.total ? r->samples.total : r->samples.outside_ops;
+}
+
 /* A report without ops: why there are none and what to do about it, where the sampled time
  * went, and the share of it that spun in an OpenMP runtime. */
 static void no_ops_story(const struct tp_report *r, struct tp_buf *t)
@@ -368,24 +343,28 @@ static void no_ops_story(const struct tp_report *r, struct tp_buf *t)
     if (unreached_window(&r->steps, t))
         return;
     tp_buf_puts(t, "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
-                   "region): this report covers the heap only. An executable with its math "
-                   "linked in and stripped offers nothing to hook: build it with "
-                   "-finstrument-functions, call BLAS or the model's library as a shared "
-                   "library, or mark regions with tprof.h.");
+                   "region): this report covers the heap only.");
     size_t worked = 0;
     for (size_t k = 0; k < r->noutside_ops; k++)
-        worked += works(&r->outside_ops[k]);
+        worked += tp_advice_works(&r->outside_ops[k]);
     if (worked) {
         tp_buf_puts(t, " The time goes mostly to ");
-        size_t n = outside_names(r, t);
-        tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
+        tp_advice_names(r, t);
+        tp_buf_putc(t, '.');
+        tp_advice_outside(r, t);
+    } else if (r->noutside_ops) {
+        tp_advice_outside(r, t); /* threads waiting only */
+    } else {
+        tp_buf_puts(t, " To time ops: call BLAS or the model's library as a shared library, "
+                       "build with -finstrument-functions and name functions in TPROF_OPS, or "
+                       "mark regions with tprof.h.");
     }
     if (tp_outside_spin_said(&r->samples))
         tp_buf_printf(t,
-                      " %.0f%% of the %llu CPU samples were spinning in an OpenMP runtime: "
-                      "waiting for other threads, not work.",
-                      100.0 * (double)r->samples.outside_spin / (double)r->samples.outside_ops,
-                      (unsigned long long)r->samples.outside_ops);
+                      " %.0f%% of the run's %llu CPU samples were spinning in an OpenMP "
+                      "runtime: waiting for other threads, not work.",
+                      100.0 * (double)r->samples.outside_spin / (double)run_samples(r),
+                      (unsigned long long)run_samples(r));
 }
 
 /* The program's time less each op's wall-clock time: for the story's "most of the time is spent
@@ -463,17 +442,25 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
                       "what an infinitely fast one gives has no bound here.",
                       nz(d->name), v->amdahl[0].speedup_2x);
     double outside = ratio((double)program_outside(r, denom), (double)denom);
-    if (outside >= 0.5 && r->noutside_ops) {
-        tp_buf_printf(t, " Most of the time (%s) is spent outside every op, mostly in ",
-                      pct(outside, p, sizeof p));
-        size_t n = outside_names(r, t);
-        tp_buf_printf(t, ": TPROF_OPS can name %s.", n > 1 ? "them as ops" : "it as an op");
-    } else if (outside >= 0.5) {
-        tp_buf_printf(t,
-                      " Most of the time (%s) is spent outside every op: TPROF_OPS can name "
-                      "more functions as ops.",
-                      pct(outside, p, sizeof p));
+    if (outside < 0.5)
+        return;
+    size_t worked = 0;
+    for (size_t k = 0; k < r->noutside_ops; k++)
+        worked += tp_advice_works(&r->outside_ops[k]);
+    tp_buf_printf(t, " Most of the time (%s) is spent outside every op", pct(outside, p, sizeof p));
+    if (worked) {
+        tp_buf_puts(t, ", mostly in ");
+        tp_advice_names(r, t);
+        tp_buf_putc(t, '.');
+    } else if (r->noutside_ops) {
+        tp_buf_putc(t, '.');
+    } else if (!r->samples.hz) {
+        tp_buf_puts(t, "; CPU samples (TPROF_SAMPLE_HZ, off in this run) would say where it goes "
+                       "and what to do about it.");
+    } else {
+        tp_buf_puts(t, ", where no CPU sample landed (a run too short, or time spent blocked).");
     }
+    tp_advice_outside(r, t);
 }
 
 static int has_note(const struct tp_report *r, const char *s)

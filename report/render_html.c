@@ -159,7 +159,12 @@ static void eff_cell(struct tp_buf *b, const struct tp_machine *m, const struct 
 {
     char s[48], word[16], why[256];
     if (!tp_peaks_over_shown(o->efficiency)) {
-        num(b, o->efficiency, tp_fmt_pct(o->efficiency, 6, s, sizeof s));
+        /* as the verdict's "<1%": 0.3% reads as precise, which a roofline share is not */
+        if (o->efficiency > 0 && 100 * o->efficiency < 0.5)
+            snprintf(s, sizeof s, "<1%%");
+        else
+            tp_fmt_pct(o->efficiency, 6, s, sizeof s);
+        num(b, o->efficiency, s);
         return;
     }
     tp_peaks_over(m, o->bound, 1, word, sizeof word);

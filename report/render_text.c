@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/advice.h"
 #include "report/opwait.h"
 #include "report/cpuverdict.h"
 #include "report/peaks.h"
@@ -112,6 +113,9 @@ static const char *roof_cells(struct tp_text_ctx *c, const struct tp_op *p, int 
     char eff[32], why[64];
     if (roof)
         tp_fmt_num(100 * p->efficiency, 0, 5, eff, sizeof eff);
+    /* under the "eff%" heading, as the verdict's "<1%": never a misleading 0 */
+    if (roof && p->efficiency > 0 && 100 * p->efficiency < 0.5)
+        snprintf(eff, sizeof eff, "<1");
     if (roof && tp_peaks_over_shown(p->efficiency)) {
         tp_peaks_over(&c->r->machine, p->bound, 1, why, sizeof why);
         snprintf(tmp, 128, "%s >%s", eff, why);
@@ -346,20 +350,23 @@ static void outside_samples(struct tp_text_ctx *c)
     for (size_t i = 0; i < r->noutside_ops && i < 5; i++) {
         const struct tp_outside_fn *f = &r->outside_ops[i];
         char p[32];
-        tp_fmt_pct(f->share, 8, p, sizeof p);
+        tp_fmt_pct(tp_advice_run_share(r, f), 8, p, sizeof p);
         tp_buf_printf(&b, "%s%s ~%s", i ? ", " : "", f->name ? f->name : "(no symbol)", p);
     }
+    uint64_t all = r->samples.total ? r->samples.total : r->samples.outside_ops;
     /* libgomp's spin loops look like a hot function: they wait */
     if (tp_outside_spin_said(&r->samples))
         tp_buf_printf(&b,
-                      "; of them %llu (~%.0f%%) spinning in an OpenMP runtime: waiting for "
-                      "other threads, not work",
+                      "; of them %llu (~%.1f%% of the run's) spinning in an OpenMP runtime: "
+                      "waiting for other threads, not work",
                       (unsigned long long)r->samples.outside_spin,
-                      100.0 * (double)r->samples.outside_spin / (double)r->samples.outside_ops);
+                      100.0 * (double)r->samples.outside_spin / (double)all);
     if (tp_buf_ok(&b))
-        tp_text_say(c, "outside every op, by CPU samples (%llu at %llu Hz): %s",
-                    (unsigned long long)r->samples.outside_ops, (unsigned long long)r->samples.hz,
-                    tp_buf_str(&b));
+        tp_text_say(c,
+                    "outside every op, by CPU samples (%llu of the run's %llu at %llu Hz), as "
+                    "shares of the run's samples: %s",
+                    (unsigned long long)r->samples.outside_ops, (unsigned long long)all,
+                    (unsigned long long)r->samples.hz, tp_buf_str(&b));
     tp_buf_free(&b);
 }
 

@@ -21,7 +21,7 @@ static void lifetime_unit_line(struct tp_text_ctx *c, const struct tp_memory *m)
     else if (!strcmp(k, "step_marker"))
         tp_text_say(c, "step: the spans between tprof_step() markers");
     else if (!strcmp(k, "detected_step"))
-        tp_text_say(c, "step: detected %s (outermost repeating op)", s);
+        tp_text_say(c, "step: detected %s (the repeating op enclosing the most op time)", s);
     else if (!strcmp(k, "op_call"))
         tp_text_say(c, "unit: outermost op call (no step seen: TPROF_STEP names one)");
 }

@@ -230,6 +230,14 @@ struct tp_outside_fn {
     char *module;     /* file name of the object it is in, NULL when unknown */
     uint64_t samples; /* samples in it */
     double share;     /* samples / samples.outside_ops */
+    /* What TPROF_OPS can do with it (report/advice.h; NULL in a report from before it):
+     * "export" (a shared library's: TPROF_OPS hooks its calls), "instrumented" (in a module
+     * built with -finstrument-functions: so does TPROF_OPS), "local" (the executable's, or a
+     * library's static or hidden function: nothing hooks it), "no_symbol", "wait" (a runtime's
+     * spin or yield loop: threads waiting) */
+    char *kind;
+    char *inlined; /* the function inlined into this one that holds most of its samples, or NULL */
+    int stripped;  /* its module's file has no .symtab */
 };
 
 struct tp_report {

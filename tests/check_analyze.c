@@ -464,10 +464,9 @@ START_TEST(test_heap_only)
     ck_assert_uint_eq(r.verdict.outside_ops_ns, 1000);
     ck_assert_str_eq(r.verdict.text,
                      "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
-                     "region): this report covers the heap only. An executable with its math "
-                     "linked in and stripped offers nothing to hook: build it with "
-                     "-finstrument-functions, call BLAS or the model's library as a shared "
-                     "library, or mark regions with tprof.h. The heap peaks at 2.00 KiB.");
+                     "region): this report covers the heap only. To time ops: call BLAS or the "
+                     "model's library as a shared library, build with -finstrument-functions "
+                     "and name functions in TPROF_OPS, or mark regions with tprof.h. The heap peaks at 2.00 KiB.");
     tp_report_free(&r);
 }
 END_TEST
@@ -479,10 +478,9 @@ START_TEST(test_nothing_at_all)
     tp_analyze(&r);
     ck_assert_str_eq(r.verdict.text,
                      "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
-                     "region): this report covers the heap only. An executable with its math "
-                     "linked in and stripped offers nothing to hook: build it with "
-                     "-finstrument-functions, call BLAS or the model's library as a shared "
-                     "library, or mark regions with tprof.h. No heap allocation was seen.");
+                     "region): this report covers the heap only. To time ops: call BLAS or the "
+                     "model's library as a shared library, build with -finstrument-functions "
+                     "and name functions in TPROF_OPS, or mark regions with tprof.h. No heap allocation was seen.");
     ck_assert_uint_eq(r.verdict.outside_ops_ns, 0);
     tp_report_free(&r);
 }

@@ -1153,6 +1153,33 @@ START_TEST(test_text_widths_under_stress)
 }
 END_TEST
 
+/* An efficiency under 1% reads "<1" under the text table's "eff%" heading and "<1%" in the
+ * HTML table and the verdict, never "0": 0.2 GFLOP in 0.5 s at a 100 GFLOP/s peak is 0.4%. */
+START_TEST(test_eff_under_one)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1000000000;
+    r.machine.peak_gflops = 100;
+    r.machine.peak_gbps = 20;
+    r.machine.source = S("env");
+    op(&r, "tiny_gemm", "matmul", "blas", 1, 500000000, 500000000, 200000000, 1000);
+    tp_analyze(&r);
+    struct tp_text_opts o = {10, 100};
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_render_text(&r, &o, &b);
+    ck_assert_ptr_nonnull(strstr(tp_buf_str(&b), " compute    <1\n"));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, " and runs at <1% of what this machine can do"));
+    tp_buf_free(&b);
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    ck_assert_ptr_nonnull(strstr(tp_buf_str(&b), ">&lt;1%</td>"));
+    tp_buf_free(&b);
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_text_nothing)
 {
     /* An empty model (nothing recorded, nothing known) still renders, within the width. */
@@ -1200,6 +1227,7 @@ int main(void)
     tcase_add_test(tc, test_text_top_and_sections);
     tcase_add_test(tc, test_text_widths_under_stress);
     tcase_add_test(tc, test_text_nothing);
+    tcase_add_test(tc, test_eff_under_one);
     tcase_add_test(tc, test_text_site_twins);
     tcase_add_test(tc, test_text_roles);
     tcase_add_test(tc, test_roles_old_report);

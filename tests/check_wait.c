@@ -272,16 +272,17 @@ START_TEST(test_outside_spin)
     r.outside_ops[1].samples = 30;
     r.outside_ops[1].share = 0.3;
     tp_analyze(&r);
-    ck_assert_ptr_nonnull(strstr(r.verdict.text, " The time goes mostly to work (~30% of 100 CPU "
-                                                 "samples): TPROF_OPS can name it as an op. 70% of "
-                                                 "the 100 CPU samples were spinning in an OpenMP "
-                                                 "runtime: waiting for other threads, not work."));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text,
+                                 " The time goes mostly to work (~30% of the run's 100 CPU "
+                                 "samples). TPROF_OPS can name functions as ops. 70% of the "
+                                 "run's 100 CPU samples were spinning in an OpenMP runtime: "
+                                 "waiting for other threads, not work."));
     ck_assert_ptr_null(strstr(r.verdict.text, "libgomp"));
     free(r.outside_ops[1].module); /* only the runtime: nothing to name */
     r.outside_ops[1].module = strdup("libomp.so.5");
     tp_analyze(&r);
     ck_assert_ptr_null(strstr(r.verdict.text, "goes mostly to"));
-    ck_assert_ptr_nonnull(strstr(r.verdict.text, " 70% of the 100 CPU samples were spinning"));
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, " 70% of the run's 100 CPU samples were spinning"));
     r.samples.outside_spin = 0; /* under 1%: not said */
     tp_analyze(&r);
     ck_assert_ptr_null(strstr(r.verdict.text, "spinning"));

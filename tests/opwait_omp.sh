@@ -38,15 +38,15 @@ jcheck "$WORK/noop.json" "d['samples']['outside_spin'] > 0" "d['ops'] == []" \
 python3 - "$WORK/noop.txt" "$WORK/noop.json" << 'PY' || fail "noop: the samples' spin sentence"
 import json, re, sys
 flat, s = " ".join(open(sys.argv[1]).read().split()), json.load(open(sys.argv[2]))["samples"]
-m = re.search(r"; of them (\d+) \(~(\d+)%\) spinning in an OpenMP runtime: waiting for other "
-              r"threads, not work", flat)
+m = re.search(r"; of them (\d+) \(~([0-9.]+)% of the run's\) spinning in an OpenMP runtime: "
+              r"waiting for other threads, not work", flat)
 assert m, "no spin sentence"
 assert int(m.group(1)) == s["outside_spin"], "count"
-assert int(m.group(2)) == round(100 * s["outside_spin"] / s["outside_ops"]), "share"
+assert m.group(2) == "%.1f" % (100 * s["outside_spin"] / s["total"]), "share"
 v = json.load(open(sys.argv[2]))["verdict"]["text"]
-m = re.search(r" (\d+)% of the (\d+) CPU samples were spinning in an OpenMP runtime: waiting for "
-              r"other threads, not work\.", v)
-assert m and int(m.group(2)) == s["outside_ops"], "the verdict's spin sentence"
-assert int(m.group(1)) == round(100 * s["outside_spin"] / s["outside_ops"]), "its share"
+m = re.search(r" (\d+)% of the run's (\d+) CPU samples were spinning in an OpenMP runtime: "
+              r"waiting for other threads, not work\.", v)
+assert m and int(m.group(2)) == s["total"], "the verdict's spin sentence"
+assert int(m.group(1)) == round(100 * s["outside_spin"] / s["total"]), "its share"
 assert "libgomp" not in v, "libgomp named as where the time goes"
 PY

@@ -289,8 +289,9 @@ static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_to
 
 /* Of the peak, what outlived the unit that allocated it and what was freed within it, and what
  * the unit was (track/lifeunit.h). No unit ended: no split. */
-static void lifetime_split(struct tp_memory *m, const struct tp_heap_totals *t)
+static void lifetime_split(struct tp_report *r, const struct tp_heap_totals *t)
 {
+    struct tp_memory *m = &r->memory;
     int op = -1;
     enum tp_unit_kind k = tp_lifeunit_kind(&op);
     const char *step = NULL;
@@ -311,6 +312,12 @@ static void lifetime_split(struct tp_memory *m, const struct tp_heap_totals *t)
         break;
     }
     m->lifetime_step = step ? strdup(step) : NULL;
+    if (k == TP_UNIT_DETECTED && step)
+        tp_report_note(r,
+                       "no TPROF_STEP: the step is taken to be %s, the op that repeats and "
+                       "encloses the most op time (%.0f%% of the time in outermost op calls; an "
+                       "allocator or free function never is); TPROF_STEP names another",
+                       step, 100 * tp_lifeunit_detected_share());
     m->transient_bytes = t->transient_at_peak;
     m->persistent_bytes = t->peak - t->transient_at_peak;
 }
@@ -354,7 +361,7 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
     m->alloc_ns = t->alloc_ns;
     if (tp_heap_tracking())
         m->alloc_ns_method = strdup(tp_heap_alloc_method());
-    lifetime_split(m, t);
+    lifetime_split(r, t);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         m->peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;

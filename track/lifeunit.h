@@ -5,10 +5,13 @@
  * between two tprof_step() markers. Without them it is an outermost op call (an op begun with no
  * op open on its thread), until an op is seen to be the step: an op whose outermost call enclosed
  * another op and is followed by another outermost call of the same op, with none of another op
- * between, becomes the unit from that second call on, and the outermost calls of other ops no
- * longer end one, unless the op is later found too short to time (track/demote.h), or another
- * op seen so whose enclosing call took longer than any of the step's replaces it: a getter that
- * calls another op, called twice in a row while a config is parsed, is not the step. A step belongs to the process:
+ * between (ops that enclose none, and allocator or free functions, may run between: a graph's
+ * compute, between whose calls its inputs are set and its buffers freed), and is no allocator
+ * or free function, is a candidate; the candidate that encloses the most op time is the unit,
+ * and the outermost calls of other ops no longer end one, unless the op is later found too short
+ * to time (track/demote.h) or another op enclosing one runs between two of its calls (it is a
+ * layer): a getter that calls another op, called twice in a row while a config is parsed, is not
+ * the step, nor is the buffer-free function called as often as a graph's compute. A step belongs to the process:
  * any thread's step or outermost op call ends the unit. ops.c tells this file where steps and
  * outermost op calls begin and end. */
 #ifndef TPROF_LIFEUNIT_H
@@ -42,8 +45,15 @@ static inline void tp_lifeunit_op_begin(int depth_before, int id)
             tp_lifeunit_outer_begin(id);
     }
 }
-/* The outermost op call on this thread, of op id, ended, `ticks` long. */
-void tp_lifeunit_outer_end(int id, uint64_t ticks);
+/* The outermost op call on this thread, of op id, ended, `ticks` long; never: the op is an
+ * allocator or free function (tp_lifeunit_never_step of its name; only asked when it enclosed
+ * another op). */
+void tp_lifeunit_outer_end(int id, uint64_t ticks, int never);
+/* A name with "alloc" or "free" in it (any case): a buffer's allocator or free function, which
+ * encloses other ops and repeats but is never the step. */
+int tp_lifeunit_never_step(const char *name);
+/* The share of all outermost op time that the detected step's calls enclosed (0 without one). */
+double tp_lifeunit_detected_share(void);
 
 /* Op id was demoted to a count: if it was the detected step, it is not any more. */
 void tp_lifeunit_demoted(int id);

@@ -37,7 +37,9 @@
 #include "track/ops.h"
 #include "common/clock.h"
 #include "track/runtime.h"
+#include "track/outside_fn.h"
 #include "track/series.h"
+#include "track/symbolize.h"
 #include "track/symtab.h"
 #include "track/wait.h"
 
@@ -268,14 +270,9 @@ static int by_count(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static const char *base(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
-/* The sampled addresses, one entry per function, most samples first. *count entries. */
-static struct fn *functions(size_t *count)
+/* The sampled addresses, one entry per address with the first address of its function (or of
+ * its module when no symbol covers it), sorted by function: *count entries. */
+static struct fn *addresses(size_t *count)
 {
     size_t k = 0;
     *count = 0;
@@ -300,28 +297,52 @@ static struct fn *functions(size_t *count)
         f[m++] = (struct fn){start, pc, n};
     }
     qsort(f, m, sizeof *f, by_key);
+    *count = m;
+    return f;
+}
+
+/* The addresses a[0..n) put together per function, most samples first. *count entries. */
+static struct fn *functions(const struct fn *a, size_t n, size_t *count)
+{
+    struct fn *f = n ? calloc(n, sizeof *f) : NULL;
     size_t w = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (w && f[w - 1].key == f[i].key)
-            f[w - 1].n += f[i].n;
+    for (size_t i = 0; f && i < n; i++) {
+        if (w && f[w - 1].key == a[i].key)
+            f[w - 1].n += a[i].n;
         else
-            f[w++] = f[i];
+            f[w++] = a[i];
     }
-    qsort(f, w, sizeof *f, by_count);
+    if (f)
+        qsort(f, w, sizeof *f, by_count);
     *count = w;
     return f;
 }
 
-static void name_function(const struct fn *f, struct tp_outside_fn *o)
+/* Describe function f from its addresses among a[0..n) (sorted by function). */
+static void describe(const struct fn *f, const struct fn *a, size_t n, struct tp_outside_fn *o,
+                     struct tp_symbolizer **sym)
 {
-    char raw[512], name[512], path[4096];
-    uintptr_t start, bias, lo, hi;
-    if (tp_symtab_lookup(f->pc, raw, sizeof raw, &start) == 0) {
-        tp_symtab_demangle(raw, name, sizeof name);
-        o->name = strdup(name);
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid].key < f->key)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    if (tp_symtab_module(f->pc, path, sizeof path, &bias, &lo, &hi) == 0)
-        o->module = strdup(base(path));
+    size_t end = lo;
+    while (end < n && a[end].key == f->key)
+        end++;
+    struct tp_sampled_pc *pcs = calloc(end > lo ? end - lo : 1, sizeof *pcs);
+    if (!pcs)
+        return;
+    size_t k = 0;
+    for (size_t i = lo; i < end; i++)
+        pcs[k++] = (struct tp_sampled_pc){a[i].pc, a[i].n};
+    if (!k)
+        pcs[k++] = (struct tp_sampled_pc){f->pc, f->n};
+    tp_outside_describe(o, pcs, k, sym);
+    free(pcs);
 }
 
 void tp_sample_collect(struct tp_report *r)
@@ -343,20 +364,25 @@ void tp_sample_collect(struct tp_report *r)
                           "where the time outside ops goes stopped there");
     if (!slots || !s->outside_ops)
         return;
-    size_t n;
-    struct fn *f = functions(&n);
+    size_t na, n;
+    struct fn *a = addresses(&na);
+    struct fn *f = functions(a, na, &n);
     size_t keep = n < TOP ? n : TOP;
     r->outside_ops = keep ? calloc(keep, sizeof *r->outside_ops) : NULL;
     if (!r->outside_ops)
         keep = 0;
+    struct tp_symbolizer *sym = NULL;
     for (size_t i = 0; i < keep; i++) {
         struct tp_outside_fn *o = &r->outside_ops[i];
-        name_function(&f[i], o);
+        describe(&f[i], a, na, o, &sym);
         o->samples = f[i].n;
         o->share = (double)f[i].n / (double)s->outside_ops;
     }
+    if (sym)
+        tp_sym_close(sym);
     r->noutside_ops = keep;
     free(f);
+    free(a);
     if (atomic_load(&lost))
         tp_report_note(r, "%llu CPU-time samples outside ops found no room in their table",
                        (unsigned long long)atomic_load(&lost));

@@ -20,6 +20,7 @@ struct tp_sym {
     const char *name; /* owned by whoever built the array */
     uint32_t order;   /* index in the symbol table: the tie-break between equal aliases */
     uint8_t rank;     /* tp_sym_rank */
+    uint8_t hidden;   /* visibility other than default: never in .dynsym, no PLT call reaches it */
 };
 
 #define TP_SYMINDEX_BACK 8

@@ -26,6 +26,8 @@ struct mod {
     uintptr_t bias, lo, hi;
     int read;            /* symbols read (or tried) */
     int seen;            /* in the latest listing */
+    int stripped;        /* the file was read and has no .symtab */
+    int instrumented;    /* calls __cyg_profile_func_enter: built with -finstrument-functions */
     struct tp_sym *syms; /* sorted (track/symindex.h); names point into names */
     size_t nsyms;
     char *names;
@@ -292,6 +294,9 @@ static void load_from(struct mod *m, const struct image *im, long scn)
         Elf64_Sym s;
         memcpy(&s, d + i * sizeof s, sizeof s);
         const char *name;
+        if (s.st_shndx == SHN_UNDEF && (name = string_at(str, strsz, s.st_name)) &&
+            !strncmp(name, "__cyg_profile_func_enter", 24) && plain_len(name) == 24)
+            m->instrumented = 1;
         if (!is_function(&s) || !(name = string_at(str, strsz, s.st_name)) || !*name)
             continue;
         v[k].start = m->bias + (uintptr_t)s.st_value;
@@ -299,6 +304,7 @@ static void load_from(struct mod *m, const struct image *im, long scn)
         v[k].name = name;
         v[k].order = (uint32_t)i;
         v[k].rank = (uint8_t)tp_sym_rank(ELF64_ST_BIND(s.st_info));
+        v[k].hidden = ELF64_ST_VISIBILITY(s.st_other) != STV_DEFAULT;
         k++;
     }
     tp_symindex_finish(v, &k);
@@ -328,6 +334,7 @@ static void read_syms(struct mod *m)
     if (image_open(m->file, &im) < 0)
         return;
     long s = section_of_type(&im, SHT_SYMTAB);
+    m->stripped = s < 0;
     if (s >= 0) {
         load_from(m, &im, s);
     } else {
@@ -367,6 +374,29 @@ int tp_symtab_lookup(uintptr_t addr, char *out, size_t n, uintptr_t *start)
         out[len] = 0;
         if (start)
             *start = s->start;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&lock);
+    tp_own_end(g);
+    return rc;
+}
+
+int tp_symtab_kind(uintptr_t addr, struct tp_symkind *k)
+{
+    int rc = -1;
+    memset(k, 0, sizeof *k);
+    struct tp_own g = tp_own_begin();
+    pthread_mutex_lock(&lock);
+    struct mod *m = module_of(addr);
+    const struct tp_sym *s = m ? sym_of(m, addr) : NULL;
+    if (m) {
+        k->in_exe = !strcmp(m->file, "/proc/self/exe");
+        k->stripped = m->stripped;
+        k->instrumented = m->instrumented;
+        k->found = s != NULL;
+        /* global or weak, default visibility: in .dynsym, so a call from another module goes
+         * through the PLT that TPROF_OPS hooks */
+        k->exported = s && !k->in_exe && s->rank < 2 && !s->hidden;
         rc = 0;
     }
     pthread_mutex_unlock(&lock);

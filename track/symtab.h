@@ -20,6 +20,17 @@
  * addr. */
 int tp_symtab_lookup(uintptr_t addr, char *out, size_t n, uintptr_t *start);
 
+/* What TPROF_OPS can do with the function at addr (report/advice.h decides from it). */
+struct tp_symkind {
+    int found;        /* a symbol covers addr */
+    int exported;     /* a global, default-visibility function of a shared library */
+    int in_exe;       /* the module is the main program */
+    int stripped;     /* the module's file was read and has no .symtab */
+    int instrumented; /* the module calls __cyg_profile_func_enter */
+};
+/* Fill *k; 0, or -1 (k zeroed) if no module maps addr. */
+int tp_symtab_kind(uintptr_t addr, struct tp_symkind *k);
+
 /* Same, for callers that only need the name. */
 int tp_symtab_name(uintptr_t addr, char *out, size_t n);
 

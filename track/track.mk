@@ -13,7 +13,7 @@ libtptrack_la_SOURCES = track/runtime.c track/runtime.h track/rawalloc.c track/r
 	track/ops.c track/ops.h track/ops_wait.c track/wait.c track/wait.h track/lifeunit.c track/lifeunit.h track/ops_table.h track/ops_table.c track/opwall.h track/threads.c track/threads.h track/cpu.c track/cpu.h track/ops_collect.c track/ops_collect.h \
 	track/optree.c track/optree.h track/demote.c track/demote.h track/tracebuf.c track/tracebuf.h track/trace_heap.c track/trace_heap.h \
 	track/trace_file.c track/trace_file.h track/collect.c track/collect.h track/collect_machine.c track/collect_machine.h track/opnames.c track/opnames.h \
-	track/seen.c track/seen.h track/sample.c track/sample.h track/unmatched.c track/unmatched.h \
+	track/seen.c track/seen.h track/sample.c track/sample.h track/outside_fn.c track/outside_fn.h track/syslibs.c track/syslibs.h track/unmatched.c track/unmatched.h \
 	track/series.c track/series.h track/steps.c track/stepcpu.c track/stepcpu.h track/steps.h \
 	track/argcall.c track/argcall.h track/argexpr.c track/argexpr.h track/argloc.c track/argloc.h track/argwork.c track/argwork.h \
 	track/heapsample.c track/heapsample.h track/heap_sampled.c track/heap_state.c track/heap_state.h \

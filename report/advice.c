@@ -1,0 +1,297 @@
+/* The advice on the time outside every op (see advice.h). The decision table, per function:
+ *
+ *   kind "wait" (a runtime's spin or yield)  -> threads waiting, never an op to name
+ *   kind "system" (libc, libm, ...)          -> never an op: its callers are what to name
+ *   kind "interpreter" (python3.11)          -> the script's time: a profiler of its language
+ *   something inlined into it                -> name the inlined function and its caller
+ *   kind "no_symbol"                         -> stripped (only when its file has no .symtab):
+ *                                               an unstripped build or debug symbols; else
+ *                                               JIT-generated or symbol-less code
+ *   kind "export" or "instrumented"          -> the TPROF_OPS= line to copy
+ *   kind "local"                             -> rebuild with -finstrument-functions, or tprof.h
+ *
+ * A report from before the kinds (kind NULL) gets the general advice it always had. */
+#include "report/advice.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/opwait.h"
+
+#define MAX_NAMED 3
+
+static char *pct(double frac, char *out, size_t n)
+{
+    double p = isfinite(frac) && frac > 0 ? 100 * frac : 0;
+    if (p > 0 && p < 0.5)
+        snprintf(out, n, "<1%%");
+    else if (p < 9.95)
+        snprintf(out, n, "%.1f%%", p);
+    else
+        snprintf(out, n, "%.0f%%", p);
+    return out;
+}
+
+static int is(const struct tp_outside_fn *f, const char *kind)
+{
+    return f->kind && !strcmp(f->kind, kind);
+}
+
+int tp_advice_works(const struct tp_outside_fn *f)
+{
+    return !is(f, "wait") && !(f->module && tp_spin_module(f->module));
+}
+
+double tp_advice_run_share(const struct tp_report *r, const struct tp_outside_fn *f)
+{
+    uint64_t all = r->samples.total ? r->samples.total : r->samples.outside_ops;
+    return all ? (double)f->samples / (double)all : 0;
+}
+
+/* The functions named, in order: what tp_advice_names lists. Returns how many into v. */
+static size_t named(const struct tp_report *r, const struct tp_outside_fn **v)
+{
+    size_t i = 0;
+    for (size_t k = 0; k < r->noutside_ops && i < MAX_NAMED; k++) {
+        const struct tp_outside_fn *f = &r->outside_ops[k];
+        if (!tp_advice_works(f))
+            continue;
+        if (i > 0 && f->share < 0.05)
+            break;
+        v[i++] = f;
+    }
+    return i;
+}
+
+size_t tp_advice_names(const struct tp_report *r, struct tp_buf *t)
+{
+    const struct tp_outside_fn *v[MAX_NAMED];
+    size_t n = named(r, v);
+    char p[32];
+    for (size_t i = 0; i < n; i++) {
+        tp_buf_puts(t, i == 0 ? "" : ", ");
+        if (v[i]->name)
+            tp_buf_puts(t, v[i]->name);
+        else
+            tp_buf_printf(t, "code without a symbol in %s", v[i]->module ? v[i]->module : "?");
+        if (i == 0)
+            tp_buf_printf(
+                t, " (~%s of the run's %llu CPU samples)",
+                pct(tp_advice_run_share(r, v[i]), p, sizeof p),
+                (unsigned long long)(r->samples.total ? r->samples.total : r->samples.outside_ops));
+        else
+            tp_buf_printf(t, " (~%s)", pct(tp_advice_run_share(r, v[i]), p, sizeof p));
+    }
+    return n;
+}
+
+/* "a", "a and b", "a, b and c" */
+static void list(struct tp_buf *t, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tp_buf_printf(t, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", names[i]);
+}
+
+/* The TPROF_OPS value naming names[0..n): a C++ name with its parameters ("net::conv(int, int)")
+ * as a glob of its name and "(*" (a comma would split the setting); quoted for the shell when it
+ * holds more than letters, digits and "_.,:-". */
+static void ops_value(struct tp_buf *t, const char *const *names, size_t n)
+{
+    struct tp_buf v;
+    tp_buf_init(&v);
+    for (size_t i = 0; i < n; i++) {
+        const char *paren = strchr(names[i], '(');
+        if (i)
+            tp_buf_putc(&v, ',');
+        if (paren)
+            tp_buf_printf(&v, "%.*s(*", (int)(paren - names[i]), names[i]);
+        else
+            tp_buf_puts(&v, names[i]);
+    }
+    const char *s = tp_buf_ok(&v) ? tp_buf_str(&v) : "";
+    if (s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:-")])
+        tp_buf_printf(t, "'%s'", s);
+    else
+        tp_buf_puts(t, s);
+    tp_buf_free(&v);
+}
+
+static void ops_line(struct tp_buf *t, const char *const *names, size_t n)
+{
+    tp_buf_puts(t, "TPROF_OPS=");
+    ops_value(t, names, n);
+    tp_buf_puts(t, " (or tprof run --ops ");
+    ops_value(t, names, n);
+    tp_buf_puts(t, ")");
+}
+
+static int hookable(const struct tp_outside_fn *f)
+{
+    return is(f, "export") || is(f, "instrumented");
+}
+
+static void inlined_row(const struct tp_outside_fn *f, struct tp_buf *t)
+{
+    if (hookable(f)) {
+        const char *c = f->name;
+        tp_buf_printf(t, " %s is inlined into %s: time %s as an op with ", f->inlined, f->name,
+                      f->name);
+        ops_line(t, &c, 1);
+        tp_buf_printf(t,
+                      ", or keep %s a call of its own with __attribute__((noinline)) or "
+                      "-fno-inline.",
+                      f->inlined);
+    } else {
+        tp_buf_printf(t,
+                      " %s is inlined into %s, so no call of it exists to hook: mark it with a "
+                      "tprof.h region, or keep it a call of its own with "
+                      "__attribute__((noinline)) and build %s with -finstrument-functions.",
+                      f->inlined, f->name, f->module ? f->module : "the program");
+    }
+}
+
+/* The functions of module m of kind "system" or "interpreter", from v[0..n), in one sentence. */
+static void system_row(const struct tp_outside_fn *const *v, size_t n, const char *m,
+                       const char *kind, struct tp_buf *t)
+{
+    const char *names[MAX_NAMED];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (is(v[i], kind) && !strcmp(v[i]->module ? v[i]->module : "", m)) {
+            names[k] = v[i]->name ? v[i]->name
+                       : k == 0   ? "Code without a symbol"
+                                  : "code without a symbol";
+            k++;
+        }
+    if (!k)
+        return;
+    tp_buf_puts(t, " ");
+    list(t, names, k);
+    if (!strcmp(kind, "interpreter")) {
+        tp_buf_printf(t,
+                      " %s in %s, the interpreter running the program's own code: that time is "
+                      "the script's, outside every native op, and a profiler of that language "
+                      "(Python's cProfile) breaks it down.",
+                      k > 1 ? "are" : "is", m);
+        return;
+    }
+    tp_buf_printf(t,
+                  " %s in %s, a system library whose functions are never ops: the time is %s "
+                  "callers', which TPROF_OPS or a tprof.h region can name.",
+                  k > 1 ? "are" : "is", m[0] ? m : "?", k > 1 ? "their" : "its");
+}
+
+static void no_symbol_row(const struct tp_outside_fn *f, struct tp_buf *t)
+{
+    if (!f->module)
+        tp_buf_puts(t, " The code without a symbol is in no loaded file (JIT-generated code): "
+                       "there is no name to give TPROF_OPS.");
+    else if (f->stripped)
+        tp_buf_printf(t,
+                      " %s is stripped, so its code has no names: an unstripped build of it, or "
+                      "its debug symbols package, would name the functions.",
+                      f->module);
+    else
+        tp_buf_printf(t,
+                      " The code without a symbol in %s has none in its symbol table either "
+                      "(generated or hand-written code): there is no name to give TPROF_OPS.",
+                      f->module);
+}
+
+/* The functions of module m without a hook, from v[0..n) with kind "local" and nothing inlined,
+ * in one sentence. */
+static void local_row(const struct tp_outside_fn *const *v, size_t n, const char *m,
+                      struct tp_buf *t)
+{
+    const char *names[MAX_NAMED];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (is(v[i], "local") && !v[i]->inlined && v[i]->name &&
+            !strcmp(v[i]->module ? v[i]->module : "", m))
+            names[k++] = v[i]->name;
+    if (!k)
+        return;
+    tp_buf_puts(t, " ");
+    list(t, names, k);
+    tp_buf_printf(t,
+                  " %s %s's own, and %s was not built with -finstrument-functions, so no hook "
+                  "reaches %s: rebuild it with -finstrument-functions and ",
+                  k > 1 ? "are" : "is", m[0] ? m : "the program", m[0] ? m : "it",
+                  k > 1 ? "them" : "it");
+    ops_line(t, names, k);
+    tp_buf_printf(t, ", or mark %s with tprof.h regions.", k > 1 ? "them" : "it");
+}
+
+/* The functions of a runtime's yield loop among the samples (the OpenMP spin has its own
+ * sentence, from the sampler's count). */
+static void wait_row(const struct tp_report *r, struct tp_buf *t)
+{
+    const char *names[MAX_NAMED];
+    double share = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < r->noutside_ops && k < MAX_NAMED; i++) {
+        const struct tp_outside_fn *f = &r->outside_ops[i];
+        if (!is(f, "wait") || !f->name || (f->module && tp_spin_module(f->module)) ||
+            f->share < 0.05)
+            continue;
+        names[k++] = f->name;
+        share += tp_advice_run_share(r, f);
+    }
+    if (!k)
+        return;
+    char p[32];
+    tp_buf_puts(t, " ");
+    list(t, names, k);
+    tp_buf_printf(t,
+                  " (~%s of the run's CPU samples) %s threads waiting for work in a runtime's "
+                  "yield loop, not work: no op to name there.",
+                  pct(share, p, sizeof p), k > 1 ? "are" : "is");
+}
+
+/* The table: one branch per row, the rows' sentences in the order above. */
+void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
+{
+    const struct tp_outside_fn *v[MAX_NAMED];
+    size_t n = named(r, v);
+    const char *hook[MAX_NAMED];
+    size_t nhook = 0;
+    int old = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct tp_outside_fn *f = v[i];
+        if (!f->kind)
+            old = 1;
+        else if (is(f, "system") || is(f, "interpreter"))
+            continue; /* below, by module */
+        else if (f->inlined && f->name)
+            inlined_row(f, t);
+        else if (is(f, "no_symbol") || !f->name)
+            no_symbol_row(f, t);
+        else if (hookable(f))
+            hook[nhook++] = f->name;
+    }
+    if (nhook) {
+        tp_buf_puts(t, " To time ");
+        if (n == 1)
+            tp_buf_puts(t, "it");
+        else
+            list(t, hook, nhook);
+        tp_buf_puts(t, nhook > 1 ? " as ops: " : " as an op: ");
+        ops_line(t, hook, nhook);
+        tp_buf_puts(t, ".");
+    }
+    for (size_t i = 0; i < n; i++) {
+        int first = 1;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(v[j]->module ? v[j]->module : "", v[i]->module ? v[i]->module : ""))
+                first = 0;
+        if (first) {
+            system_row(v, n, v[i]->module ? v[i]->module : "", "system", t);
+            system_row(v, n, v[i]->module ? v[i]->module : "", "interpreter", t);
+            local_row(v, n, v[i]->module ? v[i]->module : "", t);
+        }
+    }
+    if (old)
+        tp_buf_puts(t, " TPROF_OPS can name functions as ops.");
+    wait_row(r, t);
+}

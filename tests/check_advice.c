@@ -1,0 +1,334 @@
+/* The advice table on the time outside every op (report/advice.c): each row's sentence, exactly,
+ * from a report without ops whose samples landed in functions of each kind. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/advice.h"
+#include "report/render.h"
+#include "report/report.h"
+
+/* A report of 200 CPU samples, 100 of them outside every op, with the functions given. */
+static void report_of(struct tp_report *r, size_t n)
+{
+    tp_report_init(r);
+    r->program.wall_ns = 1000000000;
+    r->samples.hz = 100;
+    r->samples.total = 200;
+    r->samples.outside_ops = 100;
+    r->noutside_ops = n;
+    r->outside_ops = calloc(n, sizeof *r->outside_ops);
+}
+
+static void fn(struct tp_report *r, size_t i, const char *name, const char *module,
+               const char *kind, uint64_t samples)
+{
+    struct tp_outside_fn *f = &r->outside_ops[i];
+    f->name = name ? strdup(name) : NULL;
+    f->module = module ? strdup(module) : NULL;
+    f->kind = strdup(kind);
+    f->samples = samples;
+    f->share = (double)samples / 100;
+}
+
+static const char *said(struct tp_report *r)
+{
+    tp_analyze(r);
+    return r->verdict.text;
+}
+
+#define HEAD                                                                                       \
+    "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated region): this report " \
+    "covers the heap only. "
+
+START_TEST(test_export)
+{
+    struct tp_report r;
+    report_of(&r, 2);
+    fn(&r, 0, "gemm_tile", "libmodel.so", "export", 60);
+    fn(&r, 1, "softmax_row", "libmodel.so", "export", 30);
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to gemm_tile (~30% of the run's 200 CPU "
+                          "samples), softmax_row (~15%). To time gemm_tile and softmax_row "
+                          "as ops: TPROF_OPS=gemm_tile,softmax_row (or tprof run --ops "
+                          "gemm_tile,softmax_row). No heap allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
+/* A C++ name: a glob of its name without its parameters, quoted for the shell. */
+START_TEST(test_export_cxx)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "net::conv_layer(float*, int)", "libnet.so", "export", 60);
+    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to net::conv_layer(float*, int) (~30% of "
+                                    "the run's 200 CPU samples). To time it as an op: "
+                                    "TPROF_OPS='net::conv_layer(*' (or tprof run --ops "
+                                    "'net::conv_layer(*'). No heap allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_instrumented)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "crunch", "v_hot", "instrumented", 100);
+    ck_assert_str_eq(said(&r), HEAD "The time goes mostly to crunch (~50% of the run's 200 CPU "
+                                    "samples). To time it as an op: TPROF_OPS=crunch (or tprof run "
+                                    "--ops crunch). No heap allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_local)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "sample_topp", "run", "local", 11);
+    r.samples.total = 1800;
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to sample_topp (~0.6% of the run's 1800 CPU "
+                          "samples). sample_topp is run's own, and run was not built with "
+                          "-finstrument-functions, so no hook reaches it: rebuild it with "
+                          "-finstrument-functions and TPROF_OPS=sample_topp (or tprof run --ops "
+                          "sample_topp), or mark it with tprof.h regions. No heap allocation was "
+                          "seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_inlined)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "main", "v_adv_o2", "local", 100);
+    r.outside_ops[0].inlined = strdup("matmul");
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to main (~50% of the run's 200 CPU "
+                          "samples). matmul is inlined into main, so no call of it exists to "
+                          "hook: mark it with a tprof.h region, or keep it a call of its own "
+                          "with __attribute__((noinline)) and build v_adv_o2 with "
+                          "-finstrument-functions. No heap allocation was seen.");
+    free(r.outside_ops[0].kind); /* a caller TPROF_OPS can hook: name it */
+    r.outside_ops[0].kind = strdup("export");
+    free(r.outside_ops[0].name);
+    r.outside_ops[0].name = strdup("forward");
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to forward (~50% of the run's 200 CPU "
+                          "samples). matmul is inlined into forward: time forward as an op "
+                          "with TPROF_OPS=forward (or tprof run --ops forward), or keep "
+                          "matmul a call of its own with __attribute__((noinline)) or "
+                          "-fno-inline. No heap allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_no_symbol)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, NULL, "darknet", "no_symbol", 90);
+    r.outside_ops[0].stripped = 1;
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to code without a symbol in darknet "
+                          "(~45% of the run's 200 CPU samples). darknet is stripped, so its "
+                          "code has no names: an unstripped build of it, or its debug "
+                          "symbols package, would name the functions. No heap allocation "
+                          "was seen.");
+    r.outside_ops[0].stripped = 0; /* not stripped: never said so */
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to code without a symbol in darknet "
+                          "(~45% of the run's 200 CPU samples). The code without a symbol "
+                          "in darknet has none in its symbol table either (generated or "
+                          "hand-written code): there is no name to give TPROF_OPS. No heap "
+                          "allocation was seen.");
+    free(r.outside_ops[0].module); /* in no file */
+    r.outside_ops[0].module = NULL;
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to code without a symbol in ? (~45% of "
+                          "the run's 200 CPU samples). The code without a symbol is in no "
+                          "loaded file (JIT-generated code): there is no name to give "
+                          "TPROF_OPS. No heap allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_wait)
+{
+    struct tp_report r;
+    report_of(&r, 2);
+    fn(&r, 0, "__sched_yield", "libc.so.6", "wait", 80);
+    fn(&r, 1, "crunch_local", "prog", "local", 20);
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to crunch_local (~10% of the run's 200 CPU "
+                          "samples). crunch_local is prog's own, and prog was not built with "
+                          "-finstrument-functions, so no hook reaches it: rebuild it with "
+                          "-finstrument-functions and TPROF_OPS=crunch_local (or tprof run --ops "
+                          "crunch_local), or mark it with tprof.h regions. __sched_yield (~40% of "
+                          "the run's CPU samples) is threads waiting for work in a runtime's "
+                          "yield loop, not work: no op to name there. No heap allocation was "
+                          "seen.");
+    r.noutside_ops = 1; /* only the waiting */
+    ck_assert_str_eq(said(&r),
+                     HEAD "__sched_yield (~40% of the run's CPU samples) is threads "
+                          "waiting for work in a runtime's yield loop, not work: no op to "
+                          "name there. No heap allocation was seen.");
+    r.noutside_ops = 2;
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_system)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "__cos_fma", "libm.so.6", "system", 40);
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to __cos_fma (~20% of the run's 200 CPU "
+                          "samples). __cos_fma is in libm.so.6, a system library whose "
+                          "functions are never ops: the time is its callers', which "
+                          "TPROF_OPS or a tprof.h region can name. No heap allocation was "
+                          "seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_interpreter)
+{
+    struct tp_report r;
+    report_of(&r, 2);
+    fn(&r, 0, NULL, "python3.11", "interpreter", 40);
+    fn(&r, 1, "_PyEval_EvalFrameDefault", "python3.11", "interpreter", 30);
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to code without a symbol in python3.11 "
+                          "(~20% of the run's 200 CPU samples), _PyEval_EvalFrameDefault "
+                          "(~15%). Code without a symbol and _PyEval_EvalFrameDefault are in "
+                          "python3.11, the interpreter running the program's own code: that "
+                          "time is the script's, outside every native op, and a profiler of "
+                          "that language (Python's cProfile) breaks it down. No heap "
+                          "allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
+/* Rows side by side, with ops: most of the time outside them; one hookable function among
+ * others is named; two yield loops. */
+START_TEST(test_mixed_with_ops)
+{
+    struct tp_report r;
+    report_of(&r, 4);
+    fn(&r, 0, "gemm_tile", "libmodel.so", "export", 40);
+    fn(&r, 1, "crunch_local", "prog", "local", 30);
+    fn(&r, 2, "__sched_yield", "libc.so.6", "wait", 10);
+    fn(&r, 3, "blas_thread_server", "libopenblas.so.0", "wait", 10);
+    r.ops = calloc(1, sizeof *r.ops);
+    r.nops = 1;
+    r.ops[0].name = strdup("cblas_sgemm");
+    r.ops[0].calls = 1;
+    r.ops[0].total_ns = r.ops[0].self_ns = 200000000;
+    ck_assert_str_eq(
+        said(&r),
+        "cblas_sgemm takes 20% of the time (its FLOPs or bytes are unknown, so its bound is too); "
+        "a 2x faster cblas_sgemm makes the program 1.11x faster, an infinitely fast one 1.25x. "
+        "Most of the time (80%) is spent outside every op, mostly in gemm_tile (~20% of the run's "
+        "200 CPU samples), crunch_local (~15%). To time gemm_tile as an op: TPROF_OPS=gemm_tile "
+        "(or tprof run --ops gemm_tile). crunch_local is prog's own, and prog was not built with "
+        "-finstrument-functions, so no hook reaches it: rebuild it with -finstrument-functions "
+        "and TPROF_OPS=crunch_local (or tprof run --ops crunch_local), or mark it with tprof.h "
+        "regions. __sched_yield and blas_thread_server (~10% of the run's CPU samples) are "
+        "threads waiting for work in a runtime's yield loop, not work: no op to name there. No "
+        "heap allocation was seen.");
+    tp_report_free(&r);
+    report_of(&r, 1); /* one interpreter function */
+    fn(&r, 0, "_PyEval_EvalFrameDefault", "python3.11", "interpreter", 30);
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to _PyEval_EvalFrameDefault (~15% of the "
+                          "run's 200 CPU samples). _PyEval_EvalFrameDefault is in python3.11, "
+                          "the interpreter running the program's own code: that time is the "
+                          "script's, outside every native op, and a profiler of that language "
+                          "(Python's cProfile) breaks it down. No heap allocation was seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
+/* Most of the time outside ops, and nothing that works among the samples: only waiting; no
+ * sample outside ops; sampling off. */
+START_TEST(test_outside_unnamed)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "__sched_yield", "libc.so.6", "wait", 100);
+    r.ops = calloc(1, sizeof *r.ops);
+    r.nops = 1;
+    r.ops[0].name = strdup("cblas_sgemm");
+    r.ops[0].calls = 1;
+    r.ops[0].total_ns = r.ops[0].self_ns = 200000000;
+    const char *head = "cblas_sgemm takes 20% of the time (its FLOPs or bytes are unknown, so its "
+                       "bound is too); a 2x faster cblas_sgemm makes the program 1.11x faster, "
+                       "an infinitely fast one 1.25x. Most of the time (80%) is spent outside "
+                       "every op";
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s. __sched_yield (~50%% of the run's CPU samples) is threads waiting for work in "
+             "a runtime's yield loop, not work: no op to name there. No heap allocation was "
+             "seen.",
+             head);
+    ck_assert_str_eq(said(&r), want);
+    r.noutside_ops = 0;
+    snprintf(want, sizeof want,
+             "%s, where no CPU sample landed (a run too short, or time spent blocked). No heap "
+             "allocation was seen.",
+             head);
+    ck_assert_str_eq(said(&r), want);
+    r.samples.hz = 0;
+    snprintf(want, sizeof want,
+             "%s; CPU samples (TPROF_SAMPLE_HZ, off in this run) would say where it goes and "
+             "what to do about it. No heap allocation was seen.",
+             head);
+    ck_assert_str_eq(said(&r), want);
+    r.noutside_ops = 1;
+    tp_report_free(&r);
+}
+END_TEST
+
+START_TEST(test_shares_of_run)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "sample_topp", "run", "local", 11);
+    r.samples.total = 1800;
+    ck_assert(tp_advice_run_share(&r, &r.outside_ops[0]) == 11.0 / 1800);
+    ck_assert(tp_advice_works(&r.outside_ops[0]));
+    free(r.outside_ops[0].module);
+    r.outside_ops[0].module = strdup("libgomp.so.1");
+    ck_assert(!tp_advice_works(&r.outside_ops[0]));
+    tp_report_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("advice");
+    TCase *tc = tcase_create("rows");
+    tcase_add_test(tc, test_export);
+    tcase_add_test(tc, test_export_cxx);
+    tcase_add_test(tc, test_instrumented);
+    tcase_add_test(tc, test_local);
+    tcase_add_test(tc, test_inlined);
+    tcase_add_test(tc, test_no_symbol);
+    tcase_add_test(tc, test_wait);
+    tcase_add_test(tc, test_system);
+    tcase_add_test(tc, test_interpreter);
+    tcase_add_test(tc, test_mixed_with_ops);
+    tcase_add_test(tc, test_outside_unnamed);
+    tcase_add_test(tc, test_shares_of_run);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# The step found without TPROF_STEP (track/lifeunit.h): v_graph's loop sets its input, computes
+# its graph (tl_graph_compute, enclosing tl_matmul) and frees its two buffers (tl_buffer_free,
+# enclosing tl_pool_release, called as often and twice in a row). The graph's compute is the
+# step: it encloses nearly all the op time, and a free function is never the step. The note says
+# which op and why; its share of the op time varies and is replaced by X before it is compared.
+. "$TS/lib.sh"
+V="$TB/victims/v_graph"
+native=$("$V") || fail "v_graph failed natively"
+out=$(TPROF_OUTPUT="$WORK/g.txt" TPROF_JSON="$WORK/g.json" preload "$V") || fail "v_graph failed"
+[ "$out" = "$native" ] || fail "stdout changed: $out"
+jcheck "$WORK/g.json" "ops['tl_buffer_free']['calls'] == ops['tl_graph_compute']['calls'] * 2" \
+  "m['lifetime_unit'] == 'detected_step' and m['lifetime_step'] == 'tl_graph_compute'" \
+  "[__import__('re').sub(r'\\(\\d+% of', '(X% of', n) for n in d['notes'] if n.startswith('no TPROF_STEP')] == ['no TPROF_STEP: the step is taken to be tl_graph_compute, the op that repeats and encloses the most op time (X% of the time in outermost op calls; an allocator or free function never is); TPROF_STEP names another']"
+grep -q "^step: detected tl_graph_compute (the repeating op enclosing the most op time)$" "$WORK/g.txt" ||
+  fail "text step line: $(grep '^step' "$WORK/g.txt")"
+# TPROF_STEP names the step: no note
+TPROF_STEP=tl_buffer_free TPROF_OUTPUT=none TPROF_JSON="$WORK/s.json" preload "$V" > /dev/null ||
+  fail "v_graph failed (TPROF_STEP)"
+jcheck "$WORK/s.json" "m['lifetime_unit'] == 'step'" \
+  "not any(n.startswith('no TPROF_STEP') for n in d['notes'])"
+echo "PASS step_detect"
