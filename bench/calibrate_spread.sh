@@ -34,6 +34,9 @@ for i in $(seq "$RUNS"); do
     XDG_CACHE_HOME="$W/xdg" "$B/tprof" calibrate "$@" >"$W/out" 2>"$W/err"
     rc=$?
     [ $rc -eq 0 ] || [ $rc -eq 3 ] || { echo "bench: calibrate exited $rc: $(cat "$W/err")" >&2; exit 1; }
+    # with KEEP=1 the run's own figures, before the cache kept the best of them
+    own=$(sed -n 's/^this calibration: *\([0-9.]*\) GFLOP\/s all threads, \([0-9.]*\) one thread, \([0-9.]*\) GB\/s$/\1 \2 \3/p' "$W/out")
+    [ -n "$own" ] && echo "     run $i measured: $own (GFLOP/s all threads, one thread, GB/s)"
     g=$(sed -n 's/^peak GFLOP\/s, all threads: *\([0-9.]*\).*/\1/p' "$W/out")
     g1=$(sed -n 's/^peak GFLOP\/s, one thread: *\([0-9.]*\).*/\1/p' "$W/out")
     b=$(sed -n 's/^memory bandwidth GB\/s: *\([0-9.]*\).*/\1/p' "$W/out")
