@@ -37,18 +37,29 @@ static struct tp_op_rec *charged_rec(void)
     return id >= 0 ? tp_op_rec(id) : latest_running();
 }
 
+/* A hooked wait is charged to the op open on its own thread only. On a thread with no op open it
+ * is that thread's alone (threads[].wait_ns): an OpenBLAS worker yielding between two BLAS calls
+ * is idle, not waiting inside the op the main thread runs meanwhile (charged to it, im2col_cpu of
+ * a quiet CNN run read 63% waiting, and "fewer threads" was advised for a single-threaded op). */
 void tp_ops_on_wait(uint64_t ticks, unsigned kinds)
 {
-    struct tp_op_rec *r = charged_rec();
-    if (!r)
+    int id = tp_ops_current();
+    if (id < 0)
         return;
+    struct tp_op_rec *r = tp_op_rec(id);
     atomic_fetch_add_explicit(&r->wait_ticks, ticks, memory_order_relaxed);
     if ((atomic_load_explicit(&r->wait_kinds, memory_order_relaxed) & kinds) != kinds)
         atomic_fetch_or_explicit(&r->wait_kinds, kinds, memory_order_relaxed);
 }
 
+/* A sample on a thread with no op open is the running op's when that thread works (an OpenBLAS
+ * or OpenMP worker computing the op's part) or spins in an OpenMP runtime (its workers wait at
+ * the region's barriers); inside a hooked wait it is the thread's own idling, outside every op,
+ * as its hooked waits are (tp_ops_on_wait). */
 int tp_ops_on_sample(int cls)
 {
+    if (cls == TP_SAMPLE_INWAIT && tp_ops_current() < 0)
+        return 0;
     struct tp_op_rec *r = charged_rec();
     if (!r)
         return 0;
