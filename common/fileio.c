@@ -480,3 +480,19 @@ char *tp_read_text_file(const char *path, char *why, size_t n)
     text[len] = 0;
     return text;
 }
+
+ssize_t tp_read_small(const char *path, char *buf, size_t n)
+{
+    if (n == 0)
+        return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t len = 0;
+    ssize_t k = 0;
+    while (len < n - 1 && ((k = read(fd, buf + len, n - 1 - len)) > 0 || (k < 0 && errno == EINTR)))
+        len += k > 0 ? (size_t)k : 0;
+    close(fd);
+    buf[len] = 0;
+    return k < 0 ? -1 : (ssize_t)len;
+}

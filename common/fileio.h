@@ -28,6 +28,7 @@
 #define TPROF_FILEIO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 struct tp_path_ctx;
@@ -79,5 +80,9 @@ int tp_output_path(const char *tmpl, const struct tp_path_ctx *ctx, char *out, s
  * for the caller to free; NULL with why set ("cannot be read", "larger than 1 MiB", "not a text
  * file", "out of memory"). */
 char *tp_read_text_file(const char *path, char *why, size_t n);
+/* A small file (a /proc or /sys one) into buf, read to its end or until buf is full, and
+ * NUL-terminated: its length, or -1 when it cannot be opened or read. No allocation: the library
+ * reads such files from its hooks and at exit. */
+ssize_t tp_read_small(const char *path, char *buf, size_t n);
 
 #endif

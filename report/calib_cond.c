@@ -26,6 +26,7 @@
 #endif
 
 #include "common/clock.h"
+#include "common/fileio.h"
 
 void tp_calib_cond_init(struct tp_calib_cond *c)
 {
@@ -35,19 +36,6 @@ void tp_calib_cond_init(struct tp_calib_cond *c)
 }
 
 /* Reads a small /proc file into buf (NUL-terminated); its length, or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t n)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t r = read(fd, buf, n - 1);
-    close(fd);
-    if (r < 0)
-        return -1;
-    buf[r] = 0;
-    return r;
-}
-
 void tp_calib_tclock(struct tp_tclock *t)
 {
     struct timespec ts;
@@ -58,7 +46,7 @@ void tp_calib_tclock(struct tp_tclock *t)
     /* "on-CPU ns, run-queue delay ns, time slices": absent without CONFIG_SCHED_INFO */
     char buf[96];
     unsigned long long on = 0, wait = 0;
-    t->has_runq = read_small("/proc/thread-self/schedstat", buf, sizeof buf) > 0 &&
+    t->has_runq = tp_read_small("/proc/thread-self/schedstat", buf, sizeof buf) > 0 &&
                   sscanf(buf, "%llu %llu", &on, &wait) == 2;
     t->runq = t->has_runq ? wait : 0;
 }
@@ -159,7 +147,7 @@ static void cpuinfo_model(char *out, size_t n)
 {
     static const char *const keys[] = {"model name", "Processor", "cpu model"};
     char buf[4096];
-    if (read_small("/proc/cpuinfo", buf, sizeof buf) <= 0)
+    if (tp_read_small("/proc/cpuinfo", buf, sizeof buf) <= 0)
         return;
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         for (char *line = buf; line;) {
@@ -224,7 +212,8 @@ double tp_calib_loadavg(void)
 {
     char buf[128];
     double l;
-    return read_small("/proc/loadavg", buf, sizeof buf) > 0 && sscanf(buf, "%lf", &l) == 1 ? l : -1;
+    return tp_read_small("/proc/loadavg", buf, sizeof buf) > 0 && sscanf(buf, "%lf", &l) == 1 ? l
+                                                                                              : -1;
 }
 
 void tp_calib_kernel(char *out, size_t n)

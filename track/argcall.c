@@ -24,12 +24,8 @@ static int used;
  * caller: still in place, or at CFA + k. */
 static int caller_regs(Dwfl_Module *m, uintptr_t pc, struct tp_xctx *c)
 {
-    Dwarf_Addr bias;
-    Dwarf_CFI *cfi = tp_dw.dwfl_module_eh_cfi(m, &bias);
-    if (!cfi)
-        cfi = tp_dw.dwfl_module_dwarf_cfi(m, &bias);
-    Dwarf_Frame *fr = NULL;
-    if (!cfi || tp_dw.dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0 || !fr)
+    Dwarf_Frame *fr = tp_dw_frame_at(m, pc);
+    if (!fr)
         return -1;
     static const int keep[] = {3, 6, 12, 13, 14, 15}; /* rbx, rbp, r12-r15 */
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {

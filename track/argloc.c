@@ -66,12 +66,8 @@ static Dwfl_Module *module_at(uintptr_t pc)
 /* The CFA at pc: register + offset, from the module's call frame information. */
 static int cfa_at(Dwfl_Module *m, uintptr_t pc, struct tp_argset *out)
 {
-    Dwarf_Addr bias;
-    Dwarf_CFI *cfi = tp_dw.dwfl_module_eh_cfi(m, &bias);
-    if (!cfi)
-        cfi = tp_dw.dwfl_module_dwarf_cfi(m, &bias);
-    Dwarf_Frame *fr = NULL;
-    if (!cfi || tp_dw.dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0 || !fr)
+    Dwarf_Frame *fr = tp_dw_frame_at(m, pc);
+    if (!fr)
         return -1;
     Dwarf_Op *ops;
     size_t n;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/fileio.h"
 #include "common/procstat.h"
 #include "report/report.h"
 #include "report/cpuverdict.h"
@@ -46,19 +47,10 @@ static pthread_key_t end_key;
 static int have_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-/* A small /proc file into buf, NUL-terminated; -1 when it cannot be read. */
+/* A small /proc file into buf, NUL-terminated; -1 when it cannot be read or is empty. */
 static int read_text(const char *path, char *buf, size_t n)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    ssize_t k;
-    while (len < n - 1 && (k = read(fd, buf + len, n - 1 - len)) > 0)
-        len += (size_t)k;
-    close(fd);
-    buf[len] = 0;
-    return len ? 0 : -1;
+    return tp_read_small(path, buf, n) > 0 ? 0 : -1;
 }
 
 static uint64_t ticks_ns(uint64_t ticks)

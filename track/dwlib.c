@@ -120,3 +120,15 @@ int tp_dw_load_early(uintptr_t caller)
         return 0;
     return tp_dw_load();
 }
+
+Dwarf_Frame *tp_dw_frame_at(Dwfl_Module *m, uintptr_t pc)
+{
+    Dwarf_Addr bias;
+    Dwarf_CFI *cfi = tp_dw.dwfl_module_eh_cfi(m, &bias);
+    if (!cfi)
+        cfi = tp_dw.dwfl_module_dwarf_cfi(m, &bias);
+    Dwarf_Frame *fr = NULL;
+    if (!cfi || tp_dw.dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+        return NULL;
+    return fr;
+}

@@ -118,6 +118,9 @@ int tp_dw_load(void);
  * is given, for a CFA rule only libdw reads (track/cfarules.c). Loads only where that is safe
  * (one thread, a caller that is not the dynamic loader), else leaves it for later. */
 int tp_dw_load_early(uintptr_t caller);
+/* The call frame information's row at pc of module m (its .eh_frame, else .debug_frame), for
+ * the CFA and the registers' rules; NULL when there is none. Free it with tp_dw.free. */
+Dwarf_Frame *tp_dw_frame_at(Dwfl_Module *m, uintptr_t pc);
 /* Set (never cleared) when the report is written from a fatal signal's handler: the thread may
  * have been stopped anywhere, and another thread may be inside the dynamic loader, holding its
  * lock while it waits for one this thread holds. tp_dw_load then loads only while the process

@@ -13,11 +13,10 @@
  * of a few ticks or less it is an estimate; the text report marks it so. */
 #include "track/stepcpu.h"
 
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/procstat.h"
 
 #define TP_STEPCPU_RUNQ_MIN_NS 1000000ull
@@ -54,14 +53,8 @@ static void read_wait(struct tp_stepcpu_at *a)
     if (atomic_load_explicit(&runq_off, memory_order_relaxed))
         return;
     char buf[128];
-    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (tp_read_small("/proc/thread-self/schedstat", buf, sizeof buf) <= 0)
         return;
-    ssize_t k = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (k <= 0)
-        return;
-    buf[k] = 0;
     uint64_t stale_run;
     a->wait_ok = tp_parse_schedstat(buf, &stale_run, &a->wait) == 0;
 }
