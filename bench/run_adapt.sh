@@ -85,7 +85,8 @@ fam = [o for o in d["ops"] if o["name"].startswith("gemm")]
 t = 100.0 * sum(o["self_ns"] for o in fam) / wall
 p = 100.0 * sum(got.get(o["name"], 0) for o in fam) / max(n, 1)
 print("  %-28s %8.1f %8.1f %+6.1f" % ("gemm* together", t, p, t - p))
-out = 100.0 * d["verdict"]["outside_ops_ns"] / wall
+# summed over threads when the report has their figures: a share of their time, as the report's
+out = 100.0 * d["verdict"]["outside_ops_ns"] / (d["verdict"].get("threads_wall_ns") or wall)
 print("  %-28s %8.1f %8.1f %+6.1f" % ("(outside every op)", out, 100.0 * got.get("(outside every op)", 0) / max(n, 1), out - 100.0 * got.get("(outside every op)", 0) / max(n, 1)))
 print("  (%d perf samples)" % n)
 PY
