@@ -35,6 +35,13 @@ done
 # Outside every op the spin is told apart from the functions that work: the samples' line says how
 # many landed in the OpenMP runtime, figures equal to the JSON's.
 [ "$ncpu" -lt 2 ] && exit 0
+# A spinning worker (libgomp spins only where its threads have CPUs of their own): the main
+# thread, in the op, works; thread 1, with no op open, waits at the barrier spinning in libgomp.
+# Its spin is the op's waiting (and that worker's own), not work.
+OMP_WAIT_POLICY=active TPROF_OUTPUT=none TPROF_JSON="$WORK/worker.json" preload \
+  "$TB/victims/v_ompwait" worker > /dev/null || fail "worker: victim failed: $?"
+jcheck "$WORK/worker.json" "[o for o in d['ops'] if o['name'] == 'omp_uneven'][0]['wait_spin_ns'] > 0" \
+  "any(t['wait_spin_ns'] > 0 for t in d['threads'] if t['tid'] != d['program']['pid'])"
 OMP_WAIT_POLICY=active TPROF_OUTPUT="$WORK/noop.txt" TPROF_JSON="$WORK/noop.json" preload \
   "$TB/victims/v_ompwait" noop > /dev/null || fail "noop: victim failed: $?"
 jcheck "$WORK/noop.json" "d['samples']['outside_spin'] > 0" "d['ops'] == []" \

@@ -6,7 +6,8 @@
  * With "onecpu" the process moves itself to one CPU after libgomp has started, before its threads
  * exist: libgomp counted the CPUs at its start and spins as on several, while the two threads
  * take turns on one (started on one CPU, libgomp would spin only briefly before sleeping).
- * With "noop" the same runs outside every op.
+ * With "noop" the same runs outside every op. With "worker" the roles swap: the main thread, with
+ * the op open, has the work, and thread 1, a worker with no op open, spins at the barrier.
  * Prints "done 2" (the team's size). */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -54,13 +55,14 @@ static void one_cpu(void)
 int main(int argc, char **argv)
 {
     int team = 0, op = !(argc > 1 && !strcmp(argv[1], "noop"));
+    int busy = argc > 1 && !strcmp(argv[1], "worker") ? 0 : 1; /* the thread with the work */
     if (argc > 1 && !strcmp(argv[1], "onecpu"))
         one_cpu();
     if (op)
         tprof_region_begin("omp_uneven");
 #pragma omp parallel num_threads(2)
     {
-        if (omp_get_thread_num() == 1)
+        if (omp_get_thread_num() == busy)
             work();
 #pragma omp single nowait
         team = omp_get_num_threads();
