@@ -6,10 +6,9 @@
 # samples, and counted apart from its work; some thread carries spin time; the WORK AND WAIT table
 # lists the op with its "~" spin. The same with both threads taking turns on one CPU (the victim
 # moves itself there after libgomp counted the CPUs: "onecpu").
-# The worker's work is not asserted: SIGPROF is sent to the process, and the kernel hands it to the
-# main thread whenever that thread is on a CPU (it spins there all along), so the worker's samples
-# come only when the main thread happens to be off its CPU: 0 to 400 ms of work were seen in runs
-# of the same binary.
+# The worker's work is not asserted: which thread the CPU-time timer's SIGPROF lands on varies
+# from run to run (on one CPU the two take turns), and 0 to 400 ms of work were seen in runs of
+# the same binary. A spinning worker is asserted below.
 # Where the test itself may use one CPU only, libgomp knows its threads outnumber the CPUs and
 # spins only briefly before it sleeps (in a futex call of its own, which tprof does not see): then
 # what is asserted is that no waiting is made up: the op is not named as mostly waiting.
