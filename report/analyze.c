@@ -159,7 +159,7 @@ static void leak_story(const struct tp_memory *m, struct tp_buf *t)
     else
         tp_buf_puts(t, " At exit, program: nothing leaked");
     if (ls.interpreter_bytes)
-        tp_buf_printf(t, "; the interpreter keeps %s (its objects at exit)",
+        tp_buf_printf(t, "; the interpreter keeps %s (its objects and modules at exit)",
                       tp_fmt_bytes(ls.interpreter_bytes, a, sizeof a));
     if (ls.system_bytes)
         tp_buf_printf(t, "; system libraries keep %s", tp_fmt_bytes(ls.system_bytes, a, sizeof a));

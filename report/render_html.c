@@ -351,7 +351,7 @@ static void leaks_table(const struct tp_report *r, struct tp_buf *b)
         b, "<h2>Leaks</h2>\n<p id=\"leak-summary\">At exit: the program %s in %llu blocks;",
         tp_fmt_bytes(ls.program_bytes, x, sizeof x), (unsigned long long)ls.program_allocs);
     if (ls.interpreter_bytes)
-        tp_buf_printf(b, " the interpreter keeps %s (its objects at exit);",
+        tp_buf_printf(b, " the interpreter keeps %s (its objects and modules at exit);",
                       tp_fmt_bytes(ls.interpreter_bytes, x, sizeof x));
     tp_buf_printf(b, " system libraries keep %s; suppressed %s.</p>\n",
                   tp_fmt_bytes(ls.system_bytes, y, sizeof y),

@@ -457,8 +457,9 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
     }
     if (ls.interpreter_bytes)
         tp_text_say(c,
-                    "kept by the interpreter at exit: %s in %llu block%s (objects it does not "
-                    "free when it exits), not the program's leak (\"interpreter\": true)",
+                    "kept by the interpreter at exit: %s in %llu block%s (its objects and its "
+                    "modules' state, not freed when it exits), not the program's leak "
+                    "(\"interpreter\": true)",
                     tp_fmt_bytes(ls.interpreter_bytes, a, sizeof a),
                     (unsigned long long)ls.interpreter_allocs,
                     ls.interpreter_allocs == 1 ? "" : "s");

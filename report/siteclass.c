@@ -180,10 +180,22 @@ static int interpreter_module(const char *m)
     return 1;
 }
 
+/* An extension module installed for the interpreter: under a site-packages or dist-packages
+ * directory, or with the system's libraries (Debian's torch). */
+static int installed_module(const char *m)
+{
+    return m && (in_system_dir(m) || strstr(m, "/site-packages/") || strstr(m, "/dist-packages/"));
+}
+
 /* The interpreter allocated it: its allocating frame, past the C library and the loader it may
  * have called (strdup, the TLS of a thread it started), is the interpreter's (PyObject_Malloc,
  * _PyObject_GC_New, PyMem_*); or an extension module's import (PyInit_*) did, whose state the
- * interpreter keeps with the module. A C extension's own malloc after its import is its own. */
+ * interpreter keeps with the module; or the interpreter's innermost call out of its own code was
+ * into an installed extension module: a package's tables (torch registers thousands of
+ * functions' records when its Python code first calls it), which live as long as the module,
+ * and the interpreter never unloads a module nor frees its state at exit. When that call went
+ * into an extension that is not installed (the program's own, built beside it), the memory is
+ * the program's, whatever that extension called in turn: its leaks are the user's to fix. */
 int tp_site_in_interpreter(const struct tp_site *s)
 {
     for (size_t i = 0; i < s->nframes; i++)
@@ -193,8 +205,13 @@ int tp_site_in_interpreter(const struct tp_site *s)
         const char *m = s->frames[i].module;
         if (m && (is_loader(m) || !strncmp(base(m), "libc.so", 7)))
             continue;
-        return m && interpreter_module(m);
+        if (!m || interpreter_module(m))
+            return m != NULL;
+        break;
     }
+    for (size_t j = 1; j < s->nframes; j++)
+        if (s->frames[j].module && interpreter_module(s->frames[j].module))
+            return installed_module(s->frames[j - 1].module);
     return 0;
 }
 

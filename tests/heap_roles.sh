@@ -7,6 +7,8 @@
 # 4,096-byte block. Run as a C program: all but the import state are its leaks. Copied to a file
 # named python3.99 (an interpreter to tprof): the tensors, the objects and the import state are
 # the interpreter's (201,864 bytes in 9 blocks), the extension's block alone is the program's.
+# Installed (under a dist-packages directory), the extension's block is a package's state, which
+# the interpreter keeps with the module: all 10 blocks are the interpreter's, none the program's.
 # ext_keep is an op (a PLT hook): the stack walk goes on through its hooked return into main
 # (it once stopped there, and a library's allocations inside its ops looked like its own keeping).
 . "$TS/lib.sh"
@@ -41,7 +43,7 @@ jcheck "$WORK/v_roles.json" \
   "m['live_at_exit_program_allocs'] == 9" \
   "m['live_at_exit_interpreter_bytes'] == 256 and m['live_at_exit_interpreter_allocs'] == 1" \
   "all(not s['interpreter'] for s in m['sites'] if s.get('role'))"
-grep -q "^kept by the interpreter at exit: 256 B in 1 block (objects it does not free when it exits), not the$" "$WORK/v_roles.txt" ||
+grep -q "^kept by the interpreter at exit: 256 B in 1 block (its objects and its modules' state, not freed$" "$WORK/v_roles.txt" ||
   fail "v_roles: text: no interpreter line: $(grep -A2 '^kept by' "$WORK/v_roles.txt")"
 # An interpreter: all but the extension's block is the interpreter's.
 jcheck "$WORK/python3.99.json" \
@@ -49,9 +51,9 @@ jcheck "$WORK/python3.99.json" \
   "m['live_at_exit_interpreter_bytes'] == 3 * 65536 + 5 * 1000 + 256" \
   "m['live_at_exit_interpreter_allocs'] == 9" \
   "all(s['interpreter'] for s in m['sites'] if s.get('role'))" \
-  "'At exit, program: 4.00 KiB in 1 block leaked; the interpreter keeps 197 KiB (its objects at exit)' in d['verdict']['text']"
+  "'At exit, program: 4.00 KiB in 1 block leaked; the interpreter keeps 197 KiB (its objects and modules at exit)' in d['verdict']['text']"
 t="$WORK/python3.99.txt"
-grep -q "^kept by the interpreter at exit: 197 KiB in 9 blocks (objects it does not free when it exits), not$" "$t" ||
+grep -q "^kept by the interpreter at exit: 197 KiB in 9 blocks (its objects and its modules' state, not freed$" "$t" ||
   fail "python3.99: text: no interpreter line: $(sed -n '/^LEAKS/,$p' "$t")"
 grep -q "the program's 4.00 KiB, the interpreter's 197 KiB, system" "$t" ||
   fail "python3.99: text: no split in the MEMORY line: $(grep -A1 '^live at exit' "$t")"
@@ -61,4 +63,17 @@ grep -q "the program's 4.00 KiB, the interpreter's 197 KiB, system" "$t" ||
 "$TPROF_CLI" report "$WORK/python3.99.json" > "$WORK/again.txt" 2>&1 || fail "tprof report failed"
 grep -q "^kept by the interpreter at exit: 197 KiB in 9 blocks" "$WORK/again.txt" &&
   grep -q "\[tensor data (torch)\] _ZN3c109alloc_cpuEm" "$WORK/again.txt" || fail "tprof report: $(cat "$WORK/again.txt")"
+# The extension installed as a package: its block is the interpreter's too.
+pkg="$WORK/root/usr/lib/python3/dist-packages"
+mkdir -p "$pkg" && cp "$TB/victims/libtpext.so" "$pkg/" || fail "cannot install the extension"
+out=$(LD_LIBRARY_PATH="$lib:$pkg" TPROF_OUTPUT="$WORK/pkg.txt" TPROF_JSON="$WORK/pkg.json" \
+      LD_PRELOAD="$TPROF_SO" "$WORK/python3.99") || fail "installed: victim failed: $?"
+[ "$out" = "kept 10 blocks" ] || fail "installed: stdout changed: $out"
+jcheck "$WORK/pkg.json" \
+  "m['live_at_exit_program_bytes'] == 0 and m['live_at_exit_program_allocs'] == 0" \
+  "m['live_at_exit_interpreter_bytes'] == 3 * 65536 + 5 * 1000 + 256 + 4096" \
+  "m['live_at_exit_interpreter_allocs'] == 10" \
+  "[s['interpreter'] for s in m['sites'] if s['frames'][0].get('function') == 'ext_keep'] == [True]"
+grep -q "^kept by the interpreter at exit: 201 KiB in 10 blocks (its objects and its modules' state, not freed$" "$WORK/pkg.txt" ||
+  fail "installed: text: $(sed -n '/^LEAKS/,$p' "$WORK/pkg.txt")"
 exit 0
