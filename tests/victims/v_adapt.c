@@ -9,6 +9,8 @@
  *   v_adapt noisy    noisy_norm called 1000 times; of its first 65 calls, every 4th sleeps 5 ms
  *                    (what preemptions do to a few calls on a loaded machine): 16 of the 64
  *                    judged calls, so their mean is over 1 ms and their median a few ns
+ *   v_adapt near     near_norm, 25 us of spinning on the clock, called 200 times, and tiny_norm
+ *                    1000 times: an op between two demotion lines (tests/demote_line.sh)
  * Prints a checksum (threads: a fixed line). */
 #include <pthread.h>
 #include <stdio.h>
@@ -63,6 +65,17 @@ __attribute__((noinline)) static void noisy_norm(int i)
     sink += i;
 }
 
+/* Spins rather than sleeps: a sleep's wake-up latency is the machine's, 25 us of clock is not. */
+__attribute__((noinline)) static void near_norm(int i)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 25000);
+    sink += i;
+}
+
 __attribute__((noinline)) static void slow_conv(void)
 {
     struct timespec t = {0, 2000000};
@@ -109,6 +122,12 @@ int main(int argc, char **argv)
     } else if (argc > 1 && !strcmp(argv[1], "noisy")) {
         for (int i = 0; i < 1000; i++)
             noisy_norm(i);
+    } else if (argc > 1 && !strcmp(argv[1], "near")) {
+        for (int i = 0; i < 1000; i++) {
+            if (i % 5 == 0)
+                near_norm(i);
+            tiny_norm(i);
+        }
     } else if (argc > 1 && !strcmp(argv[1], "tiny")) {
         for (int i = 0; i < 1000; i++) {
             tiny_norm(i);
@@ -117,7 +136,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             slow_conv();
     } else {
-        fprintf(stderr, "usage: v_adapt prefix|tiny|noisy|threads\n");
+        fprintf(stderr, "usage: v_adapt prefix|tiny|noisy|near|threads\n");
         return 2;
     }
     printf("sink %ld\n", (long)sink);
