@@ -11,6 +11,9 @@
  *                    judged calls, so their mean is over 1 ms and their median a few ns
  *   v_adapt near     near_norm, 25 us of spinning on the clock, called 200 times, and tiny_norm
  *                    1000 times: an op between two demotion lines (tests/demote_line.sh)
+ *   v_adapt ladder   rung2_norm ... rung48_norm, each 1000 times: k steps of a dependent
+ *                    multiply-add, a few ns to a few tens, so that some rung is near the
+ *                    demotion line of any machine (bench/demote_stability.sh)
  * Prints a checksum (threads: a fixed line). */
 #include <pthread.h>
 #include <stdio.h>
@@ -76,6 +79,42 @@ __attribute__((noinline)) static void near_norm(int i)
     sink += i;
 }
 
+/* The empty asm keeps each step a step: no closed form, no vectorising. */
+#define RUNG(k)                                                                                    \
+    __attribute__((noinline)) static void rung##k##_norm(int i)                                    \
+    {                                                                                              \
+        long x = i;                                                                                \
+        for (int j = 0; j < k; j++) {                                                              \
+            x = x * 3 + j;                                                                         \
+            __asm__ volatile("" : "+r"(x));                                                        \
+        }                                                                                          \
+        sink += x;                                                                                 \
+    }
+RUNG(2)
+RUNG(4)
+RUNG(6)
+RUNG(8)
+RUNG(12)
+RUNG(16)
+RUNG(24)
+RUNG(32)
+RUNG(48)
+
+static void ladder(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        rung2_norm(i);
+        rung4_norm(i);
+        rung6_norm(i);
+        rung8_norm(i);
+        rung12_norm(i);
+        rung16_norm(i);
+        rung24_norm(i);
+        rung32_norm(i);
+        rung48_norm(i);
+    }
+}
+
 __attribute__((noinline)) static void slow_conv(void)
 {
     struct timespec t = {0, 2000000};
@@ -122,6 +161,8 @@ int main(int argc, char **argv)
     } else if (argc > 1 && !strcmp(argv[1], "noisy")) {
         for (int i = 0; i < 1000; i++)
             noisy_norm(i);
+    } else if (argc > 1 && !strcmp(argv[1], "ladder")) {
+        ladder();
     } else if (argc > 1 && !strcmp(argv[1], "near")) {
         for (int i = 0; i < 1000; i++) {
             if (i % 5 == 0)
@@ -136,7 +177,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             slow_conv();
     } else {
-        fprintf(stderr, "usage: v_adapt prefix|tiny|noisy|near|threads\n");
+        fprintf(stderr, "usage: v_adapt prefix|tiny|noisy|near|ladder|threads\n");
         return 2;
     }
     printf("sink %ld\n", (long)sink);
