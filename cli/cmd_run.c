@@ -47,7 +47,8 @@ static const struct {
     {"--sample-hz", "TPROF_SAMPLE_HZ", "N",
      "CPU-time samples/s naming where time outside ops goes (default 100, 0 = off)"},
     {"--demote", "TPROF_DEMOTE", "K",
-     "count, not time, ops whose first calls mostly take under K hooks' cost (default 500; 0 off)"},
+     "count, not time, ops whose first calls mostly take under K hooks' cost, the host's lowest "
+     "measured (default 500; 0 off)"},
     {"--debuginfod", "TPROF_DEBUGINFOD", "0|1",
      "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
     {"--suppress", "TPROF_SUPPRESS", "FILE",

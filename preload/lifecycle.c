@@ -20,6 +20,7 @@
 #include "common/config.h"
 #include "common/fileio.h"
 #include "report/report.h"
+#include "track/demote.h"
 #include "track/output.h"
 #include "track/runtime.h"
 #include "track/sample.h"
@@ -415,6 +416,7 @@ int tp_finish(const char *why)
     pthread_mutex_lock(&report_lock);
     test_delay();
     tp_write_reports(why, 0);
+    tp_demote_keep_best();
     pthread_mutex_unlock(&report_lock);
     atomic_store(&tp_state, TP_DONE);
     tp_own_end(g);

@@ -97,9 +97,13 @@ void tp_peaks_over(const struct tp_machine *m, const char *bound, int brief, cha
 /* 1 when an efficiency shows as more than 100% (rounded to a whole percent). */
 int tp_peaks_over_shown(double efficiency);
 
-/* This host's cache file: $XDG_CACHE_HOME/tprof/peaks-<host> (XDG_CACHE_HOME only if absolute),
- * else $HOME/.cache/tprof/peaks-<host>. 0, or -1 when neither variable helps. */
-int tp_peaks_cache_path(char *out, size_t n);
+/* This host's cache file of a kind ("peaks", "hook": report/hookcache.h):
+ * $XDG_CACHE_HOME/tprof/<kind>-<host> (XDG_CACHE_HOME only if absolute), else
+ * $HOME/.cache/tprof/<kind>-<host>. 0, or -1 when neither variable helps. */
+int tp_cache_file(const char *kind, char *out, size_t n);
+int tp_peaks_cache_path(char *out, size_t n); /* tp_cache_file("peaks") */
+/* The directories above a cache file, made if missing. 0 or -1 (errno set). */
+int tp_cache_dirs(const char *path);
 
 /* p as nothing read: zeros, the figures that may be absent -1 (unknown). */
 void tp_peaks_clear(struct tp_peaks *p);

@@ -28,7 +28,7 @@
 #define MAGIC     "tprof-peaks 1"
 #define MAX_CACHE 8192
 
-int tp_peaks_cache_path(char *out, size_t n)
+int tp_cache_file(const char *kind, char *out, size_t n)
 {
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) < 0 || !host[0])
@@ -40,12 +40,17 @@ int tp_peaks_cache_path(char *out, size_t n)
     const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int w;
     if (x && *x == '/')
-        w = snprintf(out, n, "%s/tprof/peaks-%s", x, host);
+        w = snprintf(out, n, "%s/tprof/%s-%s", x, kind, host);
     else if (home && *home == '/')
-        w = snprintf(out, n, "%s/.cache/tprof/peaks-%s", home, host);
+        w = snprintf(out, n, "%s/.cache/tprof/%s-%s", home, kind, host);
     else
         return -1;
     return w > 0 && (size_t)w < n ? 0 : -1;
+}
+
+int tp_peaks_cache_path(char *out, size_t n)
+{
+    return tp_cache_file("peaks", out, n);
 }
 
 /* One warning line: the file, the problem, what to do. */
@@ -273,7 +278,7 @@ int tp_peaks_load(const char *path, struct tp_peaks *p)
     return 0;
 }
 
-static int mkdirs(const char *path)
+int tp_cache_dirs(const char *path)
 {
     char tmp[1024];
     if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
@@ -320,7 +325,7 @@ void tp_peaks_as_cached(struct tp_peaks *p)
 int tp_peaks_save(const char *path, const struct tp_peaks *p)
 {
     struct tp_buf b;
-    if (mkdirs(path) < 0)
+    if (tp_cache_dirs(path) < 0)
         return -1;
     tp_buf_init(&b);
     tp_buf_printf(&b,

@@ -17,5 +17,5 @@ tests_victims_libtpprefix_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpprefix.so
 tests_victims_v_adapt_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
 tests_victims_v_adapt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_adapt_LDADD = tests/victims/libtpprefix.so -lpthread
-TESTS += tests/adapt_ops.sh
-EXTRA_DIST += tests/adapt_ops.sh
+TESTS += tests/adapt_ops.sh tests/demote_line.sh
+EXTRA_DIST += tests/adapt_ops.sh tests/demote_line.sh

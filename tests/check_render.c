@@ -421,6 +421,8 @@ static void model_full(struct tp_report *r)
     r->program.threads = 4;
     r->program.start_unix_ns = 1700000000123456789ull;
     r->program.hooks_ns = 40000000; /* tprof's hooks inside the ops: 2% */
+    r->program.demote_line_ns = 1209.5;
+    r->program.demote_line_from = S("host best");
     r->samples.hz = 100;
     r->samples.total = 200;
     r->samples.in_ops = 150;

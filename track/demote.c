@@ -3,10 +3,14 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/clock.h"
 #include "common/config.h"
+#include "report/calib.h"
+#include "report/hookcache.h"
 #include "report/report.h"
 #include "common/pages.h"
 #include "track/ops.h"
@@ -47,6 +51,16 @@ static struct reg *threads;
 static pthread_key_t reg_key;
 static int have_key;
 static TP_TLS struct reg *me;
+
+/* The line: factor x the cost of one hook, that of the host's cache, this run's or TPROF_HOOK_NS
+ * (tp_demote_hook_known). */
+static uint64_t line_fp;      /* that cost in ticks << 16, 0 while unknown */
+static double line_hook_ns;   /* the same in ns */
+static const char *line_from; /* "host best", "this run", "TPROF_HOOK_NS"; NULL while unknown */
+static double run_ns;         /* this run's measurement */
+static int save_due;          /* it is lower than the host's cache: written at the end */
+static struct tp_hookcache host;
+static char host_path[1024];
 
 static void thread_end(void *arg)
 {
@@ -104,10 +118,76 @@ void tp_demote_init(void)
     tp_demote_slot_of = v;
 }
 
-/* The cost of one hook in ticks, 0 while unknown. */
+/* The cost of one hook the line is drawn from, in ticks, 0 while unknown. */
 static double hook_ticks(void)
 {
-    return (double)tp_cyg_hook_cost_fp / 65536.0;
+    return (double)line_fp / 65536.0;
+}
+
+double tp_demote_test_hook_ns(void)
+{
+    /* TPROF_TEST_HOOK_NS (test-only, not a setting: a test cannot make a machine measure a
+     * given cost): this run's measurement, as if measured */
+    const char *t = getenv("TPROF_TEST_HOOK_NS");
+    char *end;
+    double v = t && *t ? strtod(t, &end) : -1;
+    return t && *t && !*end && v >= 0 && v < 1e6 ? v : -1;
+}
+
+/* The host's cache holds a cost for this CPU: 0 and h filled, else -1. */
+static int host_best(struct tp_hookcache *h)
+{
+    char model[64];
+    if (!host_path[0] || tp_hookcache_load(host_path, h) < 0)
+        return -1;
+    tp_calib_cpu_model(model, sizeof model);
+    return h->cpu_model[0] && model[0] && strcmp(h->cpu_model, model) ? -1 : 0;
+}
+
+static uint64_t ps_of(double ns)
+{
+    return (uint64_t)(ns * 1000.0 + 0.5);
+}
+
+void tp_demote_hook_known(double ns, int given)
+{
+    if (!tp_demote_slot_of)
+        return;
+    line_fp = tp_cyg_hook_cost_fp;
+    line_hook_ns = run_ns = ns;
+    line_from = given ? "TPROF_HOOK_NS" : "this run";
+    if (given || tp_hookcache_path(host_path, sizeof host_path) < 0) {
+        host_path[0] = 0;
+        return;
+    }
+    if (host_best(&host) == 0 && ps_of(host.hook_ns) <= ps_of(ns)) {
+        uint64_t t = tp_ticks_to_ns(1ull << 30);
+        double ticks_per_ns = t ? (double)(1ull << 30) / (double)t : 1.0;
+        line_fp = (uint64_t)(host.hook_ns * ticks_per_ns * 65536.0 + 0.5);
+        line_hook_ns = host.hook_ns;
+        line_from = "host best";
+    } else {
+        save_due = ps_of(ns) > 0;
+    }
+}
+
+void tp_demote_keep_best(void)
+{
+    if (!save_due)
+        return;
+    save_due = 0;
+    /* read again: another process of this host may have measured lower since */
+    struct tp_hookcache h;
+    if (host_best(&h) == 0 && ps_of(h.hook_ns) <= ps_of(run_ns))
+        return;
+    memset(&h, 0, sizeof h);
+    h.hook_ns = run_ns;
+    tp_calib_cpu_model(h.cpu_model, sizeof h.cpu_model);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(h.date, sizeof h.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    tp_hookcache_save(host_path, &h);
 }
 
 static void demote(int id, uint64_t mean_ticks)
@@ -219,6 +299,17 @@ void tp_demote_collect(struct tp_report *r)
     int n = atomic_load(&ndslots);
     if (n > TP_DEMOTE_SLOTS)
         n = TP_DEMOTE_SLOTS;
+    if (line_from) {
+        r->program.demote_line_ns = factor * line_hook_ns;
+        free(r->program.demote_line_from);
+        r->program.demote_line_from = strdup(line_from);
+    }
+    if (n > 1 && line_from && !strcmp(line_from, "host best"))
+        tp_report_note(r,
+                       "too short to time: calls under %.1f ns (TPROF_DEMOTE %g x %.3f ns, this "
+                       "host's lowest hook cost, measured %s; this run measured %.3f ns), so "
+                       "that the same ops are demoted whatever the machine's load",
+                       factor * line_hook_ns, factor, line_hook_ns, host.date, run_ns);
     double ns_per_tick = (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
     for (int s = 1; s < n; s++) {
         int id = dslots[s].id;

@@ -6,8 +6,12 @@
  *
  * The rule: of an op's first TP_DEMOTE_CALLS + 1 calls, the first is left out (cold caches, lazy
  * binding), and if more than half of the other TP_DEMOTE_CALLS (their median) took less than
- * TPROF_DEMOTE times the cost of one hook (TPROF_HOOK_NS, or measured: tp_cyg_hook_cost_fp), the
- * op is demoted; the mean of those calls is the note's time per call.
+ * TPROF_DEMOTE times the cost of one hook, the op is demoted; the mean of those calls is the
+ * note's time per call. That cost is TPROF_HOOK_NS, else the lowest measured on this host
+ * (report/hookcache.h) when it is lower than this run's measurement, else this run's: one run's
+ * measurement moves with the load, and the line with it, across the ops near it; the host's
+ * lowest does not. Only the line uses the host's figure: the hooks taken out of the ops' times
+ * are this run's (tp_cyg_hook_cost_fp), the cost the program paid.
  * TPROF_DEMOTE=0, or TPROF_HOOK_NS=0, turns it off. */
 #ifndef TPROF_DEMOTE_H
 #define TPROF_DEMOTE_H
@@ -34,6 +38,15 @@ extern _Atomic uint8_t *tp_demote_slot_of;
 
 /* After tp_ops_init(). */
 void tp_demote_init(void);
+/* The cost of one hook is known (ns; given: TPROF_HOOK_NS, else measured, after
+ * tp_cyg_hook_cost_fp is set): the line is drawn, from the host's cache when that is lower. Once,
+ * before any call is judged. */
+void tp_demote_hook_known(double ns, int given);
+/* TPROF_TEST_HOOK_NS, the test suite's stand-in for this run's measurement; -1 when unset. */
+double tp_demote_test_hook_ns(void);
+/* At the process's end: this run's measurement into the host's cache, when it is lower than what
+ * the cache holds (or the cache has none for this CPU). */
+void tp_demote_keep_best(void);
 /* One call of op id ended, `ticks` long (tp_op_end's result: TP_OP_NO_TIME is ignored). Called
  * by the hooks that can demote (-finstrument-functions, PLT). */
 void tp_demote_observe(int id, uint64_t ticks);

@@ -9,6 +9,11 @@
  *   v_adapt noisy    noisy_norm called 1000 times; of its first 65 calls, every 4th sleeps 5 ms
  *                    (what preemptions do to a few calls on a loaded machine): 16 of the 64
  *                    judged calls, so their mean is over 1 ms and their median a few ns
+ *   v_adapt near     near_norm, 25 us of spinning on the clock, called 200 times, and tiny_norm
+ *                    1000 times: an op between two demotion lines (tests/demote_line.sh)
+ *   v_adapt ladder   rung2_norm ... rung48_norm, each 1000 times: k steps of a dependent
+ *                    multiply-add, a few ns to a few tens, so that some rung is near the
+ *                    demotion line of any machine (bench/demote_stability.sh)
  * Prints a checksum (threads: a fixed line). */
 #include <pthread.h>
 #include <stdio.h>
@@ -63,6 +68,53 @@ __attribute__((noinline)) static void noisy_norm(int i)
     sink += i;
 }
 
+/* Spins rather than sleeps: a sleep's wake-up latency is the machine's, 25 us of clock is not. */
+__attribute__((noinline)) static void near_norm(int i)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 25000);
+    sink += i;
+}
+
+/* The empty asm keeps each step a step: no closed form, no vectorising. */
+#define RUNG(k)                                                                                    \
+    __attribute__((noinline)) static void rung##k##_norm(int i)                                    \
+    {                                                                                              \
+        long x = i;                                                                                \
+        for (int j = 0; j < k; j++) {                                                              \
+            x = x * 3 + j;                                                                         \
+            __asm__ volatile("" : "+r"(x));                                                        \
+        }                                                                                          \
+        sink += x;                                                                                 \
+    }
+RUNG(2)
+RUNG(4)
+RUNG(6)
+RUNG(8)
+RUNG(12)
+RUNG(16)
+RUNG(24)
+RUNG(32)
+RUNG(48)
+
+static void ladder(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        rung2_norm(i);
+        rung4_norm(i);
+        rung6_norm(i);
+        rung8_norm(i);
+        rung12_norm(i);
+        rung16_norm(i);
+        rung24_norm(i);
+        rung32_norm(i);
+        rung48_norm(i);
+    }
+}
+
 __attribute__((noinline)) static void slow_conv(void)
 {
     struct timespec t = {0, 2000000};
@@ -109,6 +161,14 @@ int main(int argc, char **argv)
     } else if (argc > 1 && !strcmp(argv[1], "noisy")) {
         for (int i = 0; i < 1000; i++)
             noisy_norm(i);
+    } else if (argc > 1 && !strcmp(argv[1], "ladder")) {
+        ladder();
+    } else if (argc > 1 && !strcmp(argv[1], "near")) {
+        for (int i = 0; i < 1000; i++) {
+            if (i % 5 == 0)
+                near_norm(i);
+            tiny_norm(i);
+        }
     } else if (argc > 1 && !strcmp(argv[1], "tiny")) {
         for (int i = 0; i < 1000; i++) {
             tiny_norm(i);
@@ -117,7 +177,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             slow_conv();
     } else {
-        fprintf(stderr, "usage: v_adapt prefix|tiny|noisy|threads\n");
+        fprintf(stderr, "usage: v_adapt prefix|tiny|noisy|near|ladder|threads\n");
         return 2;
     }
     printf("sink %ld\n", (long)sink);
