@@ -7,7 +7,7 @@
 # leaf function of each sample) and tprof's are each op's self time over the run's wall time (the
 # base of the report's self%; the ops all run on the main thread).
 # A leaf function that tprof does not time as an op of its own has its time in an op's self time:
-# gemm_cpu and gemm_nn (gemm tail-calls them, no PLT call: not ops) in gemm's, the demoted
+# gemm_cpu and gemm_nn (no ops of their own in tprof's report of this library) in gemm's, the demoted
 # im2col_get_pixel in im2col_cpu's and activate in activate_array's. perf's samples of those are
 # added to that op's (the "folded" column says which). Everything else perf samples (the
 # kernel included) is outside every op.
