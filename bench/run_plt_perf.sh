@@ -3,9 +3,11 @@
 # the library): darknet's command line built against /usr/lib/darknet/libdarknet.so
 # (scripts/darknet-cli.sh OUTDIR), `speed` on yolov3-tiny, one pass, under tprof with no TPROF_*
 # setting, against `perf record -e cpu-clock -F 999` of the native run. Debian's library has no
-# frame pointers, so perf's figures are SELF shares (`perf report --no-children --sort sym`, the
-# leaf function of each sample) and tprof's are each op's self time over the run's wall time (the
-# base of the report's self%; the ops all run on the main thread).
+# frame pointers; perf's figures are given two ways: SELF shares (`perf report --no-children
+# --sort dso,sym`, the leaf function of each sample) and each sample given to the innermost op on
+# its stack (`--call-graph dwarf`, which unwinds through the library's .eh_frame). tprof's are each
+# op's self time over the run's wall time (the base of the report's self%; the ops all run on the
+# main thread).
 # A leaf function that tprof does not time as an op of its own has its time in an op's self time:
 # gemm_cpu and gemm_nn (no ops of their own in tprof's report of this library) in gemm's, the demoted
 # im2col_get_pixel in im2col_cpu's and activate in activate_array's. perf's samples of those are
@@ -55,8 +57,8 @@ for line in open(sys.argv[2]):
     op = op if op in ops and not ops[op].get("demoted") else OUT
     leaf[op] = leaf.get(op, 0) + cnt
 # 2. stack: each sample to the innermost frame (DWARF unwinding through .eh_frame) that tprof
-# times as an op (a demoted op's time is its caller's; gemm tail-calls gemm_cpu, which tail-calls
-# gemm_nn, so gemm's own frame is never on the stack: the fold map names it). Samples under
+# times as an op (a demoted op's time is its caller's; gemm's own frame never shows on the stacks,
+# gemm_nn's caller reads as forward_convolutional_layer: the fold map names it). Samples under
 # _dl_start (the dynamic linker relocating, before any constructor, so before tprof starts its
 # clock) are counted apart.
 stack, ns, early, chain = {}, 0, 0, []
