@@ -7,6 +7,7 @@
 #     on yolov3-tiny: each op's share of the time under tprof against `perf record` (cpu-clock)
 #     of the native run, both shares of the program's whole run.
 # Usage: bench/run_adapt.sh BUILD_DIR [DARKNET_OUTDIR]   Environment: REPS (default 3), N.
+# bench/run_plt_perf.sh does the darknet part for Debian's own libdarknet.so (no rebuild).
 set -u
 die() { echo "bench: $*" >&2; exit 2; }
 B=$(cd "${1:?usage: bench/run_adapt.sh BUILD_DIR [DARKNET_OUTDIR]}" && pwd) || die "no build dir"
