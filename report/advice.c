@@ -15,9 +15,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/opwait.h"
+#include "report/units.h"
 
 #define MAX_NAMED 3
 
@@ -294,4 +296,153 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
     if (old)
         tp_buf_puts(t, " TPROF_OPS can name functions as ops.");
     wait_row(r, t);
+}
+
+/* The most demoted functions named in the sentence; the flag lists every one it can. */
+#define MAX_EXCL_NAMED 5
+
+/* Into out: the part of a function's name, as tprof prints it, that GCC's
+ * -finstrument-functions-exclude-function-list matches. GCC takes the list apart at commas (an
+ * escaped one, "\,", is kept) and leaves a function out when an entry is a substring of its
+ * printable name: qualified, with its template arguments, without its parameters nor return type
+ * ("net::conv<int, 2>"). So the return type, parameters and a clone's suffix (".constprop.0",
+ * " [clone .isra.0]") come off (listable escapes the commas). 0 for a name that has no such part
+ * tprof can be sure of (an operator, a lambda, a quote). */
+static int gcc_name(const char *name, struct tp_buf *out)
+{
+    if (strstr(name, "operator") || strchr(name, '{') || strchr(name, '\''))
+        return 0;
+    const char *anon = strstr(name, "(anonymous namespace)");
+    if (anon) /* GCC prints "{anonymous}": from the "::" after it, a substring of both */
+        name = anon + strlen("(anonymous namespace)");
+    const char *start = name, *end = name;
+    int depth = 0;
+    for (; *end; end++) {
+        if (*end == '<')
+            depth++;
+        else if (*end == '>' && depth > 0)
+            depth--;
+        else if (depth == 0 && (*end == '(' || *end == '.' || *end == '['))
+            break;
+        else if (depth == 0 && *end == ' ')
+            start = end + 1;
+    }
+    while (end > start && end[-1] == ' ')
+        end--;
+    if (end == start)
+        return 0;
+    tp_buf_printf(out, "%.*s", (int)(end - start), start);
+    return 1;
+}
+
+/* A demoted op whose hooks a rebuild can leave out: one the -finstrument-functions hooks saw. */
+static int excludable(const struct tp_op *o)
+{
+    return o->demoted && o->name && o->source && !strcmp(o->source, "instrumented");
+}
+
+static int by_calls(const void *a, const void *b)
+{
+    const struct tp_op *x = *(const struct tp_op *const *)a, *y = *(const struct tp_op *const *)b;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Whether GCC's entry e would also leave out an instrumented op that stays (matching is by
+ * substring: "gemm" leaves out gemm_nn too) or the step function. An op seen otherwise (through
+ * the PLT) has no hooks of this build to lose. */
+static int hits_other(const struct tp_report *r, const char *e)
+{
+    for (size_t i = 0; i < r->nops; i++) {
+        const struct tp_op *o = &r->ops[i];
+        if (!excludable(o) && o->name && o->source && !strcmp(o->source, "instrumented") &&
+            strstr(o->name, e))
+            return 1;
+    }
+    return r->steps.name && strstr(r->steps.name, e);
+}
+
+/* The demoted ops, most calls first, that an entry of the flag can name, into v (their entries
+ * into flag, comma-separated); how many. */
+static size_t listable(const struct tp_report *r, const struct tp_op **v, struct tp_buf *flag)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < r->nops; i++)
+        if (excludable(&r->ops[i]))
+            v[n++] = &r->ops[i];
+    qsort(v, n, sizeof *v, by_calls);
+    for (size_t i = 0; i < n; i++) {
+        struct tp_buf e;
+        tp_buf_init(&e);
+        if (gcc_name(v[i]->name, &e) && tp_buf_ok(&e) && !hits_other(r, tp_buf_str(&e))) {
+            if (k)
+                tp_buf_putc(flag, ',');
+            for (const char *c = tp_buf_str(&e); *c; c++) {
+                if (*c == ',')
+                    tp_buf_putc(flag, '\\');
+                tp_buf_putc(flag, *c);
+            }
+            v[k++] = v[i];
+        }
+        tp_buf_free(&e);
+    }
+    return k;
+}
+
+/* "1000", "115M": exact while short, as the demotion notes say the calls */
+static char *calls_str(uint64_t n, char *out, size_t size)
+{
+    if (n < 10000000)
+        snprintf(out, size, "%llu", (unsigned long long)n);
+    else
+        tp_fmt_count(n, out, size);
+    return out;
+}
+
+void tp_advice_exclude(const struct tp_report *r, uint64_t run_ns, struct tp_buf *t)
+{
+    if (!(r->program.hook_ns > 0) || !run_ns || !r->nops)
+        return;
+    const struct tp_op **v = calloc(r->nops, sizeof *v);
+    struct tp_buf flag;
+    tp_buf_init(&flag);
+    size_t n = v ? listable(r, v, &flag) : 0;
+    uint64_t calls = 0;
+    for (size_t i = 0; i < n; i++)
+        calls = calls > UINT64_MAX - v[i]->calls ? UINT64_MAX : calls + v[i]->calls;
+    /* each call runs two hooks, its entry's and its exit's */
+    double cost = 2.0 * r->program.hook_ns * (double)calls;
+    /* Under 1% a rebuild buys less than a run's own noise: the ops' times already have the
+     * hooks' cost taken out, so what is left to gain is the run's speed under tprof. */
+    if (n && tp_buf_ok(&flag) && cost >= 0.01 * (double)run_ns) {
+        char c[32], ns[32], p[32];
+        const char *names[MAX_EXCL_NAMED];
+        size_t k = n < MAX_EXCL_NAMED ? n : MAX_EXCL_NAMED;
+        for (size_t i = 0; i < k; i++)
+            names[i] = v[i]->name;
+        tp_buf_puts(t, " ");
+        if (n > k) {
+            for (size_t i = 0; i < k; i++)
+                tp_buf_printf(t, "%s%s", i ? ", " : "", names[i]);
+            tp_buf_printf(t, " and %zu more were", n - k);
+        } else {
+            list(t, names, k);
+            tp_buf_puts(t, n > 1 ? " were" : " was");
+        }
+        const char *f = tp_buf_str(&flag);
+        int quote =
+            f[strspn(f, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:")];
+        tp_buf_printf(t,
+                      " called %s times, each call too short to time; %s hooks cost ~%s (%s of "
+                      "the %s): rebuild with %s-finstrument-functions-exclude-function-list=%s%s "
+                      "to leave %s out.",
+                      calls_str(calls, c, sizeof c), n > 1 ? "their" : "its",
+                      tp_fmt_ns((uint64_t)cost, ns, sizeof ns),
+                      pct(cost / (double)run_ns, p, sizeof p),
+                      r->nthreads > 1 ? "threads' time" : "run", quote ? "'" : "", f,
+                      quote ? "'" : "", n > 1 ? "them" : "it");
+    }
+    tp_buf_free(&flag);
+    free(v);
 }

@@ -309,6 +309,91 @@ START_TEST(test_shares_of_run)
 }
 END_TEST
 
+/* A demoted op of the report (too short to time), seen by the hooks of source. */
+static void demoted(struct tp_report *r, size_t i, const char *name, const char *source,
+                    uint64_t calls, int demoted)
+{
+    struct tp_op *o = &r->ops[i];
+    o->name = strdup(name);
+    o->kind = strdup("op");
+    o->source = strdup(source);
+    o->calls = calls;
+    o->demoted = demoted;
+    o->counted_calls = demoted ? calls - 65 : 0;
+}
+
+static const char *excl(const struct tp_report *r, struct tp_buf *t)
+{
+    tp_buf_free(t);
+    tp_buf_init(t);
+    tp_advice_exclude(r, r->program.wall_ns, t);
+    return tp_buf_str(t);
+}
+
+/* The demoted functions, most calls first, five named; in the flag every one GCC can be given
+ * alone: a C++ name as GCC prints it (no return type nor parameters, its comma escaped, the flag
+ * quoted for the shell), a clone without its suffix; not gemm, a substring of the op gemm_nn that
+ * stays, nor a function seen through the PLT, which no rebuild of this module unhooks. */
+START_TEST(test_exclude)
+{
+    struct tp_report r;
+    report_of(&r, 0);
+    r.program.wall_ns = 5000000000;
+    r.program.hook_ns = 2;
+    r.nops = 9;
+    r.ops = calloc(r.nops, sizeof *r.ops);
+    demoted(&r, 0, "gemm_nn", "instrumented", 10, 0);
+    demoted(&r, 1, "scal_cpu", "instrumented", 1000000, 1);
+    demoted(&r, 2, "im2col_get_pixel", "instrumented", 40000000, 1);
+    demoted(&r, 3, "lp_tiny", "plt", 90000000, 1);
+    demoted(&r, 4, "void net::axpy<float, 2>(float*, int)", "instrumented", 4000000, 1);
+    demoted(&r, 5, "activate", "instrumented", 60000000, 1);
+    demoted(&r, 6, "gemm", "instrumented", 500000, 1);
+    demoted(&r, 7, "mag_array.constprop.0", "instrumented", 2000000, 1);
+    demoted(&r, 8, "axpy_cpu", "instrumented", 8000000, 1);
+    struct tp_buf t;
+    tp_buf_init(&t);
+    ck_assert_str_eq(excl(&r, &t),
+                     " activate, im2col_get_pixel, axpy_cpu, void net::axpy<float, 2>(float*, "
+                     "int), mag_array.constprop.0 and 1 more were called 115M times, each call "
+                     "too short to time; their hooks cost ~460 ms (9.2% of the run): rebuild "
+                     "with '-finstrument-functions-exclude-function-list=activate,"
+                     "im2col_get_pixel,axpy_cpu,net::axpy<float\\, 2>,mag_array,scal_cpu' to "
+                     "leave them out.");
+    ck_assert_ptr_nonnull(strstr(said(&r), tp_buf_str(&t)));
+    r.program.hook_ns = 0.2; /* 46 ms: under 1% of the run, not worth a rebuild */
+    ck_assert_str_eq(excl(&r, &t), "");
+    r.program.hook_ns = 0; /* a report from before program.hook_ns */
+    ck_assert_str_eq(excl(&r, &t), "");
+    tp_buf_free(&t);
+    tp_report_free(&r);
+}
+END_TEST
+
+/* One function: its calls exactly. lp_tiny_norm, seen through the PLT, holds its name and keeps
+ * it listed: the rebuild gives it no hooks to lose. None but through the PLT: nothing to rebuild. */
+START_TEST(test_exclude_one)
+{
+    struct tp_report r;
+    report_of(&r, 0);
+    r.program.hook_ns = 10000;
+    r.nops = 2;
+    r.ops = calloc(r.nops, sizeof *r.ops);
+    demoted(&r, 0, "tiny_norm", "instrumented", 1000, 1);
+    demoted(&r, 1, "lp_tiny_norm", "plt", 1000, 1);
+    struct tp_buf t;
+    tp_buf_init(&t);
+    ck_assert_str_eq(excl(&r, &t),
+                     " tiny_norm was called 1000 times, each call too short to time; its hooks "
+                     "cost ~20.0 ms (2.0% of the run): rebuild with "
+                     "-finstrument-functions-exclude-function-list=tiny_norm to leave it out.");
+    r.ops[0].demoted = 0;
+    ck_assert_str_eq(excl(&r, &t), "");
+    tp_buf_free(&t);
+    tp_report_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("advice");
@@ -325,6 +410,8 @@ int main(void)
     tcase_add_test(tc, test_mixed_with_ops);
     tcase_add_test(tc, test_outside_unnamed);
     tcase_add_test(tc, test_shares_of_run);
+    tcase_add_test(tc, test_exclude);
+    tcase_add_test(tc, test_exclude_one);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
