@@ -201,10 +201,106 @@ static void no_symbol_row(const struct tp_outside_fn *f, struct tp_buf *t)
                       f->module);
 }
 
+/* Into out: the part of a function's name, as tprof prints it, that GCC's
+ * -finstrument-functions-exclude-function-list matches. GCC takes the list apart at commas (an
+ * escaped one, "\,", is kept) and leaves a function out when an entry is a substring of its
+ * printable name: qualified, with its template arguments, without its parameters nor return type
+ * ("net::conv<int, 2>"). So the return type, parameters and a clone's suffix (".constprop.0",
+ * " [clone .isra.0]") come off (listable escapes the commas). 0 for a name that has no such part
+ * tprof can be sure of (an operator, a lambda, a quote). */
+static int gcc_name(const char *name, struct tp_buf *out)
+{
+    if (strstr(name, "operator") || strchr(name, '{') || strchr(name, '\''))
+        return 0;
+    const char *anon = strstr(name, "(anonymous namespace)");
+    if (anon) /* GCC prints "{anonymous}": from the "::" after it, a substring of both */
+        name = anon + strlen("(anonymous namespace)");
+    const char *start = name, *end = name;
+    int depth = 0;
+    for (; *end; end++) {
+        if (*end == '<')
+            depth++;
+        else if (*end == '>' && depth > 0)
+            depth--;
+        else if (depth == 0 && (*end == '(' || *end == '.' || *end == '['))
+            break;
+        else if (depth == 0 && *end == ' ')
+            start = end + 1;
+    }
+    while (end > start && end[-1] == ' ')
+        end--;
+    if (end == start)
+        return 0;
+    tp_buf_printf(out, "%.*s", (int)(end - start), start);
+    return 1;
+}
+
+/* A hot function of at most this many bytes is left out of the advice's -finstrument-functions
+ * rebuild: some 15 instructions, fewer than the two hooks' calls and fast paths it would gain
+ * per call when it is called often for little work (a loop that small can also run long: then
+ * its hooks cost nothing much, and leaving them out loses nothing the advice asks for). Hot: at
+ * least 2 of the samples outside every op and 1% of them, so that one stray sample names none. */
+#define TINY_BYTES 64
+#define MAX_TINY   5
+
+/* An entry of GCC's list: its commas escaped, as GCC's option parser reads "\\," */
+static void put_entry(struct tp_buf *flag, const char *e)
+{
+    for (; *e; e++) {
+        if (*e == ',')
+            tp_buf_putc(flag, '\\');
+        tp_buf_putc(flag, *e);
+    }
+}
+
+/* -finstrument-functions-exclude-function-list=list, quoted for the shell when list holds more
+ * than letters, digits and "_.,:" */
+static void exclude_flag(struct tp_buf *t, const char *list)
+{
+    int q =
+        list[strspn(list, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:")] !=
+        0;
+    tp_buf_printf(t, "%s-finstrument-functions-exclude-function-list=%s%s", q ? "'" : "", list,
+                  q ? "'" : "");
+}
+
+static int named_in(const char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strstr(names[i], s))
+            return 1;
+    return 0;
+}
+
+/* The list of GCC's -finstrument-functions-exclude-function-list for the hot tiny functions of
+ * module m among the samples (all of them, not only those named), none a function of names (to
+ * be timed as ops) nor a substring of one; their names into tiny. */
+static size_t tiny_flag(const struct tp_report *r, const char *m, const char *const *names,
+                        size_t n, const char **tiny, struct tp_buf *flag)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->noutside_ops && k < MAX_TINY; i++) {
+        const struct tp_outside_fn *f = &r->outside_ops[i];
+        if (!is(f, "local") || !f->name || !f->size || f->size > TINY_BYTES || f->samples < 2 ||
+            f->share < 0.01 || strcmp(f->module ? f->module : "", m) || named_in(names, n, f->name))
+            continue;
+        struct tp_buf e;
+        tp_buf_init(&e);
+        if (gcc_name(f->name, &e) && tp_buf_ok(&e) && !named_in(names, n, tp_buf_str(&e))) {
+            if (k)
+                tp_buf_putc(flag, ',');
+            put_entry(flag, tp_buf_str(&e));
+            tiny[k++] = f->name;
+        }
+        tp_buf_free(&e);
+    }
+    return k;
+}
+
 /* The functions of module m without a hook, from v[0..n) with kind "local" and nothing inlined,
  * in one sentence. */
-static void local_row(const struct tp_outside_fn *const *v, size_t n, const char *m,
-                      struct tp_buf *t)
+static void local_row(const struct tp_report *r, const struct tp_outside_fn *const *v, size_t n,
+                      const char *m, struct tp_buf *t)
 {
     const char *names[MAX_NAMED];
     size_t k = 0;
@@ -218,9 +314,22 @@ static void local_row(const struct tp_outside_fn *const *v, size_t n, const char
     list(t, names, k);
     tp_buf_printf(t,
                   " %s %s's own, and %s was not built with -finstrument-functions, so no hook "
-                  "reaches %s: rebuild it with -finstrument-functions and ",
+                  "reaches %s: rebuild it with -finstrument-functions ",
                   k > 1 ? "are" : "is", m[0] ? m : "the program", m[0] ? m : "it",
                   k > 1 ? "them" : "it");
+    const char *tiny[MAX_TINY];
+    struct tp_buf flag;
+    tp_buf_init(&flag);
+    size_t nt = tiny_flag(r, m, names, k, tiny, &flag);
+    if (nt && tp_buf_ok(&flag)) {
+        exclude_flag(t, tp_buf_str(&flag));
+        tp_buf_puts(t, " (");
+        list(t, tiny, nt);
+        tp_buf_printf(t, ", hot and of at most %d bytes: %s may cost more than %s work) ",
+                      TINY_BYTES, nt > 1 ? "their hooks" : "its hooks", nt > 1 ? "their" : "its");
+    }
+    tp_buf_free(&flag);
+    tp_buf_puts(t, "and ");
     ops_line(t, names, k);
     tp_buf_printf(t, ", or mark %s with tprof.h regions.", k > 1 ? "them" : "it");
 }
@@ -290,7 +399,7 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
         if (first) {
             system_row(v, n, v[i]->module ? v[i]->module : "", "system", t);
             system_row(v, n, v[i]->module ? v[i]->module : "", "interpreter", t);
-            local_row(v, n, v[i]->module ? v[i]->module : "", t);
+            local_row(r, v, n, v[i]->module ? v[i]->module : "", t);
         }
     }
     if (old)
@@ -300,40 +409,6 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
 
 /* The most demoted functions named in the sentence; the flag lists every one it can. */
 #define MAX_EXCL_NAMED 5
-
-/* Into out: the part of a function's name, as tprof prints it, that GCC's
- * -finstrument-functions-exclude-function-list matches. GCC takes the list apart at commas (an
- * escaped one, "\,", is kept) and leaves a function out when an entry is a substring of its
- * printable name: qualified, with its template arguments, without its parameters nor return type
- * ("net::conv<int, 2>"). So the return type, parameters and a clone's suffix (".constprop.0",
- * " [clone .isra.0]") come off (listable escapes the commas). 0 for a name that has no such part
- * tprof can be sure of (an operator, a lambda, a quote). */
-static int gcc_name(const char *name, struct tp_buf *out)
-{
-    if (strstr(name, "operator") || strchr(name, '{') || strchr(name, '\''))
-        return 0;
-    const char *anon = strstr(name, "(anonymous namespace)");
-    if (anon) /* GCC prints "{anonymous}": from the "::" after it, a substring of both */
-        name = anon + strlen("(anonymous namespace)");
-    const char *start = name, *end = name;
-    int depth = 0;
-    for (; *end; end++) {
-        if (*end == '<')
-            depth++;
-        else if (*end == '>' && depth > 0)
-            depth--;
-        else if (depth == 0 && (*end == '(' || *end == '.' || *end == '['))
-            break;
-        else if (depth == 0 && *end == ' ')
-            start = end + 1;
-    }
-    while (end > start && end[-1] == ' ')
-        end--;
-    if (end == start)
-        return 0;
-    tp_buf_printf(out, "%.*s", (int)(end - start), start);
-    return 1;
-}
 
 /* A demoted op whose hooks a rebuild can leave out: one the -finstrument-functions hooks saw. */
 static int excludable(const struct tp_op *o)
@@ -378,11 +453,7 @@ static size_t listable(const struct tp_report *r, const struct tp_op **v, struct
         if (gcc_name(v[i]->name, &e) && tp_buf_ok(&e) && !hits_other(r, tp_buf_str(&e))) {
             if (k)
                 tp_buf_putc(flag, ',');
-            for (const char *c = tp_buf_str(&e); *c; c++) {
-                if (*c == ',')
-                    tp_buf_putc(flag, '\\');
-                tp_buf_putc(flag, *c);
-            }
+            put_entry(flag, tp_buf_str(&e));
             v[k++] = v[i];
         }
         tp_buf_free(&e);
@@ -430,18 +501,15 @@ void tp_advice_exclude(const struct tp_report *r, uint64_t run_ns, struct tp_buf
             list(t, names, k);
             tp_buf_puts(t, n > 1 ? " were" : " was");
         }
-        const char *f = tp_buf_str(&flag);
-        int quote =
-            f[strspn(f, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:")];
         tp_buf_printf(t,
                       " called %s times, each call too short to time; %s hooks cost ~%s (%s of "
-                      "the %s): rebuild with %s-finstrument-functions-exclude-function-list=%s%s "
-                      "to leave %s out.",
+                      "the %s): rebuild with ",
                       calls_str(calls, c, sizeof c), n > 1 ? "their" : "its",
                       tp_fmt_ns((uint64_t)cost, ns, sizeof ns),
                       pct(cost / (double)run_ns, p, sizeof p),
-                      r->nthreads > 1 ? "threads' time" : "run", quote ? "'" : "", f,
-                      quote ? "'" : "", n > 1 ? "them" : "it");
+                      r->nthreads > 1 ? "threads' time" : "run");
+        exclude_flag(t, tp_buf_str(&flag));
+        tp_buf_printf(t, " to leave %s out.", n > 1 ? "them" : "it");
     }
     tp_buf_free(&flag);
     free(v);

@@ -140,7 +140,8 @@
 /* struct tp_outside_fn (an element of "outside_ops") */
 #define TP_OUTSIDE_FIELDS(X) \
     X(STR, name, NULL) X(STR, module, NULL) X(U64, samples, 0) X(DBL, share, 0) \
-    X(STR, kind, NULL) X(STR, inlined, NULL) X(BOOL, stripped, 0)
+    X(STR, kind, NULL) X(STR, inlined, NULL) X(BOOL, stripped, 0) \
+    X(U64, size, 0)
 
 /* struct tp_heap_point (an element of the memory's "series") */
 #define TP_HEAP_POINT_FIELDS(X) \

@@ -239,6 +239,7 @@ struct tp_outside_fn {
     char *kind;
     char *inlined; /* the function inlined into this one that holds most of its samples, or NULL */
     int stripped;  /* its module's file has no .symtab */
+    uint64_t size; /* its code's size in bytes (the symbol's st_size), 0 when unknown */
 };
 
 struct tp_report {

@@ -100,6 +100,52 @@ START_TEST(test_local)
 }
 END_TEST
 
+/* The module's hot tiny functions among the samples (st_size at most 64 bytes), left out of the
+ * rebuild: a C++ one as GCC matches it, its comma escaped and the flag quoted; never one of
+ * another module, one to be timed as an op, nor one whose entry would also leave that op out
+ * (sample, a substring of sample_topp); a function of unknown size is never taken as tiny, nor
+ * one of a single sample. */
+START_TEST(test_local_tiny)
+{
+    struct tp_report r;
+    report_of(&r, 7);
+    fn(&r, 0, "sample_topp", "run", "local", 40);
+    fn(&r, 1, "clampf", "run", "local", 4);
+    fn(&r, 2, "float dot<float, 4>(float const*, float const*)", "run", "local", 3);
+    fn(&r, 3, "rng_next", "libother.so", "local", 2);
+    fn(&r, 4, "sample", "run", "local", 2);
+    fn(&r, 5, "unknown_size", "run", "local", 2);
+    fn(&r, 6, "stray", "run", "local", 1);
+    r.outside_ops[0].size = 900;
+    r.outside_ops[1].size = 24;
+    r.outside_ops[2].size = 64;
+    r.outside_ops[3].size = 16;
+    r.outside_ops[4].size = 20;
+    r.outside_ops[6].size = 8;
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to sample_topp (~20% of the run's 200 CPU "
+                          "samples). sample_topp is run's own, and run was not built with "
+                          "-finstrument-functions, so no hook reaches it: rebuild it with "
+                          "-finstrument-functions '-finstrument-functions-exclude-function-list="
+                          "clampf,dot<float\\, 4>' (clampf and float dot<float, 4>(float const*, "
+                          "float const*), hot and of at most 64 bytes: their hooks may cost "
+                          "more than their work) and TPROF_OPS=sample_topp (or tprof run --ops "
+                          "sample_topp), or mark it with tprof.h regions. No heap allocation was "
+                          "seen.");
+    r.outside_ops[2].size = 65; /* one tiny function, no quotes needed */
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to sample_topp (~20% of the run's 200 CPU "
+                          "samples). sample_topp is run's own, and run was not built with "
+                          "-finstrument-functions, so no hook reaches it: rebuild it with "
+                          "-finstrument-functions -finstrument-functions-exclude-function-list="
+                          "clampf (clampf, hot and of at most 64 bytes: its hooks may cost "
+                          "more than its work) and TPROF_OPS=sample_topp (or tprof run --ops "
+                          "sample_topp), or mark it with tprof.h regions. No heap allocation was "
+                          "seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_inlined)
 {
     struct tp_report r;
@@ -402,6 +448,7 @@ int main(void)
     tcase_add_test(tc, test_export_cxx);
     tcase_add_test(tc, test_instrumented);
     tcase_add_test(tc, test_local);
+    tcase_add_test(tc, test_local_tiny);
     tcase_add_test(tc, test_inlined);
     tcase_add_test(tc, test_no_symbol);
     tcase_add_test(tc, test_wait);
