@@ -22,4 +22,4 @@ EXTRA_DIST += tests/adapt_ops.sh
 # The advice to leave the hooks of tiny functions out of the build, followed (excl_advice.sh
 # builds its victim itself, twice: the second time with the flag the advice gave).
 TESTS += tests/excl_advice.sh
-EXTRA_DIST += tests/excl_advice.sh tests/victims/v_excl.c
+EXTRA_DIST += tests/excl_advice.sh tests/victims/v_excl.c tests/victims/v_excl_cxx.cc
