@@ -7,10 +7,15 @@
  *   kind "no_symbol"                         -> stripped (only when its file has no .symtab):
  *                                               an unstripped build or debug symbols; else
  *                                               JIT-generated or symbol-less code
- *   kind "export" or "instrumented"          -> the TPROF_OPS= line to copy
- *   kind "local"                             -> rebuild with -finstrument-functions, or tprof.h
+ *   kind "export" or "instrumented"          -> the TPROF_OPS= line to copy (not for an op demoted
+ *                                               to a count: it is one already)
+ *   kind "local"                             -> rebuild with -finstrument-functions (leaving the
+ *                                               module's hot tiny functions out), or tprof.h
  *
- * A report from before the kinds (kind NULL) gets the general advice it always had. */
+ * A report from before the kinds (kind NULL) gets the general advice it always had.
+ *
+ * And, whether or not time goes outside every op (tp_advice_exclude): the ops demoted to counts
+ * whose hooks cost at least 1% of the run -> the flag that leaves them out of the build. */
 #include "report/advice.h"
 
 #include <math.h>
@@ -360,6 +365,16 @@ static void wait_row(const struct tp_report *r, struct tp_buf *t)
                   pct(share, p, sizeof p), k > 1 ? "are" : "is");
 }
 
+/* An op already, demoted to a count (too short to time): its samples are outside every op, yet
+ * naming it in TPROF_OPS again changes nothing; tp_advice_exclude says what does. */
+static int demoted_op(const struct tp_report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nops; i++)
+        if (r->ops[i].demoted && r->ops[i].name && !strcmp(r->ops[i].name, name))
+            return 1;
+    return 0;
+}
+
 /* The table: one branch per row, the rows' sentences in the order above. */
 void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
 {
@@ -378,7 +393,7 @@ void tp_advice_outside(const struct tp_report *r, struct tp_buf *t)
             inlined_row(f, t);
         else if (is(f, "no_symbol") || !f->name)
             no_symbol_row(f, t);
-        else if (hookable(f))
+        else if (hookable(f) && !demoted_op(r, f->name))
             hook[nhook++] = f->name;
     }
     if (nhook) {

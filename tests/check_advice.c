@@ -440,6 +440,28 @@ START_TEST(test_exclude_one)
 }
 END_TEST
 
+/* A demoted op among the samples outside every op (its counted calls open no op): no TPROF_OPS
+ * line for it, it is an op already; the rebuild flag instead. */
+START_TEST(test_exclude_sampled)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "tiny_gemm", "cyg_storm", "instrumented", 60);
+    r.program.hook_ns = 2;
+    r.nops = 1;
+    r.ops = calloc(r.nops, sizeof *r.ops);
+    demoted(&r, 0, "tiny_gemm", "instrumented", 20001000, 1);
+    r.ops[0].total_ns = r.ops[0].self_ns = 1000;
+    const char *v = said(&r);
+    ck_assert_ptr_null(strstr(v, "TPROF_OPS"));
+    ck_assert_ptr_nonnull(strstr(v, " tiny_gemm was called 20.0M times, each call too short to "
+                                    "time; its hooks cost ~80.0 ms (8.0% of the run): rebuild "
+                                    "with -finstrument-functions-exclude-function-list=tiny_gemm "
+                                    "to leave it out."));
+    tp_report_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("advice");
@@ -459,6 +481,7 @@ int main(void)
     tcase_add_test(tc, test_shares_of_run);
     tcase_add_test(tc, test_exclude);
     tcase_add_test(tc, test_exclude_one);
+    tcase_add_test(tc, test_exclude_sampled);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
