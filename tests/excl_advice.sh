@@ -24,6 +24,10 @@ jcheck "$WORK/a.json" \
   "ops['work']['calls'] == 3 and not ops['work']['demoted']" \
   "d['program']['hook_ns'] == 10000 and d['program']['hooks_ns'] > 0" \
   "__import__('re').sub(r'\\([0-9.<]+% of the run\\)', '(P of the run)', d['verdict']['text']).count('''$said''') == 1"
+# tprof merge: the calls summed, the cost of one hook the mean of the processes' (here equal)
+"$TPROF_CLI" merge "$WORK/a.json" "$WORK/a.json" -o "$WORK/m.json" || fail "tprof merge failed"
+jcheck "$WORK/m.json" "d['program']['hook_ns'] == 10000" \
+  "'tiny_add and tiny_scale were called 360000 times, each call too short to time; their hooks cost ~7.20 s (' in d['verdict']['text']"
 # the flag as the verdict gives it, read as a shell reads it (the C++ one below is quoted)
 flag_of() {
   python3 -c "import json,re,sys; print(re.search(r'rebuild with (.+) to leave', json.load(open(sys.argv[1]))['verdict']['text']).group(1))" "$1" ||
