@@ -206,13 +206,16 @@ static void no_symbol_row(const struct tp_outside_fn *f, struct tp_buf *t)
                       f->module);
 }
 
-/* Into out: the part of a function's name, as tprof prints it, that GCC's
+/* Into out: a part of a function's name, as tprof prints it, that GCC's
  * -finstrument-functions-exclude-function-list matches. GCC takes the list apart at commas (an
- * escaped one, "\,", is kept) and leaves a function out when an entry is a substring of its
- * printable name: qualified, with its template arguments, without its parameters nor return type
- * ("net::conv<int, 2>"). So the return type, parameters and a clone's suffix (".constprop.0",
- * " [clone .isra.0]") come off (listable escapes the commas). 0 for a name that has no such part
- * tprof can be sure of (an operator, a lambda, a quote). */
+ * escaped one, "\\," is kept) and leaves a function out when an entry is a substring of its
+ * printable name: qualified, without parameters nor return type. So the return type, parameters
+ * and a clone's suffix (".constprop.0", " [clone .isra.0]") come off. Template arguments come
+ * off too, as GCC spells them unlike the demangler (Box<float, int>::get is GCC's
+ * "Box<float>::get", a default argument left out; "long" is its "long int"): of the name's parts
+ * before its first template argument list and after its last, the longer ("net::axpy",
+ * "::get"), which matches every instantiation. 0 for a name that has no such part tprof can be
+ * sure of (an operator, a lambda, a quote). */
 static int gcc_name(const char *name, struct tp_buf *out)
 {
     if (strstr(name, "operator") || strchr(name, '{') || strchr(name, '\''))
@@ -220,13 +223,13 @@ static int gcc_name(const char *name, struct tp_buf *out)
     const char *anon = strstr(name, "(anonymous namespace)");
     if (anon) /* GCC prints "{anonymous}": from the "::" after it, a substring of both */
         name = anon + strlen("(anonymous namespace)");
-    const char *start = name, *end = name;
+    const char *start = name, *end = name, *lt = NULL, *gt = NULL;
     int depth = 0;
     for (; *end; end++) {
-        if (*end == '<')
-            depth++;
-        else if (*end == '>' && depth > 0)
-            depth--;
+        if (*end == '<' && depth++ == 0 && !lt)
+            lt = end;
+        else if (*end == '>' && depth > 0 && --depth == 0)
+            gt = end + 1;
         else if (depth == 0 && (*end == '(' || *end == '.' || *end == '['))
             break;
         else if (depth == 0 && *end == ' ')
@@ -234,7 +237,13 @@ static int gcc_name(const char *name, struct tp_buf *out)
     }
     while (end > start && end[-1] == ' ')
         end--;
-    if (end == start)
+    if (lt && lt > start && gt && gt <= end) {
+        if (end - gt > lt - start)
+            start = gt;
+        else
+            end = lt;
+    }
+    if (end <= start)
         return 0;
     tp_buf_printf(out, "%.*s", (int)(end - start), start);
     return 1;

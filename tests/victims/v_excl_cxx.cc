@@ -1,7 +1,8 @@
 // Built by tests/excl_advice.sh with g++ -finstrument-functions, then again with the
 // -finstrument-functions-exclude-function-list that tprof's advice gives: net::work (3 calls,
 // each 2 ms asleep) calls net::tiny_mix<float, 2> 40000 times, too short to time. Its name holds
-// a comma, which the flag must escape for GCC. Prints a checksum.
+// template arguments and a comma, which the flag must not give GCC as they are. Prints a
+// checksum.
 #include <cstdio>
 #include <ctime>
 
