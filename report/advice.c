@@ -208,7 +208,7 @@ static void no_symbol_row(const struct tp_outside_fn *f, struct tp_buf *t)
 
 /* Into out: a part of a function's name, as tprof prints it, that GCC's
  * -finstrument-functions-exclude-function-list matches. GCC takes the list apart at commas (an
- * escaped one, "\\," is kept) and leaves a function out when an entry is a substring of its
+ * escaped one, "\," is kept) and leaves a function out when an entry is a substring of its
  * printable name: qualified, without parameters nor return type. So the return type, parameters
  * and a clone's suffix (".constprop.0", " [clone .isra.0]") come off. Template arguments come
  * off too, as GCC spells them unlike the demangler (Box<float, int>::get is GCC's
@@ -232,12 +232,14 @@ static int gcc_name(const char *name, struct tp_buf *out)
             gt = end + 1;
         else if (depth == 0 && (*end == '(' || *end == '.' || *end == '['))
             break;
-        else if (depth == 0 && *end == ' ')
+        else if (depth == 0 && *end == ' ') { /* what came before is the return type */
             start = end + 1;
+            lt = gt = NULL;
+        }
     }
     while (end > start && end[-1] == ' ')
         end--;
-    if (lt && lt > start && gt && gt <= end) {
+    if (lt && gt && gt <= end) {
         if (end - gt > lt - start)
             start = gt;
         else
@@ -257,7 +259,7 @@ static int gcc_name(const char *name, struct tp_buf *out)
 #define TINY_BYTES 64
 #define MAX_TINY   5
 
-/* An entry of GCC's list: its commas escaped, as GCC's option parser reads "\\," */
+/* An entry of GCC's list: its commas escaped, as GCC's option parser reads "\," */
 static void put_entry(struct tp_buf *flag, const char *e)
 {
     for (; *e; e++) {
