@@ -74,11 +74,17 @@ int tp_merge_cpu(const struct tp_report *in, size_t nin, struct tp_report *r)
 {
     struct tp_program *p = &r->program;
     int rank = 2;
+    double hook_sum = 0;
+    size_t hook_n = 0;
     for (size_t i = 0; i < nin; i++) {
         const struct tp_program *s = &in[i].program;
         p->cpu_ns = add_capped(p->cpu_ns, s->cpu_ns);
         p->runq_ns = add_capped(p->runq_ns, s->runq_ns);
         p->hooks_ns = add_capped(p->hooks_ns, s->hooks_ns);
+        if (s->hook_ns > 0) { /* the processes that ran a hook: each measured its own cost */
+            hook_sum += s->hook_ns;
+            hook_n++;
+        }
         int k = source_rank(s->cpu_source);
         rank = k < rank ? k : rank;
         if (s->load_avg > p->load_avg)
@@ -89,6 +95,7 @@ int tp_merge_cpu(const struct tp_report *in, size_t nin, struct tp_report *r)
         if (s->cpu_quota > 0 && (p->cpu_quota == 0 || s->cpu_quota < p->cpu_quota))
             p->cpu_quota = s->cpu_quota;
     }
+    p->hook_ns = hook_n ? hook_sum / (double)hook_n : 0;
     if (nin == 0)
         rank = 0;
     free(p->cpu_source);

@@ -23,4 +23,10 @@ size_t tp_advice_names(const struct tp_report *r, struct tp_buf *t);
  * sentence per row of the table, each starting with a space. */
 void tp_advice_outside(const struct tp_report *r, struct tp_buf *t);
 
+/* The rebuild flag that leaves out the hooks of the instrumented functions too short to time
+ * (demoted: ops[].demoted), one sentence starting with a space, when what their hooks cost
+ * (program.hook_ns a hook, two a call) is at least 1% of run_ns (the threads' time summed, or
+ * the program's). Nothing otherwise. */
+void tp_advice_exclude(const struct tp_report *r, uint64_t run_ns, struct tp_buf *t);
+
 #endif

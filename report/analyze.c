@@ -550,6 +550,7 @@ void tp_analyze(struct tp_report *r)
     struct tp_buf t;
     tp_buf_init(&t);
     ops_story(r, order, denom, &t);
+    tp_advice_exclude(r, v->threads_wall_ns ? v->threads_wall_ns : denom, &t);
     memory_story(r, &t);
     if (denom > 0 && r->memory.alloc_ns > denom / 20) {
         char a[32], p[32];

@@ -88,7 +88,7 @@
 #define TP_PROGRAM_FIELDS(X) \
     X(STR, exe, NULL) X(STR, host, NULL) X(I64, pid, -1) X(I64, ppid, -1) X(I64, rank, 0) \
     X(U64, wall_ns, 0) X(U64, threads, 0) X(U64, start_unix_ns, 0) X(U64, in_ops_ns, 0) \
-    X(U64, hooks_ns, 0) \
+    X(U64, hooks_ns, 0) X(DBL, hook_ns, 0) \
     X(U64, cpu_ns, 0) \
     X(U64, runq_ns, 0) X(STR, cpu_source, "none") X(DBL, load_avg, 0) X(U64, cpus_allowed, 0) \
     X(DBL, cpu_quota, 0) X(DBL, demote_line_ns, 0) X(STR, demote_line_from, NULL)
@@ -140,7 +140,8 @@
 /* struct tp_outside_fn (an element of "outside_ops") */
 #define TP_OUTSIDE_FIELDS(X) \
     X(STR, name, NULL) X(STR, module, NULL) X(U64, samples, 0) X(DBL, share, 0) \
-    X(STR, kind, NULL) X(STR, inlined, NULL) X(BOOL, stripped, 0)
+    X(STR, kind, NULL) X(STR, inlined, NULL) X(BOOL, stripped, 0) \
+    X(U64, size, 0)
 
 /* struct tp_heap_point (an element of the memory's "series") */
 #define TP_HEAP_POINT_FIELDS(X) \

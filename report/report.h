@@ -141,6 +141,7 @@ struct tp_program {
     uint64_t threads;                  /* threads that ran (track/threads.h) */
     uint64_t start_unix_ns, in_ops_ns; /* in_ops_ns: threads' wall time inside ops, summed */
     uint64_t hooks_ns; /* of in_ops_ns, tprof's hooks of non-op functions, out of the ops' times */
+    double hook_ns;    /* what one such hook costs (TPROF_HOOK_NS or measured); 0 when none ran */
     /* Summed over the program's threads (tprof's own left out): time on a CPU, and time runnable
      * but waiting for one (the run queue); how they were read: "schedstat" (both), "stat" (CPU
      * time only, in clock ticks), "none" (a report of a tprof before them). */
@@ -242,6 +243,7 @@ struct tp_outside_fn {
     char *kind;
     char *inlined; /* the function inlined into this one that holds most of its samples, or NULL */
     int stripped;  /* its module's file has no .symtab */
+    uint64_t size; /* its code's size in bytes (the symbol's st_size), 0 when unknown */
 };
 
 struct tp_report {

@@ -19,3 +19,7 @@ tests_victims_v_adapt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_adapt_LDADD = tests/victims/libtpprefix.so -lpthread
 TESTS += tests/adapt_ops.sh tests/demote_line.sh
 EXTRA_DIST += tests/adapt_ops.sh tests/demote_line.sh
+# The advice to leave the hooks of tiny functions out of the build, followed (excl_advice.sh
+# builds its victim itself, twice: the second time with the flag the advice gave).
+TESTS += tests/excl_advice.sh
+EXTRA_DIST += tests/excl_advice.sh tests/victims/v_excl.c tests/victims/v_excl_cxx.cc

@@ -30,6 +30,7 @@ run v_adv_static static static
 jcheck "$WORK/static.json" "d['outside_ops'][0]['name'] == 'crunch_local'" \
   "d['outside_ops'][0]['kind'] == 'local' and d['outside_ops'][0]['inlined'] is None" \
   "d['outside_ops'][0]['stripped'] is False" \
+  "d['outside_ops'][0]['size'] == $(nm -S "$V/v_adv_static" | awk '$4 == "crunch_local" { print "0x" $2 }')" \
   "'The time goes mostly to crunch_local (~X% of the run\\'s N CPU samples)' in $norm" \
   "' crunch_local is v_adv_static\\'s own, and v_adv_static was not built with -finstrument-functions, so no hook reaches it: rebuild it with -finstrument-functions and TPROF_OPS=crunch_local (or tprof run --ops crunch_local), or mark it with tprof.h regions.' in $norm" \
   "'stripped' not in d['verdict']['text']"

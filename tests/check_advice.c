@@ -100,6 +100,52 @@ START_TEST(test_local)
 }
 END_TEST
 
+/* The module's hot tiny functions among the samples (st_size at most 64 bytes), left out of the
+ * rebuild: a C++ one as GCC matches it (without its template arguments); never one of
+ * another module, one to be timed as an op, nor one whose entry would also leave that op out
+ * (sample, a substring of sample_topp); a function of unknown size is never taken as tiny, nor
+ * one of a single sample. */
+START_TEST(test_local_tiny)
+{
+    struct tp_report r;
+    report_of(&r, 7);
+    fn(&r, 0, "sample_topp", "run", "local", 40);
+    fn(&r, 1, "clampf", "run", "local", 4);
+    fn(&r, 2, "float vec::dot<float, 4>(float const*, float const*)", "run", "local", 3);
+    fn(&r, 3, "rng_next", "libother.so", "local", 2);
+    fn(&r, 4, "sample", "run", "local", 2);
+    fn(&r, 5, "unknown_size", "run", "local", 2);
+    fn(&r, 6, "stray", "run", "local", 1);
+    r.outside_ops[0].size = 900;
+    r.outside_ops[1].size = 24;
+    r.outside_ops[2].size = 64;
+    r.outside_ops[3].size = 16;
+    r.outside_ops[4].size = 20;
+    r.outside_ops[6].size = 8;
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to sample_topp (~20% of the run's 200 CPU "
+                          "samples). sample_topp is run's own, and run was not built with "
+                          "-finstrument-functions, so no hook reaches it: rebuild it with "
+                          "-finstrument-functions -finstrument-functions-exclude-function-list="
+                          "clampf,vec::dot (clampf and float vec::dot<float, 4>(float const*, "
+                          "float const*), hot and of at most 64 bytes: their hooks may cost "
+                          "more than their work) and TPROF_OPS=sample_topp (or tprof run --ops "
+                          "sample_topp), or mark it with tprof.h regions. No heap allocation was "
+                          "seen.");
+    r.outside_ops[2].size = 65; /* one tiny function */
+    ck_assert_str_eq(said(&r),
+                     HEAD "The time goes mostly to sample_topp (~20% of the run's 200 CPU "
+                          "samples). sample_topp is run's own, and run was not built with "
+                          "-finstrument-functions, so no hook reaches it: rebuild it with "
+                          "-finstrument-functions -finstrument-functions-exclude-function-list="
+                          "clampf (clampf, hot and of at most 64 bytes: its hooks may cost "
+                          "more than its work) and TPROF_OPS=sample_topp (or tprof run --ops "
+                          "sample_topp), or mark it with tprof.h regions. No heap allocation was "
+                          "seen.");
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_inlined)
 {
     struct tp_report r;
@@ -309,6 +355,115 @@ START_TEST(test_shares_of_run)
 }
 END_TEST
 
+/* A demoted op of the report (too short to time), seen by the hooks of source. */
+static void demoted(struct tp_report *r, size_t i, const char *name, const char *source,
+                    uint64_t calls, int demoted)
+{
+    struct tp_op *o = &r->ops[i];
+    o->name = strdup(name);
+    o->kind = strdup("op");
+    o->source = strdup(source);
+    o->calls = calls;
+    o->demoted = demoted;
+    o->counted_calls = demoted ? calls - 65 : 0;
+}
+
+static const char *excl(const struct tp_report *r, struct tp_buf *t)
+{
+    tp_buf_free(t);
+    tp_buf_init(t);
+    tp_advice_exclude(r, r->program.wall_ns, t);
+    return tp_buf_str(t);
+}
+
+/* The demoted functions, most calls first, five named; in the flag every one GCC can be given
+ * alone: a C++ name as a part of GCC's printable name (no return type, parameters nor template
+ * arguments: the longer side of them; the flag quoted for the shell for the "~"), a clone
+ * without its suffix nor its return type (which has template arguments of its own); not gemm, a substring of the op gemm_nn that
+ * stays, nor a function seen through the PLT, which no rebuild of this module unhooks. */
+START_TEST(test_exclude)
+{
+    struct tp_report r;
+    report_of(&r, 0);
+    r.program.wall_ns = 5000000000;
+    r.program.hook_ns = 2;
+    r.nops = 9;
+    r.ops = calloc(r.nops, sizeof *r.ops);
+    demoted(&r, 0, "gemm_nn", "instrumented", 10, 0);
+    demoted(&r, 1, "Box<float, int>::~Box()", "instrumented", 1000000, 1);
+    demoted(&r, 2, "im2col_get_pixel", "instrumented", 40000000, 1);
+    demoted(&r, 3, "lp_tiny", "plt", 90000000, 1);
+    demoted(&r, 4, "void net::axpy<float, 2>(float*, int)", "instrumented", 4000000, 1);
+    demoted(&r, 5, "activate", "instrumented", 60000000, 1);
+    demoted(&r, 6, "gemm", "instrumented", 500000, 1);
+    demoted(&r, 7, "std::vector<int> mag_array<int>(int) [clone .constprop.0]", "instrumented",
+            2000000, 1);
+    demoted(&r, 8, "axpy_cpu", "instrumented", 8000000, 1);
+    struct tp_buf t;
+    tp_buf_init(&t);
+    ck_assert_str_eq(excl(&r, &t),
+                     " activate, im2col_get_pixel, axpy_cpu, void net::axpy<float, 2>(float*, "
+                     "int), std::vector<int> mag_array<int>(int) [clone .constprop.0] and 1 more "
+                     "were called 115M times, each call "
+                     "too short to time; their hooks cost ~460 ms (9.2% of the run): rebuild "
+                     "with '-finstrument-functions-exclude-function-list=activate,"
+                     "im2col_get_pixel,axpy_cpu,net::axpy,mag_array,::~Box' to leave them out.");
+    ck_assert_ptr_nonnull(strstr(said(&r), tp_buf_str(&t)));
+    r.program.hook_ns = 0.2; /* 46 ms: under 1% of the run, not worth a rebuild */
+    ck_assert_str_eq(excl(&r, &t), "");
+    r.program.hook_ns = 0; /* a report from before program.hook_ns */
+    ck_assert_str_eq(excl(&r, &t), "");
+    tp_buf_free(&t);
+    tp_report_free(&r);
+}
+END_TEST
+
+/* One function: its calls exactly. lp_tiny_norm, seen through the PLT, holds its name and keeps
+ * it listed: the rebuild gives it no hooks to lose. None but through the PLT: nothing to rebuild. */
+START_TEST(test_exclude_one)
+{
+    struct tp_report r;
+    report_of(&r, 0);
+    r.program.hook_ns = 10000;
+    r.nops = 2;
+    r.ops = calloc(r.nops, sizeof *r.ops);
+    demoted(&r, 0, "tiny_norm", "instrumented", 1000, 1);
+    demoted(&r, 1, "lp_tiny_norm", "plt", 1000, 1);
+    struct tp_buf t;
+    tp_buf_init(&t);
+    ck_assert_str_eq(excl(&r, &t),
+                     " tiny_norm was called 1000 times, each call too short to time; its hooks "
+                     "cost ~20.0 ms (2.0% of the run): rebuild with "
+                     "-finstrument-functions-exclude-function-list=tiny_norm to leave it out.");
+    r.ops[0].demoted = 0;
+    ck_assert_str_eq(excl(&r, &t), "");
+    tp_buf_free(&t);
+    tp_report_free(&r);
+}
+END_TEST
+
+/* A demoted op among the samples outside every op (its counted calls open no op): no TPROF_OPS
+ * line for it, it is an op already; the rebuild flag instead. */
+START_TEST(test_exclude_sampled)
+{
+    struct tp_report r;
+    report_of(&r, 1);
+    fn(&r, 0, "tiny_gemm", "cyg_storm", "instrumented", 60);
+    r.program.hook_ns = 2;
+    r.nops = 1;
+    r.ops = calloc(r.nops, sizeof *r.ops);
+    demoted(&r, 0, "tiny_gemm", "instrumented", 20001000, 1);
+    r.ops[0].total_ns = r.ops[0].self_ns = 1000;
+    const char *v = said(&r);
+    ck_assert_ptr_null(strstr(v, "TPROF_OPS"));
+    ck_assert_ptr_nonnull(strstr(v, " tiny_gemm was called 20.0M times, each call too short to "
+                                    "time; its hooks cost ~80.0 ms (8.0% of the run): rebuild "
+                                    "with -finstrument-functions-exclude-function-list=tiny_gemm "
+                                    "to leave it out."));
+    tp_report_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("advice");
@@ -317,6 +472,7 @@ int main(void)
     tcase_add_test(tc, test_export_cxx);
     tcase_add_test(tc, test_instrumented);
     tcase_add_test(tc, test_local);
+    tcase_add_test(tc, test_local_tiny);
     tcase_add_test(tc, test_inlined);
     tcase_add_test(tc, test_no_symbol);
     tcase_add_test(tc, test_wait);
@@ -325,6 +481,9 @@ int main(void)
     tcase_add_test(tc, test_mixed_with_ops);
     tcase_add_test(tc, test_outside_unnamed);
     tcase_add_test(tc, test_shares_of_run);
+    tcase_add_test(tc, test_exclude);
+    tcase_add_test(tc, test_exclude_one);
+    tcase_add_test(tc, test_exclude_sampled);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -294,8 +294,21 @@ static void count_str(uint64_t n, char *out, size_t size)
         snprintf(out, size, "%llu", (unsigned long long)n);
 }
 
+/* The cost of one non-op hook in ns, 0 when no instrumented function ran (none was taken out).
+ * TPROF_HOOK_NS as given, not back from ticks: the advice it feeds (report/advice.c) then says
+ * the same figures on every machine. */
+static double hook_cost_ns(void)
+{
+    if (!tp_cyg_hook_cost_fp)
+        return 0;
+    if (tp_cfg.hook_ns >= 0)
+        return tp_cfg.hook_ns;
+    return (double)tp_ticks_to_ns(tp_cyg_hook_cost_fp) / 65536.0;
+}
+
 void tp_demote_collect(struct tp_report *r)
 {
+    r->program.hook_ns = hook_cost_ns();
     int n = atomic_load(&ndslots);
     if (n > TP_DEMOTE_SLOTS)
         n = TP_DEMOTE_SLOTS;

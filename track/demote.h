@@ -67,7 +67,8 @@ uint64_t tp_demote_counted(int id);
 /* The mean ticks of op id's judged calls under the line, 0 while it is timed: what each counted
  * call is taken to cost (the estimate the report marks). */
 uint64_t tp_demote_mean_ticks(int id);
-/* A note per demoted op. */
+/* A note per demoted op, and the cost of one hook (program.hook_ns) that the advice on them
+ * counts. */
 void tp_demote_collect(struct tp_report *r);
 
 #endif

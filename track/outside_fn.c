@@ -121,6 +121,7 @@ void tp_outside_describe(struct tp_outside_fn *o, const struct tp_sampled_pc *pc
         memset(&k, 0, sizeof k);
     o->kind = strdup(kind_of(&k, o->name, o->module));
     o->stripped = o->module && k.stripped;
+    o->size = o->name ? k.size : 0;
     if (o->name && (!strcmp(o->kind, "local") || !strcmp(o->kind, "export") ||
                     !strcmp(o->kind, "instrumented")))
         o->inlined = mostly_inlined(pcs, npcs, sym);

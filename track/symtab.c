@@ -394,6 +394,7 @@ int tp_symtab_kind(uintptr_t addr, struct tp_symkind *k)
         k->stripped = m->stripped;
         k->instrumented = m->instrumented;
         k->found = s != NULL;
+        k->size = s ? s->size : 0;
         /* global or weak, default visibility: in .dynsym, so a call from another module goes
          * through the PLT that TPROF_OPS hooks */
         k->exported = s && !k->in_exe && s->rank < 2 && !s->hidden;

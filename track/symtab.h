@@ -27,6 +27,7 @@ struct tp_symkind {
     int in_exe;       /* the module is the main program */
     int stripped;     /* the module's file was read and has no .symtab */
     int instrumented; /* the module calls __cyg_profile_func_enter */
+    uint64_t size;    /* the symbol's size in bytes (st_size), 0 when unknown */
 };
 /* Fill *k; 0, or -1 (k zeroed) if no module maps addr. */
 int tp_symtab_kind(uintptr_t addr, struct tp_symkind *k);
