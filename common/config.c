@@ -136,16 +136,16 @@ static const struct var {
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
-/* Settings tprof no longer has, with what it does instead. Scripts written for them still run:
- * one line says the setting is ignored, before the program runs, and the run goes on. */
+/* Settings tprof no longer has: the sampled heap's. Scripts written for them still run: one line
+ * says they are ignored, before the program runs, and the run goes on. */
 static const struct gone {
     const char *name;
-    const char *instead;
 } gone[] = {
-    {"TPROF_SAMPLE", "the heap is recorded exactly (every block)"},
-    {"TPROF_SAMPLE_SEED", "the heap is recorded exactly (every block)"},
+    {"TPROF_SAMPLE"},
+    {"TPROF_SAMPLE_SEED"},
 };
-#define NGONE (sizeof gone / sizeof gone[0])
+#define NGONE        (sizeof gone / sizeof gone[0])
+#define GONE_INSTEAD "the heap is recorded exactly (every block)"
 
 int tp_config_gone(const char *name)
 {
@@ -155,26 +155,23 @@ int tp_config_gone(const char *name)
     return 0;
 }
 
-/* One line for every setting that is gone and set, however many of them are: they name one
- * feature that went. */
+/* One line however many of them are set: they name one feature that went. */
 static void say_gone(tp_getenv_fn get, tp_warn_fn warn)
 {
     char names[256] = "";
     size_t n = 0, len = 0;
-    const char *instead = NULL;
     for (size_t i = 0; i < NGONE; i++) {
         if (!get(gone[i].name))
             continue;
         len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", n ? " and " : "",
                                 gone[i].name);
-        instead = gone[i].instead;
         n++;
     }
     if (!n || !warn)
         return;
     char line[512];
-    snprintf(line, sizeof line, "tprof: %s %s no longer supported: %s\n", names,
-             n > 1 ? "are" : "is", instead);
+    snprintf(line, sizeof line, "tprof: %s %s no longer supported: " GONE_INSTEAD "\n", names,
+             n > 1 ? "are" : "is");
     warn(line);
 }
 
