@@ -18,7 +18,7 @@ bench_sites_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += bench/smoke.sh
 EXTRA_DIST += bench/run.sh bench/run_hook_cost.sh bench/smoke.sh bench/ab.sh bench/RESULTS.md docs/bench.md \
 	bench/peaks_stability.sh bench/run_adapt.sh bench/storm30.c bench/run_real.sh bench/fwdshim.c \
-	bench/callgrind_real.sh bench/calibrate_spread.sh bench/run_plt_perf.sh
+	bench/callgrind_real.sh bench/calibrate_spread.sh bench/run_plt_perf.sh bench/shim_ab.sh
 
 BENCH_DEPS = bench/churn bench/sites bench/cyg_storm bench/cyg_storm_native bench/libcygstorm.so \
 	$(BENCH_BLAS)

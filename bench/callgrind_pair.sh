@@ -1,8 +1,8 @@
 #!/bin/sh
 # Instructions per malloc/free pair of bench/churn's worker under libtprof.so, by callgrind
 # (deterministic, unlike wall time on a shared machine): at the default stack depth, at
-# TPROF_STACK=1, in the sampled mode (TPROF_SAMPLE=512k, a fixed seed), and under a plain
-# forwarding shim (bench/fwdshim.c, built here) for the floor any interposer pays; native last.
+# TPROF_STACK=1, and under a plain forwarding shim (bench/fwdshim.c, built here) for the floor any
+# interposer pays; native last.
 # Run from the build directory after `make bench/churn`:
 #   sh bench/callgrind_pair.sh [path/to/libtprof.so]
 set -eu
@@ -12,11 +12,10 @@ ops=200000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cc -O2 -shared -fPIC -o "$tmp/fwdshim.so" "$src/bench/fwdshim.c" -ldl
-for mode in default 1 sample512k shim native; do
+for mode in default 1 shim native; do
   case $mode in
   default) set -- LD_PRELOAD="$so" ;;
   1) set -- LD_PRELOAD="$so" TPROF_STACK=1 ;;
-  sample512k) set -- LD_PRELOAD="$so" TPROF_SAMPLE=512k TPROF_SAMPLE_SEED=1 ;;
   shim) set -- LD_PRELOAD="$tmp/fwdshim.so" ;;
   native) set -- TPROF_UNUSED=1 ;;
   esac

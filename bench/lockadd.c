@@ -1,4 +1,4 @@
-/* What the sampled heap mode's one shared operation costs (bench/RESULTS.md): a locked add on a
+/* What the exact global live bytes cost on every call (bench/RESULTS.md): a locked add on a
  * counter, by 1 and 2 threads, when both threads add to the same line (the global live bytes)
  * and when each adds to a line of its own; a plain add on a line of its own for the floor. Each
  * thread makes N adds; the thread's own CPU time per add (CLOCK_THREAD_CPUTIME_ID: not the time

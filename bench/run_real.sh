@@ -1,7 +1,6 @@
 #!/bin/bash
 # What tprof costs where users feel it: real programs beside the allocation churn, each run
-# natively, under tprof at its defaults, under tprof's sampled heap (TPROF_SAMPLE=512k) and under
-# heaptrack, all in one run with the configurations interleaved round by round (load from other
+# natively, under tprof at its defaults and under heaptrack, all in one run with the configurations interleaved round by round (load from other
 # work on the machine hits them alike).
 #
 #   rows: bench/churn with 1 and 2 threads; examples/mlp, cnn, transformer; darknet's CLI linked
@@ -11,15 +10,14 @@
 # Each cell is the ratio of the configuration's median wall time to the native median, and the
 # spread of that ratio over the rounds (each round's run over the same round's native run: the
 # smallest and largest). Usage: bench/run_real.sh BUILD_DIR DARKNET_OUTDIR
-# Environment: REPS (default 7), OPS (churn pairs per thread, default 1000000), SAMPLE (default
-# 512k), ROWS (default all), DK_ITERS (darknet speed iterations, default 1), NP_ITERS (default 1500),
+# Environment: REPS (default 7), OPS (churn pairs per thread, default 1000000), ROWS (default all), DK_ITERS (darknet speed iterations, default 1), NP_ITERS (default 1500),
 # EX_STEPS (default "mlp=60 cnn=40 transformer=40", about a second each), PY (default
 # /usr/bin/python3: the system's, with Debian's python3-numpy; a pyenv shim would be a shell),
 # CHURN_SIZES (default "--min 64 --max 4194304", churn's own: "--min 64 --max 4096" for small
-# blocks only, the case the sampled mode's unsampled path decides),
+# blocks only),
 # CMP (another libtprof.so, e.g. main's: a column "tprof CMP" at its defaults beside this
-# build's, in the same rounds), CONFIGS (default "native tprof sampled heaptrack", with CMP
-# "native cmp tprof sampled heaptrack"; native must be in it).
+# build's, in the same rounds), CONFIGS (default "native tprof heaptrack", with CMP
+# "native cmp tprof heaptrack"; native must be in it).
 set -u
 die() { echo "bench: $*" >&2; exit 2; }
 B=$(cd "${1:?usage: bench/run_real.sh BUILD_DIR DARKNET_OUTDIR}" && pwd) || die "no build dir"
@@ -27,7 +25,7 @@ DK=${2:?usage: bench/run_real.sh BUILD_DIR DARKNET_OUTDIR}
 SO=$B/.libs/libtprof.so
 [ -f "$SO" ] || die "$SO missing: build first"
 S=$(cd "$(dirname "$0")/.." && pwd)
-REPS=${REPS:-7} OPS=${OPS:-1000000} SAMPLE=${SAMPLE:-512k}
+REPS=${REPS:-7} OPS=${OPS:-1000000}
 CHURN_SIZES=${CHURN_SIZES:---min 64 --max 4194304}
 DK_ITERS=${DK_ITERS:-1} NP_ITERS=${NP_ITERS:-1500} PY=${PY:-/usr/bin/python3}
 EX_STEPS=${EX_STEPS:-mlp=60 cnn=40 transformer=40}
@@ -35,7 +33,7 @@ steps_of() { local kv; for kv in $EX_STEPS; do [ "${kv%%=*}" = "$1" ] && echo "$
 ROWS=${ROWS:-churn1 churn2 ex_mlp ex_cnn ex_transformer darknet darknet_instr numpy}
 CMP=${CMP:-}
 [ -z "$CMP" ] || [ -f "$CMP" ] || die "CMP=$CMP: no such file"
-CONFIGS=${CONFIGS:-native ${CMP:+cmp }tprof sampled heaptrack}
+CONFIGS=${CONFIGS:-native ${CMP:+cmp }tprof heaptrack}
 W=$(mktemp -d /tmp/tprof-real.XXXXXX) || die "no temporary directory"
 trap 'rm -rf "$W"' EXIT
 HEAPTRACK=${HEAPTRACK-$(command -v heaptrack || true)} # HEAPTRACK= (empty): no heaptrack column
@@ -77,8 +75,6 @@ run_one() { # row config
     mapfile -t cmd < <(cmd_of "$row")
     case $c in
     tprof) pre=(env LD_PRELOAD="$SO" TPROF_OUTPUT=none TPROF_PEAK_GFLOPS=100 TPROF_PEAK_GBPS=20) ;;
-    sampled) pre=(env LD_PRELOAD="$SO" TPROF_OUTPUT=none TPROF_PEAK_GFLOPS=100 TPROF_PEAK_GBPS=20
-        TPROF_SAMPLE="$SAMPLE") ;;
     heaptrack) pre=("$HEAPTRACK" -o "$W/ht") ;;
     cmp) pre=(env LD_PRELOAD="$CMP" TPROF_OUTPUT=none TPROF_PEAK_GFLOPS=100 TPROF_PEAK_GBPS=20) ;;
     esac
@@ -95,7 +91,7 @@ run_one() { # row config
 
 echo "tprof on real programs: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "commit $(git -C "$S" rev-parse --short HEAD 2> /dev/null || echo unknown), $(date -u '+%Y-%m-%d %H:%M UTC'), load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "REPS=$REPS rounds, configurations interleaved; TPROF_SAMPLE=$SAMPLE; OPENBLAS_NUM_THREADS=1"
+echo "REPS=$REPS rounds, configurations interleaved; OPENBLAS_NUM_THREADS=1"
 for r in $(seq "$REPS"); do
     for row in $ROWS; do
         for c in $CONFIGS; do
@@ -115,7 +111,7 @@ cell() { # row config suffix -> "1.02 (0.99-1.05)"
 }
 title() {
     case $1 in
-    tprof) echo tprof ;; cmp) echo "tprof CMP" ;; sampled) echo "TPROF_SAMPLE=$SAMPLE" ;; *) echo "$1" ;;
+    tprof) echo tprof ;; cmp) echo "tprof CMP" ;; *) echo "$1" ;;
     esac
 }
 table() { # "" for wall time, .cpu for CPU time

@@ -61,9 +61,8 @@ static const struct {
      "memory the call-site and op tables and PLT stubs past 4096 may grow to (default "
      "max(5% of peak RSS, 64M))"},
     {"--sample", "TPROF_SAMPLE", "BYTES",
-     "sampled heap: record one allocation per BYTES allocated on average (512k...; 0 = all)"},
-    {"--sample-seed", "TPROF_SAMPLE_SEED", "N",
-     "seed of the heap samples (default from the clock)"},
+     "no longer supported, ignored with one line on stderr: the heap is recorded exactly"},
+    {"--sample-seed", "TPROF_SAMPLE_SEED", "N", "no longer supported, ignored (as --sample)"},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
@@ -96,9 +95,11 @@ static const char *get_one(const char *name)
 {
     return strcmp(name, one_var) == 0 ? one_val : NULL;
 }
+/* A setting that is gone (tp_config_gone) is not refused here: the library says it is ignored,
+ * once, when the program starts. */
 static const char *get_env(const char *name)
 {
-    return getenv(name);
+    return tp_config_gone(name) ? NULL : getenv(name);
 }
 static int bad;
 static char bad_line[512];
@@ -231,7 +232,7 @@ static int parse_options(int argc, char **argv, const char **lib)
             *lib = v;
             continue;
         }
-        if (!valid(flags[f].var, v)) {
+        if (!tp_config_gone(flags[f].var) && !valid(flags[f].var, v)) {
             /* the parser's own words, without its "using <default>": here nothing runs */
             fprintf(stderr, "tprof run: invalid value for %s: %s\n", flags[f].flag,
                     warning_reason());

@@ -133,10 +133,47 @@ static const struct var {
     {"TPROF_WORK", K_WORK, OFF(work), 0, 0, "no work from arguments"},
     {"TPROF_WORK_FILE", K_WORKFILE, OFF(work), 0, 0, "no work from arguments"},
     {"TPROF_MEMORY_BUDGET", K_SIZE, OFF(memory_budget), 4096, 0, "max(5% of peak RSS, 64M)"},
-    {"TPROF_SAMPLE", K_SIZE, OFF(sample_bytes), 0, 0, "0 (every block recorded)"},
-    {"TPROF_SAMPLE_SEED", K_U64, OFF(sample_seed), 0, 1ull << 62, "0 (from the clock)"},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
+
+/* Settings tprof no longer has: the sampled heap's. Scripts written for them still run: one line
+ * says they are ignored, before the program runs, and the run goes on. */
+static const struct gone {
+    const char *name;
+} gone[] = {
+    {"TPROF_SAMPLE"},
+    {"TPROF_SAMPLE_SEED"},
+};
+#define NGONE        (sizeof gone / sizeof gone[0])
+#define GONE_INSTEAD "the heap is recorded exactly (every block)"
+
+int tp_config_gone(const char *name)
+{
+    for (size_t i = 0; i < NGONE; i++)
+        if (!strcmp(gone[i].name, name))
+            return 1;
+    return 0;
+}
+
+/* One line however many of them are set: they name one feature that went. */
+static void say_gone(tp_getenv_fn get, tp_warn_fn warn)
+{
+    char names[256] = "";
+    size_t n = 0, len = 0;
+    for (size_t i = 0; i < NGONE; i++) {
+        if (!get(gone[i].name))
+            continue;
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", n ? " and " : "",
+                                gone[i].name);
+        n++;
+    }
+    if (!n || !warn)
+        return;
+    char line[512];
+    snprintf(line, sizeof line, "tprof: %s %s no longer supported: " GONE_INSTEAD "\n", names,
+             n > 1 ? "are" : "is");
+    warn(line);
+}
 
 /* TPROF_SUPPRESS: the file is read now, at start-up, so that a bad one is said before the
  * program runs; the configuration is loaded once, so one buffer for the reason is enough. */
@@ -269,6 +306,7 @@ int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn)
             nw++;
         }
     }
+    say_gone(get, warn);
     if (!c->output)
         c->output = strdup("stderr");
     if (!c->ops)

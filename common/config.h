@@ -59,16 +59,18 @@ struct tp_config {
     char *html;     /* path template of the HTML report, or NULL */
     struct tp_work_set *work; /* TPROF_WORK and TPROF_WORK_FILE compiled (common/workspec.h) */
     uint64_t memory_budget; /* bytes the call-site table may use; 0: max(5% of peak RSS, 64 MiB) */
-    uint64_t sample_bytes;  /* TPROF_SAMPLE: mean bytes between heap samples, 0 = every block */
-    uint64_t sample_seed;   /* TPROF_SAMPLE_SEED: the samples' seed, 0 = from the clock */
 };
 
 typedef void (*tp_warn_fn)(const char *line);
 typedef const char *(*tp_getenv_fn)(const char *name);
 
 /* Fill c with defaults, then apply every TPROF_* variable found through get. Strings are copied
- * with malloc. Returns the number of warnings issued. */
+ * with malloc. Returns the number of warnings issued. A setting tprof no longer has (below) is
+ * said in one line through warn too, but is not a warning: not counted, and nothing to refuse. */
 int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn);
+/* Whether name is a setting tprof no longer has (TPROF_SAMPLE, TPROF_SAMPLE_SEED: the sampled
+ * heap), which is accepted and ignored. */
+int tp_config_gone(const char *name);
 void tp_config_defaults(struct tp_config *c);
 void tp_config_free(struct tp_config *c);
 

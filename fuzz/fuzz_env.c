@@ -10,7 +10,9 @@
  * - every setting is within its documented range (README.md, Configuration);
  * - a variable that was warned about keeps its default, which the warning names ("using 8"),
  *   and one that was not has the value it was given;
- * - the op patterns that come out can be matched against any name (tp_ops_match). */
+ * - the op patterns that come out can be matched against any name (tp_ops_match);
+ * - a setting tprof no longer has (TPROF_SAMPLE, TPROF_SAMPLE_SEED) gets one line saying so,
+ *   naming exactly those set, and is not counted as a warning. */
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -46,6 +48,7 @@ static const char *env_val[NVARS]; /* NULL: unset */
 static int warned[NVARS];
 static char used[NVARS][64]; /* what the warning says is used instead */
 static int nwarn;
+static int gone_said; /* lines saying a setting is no longer supported */
 
 static int var_index(const char *name, size_t n)
 {
@@ -62,9 +65,31 @@ static const char *get(const char *name)
     return env_val[i];
 }
 
+/* The line for the settings that are gone, those set named in the table's order: the one line
+ * with no "NAME=" (a warning's value, which may hold anything, comes after one). */
+static int is_gone_line(const char *line)
+{
+    if (strchr(line, '='))
+        return 0;
+    int sample = env_val[var_index("TPROF_SAMPLE", 12)] != NULL;
+    int seed = env_val[var_index("TPROF_SAMPLE_SEED", 17)] != NULL;
+    char want[256];
+    snprintf(want, sizeof want,
+             "tprof: %s%s%s %s no longer supported: the heap is recorded exactly (every block)\n",
+             sample ? "TPROF_SAMPLE" : "", sample && seed ? " and " : "",
+             seed ? "TPROF_SAMPLE_SEED" : "", sample && seed ? "are" : "is");
+    must((sample || seed) && !strcmp(line, want), "a line about gone settings not as expected",
+         line);
+    return 1;
+}
+
 static void warn(const char *line)
 {
     size_t n = strlen(line);
+    if (is_gone_line(line)) {
+        must(!gone_said++, "gone settings said twice", line);
+        return;
+    }
     must(strncmp(line, "tprof: ", 7) == 0, "warning does not start with 'tprof: '", line);
     must(n > 0 && line[n - 1] == '\n', "warning does not end with a newline", line);
     must(memchr(line, '\n', n - 1) == NULL, "warning of more than one line", line);
@@ -151,6 +176,8 @@ static void check_str(const char *name, const char *v, const char *def)
 static void check(const struct tp_config *c, int ret)
 {
     must(ret == nwarn, "return value differs from the number of warnings", NULL);
+    must(gone_said == (set("TPROF_SAMPLE") || set("TPROF_SAMPLE_SEED")),
+         "gone settings set and not said, or said unset", NULL);
     must(c->disable == 0 || c->disable == 1, "TPROF_DISABLE is neither 0 nor 1", NULL);
     if (!set("TPROF_DISABLE") || bad("TPROF_DISABLE"))
         must(c->disable == 0, "TPROF_DISABLE without a valid value is not 0", NULL);
@@ -219,6 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(env_val, 0, sizeof env_val);
     memset(warned, 0, sizeof warned);
     nwarn = 0;
+    gone_said = 0;
     for (char *p = env_buf; p < env_buf + size; p += strlen(p) + 1) {
         char *eq = strchr(p, '=');
         if (!eq)

@@ -7,7 +7,6 @@
 
 #include "common/clock.h"
 #include "track/heap.h"
-#include "track/heapsample.h"
 #include "track/runtime.h"
 
 /* The allocator's own time is an estimate (memory.alloc_ns_method in the report says how):
@@ -54,12 +53,5 @@ static inline uint64_t weigh_small(uint64_t ticks)
         result = call;                                                                             \
         elapsed = tp_ticks() - t0_;                                                                \
     } while (0)
-
-/* A sampled block's time in the sampled mode: weighed as its bytes are (x / p(n)), but a call
- * that took TP_ALLOC_LONG_TICKS or more counts once, as above. */
-static inline uint64_t weigh_hs(uint64_t ticks, uint64_t n)
-{
-    return ticks < TP_ALLOC_LONG_TICKS ? tp_hs_weigh(ticks, n) : ticks;
-}
 
 #endif

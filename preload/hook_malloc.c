@@ -18,8 +18,6 @@
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
 #include "track/heap.h"
-#include "track/heap_fast.h"
-#include "track/heapsample.h"
 #include "track/ops.h"
 #include "track/rawalloc.h"
 #include "track/runtime.h"
@@ -71,55 +69,18 @@ static inline int recording(void)
     return 0;
 }
 
-/* A block in the sampled mode, take: whether it is sampled (tp_hs_take). Only a sampled one is
- * unwound and recorded; every one is counted. Always inlined, so that the walk starts at the
- * shim's own frame: tp_unwind from its caller. The frame of ours it may still see (the realloc
- * shim above do_realloc, the malloc shim above malloc_hs_slow) is dropped by tp_site_find. */
-static inline __attribute__((always_inline)) void note_hs(void *p, size_t n, void *ra, int take)
-{
-    size_t u = tp_hs_usable(p, n);
-    int rec;
-    if (tp_likely(!take)) {
-        tp_heap_hs_count(n, u);
-        rec = 1;
-    } else {
-        void *raw[TP_MAX_STACK + TP_STACK_ROOM];
-        int want = tp_hs_want, got = 0;
-        if (want)
-            got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
-                            __builtin_frame_address(0));
-        rec = tp_heap_hs_alloc(p, n, u, ra, raw, got);
-    }
-    if (rec && tp_ops_first_ns() != 0)
-        tp_ops_on_alloc(n);
-}
-
-/* note_alloc in the sampled mode, for the shims that have no path of their own for it. */
-static inline __attribute__((always_inline)) void note_sampled(void *p, size_t n, void *ra,
-                                                               uint64_t ns)
-{
-    if (ns)
-        tp_heap_add_alloc_ns(ns);
-    note_hs(p, n, ra, tp_hs_take(n));
-}
-
-/* Record a new block. Called with the guard held, always inlined (above). */
+/* Record a new block. Called with the guard held. Always inlined, so that the walk starts at the
+ * shim's own frame: tp_unwind from its caller; the realloc shim's frame above do_realloc is
+ * dropped by tp_site_find. */
 static inline __attribute__((always_inline)) void note_alloc(void *p, size_t n, void *ra,
                                                              uint64_t ns)
 {
     void *raw[TP_MAX_STACK + TP_STACK_ROOM];
     int want = tp_sites_want();
     int got = 0;
-    if (want > 0) {
-        /* tp_unwind has no frame of ours to skip but the realloc shim's: one more than the depth */
+    if (want > 0) /* tp_unwind has no frame of ours to skip but the realloc shim's */
         got = tp_unwind(raw, want - TP_STACK_ROOM + 1, __builtin_return_address(0),
                         __builtin_frame_address(0));
-    } else if (tp_unlikely(want < 0)) {
-        /* the sampled mode (tp_hs_steer_walk): asked here, not first, so that the exact mode's
-         * path has no instruction more for it */
-        note_sampled(p, n, ra, ns);
-        return;
-    }
     if (ns) /* not every call is timed (CLOCK_EVERY) */
         tp_heap_add_alloc_ns(ns);
     /* The op that allocates is charged here, not by heap.c: the accounting knows nothing of ops.
@@ -162,96 +123,9 @@ static inline __attribute__((always_inline)) void *finish_alloc(void *p, size_t 
     return p;
 }
 
-/* ---- the sampled mode's own paths for malloc and free (track/heap_fast.h) ----
- *
- * A call not sampled is not timed: the sampled calls are, and each one's time stands for 1/p(n)
- * calls' (the same estimator as the bytes', heapsample.h). errno is left to the real call: no
- * part of the path for a block not sampled can set it. */
-
-/* An allocation that crosses this thread's countdown, or the thread's first. */
-static __attribute__((noinline)) void *malloc_hs_slow(size_t n, void *ra)
-{
-    tp_guard = 1;
-    int take = tp_hs_take(n);
-    uint64_t t0 = take ? tp_ticks() : 0;
-    void *p = real_malloc(n);
-    uint64_t ticks = take ? tp_ticks() - t0 : 0;
-    int e = errno;
-    if (take)
-        tp_heap_add_alloc_ns(weigh_hs(ticks, n));
-    if (p)
-        note_hs(p, n, ra, take);
-    else
-        tp_heap_failed(0);
-    tp_guard = 0;
-    errno = e;
-    after_hook();
-    return p;
-}
-
-/* The malloc shim jumps here before it sets up any frame: this path's is its own. A thread's
- * first allocation always takes the slow path, its countdown starting at 0: that is where the
- * thread is counted (tp_heap_hs_count), even when a free gave it its row first. */
-static __attribute__((noinline)) void *malloc_hs(size_t n, void *ra)
-{
-    struct tp_hs_row *r = tp_hs_me;
-    int64_t left = tp_hs_left - (int64_t)n;
-    if (tp_unlikely(left <= 0) || tp_unlikely(!r))
-        return malloc_hs_slow(n, ra);
-    tp_hs_left = left;
-    tp_hs_fast_count(r, n);
-    tp_guard = 1;
-    void *p = real_malloc(n);
-    if (tp_likely(p != NULL)) {
-        tp_hs_fast_live(tp_hs_chunk_usable(p));
-        if (tp_ops_first_ns() != 0)
-            tp_ops_on_alloc(n);
-    } else {
-        tp_hs_fast_uncount(tp_hs_me, n);
-        tp_heap_failed(0);
-    }
-    tp_guard = 0;
-    after_hook();
-    return p;
-}
-
-/* A free with no row of this thread's, or of a block that may be sampled. */
-static __attribute__((noinline)) void free_hs_slow(void *p)
-{
-    int e = errno;
-    tp_guard = 1;
-    int64_t n = tp_heap_hs_free_slow(p);
-    if (n >= 0) {
-        uint64_t t0 = tp_ticks();
-        real_free(p);
-        tp_heap_add_alloc_ns(weigh_hs(tp_ticks() - t0, (uint64_t)n));
-    } else {
-        real_free(p);
-    }
-    tp_guard = 0;
-    errno = e;
-    after_hook();
-}
-
-static __attribute__((noinline)) void free_hs(void *p)
-{
-    struct tp_hs_row *r = tp_hs_me;
-    if (tp_unlikely(!r) || tp_unlikely(tp_hs_maybe(p))) {
-        free_hs_slow(p);
-        return;
-    }
-    tp_guard = 1;
-    /* counted before the real free: afterwards the block may be another thread's */
-    tp_hs_fast_free(r, tp_hs_chunk_usable(p));
-    real_free(p);
-    tp_guard = 0;
-    after_hook();
-}
-
-/* The general malloc and free (the exact mode; the sampled mode over another allocator than
- * glibc's) are functions of their own too: each shim tests what forwards untouched and jumps to
- * its path, so that no path's frame is paid by the calls that forward or take another. */
-static __attribute__((noinline)) void *malloc_exact(size_t n, void *ra)
+/* The recording malloc and free are functions of their own: each shim tests what forwards
+ * untouched and jumps to its path, so that no path's frame is paid by the calls that forward. */
+static __attribute__((noinline)) void *malloc_record(size_t n, void *ra)
 {
     uint64_t elapsed;
     void *p;
@@ -260,7 +134,7 @@ static __attribute__((noinline)) void *malloc_exact(size_t n, void *ra)
     return finish_alloc(p, n, ra, elapsed);
 }
 
-/* Nothing to ask but the mode: this is not tprof's own call and tprof is recording, which means
+/* Nothing to ask but the state: this is not tprof's own call and tprof is recording, which means
  * that the real functions are known (tp_init). Two loads; the shims that jump on it need no
  * frame. */
 static inline int plain_recording(void)
@@ -276,16 +150,13 @@ static __attribute__((noinline)) void *malloc_other(size_t n, void *ra)
         return boot_alloc(n, 16);
     if (!recording())
         return real_malloc(n);
-    return tp_hs_fast ? malloc_hs(n, ra) : malloc_exact(n, ra);
+    return malloc_record(n, ra);
 }
 
 TP_EXPORT TP_NOINSTR TP_DISPATCH void *malloc(size_t n)
 {
-    if (plain_recording()) {
-        if (tp_hs_fast)
-            return malloc_hs(n, __builtin_return_address(0));
-        return malloc_exact(n, __builtin_return_address(0));
-    }
+    if (plain_recording())
+        return malloc_record(n, __builtin_return_address(0));
     return malloc_other(n, __builtin_return_address(0));
 }
 
@@ -309,7 +180,7 @@ TP_EXPORT TP_NOINSTR void *calloc(size_t n, size_t m)
     return finish_alloc(p, bytes, ra, elapsed);
 }
 
-static __attribute__((noinline)) void free_exact(void *p)
+static __attribute__((noinline)) void free_record(void *p)
 {
     int e = errno;
     tp_guard = 1;
@@ -340,10 +211,7 @@ static __attribute__((noinline)) void free_other(void *p)
         real_free(p);
         return;
     }
-    if (tp_hs_fast)
-        free_hs(p);
-    else
-        free_exact(p);
+    free_record(p);
 }
 
 TP_EXPORT TP_NOINSTR TP_DISPATCH void free(void *p)
@@ -353,10 +221,7 @@ TP_EXPORT TP_NOINSTR TP_DISPATCH void free(void *p)
     if (tp_unlikely(tp_boot_owns(p)))
         return; /* the bootstrap arena's: never given back */
     if (plain_recording()) {
-        if (tp_hs_fast)
-            free_hs(p);
-        else
-            free_exact(p);
+        free_record(p);
         return;
     }
     free_other(p);
@@ -365,8 +230,6 @@ TP_EXPORT TP_NOINSTR TP_DISPATCH void free(void *p)
 /* realloc: realloc(NULL, n) is malloc; glibc's realloc(p, 0) frees p and returns NULL; a
  * failure leaves p alive. The old record is taken out before the real call (the block may move
  * and its address be reused by another thread) and put back if p survives. */
-static void *do_realloc_hs(void *p, size_t n, void *ra, int is_array, size_t cnt, size_t sz);
-
 static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, size_t sz)
 {
     uint64_t elapsed;
@@ -374,8 +237,6 @@ static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, s
     struct tp_blk old;
     int known;
 
-    if (tp_unlikely(tp_hs_on()))
-        return do_realloc_hs(p, n, ra, is_array, cnt, sz);
     tp_guard = 1;
     known = tp_heap_take(p, &old);
     size_t moved = known && old.size > n ? old.size : n; /* what a copy may move */
@@ -397,41 +258,6 @@ static void *do_realloc(void *p, size_t n, void *ra, int is_array, size_t cnt, s
         else
             tp_heap_unknown_free();
         tp_heap_add_alloc_ns(elapsed);
-    } else {
-        if (known)
-            tp_heap_restore(p, &old);
-        tp_heap_failed(elapsed);
-    }
-    tp_guard = 0;
-    errno = e;
-    after_hook();
-    return q;
-}
-
-/* do_realloc in the sampled mode: the old block's usable size is read before the real call
- * (after it, p may belong to another thread); its record, if it was sampled, is taken out. The
- * new block is sampled or not on its own, like any allocation. */
-static void *do_realloc_hs(void *p, size_t n, void *ra, int is_array, size_t cnt, size_t sz)
-{
-    uint64_t elapsed;
-    void *q;
-    struct tp_blk old;
-
-    tp_guard = 1;
-    size_t u = tp_hs_usable(p, 0);
-    int known = tp_heap_take(p, &old);
-    size_t moved = u > n ? u : n; /* what a copy may move */
-    if (is_array)
-        TIMED(real_reallocarray(p, cnt, sz), q, moved);
-    else
-        TIMED(real_realloc(p, n), q, moved);
-    int e = errno;
-    if (q || n == 0) {
-        tp_heap_hs_release(known ? &old : NULL, u);
-        if (q)
-            note_alloc(q, n, ra, elapsed);
-        else
-            tp_heap_add_alloc_ns(elapsed);
     } else {
         if (known)
             tp_heap_restore(p, &old);

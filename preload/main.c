@@ -24,7 +24,6 @@
 #include "common/errout.h"
 #include "track/dwlib.h"
 #include "track/heap.h"
-#include "track/heapsample.h"
 #include "track/modmap.h"
 #include "track/ops.h"
 #include "track/optree.h"
@@ -43,13 +42,11 @@
  * above them. */
 static void heap_init(void)
 {
-    tp_hs_init(tp_cfg.sample_bytes, tp_cfg.sample_seed);
     tp_heap_init(tp_ops_current, tp_warn);
 }
 static void sites_init(void)
 {
     tp_sites_init(tp_cfg.stack, tp_cfg.max_sites, tp_cfg.memory_budget, tp_warn);
-    tp_hs_steer_walk();
 }
 
 /* The CPU-time sampler installs SIGPROF's action with the real sigaction: ours would take it

@@ -150,7 +150,7 @@ static void leak_story(const struct tp_memory *m, struct tp_buf *t)
     char a[32];
     struct tp_leak_split ls;
     tp_leak_split(m, &ls);
-    /* TPROF_SAMPLE: the split comes from the sites, which are estimates */
+    /* a report of the sampled heap: the split comes from the sites, which are estimates */
     const char *est = m->sampling.mean_bytes ? " (estimated from samples): about" : ":";
     if (ls.program_bytes)
         tp_buf_printf(t, " At exit, program%s %s in %llu block%s leaked", est,

@@ -1,12 +1,13 @@
-/* The sampled heap mode's part of the report model (TPROF_SAMPLE, track/heapsample.h): what a
- * site's estimates are made of and how far they may be off, and how the samples were drawn. */
+/* The sampled heap's part of the report model: what a site's estimates are made of and how far
+ * they may be off, and how the samples were drawn. tprof no longer records the heap that way
+ * (TPROF_SAMPLE is ignored), but the reports it wrote then still read, render and merge. */
 #ifndef TPROF_ESTIMATE_H
 #define TPROF_ESTIMATE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* TPROF_SAMPLE: a site's figures are estimates from its sampled allocations. */
+/* A site's figures are estimates from its sampled allocations. */
 struct tp_estimate {
     uint64_t samples;      /* sampled allocations, 0: the figures are exact */
     double error_pct;      /* allocs and bytes: +- this % at 95% */
@@ -14,7 +15,7 @@ struct tp_estimate {
 };
 
 struct tp_sampling {
-    uint64_t mean_bytes; /* TPROF_SAMPLE, 0: every block recorded */
+    uint64_t mean_bytes; /* 0: every block recorded */
     uint64_t seed, samples;
 };
 

@@ -150,11 +150,11 @@
 /* struct tp_step_point (an element of the steps' "series") */
 #define TP_STEP_POINT_FIELDS(X) X(U64, index, 0) X(U64, end_ns, 0) X(U64, ns, 0)
 
-/* struct tp_estimate (a site's "estimate", written only by the sampled mode) */
+/* struct tp_estimate (a site's "estimate", only in reports of the sampled heap, read back) */
 #define TP_ESTIMATE_FIELDS(X) \
     X(U64, samples, 0) X(DBL, error_pct, 0) X(DBL, live_error_pct, 0)
 
-/* struct tp_sampling (memory's "sampling", written only by the sampled mode) */
+/* struct tp_sampling (memory's "sampling", only in reports of the sampled heap, read back) */
 #define TP_SAMPLING_FIELDS(X) X(U64, mean_bytes, 0) X(U64, seed, 0) X(U64, samples, 0)
 
 /* clang-format on */

@@ -110,7 +110,7 @@ static void heap_chart(struct tp_text_ctx *c, const struct tp_memory *m)
     tp_text_heap_chart(m, c->r->program.wall_ns, 8, 72 + (c->extra > 0 ? 0 : c->extra), c->b);
 }
 
-/* TPROF_SAMPLE: which figures are exact and which are estimates. */
+/* A report of the sampled heap: which figures are exact and which are estimates. */
 static void sampling_line(struct tp_text_ctx *c, const struct tp_memory *m)
 {
     char a[32], n[32];

@@ -8,8 +8,7 @@
 # timed call that was not preempted took at least 5 us, and far fewer than half the timed calls
 # are preempted), and at most 1.5 C + (W - C) / 4: the timed calls' waits count once, which
 # adds (W - C) / 16 on average; counted 16 times, as before, they added W - C (here about as
-# much as C), and the figure was W. The method is in the JSON; the text marks the figure. The
-# sampled mode (TPROF_SAMPLE) is held to the same bounds.
+# much as C), and the figure was W. The method is in the JSON; the text marks the figure.
 . "$TS/lib.sh"
 pin=
 if command -v taskset > /dev/null; then
@@ -34,22 +33,6 @@ grep -q '^time inside the allocator: ~[0-9.]* [mun]*s ([0-9.]*%)$' "$WORK/r.txt"
   fail "text line: $(grep 'inside the allocator' "$WORK/r.txt")"
 grep -q ' requested in all, ~[0-9.]* [mun]*s inside the allocator$' "$WORK/r.txt" ||
   fail "memory line: $(grep 'requested in all' "$WORK/r.txt")"
-
-# The sampled mode (TPROF_SAMPLE=4k: about one block in 80 of these is sampled, and its calls
-# timed and weighted as its bytes): the same bounds, the lower one at a third (an estimate from
-# some 500 sampled blocks rather than 2,500 timed calls).
-out=$(TPSLOW_NS=5000 TPSLOW_FILE="$WORK/slow" TPROF_SAMPLE=4k TPROF_SAMPLE_SEED=7 TPROF_OUTPUT=none \
-  TPROF_JSON="$WORK/s.json" $pin env LD_PRELOAD="$TPROF_SO:$TB/victims/libtpslowalloc.so" \
-  "$TB/victims/v_allocspin" 20000 2) || fail "victim failed (sampled): $?"
-[ "$out" = "ok" ] || fail "stdout changed: $out"
-calls=$(sed -n 's/^calls //p' "$WORK/slow")
-wall=$(sed -n 's/^wall_ns //p' "$WORK/slow")
-cpu=$(sed -n 's/^cpu_ns //p' "$WORK/slow")
-echo "shim (sampled): $calls calls, wall $wall ns, cpu $cpu ns"
-jcheck "$WORK/s.json" \
-  "m['alloc_ns'] >= $calls * 5000 // 3" \
-  "m['alloc_ns'] <= 1.5 * $cpu + ($wall - $cpu) / 4" \
-  "m['alloc_ns_method'] == 'sampled blocks timed, each weighted as its bytes; a call of 2^17 ticks or more counted once'"
 
 # A thread alive at the report, blocked after 100 pairs of 64 KiB blocks (each call timed, 5 us
 # of CPU each through the shim): its share reaches the figure but for its last batch, under 2^18

@@ -319,13 +319,13 @@ START_TEST(test_recent_stacks)
     tp_sites_init(4, 1024, 0, NULL);
     static const uintptr_t s1[] = {0x7000, 0x7100}, s2[] = {0x7000, 0x7200},
                            s3[] = {0x7000, 0x7100, 0x7300};
-    void *r1[] = {(void *)s1[0], (void *)s1[1], NULL};
-    void *r2[] = {(void *)s2[0], (void *)s2[1], NULL};
-    void *r3[] = {(void *)s3[0], (void *)s3[1], (void *)s3[2], NULL};
+    void *r1[] = {(void *)s1[0], (void *)s1[1]};
+    void *r2[] = {(void *)s2[0], (void *)s2[1]};
+    void *r3[] = {(void *)s3[0], (void *)s3[1], (void *)s3[2]};
     for (int i = 0; i < 300; i += 3) {
-        tp_heap_alloc(P(i), 10, NULL, r1, 3);
-        tp_heap_alloc(P(i + 1), 20, NULL, r2, 3);
-        tp_heap_alloc(P(i + 2), 30, NULL, r3, 4);
+        tp_heap_alloc(P(i), 10, NULL, r1, 2);
+        tp_heap_alloc(P(i + 1), 20, NULL, r2, 2);
+        tp_heap_alloc(P(i + 2), 30, NULL, r3, 3);
     }
     struct tp_site_sum *a = site_of_stack(s1, 2), *b = site_of_stack(s2, 2),
                        *c = site_of_stack(s3, 3);
@@ -366,8 +366,8 @@ static void *grower(void *arg)
     uintptr_t t = (uintptr_t)arg;
     for (uintptr_t k = 0; k < GROW_STACKS; k++) {
         uintptr_t i = (k + t * (GROW_STACKS / THREADS)) % GROW_STACKS;
-        void *raw[] = {(void *)GROW_FRAME0(i), (void *)GROW_FRAME1(i), NULL};
-        tp_heap_alloc(P(0x1000000 + i * THREADS + t), i % 100 + 1, NULL, raw, 3);
+        void *raw[] = {(void *)GROW_FRAME0(i), (void *)GROW_FRAME1(i)};
+        tp_heap_alloc(P(0x1000000 + i * THREADS + t), i % 100 + 1, NULL, raw, 2);
     }
     return NULL;
 }

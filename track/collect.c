@@ -15,7 +15,6 @@
 #include "common/clock.h"
 #include "track/cpu.h"
 #include "track/heap.h"
-#include "track/heapsample.h"
 #include "track/runtime.h"
 #include "track/ops.h"
 #include "track/ops_collect.h"
@@ -221,38 +220,6 @@ static void cache_frames(uint32_t id, const struct tp_site *s)
     fcache[id].set = fcache[id].frames != NULL;
 }
 
-/* The sampled mode: a site's counts are estimates (its bytes already are: heap.c records the
- * bytes each sample stands for), with their error. */
-static void site_estimate(struct tp_site *o, uint32_t id)
-{
-    struct tp_hs_site h;
-    if (!tp_hs_site_get(id, &h))
-        return;
-    o->allocs = (uint64_t)(h.allocs + 0.5);
-    o->frees = (uint64_t)(h.frees + 0.5);
-    o->live_at_exit_allocs = o->allocs >= o->frees ? o->allocs - o->frees : 0;
-    o->est.samples = h.samples;
-    o->est.error_pct = tp_hs_error_pct((double)o->bytes, h.var_bytes);
-    o->est.live_error_pct = tp_hs_error_pct((double)o->live_at_exit_bytes, h.live_var);
-}
-
-/* The sampled mode: the global counts are the exact ones kept per thread, not the sums of the
- * sites' estimates; live bytes below 0 (blocks from before tprof started freed) are 0. */
-static void sampled_totals(struct tp_memory *m, struct tp_heap_totals *t)
-{
-    struct tp_hs_totals h;
-    tp_hs_totals(&h);
-    m->allocs = h.allocs;
-    m->frees = h.frees;
-    m->bytes_allocated = h.bytes;
-    m->live_at_exit_allocs = h.allocs >= h.frees ? h.allocs - h.frees : 0;
-    m->sampling.mean_bytes = tp_hs_mean;
-    m->sampling.seed = tp_hs_seed();
-    m->sampling.samples = h.samples;
-    if ((int64_t)t->live < 0)
-        t->live = 0;
-}
-
 /* Every site that saw an allocation or holds bytes, into an array (k of them), their sums into
  * m. A site's record number waits in nframes until its frames are symbolised. */
 static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_totals *t, size_t *nk)
@@ -278,8 +245,6 @@ static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_to
         m->frees += o->frees;
         m->bytes_allocated += o->bytes;
         m->live_at_exit_allocs += o->live_at_exit_allocs;
-        if (tp_hs_on())
-            site_estimate(o, i);
         o->nframes = i; /* the record number, until the frames are symbolised */
         k++;
     }
@@ -520,8 +485,6 @@ static void collect_memory(struct tp_report *r)
     tp_heap_totals(&t);
     size_t k = 0;
     struct tp_site *all = gather_sites(&r->memory, &t, &k);
-    if (tp_hs_on())
-        sampled_totals(&r->memory, &t);
     memory_totals(r, &t);
     keep_sites(r, all, k);
 }

@@ -10,7 +10,10 @@
  * Cost (bench/RESULTS.md): every locked instruction on a line that another core also writes costs
  * a cache-line transfer, so the hot path writes as few shared lines as exactness allows: the
  * global live/peak line, the site's live line, and the table's slots. Counts that need no exact
- * order (a site's allocations, frees and bytes; the table's occupancy) are kept per thread. */
+ * order (a site's allocations, frees and bytes; the table's occupancy) are kept per thread. The
+ * global live bytes keep one locked add per call: the peak is the largest value they take in one
+ * order of the calls that agrees with the program's own synchronisation, which the modification
+ * order of one counter gives and counts kept per thread do not (bench/RESULTS.md). */
 #include "track/heap.h"
 
 #include <errno.h>
@@ -19,13 +22,135 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "track/heap_state.h"
-#include "track/heapsample.h"
 #include "track/livetable.h"
 #include "track/rawalloc.h"
 #include "track/runtime.h"
 #include "track/threads.h"
 #include "track/sites.h"
+
+/* Whether blocks are recorded: 0 until the table is mapped, and when it cannot be. */
+static _Atomic int tracking;
+/* Set once at init, before any allocation is recorded. */
+static int (*op_now_fn)(void);
+
+/* Written on every allocation and free, by every thread: on a line of their own (the type's
+ * alignment pads it to the whole line, so no other variable is placed after it), so a call moves
+ * one line between cores for them, not three.
+ *
+ * Persistent and transient, of the peak, by lifetime: a block live at the peak is transient if it
+ * is freed before the unit it belongs to ends (tp_heap_unit_end(); the unit running when it was
+ * allocated, or the next one). Whether it will be is not known at the peak, so every block
+ * carries a tag (livetable.h: 16 bits), and the tags of the peak's unit up to the peak are a
+ * range [peak_lo, peak_hi]: `tag` moves on when a unit that used it ends, and when a block is
+ * allocated after a peak that was made with it. Frees of blocks in the range while the peak's
+ * unit lasts add up to the transient part; a new peak starts again. Exact while the tags of one
+ * unit do not wrap (65,536 units, or peaks each followed by a smaller allocation, between a block
+ * being allocated and its free in the peak's unit) and for one thread; with several, a free on
+ * one thread racing a unit's end on another may fall on either side. */
+struct __attribute__((aligned(64))) heap_hot {
+    _Atomic uint64_t live, peak, pseq;
+    _Atomic uint64_t tag;              /* the tag new blocks get */
+    _Atomic uint64_t peak_lo, peak_hi; /* the tags of the peak's unit up to the peak */
+    _Atomic uint64_t freed;            /* of the peak, freed in its unit so far */
+    _Atomic int open;                  /* the peak's unit has not ended: its frees count */
+    _Atomic int tag_state;             /* who got `tag`: TAG_NONE, TAG_PEAK, TAG_USED */
+};
+static struct heap_hot hg;
+
+/* No block got the tag yet; the last block that got it made a peak; blocks got it, the last one
+ * not making a peak. One load on an allocation (TAG_USED, mostly) says whether to do more. */
+enum { TAG_NONE, TAG_PEAK, TAG_USED };
+
+/* Written at a new peak and at a unit's end only. */
+struct __attribute__((aligned(64))) heap_peakinfo {
+    _Atomic uint64_t peak_ns;
+    _Atomic uint64_t unit_lo; /* the first tag of the unit running (or next to run) */
+    _Atomic int peak_op;
+    _Atomic int ended; /* the peak's unit has ended: `freed` is final */
+};
+static struct heap_peakinfo hgp = {.peak_op = -1};
+
+#define TAG_MASK ((1u << TP_LIVE_TAG_BITS) - 1)
+
+static _Atomic uint64_t dropped; /* blocks the live-block table had no room for */
+static TP_TLS int thread_seen;
+
+static inline void max_store(_Atomic uint64_t *a, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+    while (v > cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
+/* Bring a site's at-peak figure up to date: `before` is its live bytes before the change just
+ * made. The change comes first and this after, and the global line is likewise written before it
+ * is read: a line that other cores write is then fetched once, for writing, instead of once to
+ * read and again to write. */
+static inline void site_sync(struct tp_site_rec *s, uint64_t pseq, uint64_t before)
+{
+    if (atomic_load_explicit(&s->seen_pseq, memory_order_relaxed) != pseq) {
+        atomic_store_explicit(&s->at_peak, before, memory_order_relaxed);
+        atomic_store_explicit(&s->seen_pseq, pseq, memory_order_relaxed);
+    }
+}
+
+/* A new global peak, made by a block tagged `tag`: its sequence number, time, op, and the range
+ * of tags whose frees make its transient part. */
+static inline uint64_t new_peak(uint64_t tag)
+{
+    uint64_t pseq = atomic_fetch_add_explicit(&hg.pseq, 1, memory_order_relaxed) + 1;
+    atomic_store_explicit(&hgp.peak_ns, tp_now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&hgp.peak_op, op_now_fn ? op_now_fn() : -1, memory_order_relaxed);
+    atomic_store_explicit(&hg.peak_lo, atomic_load_explicit(&hgp.unit_lo, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&hg.peak_hi, tag, memory_order_relaxed);
+    atomic_store_explicit(&hg.freed, 0, memory_order_relaxed);
+    atomic_store_explicit(&hg.open, 1, memory_order_relaxed);
+    atomic_store_explicit(&hgp.ended, 0, memory_order_relaxed);
+    atomic_store_explicit(&hg.tag_state, TAG_PEAK, memory_order_relaxed);
+    return pseq;
+}
+
+/* Is a block tagged t, freed now, part of the peak that its unit frees? */
+static inline int in_peak_unit(uint32_t t)
+{
+    uint64_t lo = atomic_load_explicit(&hg.peak_lo, memory_order_relaxed);
+    uint64_t hi = atomic_load_explicit(&hg.peak_hi, memory_order_relaxed);
+    return ((t - lo) & TAG_MASK) <= ((hi - lo) & TAG_MASK);
+}
+
+/* Threads that ever recorded an allocation; the key whose destructor flushes what an exiting
+ * thread kept to itself (made by tp_heap_init when it can be). */
+static _Atomic uint64_t threads_n;
+static pthread_key_t exit_key;
+static int have_exit_key;
+
+/* A thread's first recorded allocation: count it, and have its exit flush what it keeps. */
+static __attribute__((noinline, cold)) void thread_first(void)
+{
+    thread_seen = 1;
+    atomic_fetch_add(&threads_n, 1);
+    tp_thread_note();
+    if (have_exit_key)
+        pthread_setspecific(exit_key, (void *)1);
+}
+
+/* The first block since the tag's state was other than TAG_USED, not making a peak. If the tag
+ * was last given to a peak's block, this block must not pass for one live at that peak: the tag
+ * moves on (once per peak, not per allocation). */
+static __attribute__((noinline)) uint64_t tag_first_use(uint64_t tag, int state)
+{
+    if (state == TAG_PEAK) {
+        uint64_t now = tag;
+        if (atomic_compare_exchange_strong_explicit(&hg.tag, &now, tag + 1, memory_order_relaxed,
+                                                    memory_order_relaxed))
+            now = tag + 1;
+        tag = now; /* else moved by another thread: the value it has now */
+    }
+    atomic_store_explicit(&hg.tag_state, TAG_USED, memory_order_relaxed);
+    return tag;
+}
 
 static _Atomic uint64_t g_unknown_frees __attribute__((aligned(64)));
 static _Atomic uint64_t g_failed, g_alloc_ns;
@@ -59,63 +184,61 @@ static void thread_exit(void *arg)
 void tp_heap_init(int (*op_now)(void), void (*warn)(const char *fmt, ...))
 {
     int saved = errno;
-    tp_heap_op_now = op_now;
+    op_now_fn = op_now;
     if (tp_live_init(warn) < 0) {
         if (warn)
             warn("cannot map the heap table; heap accounting is off");
     } else {
-        tp_heap_have_exit_key = pthread_key_create(&tp_heap_exit_key, thread_exit) == 0;
-        atomic_store(&tp_heap_mode, tp_hs_on() ? TRACK_SAMPLED : TRACK_EXACT);
-        if (tp_hs_on())
-            tp_heap_hs_setup();
+        have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
+        atomic_store(&tracking, 1);
     }
     errno = saved;
 }
 
 int tp_heap_tracking(void)
 {
-    return atomic_load_explicit(&tp_heap_mode, memory_order_relaxed);
+    return atomic_load_explicit(&tracking, memory_order_relaxed);
 }
 
 int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got)
 {
-    if (!atomic_load_explicit(&tp_heap_mode, memory_order_relaxed))
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return 0;
-    if (tp_unlikely(!tp_heap_thread_seen))
-        tp_heap_thread_first();
+    if (tp_unlikely(!thread_seen))
+        thread_first();
     uint32_t site = tp_site_find(raw, got, ra);
     /* Counted before the block is recorded: its tag depends on whether it makes a peak. */
-    uint64_t live = atomic_fetch_add_explicit(&tp_hg.live, n, memory_order_relaxed) + n;
-    uint64_t peak = atomic_load_explicit(&tp_hg.peak, memory_order_relaxed);
+    uint64_t live = atomic_fetch_add_explicit(&hg.live, n, memory_order_relaxed) + n;
+    uint64_t peak = atomic_load_explicit(&hg.peak, memory_order_relaxed);
     int is_peak = 0;
     while (live > peak) {
-        if (atomic_compare_exchange_weak_explicit(&tp_hg.peak, &peak, live, memory_order_relaxed,
+        if (atomic_compare_exchange_weak_explicit(&hg.peak, &peak, live, memory_order_relaxed,
                                                   memory_order_relaxed)) {
             is_peak = 1;
             break;
         }
     }
-    uint64_t tag = atomic_load_explicit(&tp_hg.tag, memory_order_relaxed);
+    uint64_t tag = atomic_load_explicit(&hg.tag, memory_order_relaxed);
     uint64_t pseq;
     if (is_peak) {
-        pseq = tp_heap_new_peak(tag);
+        pseq = new_peak(tag);
     } else {
-        pseq = atomic_load_explicit(&tp_hg.pseq, memory_order_relaxed);
-        int state = atomic_load_explicit(&tp_hg.tag_state, memory_order_relaxed);
+        pseq = atomic_load_explicit(&hg.pseq, memory_order_relaxed);
+        int state = atomic_load_explicit(&hg.tag_state, memory_order_relaxed);
         if (tp_unlikely(state != TAG_USED))
-            tag = tp_heap_tag_first_use(tag, state);
+            tag = tag_first_use(tag, state);
     }
     struct tp_blk b = {n, site, (uint32_t)tag}; /* the table keeps the low bits */
     if (tp_live_insert(p, b) < 0) {
-        atomic_fetch_sub_explicit(&tp_hg.live, n, memory_order_relaxed);
-        atomic_fetch_add(&tp_heap_dropped, 1);
+        atomic_fetch_sub_explicit(&hg.live, n, memory_order_relaxed);
+        atomic_fetch_add(&dropped, 1);
         return 0;
     }
 
     struct tp_site_rec *s = tp_site_hot(site);
     uint64_t slive = atomic_fetch_add_explicit(&s->live, n, memory_order_relaxed) + n;
-    tp_heap_site_sync(s, pseq, slive - n);
-    tp_heap_max_store(&s->peak_live, slive);
+    site_sync(s, pseq, slive - n);
+    max_store(&s->peak_live, slive);
     if (is_peak)
         atomic_store_explicit(&s->at_peak, slive, memory_order_relaxed);
     tp_site_count_alloc(site, n);
@@ -125,14 +248,13 @@ int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got)
 /* The accounting half of a free, for a block already taken out of the table. */
 static inline __attribute__((always_inline)) void account_free(const struct tp_blk *b)
 {
-    atomic_fetch_sub_explicit(&tp_hg.live, b->size, memory_order_relaxed);
-    if (tp_unlikely(atomic_load_explicit(&tp_hg.open, memory_order_relaxed)) &&
-        tp_heap_in_peak_unit(b->tag))
-        atomic_fetch_add_explicit(&tp_hg.freed, b->size, memory_order_relaxed);
-    uint64_t pseq = atomic_load_explicit(&tp_hg.pseq, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&hg.live, b->size, memory_order_relaxed);
+    if (tp_unlikely(atomic_load_explicit(&hg.open, memory_order_relaxed)) && in_peak_unit(b->tag))
+        atomic_fetch_add_explicit(&hg.freed, b->size, memory_order_relaxed);
+    uint64_t pseq = atomic_load_explicit(&hg.pseq, memory_order_relaxed);
     struct tp_site_rec *s = tp_site_hot(b->site);
     uint64_t before = atomic_fetch_sub_explicit(&s->live, b->size, memory_order_relaxed);
-    tp_heap_site_sync(s, pseq, before);
+    site_sync(s, pseq, before);
     tp_site_count_free(b->site);
 }
 
@@ -154,15 +276,11 @@ void tp_heap_add_alloc_ns(uint64_t ns)
 
 int tp_heap_take(void *p, struct tp_blk *out)
 {
-    if (!atomic_load_explicit(&tp_heap_mode, memory_order_relaxed))
-        return 0;
-    if (tp_hs_on() && !tp_hs_maybe(p))
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return 0;
     struct tp_blk b = tp_live_remove(p);
     if (b.site == TP_LIVE_NONE)
         return 0; /* *out left as it was */
-    if (tp_hs_on())
-        tp_hs_filter_del(p);
     *out = b;
     return 1;
 }
@@ -176,59 +294,56 @@ void tp_heap_release(const struct tp_blk *b, void *p)
 void tp_heap_restore(void *p, const struct tp_blk *b)
 {
     if (tp_live_insert(p, *b) < 0)
-        atomic_fetch_add(&tp_heap_dropped, 1);
-    else if (tp_hs_on())
-        tp_hs_filter_add(p);
+        atomic_fetch_add(&dropped, 1);
 }
 
 static _Atomic uint64_t live_at_unit_end;
 
 void tp_heap_unit_end(void)
 {
-    atomic_store_explicit(&live_at_unit_end,
-                          atomic_load_explicit(&tp_hg.live, memory_order_relaxed),
+    atomic_store_explicit(&live_at_unit_end, atomic_load_explicit(&hg.live, memory_order_relaxed),
                           memory_order_relaxed);
-    if (atomic_load_explicit(&tp_hg.tag_state, memory_order_relaxed) != TAG_NONE) {
-        atomic_store_explicit(&tp_hg.tag_state, TAG_NONE, memory_order_relaxed);
-        uint64_t t = atomic_fetch_add_explicit(&tp_hg.tag, 1, memory_order_relaxed) + 1;
-        atomic_store_explicit(&tp_hgp.unit_lo, t, memory_order_relaxed);
+    if (atomic_load_explicit(&hg.tag_state, memory_order_relaxed) != TAG_NONE) {
+        atomic_store_explicit(&hg.tag_state, TAG_NONE, memory_order_relaxed);
+        uint64_t t = atomic_fetch_add_explicit(&hg.tag, 1, memory_order_relaxed) + 1;
+        atomic_store_explicit(&hgp.unit_lo, t, memory_order_relaxed);
     }
-    if (atomic_load_explicit(&tp_hg.open, memory_order_relaxed)) {
-        atomic_store_explicit(&tp_hg.open, 0, memory_order_relaxed);
-        atomic_store_explicit(&tp_hgp.ended, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&hg.open, memory_order_relaxed)) {
+        atomic_store_explicit(&hg.open, 0, memory_order_relaxed);
+        atomic_store_explicit(&hgp.ended, 1, memory_order_relaxed);
     }
 }
 
 uint64_t tp_heap_live(uint64_t *floor)
 {
     *floor = atomic_load_explicit(&live_at_unit_end, memory_order_relaxed);
-    return atomic_load_explicit(&tp_hg.live, memory_order_relaxed);
+    return atomic_load_explicit(&hg.live, memory_order_relaxed);
 }
 
 void tp_heap_totals(struct tp_heap_totals *t)
 {
     memset(t, 0, sizeof *t);
-    t->live = atomic_load(&tp_hg.live);
-    t->peak = atomic_load(&tp_hg.peak);
-    t->peak_ns = atomic_load(&tp_hgp.peak_ns);
-    t->pseq = atomic_load(&tp_hg.pseq);
-    t->peak_op = atomic_load(&tp_hgp.peak_op);
+    t->live = atomic_load(&hg.live);
+    t->peak = atomic_load(&hg.peak);
+    t->peak_ns = atomic_load(&hgp.peak_ns);
+    t->pseq = atomic_load(&hg.pseq);
+    t->peak_op = atomic_load(&hgp.peak_op);
     t->unknown_frees = atomic_load(&g_unknown_frees);
     t->failed_allocs = atomic_load(&g_failed);
     /* Accumulated in ticks; this thread's unflushed share and the exited threads' are added,
      * other live threads' (under 2^18 ticks each) are not. */
     t->alloc_ns = tp_ticks_to_ns(atomic_load(&g_alloc_ns) + local_alloc_ticks);
-    t->dropped = atomic_load(&tp_heap_dropped);
+    t->dropped = atomic_load(&dropped);
     t->live_at_unit_end = atomic_load(&live_at_unit_end);
-    if (atomic_load(&tp_hgp.ended)) {
-        uint64_t f = atomic_load(&tp_hg.freed);
+    if (atomic_load(&hgp.ended)) {
+        uint64_t f = atomic_load(&hg.freed);
         t->transient_at_peak = f < t->peak ? f : t->peak;
     }
 }
 
 uint64_t tp_heap_threads(void)
 {
-    return atomic_load(&tp_heap_threads_n);
+    return atomic_load(&threads_n);
 }
 
 /* Across fork the tables' growth locks are held, so that a child never starts with a generation
@@ -250,23 +365,22 @@ void tp_heap_fork_child(void)
     /* Only this thread exists now: plain stores are safe. The inherited blocks stay live;
      * everything counted restarts. */
     tp_live_fork_child();
-    uint64_t live = atomic_load(&tp_hg.live);
-    atomic_store(&tp_hg.peak, live);
-    atomic_store(&tp_hgp.peak_ns, tp_now_ns());
-    atomic_store(&tp_hgp.peak_op, -1);
+    uint64_t live = atomic_load(&hg.live);
+    atomic_store(&hg.peak, live);
+    atomic_store(&hgp.peak_ns, tp_now_ns());
+    atomic_store(&hgp.peak_op, -1);
     /* the inherited blocks are the child's persistent heap: no unit of its own freed them */
-    atomic_store(&tp_hg.open, 0);
-    atomic_store(&tp_hgp.ended, 0);
-    atomic_store(&tp_hg.tag_state, TAG_USED);
+    atomic_store(&hg.open, 0);
+    atomic_store(&hgp.ended, 0);
+    atomic_store(&hg.tag_state, TAG_USED);
     tp_heap_unit_end();
-    atomic_store(&tp_hg.pseq, atomic_load(&tp_hg.pseq) + 1);
+    atomic_store(&hg.pseq, atomic_load(&hg.pseq) + 1);
     atomic_store(&g_unknown_frees, 0);
     atomic_store(&g_failed, 0);
     atomic_store(&g_alloc_ns, 0);
-    atomic_store(&tp_heap_threads_n, 1);
+    atomic_store(&threads_n, 1);
     local_alloc_ticks = 0;
-    tp_heap_thread_seen = 1;
-    tp_hs_fork_child();
+    thread_seen = 1;
     tp_sites_fork_child();
     uint32_t n = tp_sites_count();
     for (uint32_t i = 0; i < n; i++) {
@@ -274,19 +388,14 @@ void tp_heap_fork_child(void)
         uint64_t l = atomic_load(&s->live);
         atomic_store(&s->peak_live, l);
         atomic_store(&s->at_peak, l);
-        atomic_store(&s->seen_pseq, atomic_load(&tp_hg.pseq));
+        atomic_store(&s->seen_pseq, atomic_load(&hg.pseq));
     }
 }
 
 size_t tp_heap_free(void *p)
 {
-    /* one load and one branch for both modes: the exact one's path pays nothing for the other */
-    int t = atomic_load_explicit(&tp_heap_mode, memory_order_relaxed);
-    if (t != TRACK_EXACT) {
-        if (t == TRACK_SAMPLED)
-            tp_heap_hs_free(p);
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
         return 0;
-    }
     struct tp_blk b = tp_live_remove(p);
     if (b.site == TP_LIVE_NONE) {
         atomic_fetch_add_explicit(&g_unknown_frees, 1, memory_order_relaxed);
@@ -298,25 +407,13 @@ size_t tp_heap_free(void *p)
 
 const char *tp_heap_alloc_method(void)
 {
-    if (tp_hs_on())
-        return "sampled blocks timed, each weighted as its bytes; a call of 2^17 ticks or more "
-               "counted once";
     return "calls of 64 KiB or more timed; of the others 1 in 16 timed, counted 16 times, or "
            "once when it took 2^17 ticks or more";
 }
 
 void tp_heap_forget(void *p)
 {
-    if (tp_hs_on() && !tp_hs_maybe(p))
-        return;
     struct tp_blk b = tp_live_remove(p);
-    if (b.site != TP_LIVE_NONE) {
-        if (tp_hs_on()) {
-            tp_hs_filter_del(p);
-            tp_heap_hs_account_free(
-                &b); /* the global figure has no record to say its usable size */
-        } else {
-            account_free(&b);
-        }
-    }
+    if (b.site != TP_LIVE_NONE)
+        account_free(&b);
 }

@@ -22,7 +22,7 @@ int tp_heap_tracking(void);
  * (tp_sites_want(), sites.h), got 0 for none. The allocator's time is added apart
  * (tp_heap_add_alloc_ns): one call in 16 has any. */
 int tp_heap_alloc(void *p, size_t n, void *ra, void *const *raw, int got);
-/* The block's recorded size, 0 when it was not recorded (or in the sampled mode). */
+/* The block's recorded size, 0 when it was not recorded. */
 size_t tp_heap_free(void *p);
 void tp_heap_failed(uint64_t ns);
 void tp_heap_unknown_free(void);
@@ -39,19 +39,11 @@ void tp_heap_restore(void *p, const struct tp_blk *b);
  * running when it was allocated, or, allocated between units, the next one to end. */
 void tp_heap_unit_end(void);
 
-/* The sampled mode (TPROF_SAMPLE, heapsample.h): an allocation not sampled (counted, and its
- * usable size added to the global figures); a sampled one (recorded too, at its site, as the
- * bytes it stands for); realloc's release of the old block (b: its record when it was sampled,
- * else NULL). usable: malloc_usable_size of the block. tp_heap_free() serves both modes. */
-void tp_heap_hs_count(size_t n, size_t usable);
-int tp_heap_hs_alloc(void *p, size_t n, size_t usable, void *ra, void *const *raw, int got);
-void tp_heap_hs_release(const struct tp_blk *b, size_t usable);
-
 /* How the malloc shims estimate the allocator's time (preload/hook_malloc.c says why): calls for
  * TP_ALLOC_BIG bytes or more are all timed; of the others one in 16 is, and counts 16 times
  * unless it took TP_ALLOC_LONG_TICKS or more (2^17 ticks: 26 to 131 us at a TSC of 1 to 5 GHz,
  * 131 us on CLOCK_MONOTONIC), which counts once. tp_heap_alloc_method() says so for the report's
- * memory.alloc_ns_method, in the mode the run is in. */
+ * memory.alloc_ns_method. */
 #define TP_ALLOC_BIG        (64 * 1024)
 #define TP_ALLOC_LONG_TICKS (1ull << 17)
 const char *tp_heap_alloc_method(void);

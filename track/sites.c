@@ -363,11 +363,6 @@ static __attribute__((noinline)) uint32_t find_stack(void *const *raw, int got, 
     while (k < got && tp_addr_is_ours((uintptr_t)raw[k]))
         k++;
     int n = got - k < depth ? got - k : depth;
-    for (int i = 0; i < n; i++)
-        if (!raw[k + i]) {
-            n = i;
-            break;
-        }
     if (n == 0) {
         /* no frames: the shim's return address is the call site */
         return find_cached(&ra, 1);

@@ -33,7 +33,8 @@ void tp_sites_init(int stack, uint64_t max_sites, uint64_t budget,
                    void (*warn)(const char *fmt, ...));
 /* The site of the current allocation from the frames the walk gave (raw, got; got 0 at
  * TPROF_STACK=1, or when there are none). ra is the shim's return address, the whole site at
- * TPROF_STACK=1. Our own frames at the top of raw are skipped. */
+ * TPROF_STACK=1. Our own frames at the top of raw are skipped. raw holds no null frame: tp_unwind
+ * stops before a pc under 4096, so none is looked for on every allocation. */
 uint32_t tp_site_find(void *const *raw, int got, void *ra);
 /* How many frames the shims' walk asks for, 0 for none (TPROF_STACK=1): the depth plus room for
  * our own frames (tp_unwind starts at the shim's caller and needs one of them at most: the realloc

@@ -15,8 +15,6 @@ libtptrack_la_SOURCES = track/runtime.c track/runtime.h track/rawalloc.c track/r
 	track/trace_file.c track/trace_file.h track/collect.c track/collect.h track/collect_machine.c track/collect_machine.h track/opnames.c track/opnames.h \
 	track/seen.c track/seen.h track/sample.c track/sample.h track/outside_fn.c track/outside_fn.h track/syslibs.c track/syslibs.h track/unmatched.c track/unmatched.h \
 	track/series.c track/series.h track/steps.c track/stepcpu.c track/stepcpu.h track/steps.h \
-	track/argcall.c track/argcall.h track/argexpr.c track/argexpr.h track/argloc.c track/argloc.h track/argwork.c track/argwork.h \
-	track/heapsample.c track/heapsample.h track/heap_sampled.c track/heap_state.c track/heap_state.h \
-	track/heap_fast.h
+	track/argcall.c track/argcall.h track/argexpr.c track/argexpr.h track/argloc.c track/argloc.h track/argwork.c track/argwork.h
 libtptrack_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 EXTRA_DIST += docs/ops.md

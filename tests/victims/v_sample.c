@@ -1,7 +1,8 @@
-/* Victim for the sampled heap mode (tests/heap_sample.sh): three sites whose truth is known, and
- * the cases the exact global figures must survive: blocks freed by another thread, realloc from
- * below the mean to above it and back, the aligned family. It prints the truth it made, the
- * global figures in the allocator's usable sizes (malloc_usable_size), for the test to compare. */
+/* Victim with three sites whose truth is known (tests/heap_sample_gone.sh; written for the sampled
+ * heap mode, whose reports tests/fixtures/sampled.json keeps), and the cases the global figures
+ * must survive: blocks freed by another thread, realloc of growing and shrinking blocks, the
+ * aligned family. It prints the truth it made, the global figures in the allocator's usable sizes
+ * (malloc_usable_size), for the test to compare. */
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
