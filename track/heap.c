@@ -226,11 +226,6 @@ void tp_heap_totals(struct tp_heap_totals *t)
     }
 }
 
-uint64_t tp_heap_threads(void)
-{
-    return atomic_load(&tp_heap_threads_n);
-}
-
 /* Across fork the tables' growth locks are held, so that a child never starts with a generation
  * half added or a call-site index half moved. */
 void tp_heap_fork_prepare(void)

@@ -83,13 +83,6 @@ static char *function_name(const char *sym)
     return plain;
 }
 
-static _Atomic uint64_t opened;
-
-uint64_t tp_sym_opened(void)
-{
-    return atomic_load(&opened);
-}
-
 /* ---- the modules, from this process's maps ---- */
 
 struct ranges {
@@ -190,7 +183,6 @@ struct tp_symbolizer *tp_sym_open(void)
     struct tp_symbolizer *s = tp_calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    atomic_fetch_add(&opened, 1);
     /* elfutils is loaded on the first report that names call sites (preload/main.c) */
     if (!tp_dw_ready() && !tp_dw_load())
         return s; /* no elfutils: frames keep their module offsets only */

@@ -32,9 +32,6 @@ struct tp_sym_stats {
     uint64_t lookups, modules_indexed, symbols_indexed;
 };
 void tp_sym_get_stats(const struct tp_symbolizer *s, struct tp_sym_stats *out);
-/* Symbolisers opened by this process so far (each opening reads /proc/<pid>/maps and reports
- * every module to libdwfl): a report that writes nothing opens none. */
-uint64_t tp_sym_opened(void);
 void tp_sym_close(struct tp_symbolizer *s);
 
 #endif
