@@ -74,15 +74,6 @@ char *tp_fmt_count(uint64_t v, char *out, size_t n)
     return out;
 }
 
-char *tp_fmt_flops(uint64_t v, char *out, size_t n)
-{
-    if (v < 1000)
-        snprintf(out, n, "%llu FLOP", (unsigned long long)v);
-    else
-        si(v, " ", "FLOP", out, n);
-    return out;
-}
-
 char *tp_fmt_rate(double per_s, const char *unit, char *out, size_t n)
 {
     static const char *prefix[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};

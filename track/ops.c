@@ -330,11 +330,6 @@ uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t
     return close_top_inline(t, flops, bytes, shape, 0);
 }
 
-int tp_op_depth(void)
-{
-    return stack.depth;
-}
-
 int tp_ops_current(void)
 {
     return stack.depth > 0 ? stack.f[stack.depth - 1].id : -1;

@@ -53,8 +53,6 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp);
 uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t bytes,
                    const struct tp_shape_key *shape);
 
-/* Ops open on this thread (a BLAS wrapper passes straight through when a BLAS op is open). */
-int tp_op_depth(void);
 /* Waiting and CPU samples (track/wait.h), charged to the op this thread works for: its innermost
  * open op, or on a thread with none open (a worker of an OpenMP or BLAS pool) the op that another
  * thread began last among those running. A wait of ticks of kinds (tp_wait_kind bits); a sample of
