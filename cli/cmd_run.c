@@ -95,10 +95,6 @@ static const char *get_one(const char *name)
 {
     return strcmp(name, one_var) == 0 ? one_val : NULL;
 }
-static const char *get_env(const char *name)
-{
-    return getenv(name);
-}
 static int bad;
 static char bad_line[512];
 static void on_warn(const char *line)
@@ -257,7 +253,7 @@ int tp_cmd_run(int argc, char **argv)
     /* The environment the program will get, flags and inherited TPROF_* variables together,
      * through the same parser: a setting the library would warn about is refused now, before
      * the program runs, rather than found wrong when it ends. */
-    if (!check(get_env)) {
+    if (!check(tp_env_get)) {
         if (strncmp(bad_line, "tprof: ", 7) == 0)
             memmove(bad_line, bad_line + 7, strlen(bad_line + 7) + 1);
         char *cut = strstr(bad_line, "; using");

@@ -92,3 +92,8 @@ const char *tp_buf_str(struct tp_buf *b)
 {
     return b->p ? b->p : "";
 }
+
+char *tp_dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}

@@ -28,4 +28,7 @@ static inline int tp_buf_ok(const struct tp_buf *b)
 /* The contents as a NUL-terminated string (an empty string when nothing was written). */
 const char *tp_buf_str(struct tp_buf *b);
 
+/* A malloc'ed copy of s, NULL for NULL (a frame's unknown function, file or module). */
+char *tp_dup_or_null(const char *s);
+
 #endif

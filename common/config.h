@@ -70,6 +70,8 @@ typedef const char *(*tp_getenv_fn)(const char *name);
  * with malloc. Returns the number of warnings issued. */
 int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn);
 void tp_config_defaults(struct tp_config *c);
+/* getenv(3) as a tp_getenv_fn, for callers that read the environment as it is now. */
+const char *tp_env_get(const char *name);
 void tp_config_free(struct tp_config *c);
 
 /* Check, before anything runs, that every output the configuration names can be written: the

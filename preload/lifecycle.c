@@ -109,11 +109,6 @@ static void flush_warnings(int export)
         setenv("TPROF_WARNED", list, 1);
 }
 
-static const char *env_get(const char *name)
-{
-    return getenv(name);
-}
-
 /* The environment this image was started with. Read from environ, not through getenv(): a program
  * may define its own getenv, and bash's answers from its shell variables, which a forked bash
  * carries over from its parent. identify() runs before main (at the first malloc or in our
@@ -331,7 +326,7 @@ static int configure(void)
 {
     tp_start_ns = tp_now_ns();
     tp_clock_init();
-    tp_config_load(&tp_cfg, env_get, warn_line);
+    tp_config_load(&tp_cfg, tp_env_get, warn_line);
     if (tp_cfg.disable) {
         flush_warnings(0);
         return 0;

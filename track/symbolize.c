@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/path.h"
 #include "track/dwlib.h"
 #include "track/runtime.h"
 #include "track/modmap.h"
@@ -331,8 +332,7 @@ static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t ra
      * milliseconds for libc) and is rarely what a user looks for: their frames keep the
      * function name only. */
     const char *path = out->module;
-    if (path && (!strncmp(path, "/lib/", 5) || !strncmp(path, "/usr/lib/", 9) ||
-                 !strncmp(path, "/lib64/", 7)))
+    if (tp_in_system_dir(path, 0))
         return NULL;
     Dwfl_Line *l = tp_dw.dwfl_module_getsrc(m, pc);
     if (l) {
