@@ -14,14 +14,9 @@
 
 #include "cli/diff.h"
 #include "cli/diff_grid.h"
+#include "common/path.h"
 #include "report/siterollup.h"
 #include "report/units.h"
-
-static const char *base(const char *path)
-{
-    const char *s = path ? strrchr(path, '/') : NULL;
-    return s ? s + 1 : path;
-}
 
 /* NULL (unknown) sorts first and equals only NULL. */
 static int cmp_null(const char *a, const char *b)
@@ -49,7 +44,7 @@ static void site_fn(const struct tp_site *s, const char **fn, const char **mod)
     while (i + 1 < s->nframes && s->frames[i].inlined)
         i++;
     *fn = s->nframes ? s->frames[i].function : NULL;
-    *mod = s->nframes ? base(s->frames[i].module) : NULL;
+    *mod = s->nframes ? tp_base_name(s->frames[i].module, NULL) : NULL;
 }
 
 /* One side's rows, a row per function and module, sorted by key; side 0 or 1 holds the figures.
@@ -74,7 +69,7 @@ static struct tp_dfn_row *side_rows(const struct tp_memory *m, int side, size_t 
         const struct tp_site_rollup *u = &m->rollups[i];
         struct tp_dfn_row *r = &v[m->nsites + i];
         r->function = u->function;
-        r->module = base(u->module);
+        r->module = tp_base_name(u->module, NULL);
         r->rolled[side] = 1;
         r->sites[side] = u->sites;
         r->allocs[side] = u->allocs;
@@ -165,7 +160,7 @@ int tp_diff_site_rolled(const struct tp_report *r, const struct tp_site *s)
     site_fn(s, &k.function, &k.module);
     for (size_t i = 0; i < r->memory.nrollups; i++) {
         struct tp_dfn_row u = {.function = r->memory.rollups[i].function,
-                               .module = base(r->memory.rollups[i].module)};
+                               .module = tp_base_name(r->memory.rollups[i].module, NULL)};
         if (!cmp_key(&k, &u))
             return 1;
     }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/sitekey.h"
+#include "common/buf.h"
 #include "report/opwait.h"
 #include "report/peaks.h"
 
@@ -45,11 +46,6 @@ static int64_t add_known(struct merge *g, int64_t a, int64_t b)
         return -1;
     uint64_t s = add(g, (uint64_t)a, (uint64_t)b);
     return s > INT64_MAX ? INT64_MAX : (int64_t)s;
-}
-
-static char *sdup(const char *s)
-{
-    return s ? strdup(s) : NULL;
 }
 
 /* ---- ops ---- */
@@ -88,7 +84,7 @@ static int add_shapes(struct merge *g, struct tp_op *d, const struct tp_op *s)
             d->shapes = ns;
             memset(&d->shapes[j], 0, sizeof d->shapes[j]);
             d->shapes[j] = *x;
-            d->shapes[j].desc = sdup(x->desc);
+            d->shapes[j].desc = tp_dup_or_null(x->desc);
             d->shapes[j].calls = d->shapes[j].total_ns = d->shapes[j].flops = d->shapes[j].bytes =
                 0;
             d->nshapes++;
@@ -111,9 +107,9 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
     if (!parts)
         return -1;
     memset(d, 0, sizeof *d);
-    d->name = sdup(refs[0].op->name);
-    d->kind = sdup(refs[0].op->kind);
-    d->source = sdup(refs[0].op->source);
+    d->name = tp_dup_or_null(refs[0].op->name);
+    d->kind = tp_dup_or_null(refs[0].op->kind);
+    d->source = tp_dup_or_null(refs[0].op->source);
     struct tp_lat_acc lat = {0};
     uint64_t covered = 0;
     double pmin = INFINITY, pmax = 0;
@@ -267,9 +263,9 @@ static int merge_sites(struct merge *g, const struct tp_report *in, size_t nin, 
         for (size_t f = 0; f < k[i].site.nframes; f++) {
             const struct tp_frame *s = &k[i].site.frames[f];
             d->frames[f] = *s;
-            d->frames[f].function = sdup(s->function);
-            d->frames[f].file = sdup(s->file);
-            d->frames[f].module = sdup(s->module);
+            d->frames[f].function = tp_dup_or_null(s->function);
+            d->frames[f].file = tp_dup_or_null(s->file);
+            d->frames[f].module = tp_dup_or_null(s->module);
             d->nframes++;
         }
     }
@@ -319,7 +315,7 @@ static int merge_opstacks(struct merge *g, const struct tp_report *in, size_t ni
                 if (!d->ops)
                     return -1;
                 for (size_t x = 0; x < s->depth; x++)
-                    if (!(d->ops[x] = sdup(s->ops[x] ? s->ops[x] : "?")))
+                    if (!(d->ops[x] = tp_dup_or_null(s->ops[x] ? s->ops[x] : "?")))
                         return -1;
                 d->depth = s->depth;
                 r->nopstacks++;
@@ -376,7 +372,7 @@ static void merge_steps(struct merge *g, const struct tp_report *in, size_t nin,
         if (!s->count && !s->latency.n && !s->seen)
             continue;
         if (!r->steps.name) {
-            r->steps.name = sdup(s->name);
+            r->steps.name = tp_dup_or_null(s->name);
             r->steps.window_first = s->window_first;
             r->steps.window_last = s->window_last;
             r->steps.runq_ns = r->steps.thread_cpu_ns = 0;
@@ -400,12 +396,12 @@ static void merge_steps(struct merge *g, const struct tp_report *in, size_t nin,
 static void copy_identity(const struct tp_report *in0, struct tp_report *r)
 {
     const struct tp_program *p0 = &in0->program;
-    r->tprof_version = sdup(in0->tprof_version);
+    r->tprof_version = tp_dup_or_null(in0->tprof_version);
     r->program.argv = calloc(p0->argc + 1, sizeof *r->program.argv);
     for (size_t i = 0; r->program.argv && i < p0->argc; i++)
-        r->program.argv[r->program.argc++] = sdup(p0->argv[i]);
-    r->program.exe = sdup(p0->exe);
-    r->program.host = sdup(p0->host);
+        r->program.argv[r->program.argc++] = tp_dup_or_null(p0->argv[i]);
+    r->program.exe = tp_dup_or_null(p0->exe);
+    r->program.host = tp_dup_or_null(p0->host);
     r->program.rank = p0->rank;
     tp_peaks_machine_copy(&r->machine, &in0->machine);
 }
@@ -476,18 +472,18 @@ static void merge_program(struct merge *g, const struct tp_report *in, size_t ni
      * persistent + transient still describe peak_bytes. */
     m->peak_bytes = t->top->memory.peak_bytes;
     m->peak_ns = t->top->memory.peak_ns;
-    m->peak_op = sdup(t->top->memory.peak_op);
+    m->peak_op = tp_dup_or_null(t->top->memory.peak_op);
     m->persistent_bytes = t->top->memory.persistent_bytes;
     m->transient_bytes = t->top->memory.transient_bytes;
-    m->lifetime_unit = sdup(t->top->memory.lifetime_unit);
-    m->alloc_ns_method = sdup(t->top->memory.alloc_ns_method);
-    m->lifetime_step = sdup(t->top->memory.lifetime_step);
+    m->lifetime_unit = tp_dup_or_null(t->top->memory.lifetime_unit);
+    m->alloc_ns_method = tp_dup_or_null(t->top->memory.alloc_ns_method);
+    m->lifetime_step = tp_dup_or_null(t->top->memory.lifetime_step);
     /* and so does the heap over time, which holds that peak */
     const struct tp_memory *top = &t->top->memory;
     if (top->nseries && (m->series = malloc(top->nseries * sizeof *m->series))) {
         for (size_t i = 0; i < top->nseries; i++) {
             m->series[i] = top->series[i];
-            m->series[i].op = sdup(top->series[i].op);
+            m->series[i].op = tp_dup_or_null(top->series[i].op);
         }
         m->nseries = top->nseries;
     }

@@ -1,6 +1,7 @@
 /* `tprof merge` of the inputs' rolled-up call sites (memory.site_rollups): rows of the same
  * function and module add up, so the merged report's totals stay exact. */
 #include "cli/merge.h"
+#include "common/buf.h"
 #include "report/siterollup.h"
 
 #include <stdlib.h>
@@ -30,11 +31,6 @@ static int by_bytes(const void *x, const void *y)
     return by_key(x, y);
 }
 
-static char *dup_or_null(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
 int tp_merge_rollups(const struct tp_report *in, size_t nin, struct tp_memory *m)
 {
     size_t total = 0, n = 0;
@@ -58,8 +54,8 @@ int tp_merge_rollups(const struct tp_report *in, size_t nin, struct tp_memory *m
             d = &m->rollups[m->nrollups - 1];
         } else {
             m->nrollups++;
-            d->function = dup_or_null(all[i].function);
-            d->module = dup_or_null(all[i].module);
+            d->function = tp_dup_or_null(all[i].function);
+            d->module = tp_dup_or_null(all[i].module);
         }
         d->sites += all[i].sites;
         d->allocs += all[i].allocs;

@@ -5,12 +5,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-
-static const char *base(const char *p)
-{
-    const char *s = p ? strrchr(p, '/') : NULL;
-    return s ? s + 1 : p ? p : "?";
-}
+#include "common/path.h"
 
 char *tp_site_key(const struct tp_site *s)
 {
@@ -21,11 +16,13 @@ char *tp_site_key(const struct tp_site *s)
         if (i)
             tp_buf_putc(&b, '|');
         if (f->line && f->file)
-            tp_buf_printf(&b, "%s@%s:%d", f->function ? f->function : "?", base(f->file), f->line);
+            tp_buf_printf(&b, "%s@%s:%d", f->function ? f->function : "?",
+                          tp_base_name(f->file, "?"), f->line);
         else if (f->function)
-            tp_buf_printf(&b, "%s@%s", f->function, base(f->module));
+            tp_buf_printf(&b, "%s@%s", f->function, tp_base_name(f->module, "?"));
         else
-            tp_buf_printf(&b, "%s+0x%llx", base(f->module), (unsigned long long)f->offset);
+            tp_buf_printf(&b, "%s+0x%llx", tp_base_name(f->module, "?"),
+                          (unsigned long long)f->offset);
     }
     char *k = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
     tp_buf_free(&b);

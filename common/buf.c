@@ -1,10 +1,8 @@
 #include "common/buf.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void tp_buf_init(struct tp_buf *b)
 {
@@ -95,17 +93,7 @@ const char *tp_buf_str(struct tp_buf *b)
     return b->p ? b->p : "";
 }
 
-int tp_buf_write_fd(const struct tp_buf *b, int fd)
+char *tp_dup_or_null(const char *s)
 {
-    size_t off = 0;
-    while (off < b->len) {
-        ssize_t w = write(fd, b->p + off, b->len - off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        off += (size_t)w;
-    }
-    return 0;
+    return s ? strdup(s) : NULL;
 }

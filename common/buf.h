@@ -27,7 +27,8 @@ static inline int tp_buf_ok(const struct tp_buf *b)
 }
 /* The contents as a NUL-terminated string (an empty string when nothing was written). */
 const char *tp_buf_str(struct tp_buf *b);
-/* Write everything to fd with write(2), retrying on EINTR and short writes. 0 or -1 (errno). */
-int tp_buf_write_fd(const struct tp_buf *b, int fd);
+
+/* A malloc'ed copy of s, NULL for NULL (a frame's unknown function, file or module). */
+char *tp_dup_or_null(const char *s);
 
 #endif

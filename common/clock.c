@@ -90,8 +90,3 @@ uint64_t tp_ticks_to_ns(uint64_t ticks)
         return ticks;
     return (uint64_t)((long double)ticks * (long double)(n1 - ns0) / (long double)(t1 - tsc0));
 }
-
-const char *tp_clock_name(void)
-{
-    return tp_clock_use_tsc ? "tsc" : "monotonic";
-}

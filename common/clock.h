@@ -34,7 +34,5 @@ static inline uint64_t tp_ticks(void)
 #endif
     return tp_now_ns();
 }
-/* "tsc" or "monotonic": which clock tp_ticks() reads, for the report. */
-const char *tp_clock_name(void);
 
 #endif

@@ -352,3 +352,8 @@ int tp_config_check_outputs(struct tp_config *c, const struct tp_path_ctx *ctx, 
     }
     return nw;
 }
+
+const char *tp_env_get(const char *name)
+{
+    return getenv(name);
+}

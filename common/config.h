@@ -72,6 +72,8 @@ int tp_config_load(struct tp_config *c, tp_getenv_fn get, tp_warn_fn warn);
  * heap), which is accepted and ignored. */
 int tp_config_gone(const char *name);
 void tp_config_defaults(struct tp_config *c);
+/* getenv(3) as a tp_getenv_fn, for callers that read the environment as it is now. */
+const char *tp_env_get(const char *name);
 void tp_config_free(struct tp_config *c);
 
 /* Check, before anything runs, that every output the configuration names can be written: the

@@ -401,17 +401,6 @@ static uint64_t quantile(const struct tp_histo *h, uint64_t n, const struct sort
     return value_at_rank(h, n, r);
 }
 
-uint64_t tp_histo_quantile(const struct tp_histo *h, double q)
-{
-    uint64_t n = atomic_load(&h->n);
-    if (n == 0)
-        return 0;
-    struct sorted s = sorted_samples(h, n);
-    uint64_t v = quantile(h, n, &s, q);
-    sorted_free(&s);
-    return v;
-}
-
 void tp_histo_summary(const struct tp_histo *h, struct tp_latency *out)
 {
     memset(out, 0, sizeof *out);

@@ -27,8 +27,6 @@ void tp_histo_add(struct tp_histo *h, uint64_t v); /* thread-safe, lock-free, no
 void tp_histo_add_own(struct tp_histo *h, uint64_t v);
 void tp_histo_merge(struct tp_histo *dst, const struct tp_histo *src);
 uint64_t tp_histo_count(const struct tp_histo *h);
-/* q in [0,1]; 0 when empty. */
-uint64_t tp_histo_quantile(const struct tp_histo *h, double q);
 /* n, min, p50, p95, p99, max, mean, stddev and the 95% CI of the median. */
 void tp_histo_summary(const struct tp_histo *h, struct tp_latency *out);
 

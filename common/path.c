@@ -100,3 +100,27 @@ long tp_mpi_rank(const char *(*get)(const char *))
     }
     return 0;
 }
+
+const char *tp_base_name(const char *path, const char *none)
+{
+    if (!path)
+        return none;
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+int tp_in_system_dir(const char *path, int with_programs)
+{
+    static const char *const libs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
+    static const char *const programs[] = {"/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/",
+                                           "/usr/libexec/"};
+    if (!path)
+        return 0;
+    for (size_t d = 0; d < sizeof libs / sizeof libs[0]; d++)
+        if (!strncmp(path, libs[d], strlen(libs[d])))
+            return 1;
+    for (size_t d = 0; with_programs && d < sizeof programs / sizeof programs[0]; d++)
+        if (!strncmp(path, programs[d], strlen(programs[d])))
+            return 1;
+    return 0;
+}

@@ -24,6 +24,20 @@ struct tp_path_ctx {
  * has an unknown %-sequence (then out holds a one-line reason). */
 int tp_path_expand(const char *tmpl, const struct tp_path_ctx *ctx, char *out, size_t n);
 
+/* The file name of path: what follows its last '/', all of path when it has none; none when path
+ * is NULL (a frame whose module or file is not known). */
+const char *tp_base_name(const char *path, const char *none);
+
+/* Is path under a directory where the system installs shared libraries (/lib/, /lib64/,
+ * /usr/lib/, /usr/lib64/, at any depth)? with_programs: or programs (/bin/, /sbin/, /usr/bin/,
+ * /usr/sbin/, /usr/libexec/), for the question "is this code the system's" about a frame, where an
+ * executable counts too (a system program's own allocations are not what an exec'ing image is
+ * reported for: track/output_exec.c). Without it, the question is about libraries that a program
+ * loads: what the C runtime keeps (report/siteclass.c), which libraries' DWARF is not worth
+ * decompressing (track/symbolize.c). Not the PLT hooks' question, which excludes a package's own
+ * subdirectory of /usr/lib (preload/plt_mods.c). 0 for NULL. */
+int tp_in_system_dir(const char *path, int with_programs);
+
 /* The MPI rank from OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID or PMIX_RANK, else 0. */
 long tp_mpi_rank(const char *(*get)(const char *));
 

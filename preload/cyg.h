@@ -2,17 +2,7 @@
 #ifndef TPROF_CYG_H
 #define TPROF_CYG_H
 
-#include <stdint.h>
-
-#include "track/runtime.h"
-
 struct tp_report;
-
-/* Non-op -finstrument-functions hooks run so far by this thread, and the measured cost of one,
- * in clock ticks << 16 (0 until measured). An op's time less (hooks during it) x cost is the time
- * it would have taken without tprof's hooks (ops.c applies it to every op). */
-extern TP_TLS uint64_t tp_cyg_hooks;
-extern uint64_t tp_cyg_hook_cost_fp;
 
 /* Once from tp_init(), after tp_ops_init(): the decision table, TPROF_HOOK_NS. */
 void tp_cyg_init(void);

@@ -22,7 +22,7 @@
 #include "common/clock.h"
 #include "common/pages.h"
 #include "preload/cyg.h"
-#include "preload/plt.h"
+#include "preload/plt_patch.h"
 #include "preload/shim.h"
 #include "report/report.h"
 #include "track/argwork.h"

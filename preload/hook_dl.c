@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "preload/cyg.h"
-#include "preload/plt.h"
+#include "preload/plt_patch.h"
 #include "preload/real.h"
 #include "preload/shim.h"
 #include "track/modmap.h"

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -28,13 +27,11 @@
 /* Who we are in the profiled process tree; decides report file names (track/output.h). */
 static struct tp_ident ident;
 
-/* TPROF_TEST_REPORT_DELAY_MS (test-only, not a setting: tests/proc_prompt.sh): the report at the
- * end waits this long before it is written, after saying so on stderr, so that a test can send
- * a signal while it is in progress without depending on how long a report takes. A signal that
- * hurries the report (track/runtime.h) ends the wait at its deadline, which
- * TPROF_TEST_REPORT_GRACE_MS (test-only too) moves, so that a test can send a second signal
- * before it. */
-static long test_delay_ms;
+/* Called, when a library loaded before libtprof.so defines it, as the report at the end begins:
+ * recording has stopped and a terminating signal now hurries the report or ends the process
+ * (track/runtime.h). The test suite's libtpdelay.so holds the report there, so that its signals
+ * land while a report is in progress however fast the report is. */
+extern void tprof_report_begins(void) __attribute__((weak, visibility("default")));
 
 /* What tp_finish and fork call when they let go of the guard (tp_lifecycle_on_release). */
 static void (*on_release)(void);
@@ -110,11 +107,6 @@ static void flush_warnings(int export)
         setenv("TPROF_WARNED", list, 1);
 }
 
-static const char *env_get(const char *name)
-{
-    return getenv(name);
-}
-
 /* The environment this image was started with. Read from environ, not through getenv(): a program
  * may define its own getenv, and bash's answers from its shell variables, which a forked bash
  * carries over from its parent. identify() runs before main (at the first malloc or in our
@@ -182,11 +174,6 @@ static void identify(void)
         ident.image_seq = 0;
     publish_ident();
     tp_output_set_ident(&ident);
-    const char *delay = initial_env("TPROF_TEST_REPORT_DELAY_MS");
-    test_delay_ms = delay ? atol(delay) : 0;
-    const char *grace = initial_env("TPROF_TEST_REPORT_GRACE_MS");
-    if (grace && atol(grace) > 0)
-        tp_hurry_grace_ns = (uint64_t)atol(grace) * 1000000ull;
 }
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -332,7 +319,7 @@ static int configure(void)
 {
     tp_start_ns = tp_now_ns();
     tp_clock_init();
-    tp_config_load(&tp_cfg, env_get, warn_line);
+    tp_config_load(&tp_cfg, tp_env_get, warn_line);
     if (tp_cfg.disable) {
         flush_warnings(0);
         return 0;
@@ -367,32 +354,6 @@ void tp_init(void)
     tp_own_end(g);
 }
 
-/* The test-only wait (test_delay_ms), in slices, so that a signal taken by another thread ends it
- * at the deadline too. */
-static void test_delay(void)
-{
-    if (test_delay_ms <= 0)
-        return;
-    tp_warn("TPROF_TEST_REPORT_DELAY_MS: the report waits %ld ms", test_delay_ms);
-    uint64_t end = tp_now_ns() + (uint64_t)test_delay_ms * 1000000ull;
-    int told = 0;
-    for (;;) {
-        uint64_t now = tp_now_ns(), until = end, d = atomic_load(&tp_hurry_deadline_ns);
-        if (d && !told) {
-            tp_warn("TPROF_TEST_REPORT_DELAY_MS: a signal came: the report waits until its "
-                    "deadline");
-            told = 1;
-        }
-        if (d && d < until)
-            until = d;
-        if (now >= until)
-            return;
-        uint64_t ns = until - now < 10000000 ? until - now : 10000000;
-        struct timespec ts = {0, (long)ns};
-        nanosleep(&ts, NULL);
-    }
-}
-
 /* What started the report in progress at the end: a terminating signal (no other signal then
  * hurries it: the first asked for the end already), exit() (whose flush of stdio comes after it),
  * or another way out. */
@@ -414,7 +375,8 @@ int tp_finish(const char *why)
     struct tp_own g = tp_own_begin();
     tp_sample_stop(); /* before exec above all: ITIMER_PROF would outlive this image */
     pthread_mutex_lock(&report_lock);
-    test_delay();
+    if (tprof_report_begins)
+        tprof_report_begins();
     tp_write_reports(why, 0);
     tp_demote_keep_best();
     pthread_mutex_unlock(&report_lock);

@@ -15,7 +15,7 @@
 #include "preload/lifecycle.h"
 #include "preload/cyg.h"
 #include "preload/execenv.h"
-#include "preload/plt.h"
+#include "preload/plt_patch.h"
 #include "preload/reporter.h"
 #include "preload/real.h"
 #include "preload/shim_exit.h"

@@ -4,14 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/path.h"
 #include "track/runtime.h"
 #include "track/syslibs.h"
-
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
 
 /* Is the module in one of the system's library directories (/usr/lib, /lib64, the multiarch
  * /usr/lib/x86_64-linux-gnu and anything below it, such as its blas/ and openblas-pthread/), or in
@@ -63,7 +58,7 @@ static int blas_runtime(const char *path)
     static const char *const prefixes[] = {"libopenblas", "libblas.so",   "libcblas.so",
                                            "libblis",     "libflexiblas", "libmkl_",
                                            "libatlas.so", "libsatlas.so", "libtatlas.so"};
-    const char *b = base_name(path);
+    const char *b = tp_base_name(path, NULL);
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
             return 1;
@@ -235,7 +230,8 @@ static void mark_called(struct plt_modlist *l)
                 continue;
             needed_of(t, NULL, 0, &tso);
             for (size_t q = 0; q < k && !t->called; q++)
-                t->called = (tso && !strcmp(need[q], tso)) || !strcmp(need[q], base_name(t->name));
+                t->called =
+                    (tso && !strcmp(need[q], tso)) || !strcmp(need[q], tp_base_name(t->name, NULL));
         }
     }
 }

@@ -40,7 +40,7 @@
  * never the standard library's); libraries that link a C++ runtime are hooked like any other:
  * an exception unwinding through a hooked call finds the real return addresses
  * (shim_unwind.c). */
-#include "preload/plt.h"
+#include "preload/plt_patch.h"
 
 #include <elf.h>
 #include <link.h>
@@ -187,7 +187,7 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
  * nearly all into system libraries, took a quarter of its instructions under tprof to match. */
 int tp_plt_saw_cyg;
 
-/* An import of the -finstrument-functions enter hook (plt.h). */
+/* An import of the -finstrument-functions enter hook (plt_patch.h). */
 static int is_cyg(const char *raw)
 {
     return raw[0] == '_' && raw[1] == '_' && !strcmp(raw, "__cyg_profile_func_enter");

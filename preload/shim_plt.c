@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/plt.h"
+#include "preload/plt_patch.h"
 #include "preload/plt_pool.h"
 #include "track/argwork.h"
 #include "track/demote.h"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "report/cpuverdict.h"
 #include "report/advice.h"
 #include "report/opwait.h"
@@ -26,11 +27,6 @@ static const char OVERLAP_NOTE[] =
     "ops ran on several threads at once: their self times, summed over threads, add up to more "
     "than the wall time (self%); the verdict and Amdahl use wall-clock time, which counts each "
     "moment once (wall%)";
-
-static char *sdup(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
 
 static const char *nz(const char *s)
 {
@@ -532,16 +528,16 @@ void tp_analyze(struct tp_report *r)
     }
     for (size_t i = 0; i < top; i++) {
         struct tp_amdahl *a = &v->amdahl[v->namdahl++];
-        a->op = sdup(order[i]->name);
+        a->op = tp_dup_or_null(order[i]->name);
         a->share = order[i]->self_wall_share > 1 ? 1 : order[i]->self_wall_share;
         a->speedup_2x = tp_amdahl(a->share, 2);
         a->speedup_max = tp_amdahl(a->share, INFINITY);
     }
     if (r->nops > 0 && order[0]->self_ns > 0) {
         const struct tp_op *d = order[0];
-        v->op = sdup(d->name);
+        v->op = tp_dup_or_null(d->name);
         v->share = d->self_wall_share;
-        v->bound = sdup(d->bound);
+        v->bound = tp_dup_or_null(d->bound);
         v->efficiency = d->efficiency;
     }
     if (self_sum > denom && denom > 0 && !has_note(r, OVERLAP_NOTE))

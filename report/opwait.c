@@ -15,12 +15,12 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/path.h"
 #include "report/units.h"
 
 int tp_spin_module(const char *path)
 {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
+    const char *b = tp_base_name(path, NULL);
     static const char *const names[] = {"libgomp.so",  "libgomp-", "libomp.so",
                                         "libiomp5.so", "libomp-",  "libiomp5-"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

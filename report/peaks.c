@@ -94,16 +94,6 @@ void tp_peaks_unusable(const struct tp_peaks *cached, const struct tp_peaks *her
         why[0] = 0;
 }
 
-void tp_peaks_quick(double *gflops, double *gbps)
-{
-    struct tp_peaks p;
-    quick_measure(&p);
-    if (gflops)
-        *gflops = p.gflops;
-    if (gbps)
-        *gbps = p.gbps;
-}
-
 /* A string member of the report's machine, replacing what it held. */
 static void set_str(char **to, const char *s)
 {

@@ -50,10 +50,6 @@ struct tp_peaks {
  * in the process's peak RSS). */
 int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, int allow_quick);
 
-/* The quick measurement (why it is made so: report/peaks.c): one core's synthetic FMA peak
- * times the physical cores, and a short all-CPU triad once the program's other threads are
- * quiet; about 0.3 s. tp_peaks_resolve writes it to the cache when there is none. */
-void tp_peaks_quick(double *gflops, double *gbps);
 /* 1 when a cache holds the library's quick synthetic measurement (method quick, no BLAS):
  * its source is then "quick-cache:<path>", and `tprof calibrate --quick` replaces it. */
 int tp_peaks_synthetic(const struct tp_peaks *p);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/path.h"
 #include "report/render.h"
 
 struct line {
@@ -30,12 +31,6 @@ static void put_frame(struct tp_buf *b, const char *s)
     }
 }
 
-static const char *base(const char *path)
-{
-    const char *s = path ? strrchr(path, '/') : NULL;
-    return s ? s + 1 : path ? path : "?";
-}
-
 /* An inlined function ends in "_[i]", the mark flamegraph.pl colours inlined frames by. */
 static void put_site_frame(struct tp_buf *b, const struct tp_frame *f)
 {
@@ -46,7 +41,7 @@ static void put_site_frame(struct tp_buf *b, const struct tp_frame *f)
     } else {
         char off[64];
         snprintf(off, sizeof off, "+0x%llx", (unsigned long long)f->offset);
-        put_frame(b, base(f->module));
+        put_frame(b, tp_base_name(f->module, "?"));
         tp_buf_puts(b, off);
     }
 }
@@ -67,7 +62,7 @@ static int is_root(const struct tp_frame *f)
         for (size_t i = 0; i < sizeof roots / sizeof *roots; i++)
             if (!strcmp(f->function, roots[i]))
                 return 1;
-    const char *m = base(f->module);
+    const char *m = tp_base_name(f->module, "?");
     return !strncmp(m, "ld-linux", 8) || !strncmp(m, "ld.so", 5);
 }
 

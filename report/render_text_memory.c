@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/path.h"
 #include "report/render.h"
 #include "report/render_text.h"
 #include "report/units.h"
@@ -258,11 +259,7 @@ static void chain(const struct tp_site *s, char *out, size_t n, size_t room, int
         char fr[600];
         const struct tp_frame *f = &s->frames[i];
         if (i == first && with_offset && f->function) {
-            const char *m = f->module ? strrchr(f->module, '/') : NULL;
-            snprintf(fr, sizeof fr, "%s (%s+0x%llx)", f->function,
-                     m           ? m + 1
-                     : f->module ? f->module
-                                 : "?",
+            snprintf(fr, sizeof fr, "%s (%s+0x%llx)", f->function, tp_base_name(f->module, "?"),
                      (unsigned long long)f->offset);
         } else {
             tp_fmt_frame(f, fr, sizeof fr);

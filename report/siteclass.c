@@ -6,27 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/path.h"
 #include "report/report.h"
-
-/* Under a directory where the system's shared libraries live. */
-static int in_system_dir(const char *m)
-{
-    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
-    for (size_t d = 0; m && d < sizeof dirs / sizeof dirs[0]; d++)
-        if (!strncmp(m, dirs[d], strlen(dirs[d])))
-            return 1;
-    return 0;
-}
-
-static const char *base(const char *m)
-{
-    const char *b = m ? strrchr(m, '/') : NULL;
-    return b ? b + 1 : m ? m : "";
-}
 
 static int is_loader(const char *m)
 {
-    const char *b = base(m);
+    const char *b = tp_base_name(m, "");
     return !strncmp(b, "ld-linux", 8) || !strncmp(b, "ld.so", 5) || !strncmp(b, "ld64.so", 7);
 }
 
@@ -36,7 +21,7 @@ static int is_loader(const char *m)
 static int is_keeping_runtime(const char *m)
 {
     static const char *libs[] = {"libgfortran.", "libquadmath.", "libgomp.", "libopenblas"};
-    const char *b = base(m);
+    const char *b = tp_base_name(m, "");
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
         if (!strncmp(b, libs[i], strlen(libs[i])))
             return 1;
@@ -73,7 +58,7 @@ static int loader_tls(const char *fn)
 static size_t system_run(const struct tp_site *s)
 {
     size_t n = 0;
-    while (n < s->nframes && in_system_dir(s->frames[n].module))
+    while (n < s->nframes && tp_in_system_dir(s->frames[n].module, 0))
         n++;
     return n;
 }
@@ -118,7 +103,7 @@ static int torch_allocator(const char *fn)
 
 static int numpy_core(const char *m)
 {
-    return !strncmp(base(m), "_multiarray_umath", 17);
+    return !strncmp(tp_base_name(m, ""), "_multiarray_umath", 17);
 }
 
 /* numpy's array data: its default data allocator (default_malloc/calloc/realloc, behind
@@ -169,7 +154,7 @@ int tp_site_role(const struct tp_site *s)
  * /usr/bin/python3.11, pyenv's bin/python3.11: "python" and a version). */
 static int interpreter_module(const char *m)
 {
-    const char *b = base(m);
+    const char *b = tp_base_name(m, "");
     if (!strncmp(b, "libpython", 9))
         return 1;
     if (strncmp(b, "python", 6))
@@ -184,7 +169,8 @@ static int interpreter_module(const char *m)
  * directory, or with the system's libraries (Debian's torch). */
 static int installed_module(const char *m)
 {
-    return m && (in_system_dir(m) || strstr(m, "/site-packages/") || strstr(m, "/dist-packages/"));
+    return m &&
+           (tp_in_system_dir(m, 0) || strstr(m, "/site-packages/") || strstr(m, "/dist-packages/"));
 }
 
 /* The interpreter allocated it: its allocating frame, past the C library and the loader it may
@@ -203,7 +189,7 @@ int tp_site_in_interpreter(const struct tp_site *s)
             return 1;
     for (size_t i = 0; i < s->nframes; i++) {
         const char *m = s->frames[i].module;
-        if (m && (is_loader(m) || !strncmp(base(m), "libc.so", 7)))
+        if (m && (is_loader(m) || !strncmp(tp_base_name(m, ""), "libc.so", 7)))
             continue;
         if (!m || interpreter_module(m))
             return m != NULL;
@@ -256,7 +242,7 @@ int tp_site_system(const struct tp_site *s)
 /* "libgfortran" from "/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0". */
 static void lib_name(const char *m, char *out, size_t n)
 {
-    const char *b = base(m);
+    const char *b = tp_base_name(m, "");
     const char *so = strstr(b, ".so");
     size_t len = so ? (size_t)(so - b) : strlen(b);
     if (len >= n)
@@ -289,7 +275,7 @@ void tp_site_system_what(const struct tp_site *s, char *out, size_t n)
      * constructor or call it was (libquadmath registering its printf types through libc). */
     for (size_t i = 0; i < run; i++) {
         const char *m = s->frames[i].module;
-        if (!m || is_loader(m) || !strncmp(base(m), "libc.so", 7))
+        if (!m || is_loader(m) || !strncmp(tp_base_name(m, ""), "libc.so", 7))
             continue;
         lib_name(m, out, n);
         return;
@@ -373,16 +359,10 @@ void tp_memory_classify(struct tp_memory *m)
 
 int tp_site_system_only(const struct tp_site *s)
 {
-    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/"};
     if (s->nframes == 0)
         return 0;
-    for (size_t i = 0; i < s->nframes; i++) {
-        const char *m = s->frames[i].module;
-        int sys = 0;
-        for (size_t d = 0; m && d < sizeof dirs / sizeof dirs[0]; d++)
-            sys |= !strncmp(m, dirs[d], strlen(dirs[d]));
-        if (!sys)
+    for (size_t i = 0; i < s->nframes; i++)
+        if (!tp_in_system_dir(s->frames[i].module, 0))
             return 0;
-    }
     return 1;
 }

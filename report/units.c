@@ -1,6 +1,7 @@
 /* Human units (report/units.h). The thresholds are rounding-aware (9.995, 99.95, 999.5): deciding
  * the precision on the unrounded value would print "100.0k" or "1024 KiB". */
 #include "report/units.h"
+#include "common/path.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -74,15 +75,6 @@ char *tp_fmt_count(uint64_t v, char *out, size_t n)
     return out;
 }
 
-char *tp_fmt_flops(uint64_t v, char *out, size_t n)
-{
-    if (v < 1000)
-        snprintf(out, n, "%llu FLOP", (unsigned long long)v);
-    else
-        si(v, " ", "FLOP", out, n);
-    return out;
-}
-
 char *tp_fmt_rate(double per_s, const char *unit, char *out, size_t n)
 {
     static const char *prefix[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
@@ -150,22 +142,15 @@ char *tp_fmt_pct(double frac, int width, char *out, size_t n)
     return out;
 }
 
-static const char *base(const char *p)
-{
-    const char *s = p ? strrchr(p, '/') : NULL;
-    return s ? s + 1 : p;
-}
-
 char *tp_fmt_frame(const struct tp_frame *f, char *out, size_t n)
 {
     const char *inl = f->inlined ? " [inlined]" : "";
     if (f->function && f->file && f->line > 0)
-        snprintf(out, n, "%s%s (%s:%d)", f->function, inl, base(f->file), f->line);
+        snprintf(out, n, "%s%s (%s:%d)", f->function, inl, tp_base_name(f->file, NULL), f->line);
     else if (f->function)
-        snprintf(out, n, "%s%s (%s)", f->function, inl, f->module ? base(f->module) : "?");
+        snprintf(out, n, "%s%s (%s)", f->function, inl, tp_base_name(f->module, "?"));
     else
-        snprintf(out, n, "%s+0x%llx", f->module ? base(f->module) : "?",
-                 (unsigned long long)f->offset);
+        snprintf(out, n, "%s+0x%llx", tp_base_name(f->module, "?"), (unsigned long long)f->offset);
     return out;
 }
 

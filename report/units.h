@@ -13,7 +13,6 @@
 char *tp_fmt_bytes(uint64_t v, char *out, size_t n); /* 512 B, 1.50 KiB, 412 MiB, 16.0 EiB */
 char *tp_fmt_ns(uint64_t v, char *out, size_t n);    /* 850 ns, 12.3 us, 4.56 ms, 1.23 s, 4567 s */
 char *tp_fmt_count(uint64_t v, char *out, size_t n); /* 999, 1.20k, 3.40M, 18.4E */
-char *tp_fmt_flops(uint64_t v, char *out, size_t n); /* 999 FLOP, 12.3 MFLOP, 4.50 GFLOP */
 /* A rate in units per second with an SI prefix: tp_fmt_rate(5e10, "FLOP/s") is "50.0 GFLOP/s",
  * tp_fmt_rate(2e10, "B/s") "20.0 GB/s". "-" when negative or not finite. */
 char *tp_fmt_rate(double per_s, const char *unit, char *out, size_t n);

@@ -18,6 +18,7 @@
 #include "track/dwlib.h"
 #include "track/ehrule.h"
 #include "track/runtime.h"
+#include "tests/probe.h"
 
 struct image {
     void *map;

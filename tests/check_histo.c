@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "common/histo.h"
+#include "tests/probe.h"
 
 static int cmp(const void *a, const void *b)
 {

@@ -24,6 +24,7 @@
 #include "report/report.h"
 #include "track/trace_file.h"
 #include "track/tracebuf.h"
+#include "tests/probe.h"
 
 /* The heap as the trace's counter track sees it: the one live block of this size, recorded at
  * a made-up address and call site (nothing here is preloaded: the heap table sees only this). */

@@ -44,7 +44,7 @@ tests_victims_v_cyg_threads_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
 tests_victims_v_cyg_threads_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_cyg_threads_LDADD = tests/victims/libtpop.so -lpthread
 TESTS += tests/plt_ops.sh tests/plt_dlopen.sh tests/cyg_threads.sh
-EXTRA_DIST += tests/plt_ops.sh tests/plt_dlopen.sh tests/cyg_threads.sh
+EXTRA_DIST += tests/plt_ops.sh tests/plt_dlopen.sh tests/cyg_threads.sh tests/victims/libtpop.work
 # Wall-clock time of ops run on two threads at once, and one after the other.
 check_PROGRAMS += tests/victims/v_op_wall
 tests_victims_v_op_wall_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions

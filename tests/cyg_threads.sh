@@ -3,6 +3,8 @@
 # instrumented ops (nested) and for ops hooked through the PLT (tests/victims/v_cyg_threads.c),
 # also when the tiny ones are demoted to counts.
 . "$TS/lib.sh"
+# libtpop.so's gemm stand-ins get their work as any library's functions would: from a work file.
+export TPROF_WORK_FILE="$TS/victims/libtpop.work"
 V="$TB/victims/v_cyg_threads"
 native=$("$V") || fail "native run failed"
 for k in 1 2 3; do

@@ -72,3 +72,9 @@ check_PROGRAMS += tests/victims/v_clone
 tests_victims_v_clone_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/proc_clone.sh
 EXTRA_DIST += tests/proc_clone.sh
+# The test suite's hold on the report at the end, preloaded before libtprof.so (proc_prompt.sh,
+# proc_hurry.sh).
+check_PROGRAMS += tests/victims/libtpdelay.so
+tests_victims_libtpdelay_so_SOURCES = tests/victims/libtpdelay.c
+tests_victims_libtpdelay_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpdelay_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpdelay.so

@@ -60,7 +60,7 @@ TESTS += tests/heap_inline.sh
 EXTRA_DIST += tests/heap_inline.sh
 # track/ehframe.c's CFA rules against libdw's: every row of every FDE of real binaries.
 check_PROGRAMS += tests/check_ehframe
-tests_check_ehframe_SOURCES = tests/check_ehframe.c
+tests_check_ehframe_SOURCES = tests/check_ehframe.c tests/probe_ehframe.c tests/probe.h
 tests_check_ehframe_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_ehframe_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
 TESTS += tests/check_ehframe

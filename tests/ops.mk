@@ -3,7 +3,7 @@
 
 # The registry and the op stack, linked straight into the test (never preloaded).
 check_PROGRAMS += tests/check_ops
-tests_check_ops_SOURCES = tests/check_ops.c
+tests_check_ops_SOURCES = tests/check_ops.c tests/probe_ops.c tests/probe.h
 tests_check_ops_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
 tests_check_ops_LDADD = $(TP_TRACK) $(TEST_LIBS)
 TESTS += tests/check_ops

@@ -6,6 +6,8 @@
 # the calls it makes through its own library's PLT are seen. RTLD_DEEPBIND is removed, once
 # warned.
 . "$TS/lib.sh"
+# libtpop.so's gemm stand-ins get their work as any library's functions would: from a work file.
+export TPROF_WORK_FILE="$TS/victims/libtpop.work"
 V="$TB/victims/v_cyg_dl"
 native=$("$V") || fail "native run failed"
 [ "$native" = "total 640.0 unloaded 2" ] || fail "native run: $native"

@@ -5,6 +5,8 @@
 # return values of every kind passed through untouched, longjmp out of a hooked call, TPROF_STEP
 # on a library function, TPROF_PLT.
 . "$TS/lib.sh"
+# libtpop.so's gemm stand-ins get their work as any library's functions would: from a work file.
+export TPROF_WORK_FILE="$TS/victims/libtpop.work"
 V="$TB/victims/v_cyg_plt"
 OPS='*gemm*,*conv*,*norm*,*pool*,*relu*'
 native=$("$V") || fail "native run failed"

@@ -3,13 +3,14 @@
 # SIGTERM to workers that write theirs in _exit) does not cost the report: it is finished, the
 # JSON first and the trace last, cut at a deadline 100 ms after the signal (a valid trace whose
 # calls past it are summarised per op), and then the process ends by that signal, with the status
-# it gives. The signal is placed by the test-only TPROF_TEST_REPORT_DELAY_MS, whose wait a signal
-# ends at that deadline, so that the trace is always cut at the same place: after its first 4,096
+# it gives. The signal is placed by the test library libtpdelay.so, which holds the report at its
+# start and lets it go just past that deadline, so that the trace is always cut at the same place: after its first 4,096
 # calls (it looks at the clock every 4,096). Ordering only: every wait below is for an event, with
 # a bound far above what it needs.
 . "$TS/lib.sh"
-MARK="tprof: TPROF_TEST_REPORT_DELAY_MS: the report waits 30000 ms"
-CAME="tprof: TPROF_TEST_REPORT_DELAY_MS: a signal came: the report waits until its deadline"
+MARK="tpdelay: the report waits 30000 ms"
+CAME="tpdelay: a signal came: the report waits until its deadline"
+DELAY="$TB/victims/libtpdelay.so"
 NOTE="SIGTERM came while this report was written: the process ended by it once the report was finished"
 # until <seconds> <shell test>: poll every 0.1 s; 1 if the test never held
 until_() {
@@ -30,8 +31,8 @@ gone() {
 V=$TB/victims/v_trace
 OPS='*matmul*,*forward*,*conv*'
 native=$("$V" 20 50) || fail "native run failed"
-TPROF_DEMOTE=0 TPROF_TEST_REPORT_DELAY_MS=30000 TPROF_OPS="$OPS" TPROF_JSON="$WORK/r.json" \
-  TPROF_TRACE="$WORK/t.json" TPROF_OUTPUT="$WORK/r.txt" LD_PRELOAD="$TPROF_SO" "$V" 20 50 \
+TPROF_DEMOTE=0 TPDELAY_MS=30000 TPROF_OPS="$OPS" TPROF_JSON="$WORK/r.json" \
+  TPROF_TRACE="$WORK/t.json" TPROF_OUTPUT="$WORK/r.txt" LD_PRELOAD="$DELAY $TPROF_SO" "$V" 20 50 \
   > "$WORK/out1" 2> "$WORK/err1" &
 pid=$!
 until_ 60 'grep -q "^$MARK\$" "$WORK/err1" 2>/dev/null' || fail "the report at exit did not begin: $(cat "$WORK/err1")"
@@ -54,7 +55,7 @@ ls "$WORK" | grep -q tmp && fail "a temporary file was left: $(ls "$WORK")"
 # 2. The thread that writes the report blocks SIGTERM, so another thread takes it: the report is
 # finished all the same and the process still ends by SIGTERM.
 mkfifo "$WORK/fifo"
-TPROF_TEST_REPORT_DELAY_MS=30000 TPROF_OUTPUT=none TPROF_JSON="$WORK/b.json" LD_PRELOAD="$TPROF_SO" \
+TPDELAY_MS=30000 TPROF_OUTPUT=none TPROF_JSON="$WORK/b.json" LD_PRELOAD="$DELAY $TPROF_SO" \
   "$TB/victims/v_hurry" < "$WORK/fifo" > "$WORK/out2" 2> "$WORK/err2" &
 pid=$!
 exec 3> "$WORK/fifo"
@@ -67,8 +68,8 @@ jcheck "$WORK/b.json" "site('hurry_alloc')['allocs'] == 3" "site('hurry_alloc')[
   "'$NOTE' in d['notes']"
 
 # 3. SIGPIPE sent during the report at exit hurries it too: the process then dies of SIGPIPE (141).
-env --default-signal=PIPE TPROF_TEST_REPORT_DELAY_MS=30000 TPROF_OUTPUT=none \
-  TPROF_JSON="$WORK/p.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_wait" < "$WORK/fifo" > "$WORK/out3" 2> "$WORK/err3" &
+env --default-signal=PIPE TPDELAY_MS=30000 TPROF_OUTPUT=none \
+  TPROF_JSON="$WORK/p.json" LD_PRELOAD="$DELAY $TPROF_SO" "$TB/victims/v_wait" < "$WORK/fifo" > "$WORK/out3" 2> "$WORK/err3" &
 pid=$!
 exec 3> "$WORK/fifo"
 until_ 60 'grep -q ready "$WORK/out3"' || fail "v_wait did not start"

@@ -3,14 +3,14 @@
 # that signal, with the files as far as they were written: the last complete snapshot stays, no
 # temporary file is left. That is a second signal during the report at exit (the first lets it
 # finish: tests/proc_hurry.sh), or one during the report a signal started. The report is held up
-# 30 s by the test-only TPROF_TEST_REPORT_DELAY_MS (it says so on stderr first), and the first
-# signal's deadline is 30 s away (TPROF_TEST_REPORT_GRACE_MS); the process must be gone within
-# 10 s of the signal. Ordering only: every wait below is for an event, with a bound far above
+# 30 s by the test library libtpdelay.so (it says so on stderr first), also for 30 s after the
+# first signal (TPDELAY_AFTER_MS); the process must be gone within 10 s of the signal. Ordering only: every wait below is for an event, with a bound far above
 # what it needs.
 . "$TS/lib.sh"
 V=$TB/victims/v_wait
-MARK="tprof: TPROF_TEST_REPORT_DELAY_MS: the report waits 30000 ms"
-CAME="tprof: TPROF_TEST_REPORT_DELAY_MS: a signal came: the report waits until its deadline"
+MARK="tpdelay: the report waits 30000 ms"
+CAME="tpdelay: a signal came: the report waits until its deadline"
+DELAY="$TB/victims/libtpdelay.so"
 # until <seconds> <shell test>: poll every 0.1 s; 1 if the test never held
 until_() {
   n=$(($1 * 10)); shift
@@ -28,8 +28,8 @@ gone_by_term() {
 mkfifo "$WORK/fifo"
 
 # 1. Two SIGTERMs during the report at exit, after snapshots.
-TPROF_TEST_REPORT_DELAY_MS=30000 TPROF_TEST_REPORT_GRACE_MS=30000 TPROF_SNAPSHOT=0.05 \
-  TPROF_OUTPUT=none TPROF_JSON="$WORK/r.json" LD_PRELOAD="$TPROF_SO" "$V" < "$WORK/fifo" > /dev/null \
+TPDELAY_MS=30000 TPDELAY_AFTER_MS=30000 TPROF_SNAPSHOT=0.05 \
+  TPROF_OUTPUT=none TPROF_JSON="$WORK/r.json" LD_PRELOAD="$DELAY $TPROF_SO" "$V" < "$WORK/fifo" > /dev/null \
   2> "$WORK/err1" &
 pid=$!
 exec 3> "$WORK/fifo"
@@ -45,8 +45,8 @@ ls "$WORK" | grep -q tmp && fail "a temporary file was left: $(ls "$WORK")"
 
 # 2. SIGTERM makes the program write its report; a second SIGTERM during it ends the process.
 rm -f "$WORK/r.json"
-TPROF_TEST_REPORT_DELAY_MS=30000 TPROF_OUTPUT=none TPROF_JSON="$WORK/r.json" \
-  LD_PRELOAD="$TPROF_SO" "$V" < "$WORK/fifo" > "$WORK/out2" 2> "$WORK/err2" &
+TPDELAY_MS=30000 TPROF_OUTPUT=none TPROF_JSON="$WORK/r.json" \
+  LD_PRELOAD="$DELAY $TPROF_SO" "$V" < "$WORK/fifo" > "$WORK/out2" 2> "$WORK/err2" &
 pid=$!
 exec 3> "$WORK/fifo"
 until_ 60 'grep -q ready "$WORK/out2"' || fail "the program did not start"

@@ -40,8 +40,8 @@ pipe ign ignore TPROF_OUTPUT=none TPROF_JSON="$WORK/i.json" LD_PRELOAD="$TPROF_S
 cmp -s "$WORK/native.out" "$WORK/ign.out" || fail "head's output changed (ignored): $(cat "$WORK/ign.out")"
 jcheck "$WORK/i.json" "site('pipe_alloc')['allocs'] == 7" "not any('report written on' in n for n in d['notes'])"
 
-# tprof's own line on a broken stderr: v_wait (stdin at its end) writes to stdout only, and the
-# test-only TPROF_TEST_REPORT_DELAY_MS makes the report at exit say one line on stderr first.
+# tprof's own lines on a broken stderr: v_wait (stdin at its end) writes to stdout only, and
+# TPROF_OUTPUT=stderr has the report at exit written there.
 # stderr is a pipe whose read end is closed before the program starts.
 python3 - "$TB/victims/v_wait" "$TPROF_SO" "$WORK/w.json" << 'PY' || fail "a warning to a broken stderr"
 import os, signal, subprocess, sys
@@ -49,7 +49,7 @@ v, so, json_path = sys.argv[1:4]
 for preload in (False, True):
     r, w = os.pipe()
     os.close(r)
-    env = dict(os.environ, TPROF_OUTPUT="none", TPROF_JSON=json_path, TPROF_TEST_REPORT_DELAY_MS="1")
+    env = dict(os.environ, TPROF_OUTPUT="stderr", TPROF_JSON=json_path)
     if preload:
         env["LD_PRELOAD"] = so
     p = subprocess.run([v], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=w, env=env,

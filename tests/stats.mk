@@ -1,7 +1,7 @@
 # Statistics and machine peaks: the histogram and the peaks cache (unit), tprof calibrate and
 # the library's use of the cache, the conditions of a measurement, a busy machine (shell).
 check_PROGRAMS += tests/check_histo tests/check_peaks
-tests_check_histo_SOURCES = tests/check_histo.c
+tests_check_histo_SOURCES = tests/check_histo.c tests/probe_histo.c tests/probe.h
 tests_check_histo_CFLAGS = $(TEST_CFLAGS)
 tests_check_histo_LDADD = $(TEST_LIBS)
 tests_check_peaks_SOURCES = tests/check_peaks.c cli/calib_blas.c

@@ -2,6 +2,8 @@
  * stacks from ops_collect.c; machine peaks from report/peaks.c. Runs once per report, with the
  * guard held. */
 #include "track/collect.h"
+#include "common/buf.h"
+#include "common/config.h"
 #include "track/collect_machine.h"
 
 #include <dlfcn.h>
@@ -33,11 +35,6 @@
 #include "track/symtab.h"
 #include "track/threads.h"
 #include "track/lifeunit.h"
-
-static const char *env_get(const char *name)
-{
-    return getenv(name);
-}
 
 /* argv from /proc/self/cmdline: the program's own argv may have been rewritten. */
 static void collect_argv(struct tp_program *p)
@@ -79,7 +76,7 @@ static void collect_program(struct tp_program *p)
     }
     p->pid = getpid();
     p->ppid = getppid();
-    p->rank = tp_mpi_rank(env_get);
+    p->rank = tp_mpi_rank(tp_env_get);
     p->wall_ns = tp_now_ns() - tp_start_ns;
     p->threads = tp_threads_ran();
     struct timespec ts;
@@ -172,11 +169,6 @@ static struct frame_cache {
 } * fcache;
 static size_t fcache_len;
 
-static char *dup_or_null(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
 static void copy_frames(const struct tp_frame *from, size_t n, struct tp_frame **to, size_t *nto)
 {
     *to = calloc(n ? n : 1, sizeof **to);
@@ -186,9 +178,9 @@ static void copy_frames(const struct tp_frame *from, size_t n, struct tp_frame *
     for (size_t i = 0; i < n; i++) {
         struct tp_frame *f = &(*to)[i];
         *f = from[i];
-        f->function = dup_or_null(from[i].function);
-        f->file = dup_or_null(from[i].file);
-        f->module = dup_or_null(from[i].module);
+        f->function = tp_dup_or_null(from[i].function);
+        f->file = tp_dup_or_null(from[i].file);
+        f->module = tp_dup_or_null(from[i].module);
     }
     *nto = n;
 }

@@ -53,11 +53,6 @@ enum {
 int tp_eh_frame_at(const struct tp_eh_src *s, uintptr_t pc, struct tp_eh_frame *out,
                    uintptr_t *row_end);
 
-/* The binary-search table's entries: how many, and the i-th FDE's range [*start, *end). -1 when
- * there is no table this reader reads. */
-long tp_eh_fde_count(const struct tp_eh_src *s);
-int tp_eh_fde_range(const struct tp_eh_src *s, long i, uintptr_t *start, uintptr_t *end);
-
 /* Drop what the reader keeps between calls (a long FDE's rows, the last CIE read): a module was
  * unloaded, and its addresses may hold another's next. The reader's callers hold one lock (the
  * rule table's, track/cfarules.c): what it keeps is not guarded otherwise. */

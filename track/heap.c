@@ -120,17 +120,15 @@ static inline int in_peak_unit(uint32_t t)
     return ((t - lo) & TAG_MASK) <= ((hi - lo) & TAG_MASK);
 }
 
-/* Threads that ever recorded an allocation; the key whose destructor flushes what an exiting
- * thread kept to itself (made by tp_heap_init when it can be). */
-static _Atomic uint64_t threads_n;
+/* The key whose destructor flushes what an exiting thread kept to itself (made by tp_heap_init
+ * when it can be). */
 static pthread_key_t exit_key;
 static int have_exit_key;
 
-/* A thread's first recorded allocation: count it, and have its exit flush what it keeps. */
+/* A thread's first recorded allocation: note it, and have its exit flush what it keeps. */
 static __attribute__((noinline, cold)) void thread_first(void)
 {
     thread_seen = 1;
-    atomic_fetch_add(&threads_n, 1);
     tp_thread_note();
     if (have_exit_key)
         pthread_setspecific(exit_key, (void *)1);
@@ -341,11 +339,6 @@ void tp_heap_totals(struct tp_heap_totals *t)
     }
 }
 
-uint64_t tp_heap_threads(void)
-{
-    return atomic_load(&threads_n);
-}
-
 /* Across fork the tables' growth locks are held, so that a child never starts with a generation
  * half added or a call-site index half moved. */
 void tp_heap_fork_prepare(void)
@@ -378,7 +371,6 @@ void tp_heap_fork_child(void)
     atomic_store(&g_unknown_frees, 0);
     atomic_store(&g_failed, 0);
     atomic_store(&g_alloc_ns, 0);
-    atomic_store(&threads_n, 1);
     local_alloc_ticks = 0;
     thread_seen = 1;
     tp_sites_fork_child();

@@ -67,7 +67,5 @@ uint64_t tp_heap_live(uint64_t *floor);
 void tp_heap_fork_prepare(void);
 void tp_heap_fork_parent(void);
 void tp_heap_fork_child(void);
-/* Threads that ever recorded an allocation. */
-uint64_t tp_heap_threads(void);
 
 #endif

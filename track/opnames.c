@@ -127,9 +127,8 @@ struct tp_work tp_work_vec(int64_t n, unsigned elem, unsigned streams)
 /* Exports whose work tprof knows, as TPROF_WORK entries with their prototypes (no debug
  * information needed): darknet's gemm(TA, TB, M, N, K, ALPHA, A, lda, B, ldb, BETA, C, ldc),
  * C = ALPHA*op(A)*op(B) + BETA*C, and its inner loops gemm_nn and co (C += ALPHA*A*B): row-major
- * floats, the work of sgemm, C read too when BETA is not 0. tpop_gemm and tpop_gemm_nn are the
- * test library's stand-ins (tests/victims/libtpop.c). A TPROF_WORK entry of the same name wins. The
- * same entries serve a -finstrument-functions build of darknet (with -g): there the parameters
+ * floats, the work of sgemm, C read too when BETA is not 0. A TPROF_WORK entry of the same name
+ * wins. The same entries serve a -finstrument-functions build of darknet (with -g): there the parameters
  * are found by the names below in its DWARF (track/argloc.c), which are darknet's own. */
 #define GEMM_PROTO                                                                                 \
     "(int TA, int TB, int M, int N, int K, float ALPHA, float *A, int lda, float *B, int ldb, "    \
@@ -146,9 +145,8 @@ struct tp_work tp_work_vec(int64_t n, unsigned elem, unsigned streams)
     "float *data_col): flops=0 bytes=4*(channels*height*width+channels*ksize*ksize*"               \
     "((height+2*pad-ksize)/stride+1)*((width+2*pad-ksize)/stride+1))\n"
 static const char builtin_text[] =
-    "gemm" GEMM_PROTO "gemm_cpu" GEMM_PROTO "tpop_gemm" GEMM_PROTO "gemm_nn" GEMM_NN_PROTO
-    "gemm_nt" GEMM_NN_PROTO "gemm_tn" GEMM_NN_PROTO "gemm_tt" GEMM_NN_PROTO
-    "tpop_gemm_nn" GEMM_NN_PROTO "im2col_cpu" IM2COL_PROTO;
+    "gemm" GEMM_PROTO "gemm_cpu" GEMM_PROTO "gemm_nn" GEMM_NN_PROTO "gemm_nt" GEMM_NN_PROTO
+    "gemm_tn" GEMM_NN_PROTO "gemm_tt" GEMM_NN_PROTO "im2col_cpu" IM2COL_PROTO;
 
 static struct tp_work_set *builtin;
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;

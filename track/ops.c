@@ -330,20 +330,6 @@ uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t
     return close_top_inline(t, flops, bytes, shape, 0);
 }
 
-int tp_op_depth(void)
-{
-    return stack.depth;
-}
-
-int tp_ops_running(void)
-{
-    int n = atomic_load_explicit(&tp_op_nrecs, memory_order_acquire);
-    for (int i = 0; i < n; i++)
-        if (atomic_load_explicit(&tp_op_rec(i)->in_total, memory_order_relaxed) & TP_WALL_CNT_MASK)
-            return 1;
-    return 0;
-}
-
 int tp_ops_current(void)
 {
     return stack.depth > 0 ? stack.f[stack.depth - 1].id : -1;

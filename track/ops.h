@@ -53,12 +53,6 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp);
 uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t bytes,
                    const struct tp_shape_key *shape);
 
-/* Ops open on this thread (a BLAS wrapper passes straight through when a BLAS op is open). */
-int tp_op_depth(void);
-/* Some thread is inside some op now (the ops' wall-clock words). Async-signal-safe: a CPU-time
- * sample taken on an OpenBLAS worker while the main thread is in cblas_sgemm is the op's time,
- * not time outside every op. */
-int tp_ops_running(void);
 /* Waiting and CPU samples (track/wait.h), charged to the op this thread works for: its innermost
  * open op, or on a thread with none open (a worker of an OpenMP or BLAS pool) the op that another
  * thread began last among those running. A wait of ticks of kinds (tp_wait_kind bits); a sample of

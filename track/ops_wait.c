@@ -10,7 +10,7 @@
 
 /* The running op whose busy period began last (the word's start bits: opwall.h), NULL when none
  * runs: nested ops on one thread began after the ops around them, so it is the innermost of the
- * thread that began it. Linear in the ops interned, as tp_ops_running is: a thread with no op open
+ * thread that began it. Linear in the ops interned: a thread with no op open
  * pays it at each hooked wait (an OpenBLAS worker's sched_yield: 35 instructions with a few ops;
  * a program with thousands of instrumented ops makes its idle workers' yields slower). */
 static struct tp_op_rec *latest_running(void)

@@ -13,6 +13,7 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "common/config.h"
 #include "common/escape.h"
 #include "common/errout.h"
 #include "common/fileio.h"
@@ -36,19 +37,14 @@ void tp_output_set_ident(const struct tp_ident *id)
     ident = *id;
 }
 
-static const char *env_get(const char *name)
-{
-    return getenv(name);
-}
-
 /* How this image's report files are named (common/path.h). */
 static char host_name[256];
 static void path_ctx(struct tp_path_ctx *ctx, int sig_seq)
 {
     if (gethostname(host_name, sizeof host_name - 1) < 0 || !host_name[0])
         snprintf(host_name, sizeof host_name, "localhost");
-    struct tp_path_ctx c = {ident.pid,      tp_mpi_rank(env_get), host_name,
-                            !ident.is_root, ident.image_seq,      sig_seq};
+    struct tp_path_ctx c = {ident.pid,      tp_mpi_rank(tp_env_get), host_name,
+                            !ident.is_root, ident.image_seq,         sig_seq};
     c.image = exec_image[0] ? exec_image : NULL;
     *ctx = c;
 }
@@ -138,8 +134,7 @@ static int written_this_run(const struct stat *old, const struct stat *tmp)
  * extension of the file name. */
 static void other_name(const char *path, int k, char *out, size_t n)
 {
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
+    const char *base = tp_base_name(path, NULL);
     const char *dot = strrchr(base, '.');
     size_t at = dot && dot != base ? (size_t)(dot - path) : strlen(path);
     char tag[48];

@@ -17,20 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/path.h"
 #include "report/report.h"
 #include "track/ops_collect.h"
 #include "track/sites.h"
 #include "track/symtab.h"
-
-static int in_system_dir(const char *module)
-{
-    static const char *dirs[] = {"/lib/",  "/lib64/",   "/usr/lib/",  "/usr/lib64/",  "/bin/",
-                                 "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/libexec/"};
-    for (size_t d = 0; module && d < sizeof dirs / sizeof dirs[0]; d++)
-        if (!strncmp(module, dirs[d], strlen(dirs[d])))
-            return 1;
-    return 0;
-}
 
 static int own_site(const struct tp_site *s)
 {
@@ -39,7 +30,7 @@ static int own_site(const struct tp_site *s)
     if (s->nframes == 0)
         return 1;
     for (size_t i = 0; i < s->nframes; i++)
-        if (!in_system_dir(s->frames[i].module))
+        if (!tp_in_system_dir(s->frames[i].module, 1))
             return 1;
     return 0;
 }
@@ -76,7 +67,7 @@ static int own_raw_site(uint32_t id)
             continue;
         kept++;
         if (tp_symtab_module(pcs[i] - 1, path, sizeof path, NULL, NULL, NULL) < 0 ||
-            !in_system_dir(path))
+            !tp_in_system_dir(path, 1))
             return 1;
     }
     return kept <= 1;
@@ -106,8 +97,7 @@ int tp_exec_own_work(void)
 void tp_exec_image_name(const struct tp_report *r, int image_seq, char *out, size_t n)
 {
     const char *exe = r->program.exe;
-    const char *slash = exe ? strrchr(exe, '/') : NULL;
-    const char *base = slash ? slash + 1 : exe;
+    const char *base = tp_base_name(exe, NULL);
     if (!base || !*base)
         base = "image";
     size_t j = 0;

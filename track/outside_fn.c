@@ -4,16 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/path.h"
 #include "report/opwait.h"
 #include "track/symbolize.h"
 #include "track/symtab.h"
 #include "track/syslibs.h"
-
-static const char *base(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
 
 int tp_outside_wait_name(const char *name)
 {
@@ -115,7 +110,7 @@ void tp_outside_describe(struct tp_outside_fn *o, const struct tp_sampled_pc *pc
         o->name = strdup(name);
     }
     if (tp_symtab_module(pc, path, sizeof path, &bias, &lo, &hi) == 0)
-        o->module = strdup(base(path));
+        o->module = strdup(tp_base_name(path, NULL));
     struct tp_symkind k;
     if (tp_symtab_kind(pc, &k) < 0)
         memset(&k, 0, sizeof k);

@@ -26,7 +26,7 @@ _Atomic int tp_hurry_signal;
 _Atomic uint64_t tp_hurry_deadline_ns;
 /* Long enough for the JSON report and the text of an ordinary program, short enough that a
  * process pool's terminate, which waits for each worker, is not held up noticeably. */
-uint64_t tp_hurry_grace_ns = 100000000;
+const uint64_t tp_hurry_grace_ns = 100000000;
 
 int tp_hurry_late(void)
 {

@@ -57,7 +57,7 @@ static inline void tp_own_end(struct tp_own o)
  * cut (the trace's op calls: track/trace_file.c). Set from a signal handler, hence atomics. */
 extern _Atomic int tp_hurry_signal;           /* the signal; 0: none came */
 extern _Atomic uint64_t tp_hurry_deadline_ns; /* CLOCK_MONOTONIC; 0 until the signal came */
-extern uint64_t tp_hurry_grace_ns;            /* 100 ms */
+extern const uint64_t tp_hurry_grace_ns;      /* 100 ms */
 /* 1 once a signal set a deadline and it has passed. */
 int tp_hurry_late(void);
 

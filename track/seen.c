@@ -153,15 +153,3 @@ size_t tp_seen_closest(const char *name, const char **out, size_t max)
     }
     return found;
 }
-
-void tp_seen_reset(void)
-{
-    size_t k = tp_seen_count();
-    atomic_store(&used, 0);
-    atomic_store(&instr, 0);
-    for (size_t i = 0; i < k; i++) {
-        char *s = atomic_exchange(&names[i], NULL);
-        atomic_store(&hashes[i], 0);
-        tp_free(s);
-    }
-}

@@ -17,11 +17,8 @@ size_t tp_seen_count(void);
 int tp_seen_instrumented(void);
 
 /* Up to max names closest to name by edit distance (an adjacent swap counts as one edit), nearest
- * first, and only those close enough to be a misspelling of it; into out (pointers valid until
- * tp_seen_reset). Returns how many. */
+ * first, and only those close enough to be a misspelling of it; into out (the names are never
+ * freed). Returns how many. */
 size_t tp_seen_closest(const char *name, const char **out, size_t max);
-
-/* Forget every name (tests). A forked child keeps its parent's: the same program's functions. */
-void tp_seen_reset(void);
 
 #endif

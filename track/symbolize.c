@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/path.h"
 #include "track/dwlib.h"
 #include "track/runtime.h"
 #include "track/modmap.h"
@@ -52,7 +53,6 @@ struct tp_symbolizer {
     Dwfl_Callbacks cb;
     struct cached *cache;
     struct modindex *mods;
-    struct tp_sym_stats stats;
     /* One Dwfl per unloaded module a frame fell in that the main one could not take (something
      * else was mapped over part of its range since), made on its first frame; by departed index */
     Dwfl *gone[TP_MODMAP_MAX_DEPARTED];
@@ -81,13 +81,6 @@ static char *function_name(const char *sym)
         return d;
     }
     return plain;
-}
-
-static _Atomic uint64_t opened;
-
-uint64_t tp_sym_opened(void)
-{
-    return atomic_load(&opened);
 }
 
 /* ---- the modules, from this process's maps ---- */
@@ -190,7 +183,6 @@ struct tp_symbolizer *tp_sym_open(void)
     struct tp_symbolizer *s = tp_calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    atomic_fetch_add(&opened, 1);
     /* elfutils is loaded on the first report that names call sites (preload/main.c) */
     if (!tp_dw_ready() && !tp_dw_load())
         return s; /* no elfutils: frames keep their module offsets only */
@@ -252,8 +244,6 @@ static const struct modindex *index_of(struct tp_symbolizer *s, Dwfl_Module *m)
         e->rank = (uint8_t)tp_sym_rank(GELF_ST_BIND(sym.st_info));
     }
     tp_symindex_finish(x->v, &x->n);
-    s->stats.modules_indexed++;
-    s->stats.symbols_indexed += x->n;
     HASH_ADD_PTR(s->mods, mod, x);
     return x;
 }
@@ -312,7 +302,7 @@ static void symtab_only(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, st
 
 /* The real function that holds pc (out: function, module, offset) and the line table's line at
  * pc (*file, *line; none for system libraries). 0 when no module holds pc. */
-static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, int brief,
+static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw,
                              struct tp_frame *out, char **file, int *line)
 {
     memset(out, 0, sizeof *out);
@@ -336,17 +326,13 @@ static Dwfl_Module *describe(struct tp_symbolizer *s, uintptr_t pc, uintptr_t ra
     out->offset = raw - start;
     const struct modindex *x = index_of(s, m);
     const struct tp_sym *sym = x ? tp_symindex_find(x->v, x->n, pc) : NULL;
-    s->stats.lookups++;
     if (sym)
         out->function = function_name(sym->name);
-    if (brief)
-        return NULL;
     /* File:line of system libraries costs a decompression of their DWARF at exit (tens of
      * milliseconds for libc) and is rarely what a user looks for: their frames keep the
      * function name only. */
     const char *path = out->module;
-    if (path && (!strncmp(path, "/lib/", 5) || !strncmp(path, "/usr/lib/", 9) ||
-                 !strncmp(path, "/lib64/", 7)))
+    if (tp_in_system_dir(path, 0))
         return NULL;
     Dwfl_Line *l = tp_dw.dwfl_module_getsrc(m, pc);
     if (l) {
@@ -366,7 +352,7 @@ static int expand(struct tp_symbolizer *s, uintptr_t pc, uintptr_t raw, struct t
     struct tp_frame real;
     char *file = NULL, *call_file = NULL;
     int line = 0, call_line = 0;
-    Dwfl_Module *m = describe(s, pc, raw, 0, &real, &file, &line);
+    Dwfl_Module *m = describe(s, pc, raw, &real, &file, &line);
     int k = m ? tp_sym_inlines(m, pc, f, max - 1, &call_file, &call_line) : 0;
     if (k == 0) {
         real.file = file;
@@ -436,33 +422,6 @@ int tp_sym_frames(struct tp_symbolizer *s, uintptr_t pc, int is_ret, struct tp_f
         copy_frame(&c->f[i], &out[i]);
     copy_frame(&c->f[c->n - 1], &out[n - 1]);
     return n;
-}
-
-void tp_sym_brief(struct tp_symbolizer *s, uintptr_t pc, int is_ret, struct tp_frame *out)
-{
-    memset(out, 0, sizeof *out);
-    out->offset = pc;
-    if (!s)
-        return;
-    struct cached *c = NULL;
-    HASH_FIND(hh, s->cache, &pc, sizeof pc, c);
-    if (c) { /* the whole description is known: its real function */
-        const struct tp_frame *real = &c->f[c->n - 1];
-        out->function = dup_or_null(real->function);
-        out->module = dup_or_null(real->module);
-        out->offset = real->offset;
-        return;
-    }
-    char *file = NULL;
-    int line = 0;
-    describe(s, is_ret && pc ? pc - 1 : pc, pc, 1, out, &file, &line);
-}
-
-void tp_sym_get_stats(const struct tp_symbolizer *s, struct tp_sym_stats *out)
-{
-    memset(out, 0, sizeof *out);
-    if (s)
-        *out = s->stats;
 }
 
 void tp_sym_close(struct tp_symbolizer *s)

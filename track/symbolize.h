@@ -20,21 +20,6 @@ struct tp_symbolizer *tp_sym_open(void);
 #define TP_SYM_MAX_FRAMES 16
 int tp_sym_frames(struct tp_symbolizer *s, uintptr_t pc, int is_return_address,
                   struct tp_frame *out, int max);
-/* The function and module of pc only (into *out, strings malloc'ed): no file:line, no inlined
- * functions, no debug information read. What a site needs to be classified or rolled up by
- * function and module. */
-void tp_sym_brief(struct tp_symbolizer *s, uintptr_t pc, int is_return_address,
-                  struct tp_frame *out);
-/* What a symboliser did, for tests and benchmarks: addresses named (each distinct address once,
- * however many sites hold it), modules whose symbol table was read (each once) and the function
- * symbols read from them. */
-struct tp_sym_stats {
-    uint64_t lookups, modules_indexed, symbols_indexed;
-};
-void tp_sym_get_stats(const struct tp_symbolizer *s, struct tp_sym_stats *out);
-/* Symbolisers opened by this process so far (each opening reads /proc/<pid>/maps and reports
- * every module to libdwfl): a report that writes nothing opens none. */
-uint64_t tp_sym_opened(void);
 void tp_sym_close(struct tp_symbolizer *s);
 
 #endif

@@ -405,11 +405,6 @@ int tp_symtab_kind(uintptr_t addr, struct tp_symkind *k)
     return rc;
 }
 
-int tp_symtab_name(uintptr_t addr, char *out, size_t n)
-{
-    return tp_symtab_lookup(addr, out, n, NULL);
-}
-
 int tp_symtab_module(uintptr_t addr, char *path, size_t n, uintptr_t *bias, uintptr_t *lo,
                      uintptr_t *hi)
 {
@@ -432,32 +427,6 @@ int tp_symtab_module(uintptr_t addr, char *path, size_t n, uintptr_t *bias, uint
     pthread_mutex_unlock(&lock);
     tp_own_end(g);
     return rc;
-}
-
-int tp_symtab_functions(uintptr_t in_module, int (*want)(const char *name, void *arg),
-                        int (*fn)(const char *name, uintptr_t start, uint64_t size, void *arg),
-                        void *arg)
-{
-    int calls = -1;
-    struct tp_own g = tp_own_begin();
-    pthread_mutex_lock(&lock);
-    struct mod *m = module_of(in_module);
-    if (m) {
-        if (!m->read)
-            read_syms(m);
-        calls = 0;
-        for (size_t i = 0; i < m->nsyms; i++) {
-            const char *name = m->syms[i].name;
-            if (want && !want(name, arg))
-                continue;
-            calls++;
-            if (fn(name, m->syms[i].start, m->syms[i].size, arg))
-                break;
-        }
-    }
-    pthread_mutex_unlock(&lock);
-    tp_own_end(g);
-    return calls;
 }
 
 void tp_symtab_stale(void)

@@ -32,21 +32,10 @@ struct tp_symkind {
 /* Fill *k; 0, or -1 (k zeroed) if no module maps addr. */
 int tp_symtab_kind(uintptr_t addr, struct tp_symkind *k);
 
-/* Same, for callers that only need the name. */
-int tp_symtab_name(uintptr_t addr, char *out, size_t n);
-
 /* The module containing addr: its path ("" → the path of /proc/self/exe for the main program),
  * load bias and the address range of its PT_LOAD segments. 0, or -1 if no module maps addr. */
 int tp_symtab_module(uintptr_t addr, char *path, size_t n, uintptr_t *bias, uintptr_t *lo,
                      uintptr_t *hi);
-
-/* Call fn(name, start, size, arg) for every defined function of the module containing in_module
- * whose name satisfies want(name, arg) (want NULL: all), in address order. fn runs under the
- * symtab lock: it must not call back into this file. fn returning non-zero stops the walk.
- * Returns the number of calls made, or -1 if no module maps in_module. */
-int tp_symtab_functions(uintptr_t in_module, int (*want)(const char *name, void *arg),
-                        int (*fn)(const char *name, uintptr_t start, uint64_t size, void *arg),
-                        void *arg);
 
 /* A module was unloaded (dlclose): list the modules again before the next lookup. */
 void tp_symtab_stale(void);

@@ -1,14 +1,9 @@
 /* The libraries whose functions are never ops (see syslibs.h). */
 #include "track/syslibs.h"
+#include "common/path.h"
 
 #include <stddef.h>
 #include <string.h>
-
-static const char *base(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
 
 /* The C runtime, the toolchain's and languages' runtimes, system libraries and tprof's own
  * dependencies: their exports are not ML ops (glibc's iconv would match *conv*, OpenSSL's
@@ -31,7 +26,7 @@ int tp_syslib_denied(const char *path)
         /* MPI runtimes' internals (opal_convertor_* matched *conv*); libmpi's API stays. */
         "libopen-pal.so", "libopen-rte.so", "libpmix.so", "mca_", "libhwloc.so", "libevent",
         "libucp.so", "libucs.so", "libuct.so", "libfabric.so", "libpsm"};
-    const char *b = base(path);
+    const char *b = tp_base_name(path, NULL);
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
             return 1;

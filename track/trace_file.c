@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
+#include "common/path.h"
 #include "report/render.h"
 #include "report/report.h"
 #include "track/ops.h"
@@ -277,13 +278,9 @@ static void put_head(struct writer *w, const struct tp_report *r, uint64_t max)
     tp_buf_reserve(b, (size_t)(want < max ? want : max));
     b->oom = 0; /* a failed reservation is not an error: the buffer grows as it goes */
     tp_buf_printf(b, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
-    const char *exe = r->program.exe ? strrchr(r->program.exe, '/') : NULL;
     char pname[300];
     /* The name alone: viewers add the pid and tid themselves. */
-    snprintf(pname, sizeof pname, "%s",
-             exe              ? exe + 1
-             : r->program.exe ? r->program.exe
-                              : "program");
+    snprintf(pname, sizeof pname, "%s", tp_base_name(r->program.exe, "program"));
     put_meta(w, "process_name", 0, pname);
 }
 

@@ -1,8 +1,8 @@
 /* Ops in shared libraries of a program that cannot be rebuilt: calls through the PLT and the GOT
  * to the exports TPROF_OPS names (plt_patch.c patches the GOT entries, shim_plt.c records the
  * calls). */
-#ifndef TPROF_PLT_H
-#define TPROF_PLT_H
+#ifndef TPROF_PLT_PATCH_H
+#define TPROF_PLT_PATCH_H
 
 struct tp_report;
 
@@ -22,7 +22,7 @@ void tp_plt_fork_child(void);
 /* Notes for the report (exports left alone, tables that ran out). */
 void tp_plt_collect(struct tp_report *r);
 
-/* 1 once some function is hooked through the PLT. */
+/* 1 once some function is hooked through the PLT (defined by preload/shim_plt.c, which hooks). */
 extern int tp_plt_hooked;
 /* A module the scan read calls __cyg_profile_func_enter: it was built with
  * -finstrument-functions, so its ops may have work entries (built-in ones included), whose

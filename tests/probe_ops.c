@@ -1,0 +1,9 @@
+/* track/ops.c with the depth of this thread's op stack (tests/probe.h). */
+#include "track/ops.c"
+
+#include "tests/probe.h"
+
+int tp_op_depth(void)
+{
+    return stack.depth;
+}
