@@ -521,21 +521,20 @@ static void measure(void)
 }
 
 /* Once, at the first instrumented call: a program without -finstrument-functions never pays
- * for it. TPROF_HOOK_NS replaces the measurement (0 turns the correction off); the test suite's
- * TPROF_TEST_HOOK_NS stands in for it. The demotion line is drawn from it after (demote.h). */
+ * for it. TPROF_HOOK_NS replaces the measurement (0 turns the correction off). The demotion line
+ * is drawn from it after (demote.h). */
 static void calibrate(void)
 {
     int expect = 0;
     if (!atomic_compare_exchange_strong(&calibrated, &expect, 1))
         return;
     struct tp_own g = tp_own_begin();
-    double given = hook_ns_set ? hook_ns : tp_demote_test_hook_ns();
-    if (given >= 0) {
+    if (hook_ns_set) {
         /* ticks per ns from the clock's own calibration */
         uint64_t ns = tp_ticks_to_ns(1ull << 30);
         double ticks_per_ns = ns ? (double)(1ull << 30) / (double)ns : 1.0;
-        tp_cyg_hook_cost_fp = (uint64_t)(given * ticks_per_ns * 65536.0 + 0.5);
-        cost_ps = (uint64_t)(given * 1000.0 + 0.5);
+        tp_cyg_hook_cost_fp = (uint64_t)(hook_ns * ticks_per_ns * 65536.0 + 0.5);
+        cost_ps = (uint64_t)(hook_ns * 1000.0 + 0.5);
     } else {
         measure();
     }

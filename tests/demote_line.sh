@@ -1,17 +1,18 @@
 #!/bin/sh
 # The demotion line from the host's lowest hook cost (track/demote.h, report/hookcache.h), not
 # from this run's measurement, which moves with the machine's load. Each run below has a cache
-# of its own, planted with a known cost; TPROF_TEST_HOOK_NS stands in for this run's measurement
-# where a run must measure a given cost, so that nothing here depends on this machine's speed.
-# - a planted 0.5 ns, under any real measurement: the line is TPROF_DEMOTE x 0.5 exactly, and
-#   the cache keeps 0.5 (a run that measures lower would replace it: then said so);
-# - a higher measurement (2 ns) does not replace it; a planted 1000 ns is replaced by this run's
-#   lower measurement (real, then 3.25 ns), which draws the line; TPROF_HOOK_NS overrides both;
-#   a cache of another CPU model or one not valid is not used, and is replaced;
-# - stability: near_norm takes 25 us a call. Measurements of 1000 and 5000 ns alternating (a
-#   loaded machine's spread, scaled up to what a clock can spin to) with TPROF_DEMOTE=10 put
-#   this run's line at 10 or 50 us: with a fresh cache each time, near_norm is timed in some runs
-#   and demoted in others; with the host's cache at 1000 ns, the same set in 10 runs of 10.
+# of its own, planted with a known cost; nothing here depends on this machine's speed: a planted
+# 0.5 ns is under any real measurement of a hook, a planted 1000 ns over any.
+# - a planted 0.5 ns: the line is TPROF_DEMOTE x 0.5 exactly, and the cache keeps 0.5 (a run
+#   that measures lower would replace it: then said so);
+# - a planted 1000 ns is replaced by this run's lower measurement, which draws the line;
+#   TPROF_HOOK_NS overrides both and leaves the cache alone; a cache of another CPU model or one
+#   not valid is not used, and is replaced;
+# - stability: near_norm takes 25 us a call, tiny_norm far less. With the host's cache at 0.5 ns
+#   and TPROF_DEMOTE=40000 the line is 20 us: the same set (tiny_norm) in 10 runs of 10, beside
+#   a busy loop, which moves this run's measurement. That the check can fail:
+#   TPROF_HOOK_NS at 500 and 5000 ns alternately (a line of 20 and 200 us: what a moving
+#   measurement did to the line) gives two sets.
 . "$TS/lib.sh"
 V="$TB/victims/v_adapt"
 C="$XDG_CACHE_HOME/tprof"
@@ -40,11 +41,6 @@ else
   jcheck "$WORK/real.json" "d['program']['demote_line_ns'] < 5000.0" \
     "d['program']['demote_line_from'] == 'this run'"
 fi
-plant 0.5
-run higher TPROF_TEST_HOOK_NS=2
-[ "$(cached)" = 0.5 ] || fail "a higher measurement replaced the cache: $(cached)"
-jcheck "$WORK/higher.json" "d['program']['demote_line_ns'] == 5000.0" \
-  "d['program']['demote_line_from'] == 'host best'" "ops['tiny_norm']['demoted']"
 plant 1000
 run lower
 c=$(cached)
@@ -52,25 +48,24 @@ python3 -c "import sys; sys.exit(not 0 < float(sys.argv[1]) < 1000)" "$c" ||
   fail "a lower measurement did not replace a cache of 1000 ns: $c"
 jcheck "$WORK/lower.json" "d['program']['demote_line_from'] == 'this run'" \
   "abs(d['program']['demote_line_ns'] - 10000 * $c) < 6"
-plant 1000
-run lower2 TPROF_TEST_HOOK_NS=3.25
-[ "$(cached)" = 3.250 ] || fail "cache after a measurement of 3.25 ns: $(cached)"
-jcheck "$WORK/lower2.json" "d['program']['demote_line_ns'] == 32500.0" \
-  "d['program']['demote_line_from'] == 'this run'"
 plant 0.5
 run given TPROF_HOOK_NS=4
 [ "$(cached)" = 0.5 ] || fail "TPROF_HOOK_NS wrote the cache: $(cached)"
 jcheck "$WORK/given.json" "d['program']['demote_line_ns'] == 40000.0" \
   "d['program']['demote_line_from'] == 'TPROF_HOOK_NS'"
 plant 0.5 'Another CPU 9000'
-run foreign TPROF_TEST_HOOK_NS=2
-[ "$(cached)" = 2.000 ] || fail "cache of another CPU not replaced: $(cached)"
+run foreign
+c=$(cached)
+python3 -c "import sys; sys.exit(not 0.5 < float(sys.argv[1]) < 1000)" "$c" ||
+  fail "cache of another CPU not replaced by this run's measurement: $c"
 grep -q '^cpu_model Another' "$F" && fail "cache of another CPU kept its model"
-jcheck "$WORK/foreign.json" "d['program']['demote_line_ns'] == 20000.0" \
-  "d['program']['demote_line_from'] == 'this run'"
+jcheck "$WORK/foreign.json" "d['program']['demote_line_from'] == 'this run'" \
+  "abs(d['program']['demote_line_ns'] - 10000 * $c) < 6"
 printf 'tprof-hook 1\nhook_ns 0.5x\n' > "$F"
-run broken TPROF_TEST_HOOK_NS=2
-[ "$(cached)" = 2.000 ] || fail "a cache not valid was not replaced: $(cached)"
+run broken
+c=$(cached)
+python3 -c "import sys; sys.exit(not 0 < float(sys.argv[1]) < 1000)" "$c" ||
+  fail "a cache not valid was not replaced: $c"
 jcheck "$WORK/broken.json" "d['program']['demote_line_from'] == 'this run'"
 
 # Stability. The demoted set of each run, one line each.
@@ -84,17 +79,22 @@ print(" ".join(sorted(o["name"] for o in d["ops"] if o["demoted"])), "%g" % d["p
   sort -u "$WORK/$1.sets" | wc -l
 }
 for i in 1 2 3 4 5 6 7 8 9 10; do
-  rm -f "$F"
-  run fresh$i MODE=near TPROF_DEMOTE=10 TPROF_TEST_HOOK_NS=$((i % 2 ? 1000 : 5000))
+  run given$i MODE=near TPROF_DEMOTE=40 TPROF_HOOK_NS=$((i % 2 ? 500 : 5000))
 done
-[ "$(sets fresh)" = 2 ] || fail "a fresh cache each run: not the two sets expected: $(cat "$WORK/fresh.sets")"
-grep -qx 'near_norm tiny_norm 50000' "$WORK/fresh.sets" && grep -qx 'tiny_norm 10000' "$WORK/fresh.sets" ||
-  fail "a fresh cache each run: $(cat "$WORK/fresh.sets")"
-plant 1000
+[ "$(sets given)" = 2 ] || fail "a moving line: not the two sets expected: $(cat "$WORK/given.sets")"
+grep -qx 'near_norm tiny_norm 200000' "$WORK/given.sets" && grep -qx 'tiny_norm 20000' "$WORK/given.sets" ||
+  fail "a moving line: $(cat "$WORK/given.sets")"
+# The host's line, with a busy loop moving this run's own measurement.
+sh -c 'while :; do :; done' &
+busy=$!
+trap 'kill $busy 2> /dev/null; rm -rf "$WORK"' EXIT
+plant 0.5
 for i in 1 2 3 4 5 6 7 8 9 10; do
-  run host$i MODE=near TPROF_DEMOTE=10 TPROF_TEST_HOOK_NS=$((i % 2 ? 1000 : 5000))
+  run host$i MODE=near TPROF_DEMOTE=40000
 done
+kill "$busy"
 [ "$(sets host)" = 1 ] || fail "the host's cache: not the same set in 10 runs: $(cat "$WORK/host.sets")"
-grep -qx 'tiny_norm 10000' "$WORK/host.sets" || fail "the host's cache: $(cat "$WORK/host.sets")"
-[ "$(cached)" = 1000 ] || fail "the host's cache changed: $(cached)"
+if [ "$(cached)" = 0.5 ]; then
+  grep -qx 'tiny_norm 20000' "$WORK/host.sets" || fail "the host's cache: $(cat "$WORK/host.sets")"
+fi
 exit 0

@@ -124,16 +124,6 @@ static double hook_ticks(void)
     return (double)line_fp / 65536.0;
 }
 
-double tp_demote_test_hook_ns(void)
-{
-    /* TPROF_TEST_HOOK_NS (test-only, not a setting: a test cannot make a machine measure a
-     * given cost): this run's measurement, as if measured */
-    const char *t = getenv("TPROF_TEST_HOOK_NS");
-    char *end;
-    double v = t && *t ? strtod(t, &end) : -1;
-    return t && *t && !*end && v >= 0 && v < 1e6 ? v : -1;
-}
-
 /* The host's cache holds a cost for this CPU: 0 and h filled, else -1. */
 static int host_best(struct tp_hookcache *h)
 {

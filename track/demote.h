@@ -42,8 +42,6 @@ void tp_demote_init(void);
  * tp_cyg_hook_cost_fp is set): the line is drawn, from the host's cache when that is lower. Once,
  * before any call is judged. */
 void tp_demote_hook_known(double ns, int given);
-/* TPROF_TEST_HOOK_NS, the test suite's stand-in for this run's measurement; -1 when unset. */
-double tp_demote_test_hook_ns(void);
 /* At the process's end: this run's measurement into the host's cache, when it is lower than what
  * the cache holds (or the cache has none for this CPU). */
 void tp_demote_keep_best(void);
