@@ -91,7 +91,7 @@ static void times_line(struct tp_buf *b, const struct tp_report *r)
     esc(b, r->memory.alloc_ns_method ? r->memory.alloc_ns_method : "an estimate");
     tp_buf_printf(b, "\">~%s</span> (%s)</p>\n", tp_fmt_ns(v->alloc_ns, t, sizeof t),
                   tp_fmt_pct(w ? (double)v->alloc_ns / (double)w : 0, 8, p, sizeof p));
-    if (r->program.hooks_ns)
+    if (tp_hooks_worth_saying(r->program.hooks_ns, w))
         tp_buf_printf(b,
                       "<p id=\"hooks\">tprof's own hooks inside the ops: ~%s (%s), taken out of "
                       "the ops' times and out of the time outside every op</p>\n",

@@ -401,7 +401,7 @@ static void verdict(struct tp_text_ctx *c)
     } else {
         tp_text_say(c, "time inside the allocator: ~%s (%s)", t2, p2);
     }
-    if (r->program.hooks_ns) {
+    if (tp_hooks_worth_saying(r->program.hooks_ns, c->program_ns)) {
         tp_fmt_ns(r->program.hooks_ns, t1, sizeof t1);
         tp_fmt_pct(frac(r->program.hooks_ns, c->program_ns), 8, p1, sizeof p1);
         tp_text_say(c,
