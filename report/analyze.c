@@ -269,11 +269,24 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
         const char *u = tp_lifetime_noun(m);
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
-        tp_buf_printf(t,
-                      " Of the peak, %s%s is persistent (outlives the %s that allocated it: "
-                      "parameters, optimizer state) and %s transient (freed within its %s: "
-                      "activations, workspaces).",
-                      m->sampling.mean_bytes ? "an estimated " : "", a, u, b, u);
+        /* Lifetimes only: what the blocks are (weights, activations) is not known here, and a
+         * program that builds everything before its first op would be told its activations
+         * are parameters. With op calls as the unit, nothing transient and no op that allocated
+         * anything, every block is persistent for the same reason, which is the one to say. */
+        int none_in_ops =
+            m->transient_bytes == 0 && m->lifetime_unit && strcmp(m->lifetime_unit, "op_call") == 0;
+        for (size_t i = 0; none_in_ops && i < r->nops; i++)
+            none_in_ops = r->ops[i].alloc_bytes == 0;
+        if (none_in_ops)
+            tp_buf_printf(t,
+                          " Of the peak, %s%s is persistent (allocated outside every op) and %s "
+                          "transient.",
+                          m->sampling.mean_bytes ? "an estimated " : "", a, b);
+        else
+            tp_buf_printf(t,
+                          " Of the peak, %s%s is persistent (outlives the %s that allocated it) "
+                          "and %s transient (freed within its %s).",
+                          m->sampling.mean_bytes ? "an estimated " : "", a, u, b, u);
     }
     if (m->live_at_exit_bytes)
         leak_story(m, t);
