@@ -110,7 +110,7 @@ static int eligible(const struct cand *c)
 static int enough_share(uint64_t enclosed)
 {
     uint64_t all = atomic_load_explicit(&outer_total, memory_order_relaxed);
-    return enclosed >= all / STEP_SHARE_MIN;
+    return enclosed > 0 && enclosed >= all / STEP_SHARE_MIN;
 }
 
 static void choose(void)
