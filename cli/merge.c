@@ -137,6 +137,13 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
             d->warmup_ns = add(g, d->warmup_ns, s->warmup_ns);
             d->demoted |= s->demoted;
             d->counted_calls = add(g, d->counted_calls, s->counted_calls);
+            d->counted_est_ns = add(g, d->counted_est_ns, s->counted_est_ns);
+            /* bounded in one process: the sum is bounded too */
+            if (s->counted_est_method &&
+                (!d->counted_est_method || strcmp(s->counted_est_method, "median") != 0)) {
+                free(d->counted_est_method);
+                d->counted_est_method = strdup(s->counted_est_method);
+            }
             d->alloc_bytes = add(g, d->alloc_bytes, s->alloc_bytes);
             d->alloc_count = add(g, d->alloc_count, s->alloc_count);
             tp_op_wait_add(d, s);

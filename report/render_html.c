@@ -268,7 +268,8 @@ static void ops_table(const struct tp_report *r, struct tp_buf *b)
         tp_buf_puts(b, "<p class=\"note\" id=\"counted-legend\">counted: an op too short to time "
                        "(TPROF_DEMOTE): its calls after the first 65 were counted, not timed, so "
                        "its time is in its callers' self time; its total, ~, is an estimate: its "
-                       "calls times the mean of its judged calls.</p>\n");
+                       "calls times the median of its judged calls, at most the self time of "
+                       "the ops its counted calls ran in.</p>\n");
     for (int k = 0; k < 2; k++) {
         char word[16], why[256];
         if (!said[k])

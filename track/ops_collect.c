@@ -238,7 +238,11 @@ static void collect_op(int id, struct tp_op *o, uint64_t calls, double ratio)
     collect_wait(s, o, ratio);
     o->demoted = tp_demote_slot(id) != 0;
     o->counted_calls = tp_demote_counted(id);
-    o->counted_est_ns = to_ns(o->counted_calls * tp_demote_mean_ticks(id), ratio);
+    int bounded;
+    o->counted_est_ns = to_ns(tp_demote_est_ticks(id, &bounded), ratio);
+    if (o->demoted)
+        o->counted_est_method =
+            strdup(bounded ? "median, bounded by the enclosing ops' self time" : "median");
     o->calls += o->counted_calls;
 }
 
