@@ -114,6 +114,7 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
     d->name = sdup(refs[0].op->name);
     d->kind = sdup(refs[0].op->kind);
     d->source = sdup(refs[0].op->source);
+    d->parent = sdup(refs[0].op->parent);
     struct tp_lat_acc lat = {0};
     uint64_t covered = 0;
     double pmin = INFINITY, pmax = 0;
@@ -146,6 +147,11 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
             }
             d->alloc_bytes = add(g, d->alloc_bytes, s->alloc_bytes);
             d->alloc_count = add(g, d->alloc_count, s->alloc_count);
+            /* one parent only if every process had the same */
+            if (d->parent && (!s->parent || strcmp(d->parent, s->parent))) {
+                free(d->parent);
+                d->parent = NULL;
+            }
             tp_op_wait_add(d, s);
             tp_lat_add(&lat, &s->latency);
             parts[i] = &s->latency;

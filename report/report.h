@@ -49,6 +49,7 @@ struct tp_op {
     uint64_t warmup_calls, warmup_ns;
     struct tp_latency latency;
     uint64_t alloc_bytes, alloc_count; /* heap requested while the op ran */
+    char *parent; /* the op every call of this one ran directly inside, NULL: none or several */
     struct tp_shape *shapes;
     size_t nshapes;
     /* Derived by tp_analyze(): */

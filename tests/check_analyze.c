@@ -259,6 +259,38 @@ START_TEST(test_verdict_and_amdahl)
 }
 END_TEST
 
+/* The time in gemm_nn, no FLOPs, called by gemm, which has the FLOPs (a work entry) and next to no
+ * self time (darknet at -O1): the verdict is gemm's, on its total, with its FLOP rate and bound.
+ * gemm: 1 ms of 1.25 ms, 50 GFLOP/s at 50 FLOP/byte against 100 GFLOP/s and 10 GB/s. When
+ * gemm_nn takes less than half of gemm's time, the verdict is gemm_nn's. */
+START_TEST(test_verdict_flops_parent)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1250000;
+    r.machine.peak_gflops = 100;
+    r.machine.peak_gbps = 10;
+    r.machine.source = strdup("env");
+    add_op(&r, "gemm", 1000000, 20000, 50000000, 1000000);
+    add_op(&r, "gemm_nn", 980000, 980000, 0, 0)->parent = strdup("gemm");
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.op, "gemm");
+    ck_assert_str_eq(r.verdict.bound, "compute");
+    ck_assert(r.verdict.share == 0.8 && r.verdict.efficiency == 0.5);
+    ck_assert_str_eq(r.verdict.text,
+                     "gemm takes 80% of the time (its time in gemm_nn, which has no FLOPs of its "
+                     "own: 78%) and runs at 50% of what this machine can do at its arithmetic "
+                     "intensity (compute-bound); a 2x faster gemm makes the program 1.67x faster, "
+                     "an infinitely fast one 5.00x. No heap allocation was seen.");
+    r.ops[1].total_ns = r.ops[1].self_ns = 400000;
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.op, "gemm_nn");
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "gemm_nn takes 32% of the time (its FLOPs or "
+                                                 "bytes are unknown, so its bound is too)"));
+    tp_report_free(&r);
+}
+END_TEST
+
 /* With op calls as the unit, the split says why a block is persistent and never what it is: no
  * op that allocated anything means everything was allocated outside every op (darknet builds
  * its whole network before its first op). */
@@ -682,6 +714,7 @@ int main(void)
     tcase_add_test(tc, test_amdahl);
     tcase_add_test(tc, test_verdict_and_amdahl);
     tcase_add_test(tc, test_lifetime_outside_ops);
+    tcase_add_test(tc, test_verdict_flops_parent);
     tcase_add_test(tc, test_one_line_two_sites);
     tcase_add_test(tc, test_idempotent);
     tcase_add_test(tc, test_overlap_capped);

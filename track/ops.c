@@ -302,6 +302,11 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     uint64_t t = tp_ticks();
     struct tp_op_rec *r = tp_op_rec(id);
     f->rec = r;
+    int up = depth && stack.f[depth - 1].id != id ? stack.f[depth - 1].id + 1 : -1,
+        was = atomic_load_explicit(&r->parent, memory_order_relaxed);
+    if (tp_unlikely(was != up) && was != -1 &&
+        !(was == 0 && atomic_compare_exchange_strong(&r->parent, &was, up)))
+        atomic_store_explicit(&r->parent, -1, memory_order_relaxed);
     f->in_wall = !recursive && tp_wall_enter(&r->in_total, t);
     f->t0 = t;
     if (depth == 0) /* the heap over time: a point where the clock is read anyway */

@@ -232,6 +232,8 @@ static void collect_op(int id, struct tp_op *o, uint64_t calls, double ratio)
     o->warmup_ns = to_ns(TP_OP_SUM(s, warm_ticks), ratio);
     o->alloc_bytes = atomic_load(&s->alloc_bytes);
     o->alloc_count = atomic_load(&s->alloc_count);
+    int up = atomic_load(&s->parent);
+    o->parent = up > 0 && tp_op_rec(up - 1) ? strdup(tp_op_rec(up - 1)->name) : NULL;
     latency(s, &o->latency);
     scale_latency(&o->latency, ratio);
     collect_shapes(s, o, ratio);
