@@ -5,19 +5,26 @@
 #include <math.h>
 #include <string.h>
 
+static const struct tp_op *op_named(const struct tp_report *r, const char *name)
+{
+    for (size_t i = 0; name && i < r->nops; i++)
+        if (r->ops[i].name && !strcmp(r->ops[i].name, name))
+            return &r->ops[i];
+    return NULL;
+}
+
 const struct tp_op *tp_flops_parent(const struct tp_report *r, const struct tp_op *d)
 {
-    if (!d || d->flops || d->bytes || !d->parent)
+    if (!d || d->flops || d->bytes)
         return NULL;
-    for (size_t i = 0; i < r->nops; i++) {
-        const struct tp_op *p = &r->ops[i];
-        if (p == d || !p->name || strcmp(p->name, d->parent) != 0)
-            continue;
-        /* Half: below it the op's own code or its other callees take most of its time, and its
-         * FLOP rate says little of d. */
-        return p->flops && d->total_ns >= p->total_ns / 2 ? p : NULL;
-    }
-    return NULL;
+    /* Up through callers without FLOPs of their own (darknet's gemm -> gemm_cpu -> gemm_nn),
+     * a few levels: a longer chain is no longer one op's work. */
+    const struct tp_op *p = op_named(r, d->parent);
+    for (int up = 0; p && p != d && !p->flops && !p->bytes && up < 4; up++)
+        p = op_named(r, p->parent);
+    /* Half: below it the op's own code or its other callees take most of its time, and its
+     * FLOP rate says little of d. */
+    return p && p != d && p->flops && d->total_ns >= p->total_ns / 2 ? p : NULL;
 }
 
 double tp_total_share(const struct tp_op *o, uint64_t denom)

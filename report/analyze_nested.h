@@ -7,9 +7,10 @@
 #include "common/buf.h"
 #include "report/report.h"
 
-/* The op d ran inside (ops[].parent: every call of d began directly in it) when d has neither
- * FLOPs nor bytes, that op has FLOPs, and d's total is at least half of its total (most of the
- * op's time is d's); else NULL. */
+/* The op d ran inside (ops[].parent: every call of d began directly in it, or in an op without
+ * FLOPs or bytes that began in it, up to four such levels) when d has neither FLOPs nor bytes,
+ * that op has FLOPs, and d's total is at least half of its total (most of the op's time is d's);
+ * else NULL. */
 const struct tp_op *tp_flops_parent(const struct tp_report *r, const struct tp_op *d);
 /* An op's share of the run by its total time: its wall-clock time when the report has it, else
  * its thread time, over the run's time; at most 1. */

@@ -282,6 +282,14 @@ START_TEST(test_verdict_flops_parent)
                      "own: 78%) and runs at 50% of what this machine can do at its arithmetic "
                      "intensity (compute-bound); a 2x faster gemm makes the program 1.67x faster, "
                      "an infinitely fast one 5.00x. No heap allocation was seen.");
+    /* through a caller without FLOPs of its own: gemm -> gemm_cpu -> gemm_nn */
+    free(r.ops[1].parent);
+    r.ops[1].parent = strdup("gemm_cpu");
+    add_op(&r, "gemm_cpu", 990000, 10000, 0, 0)->parent = strdup("gemm");
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.op, "gemm");
+    ck_assert_ptr_nonnull(
+        strstr(r.verdict.text, "gemm takes 80% of the time (its time in gemm_nn, "));
     r.ops[1].total_ns = r.ops[1].self_ns = 400000;
     tp_analyze(&r);
     ck_assert_str_eq(r.verdict.op, "gemm_nn");

@@ -1,6 +1,7 @@
 /* The FLOPs on one op and the time on another (tests/verdict_nested.sh), as in darknet built -O1:
- * gemm, whose FLOPs a TPROF_WORK entry gives from m, n and k, does nothing but call gemm_nn,
- * which has no entry and does the multiply-adds. 20 calls at 96 x 96 x 96. Prints a checksum. */
+ * gemm, whose FLOPs a TPROF_WORK entry gives from m, n and k, does nothing but call gemm_cpu,
+ * which calls gemm_nn; neither has an entry, and gemm_nn does the multiply-adds. 20 calls at
+ * 96 x 96 x 96. Prints a checksum. */
 #include <stdio.h>
 
 enum { N = 96 };
@@ -17,9 +18,14 @@ __attribute__((noinline)) void gemm_nn(int m, int n, int k)
         }
 }
 
-__attribute__((noinline)) void gemm(int m, int n, int k)
+__attribute__((noinline)) void gemm_cpu(int m, int n, int k)
 {
     gemm_nn(m, n, k);
+}
+
+__attribute__((noinline)) void gemm(int m, int n, int k)
+{
+    gemm_cpu(m, n, k);
 }
 
 int main(void)
