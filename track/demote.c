@@ -240,8 +240,9 @@ static void demote(int id, uint64_t median_ticks)
     }
     dslots[s].id = id;
     dslots[s].median_ticks = median_ticks;
-    if (!tp_ops_boundary_hook)
-        tp_ops_boundary_hook = tp_demote_boundary;
+    /* set before the slot is published, which the counting threads read */
+    if (!atomic_load(&tp_ops_boundary_hook))
+        atomic_store(&tp_ops_boundary_hook, tp_demote_boundary);
     atomic_store_explicit(&tp_demote_slot_of[id], (uint8_t)s, memory_order_release);
     tp_lifeunit_demoted(id);
 }
@@ -378,7 +379,8 @@ uint64_t tp_demote_est_ticks(int id, int *bounded)
     return est;
 }
 
-/* "im2col_cpu" or "im2col_cpu and col2im_cpu" or "3 ops": the ops the counted calls ran in. */
+/* "im2col_cpu", "im2col_cpu and col2im_cpu" or "the 3 ops they ran in": the ops the counted
+ * calls ran in. */
 static void parents_str(const struct dslot *d, char *out, size_t n)
 {
     int k = 0, first = -1, second = -1;

@@ -57,7 +57,7 @@ static TP_TLS struct opstack stack;
 _Atomic uint64_t tp_ops_overflow, tp_ops_unpaired;
 static _Atomic uint64_t skipped_total;
 TP_TLS uint64_t tp_cyg_hooks;
-void (*tp_ops_boundary_hook)(int top);
+_Atomic tp_ops_boundary_fn tp_ops_boundary_hook;
 uint64_t tp_cyg_hook_cost_fp;
 
 void tp_ops_init(void)
@@ -181,8 +181,9 @@ static inline __attribute__((always_inline)) uint64_t close_top_inline(
     const struct frame *f = &stack.f[depth];
     struct tp_op_rec *r = f->rec;
     int id = f->id, recursive = f->recursive, node = f->node, in_wall = f->in_wall;
-    if (tp_unlikely(tp_ops_boundary_hook != NULL))
-        tp_ops_boundary_hook(id);
+    tp_ops_boundary_fn boundary = atomic_load_explicit(&tp_ops_boundary_hook, memory_order_relaxed);
+    if (tp_unlikely(boundary != NULL))
+        boundary(id);
     uint64_t t0 = f->t0, child = f->child, hooks = tp_cyg_hooks - f->hooks0;
     fl += f->flops;
     by += f->bytes;
@@ -290,8 +291,9 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->recursive = recursive;
     f->node = tp_optree_on ? tp_optree_child(depth ? stack.f[depth - 1].node : TP_OPTREE_NONE, id)
                            : TP_OPTREE_NONE;
-    if (tp_unlikely(tp_ops_boundary_hook != NULL))
-        tp_ops_boundary_hook(depth ? stack.f[depth - 1].id : -1);
+    tp_ops_boundary_fn boundary = atomic_load_explicit(&tp_ops_boundary_hook, memory_order_relaxed);
+    if (tp_unlikely(boundary != NULL))
+        boundary(depth ? stack.f[depth - 1].id : -1);
     tp_lifeunit_op_begin(depth, id);
     stack.depth = depth + 1;
     tp_thread_note();
