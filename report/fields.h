@@ -46,9 +46,9 @@
     X(DBL, intensity, 0) X(DBL, attainable_gflops, 0) X(DBL, efficiency, 0) X(DBL, share, 0) \
     X(DBL, self_share, 0) X(DBL, self_wall_share, 0) X(STR, bound, "unknown") \
     X(U64, alloc_bytes, 0) \
-    X(U64, alloc_count, 0) X(U64, nprocs, 0) X(NS, proc_min_ns, 0) X(NS, proc_mean_ns, 0) \
+    X(U64, alloc_count, 0) X(STR, parent, NULL) X(U64, nprocs, 0) X(NS, proc_min_ns, 0) X(NS, proc_mean_ns, 0) \
     X(NS, proc_max_ns, 0) X(DBL, imbalance, 0) X(BOOL, demoted, 0) X(U64, counted_calls, 0) \
-    X(U64, counted_est_ns, 0) \
+    X(U64, counted_est_ns, 0) X(STR, counted_est_method, NULL) \
     X(U64, cpu_ns, 0) X(STR, cpu_method, NULL) X(U64, work_ns, 0) X(STR, work_method, NULL) \
     X(U64, wait_ns, 0) X(U64, wait_blocked_ns, 0) X(U64, wait_spin_ns, 0) \
     X(STR, wait_spin_method, NULL) X(STR, wait_kinds, NULL) X(DBL, wait_share, 0)

@@ -36,6 +36,15 @@ size_t tp_render_folded(const struct tp_report *r, enum tp_folded_kind kind, str
  * "[partial stack]" frame). */
 void tp_site_flame_top(const struct tp_site *s, size_t *top, int *partial);
 
+/* Whether tprof's own hooks inside the ops (program.hooks_ns) are worth a line of the text and
+ * HTML reports, against the time the percentages are of (program_ns): from 0.1% of it, the
+ * precision the reports give a percentage to; below, the line would say "0.0%" of nothing the
+ * user can act on, while the JSON report keeps the figure. */
+static inline int tp_hooks_worth_saying(uint64_t hooks_ns, uint64_t program_ns)
+{
+    return hooks_ns && program_ns && (double)hooks_ns >= 0.001 * (double)program_ns;
+}
+
 struct tp_text_opts {
     int top;   /* rows per section */
     int width; /* columns, 100 */

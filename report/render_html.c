@@ -91,7 +91,7 @@ static void times_line(struct tp_buf *b, const struct tp_report *r)
     esc(b, r->memory.alloc_ns_method ? r->memory.alloc_ns_method : "an estimate");
     tp_buf_printf(b, "\">~%s</span> (%s)</p>\n", tp_fmt_ns(v->alloc_ns, t, sizeof t),
                   tp_fmt_pct(w ? (double)v->alloc_ns / (double)w : 0, 8, p, sizeof p));
-    if (r->program.hooks_ns)
+    if (tp_hooks_worth_saying(r->program.hooks_ns, w))
         tp_buf_printf(b,
                       "<p id=\"hooks\">tprof's own hooks inside the ops: ~%s (%s), taken out of "
                       "the ops' times and out of the time outside every op</p>\n",
@@ -268,7 +268,8 @@ static void ops_table(const struct tp_report *r, struct tp_buf *b)
         tp_buf_puts(b, "<p class=\"note\" id=\"counted-legend\">counted: an op too short to time "
                        "(TPROF_DEMOTE): its calls after the first 65 were counted, not timed, so "
                        "its time is in its callers' self time; its total, ~, is an estimate: its "
-                       "calls times the mean of its judged calls.</p>\n");
+                       "calls times the median of its judged calls, at most the self time of "
+                       "the ops its counted calls ran in.</p>\n");
     for (int k = 0; k < 2; k++) {
         char word[16], why[256];
         if (!said[k])

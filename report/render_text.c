@@ -170,8 +170,8 @@ static void counted_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n
             tp_text_wrap(c, "counted: ",
                          "an op too short to time (TPROF_DEMOTE): its calls after the first 65 "
                          "were counted, not timed, so its time is in its callers' self time; "
-                         "its total, ~, is an estimate: its calls times the mean of its judged "
-                         "calls.",
+                         "its total, ~, is an estimate: its calls times the median of its judged "
+                         "calls, at most the self time of the ops its counted calls ran in.",
                          2);
             return;
         }
@@ -401,7 +401,7 @@ static void verdict(struct tp_text_ctx *c)
     } else {
         tp_text_say(c, "time inside the allocator: ~%s (%s)", t2, p2);
     }
-    if (r->program.hooks_ns) {
+    if (tp_hooks_worth_saying(r->program.hooks_ns, c->program_ns)) {
         tp_fmt_ns(r->program.hooks_ns, t1, sizeof t1);
         tp_fmt_pct(frac(r->program.hooks_ns, c->program_ns), 8, p1, sizeof p1);
         tp_text_say(c,

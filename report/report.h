@@ -49,6 +49,7 @@ struct tp_op {
     uint64_t warmup_calls, warmup_ns;
     struct tp_latency latency;
     uint64_t alloc_bytes, alloc_count; /* heap requested while the op ran */
+    char *parent; /* the op every call of this one ran directly inside, NULL: none or several */
     struct tp_shape *shapes;
     size_t nshapes;
     /* Derived by tp_analyze(): */
@@ -62,9 +63,13 @@ struct tp_op {
      * timed; counted_calls of calls (the rest were timed). */
     int demoted;
     uint64_t counted_calls;
-    /* Their time, estimated: counted_calls x the mean of the judged calls under the line. It is
-     * in the enclosing ops' self time, not in this op's total_ns and self_ns. */
+    /* Their time, estimated (counted_est_method). It is in the enclosing ops' self time, not in
+     * this op's total_ns and self_ns. */
     uint64_t counted_est_ns;
+    /* "median": counted_calls x the median of the judged calls under the line; "median, bounded
+     * by the enclosing ops' self time": that was more than the self time of the ops every counted
+     * call ran in, which holds their time, and that self time was taken. NULL when not demoted. */
+    char *counted_est_method;
     /* Work or wait (report/opwait.c says what each is; methods: "samples" or
      * "time_less_waits", NULL when none; wait_share derived) */
     uint64_t cpu_ns, work_ns, wait_ns, wait_blocked_ns, wait_spin_ns;
