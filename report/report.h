@@ -140,6 +140,7 @@ struct tp_program {
     uint64_t wall_ns;
     uint64_t threads;                  /* threads that ran (track/threads.h) */
     uint64_t start_unix_ns, in_ops_ns; /* in_ops_ns: threads' wall time inside ops, summed */
+    int64_t main_in_ops_ns; /* of in_ops_ns, the main thread's (tid == pid); -1 unknown */
     uint64_t hooks_ns; /* of in_ops_ns, tprof's hooks of non-op functions, out of the ops' times */
     /* Summed over the program's threads (tprof's own left out): time on a CPU, and time runnable
      * but waiting for one (the run queue); how they were read: "schedstat" (both), "stat" (CPU
@@ -172,8 +173,11 @@ struct tp_verdict {
     double cpu_wait_share;
     char *cpu_text;
     char *wait_op, *wait_text; /* the op mostly waiting, and why (report/opwait.h), or NULL */
-    /* threads[]' wall time not inside any op, and all of it (0: program's wall less the ops') */
-    uint64_t outside_ops_ns, threads_wall_ns;
+    /* The time outside every op (report/analyze.c), threads[]' wall time (0: the program's time
+     * less the ops'), and the threads' time outside_ops_ns is a share of: the main thread's wall
+     * time and the others' on a CPU or waiting for one (0: every thread's whole life counts, and
+     * it is threads_wall_ns) */
+    uint64_t outside_ops_ns, threads_wall_ns, threads_time_ns;
     uint64_t alloc_ns;
     struct tp_amdahl *amdahl;
     size_t namdahl;

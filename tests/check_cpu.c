@@ -254,6 +254,99 @@ START_TEST(test_outside_per_thread)
 }
 END_TEST
 
+/* The other threads' sleep is not time outside every op, the main thread's is. The main thread
+ * (tid == pid) lives 1 s, 0.9 s of it inside ops; a helper asleep its whole 1 s life was on a CPU
+ * 1 ms and waited 1 ms for one; a worker of 0.5 s, 0.2 s of it inside ops, ran 0.25 s. Outside:
+ * the main thread's 100 ms and the others' 252 ms on a CPU or waiting for one (no more than their
+ * 1.3 s outside ops): 352 ms of the 1.252 s the threads were counted (28.1%). */
+static struct tp_report outside_report(void)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.pid = 100;
+    r.program.wall_ns = 1000000000;
+    r.program.in_ops_ns = 1100000000;
+    r.program.main_in_ops_ns = 900000000;
+    free(r.program.cpu_source);
+    r.program.cpu_source = strdup("schedstat");
+    r.nthreads = 3;
+    r.threads = calloc(3, sizeof *r.threads);
+    r.threads[0] = (struct tp_thread){.tid = 100, .wall_ns = 1000000000, .cpu_ns = 950000000};
+    r.threads[1] = (struct tp_thread){
+        .tid = 101, .wall_ns = 1000000000, .cpu_ns = 1000000, .runq_ns = 1000000};
+    r.threads[2] = (struct tp_thread){.tid = 102, .wall_ns = 500000000, .cpu_ns = 250000000};
+    r.nops = 1;
+    r.ops = calloc(1, sizeof *r.ops);
+    r.ops[0].name = strdup("op");
+    r.ops[0].kind = strdup("op");
+    r.ops[0].calls = 1;
+    r.ops[0].total_ns = r.ops[0].self_ns = r.ops[0].wall_ns = r.ops[0].self_wall_ns = 900000000;
+    return r;
+}
+
+static void outside_lines(struct tp_report *r, const char *text, const char *html)
+{
+    struct tp_buf b;
+    tp_buf_init(&b);
+    struct tp_text_opts o = {10, 300};
+    tp_render_text(r, &o, &b);
+    ck_assert_msg(strstr(tp_buf_str(&b), text), "%s", tp_buf_str(&b));
+    tp_buf_free(&b);
+    tp_buf_init(&b);
+    tp_render_html(r, 10, &b);
+    ck_assert_msg(strstr(tp_buf_str(&b), html), "%s", tp_buf_str(&b));
+    tp_buf_free(&b);
+}
+
+START_TEST(test_outside_asleep)
+{
+    struct tp_report r = outside_report();
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 352000000);
+    ck_assert_uint_eq(r.verdict.threads_wall_ns, 2500000000);
+    ck_assert_uint_eq(r.verdict.threads_time_ns, 1252000000);
+    outside_lines(&r,
+                  "\ntime outside every op, summed over 3 threads (the main thread's wall time, "
+                  "the others' time on a CPU or waiting for one): 352 ms (28.1% of theirs); "
+                  "inside the allocator: ~0 ns (0.0%)\n",
+                  "<p id=\"times\">time outside every op, summed over 3 threads (the main "
+                  "thread's wall time, the others' time on a CPU or waiting for one): 352 ms "
+                  "(28.1% of theirs); inside the allocator:");
+    /* no run queue figures (stat): the line says what was counted */
+    free(r.program.cpu_source);
+    r.program.cpu_source = strdup("stat");
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 351000000);
+    outside_lines(&r,
+                  "\ntime outside every op, summed over 3 threads (the main thread's wall time, "
+                  "the others' time on a CPU): 351 ms (28.1% of theirs);",
+                  "summed over 3 threads (the main thread's wall time, the others' time on a "
+                  "CPU): 351 ms (28.1% of theirs);");
+    /* no main thread among them: every thread is counted by its time on a CPU or waiting for
+     * one, no more than their 1.4 s outside ops; the 0.9 s the first ran inside ops cannot be
+     * told from its time outside, so all its 950 ms count */
+    free(r.program.cpu_source);
+    r.program.cpu_source = strdup("schedstat");
+    r.program.pid = 7;
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 1202000000);
+    ck_assert_uint_eq(r.verdict.threads_time_ns, 1202000000);
+    outside_lines(&r,
+                  "summed over 3 threads (each one's time on a CPU or waiting for one): 1.20 s "
+                  "(100.0% of theirs);",
+                  "summed over 3 threads (each one's time on a CPU or waiting for one): 1.20 s "
+                  "(100.0% of theirs);");
+    /* a report without the main thread's share counts every thread's whole life */
+    r.program.main_in_ops_ns = -1;
+    tp_analyze(&r);
+    ck_assert_uint_eq(r.verdict.outside_ops_ns, 1400000000);
+    ck_assert_uint_eq(r.verdict.threads_time_ns, 0);
+    outside_lines(&r, "\ntime outside every op, summed over 3 threads: 1.40 s (56.0% of theirs);",
+                  "summed over 3 threads: 1.40 s (56.0% of theirs);");
+    tp_report_free(&r);
+}
+END_TEST
+
 static void *ended_thread(void *arg)
 {
     (void)arg;
@@ -317,6 +410,7 @@ int main(void)
     tcase_add_test(tc, test_verdict_text);
     tcase_add_test(tc, test_verdict_first);
     tcase_add_test(tc, test_outside_per_thread);
+    tcase_add_test(tc, test_outside_asleep);
     suite_add_tcase(s, tc);
     tc = tcase_create("collect");
     tcase_add_test(tc, test_collect);
