@@ -9,3 +9,13 @@ tests_victims_v_cpu_CFLAGS = $(VICTIM_CFLAGS) -I$(top_srcdir)/include
 tests_victims_v_cpu_LDADD = -lpthread
 TESTS += tests/check_cpu tests/cpu_wait.sh tests/cpu_quiet.sh
 EXTRA_DIST += tests/cpu_wait.sh tests/cpu_quiet.sh tests/cpu_text.py
+# A library whose constructor spins before libtprof.so's: its CPU is not the run's (cpu_start.sh).
+check_PROGRAMS += tests/victims/libtpburn.so tests/victims/v_burnctor
+tests_victims_libtpburn_so_SOURCES = tests/victims/libtpburn.c
+tests_victims_libtpburn_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpburn_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpburn.so
+tests_victims_v_burnctor_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_burnctor_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_burnctor_LDADD = tests/victims/libtpburn.so
+TESTS += tests/cpu_start.sh
+EXTRA_DIST += tests/cpu_start.sh

@@ -47,6 +47,10 @@ static _Atomic uint64_t ops_ticks, hook_ticks; /* the threads' flushed shares */
  * thread's (report/outside.c), so its share inside ops is kept apart. */
 static _Atomic uint64_t main_ops_ticks;
 static TP_TLS int thread_role; /* 0 not known yet, 1 the main thread, 2 another */
+/* The CPU the thread that started tprof had used before (the dynamic linker, constructors): the
+ * CPU figures cover the span of the wall time, from tprof's start. */
+static int64_t base_tid;
+static uint64_t base_cpu_ns, base_runq_ns, base_start_ticks;
 static pthread_key_t end_key;
 static int have_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -139,10 +143,24 @@ void tp_cpu_thread_begin(void)
         (void)pthread_setspecific(end_key, (void *)1); /* any value but NULL: the destructor runs */
 }
 
+void tp_cpu_start(void)
+{
+    struct fig f = {0};
+    char dir[64];
+    base_tid = (int64_t)syscall(SYS_gettid);
+    snprintf(dir, sizeof dir, "/proc/self/task/%lld", (long long)base_tid);
+    if (read_task(dir, &f) == 0) {
+        base_cpu_ns = f.cpu_ns;
+        base_runq_ns = f.runq_ns;
+        base_start_ticks = f.start_ticks;
+    }
+}
+
 void tp_cpu_fork_child(void)
 {
     thread_role = 0; /* the forking thread is the child's main thread */
     atomic_store(&main_ops_ticks, 0);
+    base_tid = 0; /* the child's thread starts its CPU time at the fork, with the child's clock */
     for (uint32_t i = 0; i < MAX_ENDED; i++)
         atomic_store(&ended[i].ready, 0);
     atomic_store(&nended, 0);
@@ -214,6 +232,10 @@ static struct tp_thread *add_live(struct tp_thread *t, size_t *n, size_t *cap,
             continue;
         f.tid = tid;
         f.wall_ns = live_wall(f.start_ticks, program_ns);
+        if (tid == base_tid && f.start_ticks == base_start_ticks) {
+            f.cpu_ns = f.cpu_ns > base_cpu_ns ? f.cpu_ns - base_cpu_ns : 0;
+            f.runq_ns = f.runq_ns > base_runq_ns ? f.runq_ns - base_runq_ns : 0;
+        }
         if (*n == *cap) {
             size_t c = *cap ? 2 * *cap : 16;
             struct tp_thread *g = realloc(t, c * sizeof *g);
