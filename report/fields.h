@@ -91,7 +91,8 @@
     X(I64, main_in_ops_ns, -1) X(U64, hooks_ns, 0) \
     X(U64, cpu_ns, 0) \
     X(U64, runq_ns, 0) X(STR, cpu_source, "none") X(DBL, load_avg, 0) X(U64, cpus_allowed, 0) \
-    X(DBL, cpu_quota, 0) X(DBL, demote_line_ns, 0) X(STR, demote_line_from, NULL)
+    X(DBL, cpu_quota, 0) X(STR, thread_runtimes, NULL) X(DBL, demote_line_ns, 0) \
+    X(STR, demote_line_from, NULL)
 
 /* struct tp_thread (an element of the top-level "threads") */
 #define TP_THREAD_FIELDS(X) \

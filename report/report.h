@@ -149,7 +149,10 @@ struct tp_program {
     char *cpu_source;
     double load_avg;       /* the machine's 1-minute load average at the report, 0 unknown */
     uint64_t cpus_allowed; /* CPUs in the process's affinity mask, 0 unknown */
-    double cpu_quota;      /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
+    /* The runtimes with thread pools of their own loaded at the report (report/cpuverdict.h:
+     * TP_RUNTIME_NAMES), space-separated; "" none, NULL unknown (a report before it) */
+    char *thread_runtimes;
+    double cpu_quota; /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
     /* An op whose calls' median is under this is demoted (track/demote.h), 0 unknown; where its
      * hook cost came from: "host best", "this run", "TPROF_HOOK_NS" (NULL unknown) */
     double demote_line_ns;

@@ -123,11 +123,13 @@ END_TEST
 
 static const char LINE[] =
     "CPU: the process got 0.6 of the 2 CPUs it may use, and its threads spent 40% of their "
-    "runnable time waiting for a CPU. Other load on these CPUs (load average 3.50) or more busy "
-    "threads than CPUs (3 threads) kept them waiting, and the op and step times in this report "
-    "include that wait: fewer threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or a quieter "
-    "machine give it back.";
+    "runnable time waiting for a CPU. Its busy threads (those runnable at least half their time: "
+    "3) are more than the 2 CPUs it may use: they waited for each other or for other load on "
+    "these CPUs (load average 3.50), and the op and step times in this report include that wait: "
+    "fewer threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or a quieter machine give it back.";
 
+/* Three threads of 0.6 s, each on a CPU 0.2 s and waiting for one 0.133 s: runnable 56% of
+ * their time, all three busy, on 2 CPUs; OpenBLAS and an OpenMP runtime loaded. */
 static void model(struct tp_report *r, uint64_t cpu, uint64_t runq)
 {
     tp_report_init(r);
@@ -137,9 +139,19 @@ static void model(struct tp_report *r, uint64_t cpu, uint64_t runq)
     r->program.cpu_source = strdup("schedstat");
     r->program.cpus_allowed = 2;
     r->program.load_avg = 3.5;
+    r->program.thread_runtimes = strdup("openblas openmp");
     r->nthreads = 3;
     r->threads = calloc(3, sizeof *r->threads);
     ck_assert_ptr_nonnull(r->threads);
+    for (int i = 0; i < 3; i++)
+        r->threads[i] = (struct tp_thread){
+            .tid = 10 + i, .wall_ns = 600000000, .cpu_ns = 200000000, .runq_ns = 133333333 + !i};
+}
+
+static void runtimes(struct tp_report *r, const char *list)
+{
+    free(r->program.thread_runtimes);
+    r->program.thread_runtimes = list ? strdup(list) : NULL;
 }
 
 START_TEST(test_verdict_text)
@@ -148,26 +160,50 @@ START_TEST(test_verdict_text)
     model(&r, 600000000, 400000000);
     tp_analyze(&r);
     ck_assert(r.verdict.cpu_wait_share == 0.4);
+    ck_assert_uint_eq(tp_cpu_busy_threads(&r), 3);
     ck_assert_ptr_nonnull(r.verdict.cpu_text);
     ck_assert_str_eq(r.verdict.cpu_text, LINE);
-    /* a quota of one CPU and a half, one CPU got: "1 of the 1.5 CPUs"; a single CPU */
+    /* the advice names the settings of the runtimes loaded, and none when none was */
+    runtimes(&r, "mkl");
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "include that wait: fewer threads "
+                                                     "(MKL_NUM_THREADS) or a quieter machine give "
+                                                     "it back."));
+    runtimes(&r, "openmp mkl");
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "fewer threads (OMP_NUM_THREADS, "
+                                                     "MKL_NUM_THREADS) or a quieter machine"));
+    runtimes(&r, "");
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "include that wait: fewer threads or a "
+                                                     "quieter machine give it back."));
+    runtimes(&r, NULL); /* a report before the list: nothing known, nothing named */
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "wait: fewer threads or a quieter machine"));
+    runtimes(&r, "openblas openmp");
+    /* a quota of one CPU and a half, one CPU got: "1 of the 1.5 CPUs"; 3 busy threads are more */
     r.program.cpu_ns = 1000000000;
     r.program.cpu_quota = 1.5;
     tp_analyze(&r);
     ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "got 1 of the 1.5 CPUs it may use"));
+    ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "at least half their time: 3) are more "
+                                                     "than the 1.5 CPUs it may use: they waited"));
     r.program.cpus_allowed = 1;
     r.program.cpu_quota = 0;
     tp_analyze(&r);
     ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "of the 1 CPU it may use,"));
-    /* merged processes: only the wait is said (they may have run one after another) */
+    ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "are more than the 1 CPU it may use:"));
+    /* merged processes: only the wait is said (they may have run one after another), and no
+     * count of CPUs to hold the busy threads against (they may have run on other machines) */
     r.merged_processes = 4;
     tp_analyze(&r);
     ck_assert_str_eq(r.verdict.cpu_text,
                      "CPU: the threads of the 4 processes spent 29% of their runnable time "
                      "waiting for a CPU. Other load on these CPUs (load average 3.50) or more "
-                     "busy threads than CPUs (3 threads) kept them waiting, and the op and step "
-                     "times in this report include that wait: fewer threads "
-                     "(OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or a quieter machine give it back.");
+                     "busy threads than CPUs (busy threads, those runnable at least half their "
+                     "time: 3) kept them waiting, and the op and step times in this report "
+                     "include that wait: fewer threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or "
+                     "a quieter machine give it back.");
     r.merged_processes = 0;
     /* under the rule: no line, the share still given */
     r.program.runq_ns = 100000000;
@@ -175,6 +211,59 @@ START_TEST(test_verdict_text)
     ck_assert_ptr_null(r.verdict.cpu_text);
     ck_assert(r.verdict.cpu_wait_share == 100000000.0 / 1100000000.0);
     tp_report_free(&r);
+}
+END_TEST
+
+/* One busy thread waiting for a CPU with 2 allowed is not crowding itself: the wait is other
+ * load, and fewer threads would give nothing back, whatever runtimes it loaded. A helper asleep
+ * its whole life (on a CPU 1 ms of 1 s) is not busy; a thread runnable exactly half its time is. */
+START_TEST(test_verdict_single)
+{
+    struct tp_report r;
+    model(&r, 601000000, 400000000);
+    r.nthreads = 2;
+    r.threads[0] = (struct tp_thread){
+        .tid = 10, .wall_ns = 1000000000, .cpu_ns = 600000000, .runq_ns = 400000000};
+    r.threads[1] = (struct tp_thread){.tid = 11, .wall_ns = 1000000000, .cpu_ns = 1000000};
+    runtimes(&r, "");
+    tp_analyze(&r);
+    ck_assert_uint_eq(tp_cpu_busy_threads(&r), 1);
+    ck_assert_str_eq(r.verdict.cpu_text,
+                     "CPU: the process got 0.6 of the 2 CPUs it may use, and its threads spent "
+                     "40% of their runnable time waiting for a CPU. Its busy threads (those "
+                     "runnable at least half their time: 1) are no more than the 2 CPUs it may "
+                     "use: other load on these CPUs (load average 3.50) kept them waiting, and "
+                     "the op and step times in this report include that wait: less other load on "
+                     "these CPUs (an idle machine, or taskset to CPUs nothing else runs on) gives "
+                     "it back.");
+    runtimes(&r, "openblas");
+    r.program.cpus_allowed = 1;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.cpu_text, "its threads spent 40% of their runnable "
+                                                     "time waiting for a CPU. Its busy threads "
+                                                     "(those runnable at least half their time: "
+                                                     "1) are no more than the 1 CPU it may use: "
+                                                     "other load"));
+    ck_assert_ptr_null(strstr(r.verdict.cpu_text, "NUM_THREADS"));
+    r.threads[1].cpu_ns = 300000000;
+    r.threads[1].runq_ns = 200000000;
+    ck_assert_uint_eq(tp_cpu_busy_threads(&r), 2);
+    tp_report_free(&r);
+}
+END_TEST
+
+/* The runtimes whose thread counts have a setting, by a loaded module's file name. */
+START_TEST(test_thread_runtime)
+{
+    ck_assert_str_eq(tp_thread_runtime("/usr/lib/x86_64-linux-gnu/libopenblas.so.0"), "openblas");
+    ck_assert_str_eq(tp_thread_runtime("/opt/lib/libopenblasp-r0.3.21.so"), "openblas");
+    ck_assert_str_eq(tp_thread_runtime("/usr/lib/x86_64-linux-gnu/libgomp.so.1"), "openmp");
+    ck_assert_str_eq(tp_thread_runtime("libomp.so.5"), "openmp");
+    ck_assert_str_eq(tp_thread_runtime("/opt/intel/lib/libiomp5.so"), "openmp");
+    ck_assert_str_eq(tp_thread_runtime("/opt/intel/lib/libmkl_rt.so.2"), "mkl");
+    ck_assert_ptr_null(tp_thread_runtime("/usr/lib/x86_64-linux-gnu/libblas.so.3"));
+    ck_assert_ptr_null(tp_thread_runtime("/usr/lib/libdarknet.so"));
+    ck_assert_ptr_null(tp_thread_runtime(""));
 }
 END_TEST
 
@@ -392,6 +481,8 @@ START_TEST(test_collect)
     ck_assert_uint_eq(r.program.cpu_ns, cpu);
     ck_assert_uint_ge(r.program.cpus_allowed, 1);
     ck_assert_ptr_nonnull(r.program.cpu_source);
+    /* this test program loads no thread pool's runtime */
+    ck_assert_str_eq(r.program.thread_runtimes, "");
     tp_report_free(&r);
 }
 END_TEST
@@ -408,6 +499,8 @@ int main(void)
     tc = tcase_create("verdict");
     tcase_add_test(tc, test_rule);
     tcase_add_test(tc, test_verdict_text);
+    tcase_add_test(tc, test_verdict_single);
+    tcase_add_test(tc, test_thread_runtime);
     tcase_add_test(tc, test_verdict_first);
     tcase_add_test(tc, test_outside_per_thread);
     tcase_add_test(tc, test_outside_asleep);

@@ -19,6 +19,7 @@
 #include "common/procstat.h"
 #include "report/report.h"
 #include "report/cpuverdict.h"
+#include "track/modmap.h"
 #include "track/runtime.h"
 
 /* Room for this many ended threads, one record each; past it a thread's figures are only added
@@ -288,6 +289,34 @@ static void machine_cpus(struct tp_program *p)
     }
 }
 
+static const char *const runtime_names[] = {"openblas", "openmp", "mkl"};
+
+static int runtime_module(const struct tp_module *m, void *arg)
+{
+    unsigned *seen = arg;
+    const char *k = m->name ? tp_thread_runtime(m->name) : NULL;
+    for (unsigned i = 0; k && i < sizeof runtime_names / sizeof runtime_names[0]; i++)
+        if (!strcmp(k, runtime_names[i]))
+            *seen |= 1u << i;
+    return 0;
+}
+
+/* The thread pools' runtimes loaded now, for the CPU verdict's advice: the setting of a runtime
+ * the process does not load changes nothing (darknet was told of OPENBLAS_NUM_THREADS). */
+static void thread_runtimes(struct tp_program *p)
+{
+    unsigned seen = 0;
+    tp_modmap_each(runtime_module, &seen);
+    char out[64] = "";
+    for (unsigned i = 0; i < sizeof runtime_names / sizeof runtime_names[0]; i++)
+        if (seen & (1u << i)) {
+            size_t at = strlen(out);
+            snprintf(out + at, sizeof out - at, "%s%s", at ? " " : "", runtime_names[i]);
+        }
+    free(p->thread_runtimes);
+    p->thread_runtimes = strdup(out);
+}
+
 void tp_cpu_collect(struct tp_report *r)
 {
     struct tp_program *p = &r->program;
@@ -330,6 +359,7 @@ void tp_cpu_collect(struct tp_report *r)
         all ? (int64_t)((long double)p->in_ops_ns * (long double)main / (long double)all) : 0;
     p->hooks_ns = tp_ticks_to_ns(atomic_load(&hook_ticks));
     machine_cpus(p);
+    thread_runtimes(p);
     uint64_t lost = atomic_load(&lost_n);
     /* program.threads (track/threads.h) missed a thread that never allocated nor entered an op
      * and ended before the report while others were alive; threads[] lists it. Every thread
