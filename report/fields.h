@@ -137,7 +137,8 @@
 /* struct tp_samples ("samples") */
 #define TP_SAMPLES_FIELDS(X) \
     X(U64, hz, 0) X(U64, total, 0) X(U64, in_ops, 0) X(U64, outside_ops, 0) \
-    X(U64, outside_spin, 0) X(U64, in_tprof, 0) X(STR, method, NULL)
+    X(U64, outside_spin, 0) X(U64, other_threads, 0) X(U64, other_threads_outside, 0) \
+    X(U64, in_tprof, 0) X(STR, method, NULL)
 
 /* struct tp_outside_fn (an element of "outside_ops") */
 #define TP_OUTSIDE_FIELDS(X) \

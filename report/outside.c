@@ -24,13 +24,32 @@ static int outside_by_cpu(const struct tp_report *r)
            strcmp(r->program.cpu_source, "none") != 0;
 }
 
-const char *tp_outside_basis(const struct tp_report *r)
+/* Whether the CPU samples say which part of the other threads' time was outside every op: some
+ * landed on them (a sleeping helper gets none, and then its time on a CPU is all there is). */
+static int by_samples(const struct tp_report *r)
 {
+    return r->samples.hz && r->samples.other_threads;
+}
+
+const char *tp_outside_basis(const struct tp_report *r, int *estimate)
+{
+    *estimate = 0;
     if (!outside_by_cpu(r) || !r->verdict.threads_time_ns)
         return NULL;
     int runq = !strcmp(r->program.cpu_source, "schedstat"), main = 0;
     for (size_t i = 0; i < r->nthreads; i++)
         main |= is_main(r, &r->threads[i]);
+    *estimate = by_samples(r);
+    if (main && *estimate)
+        return runq ? "the main thread's wall time, the others' time on a CPU or waiting for one "
+                      "but not working for another thread's op, by CPU samples"
+                    : "the main thread's wall time, the others' time on a CPU but not working "
+                      "for another thread's op, by CPU samples";
+    if (*estimate)
+        return runq ? "each one's time on a CPU or waiting for one but not working for another "
+                      "thread's op, by CPU samples"
+                    : "each one's time on a CPU but not working for another thread's op, by CPU "
+                      "samples";
     if (main)
         return runq ? "the main thread's wall time, the others' time on a CPU or waiting for one"
                     : "the main thread's wall time, the others' time on a CPU";
@@ -43,7 +62,11 @@ const char *tp_outside_basis(const struct tp_report *r)
  * thread counts only its time on a CPU or waiting for one, and no more than its wall time outside
  * ops: a helper asleep in a condition wait, or a BLAS pool idle between calls, is not time the
  * program spends outside its ops; counting such a thread's whole life put darknet, whose ops take
- * 74% of the wall time, at 62% outside. The other threads' share inside ops is only known summed,
+ * 74% of the wall time, at 62% outside. Nor is a pool's worker computing for the main thread's
+ * sgemm: with CPU samples, the other threads' time counts in the share of their samples taken
+ * outside every op (track/sample.c: a sample on a thread with no op open is the running op's
+ * when one runs); an sgemm-bound MLP with 2 OpenBLAS threads read 53% outside by time on a CPU
+ * alone. The other threads' share inside ops is only known summed,
  * so the two bounds are taken over their sums. The threads' time it is a share of counts the
  * same way (threads_time_ns). A report without the main thread's share counts every thread's
  * whole life; without the threads' figures (a report before them, processes merged) it is the
@@ -83,6 +106,15 @@ void tp_outside_ops(struct tp_report *r, uint64_t denom, uint64_t wall_sum)
     uint64_t others_in = p->in_ops_ns - main_in;
     uint64_t main_out = main_wall > main_in ? main_wall - main_in : 0;
     uint64_t others_out = others_wall > others_in ? others_wall - others_in : 0;
-    v->outside_ops_ns = add_sat(main_out, others_out < others_run ? others_out : others_run);
+    uint64_t others_est = others_run;
+    if (by_samples(r)) {
+        /* a worker computing or spinning for the main thread's op is on a CPU, yet inside it */
+        uint64_t k = r->samples.other_threads_outside;
+        if (k > r->samples.other_threads)
+            k = r->samples.other_threads;
+        others_est = (uint64_t)((long double)others_run * (long double)k /
+                                (long double)r->samples.other_threads);
+    }
+    v->outside_ops_ns = add_sat(main_out, others_out < others_est ? others_out : others_est);
     v->threads_time_ns = add_sat(main_wall, others_run);
 }

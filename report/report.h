@@ -232,8 +232,11 @@ struct tp_samples {
     uint64_t in_ops;       /* of those, while an op was open on the sampled thread */
     uint64_t outside_ops;  /* while none was (the rest landed in tprof's own work) */
     uint64_t outside_spin; /* of those, in an OpenMP runtime's code: waiting (track/wait.h) */
-    uint64_t in_tprof;     /* in libtprof.so's own code: tprof's work, in neither of the above */
-    char *method;          /* how the shares are estimated, NULL when off or from before it */
+    /* Of in_ops and outside_ops, those on threads other than the main one, and of those the ones
+     * outside every op: not working for an op another thread ran (report/outside.c) */
+    uint64_t other_threads, other_threads_outside;
+    uint64_t in_tprof; /* in libtprof.so's own code: tprof's work, in neither of the above */
+    char *method;      /* how the shares are estimated, NULL when off or from before it */
 };
 
 struct tp_outside_fn {
