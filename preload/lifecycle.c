@@ -20,6 +20,7 @@
 #include "common/config.h"
 #include "common/fileio.h"
 #include "report/report.h"
+#include "track/cpu.h"
 #include "track/demote.h"
 #include "track/output.h"
 #include "track/runtime.h"
@@ -331,6 +332,7 @@ void tp_lifecycle_notes(struct tp_report *r)
 static int configure(void)
 {
     tp_start_ns = tp_now_ns();
+    tp_cpu_start();
     tp_clock_init();
     tp_config_load(&tp_cfg, env_get, warn_line);
     if (tp_cfg.disable) {

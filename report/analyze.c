@@ -492,28 +492,6 @@ static int has_note(const struct tp_report *r, const char *s)
     return 0;
 }
 
-/* The time outside every op. Per thread when the report has the threads' figures: each
- * thread's wall time (threads[].wall_ns) less its time inside ops (program.in_ops_ns), summed
- * over threads; a thread in no op for its whole life counts its whole life, and the sum can pass
- * the program's wall time. Otherwise (a report before those figures, processes merged) the
- * program's time less each op's wall-clock time, which is 0 as soon as the ops of several
- * threads add up to the program's time: an OpenMP run read "0 ns" with 70 ms outside. */
-static void outside_ops(struct tp_report *r, uint64_t denom, uint64_t wall_sum)
-{
-    struct tp_verdict *v = &r->verdict;
-    uint64_t tw = 0;
-    for (size_t i = 0; i < r->nthreads; i++)
-        tw = tw > UINT64_MAX - r->threads[i].wall_ns ? UINT64_MAX : tw + r->threads[i].wall_ns;
-    if (r->merged_processes > 1 || !tw || (r->nops && !r->program.in_ops_ns)) {
-        uint64_t in = wall_sum > UINT64_MAX - r->program.hooks_ns ? UINT64_MAX
-                                                                  : wall_sum + r->program.hooks_ns;
-        v->outside_ops_ns = denom > in ? denom - in : 0;
-        return;
-    }
-    v->threads_wall_ns = tw;
-    v->outside_ops_ns = tw > r->program.in_ops_ns ? tw - r->program.in_ops_ns : 0;
-}
-
 void tp_analyze(struct tp_report *r)
 {
     tp_memory_classify(&r->memory);
@@ -534,7 +512,7 @@ void tp_analyze(struct tp_report *r)
     struct tp_verdict *v = &r->verdict;
     clear_verdict(v);
     v->alloc_ns = r->memory.alloc_ns;
-    outside_ops(r, denom, wall_sum);
+    tp_outside_ops(r, denom, wall_sum);
     tp_cpu_verdict(r);
     tp_wait_verdict(r);
 

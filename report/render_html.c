@@ -78,12 +78,17 @@ static void times_line(struct tp_buf *b, const struct tp_report *r)
         w = w > UINT64_MAX / k ? UINT64_MAX : w * k;
     char t[32], p[32];
     tp_buf_puts(b, "<p id=\"times\">");
-    if (r->nops && v->threads_wall_ns && r->nthreads > 1)
+    if (r->nops && v->threads_wall_ns && r->nthreads > 1) {
+        int est;
+        const char *basis = tp_outside_basis(r, &est);
+        uint64_t theirs = basis ? v->threads_time_ns : v->threads_wall_ns;
+        tp_buf_printf(b, "time outside every op, summed over %zu threads", r->nthreads);
+        if (basis)
+            tp_buf_printf(b, " (%s)", basis);
         tp_buf_printf(
-            b, "time outside every op, summed over %zu threads: %s (%s of theirs); ", r->nthreads,
-            tp_fmt_ns(v->outside_ops_ns, t, sizeof t),
-            tp_fmt_pct((double)v->outside_ops_ns / (double)v->threads_wall_ns, 8, p, sizeof p));
-    else if (r->nops)
+            b, ": %s%s (%s of theirs); ", est ? "~" : "", tp_fmt_ns(v->outside_ops_ns, t, sizeof t),
+            tp_fmt_pct(theirs ? (double)v->outside_ops_ns / (double)theirs : 0, 8, p, sizeof p));
+    } else if (r->nops)
         tp_buf_printf(b, "time outside every op: %s (%s); ",
                       tp_fmt_ns(v->outside_ops_ns, t, sizeof t),
                       tp_fmt_pct(w ? (double)v->outside_ops_ns / (double)w : 0, 8, p, sizeof p));
