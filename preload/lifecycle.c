@@ -292,6 +292,9 @@ void tp_fork_child(void)
         if (c[i].fork_child)
             c[i].fork_child();
     tp_guard = fork_guard_was;
+    /* a terminating signal sent to the child as it started was deferred */
+    if (!tp_guard)
+        release();
 }
 
 int tp_fork_handlers(void)
