@@ -110,6 +110,7 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
     d->name = tp_dup_or_null(refs[0].op->name);
     d->kind = tp_dup_or_null(refs[0].op->kind);
     d->source = tp_dup_or_null(refs[0].op->source);
+    d->parent = tp_dup_or_null(refs[0].op->parent);
     struct tp_lat_acc lat = {0};
     uint64_t covered = 0;
     double pmin = INFINITY, pmax = 0;
@@ -133,8 +134,20 @@ static int merge_op(struct merge *g, const struct opref *refs, size_t n, const u
             d->warmup_ns = add(g, d->warmup_ns, s->warmup_ns);
             d->demoted |= s->demoted;
             d->counted_calls = add(g, d->counted_calls, s->counted_calls);
+            d->counted_est_ns = add(g, d->counted_est_ns, s->counted_est_ns);
+            /* bounded in one process: the sum is bounded too */
+            if (s->counted_est_method &&
+                (!d->counted_est_method || strcmp(s->counted_est_method, "median") != 0)) {
+                free(d->counted_est_method);
+                d->counted_est_method = strdup(s->counted_est_method);
+            }
             d->alloc_bytes = add(g, d->alloc_bytes, s->alloc_bytes);
             d->alloc_count = add(g, d->alloc_count, s->alloc_count);
+            /* one parent only if every process had the same */
+            if (d->parent && (!s->parent || strcmp(d->parent, s->parent))) {
+                free(d->parent);
+                d->parent = NULL;
+            }
             tp_op_wait_add(d, s);
             tp_lat_add(&lat, &s->latency);
             parts[i] = &s->latency;

@@ -7,6 +7,7 @@
 #include "report/fields.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,42 @@ static int copy_threads(const struct tp_report *in, size_t nin, struct tp_report
     return 0;
 }
 
+/* The runtimes any process loaded, each once, in the first order met; NULL when no input says
+ * (reports before the field). */
+static int merge_runtimes(const struct tp_report *in, size_t nin, struct tp_program *p)
+{
+    size_t len = 0;
+    int known = 0;
+    for (size_t i = 0; i < nin; i++)
+        if (in[i].program.thread_runtimes) {
+            known = 1;
+            len += strlen(in[i].program.thread_runtimes) + 1;
+        }
+    free(p->thread_runtimes);
+    p->thread_runtimes = NULL;
+    if (!known)
+        return 0;
+    char *out = calloc(len + 1, 1);
+    if (!out)
+        return -1;
+    for (size_t i = 0; i < nin; i++) {
+        const char *s = in[i].program.thread_runtimes;
+        while (s && *s) {
+            size_t n = strcspn(s, " ");
+            int have = 0;
+            for (const char *q = out; *q && !have; q += strcspn(q, " "), q += *q == ' ')
+                have = strcspn(q, " ") == n && !strncmp(q, s, n);
+            if (!have && n)
+                snprintf(out + strlen(out), len + 1 - strlen(out), "%s%.*s", *out ? " " : "",
+                         (int)n, s);
+            s += n;
+            s += *s == ' ';
+        }
+    }
+    p->thread_runtimes = out;
+    return 0;
+}
+
 int tp_merge_cpu(const struct tp_report *in, size_t nin, struct tp_report *r)
 {
     struct tp_program *p = &r->program;
@@ -100,7 +137,7 @@ int tp_merge_cpu(const struct tp_report *in, size_t nin, struct tp_report *r)
         rank = 0;
     free(p->cpu_source);
     p->cpu_source = strdup(source_name[rank]);
-    if (!p->cpu_source)
+    if (!p->cpu_source || merge_runtimes(in, nin, p) < 0)
         return -1;
     return copy_threads(in, nin, r);
 }

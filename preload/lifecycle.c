@@ -19,6 +19,7 @@
 #include "common/config.h"
 #include "common/fileio.h"
 #include "report/report.h"
+#include "track/cpu.h"
 #include "track/demote.h"
 #include "track/output.h"
 #include "track/runtime.h"
@@ -278,6 +279,9 @@ void tp_fork_child(void)
         if (c[i].fork_child)
             c[i].fork_child();
     tp_guard = fork_guard_was;
+    /* a terminating signal sent to the child as it started was deferred */
+    if (!tp_guard)
+        release();
 }
 
 int tp_fork_handlers(void)
@@ -318,6 +322,7 @@ void tp_lifecycle_notes(struct tp_report *r)
 static int configure(void)
 {
     tp_start_ns = tp_now_ns();
+    tp_cpu_start();
     tp_clock_init();
     tp_config_load(&tp_cfg, tp_env_get, warn_line);
     if (tp_cfg.disable) {

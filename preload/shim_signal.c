@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <ucontext.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload/lifecycle.h"
@@ -54,6 +55,10 @@
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 _Atomic int tp_pending_signal;
+/* The process the deferred signal came to: after a fork, the child's copy of tp_pending_signal
+ * may be its parent's signal, or its own, sent before its fork handlers ran (a pool's terminate
+ * signals a worker it has just started). */
+static _Atomic pid_t pending_pid;
 
 static const int watched[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
                               SIGABRT, SIGSEGV, SIGBUS, SIGFPE,  SIGILL};
@@ -184,6 +189,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     }
     if (tp_guard) {
         if (is_external(sig)) {
+            atomic_store(&pending_pid, (pid_t)syscall(SYS_getpid));
             atomic_store(&tp_pending_signal, sig);
             errno = e;
             return;
@@ -228,7 +234,10 @@ void tp_signal_deferred(void)
     if (!sig)
         return;
     atomic_store(&tp_dw_in_handler, 1);
-    if (!tp_finish("signal") && finishing()) {
+    char why[32] = "signal ";
+    const char *name = sigabbrev_np(sig);
+    strncat(why, name ? name : "?", sizeof why - 8);
+    if (!tp_finish(why) && finishing()) {
         during_report(sig);
         return;
     }
@@ -433,8 +442,10 @@ void tp_report_signal_start(void)
 
 void tp_shim_signal_fork_child(void)
 {
-    /* A signal deferred in the parent, or one that hurried its report, was the parent's. */
-    atomic_store(&tp_pending_signal, 0);
+    /* A signal deferred in the parent, or one that hurried its report, was the parent's; one
+     * deferred in this child since the fork is its own, acted on as the fork handlers end. */
+    if (atomic_load(&pending_pid) != (pid_t)syscall(SYS_getpid))
+        atomic_store(&tp_pending_signal, 0);
     atomic_store(&tp_hurry_signal, 0);
     atomic_store(&tp_hurry_deadline_ns, 0);
     /* The child inherits the report signal's handler with the rest of its parent's signal actions

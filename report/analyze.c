@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "report/cpuverdict.h"
 #include "report/advice.h"
+#include "report/analyze_nested.h"
 #include "report/opwait.h"
 #include "report/peaks.h"
 #include "report/render.h"
@@ -265,11 +266,24 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
         const char *u = tp_lifetime_noun(m);
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
-        tp_buf_printf(t,
-                      " Of the peak, %s%s is persistent (outlives the %s that allocated it: "
-                      "parameters, optimizer state) and %s transient (freed within its %s: "
-                      "activations, workspaces).",
-                      m->sampling.mean_bytes ? "an estimated " : "", a, u, b, u);
+        /* Lifetimes only: what the blocks are (weights, activations) is not known here, and a
+         * program that builds everything before its first op would be told its activations
+         * are parameters. With op calls as the unit, nothing transient and no op that allocated
+         * anything, every block is persistent for the same reason, which is the one to say. */
+        int none_in_ops =
+            m->transient_bytes == 0 && m->lifetime_unit && strcmp(m->lifetime_unit, "op_call") == 0;
+        for (size_t i = 0; none_in_ops && i < r->nops; i++)
+            none_in_ops = r->ops[i].alloc_bytes == 0;
+        if (none_in_ops)
+            tp_buf_printf(t,
+                          " Of the peak, %s%s is persistent (allocated outside every op) and %s "
+                          "transient.",
+                          m->sampling.mean_bytes ? "an estimated " : "", a, b);
+        else
+            tp_buf_printf(t,
+                          " Of the peak, %s%s is persistent (outlives the %s that allocated it) "
+                          "and %s transient (freed within its %s).",
+                          m->sampling.mean_bytes ? "an estimated " : "", a, u, b, u);
     }
     if (m->live_at_exit_bytes)
         leak_story(m, t);
@@ -284,23 +298,6 @@ static char *pct(double frac, char *out, size_t n)
     else
         snprintf(out, n, "%.0f%%", p);
     return out;
-}
-
-/* ", on 2 threads at once": where the op's thread time is more than its wall-clock time, by how
- * many threads on average (one decimal unless whole). Nothing for a report without wall-clock
- * times. */
-static void threads_at_once(const struct tp_op *d, struct tp_buf *t)
-{
-    if (!d->self_wall_ns)
-        return;
-    double n = (double)d->self_ns / (double)d->self_wall_ns;
-    if (!(n >= 1.05))
-        return;
-    double whole = floor(n + 0.5);
-    if (fabs(n - whole) < 0.05)
-        tp_buf_printf(t, ", on %.0f threads at once", whole);
-    else
-        tp_buf_printf(t, ", on %.1f threads at once on average", n);
 }
 
 /* No op because the TPROF_SCHEDULE window was never reached: the program may well have had ops,
@@ -379,31 +376,11 @@ static uint64_t program_outside(const struct tp_report *r, uint64_t denom)
     return denom > sum ? denom - sum : 0;
 }
 
-static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
-                      struct tp_buf *t)
+/* " and runs at 50% of what this machine can do at its arithmetic intensity (compute-bound)",
+ * or why its bound is unknown. */
+static void bound_phrase(const struct tp_report *r, const struct tp_op *d, struct tp_buf *t)
 {
-    const struct tp_verdict *v = &r->verdict;
-    if (r->nops == 0) {
-        no_ops_story(r, t);
-        return;
-    }
-    const struct tp_op *d = order[0];
-    if (d->self_ns == 0) {
-        tp_buf_printf(t, "%zu op%s ran but took no measurable time.", r->nops,
-                      r->nops == 1 ? "" : "s");
-        return;
-    }
     char p[32];
-    if (denom == 0) {
-        char s[32];
-        tp_buf_printf(t,
-                      "%s takes the most time of all ops (%s of self time); the wall time is "
-                      "unknown, so its share is too.",
-                      nz(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
-        return;
-    }
-    tp_buf_printf(t, "%s takes %s of the time", nz(d->name), pct(d->self_wall_share, p, sizeof p));
-    threads_at_once(d, t);
     if (d->bound && strcmp(d->bound, "unknown") != 0) {
         char why[256];
         tp_peaks_over(&r->machine, d->bound, 0, why, sizeof why);
@@ -427,16 +404,60 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
     } else {
         tp_buf_puts(t, " (the machine's peaks are unknown, so its bound is too)");
     }
-    if (v->amdahl[0].speedup_max > 0)
+}
+
+static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t denom,
+                      struct tp_buf *t)
+{
+    const struct tp_verdict *v = &r->verdict;
+    if (r->nops == 0) {
+        no_ops_story(r, t);
+        return;
+    }
+    const struct tp_op *d = order[0];
+    if (d->self_ns == 0) {
+        tp_buf_printf(t, "%zu op%s ran but took no measurable time.", r->nops,
+                      r->nops == 1 ? "" : "s");
+        return;
+    }
+    char p[32];
+    if (denom == 0) {
+        char s[32];
+        tp_buf_printf(t,
+                      "%s takes the most time of all ops (%s of self time); the wall time is "
+                      "unknown, so its share is too.",
+                      nz(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
+        return;
+    }
+    /* The time in an op without FLOPs, called by one with them: the verdict is the caller's,
+     * on its total time, so that its FLOP rate and bound are said. */
+    const struct tp_op *up = tp_flops_parent(r, d), *nested = d;
+    double share = d->self_wall_share;
+    if (up) {
+        char q[32];
+        d = up;
+        share = tp_total_share(up, denom);
+        tp_buf_printf(t,
+                      "%s takes %s of the time (its time in %s, which has no FLOPs of its own: %s)",
+                      nz(up->name), pct(share, p, sizeof p), nz(nested->name),
+                      pct(nested->self_wall_share, q, sizeof q));
+    } else {
+        tp_buf_printf(t, "%s takes %s of the time", nz(d->name), pct(share, p, sizeof p));
+        tp_threads_at_once(d, t);
+    }
+    bound_phrase(r, d, t);
+    double s2 = up ? tp_amdahl(share, 2) : v->amdahl[0].speedup_2x,
+           smax = up ? tp_amdahl(share, INFINITY) : v->amdahl[0].speedup_max;
+    if (smax > 0)
         tp_buf_printf(t,
                       "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
                       "%.2fx.",
-                      nz(d->name), v->amdahl[0].speedup_2x, v->amdahl[0].speedup_max);
+                      nz(d->name), s2, smax);
     else
         tp_buf_printf(t,
                       "; a 2x faster %s makes the program %.2fx faster; it ran all the time, so "
                       "what an infinitely fast one gives has no bound here.",
-                      nz(d->name), v->amdahl[0].speedup_2x);
+                      nz(d->name), s2);
     double outside = ratio((double)program_outside(r, denom), (double)denom);
     if (outside < 0.5)
         return;
@@ -467,28 +488,6 @@ static int has_note(const struct tp_report *r, const char *s)
     return 0;
 }
 
-/* The time outside every op. Per thread when the report has the threads' figures: each
- * thread's wall time (threads[].wall_ns) less its time inside ops (program.in_ops_ns), summed
- * over threads; a thread in no op for its whole life counts its whole life, and the sum can pass
- * the program's wall time. Otherwise (a report before those figures, processes merged) the
- * program's time less each op's wall-clock time, which is 0 as soon as the ops of several
- * threads add up to the program's time: an OpenMP run read "0 ns" with 70 ms outside. */
-static void outside_ops(struct tp_report *r, uint64_t denom, uint64_t wall_sum)
-{
-    struct tp_verdict *v = &r->verdict;
-    uint64_t tw = 0;
-    for (size_t i = 0; i < r->nthreads; i++)
-        tw = tw > UINT64_MAX - r->threads[i].wall_ns ? UINT64_MAX : tw + r->threads[i].wall_ns;
-    if (r->merged_processes > 1 || !tw || (r->nops && !r->program.in_ops_ns)) {
-        uint64_t in = wall_sum > UINT64_MAX - r->program.hooks_ns ? UINT64_MAX
-                                                                  : wall_sum + r->program.hooks_ns;
-        v->outside_ops_ns = denom > in ? denom - in : 0;
-        return;
-    }
-    v->threads_wall_ns = tw;
-    v->outside_ops_ns = tw > r->program.in_ops_ns ? tw - r->program.in_ops_ns : 0;
-}
-
 void tp_analyze(struct tp_report *r)
 {
     tp_memory_classify(&r->memory);
@@ -509,7 +508,7 @@ void tp_analyze(struct tp_report *r)
     struct tp_verdict *v = &r->verdict;
     clear_verdict(v);
     v->alloc_ns = r->memory.alloc_ns;
-    outside_ops(r, denom, wall_sum);
+    tp_outside_ops(r, denom, wall_sum);
     tp_cpu_verdict(r);
     tp_wait_verdict(r);
 
@@ -534,9 +533,13 @@ void tp_analyze(struct tp_report *r)
         a->speedup_max = tp_amdahl(a->share, INFINITY);
     }
     if (r->nops > 0 && order[0]->self_ns > 0) {
-        const struct tp_op *d = order[0];
-        v->op = tp_dup_or_null(d->name);
+        const struct tp_op *d = order[0], *up = tp_flops_parent(r, d);
         v->share = d->self_wall_share;
+        if (up) { /* the op the verdict reasons on (ops_story) */
+            d = up;
+            v->share = tp_total_share(up, denom);
+        }
+        v->op = tp_dup_or_null(d->name);
         v->bound = tp_dup_or_null(d->bound);
         v->efficiency = d->efficiency;
     }

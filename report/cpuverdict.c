@@ -2,7 +2,11 @@
  * waiting for a CPU, every op's time is stretched by the wait, and advice about the op (its
  * efficiency, its bound) misleads: the first thing to say is that the CPUs were missing. The
  * figures are the kernel's (schedstat: time on a CPU, time runnable in the run queue), summed
- * over the program's threads; reports without them get no line. */
+ * over the program's threads; reports without them get no line. The reason it gives must fit
+ * the figures: one busy thread with two CPUs allowed was told of "more busy threads than CPUs",
+ * and darknet, which loads neither, of OPENBLAS_NUM_THREADS and OMP_NUM_THREADS. So the busy
+ * threads are held against the CPUs (more: fewer threads, by the settings of the runtimes
+ * loaded; no more: the other load), and only loaded runtimes' settings are named. */
 #include "report/cpuverdict.h"
 
 #include <math.h>
@@ -12,6 +16,7 @@
 
 #include "common/buf.h"
 #include "report/fields.h"
+#include "report/opwait.h"
 #include "report/units.h"
 
 #define F_OTHER(f, d)
@@ -89,6 +94,60 @@ int tp_cpu_header(const struct tp_program *p, char *out, size_t n)
     return 1;
 }
 
+size_t tp_cpu_busy_threads(const struct tp_report *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nthreads; i++) {
+        const struct tp_thread *t = &r->threads[i];
+        n += t->wall_ns &&
+             (double)t->cpu_ns + (double)t->runq_ns >= TP_CPU_BUSY_SHARE * (double)t->wall_ns;
+    }
+    return n;
+}
+
+/* In the order the advice names them. */
+static const struct {
+    const char *name, *setting;
+} runtimes[] = {{"openblas", "OPENBLAS_NUM_THREADS"},
+                {"openmp", "OMP_NUM_THREADS"},
+                {"mkl", "MKL_NUM_THREADS"}};
+
+const char *tp_thread_runtime(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    if (!strncmp(b, "libopenblas", 11))
+        return "openblas";
+    if (tp_spin_module(b))
+        return "openmp";
+    if (!strncmp(b, "libmkl_", 7))
+        return "mkl";
+    return NULL;
+}
+
+/* Whether the space-separated list has the word w. */
+static int has_word(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; p && (p = strstr(p, w)); p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+            return 1;
+    return 0;
+}
+
+/* "fewer threads (OMP_NUM_THREADS)": the settings of the thread pools the process loaded, none
+ * named when it loaded none (a setting of a runtime it does not load changes nothing). */
+static void fewer_threads(const struct tp_program *p, struct tp_buf *t)
+{
+    tp_buf_puts(t, "fewer threads");
+    int k = 0;
+    for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; i++)
+        if (has_word(p->thread_runtimes, runtimes[i].name))
+            tp_buf_printf(t, "%s%s", k++ ? ", " : " (", runtimes[i].setting);
+    if (k)
+        tp_buf_putc(t, ')');
+}
+
 void tp_cpu_verdict(struct tp_report *r)
 {
     struct tp_verdict *v = &r->verdict;
@@ -100,31 +159,56 @@ void tp_cpu_verdict(struct tp_report *r)
         return;
     char got[32], avail[32];
     double wall = (double)p->wall_ns, n = tp_cpus_available(p);
+    size_t busy = tp_cpu_busy_threads(r);
     cpus_str(wall > 0 ? (double)p->cpu_ns / wall : 0, got, sizeof got);
+    cpus_str(n, avail, sizeof avail);
+    const char *cpus = !strcmp(avail, "1") ? "CPU" : "CPUs";
     struct tp_buf t;
     tp_buf_init(&t);
-    if (r->merged_processes > 1) {
+    int merged = r->merged_processes > 1;
+    if (merged) {
         /* Merged processes may have run one after another: their CPU time over the longest
          * one's wall time is no count of CPUs, so only the wait is said. */
         tp_buf_printf(&t, "CPU: the threads of the %llu processes spent",
                       (unsigned long long)r->merged_processes);
     } else {
         tp_buf_printf(&t, "CPU: the process got %s", got);
-        if (n > 0) {
-            cpus_str(n, avail, sizeof avail);
-            tp_buf_printf(&t, " of the %s CPU%s it may use", avail, !strcmp(avail, "1") ? "" : "s");
-        } else {
+        if (n > 0)
+            tp_buf_printf(&t, " of the %s %s it may use", avail, cpus);
+        else
             tp_buf_puts(&t, " CPUs on average");
-        }
         tp_buf_puts(&t, ", and its threads spent");
     }
-    tp_buf_printf(&t,
-                  " %.0f%% of their runnable time waiting for a CPU. "
-                  "Other load on these CPUs (load average %.2f) or more busy threads than CPUs "
-                  "(%zu thread%s) kept them waiting, and the op and step times in this report "
-                  "include that wait: fewer threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or a "
-                  "quieter machine give it back.",
-                  100 * v->cpu_wait_share, p->load_avg, r->nthreads, r->nthreads == 1 ? "" : "s");
+    tp_buf_printf(&t, " %.0f%% of their runnable time waiting for a CPU. ",
+                  100 * v->cpu_wait_share);
+    if (merged || !(n > 0)) {
+        /* processes perhaps on different machines, or CPUs unknown: no count to compare */
+        tp_buf_printf(&t,
+                      "Other load on these CPUs (load average %.2f) or more busy threads than "
+                      "CPUs (busy threads, those runnable at least half their time: %zu) kept "
+                      "them waiting, and the op and step times in this report include that wait: ",
+                      p->load_avg, busy);
+        fewer_threads(p, &t);
+        tp_buf_puts(&t, " or a quieter machine give it back.");
+    } else if ((double)busy > n) {
+        tp_buf_printf(&t,
+                      "Its busy threads (those runnable at least half their time: %zu) are more "
+                      "than the %s %s it may use: they waited for each other or for other load "
+                      "on these CPUs (load average %.2f), and the op and step times in this "
+                      "report include that wait: ",
+                      busy, avail, cpus, p->load_avg);
+        fewer_threads(p, &t);
+        tp_buf_puts(&t, " or a quieter machine give it back.");
+    } else {
+        /* no more busy threads than CPUs: fewer threads give nothing back */
+        tp_buf_printf(&t,
+                      "Its busy threads (those runnable at least half their time: %zu) are no "
+                      "more than the %s %s it may use: other load on these CPUs (load average "
+                      "%.2f) kept them waiting, and the op and step times in this report include "
+                      "that wait: less other load on these CPUs (an idle machine, or taskset to "
+                      "CPUs nothing else runs on) gives it back.",
+                      busy, avail, cpus, p->load_avg);
+    }
     v->cpu_text = tp_buf_ok(&t) ? strdup(tp_buf_str(&t)) : NULL;
     tp_buf_free(&t);
 }

@@ -29,6 +29,17 @@ void tp_threads_free(struct tp_report *r);
  * run make no headline. */
 #define TP_CPU_WAIT_MIN_NS 10000000ull
 
+/* A thread is busy when it was runnable (on a CPU or waiting for one) at least this share of its
+ * wall time: more busy threads than CPUs wait for each other, fewer do not crowd themselves. */
+#define TP_CPU_BUSY_SHARE 0.5
+/* The busy threads of threads[]. */
+size_t tp_cpu_busy_threads(const struct tp_report *r);
+
+/* The runtimes whose thread pools have a setting of their own, by the file name of a loaded
+ * module: "openblas" (libopenblas*: OPENBLAS_NUM_THREADS), "openmp" (libgomp, libomp, libiomp5:
+ * OMP_NUM_THREADS), "mkl" (libmkl_*: MKL_NUM_THREADS); NULL for any other module. */
+const char *tp_thread_runtime(const char *path);
+
 /* The threads' run-queue delay over their runnable time, 0 when unknown (no schedstat figures,
  * nothing ran). */
 double tp_cpu_wait_share(const struct tp_program *p);

@@ -46,9 +46,9 @@
     X(DBL, intensity, 0) X(DBL, attainable_gflops, 0) X(DBL, efficiency, 0) X(DBL, share, 0) \
     X(DBL, self_share, 0) X(DBL, self_wall_share, 0) X(STR, bound, "unknown") \
     X(U64, alloc_bytes, 0) \
-    X(U64, alloc_count, 0) X(U64, nprocs, 0) X(NS, proc_min_ns, 0) X(NS, proc_mean_ns, 0) \
+    X(U64, alloc_count, 0) X(STR, parent, NULL) X(U64, nprocs, 0) X(NS, proc_min_ns, 0) X(NS, proc_mean_ns, 0) \
     X(NS, proc_max_ns, 0) X(DBL, imbalance, 0) X(BOOL, demoted, 0) X(U64, counted_calls, 0) \
-    X(U64, counted_est_ns, 0) \
+    X(U64, counted_est_ns, 0) X(STR, counted_est_method, NULL) \
     X(U64, cpu_ns, 0) X(STR, cpu_method, NULL) X(U64, work_ns, 0) X(STR, work_method, NULL) \
     X(U64, wait_ns, 0) X(U64, wait_blocked_ns, 0) X(U64, wait_spin_ns, 0) \
     X(STR, wait_spin_method, NULL) X(STR, wait_kinds, NULL) X(DBL, wait_share, 0)
@@ -88,10 +88,11 @@
 #define TP_PROGRAM_FIELDS(X) \
     X(STR, exe, NULL) X(STR, host, NULL) X(I64, pid, -1) X(I64, ppid, -1) X(I64, rank, 0) \
     X(U64, wall_ns, 0) X(U64, threads, 0) X(U64, start_unix_ns, 0) X(U64, in_ops_ns, 0) \
-    X(U64, hooks_ns, 0) X(DBL, hook_ns, 0) \
+    X(I64, main_in_ops_ns, -1) X(U64, hooks_ns, 0) X(DBL, hook_ns, 0) \
     X(U64, cpu_ns, 0) \
     X(U64, runq_ns, 0) X(STR, cpu_source, "none") X(DBL, load_avg, 0) X(U64, cpus_allowed, 0) \
-    X(DBL, cpu_quota, 0) X(DBL, demote_line_ns, 0) X(STR, demote_line_from, NULL)
+    X(DBL, cpu_quota, 0) X(STR, thread_runtimes, NULL) X(DBL, demote_line_ns, 0) \
+    X(STR, demote_line_from, NULL)
 
 /* struct tp_thread (an element of the top-level "threads") */
 #define TP_THREAD_FIELDS(X) \
@@ -115,7 +116,8 @@
 /* struct tp_verdict: these, then "amdahl" */
 #define TP_VERDICT_FIELDS(X) \
     X(STR, op, NULL) X(DBL, share, 0) X(STR, bound, NULL) X(DBL, efficiency, 0) \
-    X(STR, text, NULL) X(U64, outside_ops_ns, 0) X(U64, threads_wall_ns, 0) X(U64, alloc_ns, 0) \
+    X(STR, text, NULL) X(U64, outside_ops_ns, 0) X(U64, threads_wall_ns, 0) \
+    X(U64, threads_time_ns, 0) X(U64, alloc_ns, 0) \
     X(DBL, cpu_wait_share, 0) X(STR, cpu_text, NULL) X(STR, wait_op, NULL) X(STR, wait_text, NULL)
 
 /* struct tp_amdahl (the verdict's "amdahl") */
@@ -135,7 +137,8 @@
 /* struct tp_samples ("samples") */
 #define TP_SAMPLES_FIELDS(X) \
     X(U64, hz, 0) X(U64, total, 0) X(U64, in_ops, 0) X(U64, outside_ops, 0) \
-    X(U64, outside_spin, 0) X(U64, in_tprof, 0) X(STR, method, NULL)
+    X(U64, outside_spin, 0) X(U64, other_threads, 0) X(U64, other_threads_outside, 0) \
+    X(U64, in_tprof, 0) X(STR, method, NULL)
 
 /* struct tp_outside_fn (an element of "outside_ops") */
 #define TP_OUTSIDE_FIELDS(X) \

@@ -69,13 +69,29 @@ void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
 
 /* "ggml_barrier: ~71.0% of the thread time while it ran (on its threads and on threads with no op
  * open) was waiting for other threads, not work (in pthread_barrier_wait: 210 ms; spinning
- * in the OpenMP runtime: ~150 ms). Fewer threads ... may be faster." */
+ * in the OpenMP runtime: ~150 ms). Fewer threads ... may be faster." An op whose wait is all
+ * pthread_join is "waiting for its threads to end", with no advice. */
 static char *sentence(const struct tp_op *o)
 {
     char pct[32], t[32];
     struct tp_buf b;
     tp_buf_init(&b);
     tp_fmt_pct(tp_op_wait_share(o), 8, pct, sizeof pct);
+    /* All of it in pthread_join: the op joins threads that are ending (MPI_Finalize, a pool's
+     * shutdown); fewer threads would not shorten that, so there is no thread-count advice. */
+    int joining = o->wait_blocked_ns && !o->wait_spin_ns && o->wait_kinds &&
+                  !strcmp(o->wait_kinds, "pthread_join");
+    if (joining) {
+        tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
+        tp_buf_printf(&b,
+                      "Waiting: %s: %s%s of the thread time while it ran (on its threads and on "
+                      "threads with no op open) was waiting for its threads to end, not work (in "
+                      "pthread_join: %s).",
+                      o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct, t);
+        char *s = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
+        tp_buf_free(&b);
+        return s;
+    }
     tp_buf_printf(&b,
                   "Waiting: %s: %s%s of the thread time while it ran (on its threads and on "
                   "threads with no op open) was waiting for other threads, not work (",

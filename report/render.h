@@ -10,6 +10,14 @@
  * self_share; the verdict (dominant op, bound, efficiency, plain-words text) and Amdahl
  * projections. Idempotent; needs only the raw figures and r->machine. */
 void tp_analyze(struct tp_report *r);
+/* The verdict's time outside every op (outside_ops_ns, threads_wall_ns, threads_time_ns): denom
+ * is the program's time (the processes' side by side when merged), wall_sum the ops' self
+ * wall-clock times summed, for reports without the threads' figures. */
+void tp_outside_ops(struct tp_report *r, uint64_t denom, uint64_t wall_sum);
+/* What the time outside every op, summed over threads, counts of each thread, in words for the
+ * line that says it; NULL when it counts every thread's whole life (threads_time_ns 0).
+ * *estimate is set when the figure is estimated from CPU samples (the line marks it "~"). */
+const char *tp_outside_basis(const struct tp_report *r, int *estimate);
 /* One op's roofline figures against the given peaks (0 = unknown), and its shares of wall. */
 void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint64_t wall_ns);
 /* Whole-program speed-up when a part taking `share` of the time runs `factor` times faster
@@ -35,6 +43,15 @@ size_t tp_render_folded(const struct tp_report *r, enum tp_folded_kind kind, str
  * reaches neither main nor a process, thread or loader root (it was cut: draw it under a
  * "[partial stack]" frame). */
 void tp_site_flame_top(const struct tp_site *s, size_t *top, int *partial);
+
+/* Whether tprof's own hooks inside the ops (program.hooks_ns) are worth a line of the text and
+ * HTML reports, against the time the percentages are of (program_ns): from 0.1% of it, the
+ * precision the reports give a percentage to; below, the line would say "0.0%" of nothing the
+ * user can act on, while the JSON report keeps the figure. */
+static inline int tp_hooks_worth_saying(uint64_t hooks_ns, uint64_t program_ns)
+{
+    return hooks_ns && program_ns && (double)hooks_ns >= 0.001 * (double)program_ns;
+}
 
 struct tp_text_opts {
     int top;   /* rows per section */

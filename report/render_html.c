@@ -78,12 +78,17 @@ static void times_line(struct tp_buf *b, const struct tp_report *r)
         w = w > UINT64_MAX / k ? UINT64_MAX : w * k;
     char t[32], p[32];
     tp_buf_puts(b, "<p id=\"times\">");
-    if (r->nops && v->threads_wall_ns && r->nthreads > 1)
+    if (r->nops && v->threads_wall_ns && r->nthreads > 1) {
+        int est;
+        const char *basis = tp_outside_basis(r, &est);
+        uint64_t theirs = basis ? v->threads_time_ns : v->threads_wall_ns;
+        tp_buf_printf(b, "time outside every op, summed over %zu threads", r->nthreads);
+        if (basis)
+            tp_buf_printf(b, " (%s)", basis);
         tp_buf_printf(
-            b, "time outside every op, summed over %zu threads: %s (%s of theirs); ", r->nthreads,
-            tp_fmt_ns(v->outside_ops_ns, t, sizeof t),
-            tp_fmt_pct((double)v->outside_ops_ns / (double)v->threads_wall_ns, 8, p, sizeof p));
-    else if (r->nops)
+            b, ": %s%s (%s of theirs); ", est ? "~" : "", tp_fmt_ns(v->outside_ops_ns, t, sizeof t),
+            tp_fmt_pct(theirs ? (double)v->outside_ops_ns / (double)theirs : 0, 8, p, sizeof p));
+    } else if (r->nops)
         tp_buf_printf(b, "time outside every op: %s (%s); ",
                       tp_fmt_ns(v->outside_ops_ns, t, sizeof t),
                       tp_fmt_pct(w ? (double)v->outside_ops_ns / (double)w : 0, 8, p, sizeof p));
@@ -91,7 +96,7 @@ static void times_line(struct tp_buf *b, const struct tp_report *r)
     esc(b, r->memory.alloc_ns_method ? r->memory.alloc_ns_method : "an estimate");
     tp_buf_printf(b, "\">~%s</span> (%s)</p>\n", tp_fmt_ns(v->alloc_ns, t, sizeof t),
                   tp_fmt_pct(w ? (double)v->alloc_ns / (double)w : 0, 8, p, sizeof p));
-    if (r->program.hooks_ns)
+    if (tp_hooks_worth_saying(r->program.hooks_ns, w))
         tp_buf_printf(b,
                       "<p id=\"hooks\">tprof's own hooks inside the ops: ~%s (%s), taken out of "
                       "the ops' times and out of the time outside every op</p>\n",
@@ -268,7 +273,8 @@ static void ops_table(const struct tp_report *r, struct tp_buf *b)
         tp_buf_puts(b, "<p class=\"note\" id=\"counted-legend\">counted: an op too short to time "
                        "(TPROF_DEMOTE): its calls after the first 65 were counted, not timed, so "
                        "its time is in its callers' self time; its total, ~, is an estimate: its "
-                       "calls times the mean of its judged calls.</p>\n");
+                       "calls times the median of its judged calls, at most the self time of "
+                       "the ops its counted calls ran in.</p>\n");
     for (int k = 0; k < 2; k++) {
         char word[16], why[256];
         if (!said[k])

@@ -170,8 +170,8 @@ static void counted_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n
             tp_text_wrap(c, "counted: ",
                          "an op too short to time (TPROF_DEMOTE): its calls after the first 65 "
                          "were counted, not timed, so its time is in its callers' self time; "
-                         "its total, ~, is an estimate: its calls times the mean of its judged "
-                         "calls.",
+                         "its total, ~, is an estimate: its calls times the median of its judged "
+                         "calls, at most the self time of the ops its counted calls ran in.",
                          2);
             return;
         }
@@ -386,13 +386,17 @@ static void verdict(struct tp_text_ctx *c)
     tp_fmt_ns(v->alloc_ns, t2, sizeof t2);
     tp_fmt_pct(frac(v->alloc_ns, c->program_ns), 8, p2, sizeof p2);
     if (r->nops && v->threads_wall_ns && r->nthreads > 1) {
-        /* summed over threads: its share is of their time, which the line says */
+        /* summed over threads: its share is of their time, counted as the line says */
+        int est;
+        const char *basis = tp_outside_basis(r, &est);
+        uint64_t theirs = basis ? v->threads_time_ns : v->threads_wall_ns;
         tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
-        tp_fmt_pct(frac(v->outside_ops_ns, v->threads_wall_ns), 8, p1, sizeof p1);
+        tp_fmt_pct(frac(v->outside_ops_ns, theirs), 8, p1, sizeof p1);
         tp_text_say(c,
-                    "time outside every op, summed over %zu threads: %s (%s of theirs); inside "
-                    "the allocator: ~%s (%s)",
-                    r->nthreads, t1, p1, t2, p2);
+                    "time outside every op, summed over %zu threads%s%s%s: %s%s (%s of theirs); "
+                    "inside the allocator: ~%s (%s)",
+                    r->nthreads, basis ? " (" : "", basis ? basis : "", basis ? ")" : "",
+                    est ? "~" : "", t1, p1, t2, p2);
     } else if (r->nops) {
         tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
         tp_fmt_pct(frac(v->outside_ops_ns, c->program_ns), 8, p1, sizeof p1);
@@ -401,7 +405,7 @@ static void verdict(struct tp_text_ctx *c)
     } else {
         tp_text_say(c, "time inside the allocator: ~%s (%s)", t2, p2);
     }
-    if (r->program.hooks_ns) {
+    if (tp_hooks_worth_saying(r->program.hooks_ns, c->program_ns)) {
         tp_fmt_ns(r->program.hooks_ns, t1, sizeof t1);
         tp_fmt_pct(frac(r->program.hooks_ns, c->program_ns), 8, p1, sizeof p1);
         tp_text_say(c,

@@ -49,6 +49,7 @@ struct tp_op {
     uint64_t warmup_calls, warmup_ns;
     struct tp_latency latency;
     uint64_t alloc_bytes, alloc_count; /* heap requested while the op ran */
+    char *parent; /* the op every call of this one ran directly inside, NULL: none or several */
     struct tp_shape *shapes;
     size_t nshapes;
     /* Derived by tp_analyze(): */
@@ -62,9 +63,13 @@ struct tp_op {
      * timed; counted_calls of calls (the rest were timed). */
     int demoted;
     uint64_t counted_calls;
-    /* Their time, estimated: counted_calls x the mean of the judged calls under the line. It is
-     * in the enclosing ops' self time, not in this op's total_ns and self_ns. */
+    /* Their time, estimated (counted_est_method). It is in the enclosing ops' self time, not in
+     * this op's total_ns and self_ns. */
     uint64_t counted_est_ns;
+    /* "median": counted_calls x the median of the judged calls under the line; "median, bounded
+     * by the enclosing ops' self time": that was more than the self time of the ops every counted
+     * call ran in, which holds their time, and that self time was taken. NULL when not demoted. */
+    char *counted_est_method;
     /* Work or wait (report/opwait.c says what each is; methods: "samples" or
      * "time_less_waits", NULL when none; wait_share derived) */
     uint64_t cpu_ns, work_ns, wait_ns, wait_blocked_ns, wait_spin_ns;
@@ -140,6 +145,7 @@ struct tp_program {
     uint64_t wall_ns;
     uint64_t threads;                  /* threads that ran (track/threads.h) */
     uint64_t start_unix_ns, in_ops_ns; /* in_ops_ns: threads' wall time inside ops, summed */
+    int64_t main_in_ops_ns; /* of in_ops_ns, the main thread's (tid == pid); -1 unknown */
     uint64_t hooks_ns; /* of in_ops_ns, tprof's hooks of non-op functions, out of the ops' times */
     double hook_ns;    /* what one such hook costs (TPROF_HOOK_NS or measured); 0 when none ran */
     /* Summed over the program's threads (tprof's own left out): time on a CPU, and time runnable
@@ -149,7 +155,10 @@ struct tp_program {
     char *cpu_source;
     double load_avg;       /* the machine's 1-minute load average at the report, 0 unknown */
     uint64_t cpus_allowed; /* CPUs in the process's affinity mask, 0 unknown */
-    double cpu_quota;      /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
+    /* The runtimes with thread pools of their own loaded at the report (report/cpuverdict.h:
+     * TP_RUNTIME_NAMES), space-separated; "" none, NULL unknown (a report before it) */
+    char *thread_runtimes;
+    double cpu_quota; /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
     /* An op whose calls' median is under this is demoted (track/demote.h), 0 unknown; where its
      * hook cost came from: "host best", "this run", "TPROF_HOOK_NS" (NULL unknown) */
     double demote_line_ns;
@@ -173,8 +182,11 @@ struct tp_verdict {
     double cpu_wait_share;
     char *cpu_text;
     char *wait_op, *wait_text; /* the op mostly waiting, and why (report/opwait.h), or NULL */
-    /* threads[]' wall time not inside any op, and all of it (0: program's wall less the ops') */
-    uint64_t outside_ops_ns, threads_wall_ns;
+    /* The time outside every op (report/analyze.c), threads[]' wall time (0: the program's time
+     * less the ops'), and the threads' time outside_ops_ns is a share of: the main thread's wall
+     * time and the others' on a CPU or waiting for one (0: every thread's whole life counts, and
+     * it is threads_wall_ns) */
+    uint64_t outside_ops_ns, threads_wall_ns, threads_time_ns;
     uint64_t alloc_ns;
     struct tp_amdahl *amdahl;
     size_t namdahl;
@@ -226,8 +238,11 @@ struct tp_samples {
     uint64_t in_ops;       /* of those, while an op was open on the sampled thread */
     uint64_t outside_ops;  /* while none was (the rest landed in tprof's own work) */
     uint64_t outside_spin; /* of those, in an OpenMP runtime's code: waiting (track/wait.h) */
-    uint64_t in_tprof;     /* in libtprof.so's own code: tprof's work, in neither of the above */
-    char *method;          /* how the shares are estimated, NULL when off or from before it */
+    /* Of in_ops and outside_ops, those on threads other than the main one, and of those the ones
+     * outside every op: not working for an op another thread ran (report/outside.c) */
+    uint64_t other_threads, other_threads_outside;
+    uint64_t in_tprof; /* in libtprof.so's own code: tprof's work, in neither of the above */
+    char *method;      /* how the shares are estimated, NULL when off or from before it */
 };
 
 struct tp_outside_fn {

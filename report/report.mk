@@ -2,9 +2,10 @@
 # its analysis (roofline, verdict, Amdahl), the renderers and the machine's peaks. Calls common/.
 libtpreport_la_SOURCES = report/report.c report/sitelines.c report/siterollup.h report/siteclass.c report/report.h report/fields.h report/analyze.c \
 	report/render.h report/render_json.c report/render_text.c report/render_text.h \
-	report/render_text_memory.c report/render_text_steps.c report/render_text_wait.c report/render_text_layout.c report/series.c report/series.h report/render_html.c report/render_folded.c report/units.c report/units.h \
+	report/render_text_memory.c report/render_text_steps.c report/render_text_wait.c report/render_text_layout.c report/series.c report/series.h report/render_html.c report/render_folded.c report/outside.c report/units.c report/units.h \
 	report/peaks.c report/peaks_file.c report/peaks_text.c report/peaks.h report/hookcache.c report/hookcache.h report/calib.c report/calib_cond.c report/calib.h \
-	report/estimate.h report/cpuverdict.c report/cpuverdict.h report/opwait.c report/opwait.h report/advice.c report/advice.h
+	report/estimate.h report/cpuverdict.c report/cpuverdict.h report/opwait.c report/opwait.h report/advice.c report/advice.h \
+	report/analyze_nested.c report/analyze_nested.h
 libtpreport_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS)
 EXTRA_DIST += docs/json-shape.md
 

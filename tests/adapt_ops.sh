@@ -51,6 +51,25 @@ jcheck "$WORK/t.json" \
   "any(n.startswith('lp_tiny_norm: 1000 calls of ~') for n in d['notes'])" \
   "ops['tiny_norm']['counted_est_ns'] > 0 and ops['lp_tiny_norm']['counted_est_ns'] > 0" \
   "ops['slow_conv']['counted_est_ns'] == 0"
+# Called from no op, tiny_norm's estimate is its counted calls times the median of its judged
+# calls, unbounded.
+jcheck "$WORK/t.json" "ops['tiny_norm']['counted_est_method'] == 'median'" \
+  "ops['slow_conv']['counted_est_method'] is None"
+# Every counted call of tiny_norm runs in nest_conv, whose self time holds their time: the
+# estimate is never more than it. With 10 us a hook taken out for each of the 5935 counted calls,
+# nest_conv's self time is 0 whatever the machine's speed (its calls take far less than 59 ms),
+# so the bound is always taken.
+native=$("$V" nested) || fail "native run failed (nested)"
+out=$(TPROF_OPS='*norm*,*conv*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT=none \
+      TPROF_JSON="$WORK/b.json" LD_PRELOAD="$TPROF_SO" "$V" nested 2>"$WORK/err") ||
+  fail "victim failed (nested): $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed (nested): $out vs $native"
+jcheck "$WORK/b.json" \
+  "ops['tiny_norm']['calls'] == 6000 and ops['tiny_norm']['counted_calls'] == 5935" \
+  "ops['nest_conv']['calls'] == 3 and not ops['nest_conv']['demoted']" \
+  "ops['tiny_norm']['counted_est_ns'] <= ops['nest_conv']['self_ns'] <= ops['nest_conv']['total_ns']" \
+  "ops['tiny_norm']['counted_est_method'] == \"median, bounded by the enclosing ops' self time\"" \
+  "any(n.startswith('tiny_norm: 6000 calls of ~') and n.endswith(\"(their time is their callers'; their estimated time, more than the self time of nest_conv, is taken to be that self time; TPROF_DEMOTE)\") for n in d['notes'])"
 # The text and HTML tables mark the demoted rows: an estimated total, "counted" for the self time
 # (it is the callers'), and the legend that says so.
 TPROF_OPS='*norm*,*conv*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT="$WORK/t.txt" \
@@ -60,7 +79,7 @@ for op in tiny_norm lp_tiny_norm; do
     fail "text row of $op: $(grep "^$op" "$WORK/t.txt")"
 done
 grep -Eq "^slow_conv +conv +3 +[0-9.]+ ms +[0-9.]+ ms" "$WORK/t.txt" || fail "text row of slow_conv"
-legend="counted: an op too short to time (TPROF_DEMOTE): its calls after the first 65 were counted, not timed, so its time is in its callers' self time; its total, ~, is an estimate: its calls times the mean of its judged calls."
+legend="counted: an op too short to time (TPROF_DEMOTE): its calls after the first 65 were counted, not timed, so its time is in its callers' self time; its total, ~, is an estimate: its calls times the median of its judged calls, at most the self time of the ops its counted calls ran in."
 tr '\n' ' ' < "$WORK/t.txt" | tr -s ' ' | grep -qF "$legend" || fail "text legend of counted ops"
 grep -qF "<p class=\"note\" id=\"counted-legend\">$legend</p>" "$WORK/t.html" || fail "HTML legend of counted ops"
 grep -q '<td data-v="-1">counted</td>' "$WORK/t.html" || fail "HTML counted cell"

@@ -17,6 +17,7 @@ jcheck "$WORK/t.json" "len(d['ops']) == 2" \
   "ops['cblas_sgemm']['self_ns'] == ops['cblas_sgemm']['total_ns']"
 # A threaded OpenBLAS called from one thread: its pool's workers compute inside the calls and
 # reach no hook, yet they ran; OpenBLAS starts min(OPENBLAS_NUM_THREADS, CPUs) threads in all.
+# It is named among the runtimes loaded (the CPU verdict's advice names OPENBLAS_NUM_THREADS).
 lib=$(ldd "$TB/victims/v_blas" 2> /dev/null | awk '/libopenblas/ { print $3; exit }')
 case $(readlink -f "${lib:-/none}") in
   *openblas-pthread*)
@@ -24,6 +25,7 @@ case $(readlink -f "${lib:-/none}") in
     OPENBLAS_NUM_THREADS=2 TPROF_OUTPUT=none TPROF_JSON="$WORK/pool.json" LD_PRELOAD="$TPROF_SO" \
       "$TB/victims/v_blas" > /dev/null || fail "victim failed (threaded OpenBLAS)"
     jcheck "$WORK/pool.json" "d['program']['threads'] == $want" \
+      "d['program']['thread_runtimes'] == 'openblas'" \
       "all(o['wall_ns'] <= o['total_ns'] and o['self_wall_share'] <= 1 for o in d['ops'])" ;;
 esac
 exit 0

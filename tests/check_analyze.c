@@ -251,10 +251,77 @@ START_TEST(test_verdict_and_amdahl)
                      "its arithmetic intensity (compute-bound); a 2x faster gemm makes the program "
                      "1.25x faster, an infinitely fast one 1.67x. The heap peaks at 4.88 KiB "
                      "inside gemm; 3.91 KiB of it from load_weights (model.c:99) via ex_alloc. Of "
-                     "the peak, 3.91 KiB is persistent (outlives the step that allocated it: "
-                     "parameters, optimizer state) and 1000 B transient (freed within its step: "
-                     "activations, workspaces). At exit, program: 4.00 KiB in 2 blocks leaked.");
+                     "the peak, 3.91 KiB is persistent (outlives the step that allocated it) and "
+                     "1000 B transient (freed within its step). At exit, program: 4.00 KiB in 2 "
+                     "blocks leaked.");
     ck_assert_uint_eq(r.nnotes, 0);
+    tp_report_free(&r);
+}
+END_TEST
+
+/* The time in gemm_nn, no FLOPs, called by gemm, which has the FLOPs (a work entry) and next to no
+ * self time (darknet at -O1): the verdict is gemm's, on its total, with its FLOP rate and bound.
+ * gemm: 1 ms of 1.25 ms, 50 GFLOP/s at 50 FLOP/byte against 100 GFLOP/s and 10 GB/s. When
+ * gemm_nn takes less than half of gemm's time, the verdict is gemm_nn's. */
+START_TEST(test_verdict_flops_parent)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.program.wall_ns = 1250000;
+    r.machine.peak_gflops = 100;
+    r.machine.peak_gbps = 10;
+    r.machine.source = strdup("env");
+    add_op(&r, "gemm", 1000000, 20000, 50000000, 1000000);
+    add_op(&r, "gemm_nn", 980000, 980000, 0, 0)->parent = strdup("gemm");
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.op, "gemm");
+    ck_assert_str_eq(r.verdict.bound, "compute");
+    ck_assert(r.verdict.share == 0.8 && r.verdict.efficiency == 0.5);
+    ck_assert_str_eq(r.verdict.text,
+                     "gemm takes 80% of the time (its time in gemm_nn, which has no FLOPs of its "
+                     "own: 78%) and runs at 50% of what this machine can do at its arithmetic "
+                     "intensity (compute-bound); a 2x faster gemm makes the program 1.67x faster, "
+                     "an infinitely fast one 5.00x. No heap allocation was seen.");
+    /* through a caller without FLOPs of its own: gemm -> gemm_cpu -> gemm_nn */
+    free(r.ops[1].parent);
+    r.ops[1].parent = strdup("gemm_cpu");
+    add_op(&r, "gemm_cpu", 990000, 10000, 0, 0)->parent = strdup("gemm");
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.op, "gemm");
+    ck_assert_ptr_nonnull(
+        strstr(r.verdict.text, "gemm takes 80% of the time (its time in gemm_nn, "));
+    r.ops[1].total_ns = r.ops[1].self_ns = 400000;
+    tp_analyze(&r);
+    ck_assert_str_eq(r.verdict.op, "gemm_nn");
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, "gemm_nn takes 32% of the time (its FLOPs or "
+                                                 "bytes are unknown, so its bound is too)"));
+    tp_report_free(&r);
+}
+END_TEST
+
+/* With op calls as the unit, the split says why a block is persistent and never what it is: no
+ * op that allocated anything means everything was allocated outside every op (darknet builds
+ * its whole network before its first op). */
+START_TEST(test_lifetime_outside_ops)
+{
+    struct tp_report r;
+    model_a(&r);
+    r.memory.lifetime_unit = strdup("op_call");
+    r.memory.persistent_bytes = 5000;
+    r.memory.transient_bytes = 0;
+    for (size_t i = 0; i < r.nops; i++)
+        r.ops[i].alloc_bytes = 0;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.text, " Of the peak, 4.88 KiB is persistent (allocated "
+                                                 "outside every op) and 0 B transient. "));
+    tp_report_free(&r);
+    model_a(&r);
+    r.memory.lifetime_unit = strdup("op_call");
+    r.ops[0].alloc_bytes = 64;
+    tp_analyze(&r);
+    ck_assert_ptr_nonnull(
+        strstr(r.verdict.text, " Of the peak, 3.91 KiB is persistent (outlives the op call that "
+                               "allocated it) and 1000 B transient (freed within its op call). "));
     tp_report_free(&r);
 }
 END_TEST
@@ -466,7 +533,8 @@ START_TEST(test_heap_only)
                      "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
                      "region): this report covers the heap only. To time ops: call BLAS or the "
                      "model's library as a shared library, build with -finstrument-functions "
-                     "and name functions in TPROF_OPS, or mark regions with tprof.h. The heap peaks at 2.00 KiB.");
+                     "and name functions in TPROF_OPS, or mark regions with tprof.h. The heap "
+                     "peaks at 2.00 KiB.");
     tp_report_free(&r);
 }
 END_TEST
@@ -480,7 +548,8 @@ START_TEST(test_nothing_at_all)
                      "No op was seen (no BLAS call, nothing matching TPROF_OPS, no annotated "
                      "region): this report covers the heap only. To time ops: call BLAS or the "
                      "model's library as a shared library, build with -finstrument-functions "
-                     "and name functions in TPROF_OPS, or mark regions with tprof.h. No heap allocation was seen.");
+                     "and name functions in TPROF_OPS, or mark regions with tprof.h. No heap "
+                     "allocation was seen.");
     ck_assert_uint_eq(r.verdict.outside_ops_ns, 0);
     tp_report_free(&r);
 }
@@ -652,6 +721,8 @@ int main(void)
     tcase_add_test(tc, test_roofline_unknown);
     tcase_add_test(tc, test_amdahl);
     tcase_add_test(tc, test_verdict_and_amdahl);
+    tcase_add_test(tc, test_lifetime_outside_ops);
+    tcase_add_test(tc, test_verdict_flops_parent);
     tcase_add_test(tc, test_one_line_two_sites);
     tcase_add_test(tc, test_idempotent);
     tcase_add_test(tc, test_overlap_capped);

@@ -223,6 +223,9 @@ START_TEST(test_json_read_defaults)
     EQ_I(r.program.pid, -1);
     EQ_I(r.program.ppid, -1);
     EQ_I(r.program.rank, 0);
+    /* a report before these: the main thread's share inside ops and the runtimes unknown */
+    EQ_I(r.program.main_in_ops_ns, -1);
+    EQ_S(r.program.thread_runtimes, NULL);
     EQ_U(r.program.argc, 0);
     EQ_S(r.program.exe, NULL);
     EQ_S(r.machine.source, NULL);

@@ -1182,6 +1182,42 @@ START_TEST(test_eff_under_one)
 }
 END_TEST
 
+/* tprof's own hooks get a line from 0.1% of the run (2 ms of model_full's 2 s), none below:
+ * "0.0%" of the run is nothing to act on. The JSON report keeps the figure either way. */
+START_TEST(test_hooks_line_threshold)
+{
+    const char *line = "tprof's own hooks inside the ops: ~";
+    struct tp_report r;
+    model_full(&r);
+    r.program.hooks_ns = 2000000;
+    tp_analyze(&r);
+    char *t = text_of(&r, 10, 100);
+    ck_assert_ptr_nonnull(strstr(t, "tprof's own hooks inside the ops: ~2.00 ms (0.1%)"));
+    free(t);
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    ck_assert_ptr_nonnull(strstr(tp_buf_str(&b), "<p id=\"hooks\">"));
+    tp_buf_free(&b);
+    tp_report_free(&r);
+    model_full(&r);
+    r.program.hooks_ns = 1999999;
+    tp_analyze(&r);
+    t = text_of(&r, 10, 100);
+    ck_assert_ptr_null(strstr(t, line));
+    free(t);
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    ck_assert_ptr_null(strstr(tp_buf_str(&b), "<p id=\"hooks\">"));
+    tp_buf_free(&b);
+    tp_buf_init(&b);
+    tp_render_json(&r, &b);
+    ck_assert_ptr_nonnull(strstr(tp_buf_str(&b), "\"hooks_ns\":1999999"));
+    tp_buf_free(&b);
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_text_nothing)
 {
     /* An empty model (nothing recorded, nothing known) still renders, within the width. */
@@ -1232,6 +1268,7 @@ int main(void)
     tcase_add_test(tc, test_eff_under_one);
     tcase_add_test(tc, test_text_site_twins);
     tcase_add_test(tc, test_text_roles);
+    tcase_add_test(tc, test_hooks_line_threshold);
     tcase_add_test(tc, test_roles_old_report);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

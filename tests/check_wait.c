@@ -177,6 +177,21 @@ START_TEST(test_sentence_parts)
                      "and on threads with no op open) was waiting for other threads, not work "
                      "(in waiting calls: 600 ms). Fewer threads (OMP_NUM_THREADS, "
                      "OPENBLAS_NUM_THREADS or the program's own thread count) may be faster.");
+    /* All in pthread_join: threads joined at shutdown (MPI_Finalize), no thread-count advice;
+     * with another waiting call beside it, the advice is back. */
+    free(r.ops[0].name);
+    r.ops[0].name = strdup("MPI_Finalize");
+    r.ops[0].wait_kinds = strdup("pthread_join");
+    tp_wait_verdict(&r);
+    ck_assert_str_eq(r.verdict.wait_text,
+                     "Waiting: MPI_Finalize: 75.0% of the thread time while it ran (on its "
+                     "threads and on threads with no op open) was waiting for its threads to end, "
+                     "not work (in pthread_join: 600 ms).");
+    free(r.ops[0].wait_kinds);
+    r.ops[0].wait_kinds = strdup("pthread_join,futex");
+    tp_wait_verdict(&r);
+    ck_assert_ptr_nonnull(strstr(r.verdict.wait_text, "(in pthread_join, futex: 600 ms). Fewer "
+                                                      "threads (OMP_NUM_THREADS, "));
     tp_report_free(&r);
 }
 END_TEST
@@ -282,7 +297,8 @@ START_TEST(test_outside_spin)
     r.outside_ops[1].module = strdup("libomp.so.5");
     tp_analyze(&r);
     ck_assert_ptr_null(strstr(r.verdict.text, "goes mostly to"));
-    ck_assert_ptr_nonnull(strstr(r.verdict.text, " 70% of the run's 100 CPU samples were spinning"));
+    ck_assert_ptr_nonnull(
+        strstr(r.verdict.text, " 70% of the run's 100 CPU samples were spinning"));
     r.samples.outside_spin = 0; /* under 1%: not said */
     tp_analyze(&r);
     ck_assert_ptr_null(strstr(r.verdict.text, "spinning"));

@@ -7,9 +7,11 @@
 # (tests/cpu_text.py), its share above 10% (three runnable tasks on one CPU wait about 2/3 of
 # the time: the bound is loose on purpose). No figure depends on the machine's speed. A second
 # run merged with the first (tprof merge): the CPU figures are the two runs' sums, the threads
-# both runs', and the CPU line speaks of the two processes. Steps beside the busy loop (v_cpu
+# both runs', and the CPU line speaks of the two processes and names the thread settings of the
+# runtimes either process loaded. Steps beside the busy loop (v_cpu
 # steps: 3 steps of 60 ms of CPU each): the thread running them had its 180 ms of CPU and waited
-# for the CPU, and the STEPS section says so with the JSON's figures.
+# for the CPU, and the STEPS section says so with the JSON's figures; the CPU line says that one
+# busy thread on one CPU is not more threads than CPUs.
 . "$TS/lib.sh"
 [ -r /proc/self/schedstat ] || { echo "SKIP: no /proc/self/schedstat (kernel without schedstats)"; exit 77; }
 command -v taskset > /dev/null || { echo "SKIP: no taskset"; exit 77; }
@@ -31,6 +33,10 @@ jcheck "$WORK/r.json" "d['program']['cpu_source'] == 'schedstat'" \
   "d['verdict']['cpu_wait_share'] > 0.10" \
   "d['verdict']['cpu_text'] is not None"
 python3 "$TS/cpu_text.py" "$WORK/r.txt" "$WORK/r.json" present || fail "CPU verdict line"
+# the two spinning threads are more than the one CPU; no thread pool's runtime loaded, none named
+jcheck "$WORK/r.json" "d['program']['thread_runtimes'] == ''" \
+  "'(those runnable at least half their time: 2) are more than the 1 CPU it may use' in d['verdict']['cpu_text']" \
+  "d['verdict']['cpu_text'].endswith('include that wait: fewer threads or a quieter machine give it back.')"
 # tprof report re-renders the same line from the JSON alone
 "$TPROF_CLI" report "$WORK/r.json" > "$WORK/again.txt" 2>&1 || fail "tprof report failed"
 python3 "$TS/cpu_text.py" "$WORK/again.txt" "$WORK/r.json" present || fail "CPU verdict line, re-rendered"
@@ -52,6 +58,18 @@ assert abs(m["verdict"]["cpu_wait_share"] - share) < 1e-9
 assert m["verdict"]["cpu_text"].startswith(
     "CPU: the threads of the 2 processes spent %.0f%% of their runnable time waiting" % (100 * share)), m["verdict"]["cpu_text"]
 PY
+# tprof merge lists the thread pools' runtimes any process loaded, each once, and the merged CPU
+# line names their settings (the two reports given runtimes by hand: v_cpu loads none)
+python3 - "$WORK" <<'PY' || fail "runtimes given by hand"
+import json, sys
+for name, rts in (("r", "openblas"), ("r2", "openmp openblas")):
+    d = json.load(open("%s/%s.json" % (sys.argv[1], name)))
+    d["program"]["thread_runtimes"] = rts
+    json.dump(d, open("%s/%s-rt.json" % (sys.argv[1], name), "w"))
+PY
+"$TPROF_CLI" merge "$WORK/r-rt.json" "$WORK/r2-rt.json" -o "$WORK/m-rt.json" || fail "tprof merge failed"
+jcheck "$WORK/m-rt.json" "d['program']['thread_runtimes'] == 'openblas openmp'" \
+  "d['verdict']['cpu_text'].endswith('include that wait: fewer threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS) or a quieter machine give it back.')"
 # Steps beside the busy loop: their CPU and their wait for it
 out=$(TPROF_OUTPUT="$WORK/s.txt" TPROF_JSON="$WORK/s.json" taskset -c 0 env LD_PRELOAD="$TPROF_SO" \
   "$TB/victims/v_cpu" steps) || fail "steps victim failed: $?"
@@ -73,3 +91,9 @@ assert abs(float(m.group(3)) - 100 * st["thread_cpu_ns"] / st["wall_ns"]) < 0.05
 assert abs(float(m.group(5)) - 100 * st["runq_ns"] / st["wall_ns"]) < 0.051
 assert abs(float(m.group(7)) - st["cpu_ns"] / st["wall_ns"]) < 0.051
 PY
+# One thread waiting beside the busy loop does not crowd itself: the line says the wait is the
+# other load and advises less of it, not fewer threads
+python3 "$TS/cpu_text.py" "$WORK/s.txt" "$WORK/s.json" present || fail "CPU verdict line of one thread"
+jcheck "$WORK/s.json" "len(d['threads']) == 1" \
+  "'(those runnable at least half their time: 1) are no more than the 1 CPU it may use: other load' in d['verdict']['cpu_text']" \
+  "'NUM_THREADS' not in d['verdict']['cpu_text']"

@@ -238,3 +238,10 @@ tests_victims_v_sysmodel_LDFLAGS = -Wl,-rpath-link,tests/victims
 tests_victims_v_sysmodel_LDADD = tests/victims/libtpmodel.so tests/victims/libtpvec.so
 TESTS += tests/plt_sysmodel.sh tests/plt_fann.sh
 EXTRA_DIST += tests/plt_sysmodel.sh tests/plt_fann.sh
+
+# The verdict on the op with the FLOPs when its time is in a nested op without them
+# (verdict_nested.sh): TPROF_WORK reads gemm's parameters, so -g and -finstrument-functions.
+check_PROGRAMS += tests/victims/v_nested_work
+tests_victims_v_nested_work_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
+TESTS += tests/verdict_nested.sh
+EXTRA_DIST += tests/verdict_nested.sh

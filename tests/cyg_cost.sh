@@ -43,9 +43,16 @@ flat = " ".join(open(sys.argv[1]).read().split())
 d = json.load(open(sys.argv[2]))
 m = re.search(r"tprof's own hooks inside the ops: ~([\d.]+) ms \(([\d.]+)%\), taken out of the ops' times "
               r"and out of the time outside every op", flat)
-assert m, "no line"
-assert abs(float(m.group(1)) - d["program"]["hooks_ns"] / 1e6) < 0.0051, m.group(1)
-assert abs(float(m.group(2)) - 100 * d["program"]["hooks_ns"] / d["program"]["wall_ns"]) < 0.051, m.group(2)
+# The line is there from 0.1% of the run: which side this run falls on depends on its speed, so
+# the rule is checked against the report's own figures (both sides: tests/check_render.c).
+if d["program"]["hooks_ns"] < 0.001 * d["program"]["wall_ns"]:
+    assert not m and "tprof's own hooks" not in flat, "line under 0.1%"
+    m = None
+else:
+    assert m, "no line"
+if m:
+    assert abs(float(m.group(1)) - d["program"]["hooks_ns"] / 1e6) < 0.0051, m.group(1)
+    assert abs(float(m.group(2)) - 100 * d["program"]["hooks_ns"] / d["program"]["wall_ns"]) < 0.051, m.group(2)
 s = d["samples"]
 if s["in_tprof"]:
     assert ("tprof's own code: %d of the %d CPU samples (~%.1f%% of the CPU time)"

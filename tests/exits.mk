@@ -66,6 +66,11 @@ tests_victims_v_hurry_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_hurry_LDADD = -lpthread
 TESTS += tests/proc_hurry.sh tests/proc_pool.sh
 EXTRA_DIST += tests/proc_hurry.sh tests/proc_pool.sh
+# Children sent SIGTERM as they start, in tprof's fork handlers: they die by it, as natively.
+check_PROGRAMS += tests/victims/v_forkterm
+tests_victims_v_forkterm_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/proc_forkterm.sh
+EXTRA_DIST += tests/proc_forkterm.sh
 # Children of clone system calls that glibc's fork does not wrap: through syscall(), vfork, and
 # the program's own syscall instruction.
 check_PROGRAMS += tests/victims/v_clone

@@ -13,8 +13,10 @@ jcheck "$WORK/r.json" "site('work_item')['allocs'] == 20000" "site('work_item')[
   "ops['omp_block_forward']['calls'] == 20000" \
   "ops['omp_block_forward']['total_ns'] <= 4 * d['program']['wall_ns']"
 # The team of 4 (the pool stays until exit, whichever threads got iterations); the op's
-# wall-clock time within the run, its share under 100%, Amdahl bounded by it.
+# wall-clock time within the run, its share under 100%, Amdahl bounded by it; libgomp named
+# among the runtimes loaded (the CPU verdict's advice names OMP_NUM_THREADS for it).
 jcheck "$WORK/r.json" "d['program']['threads'] == 4" \
+  "d['program']['thread_runtimes'] == 'openmp'" \
   "ops['omp_block_forward']['wall_ns'] <= min(d['program']['wall_ns'], ops['omp_block_forward']['total_ns'])" \
   "ops['omp_block_forward']['self_wall_share'] <= 1 and d['verdict']['share'] <= 1" \
   "all(1 <= a['speedup_max'] < 1e6 for a in d['verdict']['amdahl'])"

@@ -7,7 +7,8 @@
 # few instructions between the clock reading and the wait; the figure is the wait's wall time, so
 # no machine is too slow for it), the yield op's at least half the sleep (its loop's own
 # instructions between the calls are not waiting); each op's work is less than its waiting, and
-# the verdict says so in its exact sentence, in the text report and again from the JSON alone
+# the verdict says so in its exact sentence (for pthread_join, waiting for its threads to end,
+# with no thread-count advice), in the text report and again from the JSON alone
 # (tprof report). Asserted too: the victim's output is its own; the kind of wait; threads[]
 # carries the main thread's waiting; the JSON's parts add up; the HTML report; the schema; and
 # without samples, work as the op's time less its waits, nothing marked "~".

@@ -31,7 +31,7 @@ jcheck "$WORK/back.json" "d['outside_ops'][0]['name'] == 'crunch'" \
 # TPROF_SAMPLE_HZ=0: no samples, and the verdict says what it said before
 TPROF_SAMPLE_HZ=0 TPROF_OPS=setup_table TPROF_OUTPUT=none TPROF_JSON="$WORK/off.json" preload "$V" \
   > /dev/null || fail "victim failed (off)"
-jcheck "$WORK/off.json" "d['samples'] == {'hz': 0, 'total': 0, 'in_ops': 0, 'outside_ops': 0, 'outside_spin': 0, 'in_tprof': 0, 'method': None}" \
+jcheck "$WORK/off.json" "d['samples'] == {'hz': 0, 'total': 0, 'in_ops': 0, 'outside_ops': 0, 'outside_spin': 0, 'other_threads': 0, 'other_threads_outside': 0, 'in_tprof': 0, 'method': None}" \
   "d['outside_ops'] == []" "'is spent outside every op; CPU samples (TPROF_SAMPLE_HZ, off in this run) would say where it goes and what to do about it.' in d['verdict']['text']"
 
 # No op at all: the verdict still names where the time went.

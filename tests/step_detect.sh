@@ -4,6 +4,7 @@
 # enclosing tl_pool_release, called as often and twice in a row). The graph's compute is the
 # step: it encloses nearly all the op time, and a free function is never the step. The note says
 # which op and why; its share of the op time varies and is replaced by X before it is compared.
+# A step encloses at least 10% of the op time in outermost calls (track/lifeunit.c).
 . "$TS/lib.sh"
 V="$TB/victims/v_graph"
 native=$("$V") || fail "v_graph failed natively"
@@ -19,4 +20,18 @@ TPROF_STEP=tl_buffer_free TPROF_OUTPUT=none TPROF_JSON="$WORK/s.json" preload "$
   fail "v_graph failed (TPROF_STEP)"
 jcheck "$WORK/s.json" "m['lifetime_unit'] == 'step'" \
   "not any(n.startswith('no TPROF_STEP') for n in d['notes'])"
+# A getter that repeats (two calls in a row, each enclosing its lookup) but encloses under 1% of
+# the op time, beside 200 matmuls that enclose nothing: no step. The getter runs first, when it
+# is all the op time there is, so this also checks that a step found early gives way once the op
+# time outside it grows. Its share is tens of microseconds of ~50 ms: "<1%" with a wide margin.
+native=$("$V" getter) || fail "v_graph getter failed natively"
+out=$(TPROF_OUTPUT="$WORK/n.txt" TPROF_JSON="$WORK/n.json" preload "$V" getter) || fail "v_graph getter failed"
+[ "$out" = "$native" ] || fail "stdout changed (getter): $out"
+jcheck "$WORK/n.json" "ops['tl_option_find_float']['calls'] == 2 and ops['tl_matmul']['calls'] == 200" \
+  "m['lifetime_unit'] == 'op_call' and m['lifetime_step'] is None" \
+  "[n for n in d['notes'] if n.startswith('no TPROF_STEP')] == ['no TPROF_STEP and no step detected: tl_option_find_float repeats and encloses other ops, but only <1% of the time in outermost op calls (a step encloses at least 10%), so each outermost op call is the unit; TPROF_STEP names the step']"
+grep -q "^unit: outermost op call (no step seen: TPROF_STEP names one)$" "$WORK/n.txt" ||
+  fail "text unit line (getter): $(grep '^unit' "$WORK/n.txt")"
+# With a real step beside it, the step is found and no candidate is said to be turned down.
+jcheck "$WORK/g.json" "not any('no step detected' in n for n in d['notes'])"
 echo "PASS step_detect"

@@ -25,10 +25,19 @@ def main():
     check(v.get("wait_op") == name, "verdict.wait_op %r" % v.get("wait_op"))
     check(v.get("wait_text") is not None and v["wait_text"] in flat, "JSON wait_text not in the text")
     est = o["work_method"] == "samples" or o["wait_spin_ns"] > 0
-    m = re.search(r"Waiting: (\S+): (~?)([\d.]+)% of the thread time while it ran \(on its threads "
-                  r"and on threads with no op open\) was waiting for other threads, not work "
-                  r"\(in ([a-z_, ]+): [\d.]+ [mun]?s\)\. Fewer threads \(OMP_NUM_THREADS, "
-                  r"OPENBLAS_NUM_THREADS or the program's own thread count\) may be faster\.", flat)
+    # All of it in pthread_join: threads ending, no thread-count advice (report/opwait.c).
+    joining = o["wait_kinds"] == "pthread_join" and o["wait_spin_ns"] == 0
+    if joining:
+        m = re.search(r"Waiting: (\S+): (~?)([\d.]+)% of the thread time while it ran \(on its "
+                      r"threads and on threads with no op open\) was waiting for its threads to "
+                      r"end, not work \(in (pthread_join): [\d.]+ [mun]?s\)\.", flat)
+        check("Fewer threads" not in flat, "thread-count advice for a join")
+    else:
+        m = re.search(r"Waiting: (\S+): (~?)([\d.]+)% of the thread time while it ran \(on its "
+                      r"threads and on threads with no op open\) was waiting for other threads, "
+                      r"not work \(in ([a-z_, ]+): [\d.]+ [mun]?s\)\. Fewer threads "
+                      r"\(OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's own thread "
+                      r"count\) may be faster\.", flat)
     check(m is not None, "no waiting sentence, or its wording changed")
     if m:
         check(m.group(1) == name, "op named")

@@ -250,11 +250,23 @@ static void lifetime_split(struct tp_report *r, const struct tp_heap_totals *t)
 {
     struct tp_memory *m = &r->memory;
     int op = -1;
+    double share;
     enum tp_unit_kind k = tp_lifeunit_kind(&op);
     const char *step = NULL;
     switch (k) {
     case TP_UNIT_NONE: return;
-    case TP_UNIT_OP_CALL: m->lifetime_unit = strdup("op_call"); break;
+    case TP_UNIT_OP_CALL:
+        m->lifetime_unit = strdup("op_call");
+        op = tp_cfg.step ? -1 : tp_lifeunit_turned_down(&share);
+        if (op >= 0 && tp_ops_name(op))
+            tp_report_note(r,
+                           "no TPROF_STEP and no step detected: %s repeats and encloses other "
+                           "ops, but only %s%.0f%% of the time in outermost op calls (a step "
+                           "encloses at least 10%%), so each outermost op call is the unit; "
+                           "TPROF_STEP names the step",
+                           tp_ops_name(op), share < 0.005 ? "<" : "",
+                           share < 0.005 ? 1.0 : 100 * share);
+        break;
     case TP_UNIT_DETECTED:
         m->lifetime_unit = strdup("detected_step");
         step = tp_ops_name(op);

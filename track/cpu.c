@@ -19,6 +19,7 @@
 #include "common/procstat.h"
 #include "report/report.h"
 #include "report/cpuverdict.h"
+#include "track/modmap.h"
 #include "track/runtime.h"
 
 /* Room for this many ended threads, one record each; past it a thread's figures are only added
@@ -43,6 +44,14 @@ static _Atomic int no_schedstat; /* some thread's figures came without schedstat
 static TP_TLS uint64_t thread_start_ns;
 TP_TLS uint64_t tp_cpu_ops_ticks, tp_cpu_hook_ticks;
 static _Atomic uint64_t ops_ticks, hook_ticks; /* the threads' flushed shares */
+/* Of ops_ticks, the main thread's: the time outside every op counts its sleep and no other
+ * thread's (report/outside.c), so its share inside ops is kept apart. */
+static _Atomic uint64_t main_ops_ticks;
+static TP_TLS int thread_role; /* 0 not known yet, 1 the main thread, 2 another */
+/* The CPU the thread that started tprof had used before (the dynamic linker, constructors): the
+ * CPU figures cover the span of the wall time, from tprof's start. */
+static int64_t base_tid;
+static uint64_t base_cpu_ns, base_runq_ns, base_start_ticks;
 static pthread_key_t end_key;
 static int have_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -112,6 +121,10 @@ static void thread_end(void *arg)
 
 void tp_cpu_ops_flush(void)
 {
+    if (!thread_role)
+        thread_role = (pid_t)syscall(SYS_gettid) == getpid() ? 1 : 2;
+    if (thread_role == 1)
+        atomic_fetch_add_explicit(&main_ops_ticks, tp_cpu_ops_ticks, memory_order_relaxed);
     atomic_fetch_add_explicit(&ops_ticks, tp_cpu_ops_ticks, memory_order_relaxed);
     atomic_fetch_add_explicit(&hook_ticks, tp_cpu_hook_ticks, memory_order_relaxed);
     tp_cpu_ops_ticks = 0;
@@ -131,8 +144,24 @@ void tp_cpu_thread_begin(void)
         (void)pthread_setspecific(end_key, (void *)1); /* any value but NULL: the destructor runs */
 }
 
+void tp_cpu_start(void)
+{
+    struct fig f = {0};
+    char dir[64];
+    base_tid = (int64_t)syscall(SYS_gettid);
+    snprintf(dir, sizeof dir, "/proc/self/task/%lld", (long long)base_tid);
+    if (read_task(dir, &f) == 0) {
+        base_cpu_ns = f.cpu_ns;
+        base_runq_ns = f.runq_ns;
+        base_start_ticks = f.start_ticks;
+    }
+}
+
 void tp_cpu_fork_child(void)
 {
+    thread_role = 0; /* the forking thread is the child's main thread */
+    atomic_store(&main_ops_ticks, 0);
+    base_tid = 0; /* the child's thread starts its CPU time at the fork, with the child's clock */
     for (uint32_t i = 0; i < MAX_ENDED; i++)
         atomic_store(&ended[i].ready, 0);
     atomic_store(&nended, 0);
@@ -204,6 +233,10 @@ static struct tp_thread *add_live(struct tp_thread *t, size_t *n, size_t *cap,
             continue;
         f.tid = tid;
         f.wall_ns = live_wall(f.start_ticks, program_ns);
+        if (tid == base_tid && f.start_ticks == base_start_ticks) {
+            f.cpu_ns = f.cpu_ns > base_cpu_ns ? f.cpu_ns - base_cpu_ns : 0;
+            f.runq_ns = f.runq_ns > base_runq_ns ? f.runq_ns - base_runq_ns : 0;
+        }
         if (*n == *cap) {
             size_t c = *cap ? 2 * *cap : 16;
             struct tp_thread *g = realloc(t, c * sizeof *g);
@@ -256,6 +289,34 @@ static void machine_cpus(struct tp_program *p)
     }
 }
 
+static const char *const runtime_names[] = {"openblas", "openmp", "mkl"};
+
+static int runtime_module(const struct tp_module *m, void *arg)
+{
+    unsigned *seen = arg;
+    const char *k = m->name ? tp_thread_runtime(m->name) : NULL;
+    for (unsigned i = 0; k && i < sizeof runtime_names / sizeof runtime_names[0]; i++)
+        if (!strcmp(k, runtime_names[i]))
+            *seen |= 1u << i;
+    return 0;
+}
+
+/* The thread pools' runtimes loaded now, for the CPU verdict's advice: the setting of a runtime
+ * the process does not load changes nothing (darknet was told of OPENBLAS_NUM_THREADS). */
+static void thread_runtimes(struct tp_program *p)
+{
+    unsigned seen = 0;
+    tp_modmap_each(runtime_module, &seen);
+    char out[64] = "";
+    for (unsigned i = 0; i < sizeof runtime_names / sizeof runtime_names[0]; i++)
+        if (seen & (1u << i)) {
+            size_t at = strlen(out);
+            snprintf(out + at, sizeof out - at, "%s%s", at ? " " : "", runtime_names[i]);
+        }
+    free(p->thread_runtimes);
+    p->thread_runtimes = strdup(out);
+}
+
 void tp_cpu_collect(struct tp_report *r)
 {
     struct tp_program *p = &r->program;
@@ -290,9 +351,15 @@ void tp_cpu_collect(struct tp_report *r)
     r->threads = t;
     r->nthreads = n;
     tp_cpu_ops_flush();
-    p->in_ops_ns = tp_ticks_to_ns(atomic_load(&ops_ticks));
+    uint64_t all = atomic_load(&ops_ticks), main = atomic_load(&main_ops_ticks);
+    p->in_ops_ns = tp_ticks_to_ns(all);
+    /* one tick-to-ns ratio for both (each conversion measures its own): the main thread's share
+     * is never more than the sum */
+    p->main_in_ops_ns =
+        all ? (int64_t)((long double)p->in_ops_ns * (long double)main / (long double)all) : 0;
     p->hooks_ns = tp_ticks_to_ns(atomic_load(&hook_ticks));
     machine_cpus(p);
+    thread_runtimes(p);
     uint64_t lost = atomic_load(&lost_n);
     /* program.threads (track/threads.h) missed a thread that never allocated nor entered an op
      * and ended before the report while others were alive; threads[] lists it. Every thread

@@ -40,6 +40,9 @@ void tp_cpu_thread_begin(void);
 /* The report's threads[] and the program's CPU figures, load average and CPUs allowed. Needs
  * program.wall_ns set. */
 void tp_cpu_collect(struct tp_report *r);
+/* At tprof's start, on the thread starting it: the CPU it has used so far, left out of its
+ * figures at the report. */
+void tp_cpu_start(void);
 /* In a fork child: the parent's ended threads are not the child's. */
 void tp_cpu_fork_child(void);
 

@@ -25,13 +25,22 @@ _Atomic uint8_t *tp_demote_slot_of;
 struct judge {
     _Atomic uint64_t seen;        /* calls observed */
     _Atomic uint64_t short_calls; /* of calls 2 .. TP_DEMOTE_CALLS + 1: under the line */
-    _Atomic uint64_t short_ticks; /* their ticks */
+    /* Their ticks, one entry per call (the call's number among the judged, so no two threads
+     * share one), for their median. */
+    _Atomic uint32_t short_ticks[TP_DEMOTE_CALLS];
 };
+
+/* The ops a demoted op's counted calls ran in (op ids + 1, 0 free): their self time holds those
+ * calls' time, so the estimate can be no more than it. */
+#define NPARENTS 4
 
 struct dslot {
     int id;
-    uint64_t mean_ticks;      /* of the judged calls under the line */
+    uint64_t median_ticks;    /* of the judged calls under the line */
     _Atomic uint64_t flushed; /* counted by threads that ended */
+    _Atomic int parents[NPARENTS];
+    _Atomic int open;            /* a counted call ran outside every op, or in a fifth op */
+    _Atomic uint64_t attributed; /* counted calls whose enclosing op is known */
 };
 
 /* A thread whose tp_demote_tcount the report reads. */
@@ -51,6 +60,9 @@ static struct reg *threads;
 static pthread_key_t reg_key;
 static int have_key;
 static TP_TLS struct reg *me;
+/* This thread's counted calls per slot up to its last op boundary, whose op they are
+ * attributed to. */
+static TP_TLS uint64_t attributed_to[TP_DEMOTE_SLOTS];
 
 /* The line: factor x the cost of one hook, that of the host's cache, this run's or TPROF_HOOK_NS
  * (tp_demote_hook_known). */
@@ -98,8 +110,11 @@ static void fork_child(void)
     if (me)
         me->next = NULL;
     memset(tp_demote_tcount, 0, sizeof tp_demote_tcount);
-    for (int s = 1; s < atomic_load(&ndslots); s++)
+    memset(attributed_to, 0, sizeof attributed_to);
+    for (int s = 1; s < atomic_load(&ndslots); s++) {
         atomic_store(&dslots[s].flushed, 0);
+        atomic_store(&dslots[s].attributed, 0);
+    }
 }
 
 void tp_demote_init(void)
@@ -180,7 +195,33 @@ void tp_demote_keep_best(void)
     tp_hookcache_save(host_path, &h);
 }
 
-static void demote(int id, uint64_t mean_ticks)
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of the judged calls under the line, not their mean: the first of them run cold
+ * (caches, lazy binding, page faults) and one stretched call moved the mean of darknet's
+ * im2col_get_pixel to an estimate three times its caller's total. A call still being written by
+ * another thread reads 0 and can only lower it. */
+static uint64_t median_short(struct judge *j)
+{
+    uint32_t v[TP_DEMOTE_CALLS];
+    size_t n = 0;
+    double cost = hook_ticks();
+    for (int i = 0; i < TP_DEMOTE_CALLS; i++) {
+        uint32_t t = atomic_load_explicit(&j->short_ticks[i], memory_order_relaxed);
+        if (t != UINT32_MAX && (double)t < factor * cost)
+            v[n++] = t;
+    }
+    if (!n)
+        return 0;
+    qsort(v, n, sizeof v[0], cmp_u32);
+    return n % 2 ? v[n / 2] : ((uint64_t)v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void demote(int id, uint64_t median_ticks)
 {
     int s = atomic_fetch_add(&ndslots, 1);
     if (s >= TP_DEMOTE_SLOTS) {
@@ -188,7 +229,10 @@ static void demote(int id, uint64_t mean_ticks)
         return;
     }
     dslots[s].id = id;
-    dslots[s].mean_ticks = mean_ticks;
+    dslots[s].median_ticks = median_ticks;
+    /* set before the slot is published, which the counting threads read */
+    if (!atomic_load(&tp_ops_boundary_hook))
+        atomic_store(&tp_ops_boundary_hook, tp_demote_boundary);
     atomic_store_explicit(&tp_demote_slot_of[id], (uint8_t)s, memory_order_release);
     tp_lifeunit_demoted(id);
 }
@@ -218,15 +262,45 @@ void tp_demote_observe(int id, uint64_t ticks)
      * across any line, and the same program was then timed in some runs and demoted in others;
      * it moves the median only when most calls were stretched. */
     double cost = hook_ticks();
+    /* UINT32_MAX: over the line (a call under it is far shorter) */
+    atomic_store_explicit(&j->short_ticks[n - 1], UINT32_MAX, memory_order_relaxed);
     if (cost > 0 && (double)ticks < factor * cost) {
-        atomic_fetch_add_explicit(&j->short_ticks, ticks, memory_order_relaxed);
+        atomic_store_explicit(&j->short_ticks[n - 1], (uint32_t)ticks, memory_order_relaxed);
         atomic_fetch_add_explicit(&j->short_calls, 1, memory_order_relaxed);
     }
     if (n < TP_DEMOTE_CALLS || !(cost > 0))
         return;
     uint64_t k = atomic_load_explicit(&j->short_calls, memory_order_relaxed);
     if (2 * k > TP_DEMOTE_CALLS)
-        demote(id, atomic_load_explicit(&j->short_ticks, memory_order_relaxed) / k);
+        demote(id, median_short(j));
+}
+
+void tp_demote_boundary(int top)
+{
+    int n = atomic_load_explicit(&ndslots, memory_order_relaxed);
+    if (n > TP_DEMOTE_SLOTS)
+        n = TP_DEMOTE_SLOTS;
+    for (int s = 1; s < n; s++) {
+        uint64_t c = tp_demote_tcount[s], was = attributed_to[s];
+        if (c == was)
+            continue;
+        attributed_to[s] = c;
+        if (c < was) /* counts restarted (a forked child) */
+            continue;
+        struct dslot *d = &dslots[s];
+        int placed = 0;
+        for (int i = 0; top >= 0 && i < NPARENTS && !placed; i++) {
+            int p = atomic_load_explicit(&d->parents[i], memory_order_relaxed), zero = 0;
+            if (p == top + 1)
+                placed = 1;
+            else if (p == 0)
+                placed = atomic_compare_exchange_strong(&d->parents[i], &zero, top + 1) ||
+                         zero == top + 1;
+        }
+        if (!placed && !atomic_load_explicit(&d->open, memory_order_relaxed))
+            atomic_store_explicit(&d->open, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&d->attributed, c - was, memory_order_relaxed);
+    }
 }
 
 void tp_demote_count_call(int slot)
@@ -269,10 +343,53 @@ uint64_t tp_demote_counted(int id)
     return n;
 }
 
-uint64_t tp_demote_mean_ticks(int id)
+uint64_t tp_demote_est_ticks(int id, int *bounded)
 {
     int s = tp_demote_slot(id);
-    return s ? dslots[s].mean_ticks : 0;
+    *bounded = 0;
+    if (!s)
+        return 0;
+    struct dslot *d = &dslots[s];
+    uint64_t n = tp_demote_counted(id), est = n * d->median_ticks, room = 0;
+    /* Every counted call ran in known ops: its time is in their self time. */
+    if (atomic_load(&d->open) || atomic_load(&d->attributed) != n)
+        return est;
+    int known = 0;
+    for (int i = 0; i < NPARENTS; i++) {
+        int p = atomic_load(&d->parents[i]);
+        if (p > 0) {
+            room += TP_OP_SUM(tp_op_rec(p - 1), self);
+            known = 1;
+        }
+    }
+    if (known && est > room) {
+        *bounded = 1;
+        return room;
+    }
+    return est;
+}
+
+/* "im2col_cpu", "im2col_cpu and col2im_cpu" or "the 3 ops they ran in": the ops the counted
+ * calls ran in. */
+static void parents_str(const struct dslot *d, char *out, size_t n)
+{
+    int k = 0, first = -1, second = -1;
+    for (int i = 0; i < NPARENTS; i++) {
+        int p = atomic_load(&d->parents[i]);
+        if (p > 0) {
+            if (k == 0)
+                first = p - 1;
+            else if (k == 1)
+                second = p - 1;
+            k++;
+        }
+    }
+    if (k == 1)
+        snprintf(out, n, "%s", tp_op_rec(first)->name);
+    else if (k == 2)
+        snprintf(out, n, "%s and %s", tp_op_rec(first)->name, tp_op_rec(second)->name);
+    else
+        snprintf(out, n, "the %d ops they ran in", k);
 }
 
 /* "70.8M" */
@@ -316,13 +433,22 @@ void tp_demote_collect(struct tp_report *r)
     double ns_per_tick = (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
     for (int s = 1; s < n; s++) {
         int id = dslots[s].id;
-        char calls[32];
+        char calls[32], in[160], bound[256] = "";
         count_str(tp_op_calls(tp_op_rec(id)) + tp_demote_counted(id), calls, sizeof calls);
+        int bounded;
+        tp_demote_est_ticks(id, &bounded);
+        if (bounded) {
+            parents_str(&dslots[s], in, sizeof in);
+            snprintf(bound, sizeof bound,
+                     "; their estimated time, more than the self time of %s, is taken to be that "
+                     "self time",
+                     in);
+        }
         tp_report_note(r,
                        "%s: %s calls of ~%.0f ns: counted, not timed after its first %d (their "
-                       "time is their callers'; TPROF_DEMOTE)",
-                       tp_op_rec(id)->name, calls, (double)dslots[s].mean_ticks * ns_per_tick,
-                       TP_DEMOTE_CALLS + 1);
+                       "time is their callers'%s; TPROF_DEMOTE)",
+                       tp_op_rec(id)->name, calls, (double)dslots[s].median_ticks * ns_per_tick,
+                       TP_DEMOTE_CALLS + 1, bound);
     }
     if (atomic_load(&refused))
         tp_report_note(r,

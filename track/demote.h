@@ -6,7 +6,7 @@
  *
  * The rule: of an op's first TP_DEMOTE_CALLS + 1 calls, the first is left out (cold caches, lazy
  * binding), and if more than half of the other TP_DEMOTE_CALLS (their median) took less than
- * TPROF_DEMOTE times the cost of one hook, the op is demoted; the mean of those calls is the
+ * TPROF_DEMOTE times the cost of one hook, the op is demoted; the median of those calls is the
  * note's time per call. That cost is TPROF_HOOK_NS, else the lowest measured on this host
  * (report/hookcache.h) when it is lower than this run's measurement, else this run's: one run's
  * measurement moves with the load, and the line with it, across the ops near it; the host's
@@ -62,9 +62,13 @@ void tp_demote_thread(void);
 void tp_demote_count_call(int slot);
 /* Calls of op id counted, not timed, so far. */
 uint64_t tp_demote_counted(int id);
-/* The mean ticks of op id's judged calls under the line, 0 while it is timed: what each counted
- * call is taken to cost (the estimate the report marks). */
-uint64_t tp_demote_mean_ticks(int id);
+/* The ticks of op id's counted calls, estimated (0 while it is timed): their number times the
+ * median of its judged calls under the line, and no more than the self time of the ops they ran
+ * in when every one of them ran in an op (*bounded: 1 when that bound was taken). */
+uint64_t tp_demote_est_ticks(int id, int *bounded);
+/* Op boundaries say which op the counted calls ran in (tp_ops_boundary_hook, set once an op is
+ * demoted): the calls counted on this thread since its last boundary ran in op top (-1: none). */
+void tp_demote_boundary(int top);
 /* A note per demoted op, and the cost of one hook (program.hook_ns) that the advice on them
  * counts. */
 void tp_demote_collect(struct tp_report *r);

@@ -11,7 +11,7 @@ static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_u
 static _Atomic int detected = -1;       /* the op found to be the step */
 static _Atomic int ended; /* a unit ended: a flag, not a count (no locked add per op call) */
 _Atomic int tp_lifeunit_last_outer; /* lifeunit.h */
-/* The op time the detected step's calls enclosed. */
+/* The op time the detected step's calls enclosed, kept beside outer_total for the share rule. */
 static _Atomic uint64_t detected_ticks;
 TP_TLS int tp_lifeunit_nested;
 
@@ -60,6 +60,11 @@ struct cand {
     uint64_t mark; /* enclosing_calls after its last call */
 };
 static struct cand cands[NCAND] = {[0 ... NCAND - 1] = {.id = -1}};
+/* A step encloses at least 1/STEP_SHARE_MIN of the time in outermost op calls (10%): the step is
+ * the loop the program's work runs in, and a repeating op enclosing less (a configuration getter
+ * calling another getter, darknet's option_find_float) is a helper, whose calls would end units
+ * that say nothing of the work's memory: nearly everything would read persistent. */
+#define STEP_SHARE_MIN 10
 static atomic_flag cand_lock = ATOMIC_FLAG_INIT;
 static _Atomic uint64_t outer_total; /* ticks of every outermost op call */
 /* Outermost op calls that enclosed another op, allocators' and free functions' left out: under
@@ -97,12 +102,23 @@ static struct cand *cand_of(int id, int never)
  * compute is the step; other layers run between a layer's calls, and it is not). A step found
  * so that stops being one gives way to none: outermost op calls end units again. Under
  * cand_lock. */
+static int eligible(const struct cand *c)
+{
+    return c->id >= 0 && !c->never && !c->interleaved && (c->in_row || c->calls >= 2);
+}
+
+static int enough_share(uint64_t enclosed)
+{
+    uint64_t all = atomic_load_explicit(&outer_total, memory_order_relaxed);
+    return enclosed > 0 && enclosed >= all / STEP_SHARE_MIN;
+}
+
 static void choose(void)
 {
     const struct cand *best = NULL;
     for (int i = 0; i < NCAND; i++) {
         const struct cand *c = &cands[i];
-        if (c->id < 0 || c->never || c->interleaved || !(c->in_row || c->calls >= 2))
+        if (!eligible(c) || !enough_share(c->enclosed))
             continue;
         if (!best || c->enclosed > best->enclosed)
             best = c;
@@ -157,6 +173,8 @@ void tp_lifeunit_outer_end(int id, uint64_t ticks, int never)
                 c->interleaved = 1;
             c->calls++;
             c->enclosed += ticks;
+            if (id == atomic_load_explicit(&detected, memory_order_relaxed))
+                atomic_store_explicit(&detected_ticks, c->enclosed, memory_order_relaxed);
         }
         if (!never)
             enclosing_calls++;
@@ -166,6 +184,13 @@ void tp_lifeunit_outer_end(int id, uint64_t ticks, int never)
         atomic_flag_clear_explicit(&cand_lock, memory_order_release);
     }
     int d = atomic_load_explicit(&detected, memory_order_relaxed);
+    if (d >= 0 && !enough_share(atomic_load_explicit(&detected_ticks, memory_order_relaxed))) {
+        /* The op time outside the step grew past the rule: outermost op calls end units again
+         * until a candidate meets it (choose() at the next call that encloses an op). */
+        if (atomic_compare_exchange_strong(&detected, &d, -1))
+            atomic_store(&mode, TP_UNIT_OP_CALL);
+        d = -1;
+    }
     if (d < 0)
         unit_end(TP_UNIT_OP_CALL);
     else if (id == d)
@@ -183,6 +208,23 @@ double tp_lifeunit_detected_share(void)
             e = cands[i].enclosed;
     atomic_flag_clear_explicit(&cand_lock, memory_order_release);
     return all ? (double)e / (double)all : 0;
+}
+
+int tp_lifeunit_turned_down(double *share)
+{
+    uint64_t all = atomic_load(&outer_total), e = 0;
+    int id = -1;
+    while (atomic_flag_test_and_set_explicit(&cand_lock, memory_order_acquire))
+        ;
+    for (int i = 0; i < NCAND; i++)
+        if (eligible(&cands[i]) && !enough_share(cands[i].enclosed) &&
+            (id < 0 || cands[i].enclosed > e)) {
+            id = cands[i].id;
+            e = cands[i].enclosed;
+        }
+    atomic_flag_clear_explicit(&cand_lock, memory_order_release);
+    *share = all ? (double)e / (double)all : 0;
+    return id;
 }
 
 void tp_lifeunit_demoted(int id)

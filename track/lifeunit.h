@@ -54,6 +54,9 @@ void tp_lifeunit_outer_end(int id, uint64_t ticks, int never);
 int tp_lifeunit_never_step(const char *name);
 /* The share of all outermost op time that the detected step's calls enclosed (0 without one). */
 double tp_lifeunit_detected_share(void);
+/* With no step detected: the candidate turned down only for enclosing under 10% of the outermost
+ * op time, the one enclosing the most (its op id, its share in *share), or -1. */
+int tp_lifeunit_turned_down(double *share);
 
 /* Op id was demoted to a count: if it was the detected step, it is not any more. */
 void tp_lifeunit_demoted(int id);

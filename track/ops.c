@@ -57,6 +57,7 @@ static TP_TLS struct opstack stack;
 _Atomic uint64_t tp_ops_overflow, tp_ops_unpaired;
 static _Atomic uint64_t skipped_total;
 TP_TLS uint64_t tp_cyg_hooks;
+_Atomic tp_ops_boundary_fn tp_ops_boundary_hook;
 uint64_t tp_cyg_hook_cost_fp;
 
 void tp_ops_init(void)
@@ -180,6 +181,9 @@ static inline __attribute__((always_inline)) uint64_t close_top_inline(
     const struct frame *f = &stack.f[depth];
     struct tp_op_rec *r = f->rec;
     int id = f->id, recursive = f->recursive, node = f->node, in_wall = f->in_wall;
+    tp_ops_boundary_fn boundary = atomic_load_explicit(&tp_ops_boundary_hook, memory_order_relaxed);
+    if (tp_unlikely(boundary != NULL))
+        boundary(id);
     uint64_t t0 = f->t0, child = f->child, hooks = tp_cyg_hooks - f->hooks0;
     fl += f->flops;
     by += f->bytes;
@@ -287,6 +291,9 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->recursive = recursive;
     f->node = tp_optree_on ? tp_optree_child(depth ? stack.f[depth - 1].node : TP_OPTREE_NONE, id)
                            : TP_OPTREE_NONE;
+    tp_ops_boundary_fn boundary = atomic_load_explicit(&tp_ops_boundary_hook, memory_order_relaxed);
+    if (tp_unlikely(boundary != NULL))
+        boundary(depth ? stack.f[depth - 1].id : -1);
     tp_lifeunit_op_begin(depth, id);
     stack.depth = depth + 1;
     tp_thread_note();
@@ -297,6 +304,11 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     uint64_t t = tp_ticks();
     struct tp_op_rec *r = tp_op_rec(id);
     f->rec = r;
+    int up = depth && stack.f[depth - 1].id != id ? stack.f[depth - 1].id + 1 : -1,
+        was = atomic_load_explicit(&r->parent, memory_order_relaxed);
+    if (tp_unlikely(was != up) && was != -1 &&
+        !(was == 0 && atomic_compare_exchange_strong(&r->parent, &was, up)))
+        atomic_store_explicit(&r->parent, -1, memory_order_relaxed);
     f->in_wall = !recursive && tp_wall_enter(&r->in_total, t);
     f->t0 = t;
     if (depth == 0) /* the heap over time: a point where the clock is read anyway */

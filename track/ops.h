@@ -99,6 +99,11 @@ void tp_step_mark(void);
  * the op core needs nothing from the hooks above it. */
 extern TP_TLS uint64_t tp_cyg_hooks;
 extern uint64_t tp_cyg_hook_cost_fp;
+/* Called at each op begin and end, with the op on top of this thread's stack before it (-1:
+ * none), once set: by track/demote.c when it demotes its first op, to learn which ops the counted
+ * calls run in. A pointer, so that this core needs nothing from the demotion above it. */
+typedef void (*tp_ops_boundary_fn)(int top);
+extern _Atomic tp_ops_boundary_fn tp_ops_boundary_hook;
 
 /* Ops interned so far, and the most the table can ever give ids to (TPROF_MAX_OPS, or the
  * directory's reach; 0 when ops are off): a table indexed by op id maps that many entries

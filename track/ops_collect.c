@@ -232,13 +232,19 @@ static void collect_op(int id, struct tp_op *o, uint64_t calls, double ratio)
     o->warmup_ns = to_ns(TP_OP_SUM(s, warm_ticks), ratio);
     o->alloc_bytes = atomic_load(&s->alloc_bytes);
     o->alloc_count = atomic_load(&s->alloc_count);
+    int up = atomic_load(&s->parent);
+    o->parent = up > 0 && tp_op_rec(up - 1) ? strdup(tp_op_rec(up - 1)->name) : NULL;
     latency(s, &o->latency);
     scale_latency(&o->latency, ratio);
     collect_shapes(s, o, ratio);
     collect_wait(s, o, ratio);
     o->demoted = tp_demote_slot(id) != 0;
     o->counted_calls = tp_demote_counted(id);
-    o->counted_est_ns = to_ns(o->counted_calls * tp_demote_mean_ticks(id), ratio);
+    int bounded;
+    o->counted_est_ns = to_ns(tp_demote_est_ticks(id, &bounded), ratio);
+    if (o->demoted)
+        o->counted_est_method =
+            strdup(bounded ? "median, bounded by the enclosing ops' self time" : "median");
     o->calls += o->counted_calls;
 }
 

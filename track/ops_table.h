@@ -50,6 +50,9 @@ struct tp_op_rec {
      * take the same fraction out of the wall-clock sum. */
     _Atomic uint64_t in_total, wall, hook_total;
     _Atomic int flops_known;
+    /* The op every call began directly inside: its id + 1; 0 before the first call, -1 once
+     * calls began inside different ops or outside every op (report/verdict_nested.c). */
+    _Atomic int parent;
     /* Waiting (track/wait.h), by every thread alike: ticks inside hooked waiting calls and the
      * kinds of those calls (tp_wait_kind bits); CPU-time samples charged to the op, and of those
      * the ones in an OpenMP runtime's spin code and inside a hooked waiting call. */

@@ -28,9 +28,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "common/pages.h"
 #include "report/report.h"
@@ -56,6 +58,11 @@ struct slot {
 static struct slot *slots; /* mapped at start: the handler never allocates */
 static _Atomic int active; /* our handler and timer are installed */
 static _Atomic uint64_t total, in_ops, outside, outside_spin, lost, in_tprof;
+/* The samples on threads other than the main one, and of those the ones outside every op: the
+ * time outside every op counts those threads' time only as far as they did not work for an op
+ * another thread ran (report/outside.c). */
+static _Atomic uint64_t others, others_outside;
+static TP_TLS int thread_role; /* 0 not known yet, 1 the main thread, 2 another */
 /* libtprof.so's own code: a sample there is tprof's work (a hook, the counting of a demoted
  * op), never the program's, and is named as no program function. */
 static uintptr_t own_lo, own_hi;
@@ -109,9 +116,16 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
                    pc) { /* else tprof's own work: neither the program's ops nor others */
             enum tp_sample_class c = tp_wait_classify(pc);
             tp_wait_thread_sample(c);
+            if (!thread_role) /* gettid and getpid are async-signal-safe */
+                thread_role = (pid_t)syscall(SYS_gettid) == getpid() ? 1 : 2;
+            int other = thread_role == 2;
+            if (other)
+                atomic_fetch_add_explicit(&others, 1, memory_order_relaxed);
             if (tp_ops_on_sample((int)c)) {
                 atomic_fetch_add_explicit(&in_ops, 1, memory_order_relaxed);
             } else {
+                if (other)
+                    atomic_fetch_add_explicit(&others_outside, 1, memory_order_relaxed);
                 atomic_fetch_add_explicit(&outside, 1, memory_order_relaxed);
                 if (c == TP_SAMPLE_SPIN)
                     atomic_fetch_add_explicit(&outside_spin, 1, memory_order_relaxed);
@@ -233,6 +247,9 @@ void tp_sample_fork_child(void)
 {
     atomic_store(&total, 0);
     atomic_store(&in_ops, 0);
+    atomic_store(&others, 0);
+    atomic_store(&others_outside, 0);
+    thread_role = 0; /* the forking thread is the child's main thread */
     atomic_store(&outside, 0);
     atomic_store(&outside_spin, 0);
     atomic_store(&in_tprof, 0);
@@ -352,6 +369,8 @@ void tp_sample_collect(struct tp_report *r)
     s->total = atomic_load(&total);
     s->in_ops = atomic_load(&in_ops);
     s->outside_ops = atomic_load(&outside);
+    s->other_threads = atomic_load(&others);
+    s->other_threads_outside = atomic_load(&others_outside);
     free(s->method);
     s->method = hz ? strdup("the program counter every 1/hz s of CPU time (SIGPROF); a "
                             "function's share of the samples estimates its share of the CPU "

@@ -1,7 +1,9 @@
 /* A tensor library in miniature, for the step's detection (tests/step_detect.sh): its graph
  * compute encloses its matmul, and its buffer free encloses its pool's release and is called as
- * often, twice in a row at the end of each step. Its exports are ops by default. */
+ * often, twice in a row at the end of each step; its configuration getter encloses its option
+ * lookup. Its exports are ops by default. */
 #include <stdlib.h>
+#include <string.h>
 
 #define N 48
 
@@ -47,4 +49,15 @@ void tl_graph_compute(struct tl_buf *out, const struct tl_buf *x)
 {
     for (int r = 0; r < 4; r++)
         tl_matmul(out->data, x->data, x->data);
+}
+
+const char *tl_option_find(const char *key)
+{
+    return strcmp(key, "lr") == 0 ? "0.5" : NULL;
+}
+
+float tl_option_find_float(const char *key, float def)
+{
+    const char *v = tl_option_find(key);
+    return v ? strtof(v, NULL) : def;
 }

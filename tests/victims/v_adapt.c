@@ -9,6 +9,8 @@
  *   v_adapt noisy    noisy_norm called 1000 times; of its first 65 calls, every 4th sleeps 5 ms
  *                    (what preemptions do to a few calls on a loaded machine): 16 of the 64
  *                    judged calls, so their mean is over 1 ms and their median a few ns
+ *   v_adapt nested   nest_conv called 3 times, each calling tiny_norm 2000 times: a demoted op
+ *                    whose every counted call runs inside one op
  *   v_adapt near     near_norm, 25 us of spinning on the clock, called 200 times, and tiny_norm
  *                    1000 times: an op between two demotion lines (tests/demote_line.sh)
  *   v_adapt ladder   rung2_norm ... rung48_norm, each 1000 times: k steps of a dependent
@@ -122,6 +124,12 @@ __attribute__((noinline)) static void slow_conv(void)
     }
 }
 
+__attribute__((noinline)) static void nest_conv(void)
+{
+    for (int i = 0; i < 2000; i++)
+        tiny_norm(i);
+}
+
 enum { THREADS = 4, THREAD_CALLS = 20000 };
 
 __attribute__((noinline)) static void thr_conv(void)
@@ -161,6 +169,9 @@ int main(int argc, char **argv)
     } else if (argc > 1 && !strcmp(argv[1], "noisy")) {
         for (int i = 0; i < 1000; i++)
             noisy_norm(i);
+    } else if (argc > 1 && !strcmp(argv[1], "nested")) {
+        for (int i = 0; i < 3; i++)
+            nest_conv();
     } else if (argc > 1 && !strcmp(argv[1], "ladder")) {
         ladder();
     } else if (argc > 1 && !strcmp(argv[1], "near")) {
@@ -177,7 +188,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             slow_conv();
     } else {
-        fprintf(stderr, "usage: v_adapt prefix|tiny|noisy|near|ladder|threads\n");
+        fprintf(stderr, "usage: v_adapt prefix|tiny|nested|noisy|near|ladder|threads\n");
         return 2;
     }
     printf("sink %ld\n", (long)sink);
