@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "track/heap.h"
-#include "track/sites.h"
+#include "track/heap/heap.h"
+#include "track/sites/sites.h"
 
 int main(int argc, char **argv)
 {

@@ -3,7 +3,7 @@
  * One report per process image: when the template has no %p and the process is not the root of
  * the profiled tree (a forked child, a spawned program), ".<pid>" goes before the extension. The
  * plain name belongs to the last image of a process, the one that did the work: an image that
- * execs another reports, if at all, under ".<image>" (track/output.c), so the program a wrapper
+ * execs another reports, if at all, under ".<image>" (track/out/output.c), so the program a wrapper
  * (env, a shell's exec, a launcher script) starts gets the name the user asked for. */
 #ifndef TPROF_PATH_H
 #define TPROF_PATH_H
@@ -32,9 +32,9 @@ const char *tp_base_name(const char *path, const char *none);
  * /usr/lib/, /usr/lib64/, at any depth)? with_programs: or programs (/bin/, /sbin/, /usr/bin/,
  * /usr/sbin/, /usr/libexec/), for the question "is this code the system's" about a frame, where an
  * executable counts too (a system program's own allocations are not what an exec'ing image is
- * reported for: track/output_exec.c). Without it, the question is about libraries that a program
+ * reported for: track/out/output_exec.c). Without it, the question is about libraries that a program
  * loads: what the C runtime keeps (report/siteclass.c), which libraries' DWARF is not worth
- * decompressing (track/symbolize.c). Not the PLT hooks' question, which excludes a package's own
+ * decompressing (track/sym/symbolize.c). Not the PLT hooks' question, which excludes a package's own
  * subdirectory of /usr/lib (preload/plt_mods.c). 0 for NULL. */
 int tp_in_system_dir(const char *path, int with_programs);
 

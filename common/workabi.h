@@ -3,7 +3,7 @@
  *
  *   gemm(int TA, int TB, int M, int N, int K, float ALPHA, float *A, int lda, ...): flops=...
  *
- * or from the function's DWARF (track/argloc.h). At the function's entry the integer and pointer
+ * or from the function's DWARF (track/work/argloc.h). At the function's entry the integer and pointer
  * arguments are in rdi, rsi, rdx, rcx, r8, r9, the floating-point ones in xmm0-7, and the rest on
  * the stack above the return address, 8 bytes each, in order. */
 #ifndef TPROF_WORKABI_H

@@ -9,7 +9,7 @@
  * compiled once, when the setting is read, into a small stack program that is evaluated with
  * 64-bit signed integers: an overflow, a division by zero or a negative result makes that call's
  * work unknown rather than wrong. Which parameters exist is known only from the function's debug
- * information, when it is first called (track/argloc.c). */
+ * information, when it is first called (track/work/argloc.c). */
 #ifndef TPROF_WORKSPEC_H
 #define TPROF_WORKSPEC_H
 

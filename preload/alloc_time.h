@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "common/clock.h"
-#include "track/heap.h"
+#include "track/heap/heap.h"
 #include "track/runtime.h"
 
 /* The allocator's own time is an estimate (memory.alloc_ns_method in the report says how):

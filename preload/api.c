@@ -1,6 +1,6 @@
 /* The annotation API of include/tprof.h: named regions, work of the current op, step markers. */
 #include "preload/shim.h"
-#include "track/ops.h"
+#include "track/ops/ops.h"
 #include "track/runtime.h"
 
 TP_EXPORT TP_NOINSTR void tprof_api_region_begin(const char *name)

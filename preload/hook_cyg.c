@@ -25,17 +25,17 @@
 #include "preload/plt_patch.h"
 #include "preload/shim.h"
 #include "report/report.h"
-#include "track/argwork.h"
-#include "track/demote.h"
-#include "track/opnames.h"
-#include "track/ops.h"
+#include "track/work/argwork.h"
+#include "track/ops/demote.h"
+#include "track/ops/opnames.h"
+#include "track/ops/ops.h"
 #include "track/runtime.h"
-#include "track/seen.h"
-#include "track/symtab.h"
+#include "track/ops/seen.h"
+#include "track/sym/symtab.h"
 
 /* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP, plus HAS_WORK when a
  * TPROF_WORK entry names the function (so that the ops without one never look for it); or, for
- * an op too short to time (track/demote.h), IS_COUNT plus its demote slot. NOT_OP and IS_COUNT decisions are
+ * an op too short to time (track/ops/demote.h), IS_COUNT plus its demote slot. NOT_OP and IS_COUNT decisions are
  * the ones the fast path answers: as signed numbers, those <= 0. */
 #define NOT_OP     0u
 #define IS_STEP    (1u << 30)
@@ -66,7 +66,7 @@ struct side {
     uintptr_t fn, sp;
     uint32_t decision;
     int pushed;   /* tp_op_begin accepted it */
-    int has_work; /* its work and shape came from its arguments (TPROF_WORK, track/argwork.h) */
+    int has_work; /* its work and shape came from its arguments (TPROF_WORK, track/work/argwork.h) */
     uint64_t flops, bytes;
     struct tp_shape_key shape;
 };
@@ -183,7 +183,7 @@ static inline uint32_t decision_of(uintptr_t fn)
     return miss(fn);
 }
 
-/* fn's calls are op id's, which is too short to time (track/demote.h): from now on they are
+/* fn's calls are op id's, which is too short to time (track/ops/demote.h): from now on they are
  * counted, by the fast path, process-wide and in this thread's cache (other threads see the op
  * demoted at their next call of it). This call is the first one counted. */
 static void count_from_now(uintptr_t fn, int id)
@@ -329,7 +329,7 @@ _Static_assert(LOCAL_BITS == 9 && COUNT_MASK == 255 && HAS_WORK == 0x20000000 &&
                    offsetof(struct local, gen) == 12,
                "__cyg_profile_func_enter's fast path hard-codes the cache layout");
 
-/* The slow path, with the registers the entry saved (DWARF numbering, track/argloc.h): regs[7]
+/* The slow path, with the registers the entry saved (DWARF numbering, track/work/argloc.h): regs[7]
  * is the instrumented function's stack pointer at its call of the hook (the hook's CFA), regs[16]
  * the hook's return address; and the decision when the entry found it (an op's, > 0). */
 TP_NOINSTR __attribute__((visibility("hidden"), used)) void tp_cyg_enter_regs(uintptr_t fn,
@@ -352,7 +352,7 @@ TP_NOINSTR __attribute__((visibility("hidden"), used)) void tp_cyg_enter_regs(ui
  * a counted op (as in the exit hook), uses only %rax, %r10 and %r11, so that when it misses the
  * slow path finds every other register as the instrumented function had it at its call of the
  * hook: the work of an op comes from its parameters, which may be in any of them (the DWARF
- * never places one in those three there: track/argloc.c). The registers are saved in DWARF
+ * never places one in those three there: track/work/argloc.c). The registers are saved in DWARF
  * order, for an op whose decision has HAS_WORK or a function not decided in this thread's cache
  * yet; an op without a work entry gets only the two slots it reads (regs[7], regs[16]). On
  * entry %rsp is 8 off the 16-byte alignment of a call, and 17 slots restore it. */

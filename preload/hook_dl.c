@@ -28,11 +28,11 @@
 #include "preload/plt_patch.h"
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "track/modmap.h"
+#include "track/sym/modmap.h"
 #include "track/runtime.h"
-#include "track/symtab.h"
-#include "track/unwind.h"
-#include "track/wait.h"
+#include "track/sym/symtab.h"
+#include "track/unwind/unwind.h"
+#include "track/ops/wait.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);

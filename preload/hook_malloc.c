@@ -2,8 +2,8 @@
  * and malloc_usable_size, each its own shim (glibc's aligned functions do not go through malloc).
  *
  * Every shim forwards to the next definition in the lookup chain (dlsym RTLD_NEXT: glibc, or an
- * allocator preloaded after us) and, when recording is on, tells track/heap.c what happened.
- * Pointers are never changed: no header, sizes live in track/livetable.c's table. Before the real functions are known,
+ * allocator preloaded after us) and, when recording is on, tells track/heap/heap.c what happened.
+ * Pointers are never changed: no header, sizes live in track/heap/livetable.c's table. Before the real functions are known,
  * dlsym's own allocations are served from a static bootstrap arena (track/rawalloc.c). */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,13 +17,13 @@
 #include "preload/main.h"
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
-#include "track/heap.h"
-#include "track/ops.h"
+#include "track/heap/heap.h"
+#include "track/ops/ops.h"
 #include "track/rawalloc.h"
 #include "track/runtime.h"
-#include "track/sites.h"
-#include "track/tlsown.h"
-#include "track/unwind.h"
+#include "track/sites/sites.h"
+#include "track/sym/tlsown.h"
+#include "track/unwind/unwind.h"
 
 typedef void *(*aligned_alloc_fn)(size_t, size_t);
 typedef void *(*valloc_fn)(size_t);

@@ -1,5 +1,5 @@
 /* libtprof.so's entry points: the constructor and destructor, and the table of its parts (the
- * one place that names every part). The life cycle (lifecycle.c) and the report (track/collect.c)
+ * one place that names every part). The life cycle (lifecycle.c) and the report (track/out/collect.c)
  * reach the parts through this table only.
  *
  * The table's order is the order of init, of the locks taken before fork (outer first: a report
@@ -22,21 +22,21 @@
 #include "preload/shim_signal.h"
 #include "common/config.h"
 #include "common/errout.h"
-#include "track/dwlib.h"
-#include "track/heap.h"
-#include "track/modmap.h"
-#include "track/ops.h"
-#include "track/optree.h"
-#include "track/output.h"
+#include "track/sym/dwlib.h"
+#include "track/heap/heap.h"
+#include "track/sym/modmap.h"
+#include "track/ops/ops.h"
+#include "track/ops/optree.h"
+#include "track/out/output.h"
 #include "track/runtime.h"
-#include "track/sample.h"
-#include "track/series.h"
-#include "track/sites.h"
-#include "track/symtab.h"
-#include "track/trace_heap.h"
-#include "track/tracebuf.h"
-#include "track/unwind.h"
-#include "track/wait.h"
+#include "track/out/sample.h"
+#include "track/out/series.h"
+#include "track/sites/sites.h"
+#include "track/sym/symtab.h"
+#include "track/out/trace_heap.h"
+#include "track/out/tracebuf.h"
+#include "track/unwind/unwind.h"
+#include "track/ops/wait.h"
 
 /* Heap and sites take their settings and callbacks from here, so that the tables call nothing
  * above them. */
@@ -107,8 +107,8 @@ __attribute__((constructor)) static void tp_ctor(void)
         tp_report_signal_start();
         tp_trace_start();
         tp_shim_exit_start();
-        /* elfutils is loaded when something needs it: the report's symbols (track/symbolize.c),
-         * a rule the .eh_frame reader leaves to libdw (track/cfarules.c); a short process that
+        /* elfutils is loaded when something needs it: the report's symbols (track/sym/symbolize.c),
+         * a rule the .eh_frame reader leaves to libdw (track/unwind/cfarules.c); a short process that
          * writes nothing never maps it. TPROF_WORK reads argument locations from DWARF in the
          * hooks, where loading is not safe: now then, at a safe point (the configuration is
          * read and no lock of the program's is held). So do the built-in entries, in a program

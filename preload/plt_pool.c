@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "common/pages.h"
-#include "track/ops_table.h"
-#include "track/sites.h"
+#include "track/ops/ops_table.h"
+#include "track/sites/sites.h"
 
 #define STUB_SIZE 16
 #define CHUNK     1024 /* stubs made at once: 16 KiB */

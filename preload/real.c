@@ -25,8 +25,8 @@
 
 #include "track/runtime.h"
 #include "report/report.h"
-#include "track/modmap.h"
-#include "track/sites.h"
+#include "track/sym/modmap.h"
+#include "track/sites/sites.h"
 
 struct search {
     const char *name;

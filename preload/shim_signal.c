@@ -46,11 +46,11 @@
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
 #include "common/clock.h"
-#include "track/dwlib.h"
-#include "track/heap.h"
-#include "track/output.h"
+#include "track/sym/dwlib.h"
+#include "track/heap/heap.h"
+#include "track/out/output.h"
 #include "track/runtime.h"
-#include "track/sample.h"
+#include "track/out/sample.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 

@@ -64,7 +64,7 @@ const char *tp_outside_basis(const struct tp_report *r, int *estimate)
  * program spends outside its ops; counting such a thread's whole life put darknet, whose ops take
  * 74% of the wall time, at 62% outside. Nor is a pool's worker computing for the main thread's
  * sgemm: with CPU samples, the other threads' time counts in the share of their samples taken
- * outside every op (track/sample.c: a sample on a thread with no op open is the running op's
+ * outside every op (track/out/sample.c: a sample on a thread with no op open is the running op's
  * when one runs); an sgemm-bound MLP with 2 OpenBLAS threads read 53% outside by time on a CPU
  * alone. The other threads' share inside ops is only known summed,
  * so the two bounds are taken over their sums. The threads' time it is a share of counts the

@@ -46,7 +46,7 @@ struct tp_peaks {
  * cache if there was no cache file (one line on stderr if it cannot be). Returns 0 when both
  * peaks are known; else -1, with whatever the environment gave kept and source "env", or zeros
  * and "none". The library passes allow_quick only when some op has FLOPs (a roofline to draw),
- * and only in the report that ends the process (track/collect.c: the measurement's arrays count
+ * and only in the report that ends the process (track/out/collect.c: the measurement's arrays count
  * in the process's peak RSS). */
 int tp_peaks_resolve(struct tp_machine *m, double env_gflops, double env_gbps, int allow_quick);
 

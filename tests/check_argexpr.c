@@ -1,4 +1,4 @@
-/* Computed parameter values at the enter hook (track/argexpr.h), on hand-written DWARF
+/* Computed parameter values at the enter hook (track/work/argexpr.h), on hand-written DWARF
  * expressions as GCC emits them at -O3: register arithmetic, a stack slot read at its size and
  * sign-extended, shifts as DWARF means them; and what is refused, with its reason: a division, a
  * load from a computed address, a register the hook does not save, an entry value, an
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "track/argexpr.h"
+#include "track/work/argexpr.h"
 
 #define OP(a, n)       ((Dwarf_Op){.atom = (a), .number = (Dwarf_Word)(n)})
 #define RUN(e, c, why) tp_argexpr_compile((e), sizeof(e) / sizeof((e)[0]), (c), (why))

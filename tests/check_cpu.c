@@ -1,6 +1,6 @@
 /* The CPU figures: the parsers of the kernel's per-thread files (common/procstat.c) on fixed
  * text, the rule of the CPU verdict and its wording (report/cpuverdict.c) on fixed figures, the
- * verdict's place in the text report, and the collection (track/cpu.c) of a thread that ended
+ * verdict's place in the text report, and the collection (track/steps/cpu.c) of a thread that ended
  * before the report and of the live main thread. */
 #include <check.h>
 #include <pthread.h>
@@ -15,7 +15,7 @@
 #include "common/procstat.h"
 #include "report/cpuverdict.h"
 #include "report/render.h"
-#include "track/cpu.h"
+#include "track/steps/cpu.h"
 
 START_TEST(test_schedstat)
 {

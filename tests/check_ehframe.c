@@ -1,4 +1,4 @@
-/* track/ehframe.c against libdw, on real binaries: for every FDE of the .eh_frame_hdr table of
+/* track/unwind/ehframe.c against libdw, on real binaries: for every FDE of the .eh_frame_hdr table of
  * cc1, libc.so.6, libstdc++.so.6, libdw.so.1, bash and python3 (those installed), every row of
  * its rules, at the row's first and last address, the rule the stack walk takes
  * (tp_cfa_rule_from) is the same from this reader as from libdw's dwarf_cfi_addrframe, and no FDE
@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "track/dwlib.h"
-#include "track/ehrule.h"
+#include "track/sym/dwlib.h"
+#include "track/unwind/ehrule.h"
 #include "track/runtime.h"
 #include "tests/probe.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests of the library's tables (track/heap.c, track/livetable.c, track/sites.c), linked
+/* Unit tests of the library's tables (track/heap/heap.c, track/heap/livetable.c, track/sites/sites.c), linked
  * directly into this program — not preloaded: they need nothing from the rest of the library but
  * common/. Addresses are fake (never dereferenced). */
 #include <check.h>
@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "track/heap.h"
-#include "track/livetable.h"
+#include "track/heap/heap.h"
+#include "track/heap/livetable.h"
 #include "track/runtime.h"
-#include "track/sites.h"
+#include "track/sites/sites.h"
 
 static void setup_tables(int max_sites)
 {

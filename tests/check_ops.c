@@ -1,4 +1,4 @@
-/* Unit tests of the op registry and the per-thread op stack (track/ops.c), linked into this
+/* Unit tests of the op registry and the per-thread op stack (track/ops/ops.c), linked into this
  * program from the track/ library with nothing defined in its place, not preloaded. The TSC is
  * left off, so ticks are CLOCK_MONOTONIC nanoseconds and the relations between total and self
  * times hold exactly. Each test forks (Check's default) and starts from
@@ -15,15 +15,15 @@
 
 #include "common/buf.h"
 #include "common/workspec.h"
-#include "track/heap.h"
+#include "track/heap/heap.h"
 #include "track/runtime.h"
-#include "track/sites.h"
-#include "track/ops.h"
-#include "track/ops_collect.h"
-#include "track/optree.h"
+#include "track/sites/sites.h"
+#include "track/ops/ops.h"
+#include "track/ops/ops_collect.h"
+#include "track/ops/optree.h"
 #include "report/report.h"
-#include "track/trace_file.h"
-#include "track/tracebuf.h"
+#include "track/out/trace_file.h"
+#include "track/out/tracebuf.h"
 #include "tests/probe.h"
 
 /* The heap as the trace's counter track sees it: the one live block of this size, recorded at
@@ -422,7 +422,7 @@ START_TEST(test_work_and_shapes)
 }
 END_TEST
 
-/* A key with a token (a work entry's, track/argwork.c) finds the slot its token went to last
+/* A key with a token (a work entry's, track/work/argwork.c) finds the slot its token went to last
  * without a compare; another token, or a fork in between, searches again. */
 START_TEST(test_shape_tokens)
 {

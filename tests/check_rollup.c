@@ -1,10 +1,10 @@
-/* Unit test of the JSON's site selection (track/rollup.c, tp_rollup_select): against the plain
+/* Unit test of the JSON's site selection (track/sites/rollup.c, tp_rollup_select): against the plain
  * rule it implements, on sites with many ties and zeros. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "track/rollup.h"
+#include "track/sites/rollup.h"
 
 enum { K = 5000, N = 37 };
 

@@ -11,10 +11,10 @@
 #include "report/render_text.h"
 #include "common/clock.h"
 #include "common/config.h"
-#include "track/heap.h"
-#include "track/ops.h"
+#include "track/heap/heap.h"
+#include "track/ops/ops.h"
 #include "track/runtime.h"
-#include "track/series.h"
+#include "track/out/series.h"
 
 static uint64_t pt_val(void *ctx, size_t i)
 {

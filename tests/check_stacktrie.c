@@ -1,14 +1,14 @@
-/* Unit tests of the frame trees (track/stacktrie.c) and of what the call-site table holds in
- * memory (track/sites.c, track/sitetally.c), linked directly into this program. Addresses are
+/* Unit tests of the frame trees (track/sites/stacktrie.c) and of what the call-site table holds in
+ * memory (track/sites/sites.c, track/sites/sitetally.c), linked directly into this program. Addresses are
  * fake (never dereferenced). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/config.h"
-#include "track/heap.h"
-#include "track/sites.h"
-#include "track/stacktrie.h"
+#include "track/heap/heap.h"
+#include "track/sites/sites.h"
+#include "track/sites/stacktrie.h"
 
 /* bench/big_gen.py's stacks: [h5 h4 h3 h2 h1 g_y f_x main]. */
 static void big_stack(uintptr_t *f, int x, int y)

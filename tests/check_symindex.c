@@ -1,8 +1,8 @@
-/* Unit tests of the address-to-function lookup (track/symindex.c): on a made-up table of 30,000
+/* Unit tests of the address-to-function lookup (track/sym/symindex.c): on a made-up table of 30,000
  * symbols given in a shuffled order (boundaries, size 0, aliases, a function around a label),
  * and on this program itself, which defines 1,024 functions, aliases of them and an assembly
- * symbol of size 0, named alike by the hooks' tables (track/symtab.c) and by the report's
- * symboliser (track/symbolize.c), which reads the module's table once for every address. */
+ * symbol of size 0, named alike by the hooks' tables (track/sym/symtab.c) and by the report's
+ * symboliser (track/sym/symbolize.c), which reads the module's table once for every address. */
 #include <check.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "common/config.h"
-#include "track/dwlib.h"
+#include "track/sym/dwlib.h"
 #include "track/runtime.h"
-#include "track/symbolize.h"
-#include "track/symindex.h"
-#include "track/symtab.h"
+#include "track/sym/symbolize.h"
+#include "track/sym/symindex.h"
+#include "track/sym/symtab.h"
 
 /* ---- a made-up module ---- */
 

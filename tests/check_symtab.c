@@ -1,4 +1,4 @@
-/* Unit tests of track/symtab.c on this test program itself (static functions from .symtab),
+/* Unit tests of track/sym/symtab.c on this test program itself (static functions from .symtab),
  * on libc (.dynsym), and on a library loaded and unloaded while it runs. Not preloaded. */
 #include <check.h>
 #include <dlfcn.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "track/dwlib.h"
+#include "track/sym/dwlib.h"
 #include "track/runtime.h"
-#include "track/symbolize.h"
-#include "track/symtab.h"
+#include "track/sym/symbolize.h"
+#include "track/sym/symtab.h"
 
 static volatile int sink;
 static int data_word[64];

@@ -1,4 +1,4 @@
-/* The malloc shims' stack walk (track/unwind.c) against libunwind: from the same frame, the
+/* The malloc shims' stack walk (track/unwind/unwind.c) against libunwind: from the same frame, the
  * same return addresses, frame for frame, through frames with and without a frame pointer, an
  * alloca'd frame (its CFA on rbp), libc calling back into the program, another thread, a signal
  * frame, a PLT stub and the vDSO interrupted by a signal (single-stepping: the walk starts in the
@@ -21,10 +21,10 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-#include "track/cfarules.h"
-#include "track/modmap.h"
+#include "track/unwind/cfarules.h"
+#include "track/sym/modmap.h"
 #include "track/runtime.h"
-#include "track/unwind.h"
+#include "track/unwind/unwind.h"
 
 #define MAXF 32
 

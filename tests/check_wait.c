@@ -1,4 +1,4 @@
-/* Work or wait: which modules' text is spin waiting and how a sample is classed (track/wait.c),
+/* Work or wait: which modules' text is spin waiting and how a sample is classed (track/ops/wait.c),
  * the share of an op's time that was waiting, its rule and the verdict's sentence on fixed figures
  * (report/opwait.c). */
 #include <check.h>
@@ -11,7 +11,7 @@
 #include "report/opwait.h"
 #include "report/render.h"
 #include "report/report.h"
-#include "track/wait.h"
+#include "track/ops/wait.h"
 
 START_TEST(test_spin_modules)
 {

@@ -61,15 +61,15 @@ sys.exit(1 if missing else 0)
 PY
 ) || bad=1
 [ "$nk" -gt 50 ] || fail "only $nk keys found in the schema"
-# Every built-in work entry (track/opnames.c) is named in the README, both man pages and
+# Every built-in work entry (track/ops/opnames.c) is named in the README, both man pages and
 # docs/report.md.
 nb=0
-for b in $(grep -o '"[a-z_0-9]*" [A-Z0-9_]*_PROTO' "$top/track/opnames.c" | cut -d'"' -f2); do
+for b in $(grep -o '"[a-z_0-9]*" [A-Z0-9_]*_PROTO' "$top/track/ops/opnames.c" | cut -d'"' -f2); do
     nb=$((nb + 1))
     for d in "$top/README.md" "$WORK/man7" "$WORK/man1" "$top/docs/report.md"; do
         grep -q "\b$b\b" "$d" || miss "built-in work entry $b" "${d##*/}"
     done
 done
-[ "$nb" -ge 7 ] || fail "only $nb built-in work entries found in track/opnames.c"
+[ "$nb" -ge 7 ] || fail "only $nb built-in work entries found in track/ops/opnames.c"
 [ $bad = 0 ] || exit 1
 echo "docs_agree: $n variables, $nf flags and $nk JSON keys documented"

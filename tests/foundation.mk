@@ -12,7 +12,7 @@ tests_check_heap_SOURCES = tests/check_heap.c
 tests_check_heap_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
 tests_check_heap_LDADD = $(TP_TRACK) $(TEST_LIBS)
 # The shims' stack walk against libunwind's, from the same frames (libunwind is linked into the
-# test only). elfutils is loaded by track/dwlib.c, as in the library.
+# test only). elfutils is loaded by track/sym/dwlib.c, as in the library.
 if HAVE_LIBUNWIND
 check_PROGRAMS += tests/check_unwind
 TESTS += tests/check_unwind
@@ -58,13 +58,13 @@ tests_victims_v_inline_cxx_SOURCES = tests/victims/v_inline_cxx.cc
 tests_victims_v_inline_cxx_CXXFLAGS = -g -O2 -fno-optimize-sibling-calls
 TESTS += tests/heap_inline.sh
 EXTRA_DIST += tests/heap_inline.sh
-# track/ehframe.c's CFA rules against libdw's: every row of every FDE of real binaries.
+# track/unwind/ehframe.c's CFA rules against libdw's: every row of every FDE of real binaries.
 check_PROGRAMS += tests/check_ehframe
 tests_check_ehframe_SOURCES = tests/check_ehframe.c tests/probe_ehframe.c tests/probe.h
 tests_check_ehframe_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_ehframe_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
 TESTS += tests/check_ehframe
-# The call sites' frame trees and the table's bytes (track/stacktrie.c, track/sites.c).
+# The call sites' frame trees and the table's bytes (track/sites/stacktrie.c, track/sites/sites.c).
 check_PROGRAMS += tests/check_stacktrie
 tests_check_stacktrie_SOURCES = tests/check_stacktrie.c
 tests_check_stacktrie_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # elfutils only when something needs it. The stack walks read CFA rules from .eh_frame in memory
-# (track/ehframe.c), symbol tables are read from the files (track/symtab.c): a process that writes
+# (track/unwind/ehframe.c), symbol tables are read from the files (track/sym/symtab.c): a process that writes
 # no report never loads libdw.so.1 (nor its namespace's libelf, libz, liblzma, libbz2 and second
 # libc), even with threads; one that writes a report loads it once, for the report's symbols, and
 # its call sites were walked in full before that (leak_me's site has main under it). Seen from

@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 #include "common/histo.h"
-#include "track/ehframe.h"
+#include "track/unwind/ehframe.h"
 
-/* track/ehframe.c: the binary-search table's entries, how many, and the i-th FDE's range
+/* track/unwind/ehframe.c: the binary-search table's entries, how many, and the i-th FDE's range
  * [*start, *end). -1 when there is no table the reader reads. */
 long tp_eh_fde_count(const struct tp_eh_src *s);
 int tp_eh_fde_range(const struct tp_eh_src *s, long i, uintptr_t *start, uintptr_t *end);
@@ -19,7 +19,7 @@ int tp_eh_fde_range(const struct tp_eh_src *s, long i, uintptr_t *start, uintptr
  * p95 and p99. */
 uint64_t tp_histo_quantile(const struct tp_histo *h, double q);
 
-/* track/ops.c: the ops open on this thread. */
+/* track/ops/ops.c: the ops open on this thread. */
 int tp_op_depth(void);
 
 #endif

@@ -1,5 +1,5 @@
-/* track/ehframe.c with the FDE table's probes (tests/probe.h). */
-#include "track/ehframe.c"
+/* track/unwind/ehframe.c with the FDE table's probes (tests/probe.h). */
+#include "track/unwind/ehframe.c"
 
 #include "tests/probe.h"
 

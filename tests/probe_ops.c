@@ -1,5 +1,5 @@
-/* track/ops.c with the depth of this thread's op stack (tests/probe.h). */
-#include "track/ops.c"
+/* track/ops/ops.c with the depth of this thread's op stack (tests/probe.h). */
+#include "track/ops/ops.c"
 
 #include "tests/probe.h"
 

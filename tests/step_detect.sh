@@ -1,10 +1,10 @@
 #!/bin/sh
-# The step found without TPROF_STEP (track/lifeunit.h): v_graph's loop sets its input, computes
+# The step found without TPROF_STEP (track/steps/lifeunit.h): v_graph's loop sets its input, computes
 # its graph (tl_graph_compute, enclosing tl_matmul) and frees its two buffers (tl_buffer_free,
 # enclosing tl_pool_release, called as often and twice in a row). The graph's compute is the
 # step: it encloses nearly all the op time, and a free function is never the step. The note says
 # which op and why; its share of the op time varies and is replaced by X before it is compared.
-# A step encloses at least 10% of the op time in outermost calls (track/lifeunit.c).
+# A step encloses at least 10% of the op time in outermost calls (track/steps/lifeunit.c).
 . "$TS/lib.sh"
 V="$TB/victims/v_graph"
 native=$("$V") || fail "v_graph failed natively"

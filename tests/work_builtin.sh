@@ -1,5 +1,5 @@
 #!/bin/sh
-# The built-in work entries (track/opnames.c) for darknet's gemm and im2col_cpu, on a library
+# The built-in work entries (track/ops/opnames.c) for darknet's gemm and im2col_cpu, on a library
 # exporting both by darknet's names and signatures (libtpdkn.so, hooked through the PLT, with no
 # setting at all) and on the same code built into a program with -finstrument-functions at -O0,
 # -O2 and -O3 (parameters found through the DWARF; gemm's BETA is a float in memory): exact FLOPs

@@ -14,7 +14,7 @@ __attribute__((tls_model("initial-exec"))) __thread int tp_raw_resolving;
  * It serves what dlsym allocates before the real allocator is known: a bump allocator in one
  * static array, so that free() tells its blocks from the real allocator's with one range check.
  * Its blocks are never given back. (tprof's own libraries, elfutils, allocate from their own libc
- * in a namespace of their own, track/dwlib.c: nothing of theirs reaches the shims.) The .bss
+ * in a namespace of their own, track/sym/dwlib.c: nothing of theirs reaches the shims.) The .bss
  * costs nothing until touched. */
 
 _Alignas(64) unsigned char tp_boot_arena[TP_BOOT_SIZE];

@@ -58,7 +58,7 @@ void tp_warn(const char *fmt, ...)
 /* tprof's own threads running now: the report's thread count leaves them out. */
 static _Atomic uint64_t own_threads;
 
-/* Their thread ids, so that the per-thread CPU figures (track/cpu.c) leave them out; 0 is a
+/* Their thread ids, so that the per-thread CPU figures (track/steps/cpu.c) leave them out; 0 is a
  * free slot. More than OWN_TIDS at once is not expected: the rest would be listed as the
  * program's. */
 #define OWN_TIDS 8

@@ -54,7 +54,7 @@ static inline void tp_own_end(struct tp_own o)
  * program's exit, _exit or exec started it: preload/shim_signal.c) does not end the process at
  * once: the report is finished first, the process then dies by that signal. Until then the report
  * keeps to a deadline, tp_hurry_grace_ns after the signal: what it writes past the deadline is
- * cut (the trace's op calls: track/trace_file.c). Set from a signal handler, hence atomics. */
+ * cut (the trace's op calls: track/out/trace_file.c). Set from a signal handler, hence atomics. */
 extern _Atomic int tp_hurry_signal;           /* the signal; 0: none came */
 extern _Atomic uint64_t tp_hurry_deadline_ns; /* CLOCK_MONOTONIC; 0 until the signal came */
 extern const uint64_t tp_hurry_grace_ns;      /* 100 ms */
@@ -71,7 +71,7 @@ void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Start a detached thread of tprof's that blocks every signal (the program's signals are the
  * program's). 0, or -1 when it could not be created. */
 int tp_start_thread(void *(*fn)(void *));
-/* 1 on those threads (their waits are not the program's: track/wait.h). */
+/* 1 on those threads (their waits are not the program's: track/ops/wait.h). */
 extern TP_TLS int tp_own_thread;
 /* Those threads running now; in a fork child, none. */
 uint64_t tp_own_threads(void);

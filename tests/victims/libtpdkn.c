@@ -1,5 +1,5 @@
 /* darknet's gemm and im2col_cpu, by their names and signatures, for the built-in work entries
- * (track/opnames.c; tests/work_builtin.sh): exported from a library (hooked through the PLT) and
+ * (track/ops/opnames.c; tests/work_builtin.sh): exported from a library (hooked through the PLT) and
  * built into a program with -finstrument-functions (found through the DWARF). */
 #include "v_dkn.h"
 

@@ -1,0 +1,439 @@
+/* The loaded modules (see modmap.h). */
+#include "track/sym/modmap.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "track/rawalloc.h"
+
+/* ---- the walk ---- */
+
+struct walk {
+    int (*fn)(const struct tp_module *m, void *arg);
+    void *arg;
+};
+
+static int segment_maps(const struct dl_phdr_info *info, uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= s && a < s + ph->p_memsz) {
+            *lo = s;
+            *hi = s + ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct walk *w = arg;
+    (void)size;
+    struct tp_module m = {0};
+    m.lo = UINTPTR_MAX;
+    m.bias = info->dlpi_addr;
+    m.name = info->dlpi_name ? info->dlpi_name : "";
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD) {
+            if (a < m.lo)
+                m.lo = a;
+            if (a + ph->p_memsz > m.hi)
+                m.hi = a + ph->p_memsz;
+        } else if (ph->p_type == PT_DYNAMIC) {
+            m.dyn = (const ElfW(Dyn) *)a;
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+            m.relro_lo = a & ~(pg - 1);
+            m.relro_hi = (a + ph->p_memsz) & ~(pg - 1);
+        }
+    }
+    if (m.hi <= m.lo)
+        return 0;
+    uintptr_t lo, hi;
+    m.self = segment_maps(info, (uintptr_t)&tp_modmap_each, &lo, &hi);
+    return w->fn(&m, w->arg);
+}
+
+int tp_modmap_each(int (*fn)(const struct tp_module *m, void *arg), void *arg)
+{
+    struct walk w = {fn, arg};
+    return dl_iterate_phdr(visit, &w);
+}
+
+struct code_walk {
+    int (*fn)(const struct tp_code_segment *s, void *arg);
+    void *arg;
+};
+
+/* The module's PT_GNU_EH_FRAME and the readable PT_LOAD segment that holds it. */
+static void eh_frame_of(const struct dl_phdr_info *info, struct tp_code_segment *s)
+{
+    const ElfW(Phdr) *eh = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+            eh = &info->dlpi_phdr[i];
+    for (int i = 0; eh && i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && eh->p_vaddr >= ph->p_vaddr &&
+            eh->p_vaddr < ph->p_vaddr + ph->p_filesz) {
+            s->eh_hdr = info->dlpi_addr + eh->p_vaddr;
+            s->eh_lo = info->dlpi_addr + ph->p_vaddr;
+            s->eh_hi = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
+            return;
+        }
+    }
+}
+
+static int visit_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct code_walk *w = arg;
+    (void)size;
+    struct tp_code_segment eh = {0};
+    eh_frame_of(info, &eh);
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        struct tp_code_segment s = {info->dlpi_name ? info->dlpi_name : "",
+                                    info->dlpi_addr,
+                                    info->dlpi_addr + ph->p_vaddr,
+                                    info->dlpi_addr + ph->p_vaddr + ph->p_memsz,
+                                    (ph->p_flags & PF_R) != 0,
+                                    eh.eh_hdr,
+                                    eh.eh_lo,
+                                    eh.eh_hi};
+        int rc = w->fn(&s, w->arg);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int tp_modmap_each_code(int (*fn)(const struct tp_code_segment *s, void *arg), void *arg)
+{
+    struct code_walk w = {fn, arg};
+    return dl_iterate_phdr(visit_code, &w);
+}
+
+struct segment {
+    uintptr_t a, lo, hi;
+};
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct segment *s = arg;
+    (void)size;
+    return segment_maps(info, s->a, &s->lo, &s->hi);
+}
+
+int tp_modmap_segment(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+    struct segment s = {a, 0, 0};
+    if (!dl_iterate_phdr(find_segment, &s))
+        return -1;
+    *lo = s.lo;
+    *hi = s.hi;
+    return 0;
+}
+
+int tp_modmap_mapped(uintptr_t a)
+{
+    uintptr_t lo, hi;
+    return tp_modmap_segment(a, &lo, &hi) == 0;
+}
+
+/* The main program comes first in dl_iterate_phdr's order. */
+static int main_dynamic(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            *(const ElfW(Dyn) **)arg =
+                (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return 1;
+}
+
+const ElfW(Dyn) * tp_modmap_main_dynamic(void)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    dl_iterate_phdr(main_dynamic, &dyn);
+    return dyn;
+}
+
+/* glibc counts every object ever loaded; the count only grows. */
+static int read_adds(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    unsigned long long *adds = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+        *adds = info->dlpi_adds;
+    return 1;
+}
+
+unsigned long long tp_modmap_loads(void)
+{
+    unsigned long long adds = 0;
+    dl_iterate_phdr(read_adds, &adds);
+    return adds;
+}
+
+/* ---- what a module defines ---- */
+
+static uint32_t gnu_hash(const char *s)
+{
+    uint32_t h = 5381;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = h * 33 + *p;
+    return h;
+}
+
+static uint32_t sysv_hash(const char *s)
+{
+    uint32_t h = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        h = (h << 4) + *p;
+        uint32_t g = h & 0xf0000000u;
+        if (g)
+            h ^= g >> 24;
+        h &= ~g;
+    }
+    return h;
+}
+
+/* A definition the dynamic linker would bind an unversioned reference to. */
+static int defines(const struct tp_dynsyms *d, uint32_t i, const char *name)
+{
+    const ElfW(Sym) *s = &d->sym[i];
+    int type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
+    int vis = ELF64_ST_VISIBILITY(s->st_other);
+    if (s->st_shndx == SHN_UNDEF || !s->st_value || !s->st_name ||
+        (d->strsz && s->st_name >= d->strsz))
+        return 0;
+    if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+        return 0;
+    if (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE)
+        return 0;
+    if (vis == STV_HIDDEN || vis == STV_INTERNAL)
+        return 0;
+    if (d->versym && (d->versym[i] & 0x8000))
+        return 0; /* a hidden (non-default) version */
+    return !strcmp(d->str + s->st_name, name);
+}
+
+void tp_modmap_dynsyms(const struct tp_module *m, struct tp_dynsyms *d)
+{
+    uintptr_t bias = m->bias, lo = m->lo;
+    memset(d, 0, sizeof *d);
+    d->bias = bias;
+    for (const ElfW(Dyn) *e = m->dyn; e && e->d_tag != DT_NULL; e++) {
+        /* ld.so rewrites most d_ptr entries to run-time addresses, but not those of a dynamic
+         * section in read-only memory (the vDSO's): an unrewritten one is an offset. */
+        uintptr_t p = e->d_un.d_ptr < lo ? e->d_un.d_ptr + bias : e->d_un.d_ptr;
+        switch (e->d_tag) {
+        case DT_SYMTAB: d->sym = (const ElfW(Sym) *)p; break;
+        case DT_STRTAB: d->str = (const char *)p; break;
+        case DT_STRSZ: d->strsz = e->d_un.d_val; break;
+        case DT_VERSYM: d->versym = (const ElfW(Half) *)p; break;
+        case DT_GNU_HASH: d->gnu = (const uint32_t *)p; break;
+        case DT_HASH: d->sysv = (const uint32_t *)p; break;
+        }
+    }
+}
+
+void tp_modmap_symname(const char *name, struct tp_symname *n)
+{
+    n->name = name;
+    n->gnu = gnu_hash(name);
+    n->sysv = 0;
+    n->have_sysv = 0;
+}
+
+uintptr_t tp_modmap_lookup(const struct tp_dynsyms *d, struct tp_symname *n, int *ifunc)
+{
+    const char *name = n->name;
+    *ifunc = 0;
+    if (!d->sym || !d->str)
+        return 0;
+    uint32_t found = 0;
+    if (d->gnu) {
+        const uint32_t *gnu = d->gnu;
+        uint32_t nbuckets = gnu[0], symoffset = gnu[1], bloom_size = gnu[2], shift = gnu[3];
+        const uint64_t *bloom = (const uint64_t *)(gnu + 4);
+        const uint32_t *buckets = (const uint32_t *)(bloom + bloom_size);
+        const uint32_t *chain = buckets + nbuckets;
+        uint32_t h = n->gnu;
+        if (!nbuckets || !bloom_size)
+            return 0;
+        uint64_t word = bloom[(h / 64) % bloom_size];
+        uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> shift) % 64));
+        if ((word & mask) != mask)
+            return 0;
+        for (uint32_t i = buckets[h % nbuckets]; i >= symoffset && !found; i++) {
+            uint32_t h2 = chain[i - symoffset];
+            if ((h | 1) == (h2 | 1) && defines(d, i, name))
+                found = i;
+            if (h2 & 1)
+                break;
+        }
+    } else if (d->sysv) {
+        uint32_t nbucket = d->sysv[0];
+        const uint32_t *bucket = d->sysv + 2, *chain = bucket + nbucket;
+        if (!nbucket)
+            return 0;
+        if (!n->have_sysv) {
+            n->sysv = sysv_hash(name);
+            n->have_sysv = 1;
+        }
+        for (uint32_t i = bucket[n->sysv % nbucket]; i && !found; i = chain[i])
+            if (defines(d, i, name))
+                found = i;
+    }
+    if (!found)
+        return 0;
+    *ifunc = ELF64_ST_TYPE(d->sym[found].st_info) == STT_GNU_IFUNC;
+    return d->bias + d->sym[found].st_value;
+}
+
+uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifunc)
+{
+    struct tp_dynsyms d;
+    struct tp_symname n;
+    tp_modmap_dynsyms(m, &d);
+    tp_modmap_symname(name, &n);
+    return tp_modmap_lookup(&d, &n, ifunc);
+}
+
+/* ---- unloaded modules ---- */
+
+static struct tp_departed departed[TP_MODMAP_MAX_DEPARTED];
+static int ndeparted;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One module as it was before a dlclose: its name copied (ld.so frees its own with the module). */
+struct kept {
+    char *path;
+    uintptr_t base, lo, hi;
+    int there; /* found loaded again after the dlclose */
+};
+
+static int snap_one(const struct tp_module *m, void *arg)
+{
+    struct tp_modmap_snap *s = arg;
+    if (!m->name[0] || m->self)
+        return 0; /* the main program, the vDSO and tprof are never unloaded */
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        struct kept *v = tp_realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return 1;
+        s->v = v;
+        s->cap = cap;
+    }
+    struct kept *k = &s->v[s->n];
+    k->path = tp_strdup(m->name);
+    if (!k->path)
+        return 1;
+    k->base = m->bias;
+    k->lo = m->lo;
+    k->hi = m->hi;
+    k->there = 0;
+    s->n++;
+    return 0;
+}
+
+void tp_modmap_before_dlclose(struct tp_modmap_snap *s)
+{
+    memset(s, 0, sizeof *s);
+    tp_modmap_each(snap_one, s);
+}
+
+/* Mark the snapshot's entry for m (same name, same place) as still loaded: one walk of the
+ * modules, the names compared only where the addresses agree. */
+static int still_there(const struct tp_module *m, void *arg)
+{
+    struct tp_modmap_snap *s = arg;
+    for (size_t i = 0; i < s->n; i++) {
+        struct kept *k = &s->v[i];
+        if (!k->there && m->bias == k->base && m->lo == k->lo && !strcmp(m->name, k->path)) {
+            k->there = 1;
+            break;
+        }
+    }
+    return 0;
+}
+
+static void depart(const struct kept *k)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < ndeparted; i++) {
+        struct tp_departed *d = &departed[i];
+        if (d->base == k->base && d->lo == k->lo && !strcmp(d->path, k->path)) {
+            pthread_mutex_unlock(&lock);
+            return; /* loaded again at the same place: already known */
+        }
+    }
+    if (ndeparted < TP_MODMAP_MAX_DEPARTED) {
+        struct tp_departed *d = &departed[ndeparted];
+        strncpy(d->path, k->path, sizeof d->path - 1);
+        d->base = k->base;
+        d->lo = k->lo;
+        d->hi = k->hi;
+        ndeparted++;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* Every module of the snapshot that is gone now departed: the one closed and whatever it alone
+ * had loaded (a plugin's own dependencies go with it, and their call sites too). */
+void tp_modmap_after_dlclose(struct tp_modmap_snap *s)
+{
+    tp_modmap_each(still_there, s);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->v[i].there)
+            depart(&s->v[i]);
+        tp_free(s->v[i].path);
+    }
+    tp_free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+const struct tp_departed *tp_modmap_departed_at(uintptr_t a)
+{
+    const struct tp_departed *hit = NULL;
+    pthread_mutex_lock(&lock);
+    for (int i = ndeparted - 1; i >= 0 && !hit; i--) /* the latest to be there */
+        if (a >= departed[i].lo && a < departed[i].hi)
+            hit = &departed[i];
+    pthread_mutex_unlock(&lock);
+    return hit;
+}
+
+void tp_modmap_fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void tp_modmap_fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+void tp_modmap_fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+}
+
+const struct tp_departed *tp_modmap_departed(int *n)
+{
+    pthread_mutex_lock(&lock);
+    *n = ndeparted;
+    pthread_mutex_unlock(&lock);
+    return departed;
+}

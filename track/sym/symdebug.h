@@ -1,0 +1,13 @@
+/* Where the report's symboliser finds a module's separate debug file (track/sym/symdebug.c). */
+#ifndef TPROF_SYMDEBUG_H
+#define TPROF_SYMDEBUG_H
+
+#include "track/sym/dwlib.h"
+
+/* Dwfl_Callbacks.find_debuginfo: this machine's /usr/lib/debug/.build-id and .gnu_debuglink
+ * places, then the DEBUGINFOD_URLS servers with TPROF_DEBUGINFOD=1 only. */
+int tp_sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+                          const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc, char **debuginfo_file_name);
+
+#endif
