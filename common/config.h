@@ -55,7 +55,7 @@ struct tp_config {
     int sample_hz;      /* CPU-time samples per second of where time outside ops goes, 0 = off */
     char *suppress; /* TPROF_SUPPRESS's leak patterns, one per line (common/suppress.h), or NULL */
     double demote;  /* ops whose calls average less than this many hooks' cost are counted,
-                           not timed (track/ops/demote.h); 0 = off, default 500 */
+                           not timed (track/ops/demote.c); 0 = off, default 500 */
     char *html;     /* path template of the HTML report, or NULL */
     struct tp_work_set *work; /* TPROF_WORK and TPROF_WORK_FILE compiled (common/workspec.h) */
     uint64_t memory_budget; /* bytes the call-site table may use; 0: max(5% of peak RSS, 64 MiB) */

@@ -8,7 +8,7 @@ struct tp_report;
 void tp_cyg_init(void);
 
 /* Measure the cost of one hook now if not done yet (the PLT hooks judge ops by it too:
- * track/ops/demote.h). */
+ * track/ops/demote.c). */
 void tp_cyg_calibrate(void);
 
 /* A module was unloaded: function addresses may now mean something else. */

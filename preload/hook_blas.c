@@ -1,7 +1,7 @@
 /* Typed BLAS wrappers, reached through the PLT like any interposed symbol.
  *
  * Each wrapper knows its signature, so FLOPs, bytes and the call shape come from the arguments
- * (the formulas are those of track/ops/opnames.h, written out in docs/ops.md).
+ * (the formulas are those of track/ops/opnames.c, written out in docs/ops.md).
  *
  * A BLAS call made inside another (reference CBLAS calls sgemm_ through its own PLT, with m and n
  * swapped for row-major) passes straight through: the outermost call is the op. So does every
@@ -18,7 +18,6 @@
 
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "track/ops/opnames.h"
 #include "track/ops/ops.h"
 #include "track/runtime.h"
 

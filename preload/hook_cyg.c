@@ -25,17 +25,14 @@
 #include "preload/plt_patch.h"
 #include "preload/shim.h"
 #include "report/report.h"
-#include "track/work/argwork.h"
-#include "track/ops/demote.h"
-#include "track/ops/opnames.h"
+#include "track/work/work.h"
 #include "track/ops/ops.h"
 #include "track/runtime.h"
-#include "track/ops/seen.h"
-#include "track/sym/symtab.h"
+#include "track/sym/sym.h"
 
 /* A decision: NOT_OP, or the op id + 1 in the low bits, plus IS_STEP, plus HAS_WORK when a
  * TPROF_WORK entry names the function (so that the ops without one never look for it); or, for
- * an op too short to time (track/ops/demote.h), IS_COUNT plus its demote slot. NOT_OP and IS_COUNT decisions are
+ * an op too short to time (track/ops/demote.c), IS_COUNT plus its demote slot. NOT_OP and IS_COUNT decisions are
  * the ones the fast path answers: as signed numbers, those <= 0. */
 #define NOT_OP     0u
 #define IS_STEP    (1u << 30)
@@ -66,7 +63,7 @@ struct side {
     uintptr_t fn, sp;
     uint32_t decision;
     int pushed;   /* tp_op_begin accepted it */
-    int has_work; /* its work and shape came from its arguments (TPROF_WORK, track/work/argwork.h) */
+    int has_work; /* its work and shape came from its arguments (TPROF_WORK, track/work/argwork.c) */
     uint64_t flops, bytes;
     struct tp_shape_key shape;
 };
@@ -183,7 +180,7 @@ static inline uint32_t decision_of(uintptr_t fn)
     return miss(fn);
 }
 
-/* fn's calls are op id's, which is too short to time (track/ops/demote.h): from now on they are
+/* fn's calls are op id's, which is too short to time (track/ops/demote.c): from now on they are
  * counted, by the fast path, process-wide and in this thread's cache (other threads see the op
  * demoted at their next call of it). This call is the first one counted. */
 static void count_from_now(uintptr_t fn, int id)
@@ -522,7 +519,7 @@ static void measure(void)
 
 /* Once, at the first instrumented call: a program without -finstrument-functions never pays
  * for it. TPROF_HOOK_NS replaces the measurement (0 turns the correction off). The demotion line
- * is drawn from it after (demote.h). */
+ * is drawn from it after (track/ops/demote.c). */
 static void calibrate(void)
 {
     int expect = 0;

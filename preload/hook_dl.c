@@ -28,11 +28,10 @@
 #include "preload/plt_patch.h"
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "track/sym/modmap.h"
+#include "track/sym/sym.h"
 #include "track/runtime.h"
-#include "track/sym/symtab.h"
 #include "track/unwind/unwind.h"
-#include "track/ops/wait.h"
+#include "track/ops/ops.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);

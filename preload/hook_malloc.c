@@ -22,7 +22,7 @@
 #include "track/rawalloc.h"
 #include "track/runtime.h"
 #include "track/sites/sites.h"
-#include "track/sym/tlsown.h"
+#include "track/sym/sym.h"
 #include "track/unwind/unwind.h"
 
 typedef void *(*aligned_alloc_fn)(size_t, size_t);

@@ -1,5 +1,5 @@
 /* pthread_create, wrapped so that each thread the program starts reads its own CPU figures when
- * it ends (track/steps/cpu.h): the kernel forgets a thread's run-queue delay once it is gone, and the
+ * it ends (track/steps/cpu.c): the kernel forgets a thread's run-queue delay once it is gone, and the
  * report comes after most of a program's threads have ended.
  *
  * The thread runs a small start function of tprof's that notes its start and sets a key whose
@@ -12,7 +12,7 @@
 
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "track/steps/cpu.h"
+#include "track/steps/steps.h"
 #include "track/rawalloc.h"
 #include "track/runtime.h"
 

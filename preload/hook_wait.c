@@ -1,5 +1,5 @@
 /* The calls a program waits in for its other threads, interposed so that their wall time is
- * charged as waiting (track/ops/wait.h): sched_yield (OpenBLAS's idle loop, hand-made spin loops),
+ * charged as waiting (track/ops/wait.c): sched_yield (OpenBLAS's idle loop, hand-made spin loops),
  * pthread_barrier_wait, pthread_cond_wait, pthread_cond_timedwait and pthread_cond_clockwait,
  * sem_wait, sem_timedwait and sem_clockwait (CPython's locks), pthread_join; futex waits made through syscall() are preload/shim_clone.c's.
  *
@@ -16,7 +16,7 @@
 
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "track/ops/wait.h"
+#include "track/ops/ops.h"
 
 static struct tp_real real_yield = {"sched_yield"}, real_barrier = {"pthread_barrier_wait"},
                       real_cond = {"pthread_cond_wait"}, real_timed = {"pthread_cond_timedwait"},

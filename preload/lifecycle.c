@@ -19,13 +19,12 @@
 #include "common/config.h"
 #include "common/fileio.h"
 #include "report/report.h"
-#include "track/steps/cpu.h"
-#include "track/ops/demote.h"
-#include "track/out/output.h"
+#include "track/steps/steps.h"
+#include "track/ops/ops.h"
+#include "track/out/out.h"
 #include "track/runtime.h"
-#include "track/out/sample.h"
 
-/* Who we are in the profiled process tree; decides report file names (track/out/output.h). */
+/* Who we are in the profiled process tree; decides report file names (track/out/output.c). */
 static struct tp_ident ident;
 
 /* Called, when a library loaded before libtprof.so defines it, as the report at the end begins:

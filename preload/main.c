@@ -22,21 +22,13 @@
 #include "preload/shim_signal.h"
 #include "common/config.h"
 #include "common/errout.h"
-#include "track/sym/dwlib.h"
+#include "track/sym/sym.h"
 #include "track/heap/heap.h"
-#include "track/sym/modmap.h"
 #include "track/ops/ops.h"
-#include "track/ops/optree.h"
-#include "track/out/output.h"
+#include "track/out/out.h"
 #include "track/runtime.h"
-#include "track/out/sample.h"
-#include "track/out/series.h"
 #include "track/sites/sites.h"
-#include "track/sym/symtab.h"
-#include "track/out/trace_heap.h"
-#include "track/out/tracebuf.h"
 #include "track/unwind/unwind.h"
-#include "track/ops/wait.h"
 
 /* Heap and sites take their settings and callbacks from here, so that the tables call nothing
  * above them. */

@@ -6,7 +6,7 @@
 
 #include "common/path.h"
 #include "track/runtime.h"
-#include "track/sym/syslibs.h"
+#include "track/sym/sym.h"
 
 /* Is the module in one of the system's library directories (/usr/lib, /lib64, the multiarch
  * /usr/lib/x86_64-linux-gnu and anything below it, such as its blas/ and openblas-pthread/), or in

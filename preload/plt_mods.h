@@ -1,6 +1,6 @@
 /* The loaded modules as the PLT scan sees them (plt_patch.c): which are the C runtime's or a
  * system library's, where each maps, what each defines. Made afresh for each scan from what
- * dl_iterate_phdr describes (track/sym/modmap.h), never by opening an object. */
+ * dl_iterate_phdr describes (track/sym/modmap.c), never by opening an object. */
 #ifndef TPROF_PLT_MODS_H
 #define TPROF_PLT_MODS_H
 
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "track/sym/modmap.h"
+#include "track/sym/sym.h"
 
 struct plt_module {
     char *name; /* dlpi_name ("" for the main program) */

@@ -35,7 +35,7 @@
  * its calls into its own exports: mark_called in plt_mods.c), but not one system library's calls
  * into another (Qt's into libGLdispatch), nor a system BLAS's other exports, nor the set-up the default list
  * excludes (tp_names_default_export), so that the function taking the time is found whatever its
- * name, and the tiny ones are demoted to counts (track/ops/demote.h).
+ * name, and the tiny ones are demoted to counts (track/ops/demote.c).
  * C++ exports are matched by their demangled names (and under the default only by the globs,
  * never the standard library's); libraries that link a C++ runtime are hooked like any other:
  * an exception unwinding through a hooked call finds the real return addresses
@@ -56,14 +56,11 @@
 #include "preload/plt_pool.h"
 #include "preload/shim_plt.h"
 #include "report/report.h"
-#include "track/sym/modmap.h"
-#include "track/ops/opnames.h"
+#include "track/sym/sym.h"
+#include "track/ops/ops.h"
 #include "track/runtime.h"
-#include "track/ops/seen.h"
 #include "track/sites/sites.h"
-#include "track/unwind/stack.h"
-#include "track/sym/symtab.h"
-#include "track/ops/unmatched.h"
+#include "track/unwind/unwind.h"
 
 static int plt_on;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -334,7 +331,7 @@ void tp_plt_scan(void)
     tp_plt_mods_free(&l);
     pthread_mutex_unlock(&lock);
     tp_own_end(g);
-    /* Hooked ops are judged against the cost of one hook (track/ops/demote.h). */
+    /* Hooked ops are judged against the cost of one hook (track/ops/demote.c). */
     if (tp_plt_hooked)
         tp_cyg_calibrate();
 }

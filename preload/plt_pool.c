@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/pages.h"
-#include "track/ops/ops_table.h"
+#include "track/ops/ops.h"
 #include "track/sites/sites.h"
 
 #define STUB_SIZE 16

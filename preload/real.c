@@ -25,7 +25,7 @@
 
 #include "track/runtime.h"
 #include "report/report.h"
-#include "track/sym/modmap.h"
+#include "track/sym/sym.h"
 #include "track/sites/sites.h"
 
 struct search {

@@ -12,7 +12,7 @@
 
 #include "preload/lifecycle.h"
 #include "preload/reporter.h"
-#include "track/out/collect.h"
+#include "track/out/out.h"
 #include "track/runtime.h"
 
 static sem_t wake;
@@ -30,7 +30,7 @@ static void *loop(void *arg)
     (void)arg;
     tp_guard = 1; /* everything this thread allocates is tprof's own */
     /* A report of this thread's may still be in progress as the program exits: it must not take
-     * itself for the report that ends the process (track/out/collect.h). */
+     * itself for the report that ends the process (track/out/collect.c). */
     tp_collect_interim_thread();
     int sig_seq = 0;
     for (;;) {

@@ -8,7 +8,7 @@
  * is not seen here: lifecycle.c tells such a copy apart on its way out.
  *
  * Futex waits made through syscall() (some programs and libraries make their futex calls that
- * way) are timed as waiting for other threads (track/ops/wait.h). Every other system call goes
+ * way) are timed as waiting for other threads (track/ops/wait.c). Every other system call goes
  * straight through, with two tests of its number and a jump.
  *
  * syscall() is variadic. On Linux's ABIs a variadic function's integer arguments travel exactly
@@ -32,7 +32,7 @@
 #include "preload/real.h"
 #include "preload/shim.h"
 #include "track/runtime.h"
-#include "track/ops/wait.h"
+#include "track/ops/ops.h"
 
 typedef long (*syscall_fn)(long, long, long, long, long, long, long);
 
@@ -95,7 +95,7 @@ static int is_futex_wait(long op)
     }
 }
 
-/* A futex wait, timed as waiting (track/ops/wait.h). */
+/* A futex wait, timed as waiting (track/ops/wait.c). */
 __attribute__((noinline)) static long futex_wait(syscall_fn real, long nr, long a1, long a2,
                                                  long a3, long a4, long a5, long a6)
 {

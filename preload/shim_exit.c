@@ -17,7 +17,7 @@
 #include "preload/real.h"
 #include "preload/shim.h"
 #include "preload/shim_exit.h"
-#include "track/out/output.h"
+#include "track/out/out.h"
 #include "track/runtime.h"
 
 /* ---- _exit and _Exit: not caught by destructors. Raw exit_group syscalls cannot be seen. ---- */
@@ -80,7 +80,7 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 
 /* Before exec: this image's report ends here. The plain report names go to the image exec
  * starts, which cannot know yet whether it will exec in turn; this one writes its report under
- * its own name, if it did something (track/out/output.h). Returns 1 if the report was finished and
+ * its own name, if it did something (track/out/output.c). Returns 1 if the report was finished and
  * must be taken back if exec fails. */
 static int before_exec(const char *target)
 {

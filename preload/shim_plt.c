@@ -11,7 +11,7 @@
  * longjmp from live ones; the malloc shims' stack walk reads it too, track/unwind/unwind.h).
  *
  * Work entries (TPROF_WORK; built in, track/ops/opnames.c: darknet's gemm) give FLOPs, bytes and a
- * shape from the arguments (track/work/argwork.h). A PLT op called inside one of its family (gemm →
+ * shape from the arguments (track/work/argwork.c). A PLT op called inside one of its family (gemm →
  * gemm_cpu → gemm_nn) is an op of its own but adds no work: the outermost call counted it.
  *
  * A slot whose GOT entry ld.so has not bound yet (lazy binding) jumps to where the entry pointed,
@@ -27,14 +27,11 @@
 
 #include "preload/plt_patch.h"
 #include "preload/plt_pool.h"
-#include "track/work/argwork.h"
-#include "track/ops/demote.h"
-#include "track/ops/opnames.h"
-#include "common/pages.h"
+#include "track/work/work.h"
 #include "track/ops/ops.h"
+#include "common/pages.h"
 #include "track/runtime.h"
 #include "track/sites/sites.h"
-#include "track/unwind/stack.h"
 #include "track/unwind/unwind.h"
 
 #define NSTUBS     TP_PLT_NSTUBS
@@ -74,7 +71,7 @@ __asm__("    .text\n"
         "    .endr\n"
         "    .size tp_plt_stubs, . - tp_plt_stubs\n"
         "\n"
-        /* r11 = slot. A slot whose op is too short to time (track/ops/demote.h) has its function in
+        /* r11 = slot. A slot whose op is too short to time (track/ops/demote.c) has its function in
      * tp_plt_ctarget: the call is counted in this thread's own counter (no cache line shared by
      * threads) and in tp_cyg_hooks (the enclosing op's time does not keep the counting's cost),
      * then goes straight there, rax kept. A thread not registered (tp_demote_counting) goes the
@@ -203,13 +200,14 @@ extern const char tp_plt_entry[] __attribute__((visibility("hidden")));
 enum family { FAM_OTHER, FAM_MATMUL, FAM_GEMV };
 
 struct slot {
-    _Atomic uintptr_t target;   /* the real function; 0 while the slot is free */
-    uintptr_t lazy;             /* the GOT entry's value before ld.so bound it, else 0 */
-    _Atomic(uintptr_t *) got;   /* that GOT entry, while its module is loaded (lazy slots) */
-    _Atomic int id;             /* op id; -1 when only the step; ID_PENDING until the first call */
-    int step;                   /* TPROF_STEP */
-    struct tp_argwork_abi work; /* its work entry (track/ops/opnames.h), resolved at its first call */
-    int has_work;               /* it has one (its FLOPs come from each call's arguments) */
+    _Atomic uintptr_t target; /* the real function; 0 while the slot is free */
+    uintptr_t lazy;           /* the GOT entry's value before ld.so bound it, else 0 */
+    _Atomic(uintptr_t *) got; /* that GOT entry, while its module is loaded (lazy slots) */
+    _Atomic int id;           /* op id; -1 when only the step; ID_PENDING until the first call */
+    int step;                 /* TPROF_STEP */
+    struct tp_argwork_abi
+        work;     /* its work entry (track/ops/opnames.c), resolved at its first call */
+    int has_work; /* it has one (its FLOPs come from each call's arguments) */
     enum family family;
     char *name;
 };
@@ -309,7 +307,7 @@ static void settle(uint32_t i)
     __atomic_compare_exchange_n(got, &f, tp_plt_stub(i), 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
-/* Slot i's op is too short to time (track/ops/demote.h): its calls go straight to the function from
+/* Slot i's op is too short to time (track/ops/demote.c): its calls go straight to the function from
  * now on, counted on the way (tp_plt_entry). Not while ld.so has yet to bind it, nor for the
  * step, nor for one with a work entry, whose FLOPs come from each call's arguments. */
 static void count_from_now(uint32_t i)

@@ -46,11 +46,10 @@
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
 #include "common/clock.h"
-#include "track/sym/dwlib.h"
+#include "track/sym/sym.h"
 #include "track/heap/heap.h"
-#include "track/out/output.h"
+#include "track/out/out.h"
 #include "track/runtime.h"
-#include "track/out/sample.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 

@@ -13,7 +13,7 @@ struct tp_thread {
     uint64_t cpu_ns, runq_ns;
     uint64_t nvcsw, nivcsw; /* voluntary and involuntary context switches */
     int exited;             /* 1: ended before the report */
-    /* Waiting for other threads (track/ops/wait.h): wall time in hooked waiting calls plus the CPU
+    /* Waiting for other threads (track/ops/wait.c): wall time in hooked waiting calls plus the CPU
      * time spinning in an OpenMP runtime (CPU samples: an estimate), and that spin part alone. */
     uint64_t wait_ns, wait_spin_ns;
     char *wait_spin_method; /* "samples", NULL when not sampled */

@@ -1,5 +1,5 @@
 /* The host's best hook cost: the lowest cost of one -finstrument-functions hook that any run on
- * this host measured, which the demotion line is drawn from (track/ops/demote.h). One run's
+ * this host measured, which the demotion line is drawn from (track/ops/demote.c). One run's
  * measurement moves with the machine's load (1.9 to 3.5 ns from run to run on a loaded machine),
  * and an op near the line was then timed in some runs and demoted in others; the lowest of many
  * measurements moves only when a run measures lower than all before it.

@@ -52,7 +52,7 @@ int tp_op_wait_rule(const struct tp_op *o)
 
 void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
 {
-    /* the order of track/ops/wait.h's bits */
+    /* the order of track/ops/wait.c's bits */
     static const char *const names[] = {"sched_yield", "pthread_barrier_wait", "pthread_cond_wait",
                                         "sem_wait",    "pthread_join",         "futex"};
     size_t at = 0;

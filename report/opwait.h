@@ -1,4 +1,4 @@
-/* Work or wait of each op (the figures track/ops/wait.h measures): the share of an op's time that its
+/* Work or wait of each op (the figures track/ops/wait.c measures): the share of an op's time that its
  * threads spent waiting for other threads, the rule under which the verdict says so, and the
  * sentence. Pure: the text and HTML reports and `tprof report` all say the same from the model. */
 #ifndef TPROF_OPWAIT_H
@@ -26,7 +26,7 @@ double tp_op_wait_share(const struct tp_op *o);
 int tp_op_wait_estimated(const struct tp_op *o);
 /* 1 when the verdict names the op (the rule above). */
 int tp_op_wait_rule(const struct tp_op *o);
-/* The hooked waits' kinds (track/ops/wait.h's bits) as the calls' names, comma-separated, into out
+/* The hooked waits' kinds (track/ops/wait.c's bits) as the calls' names, comma-separated, into out
  * ("" for none). */
 void tp_wait_kind_names(unsigned kinds, char *out, size_t n);
 /* Add s's work and waiting to d's (`tprof merge`): the figures add up, saturating; a method and

@@ -11,7 +11,7 @@
 
 /* ---- memory ---- */
 
-/* Which unit "within its step" meant (track/steps/lifeunit.h). */
+/* Which unit "within its step" meant (track/steps/lifeunit.c). */
 static void lifetime_unit_line(struct tp_text_ctx *c, const struct tp_memory *m)
 {
     const char *k = m->lifetime_unit, *s = m->lifetime_step ? m->lifetime_step : "?";

@@ -59,7 +59,7 @@ struct tp_op {
     /* Set by `tprof merge` (nprocs > 1): total_ns across the merged processes. */
     uint64_t nprocs;
     double proc_min_ns, proc_mean_ns, proc_max_ns, imbalance; /* imbalance = max / mean */
-    /* Too short to time (track/ops/demote.h): after its first calls each call was counted, not
+    /* Too short to time (track/ops/demote.c): after its first calls each call was counted, not
      * timed; counted_calls of calls (the rest were timed). */
     int demoted;
     uint64_t counted_calls;
@@ -143,7 +143,7 @@ struct tp_program {
     char *exe, *host;
     int64_t pid, ppid, rank;
     uint64_t wall_ns;
-    uint64_t threads;                  /* threads that ran (track/steps/threads.h) */
+    uint64_t threads;                  /* threads that ran (track/steps/threads.c) */
     uint64_t start_unix_ns, in_ops_ns; /* in_ops_ns: threads' wall time inside ops, summed */
     int64_t main_in_ops_ns; /* of in_ops_ns, the main thread's (tid == pid); -1 unknown */
     uint64_t hooks_ns; /* of in_ops_ns, tprof's hooks of non-op functions, out of the ops' times */
@@ -159,7 +159,7 @@ struct tp_program {
      * TP_RUNTIME_NAMES), space-separated; "" none, NULL unknown (a report before it) */
     char *thread_runtimes;
     double cpu_quota; /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
-    /* An op whose calls' median is under this is demoted (track/ops/demote.h), 0 unknown; where its
+    /* An op whose calls' median is under this is demoted (track/ops/demote.c), 0 unknown; where its
      * hook cost came from: "host best", "this run", "TPROF_HOOK_NS" (NULL unknown) */
     double demote_line_ns;
     char *demote_line_from;
@@ -198,7 +198,7 @@ struct tp_steps {
     uint64_t seen;          /* steps the run began, in the TPROF_SCHEDULE window or not */
     /* The recorded steps, warm-up ones included: their wall time, the process's CPU time during
      * them (counted at the kernel's ticks while tprof samples), and the time on a CPU and in the
-     * run queue of the thread that ran them, -1 unknown (track/steps/stepcpu.h). */
+     * run queue of the thread that ran them, -1 unknown (track/steps/stepcpu.c). */
     uint64_t wall_ns, cpu_ns;
     int64_t thread_cpu_ns, runq_ns;
     struct tp_latency latency;
@@ -237,7 +237,7 @@ struct tp_samples {
     uint64_t total;        /* samples taken */
     uint64_t in_ops;       /* of those, while an op was open on the sampled thread */
     uint64_t outside_ops;  /* while none was (the rest landed in tprof's own work) */
-    uint64_t outside_spin; /* of those, in an OpenMP runtime's code: waiting (track/ops/wait.h) */
+    uint64_t outside_spin; /* of those, in an OpenMP runtime's code: waiting (track/ops/wait.c) */
     /* Of in_ops and outside_ops, those on threads other than the main one, and of those the ones
      * outside every op: not working for an op another thread ran (report/outside.c) */
     uint64_t other_threads, other_threads_outside;

@@ -15,7 +15,7 @@
 #include "common/procstat.h"
 #include "report/cpuverdict.h"
 #include "report/render.h"
-#include "track/steps/cpu.h"
+#include "track/steps/steps.h"
 
 START_TEST(test_schedstat)
 {

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "track/sym/dwlib.h"
+#include "track/sym/sym.h"
 #include "track/unwind/ehrule.h"
 #include "track/runtime.h"
 #include "tests/probe.h"

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "track/heap/heap.h"
-#include "track/heap/livetable.h"
 #include "track/runtime.h"
 #include "track/sites/sites.h"
 

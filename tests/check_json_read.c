@@ -28,7 +28,8 @@ static void read_ok(const char *name, struct tp_report *r)
 #define EQ_U(a, b) ck_assert_uint_eq((a), (b))
 #define EQ_I(a, b) ck_assert_int_eq((a), (b))
 #define EQ_S(a, b) ck_assert_pstr_eq((a), (b))
-#define EQ_D(a, b) ck_assert_msg((a) == (b), "%s == %.17g, expected %.17g", #a, (double)(a), (double)(b))
+#define EQ_D(a, b)                                                                                 \
+    ck_assert_msg((a) == (b), "%s == %.17g, expected %.17g", #a, (double)(a), (double)(b))
 
 START_TEST(test_json_read_every_key)
 {
@@ -255,10 +256,11 @@ static void same_str(const char *what, const char *a, const char *b)
                   a ? a : "(null)", b ? b : "(null)");
 }
 
-#define SAME_U(f) ck_assert_msg(x->f == y->f, "%s: %s: %llu != %llu", where, #f, \
-                                (unsigned long long)x->f, (unsigned long long)y->f)
-#define SAME_D(f) ck_assert_msg(x->f == y->f, "%s: %s: %.17g != %.17g", where, #f, \
-                                (double)x->f, (double)y->f)
+#define SAME_U(f)                                                                                  \
+    ck_assert_msg(x->f == y->f, "%s: %s: %llu != %llu", where, #f, (unsigned long long)x->f,       \
+                  (unsigned long long)y->f)
+#define SAME_D(f)                                                                                  \
+    ck_assert_msg(x->f == y->f, "%s: %s: %.17g != %.17g", where, #f, (double)x->f, (double)y->f)
 #define SAME_S(f) same_str(#f, x->f, y->f)
 
 static void same_latency(const char *where, const struct tp_latency *x, const struct tp_latency *y)
@@ -413,7 +415,8 @@ START_TEST(test_json_read_round_trip)
     tp_buf_init(&b1);
     tp_render_json(&r1, &b1);
     ck_assert(tp_buf_ok(&b1));
-    ck_assert_msg(tp_report_parse_json("rt.json", b1.p, b1.len, &r2, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(tp_report_parse_json("rt.json", b1.p, b1.len, &r2, err, sizeof err) == 0, "%s",
+                  err);
     same_report(fixtures[_i], &r1, &r2);
     tp_buf_init(&b2);
     tp_render_json(&r2, &b2);
@@ -437,12 +440,16 @@ static const struct {
     {"", "x.json: empty file"},
     {" \n\t", "x.json: empty file (white space only)"},
     {"{\"schema\": 1, \"ops\": [", "x.json: truncated (the JSON ends early, at line 1)"},
-    {"{\"schema\": 1,\n\"program\": {\"argv\": [\"a\"", "x.json: truncated (the JSON ends early, at line 2)"},
+    {"{\"schema\": 1,\n\"program\": {\"argv\": [\"a\"",
+     "x.json: truncated (the JSON ends early, at line 2)"},
     {"this is not json", "x.json: not JSON (line 1, column 2: boolean expected)"},
-    {"{\"schema\": 1,\n\n  \"ops\": [1,]}", "x.json: not JSON (line 3, column 13: unexpected character)"},
-    {"{\"schema\": 1}\n{\"schema\": 1}", "x.json: not JSON (line 2, column 1: more data after the report)"},
+    {"{\"schema\": 1,\n\n  \"ops\": [1,]}",
+     "x.json: not JSON (line 3, column 13: unexpected character)"},
+    {"{\"schema\": 1}\n{\"schema\": 1}",
+     "x.json: not JSON (line 2, column 1: more data after the report)"},
     {"{\"schema\": 1}\n\x00\x01", "x.json: not JSON (line 2, column 1: a NUL byte; binary data?)"},
-    {"{\"schema\": 1, \"notes\": [\"\xff\"]}", "x.json: not JSON (line 1, column 26: invalid utf-8 string)"},
+    {"{\"schema\": 1, \"notes\": [\"\xff\"]}",
+     "x.json: not JSON (line 1, column 26: invalid utf-8 string)"},
     {"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
      "x.json: not a tprof report (line 1, column 17: nested deeper than 16 levels)"},
     {"[1, 2, 3]", "x.json: not a tprof report (the top level is an array, not an object)"},
@@ -538,7 +545,8 @@ static Suite *json_read_suite(void)
     TCase *tc = tcase_create("Core");
     tcase_add_test(tc, test_json_read_every_key);
     tcase_add_test(tc, test_json_read_defaults);
-    tcase_add_loop_test(tc, test_json_read_round_trip, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
+    tcase_add_loop_test(tc, test_json_read_round_trip, 0,
+                        (int)(sizeof fixtures / sizeof fixtures[0]));
     suite_add_tcase(s, tc);
     TCase *bad_tc = tcase_create("Bad input");
     tcase_add_loop_test(bad_tc, test_json_read_bad, 0, (int)(sizeof bad / sizeof bad[0]));

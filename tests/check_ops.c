@@ -19,11 +19,9 @@
 #include "track/runtime.h"
 #include "track/sites/sites.h"
 #include "track/ops/ops.h"
-#include "track/ops/ops_collect.h"
-#include "track/ops/optree.h"
 #include "report/report.h"
 #include "track/out/trace_file.h"
-#include "track/out/tracebuf.h"
+#include "track/out/out.h"
 #include "tests/probe.h"
 
 /* The heap as the trace's counter track sees it: the one live block of this size, recorded at

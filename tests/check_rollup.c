@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "track/sites/rollup.h"
+#include "track/sites/sites.h"
 
 enum { K = 5000, N = 37 };
 

@@ -14,7 +14,7 @@
 #include "track/heap/heap.h"
 #include "track/ops/ops.h"
 #include "track/runtime.h"
-#include "track/out/series.h"
+#include "track/out/out.h"
 
 static uint64_t pt_val(void *ctx, size_t i)
 {

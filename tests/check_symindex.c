@@ -10,11 +10,9 @@
 #include <string.h>
 
 #include "common/config.h"
-#include "track/sym/dwlib.h"
+#include "track/sym/sym.h"
 #include "track/runtime.h"
-#include "track/sym/symbolize.h"
 #include "track/sym/symindex.h"
-#include "track/sym/symtab.h"
 
 /* ---- a made-up module ---- */
 

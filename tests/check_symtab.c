@@ -8,10 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "track/sym/dwlib.h"
+#include "track/sym/sym.h"
 #include "track/runtime.h"
-#include "track/sym/symbolize.h"
-#include "track/sym/symtab.h"
 
 static volatile int sink;
 static int data_word[64];

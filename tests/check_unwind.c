@@ -22,7 +22,7 @@
 #include <libunwind.h>
 
 #include "track/unwind/cfarules.h"
-#include "track/sym/modmap.h"
+#include "track/sym/sym.h"
 #include "track/runtime.h"
 #include "track/unwind/unwind.h"
 

@@ -11,7 +11,7 @@
 #include "report/opwait.h"
 #include "report/render.h"
 #include "report/report.h"
-#include "track/ops/wait.h"
+#include "track/ops/ops.h"
 
 START_TEST(test_spin_modules)
 {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The step found without TPROF_STEP (track/steps/lifeunit.h): v_graph's loop sets its input, computes
+# The step found without TPROF_STEP (track/steps/lifeunit.c): v_graph's loop sets its input, computes
 # its graph (tl_graph_compute, enclosing tl_matmul) and frees its two buffers (tl_buffer_free,
 # enclosing tl_pool_release, called as often and twice in a row). The graph's compute is the
 # step: it encloses nearly all the op time, and a free function is never the step. The note says

@@ -71,7 +71,7 @@ void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Start a detached thread of tprof's that blocks every signal (the program's signals are the
  * program's). 0, or -1 when it could not be created. */
 int tp_start_thread(void *(*fn)(void *));
-/* 1 on those threads (their waits are not the program's: track/ops/wait.h). */
+/* 1 on those threads (their waits are not the program's: track/ops/wait.c). */
 extern TP_TLS int tp_own_thread;
 /* Those threads running now; in a fork child, none. */
 uint64_t tp_own_threads(void);

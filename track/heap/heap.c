@@ -1,5 +1,5 @@
 /* Heap accounting: the global live and peak, per-site figures, threads, time in the allocator.
- * The blocks themselves are in the live-block table (livetable.h).
+ * The blocks themselves are in the live-block table (track/heap/livetable.c).
  *
  * "Live at the global peak" per site is kept lazily: every new global peak bumps a sequence
  * number; a site that is modified after a peak first saves its pre-modification live bytes as its
@@ -22,10 +22,9 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "track/heap/livetable.h"
 #include "track/rawalloc.h"
 #include "track/runtime.h"
-#include "track/steps/threads.h"
+#include "track/steps/steps.h"
 #include "track/sites/sites.h"
 
 /* Whether blocks are recorded: 0 until the table is mapped, and when it cannot be. */
@@ -40,7 +39,7 @@ static int (*op_now_fn)(void);
  * Persistent and transient, of the peak, by lifetime: a block live at the peak is transient if it
  * is freed before the unit it belongs to ends (tp_heap_unit_end(); the unit running when it was
  * allocated, or the next one). Whether it will be is not known at the peak, so every block
- * carries a tag (livetable.h: 16 bits), and the tags of the peak's unit up to the peak are a
+ * carries a tag (track/heap/livetable.c: 16 bits), and the tags of the peak's unit up to the peak are a
  * range [peak_lo, peak_hi]: `tag` moves on when a unit that used it ends, and when a block is
  * allocated after a peak that was made with it. Frees of blocks in the range while the peak's
  * unit lasts add up to the transient part; a new peak starts again. Exact while the tags of one

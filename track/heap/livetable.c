@@ -1,7 +1,7 @@
 /* The live-block table's seldom half: its generations and their growth, the per-thread occupancy
  * counts, settling an insert that probed past its home. The hot half, insert and remove, is
- * inline in livetable.h, which also describes the table. */
-#include "track/heap/livetable.h"
+ * inline in track/heap/heap.h, which also describes the table. */
+#include "track/heap/heap.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -1,5 +1,5 @@
-/* Ops too short to time (see demote.h). */
-#include "track/ops/demote.h"
+/* Ops too short to time (see track/ops/ops.h). */
+#include "track/ops/ops.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -13,9 +13,7 @@
 #include "report/hookcache.h"
 #include "report/report.h"
 #include "common/pages.h"
-#include "track/ops/ops.h"
-#include "track/steps/lifeunit.h"
-#include "track/ops/ops_table.h"
+#include "track/steps/steps.h"
 #include "track/rawalloc.h"
 
 TP_TLS uint64_t tp_demote_tcount[TP_DEMOTE_SLOTS];

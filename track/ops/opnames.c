@@ -1,5 +1,5 @@
-/* Ops by name (see opnames.h). */
-#include "track/ops/opnames.h"
+/* Ops by name (see track/ops/ops.h). */
+#include "track/ops/ops.h"
 
 #include <ctype.h>
 #include <pthread.h>

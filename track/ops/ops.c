@@ -4,7 +4,7 @@
  * Every way an op is seen ends in tp_op_begin/tp_op_end. Durations are measured in ticks
  * (common/clock.h) and become nanoseconds only in the report. Ops run on many threads at once
  * (OpenMP regions, OpenBLAS pools): an op's figures are written by its owner thread with plain
- * stores and by the others with atomics, into figures of their own (track/ops/ops_table.h). The stack
+ * stores and by the others with atomics, into figures of their own (track/ops/ops_table.c). The stack
  * is in initial-exec TLS, fixed depth.
  *
  * Self time is total time minus the time of the ops nested inside it. An op that recurses into
@@ -22,16 +22,10 @@
 
 #include "common/clock.h"
 #include "common/histo.h"
-#include "track/steps/cpu.h"
-#include "track/ops/ops_table.h"
-#include "track/ops/opwall.h"
-#include "track/ops/optree.h"
-#include "track/runtime.h"
-#include "track/out/series.h"
 #include "track/steps/steps.h"
-#include "track/steps/threads.h"
-#include "track/out/tracebuf.h"
-#include "track/steps/lifeunit.h"
+#include "track/ops/opwall.h"
+#include "track/runtime.h"
+#include "track/out/out.h"
 
 #define MAX_DEPTH  TP_OPS_MAX_DEPTH
 #define MAX_SHAPES TP_OPS_MAX_SHAPES
@@ -40,7 +34,7 @@ struct frame {
     int id;
     struct tp_op_rec *rec; /* the id's record, looked up once at the begin */
     int recursive;         /* the same op is open below: do not add to its total */
-    int node;              /* op-stack node (track/ops/optree.h) when TPROF_FOLDED is on */
+    int node;              /* op-stack node (track/ops/optree.c) when TPROF_FOLDED is on */
     uintptr_t key, sp;
     uint64_t t0, child, flops, bytes;
     uint64_t hooks0; /* non-op instrumentation hooks run on this thread when the op began */
@@ -68,7 +62,7 @@ void tp_ops_init(void)
 
 /* ---- recording ---- */
 
-/* Is this thread the owner of r, whose figures it writes without locked adds (ops_table.h)? The
+/* Is this thread the owner of r, whose figures it writes without locked adds (track/ops/ops_table.c)? The
  * first thread to end a call of the op becomes it. A thread's token is the address of its op
  * stack: unique among the threads alive, and a thread that reuses a finished owner's takes its
  * place, alone as it was. */

@@ -5,7 +5,7 @@
  * here rather than in ops.c, which only records: that keeps the op core below everything that
  * reports on it. Runs once per report, under the recursion guard; it allocates with the
  * program's malloc like the rest of the report model. */
-#include "track/ops/ops_collect.h"
+#include "track/ops/ops.h"
 
 #include "common/workspec.h"
 
@@ -17,13 +17,9 @@
 #include "common/histo.h"
 #include "report/opwait.h"
 #include "report/report.h"
-#include "track/ops/demote.h"
-#include "track/ops/ops_table.h"
-#include "track/ops/optree.h"
 #include "track/runtime.h"
-#include "track/steps/stepcpu.h"
 #include "track/steps/steps.h"
-#include "track/out/sample.h"
+#include "track/out/out.h"
 
 #define MAX_SHAPES TP_OPS_MAX_SHAPES
 
@@ -174,7 +170,7 @@ static uint64_t self_wall_ticks(const struct tp_op_rec *s, uint64_t wall)
 }
 
 /* An op's latency: its owner's histogram, with the other threads' added in a copy when they
- * ended calls too (ops_table.h). */
+ * ended calls too (track/ops/ops_table.c). */
 static void latency(const struct tp_op_rec *s, struct tp_latency *out)
 {
     const struct tp_histo *sh = atomic_load(&s->sh_histo);

@@ -15,7 +15,7 @@
  * TPROF_MEMORY_BUDGET (the site table, which grows by itself, counts its own bytes only), and
  * ids stop at TPROF_MAX_OPS when it is set. Past either, a new name gets no id: the report is
  * partial and names what was lost. */
-#include "track/ops/ops_table.h"
+#include "track/ops/ops.h"
 
 #include <pthread.h>
 #include <string.h>

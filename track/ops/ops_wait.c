@@ -1,12 +1,10 @@
 /* Waiting and CPU samples charged to ops (track/ops/ops.h's tp_ops_on_wait, tp_ops_on_sample): the
- * figures go to the op's record, which every thread adds to with atomics (ops_table.h). */
+ * figures go to the op's record, which every thread adds to with atomics (track/ops/ops_table.c). */
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include "track/ops/ops.h"
-#include "track/ops/ops_table.h"
 #include "track/ops/opwall.h"
-#include "track/ops/wait.h"
 
 /* The running op whose busy period began last (the word's start bits: opwall.h), NULL when none
  * runs: nested ops on one thread began after the ops around them, so it is the innermost of the

@@ -3,7 +3,7 @@
  * index is stable and the frames of ops.c can keep it while the op runs. Ops open and close on
  * many threads at once (OpenMP regions, BLAS pools); the counters are atomics. This file only
  * records: naming the nodes' ops for the report is ops_collect.c's. */
-#include "track/ops/optree.h"
+#include "track/ops/ops.h"
 
 #include "common/pages.h"
 #include "track/runtime.h"

@@ -5,7 +5,7 @@
  *
  * One 64-bit word per op holds the number of threads inside and the tick the busy period began,
  * so that a thread going in or out changes both at once with one compare-and-swap; the thread
- * that leaves last adds the period to the op's sum (its owner's or the other threads', ops_table.h). The op's self wall-clock time is derived
+ * that leaves last adds the period to the op's sum (its owner's or the other threads', track/ops/ops_table.c). The op's self wall-clock time is derived
  * from it in the report (track/ops/ops_collect.c): following when the op is on top of each thread's
  * stack would cost two more compare-and-swaps at every nested call. A word of
  * its own keeps the count and the time consistent without a lock: with two words, a thread
@@ -25,7 +25,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "track/ops/ops_table.h"
+#include "track/ops/ops.h"
 
 #define TP_WALL_CNT_BITS  12
 #define TP_WALL_CNT_MASK  ((1ull << TP_WALL_CNT_BITS) - 1)

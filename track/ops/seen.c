@@ -1,7 +1,7 @@
-/* Names the hooks saw (see seen.h). An array of pointers claimed by an atomic counter: no lock,
+/* Names the hooks saw (see track/ops/ops.h). An array of pointers claimed by an atomic counter: no lock,
  * so a fork in the middle of an insertion leaves nothing held, and two threads adding the same
  * name at once keep it twice at worst (tp_seen_closest skips the copy). */
-#include "track/ops/seen.h"
+#include "track/ops/ops.h"
 
 #include <ctype.h>
 #include <stdatomic.h>

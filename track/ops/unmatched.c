@@ -1,5 +1,5 @@
-/* Settings that matched nothing by the end of the run (see unmatched.h). */
-#include "track/ops/unmatched.h"
+/* Settings that matched nothing by the end of the run (see track/ops/ops.h). */
+#include "track/ops/ops.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -9,7 +9,6 @@
 #include "common/config.h"
 #include "report/report.h"
 #include "track/runtime.h"
-#include "track/ops/seen.h"
 
 #define CLOSEST 3
 

@@ -1,5 +1,5 @@
-/* Waiting in hooked calls and spin samples, per op and per thread (track/ops/wait.h). */
-#include "track/ops/wait.h"
+/* Waiting in hooked calls and spin samples, per op and per thread (track/ops/ops.h). */
+#include "track/ops/ops.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -8,14 +8,13 @@
 #include "common/clock.h"
 #include "report/cpuverdict.h"
 #include "report/opwait.h"
-#include "track/sym/modmap.h"
-#include "track/ops/ops.h"
+#include "track/sym/sym.h"
 #include "track/runtime.h"
 
 /* Threads with a slot of figures; past that a thread's waits still go to its ops, and only its
  * own line in threads[] lacks them. A slot is claimed by a thread at its first wait or sample
  * (from the signal handler too: no key, no destructor) and kept for the report, ended or not, as
- * threads[] keeps the ended threads (track/steps/cpu.h). */
+ * threads[] keeps the ended threads (track/steps/cpu.c). */
 #define MAX_THREADS 1024
 /* OpenMP runtimes' executable segments kept (one or two per runtime loaded). */
 #define MAX_RANGES 8

@@ -1,7 +1,7 @@
 /* The report model from the live tables: program, memory and sites here; ops, steps and op-time
  * stacks from ops_collect.c; machine peaks from report/peaks.c. Runs once per report, with the
  * guard held. */
-#include "track/out/collect.h"
+#include "track/out/out.h"
 #include "common/buf.h"
 #include "common/config.h"
 #include "track/out/collect_machine.h"
@@ -15,26 +15,17 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "track/steps/cpu.h"
+#include "track/steps/steps.h"
 #include "track/heap/heap.h"
 #include "track/runtime.h"
 #include "track/ops/ops.h"
-#include "track/ops/ops_collect.h"
 #include "track/out/output_exec.h"
-#include "track/out/sample.h"
-#include "track/out/series.h"
-#include "track/ops/unmatched.h"
-#include "track/ops/wait.h"
 #include "common/path.h"
 #include "common/suppress.h"
 #include "report/peaks.h"
 #include "track/rawalloc.h"
-#include "track/sites/rollup.h"
 #include "track/sites/sites.h"
-#include "track/sym/symbolize.h"
-#include "track/sym/symtab.h"
-#include "track/steps/threads.h"
-#include "track/steps/lifeunit.h"
+#include "track/sym/sym.h"
 
 /* argv from /proc/self/cmdline: the program's own argv may have been rewritten. */
 static void collect_argv(struct tp_program *p)
@@ -122,7 +113,7 @@ static void free_frame(struct tp_frame *f)
 }
 
 /* A site's return addresses as source frames: each may stand for several, the functions the
- * compiler inlined at it (track/sym/symbolize.h). */
+ * compiler inlined at it (track/sym/symbolize.c). */
 static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_site *out)
 {
     uint32_t n;
@@ -245,7 +236,7 @@ static struct tp_site *gather_sites(struct tp_memory *m, const struct tp_heap_to
 }
 
 /* Of the peak, what outlived the unit that allocated it and what was freed within it, and what
- * the unit was (track/steps/lifeunit.h). No unit ended: no split. */
+ * the unit was (track/steps/lifeunit.c). No unit ended: no split. */
 static void lifetime_split(struct tp_report *r, const struct tp_heap_totals *t)
 {
     struct tp_memory *m = &r->memory;
@@ -404,7 +395,7 @@ static size_t leaks_forward(struct tp_site *all, size_t from, size_t k, size_t c
     return moved;
 }
 
-/* A return address of a rolled-up site (track/sites/rollup.h): the function holding it by the symbol
+/* A return address of a rolled-up site (track/sites/rollup.c): the function holding it by the symbol
  * tables (a binary search; no debug information read, inlined functions not told apart), its
  * module; passed over when it is ours or the allocator's, as symbolize_site() does. */
 static int describe_pc(void *ctx, uintptr_t pc, char **function, char **module)
@@ -433,7 +424,7 @@ static int describe_pc(void *ctx, uintptr_t pc, char **function, char **module)
 }
 
 /* Symbolise the sites the JSON writes one by one (the top TPROF_JSON_SITES by each measure,
- * track/sites/rollup.h) and a bounded number more that are live at exit (to classify small leaks),
+ * track/sites/rollup.c) and a bounded number more that are live at exit (to classify small leaks),
  * merge those that name the same source lines, classify them, roll the rest up. */
 static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
 {

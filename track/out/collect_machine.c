@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "report/peaks.h"
-#include "track/out/collect.h"
+#include "track/out/out.h"
 #include "track/runtime.h"
 
 static TP_TLS int interim;

@@ -1,7 +1,7 @@
-/* Report files (track/out/output.h): their names for this process image, putting them in place
+/* Report files (track/out/out.h): their names for this process image, putting them in place
  * without taking another process's, and writing every output of one report; the report of an
  * image as it execs another (track/out/output_exec.c decides whether there is one). */
-#include "track/out/output.h"
+#include "track/out/out.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,11 +20,9 @@
 #include "common/path.h"
 #include "report/render.h"
 #include "report/report.h"
-#include "track/out/collect.h"
 #include "track/out/output_exec.h"
 #include "track/runtime.h"
 #include "track/out/trace_file.h"
-#include "track/out/tracebuf.h"
 
 static struct tp_ident ident;
 

@@ -19,9 +19,9 @@
 
 #include "common/path.h"
 #include "report/report.h"
-#include "track/ops/ops_collect.h"
+#include "track/ops/ops.h"
 #include "track/sites/sites.h"
-#include "track/sym/symtab.h"
+#include "track/sym/sym.h"
 
 static int own_site(const struct tp_site *s)
 {

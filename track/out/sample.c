@@ -1,4 +1,4 @@
-/* CPU-time samples of the program counter (see sample.h).
+/* CPU-time samples of the program counter (see track/out/out.h).
  *
  * ITIMER_PROF rather than a POSIX timer: its signal goes to the thread that was running when
  * the tick came (a process CPU-time timer_create() signal goes to the main thread on kernels
@@ -15,10 +15,10 @@
  *
  * The handler touches nothing but atomics and this table: samples taken inside tprof (the guard
  * is set) are only counted; those inside an op (on this thread, or on a thread working for an op
- * another thread runs) go to that op's CPU and spin figures (track/ops/wait.h); the others are
+ * another thread runs) go to that op's CPU and spin figures (track/ops/wait.c); the others are
  * counted per address. Addresses are
  * named when a report is written. */
-#include "track/out/sample.h"
+#include "track/out/out.h"
 
 #include <errno.h>
 #include <link.h>
@@ -39,11 +39,7 @@
 #include "track/ops/ops.h"
 #include "common/clock.h"
 #include "track/runtime.h"
-#include "track/sym/outside_fn.h"
-#include "track/out/series.h"
-#include "track/sym/symbolize.h"
-#include "track/sym/symtab.h"
-#include "track/ops/wait.h"
+#include "track/sym/sym.h"
 
 #define SLOT_BITS 14
 #define NSLOTS    (1u << SLOT_BITS)

@@ -1,4 +1,4 @@
-/* The heap over time and the steps over the run (see series.h).
+/* The heap over time and the steps over the run (see track/out/out.h).
  *
  * The heap over time is recorded on every run, by no thread of ours and not on the allocation
  * path: a point (time, live bytes, persistent floor, op) is taken where tprof already reads the
@@ -25,7 +25,7 @@
  * the code a SIGPROF tick interrupted) is left out. Steps are few (milliseconds apart or more):
  * each is kept under a spin lock; that buffer, when full, is halved keeping the lowest and the
  * highest of every four points (report/series.h), so that the extremes of the run are kept. */
-#include "track/out/series.h"
+#include "track/out/out.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -102,7 +102,7 @@ void tp_series_add(uint64_t ticks, uint64_t live, uint64_t floor, int op)
     atomic_flag_clear_explicit(&hlock, memory_order_release);
 }
 
-/* tp_series_heap is inline (series.h). With heap accounting off the live figure stays 0: the
+/* tp_series_heap is inline (track/out/out.h). With heap accounting off the live figure stays 0: the
  * points are dropped when the report is made, rather than a call to ask on every one. */
 
 /* The lock is held for a few hundred instructions at most; a step that finds it taken for long

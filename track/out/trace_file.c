@@ -22,9 +22,8 @@
 #include "report/render.h"
 #include "report/report.h"
 #include "track/ops/ops.h"
-#include "track/ops/ops_collect.h"
 #include "track/runtime.h"
-#include "track/out/tracebuf.h"
+#include "track/out/out.h"
 
 #define MAX_THREADS TP_TRACE_MAX_THREADS
 

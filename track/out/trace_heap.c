@@ -1,11 +1,11 @@
-/* The trace's heap counter (see trace_heap.h).
+/* The trace's heap counter (see track/out/out.h).
  *
  * The heap is not sampled on the allocation path at all: a thread of ours reads the live bytes
  * every millisecond, halving its rate whenever the fixed sample buffer fills, and the exact peak
  * is added when the file is written. So a trace costs the malloc hooks nothing, and a run of any
  * length yields a bounded buffer. Apart from the trace buffer because it reads the heap table,
  * which itself sits above the op core that records into the buffer. */
-#include "track/out/trace_heap.h"
+#include "track/out/out.h"
 
 #include <stdatomic.h>
 #include <time.h>
@@ -14,7 +14,6 @@
 
 #include "track/heap/heap.h"
 #include "track/runtime.h"
-#include "track/out/tracebuf.h"
 
 #define MAX_SAMPLES TP_TRACE_MAX_SAMPLES
 

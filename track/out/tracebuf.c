@@ -5,7 +5,7 @@
  * Recording costs one atomic increment and a 32-byte store per op call: calls go to per-thread
  * chunks of mmap'ed memory (not malloc: they must not show in the heap figures, and a chunk may
  * be needed while the allocator is busy on another thread). */
-#include "track/out/tracebuf.h"
+#include "track/out/out.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
-/* Which call sites the JSON report writes, and the rest rolled up (track/sites/rollup.h). Runs at a
+/* Which call sites the JSON report writes, and the rest rolled up (track/sites/sites.h). Runs at a
  * report, under the guard: allocates normally. */
-#include "track/sites/rollup.h"
+#include "track/sites/sites.h"
 #include "report/siterollup.h"
 
 #include <stdlib.h>

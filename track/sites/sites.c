@@ -24,8 +24,8 @@
  * Allocation, free and byte counts are kept per thread (struct tp_tally, sitetally.c) and summed by
  * tp_site_get() for the report: on the hot path they cost no locked instruction. */
 #include "common/pages.h"
-#include "track/heap/livetable.h"
-#include "track/sym/modmap.h"
+#include "track/heap/heap.h"
+#include "track/sym/sym.h"
 #include "track/sites/siteindex.h"
 #include "track/sites/sites.h"
 #include "track/sites/stacktrie.h"

@@ -1,5 +1,5 @@
-/* Per-thread CPU figures (track/steps/cpu.h). */
-#include "track/steps/cpu.h"
+/* Per-thread CPU figures (track/steps/steps.h). */
+#include "track/steps/steps.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include "common/procstat.h"
 #include "report/report.h"
 #include "report/cpuverdict.h"
-#include "track/sym/modmap.h"
+#include "track/sym/sym.h"
 #include "track/runtime.h"
 
 /* Room for this many ended threads, one record each; past it a thread's figures are only added
@@ -361,7 +361,7 @@ void tp_cpu_collect(struct tp_report *r)
     machine_cpus(p);
     thread_runtimes(p);
     uint64_t lost = atomic_load(&lost_n);
-    /* program.threads (track/steps/threads.h) missed a thread that never allocated nor entered an op
+    /* program.threads (track/steps/threads.c) missed a thread that never allocated nor entered an op
      * and ended before the report while others were alive; threads[] lists it. Every thread
      * listed, or ended past the room, counts: program.threads is never fewer. */
     if ((uint64_t)n + lost > p->threads)

@@ -1,5 +1,5 @@
-/* The unit of a heap block's lifetime (lifeunit.h): which steps or op calls end one. */
-#include "track/steps/lifeunit.h"
+/* The unit of a heap block's lifetime (track/steps/steps.h): which steps or op calls end one. */
+#include "track/steps/steps.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
 static _Atomic int detected = -1;       /* the op found to be the step */
 static _Atomic int ended; /* a unit ended: a flag, not a count (no locked add per op call) */
-_Atomic int tp_lifeunit_last_outer; /* lifeunit.h */
+_Atomic int tp_lifeunit_last_outer; /* track/steps/steps.h */
 /* The op time the detected step's calls enclosed, kept beside outer_total for the share rule. */
 static _Atomic uint64_t detected_ticks;
 TP_TLS int tp_lifeunit_nested;

@@ -11,7 +11,7 @@
  * thread's file at every step. The process's CPU clock advances at the kernel's ticks while
  * tprof's sampling timer is armed (the kernel then keeps one total for the timer), so for steps
  * of a few ticks or less it is an estimate; the text report marks it so. */
-#include "track/steps/stepcpu.h"
+#include "track/steps/steps.h"
 
 #include <stdatomic.h>
 #include <time.h>

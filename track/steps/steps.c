@@ -5,13 +5,9 @@
 
 #include "common/clock.h"
 #include "common/histo.h"
-#include "track/steps/lifeunit.h"
 #include "track/ops/ops.h"
-#include "track/ops/ops_table.h"
 #include "track/runtime.h"
-#include "track/out/series.h"
-#include "track/steps/stepcpu.h"
-#include "track/steps/threads.h"
+#include "track/out/out.h"
 
 _Atomic uint64_t tp_ops_first_ns_v; /* read inline by tp_ops_first_ns() (ops.h) */
 struct tp_histo *tp_step_histo;

@@ -1,7 +1,5 @@
-/* Threads that ran the program's code (track/steps/threads.h says how they are counted and why). */
-#include "track/steps/threads.h"
-
-#include "track/steps/cpu.h"
+/* Threads that ran the program's code (track/steps/steps.h says how they are counted and why). */
+#include "track/steps/steps.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>

@@ -1,4 +1,4 @@
-/* Loading elfutils into a namespace of its own (see dwlib.h).
+/* Loading elfutils into a namespace of its own (see track/sym/sym.h).
  *
  * dlmopen(LM_ID_NEWLM) gives libdw.so.1 and its dependencies (libelf, libz, liblzma, libbz2, a
  * libc) a link map the program never searches: its dlopen, dlsym, dl_iterate_phdr and
@@ -12,7 +12,7 @@
  * TLS surplus that glibc keeps for dlopen'ed libraries (a library with a 1,600-byte initial-exec
  * TLS block that a program could dlopen without tprof no longer fits; GLIBC_TUNABLES'
  * glibc.rtld.optional_static_tls makes room), and each thread's DTV has three more slots. */
-#include "track/sym/dwlib.h"
+#include "track/sym/sym.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -21,7 +21,6 @@
 #include <sys/single_threaded.h>
 
 #include "track/runtime.h"
-#include "track/sym/tlsown.h"
 
 struct tp_dw tp_dw;
 _Atomic int tp_dw_state;
@@ -55,7 +54,7 @@ int tp_dw_load(void)
     struct tp_dw t;
     const char *missing = NULL;
     void *h = dlmopen(LM_ID_NEWLM, "libdw.so.1", RTLD_NOW | RTLD_LOCAL);
-    tp_tls_own_count(h); /* their TLS modules are tprof's: track/sym/tlsown.h */
+    tp_tls_own_count(h); /* their TLS modules are tprof's: track/sym/tlsown.c */
     if (!h) {
         const char *why = dlerror();
         tp_warn("libdw.so.1: %s; allocation stacks stop at the allocating call and report "

@@ -1,5 +1,5 @@
-/* The loaded modules (see modmap.h). */
-#include "track/sym/modmap.h"
+/* The loaded modules (see track/sym/sym.h). */
+#include "track/sym/sym.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -1,14 +1,11 @@
-/* What a sampled function outside every op is (see outside_fn.h). */
-#include "track/sym/outside_fn.h"
+/* What a sampled function outside every op is (see track/sym/sym.h). */
+#include "track/sym/sym.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/path.h"
 #include "report/opwait.h"
-#include "track/sym/symbolize.h"
-#include "track/sym/symtab.h"
-#include "track/sym/syslibs.h"
 
 int tp_outside_wait_name(const char *name)
 {
@@ -18,7 +15,7 @@ int tp_outside_wait_name(const char *name)
 }
 
 /* A language runtime's interpreter executable (python3.11): its functions are no model's ops, and
- * rebuilding it is no advice for a model's author. (libpython is in the list of syslibs.h.) */
+ * rebuilding it is no advice for a model's author. (libpython is in the list of track/sym/syslibs.c.) */
 static int interpreter(const char *module)
 {
     return module && !strncmp(module, "python", 6);

@@ -11,7 +11,7 @@
  * (track/sym/symindex.h), kept for the life of the symboliser.
  *
  * Separate debug files are found by track/symdebug.c. */
-#include "track/sym/symbolize.h"
+#include "track/sym/sym.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -23,13 +23,10 @@
 #include <unistd.h>
 
 #include "common/path.h"
-#include "track/sym/dwlib.h"
 #include "track/runtime.h"
-#include "track/sym/modmap.h"
 #include "track/sym/symdebug.h"
 #include "track/sym/syminline.h"
 #include "track/sym/symindex.h"
-#include "track/sym/symtab.h"
 #include "track/uthash_tp.h"
 
 struct cached {

@@ -2,7 +2,7 @@
 #ifndef TPROF_SYMDEBUG_H
 #define TPROF_SYMDEBUG_H
 
-#include "track/sym/dwlib.h"
+#include "track/sym/sym.h"
 
 /* Dwfl_Callbacks.find_debuginfo: this machine's /usr/lib/debug/.build-id and .gnu_debuglink
  * places, then the DEBUGINFOD_URLS servers with TPROF_DEBUGINFOD=1 only. */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "track/rawalloc.h"
-#include "track/sym/symtab.h"
+#include "track/sym/sym.h"
 
 /* The name a user knows a function by: the demangled linkage name for C++ (the symbol table's
  * form, so that a function named here when inlined is named alike where it is not), else the

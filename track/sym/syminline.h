@@ -4,7 +4,7 @@
 #define TPROF_SYMINLINE_H
 
 #include "report/report.h"
-#include "track/sym/dwlib.h"
+#include "track/sym/sym.h"
 
 /* The chain of inlined functions at pc (a process address inside module m), innermost first,
  * into out[0..max): each frame's function (from tp_alloc), inlined = 1, and for out[1..] the file

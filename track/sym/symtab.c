@@ -1,9 +1,9 @@
-/* Function names by address from each module's own symbol table (see symtab.h).
+/* Function names by address from each module's own symbol table (see track/sym/sym.h).
  *
  * dladdr sees only .dynsym, so it cannot name static functions or anything in an executable built
  * without -rdynamic. .symtab is read straight from the files (mapped, bounds-checked); this runs
  * on a cache miss of the caller only, so a lock is enough. */
-#include "track/sym/symtab.h"
+#include "track/sym/sym.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "track/sym/modmap.h"
 #include "track/runtime.h"
 #include "track/sym/symindex.h"
 
@@ -158,7 +157,7 @@ static struct mod *module_of(uintptr_t a)
 
 /* A file's ELF image, mapped read-only, with its section headers checked to lie inside it.
  * Read straight, not through libelf: the instrumented-function hooks name functions while the
- * program runs, in processes that never load elfutils (track/sym/dwlib.h). */
+ * program runs, in processes that never load elfutils (track/sym/dwlib.c). */
 struct image {
     const unsigned char *p;
     size_t n;

@@ -1,5 +1,5 @@
-/* The libraries whose functions are never ops (see syslibs.h). */
-#include "track/sym/syslibs.h"
+/* The libraries whose functions are never ops (see track/sym/sym.h). */
+#include "track/sym/sym.h"
 #include "common/path.h"
 
 #include <stddef.h>

@@ -1,5 +1,5 @@
-/* tprof's own TLS modules and the DTV surplus they cause (see tlsown.h). */
-#include "track/sym/tlsown.h"
+/* tprof's own TLS modules and the DTV surplus they cause (see track/sym/sym.h). */
+#include "track/sym/sym.h"
 
 #include <dlfcn.h>
 #include <link.h>

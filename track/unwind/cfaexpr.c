@@ -1,7 +1,7 @@
-/* CFA expressions (see cfaexpr.h): kept in a small table, normalised so that evaluation is a
+/* CFA expressions (see track/unwind/unwind.h): kept in a small table, normalised so that evaluation is a
  * loop over a fixed stack with no checks but rbp's, since every check of depth and register is
  * made once, when the expression is kept. */
-#include "track/unwind/cfaexpr.h"
+#include "track/unwind/unwind.h"
 
 #include <dwarf.h>
 

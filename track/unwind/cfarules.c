@@ -27,10 +27,9 @@
 #include <unistd.h>
 
 #include "common/pages.h"
-#include "track/unwind/cfaexpr.h"
-#include "track/sym/dwlib.h"
+#include "track/unwind/unwind.h"
+#include "track/sym/sym.h"
 #include "track/unwind/ehrule.h"
-#include "track/sym/modmap.h"
 #include "track/runtime.h"
 
 /* A slot's key is the return address, or an interrupted pc with TP_CFA_KEY_EXACT added. A key

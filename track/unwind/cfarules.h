@@ -1,5 +1,5 @@
 /* The CFA rules of return addresses, for the malloc shims' stack walk (unwind.c): each return
- * address's rule read once from its module's .eh_frame (track/unwind/ehframe.h; libdw, track/sym/dwlib.h,
+ * address's rule read once from its module's .eh_frame (track/unwind/ehframe.h; libdw, track/sym/dwlib.c,
  * for what that reader leaves) and cached in a table that all threads read without a lock. Also the walker's life cycle: off for good, after a
  * dlclose, across fork. */
 #ifndef TPROF_CFARULES_H

@@ -18,7 +18,7 @@ enum {
     TP_CFA_LAST = 8,      /* the outermost frame: no return address */
     TP_CFA_NO = 16,       /* no rule the walk can follow: it stops here */
     TP_CFA_SIGNAL = 32,   /* the signal trampoline: registers from the ucontext at the CFA */
-    TP_CFA_EXPR = 64,     /* CFA = CFA expression number cfa_off (cfaexpr.h) evaluated */
+    TP_CFA_EXPR = 64, /* CFA = CFA expression number cfa_off (track/unwind/cfaexpr.c) evaluated */
 };
 
 struct tp_cfa_rule {

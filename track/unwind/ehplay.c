@@ -4,7 +4,7 @@
 #include <dwarf.h>
 #include <string.h>
 
-#include "track/unwind/cfaexpr.h"
+#include "track/unwind/unwind.h"
 #include "track/unwind/ehread.h"
 #include "track/unwind/ehrule.h"
 #include "track/rawalloc.h"

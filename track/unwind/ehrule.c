@@ -4,8 +4,8 @@
 #include <dwarf.h>
 #include <string.h>
 
-#include "track/unwind/cfaexpr.h"
-#include "track/sym/dwlib.h"
+#include "track/unwind/unwind.h"
+#include "track/sym/sym.h"
 #include "track/unwind/ehread.h"
 
 /* A CFA expression's operations, those cfaexpr.c may keep; anything else gives no operations

@@ -10,7 +10,7 @@
 size_t tp_eh_cfa_ops(const uint8_t *x, uint64_t len, Dwarf_Op *o);
 
 /* libdw's frame (dwarf_cfi_addrframe) stated the same way: the rule table's fallback for what
- * ehframe.c leaves to libdw, and the tests' yardstick. Needs elfutils loaded (track/sym/dwlib.h). */
+ * ehframe.c leaves to libdw, and the tests' yardstick. Needs elfutils loaded (track/sym/dwlib.c). */
 void tp_eh_frame_of_dw(Dwarf_Frame *fr, struct tp_eh_frame *out);
 
 /* The stack walk's rule for a frame: "no rule" unless the CFA is rsp or rbp + k (or an

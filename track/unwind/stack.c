@@ -1,5 +1,5 @@
-/* This thread's own stack (see stack.h). */
-#include "track/unwind/stack.h"
+/* This thread's own stack (see track/unwind/unwind.h). */
+#include "track/unwind/unwind.h"
 
 #include <pthread.h>
 

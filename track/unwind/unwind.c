@@ -14,10 +14,8 @@
 #include <stddef.h>
 #include <ucontext.h>
 
-#include "track/unwind/cfaexpr.h"
 #include "track/unwind/cfarules.h"
 #include "track/runtime.h"
-#include "track/unwind/stack.h"
 
 /* Where a frame's CFA may be: above the frame's stack pointer, not absurdly far (a frame of
  * 16 MiB is no frame), and below the top of the thread's stack. The walk stops rather than read

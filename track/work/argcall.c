@@ -4,8 +4,8 @@
 #include <dwarf.h>
 #include <string.h>
 
-#include "track/unwind/cfaexpr.h"
-#include "track/sym/dwlib.h"
+#include "track/unwind/unwind.h"
+#include "track/sym/sym.h"
 
 struct callers {
     uint8_t cfa_reg;

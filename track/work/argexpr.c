@@ -4,7 +4,7 @@
 #include <dwarf.h>
 #include <string.h>
 
-#include "track/unwind/cfaexpr.h"
+#include "track/unwind/unwind.h"
 
 enum {
     X_REG = 1, /* push regs[reg] + arg */

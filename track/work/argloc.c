@@ -8,8 +8,8 @@
 
 #include "track/work/argcall.h"
 #include "track/work/argexpr.h"
-#include "track/unwind/cfaexpr.h"
-#include "track/sym/dwlib.h"
+#include "track/unwind/unwind.h"
+#include "track/sym/sym.h"
 
 static Dwfl *dwfl;
 static char *debuginfo_path;

@@ -1,5 +1,5 @@
 /* Where a function's parameters are when its -finstrument-functions enter hook is called, from
- * its DWARF (built with -g), so that the hook can read their values (track/work/argwork.h).
+ * its DWARF (built with -g), so that the hook can read their values (track/work/argwork.c).
  *
  * __cyg_profile_func_enter is called after the prologue: by then the argument registers may hold
  * something else (%rdi and %rsi always do: the hook's own arguments). What holds is what the
@@ -34,7 +34,7 @@ enum tp_arg_kind {
     TP_ARG_SUM,     /* the value is register reg + off */
     TP_ARG_CONST,   /* the value is off (this and the next: the rare kinds, tested once) */
     TP_ARG_EXPR,    /* the value is what program off computes (track/work/argexpr.h) */
-    TP_ARG_CALLER,  /* the value is what this call's caller passed (track/work/argcall.h, table off) */
+    TP_ARG_CALLER, /* the value is what this call's caller passed (track/work/argcall.h, table off) */
 };
 
 struct tp_argloc {

@@ -1,6 +1,6 @@
-/* Work of instrumented ops from their arguments (see argwork.h). */
-#include "track/work/argwork.h"
-#include "track/sym/dwlib.h"
+/* Work of instrumented ops from their arguments (see track/work/work.h). */
+#include "track/work/work.h"
+#include "track/sym/sym.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -8,9 +8,8 @@
 
 #include "common/config.h"
 #include "report/report.h"
-#include "track/ops/opnames.h"
+#include "track/ops/ops.h"
 #include "track/runtime.h"
-#include "track/sym/symtab.h"
 
 #define BITS 10
 

@@ -1,16 +1,18 @@
+/* An op's FLOPs and bytes from its arguments (TPROF_WORK): the one header of track/work/ for code outside it. */
+#ifndef TPROF_TRACK_WORK_WORK
+#define TPROF_TRACK_WORK_WORK
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "track/ops/ops.h"
+
 /* Work (FLOPs, bytes) and shape of a call of an instrumented op from its own arguments, as a
  * TPROF_WORK entry (common/workspec.h) names them and the function's DWARF places them
  * (track/work/argloc.h). The locations are resolved once per call site of the enter hook (its return
  * address) and kept in a table all threads read without a lock: a call then costs a lookup, a
  * few loads and the formula's few instructions. */
-#ifndef TPROF_ARGWORK_H
-#define TPROF_ARGWORK_H
-
-#include <stdatomic.h>
-#include <stdint.h>
-
 #include "track/work/argloc.h"
-#include "track/ops/ops.h"
 
 /* The enter hook of fn (an op) was called from ra with the registers regs[TP_ARG_NREGS]. 1 with
  * the call's work and shape filled in; 0 when fn has no work entry, or its parameters cannot
