@@ -28,13 +28,17 @@ list_objects() {
       preload) prefix=.libs/libtprof_la- ;;
       cli) prefix=tprof- ;;
     esac
-    for o in "$top/$layer/$prefix"*.o; do
+    # a subsystem's objects lie in its folder (track/heap/.libs/...)
+    for o in "$top/$layer/$prefix"*.o "$top/$layer"/*/"$prefix"*.o; do
       [ -f "$o" ] || continue
+      d=$(dirname "$o")
+      d=${d%/.libs}
+      d=${d#"$top"/}
       f=$(basename "$o" .o)
       f=${f#*-}
       # an object left over from a source file since removed is not part of the build
-      [ -f "$srcdir/$layer/$f.c" ] || continue
-      echo "$layer/$f $o"
+      [ -f "$srcdir/$d/$f.c" ] || continue
+      echo "$d/$f $o"
     done
   done
 }
@@ -101,3 +105,25 @@ grep -q "common/planted calls $fn" "$tmp/planted.out" &&
 
 check "$tmp/objects"
 echo "layers: $(wc -l < "$tmp/objects") objects, $(wc -l < "$tmp/calls") cross-file calls, all downward, no cycle"
+
+# A subsystem of track/ (a folder track/X/) is used from outside its folder only through its one
+# header, track/X/X.h; its other headers are its own. The unit tests may look inside.
+# private FILE...: prints each include of another subsystem's own header.
+private() {
+  awk '{ if (match($0, /^#include "track\/[a-z_]+\/[a-z_]+\.h"/)) {
+           inc = substr($0, 17, RLENGTH - 17); sub_ = inc; sub(/\/.*/, "", sub_)
+           h = inc; sub(/^[a-z_]+\//, "", h); sub(/\.h$/, "", h)
+           if (index(FILENAME, "track/" sub_ "/") == 0 && h != sub_)
+             printf "layers: %s:%d includes track/%s, not track/%s/%s.h\n", FILENAME, FNR, inc, sub_, sub_ } }' "$@"
+}
+mkdir -p "$tmp/report"
+printf '#include "track/ops/ops.h"\n#include "track/ops/planted.h"\n' > "$tmp/report/planted.c"
+(cd "$tmp" && private report/planted.c) > "$tmp/private.out"
+grep -q "report/planted.c:2 includes track/ops/planted.h" "$tmp/private.out" && [ "$(wc -l < "$tmp/private.out")" -eq 1 ] || {
+  echo "layers: the planted include of a private header was not found exactly:"; cat "$tmp/private.out"; exit 1; }
+(cd "$srcdir" && private common/*.[ch] report/*.[ch] track/*.[ch] track/*/*.[ch] preload/*.[ch] cli/*.[ch]) > "$tmp/private.out"
+if [ -s "$tmp/private.out" ]; then
+  cat "$tmp/private.out"
+  exit 1
+fi
+echo "layers: every subsystem of track/ used from outside only through its one header"
