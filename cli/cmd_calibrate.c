@@ -7,9 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/calib.h"
+#include "report/peaks/calib.h"
 #include "cli/cli.h"
-#include "report/peaks.h"
+#include "report/peaks/peaks.h"
 
 static void usage(FILE *f)
 {

@@ -9,7 +9,7 @@
 #include "common/fileio.h"
 #include "cli/json_read.h"
 #include "cli/merge.h"
-#include "report/render.h"
+#include "report/render/render.h"
 
 static void usage(FILE *f)
 {

@@ -8,8 +8,8 @@
 #include "common/config.h"
 #include "common/fileio.h"
 #include "cli/json_read.h"
-#include "report/peaks.h"
-#include "report/render.h"
+#include "report/peaks/peaks.h"
+#include "report/render/render.h"
 
 static void usage(FILE *f)
 {

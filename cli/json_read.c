@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "report/fields.h"
-#include "report/cpuverdict.h"
+#include "report/analyze/cpuverdict.h"
 #include "cli/json_get.h"
 
 /* Deepest valid report: root{ memory{ sites[ {frames[ {...} ] } ] } } is 6 levels. */

@@ -20,8 +20,8 @@
 
 #include "cli/sitekey.h"
 #include "common/buf.h"
-#include "report/opwait.h"
-#include "report/peaks.h"
+#include "report/analyze/opwait.h"
+#include "report/peaks/peaks.h"
 
 /* The largest figure the reader accepts: sums saturate here (and say so) rather than wrap. */
 #define BIG (UINT64_MAX - 1)

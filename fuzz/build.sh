@@ -14,7 +14,7 @@ flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 # a file added there is never missing from the link. Not the commands (cmd_*.c), the CLI's main
 # or its BLAS calibration, which only the installed program needs.
 cli_sources=$(ls "$top"/cli/*.c | grep -v -e '/cmd_' -e '/tprof\.c$' -e '/calib_blas\.c$' -e '/runcheck\.c$' -e '/shown\.c$')
-report_sources=$(ls "$top"/report/*.c | grep -v -e '/render_html\.c$')
+report_sources=$(ls "$top"/report/*.c "$top"/report/*/*.c | grep -v -e '/render_html\.c$')
 common_sources=$(ls "$top"/common/*.c)
 case $(basename "$out") in
 fuzz_json_read*)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli/json_read.h"
-#include "report/render.h"
+#include "report/render/render.h"
 #include "shims.h"
 
 static void must(int ok, const char *what, const char *detail)

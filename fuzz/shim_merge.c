@@ -1,6 +1,6 @@
 /* The merge of cli/merge.c as one call for the fuzz target. Not part of the tprof build. */
 #include "cli/merge.h"
-#include "report/render.h"
+#include "report/render/render.h"
 #include "shims.h"
 
 int tp_fuzz_merge(const struct tp_report *in, size_t n, struct tp_report *out)

@@ -70,7 +70,7 @@ struct tp_op {
      * by the enclosing ops' self time": that was more than the self time of the ops every counted
      * call ran in, which holds their time, and that self time was taken. NULL when not demoted. */
     char *counted_est_method;
-    /* Work or wait (report/opwait.c says what each is; methods: "samples" or
+    /* Work or wait (report/analyze/opwait.c says what each is; methods: "samples" or
      * "time_less_waits", NULL when none; wait_share derived) */
     uint64_t cpu_ns, work_ns, wait_ns, wait_blocked_ns, wait_spin_ns;
     char *cpu_method, *work_method, *wait_spin_method, *wait_kinds;
@@ -133,8 +133,10 @@ struct tp_memory {
 };
 
 struct tp_machine {
-    double peak_gflops, peak_gbps, load_avg; /* peaks 0 when unknown; load_avg: report/peaks.h */
-    char *source, *measured_at, *conditions, *busy_why, *cpu_model, *cpus; /* report/peaks.h */
+    double peak_gflops, peak_gbps,
+        load_avg; /* peaks 0 when unknown; load_avg: report/peaks/peaks.h */
+    char *source, *measured_at, *conditions, *busy_why, *cpu_model,
+        *cpus; /* report/peaks/peaks.h */
 };
 
 struct tp_program {
@@ -155,7 +157,7 @@ struct tp_program {
     char *cpu_source;
     double load_avg;       /* the machine's 1-minute load average at the report, 0 unknown */
     uint64_t cpus_allowed; /* CPUs in the process's affinity mask, 0 unknown */
-    /* The runtimes with thread pools of their own loaded at the report (report/cpuverdict.h:
+    /* The runtimes with thread pools of their own loaded at the report (report/analyze/cpuverdict.h:
      * TP_RUNTIME_NAMES), space-separated; "" none, NULL unknown (a report before it) */
     char *thread_runtimes;
     double cpu_quota; /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
@@ -178,11 +180,12 @@ struct tp_verdict {
     char *bound;
     char *text; /* one-paragraph plain-words verdict */
     /* The threads' run-queue delay over their runnable time (CPU + run queue), 0 unknown; and
-     * the CPU verdict (report/cpuverdict.c), NULL when the rule does not hold */
+     * the CPU verdict (report/analyze/cpuverdict.c), NULL when the rule does not hold */
     double cpu_wait_share;
     char *cpu_text;
-    char *wait_op, *wait_text; /* the op mostly waiting, and why (report/opwait.h), or NULL */
-    /* The time outside every op (report/analyze.c), threads[]' wall time (0: the program's time
+    char *wait_op,
+        *wait_text; /* the op mostly waiting, and why (report/analyze/opwait.h), or NULL */
+    /* The time outside every op (report/analyze/analyze.c), threads[]' wall time (0: the program's time
      * less the ops'), and the threads' time outside_ops_ns is a share of: the main thread's wall
      * time and the others' on a CPU or waiting for one (0: every thread's whole life counts, and
      * it is threads_wall_ns) */
@@ -239,7 +242,7 @@ struct tp_samples {
     uint64_t outside_ops;  /* while none was (the rest landed in tprof's own work) */
     uint64_t outside_spin; /* of those, in an OpenMP runtime's code: waiting (track/ops/wait.c) */
     /* Of in_ops and outside_ops, those on threads other than the main one, and of those the ones
-     * outside every op: not working for an op another thread ran (report/outside.c) */
+     * outside every op: not working for an op another thread ran (report/analyze/outside.c) */
     uint64_t other_threads, other_threads_outside;
     uint64_t in_tprof; /* in libtprof.so's own code: tprof's work, in neither of the above */
     char *method;      /* how the shares are estimated, NULL when off or from before it */
@@ -250,7 +253,7 @@ struct tp_outside_fn {
     char *module;     /* file name of the object it is in, NULL when unknown */
     uint64_t samples; /* samples in it */
     double share;     /* samples / samples.outside_ops */
-    /* What TPROF_OPS can do with it (report/advice.h; NULL in a report from before it):
+    /* What TPROF_OPS can do with it (report/analyze/advice.h; NULL in a report from before it):
      * "export" (a shared library's: TPROF_OPS hooks its calls), "instrumented" (in a module
      * built with -finstrument-functions: so does TPROF_OPS), "local" (the executable's, or a
      * library's static or hidden function: nothing hooks it), "no_symbol", "wait" (a runtime's
@@ -282,7 +285,8 @@ struct tp_report {
     struct tp_samples samples;
     struct tp_outside_fn *outside_ops; /* most samples first, at most 10 */
     size_t noutside_ops;
-    struct tp_thread *threads; /* report/cpuverdict.h; in order of tid, empty in old reports */
+    struct tp_thread
+        *threads; /* report/analyze/cpuverdict.h; in order of tid, empty in old reports */
     size_t nthreads;
 };
 

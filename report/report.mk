@@ -1,11 +1,11 @@
 # report/: the report model (one field list drives the JSON writer, the reader and the free),
 # its analysis (roofline, verdict, Amdahl), the renderers and the machine's peaks. Calls common/.
-libtpreport_la_SOURCES = report/report.c report/sitelines.c report/siterollup.h report/siteclass.c report/report.h report/fields.h report/analyze.c \
-	report/render.h report/render_json.c report/render_text.c report/render_text.h \
-	report/render_text_memory.c report/render_text_steps.c report/render_text_wait.c report/render_text_layout.c report/series.c report/series.h report/render_html.c report/render_folded.c report/outside.c report/units.c report/units.h \
-	report/peaks.c report/peaks_file.c report/peaks_text.c report/peaks.h report/hookcache.c report/hookcache.h report/calib.c report/calib_cond.c report/calib.h \
-	report/estimate.h report/cpuverdict.c report/cpuverdict.h report/opwait.c report/opwait.h report/advice.c report/advice.h \
-	report/analyze_nested.c report/analyze_nested.h
+libtpreport_la_SOURCES = report/report.c report/sitelines.c report/siterollup.h report/siteclass.c report/report.h report/fields.h report/analyze/analyze.c \
+	report/render/render.h report/render/render_json.c report/render/render_text.c report/render/render_text.h \
+	report/render/render_text_memory.c report/render/render_text_steps.c report/render/render_text_wait.c report/render/render_text_layout.c report/series.c report/series.h report/render/render_html.c report/render/render_folded.c report/analyze/outside.c report/units.c report/units.h \
+	report/peaks/peaks.c report/peaks/peaks_file.c report/peaks/peaks_text.c report/peaks/peaks.h report/peaks/hookcache.c report/peaks/hookcache.h report/peaks/calib.c report/peaks/calib_cond.c report/peaks/calib.h \
+	report/estimate.h report/analyze/cpuverdict.c report/analyze/cpuverdict.h report/analyze/opwait.c report/analyze/opwait.h report/analyze/advice.c report/analyze/advice.h \
+	report/analyze/analyze_nested.c report/analyze/analyze_nested.h
 libtpreport_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS)
 EXTRA_DIST += docs/json-shape.md
 
@@ -13,13 +13,13 @@ EXTRA_DIST += docs/json-shape.md
 nodist_libtpreport_la_SOURCES = report/html_assets.inc
 BUILT_SOURCES = report/html_assets.inc
 CLEANFILES += report/html_assets.inc
-EXTRA_DIST += report/html_page.css report/html_page.js docs/cnn-html.png
+EXTRA_DIST += report/render/html_page.css report/render/html_page.js docs/cnn-html.png
 TP_C_STRING = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
-report/html_assets.inc: $(srcdir)/report/html_page.css $(srcdir)/report/html_page.js
+report/html_assets.inc: $(srcdir)/report/render/html_page.css $(srcdir)/report/render/html_page.js
 	$(AM_V_GEN)$(MKDIR_P) report && { \
-	  echo '/* Generated from report/html_page.css and report/html_page.js: edit those. */'; \
-	  echo 'static const char tp_html_css[] ='; $(TP_C_STRING) $(srcdir)/report/html_page.css; echo ';'; \
-	  echo 'static const char tp_html_js[] ='; $(TP_C_STRING) $(srcdir)/report/html_page.js; echo ';'; \
+	  echo '/* Generated from report/render/html_page.css and report/render/html_page.js: edit those. */'; \
+	  echo 'static const char tp_html_css[] ='; $(TP_C_STRING) $(srcdir)/report/render/html_page.css; echo ';'; \
+	  echo 'static const char tp_html_js[] ='; $(TP_C_STRING) $(srcdir)/report/render/html_page.js; echo ';'; \
 	} > $@-t && mv $@-t $@
 # Also for targets that build no 'all' first (make check-sanitized), where BUILT_SOURCES is not made.
-report/libtpreport_la-render_html.lo report/libtpreport_san_la-render_html.lo: report/html_assets.inc
+report/render/libtpreport_la-render_html.lo report/render/libtpreport_san_la-render_html.lo: report/html_assets.inc

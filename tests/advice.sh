@@ -1,5 +1,5 @@
 #!/bin/sh
-# The advice on the time outside every op, one victim per row of the table (report/advice.c),
+# The advice on the time outside every op, one victim per row of the table (report/analyze/advice.c),
 # each built the way its row needs (tests/advice.mk). Each victim spends 300 ms of CPU time in one
 # place, so its samples (about 30) land there whatever the machine's speed; the shares and sample
 # counts vary and are replaced by X and N before the sentences are compared, exactly. Under load a

@@ -1,12 +1,12 @@
-/* The advice table on the time outside every op (report/advice.c): each row's sentence, exactly,
+/* The advice table on the time outside every op (report/analyze/advice.c): each row's sentence, exactly,
  * from a report without ops whose samples landed in functions of each kind. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/advice.h"
-#include "report/render.h"
+#include "report/analyze/advice.h"
+#include "report/render/render.h"
 #include "report/report.h"
 
 /* A report of 200 CPU samples, 100 of them outside every op, with the functions given. */

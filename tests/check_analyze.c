@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "report/render.h"
+#include "report/render/render.h"
 
 static struct tp_op *add_op(struct tp_report *r, const char *name, uint64_t total, uint64_t self,
                             uint64_t flops, uint64_t bytes)

@@ -1,5 +1,5 @@
 /* The CPU figures: the parsers of the kernel's per-thread files (common/procstat.c) on fixed
- * text, the rule of the CPU verdict and its wording (report/cpuverdict.c) on fixed figures, the
+ * text, the rule of the CPU verdict and its wording (report/analyze/cpuverdict.c) on fixed figures, the
  * verdict's place in the text report, and the collection (track/steps/cpu.c) of a thread that ended
  * before the report and of the live main thread. */
 #include <check.h>
@@ -13,8 +13,8 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/procstat.h"
-#include "report/cpuverdict.h"
-#include "report/render.h"
+#include "report/analyze/cpuverdict.h"
+#include "report/render/render.h"
 #include "track/steps/steps.h"
 
 START_TEST(test_schedstat)

@@ -1,4 +1,4 @@
-/* The folded stacks (report/render_folded.c) of a hand-made report: the unit line first, heap
+/* The folded stacks (report/render/render_folded.c) of a hand-made report: the unit line first, heap
  * stacks from main whatever the C runtime frames above it, a stack cut short of every root
  * marked, threads and the loader kept as their own roots, the peak's remainder, and op stacks. */
 #include <check.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "report/render.h"
+#include "report/render/render.h"
 #include "report/report.h"
 
 /* A site live at the peak with these frames, innermost first ("mod+0x10": no symbol). */

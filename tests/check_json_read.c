@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli/json_read.h"
-#include "report/render.h"
+#include "report/render/render.h"
 
 static char *fixture(const char *name)
 {

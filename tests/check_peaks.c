@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/calib.h"
-#include "report/peaks.h"
+#include "report/peaks/calib.h"
+#include "report/peaks/peaks.h"
 
 static char dir[64], path[1024];
 

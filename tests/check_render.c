@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "common/buf.h"
-#include "report/render.h"
+#include "report/render/render.h"
 #include "report/units.h"
 
 static char *S(const char *s)

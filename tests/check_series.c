@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/render.h"
-#include "report/render_text.h"
+#include "report/render/render.h"
+#include "report/render/render_text.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "track/heap/heap.h"

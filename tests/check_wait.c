@@ -1,6 +1,6 @@
 /* Work or wait: which modules' text is spin waiting and how a sample is classed (track/ops/wait.c),
  * the share of an op's time that was waiting, its rule and the verdict's sentence on fixed figures
- * (report/opwait.c). */
+ * (report/analyze/opwait.c). */
 #include <check.h>
 #include <omp.h>
 #include <stdint.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "report/opwait.h"
-#include "report/render.h"
+#include "report/analyze/opwait.h"
+#include "report/render/render.h"
 #include "report/report.h"
 #include "track/ops/ops.h"
 

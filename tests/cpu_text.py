@@ -12,7 +12,7 @@ import sys
 
 
 def cpus_str(x):
-    """A count of CPUs as report/cpuverdict.c writes it: whole ones bare, else one decimal (two
+    """A count of CPUs as report/analyze/cpuverdict.c writes it: whole ones bare, else one decimal (two
     below 0.1)."""
     if abs(x - int(x + 0.5)) < 0.005:
         return "%.0f" % int(x + 0.5)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The advice to leave the hooks of functions too short to time out of the build
-# (report/advice.c's tp_advice_exclude), followed: tests/victims/v_excl.c built with
+# (report/analyze/advice.c's tp_advice_exclude), followed: tests/victims/v_excl.c built with
 # -finstrument-functions, its two tiny helpers demoted (TPROF_HOOK_NS=10000 with TPROF_DEMOTE=100
 # puts the line at 1 ms a call), the sentence asserted with its exact calls, cost and flag (only
 # the share of the run depends on this machine's speed); then the victim built again with that

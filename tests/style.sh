@@ -2,18 +2,18 @@
 # The shape rules of the sources in common/ report/ track/ (and its subsystem folders) preload/
 # cli/:
 # - no file over 600 lines, unless its opening comment says why, with "Long because";
-# - no subsystem folder (track/*/) of more than 20 source files: one that grows past that is
+# - no subsystem folder (track/*/, report/*/) of more than 20 source files: one that grows past that is
 #   two (the layer folders above them are split as the reporter leaves the library);
 # - no function over 80 lines, unless the comment above it says why, starting "Long because";
 # - the code follows .clang-format (skipped, and said so, when clang-format is not installed);
 # - the library reads no TPROF_TEST_* variable: what a test needs from it, a test brings itself
 #   (a library preloaded before it, a work file, a probe compiled from the file it looks into).
-#   One is left: report/calib_cond.c's TPROF_TEST_CALIB_ONCPU, which the CLI reads too.
+#   One is left: report/peaks/calib_cond.c's TPROF_TEST_CALIB_ONCPU, which the CLI reads too.
 set -eu
 src=${TS:-$(dirname "$0")}/..
 cd "$src"
 bad=0
-files=$(ls common/*.[ch] report/*.[ch] track/*.[ch] track/*/*.[ch] preload/*.[ch] cli/*.[ch])
+files=$(ls common/*.[ch] report/*.[ch] report/*/*.[ch] track/*.[ch] track/*/*.[ch] preload/*.[ch] cli/*.[ch])
 
 for f in $files; do
   n=$(wc -l < "$f")
@@ -24,7 +24,7 @@ for f in $files; do
     bad=1
   fi
 done
-for d in track/*; do
+for d in track/* report/*; do
   [ -d "$d" ] || continue
   n=$(ls "$d" | grep -c '\.[ch]$' || true)
   if [ "$n" -gt 20 ]; then
@@ -50,8 +50,8 @@ if [ -n "$long" ]; then
   bad=1
 fi
 
-testvars=$(grep -n 'TPROF_TEST_' common/*.c report/*.c track/*.c track/*/*.c preload/*.c |
-  grep -v '^report/calib_cond\.c:[0-9]*:.*TPROF_TEST_CALIB_ONCPU' || true)
+testvars=$(grep -n 'TPROF_TEST_' common/*.c report/*.c report/*/*.c track/*.c track/*/*.c preload/*.c |
+  grep -v '^report/peaks/calib_cond\.c:[0-9]*:.*TPROF_TEST_CALIB_ONCPU' || true)
 if [ -n "$testvars" ]; then
   echo "$testvars" | sed 's/^/style: a test-only variable read by the library: /'
   bad=1

@@ -25,7 +25,7 @@ def main():
     check(v.get("wait_op") == name, "verdict.wait_op %r" % v.get("wait_op"))
     check(v.get("wait_text") is not None and v["wait_text"] in flat, "JSON wait_text not in the text")
     est = o["work_method"] == "samples" or o["wait_spin_ns"] > 0
-    # All of it in pthread_join: threads ending, no thread-count advice (report/opwait.c).
+    # All of it in pthread_join: threads ending, no thread-count advice (report/analyze/opwait.c).
     joining = o["wait_kinds"] == "pthread_join" and o["wait_spin_ns"] == 0
     if joining:
         m = re.search(r"Waiting: (\S+): (~?)([\d.]+)% of the thread time while it ran \(on its "

@@ -1,5 +1,5 @@
 /* Where the time outside every op goes, built each way a row of the advice table needs
- * (report/advice.c; expected sentences in tests/advice.sh). Each mode runs until the process has
+ * (report/analyze/advice.c; expected sentences in tests/advice.sh). Each mode runs until the process has
  * used 300 ms of CPU time: a fixed amount of CPU time whatever the machine's speed.
  *   inline  a matmul the compiler inlines into main (built -O2 -g: v_adv_o2)
  *   static  a static function in a binary built without -finstrument-functions (v_adv_static;

@@ -9,8 +9,8 @@
 
 #include "common/clock.h"
 #include "common/config.h"
-#include "report/calib.h"
-#include "report/hookcache.h"
+#include "report/peaks/calib.h"
+#include "report/peaks/hookcache.h"
 #include "report/report.h"
 #include "common/pages.h"
 #include "track/steps/steps.h"
@@ -400,7 +400,7 @@ static void count_str(uint64_t n, char *out, size_t size)
 }
 
 /* The cost of one non-op hook in ns, 0 when no instrumented function ran (none was taken out).
- * TPROF_HOOK_NS as given, not back from ticks: the advice it feeds (report/advice.c) then says
+ * TPROF_HOOK_NS as given, not back from ticks: the advice it feeds (report/analyze/advice.c) then says
  * the same figures on every machine. */
 static double hook_cost_ns(void)
 {

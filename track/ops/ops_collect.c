@@ -15,7 +15,7 @@
 
 #include "common/clock.h"
 #include "common/histo.h"
-#include "report/opwait.h"
+#include "report/analyze/opwait.h"
 #include "report/report.h"
 #include "track/runtime.h"
 #include "track/steps/steps.h"

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "report/cpuverdict.h"
-#include "report/opwait.h"
+#include "report/analyze/cpuverdict.h"
+#include "report/analyze/opwait.h"
 #include "track/sym/sym.h"
 #include "track/runtime.h"
 

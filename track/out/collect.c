@@ -22,7 +22,7 @@
 #include "track/out/output_exec.h"
 #include "common/path.h"
 #include "common/suppress.h"
-#include "report/peaks.h"
+#include "report/peaks/peaks.h"
 #include "track/rawalloc.h"
 #include "track/sites/sites.h"
 #include "track/sym/sym.h"

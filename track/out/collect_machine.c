@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/peaks.h"
+#include "report/peaks/peaks.h"
 #include "track/out/out.h"
 #include "track/runtime.h"
 
@@ -15,7 +15,7 @@ void tp_collect_interim_thread(void)
     interim = 1;
 }
 
-/* The machine's peaks. A quick measurement (report/peaks.h) costs a quarter of a second: only
+/* The machine's peaks. A quick measurement (report/peaks/peaks.h) costs a quarter of a second: only
  * when a roofline needs it (an op has FLOPs). Its arrays, 96 to 384 MiB, count in the peak RSS
  * the kernel keeps, across exec too: so only the report that ends the process measures, after it
  * read that peak; one before (snapshot, on signal, an image that execs) goes without. */

@@ -1,5 +1,5 @@
 /* The machine's peaks in a report, and the note on where they come from: from the environment,
- * the per-host cache or a quick measurement (report/peaks.h), which only the report that ends the
+ * the per-host cache or a quick measurement (report/peaks/peaks.h), which only the report that ends the
  * process makes. */
 #ifndef TPROF_COLLECT_MACHINE_H
 #define TPROF_COLLECT_MACHINE_H

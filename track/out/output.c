@@ -18,7 +18,7 @@
 #include "common/errout.h"
 #include "common/fileio.h"
 #include "common/path.h"
-#include "report/render.h"
+#include "report/render/render.h"
 #include "report/report.h"
 #include "track/out/output_exec.h"
 #include "track/runtime.h"

@@ -56,7 +56,7 @@ static _Atomic int active; /* our handler and timer are installed */
 static _Atomic uint64_t total, in_ops, outside, outside_spin, lost, in_tprof;
 /* The samples on threads other than the main one, and of those the ones outside every op: the
  * time outside every op counts those threads' time only as far as they did not work for an op
- * another thread ran (report/outside.c). */
+ * another thread ran (report/analyze/outside.c). */
 static _Atomic uint64_t others, others_outside;
 static TP_TLS int thread_role; /* 0 not known yet, 1 the main thread, 2 another */
 /* libtprof.so's own code: a sample there is tprof's work (a hook, the counting of a demoted

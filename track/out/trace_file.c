@@ -19,7 +19,7 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/path.h"
-#include "report/render.h"
+#include "report/render/render.h"
 #include "report/report.h"
 #include "track/ops/ops.h"
 #include "track/runtime.h"

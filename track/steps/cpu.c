@@ -18,7 +18,7 @@
 #include "common/fileio.h"
 #include "common/procstat.h"
 #include "report/report.h"
-#include "report/cpuverdict.h"
+#include "report/analyze/cpuverdict.h"
 #include "track/sym/sym.h"
 #include "track/runtime.h"
 
@@ -45,7 +45,7 @@ static TP_TLS uint64_t thread_start_ns;
 TP_TLS uint64_t tp_cpu_ops_ticks, tp_cpu_hook_ticks;
 static _Atomic uint64_t ops_ticks, hook_ticks; /* the threads' flushed shares */
 /* Of ops_ticks, the main thread's: the time outside every op counts its sleep and no other
- * thread's (report/outside.c), so its share inside ops is kept apart. */
+ * thread's (report/analyze/outside.c), so its share inside ops is kept apart. */
 static _Atomic uint64_t main_ops_ticks;
 static TP_TLS int thread_role; /* 0 not known yet, 1 the main thread, 2 another */
 /* The CPU the thread that started tprof had used before (the dynamic linker, constructors): the

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/path.h"
-#include "report/opwait.h"
+#include "report/analyze/opwait.h"
 
 int tp_outside_wait_name(const char *name)
 {

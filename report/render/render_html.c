@@ -1,5 +1,5 @@
 /* The HTML report (TPROF_HTML, `tprof report --html`): one self-contained page. The tables are
- * written here from the model; the charts are drawn in the browser by report/html_page.js from
+ * written here from the model; the charts are drawn in the browser by report/render/html_page.js from
  * the JSON report embedded in the page, so that the page holds exactly the JSON's data and
  * `tprof report --html` of a saved JSON gives the page the run gave. Nothing is fetched: the
  * style and the script are inline (report/html_assets.inc is generated from html_page.css and
@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/cpuverdict.h"
+#include "report/analyze/cpuverdict.h"
 #include "report/html_assets.inc"
-#include "report/opwait.h"
-#include "report/peaks.h"
-#include "report/render.h"
+#include "report/analyze/opwait.h"
+#include "report/peaks/peaks.h"
+#include "report/render/render.h"
 #include "report/units.h"
 
 /* Text as HTML: the five characters that mean something escaped; invalid UTF-8 replaced. */
@@ -184,7 +184,7 @@ static void eff_cell(struct tp_buf *b, const struct tp_machine *m, const struct 
 }
 
 /* The share of the op's time spent waiting for other threads, "~" when from CPU samples
- * (report/opwait.h); "-" when no waiting was seen. */
+ * (report/analyze/opwait.h); "-" when no waiting was seen. */
 static void wait_cell(struct tp_buf *b, const struct tp_op *o)
 {
     char s[48], t[56];

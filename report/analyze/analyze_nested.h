@@ -15,7 +15,7 @@ const struct tp_op *tp_flops_parent(const struct tp_report *r, const struct tp_o
 /* An op's share of the run by its total time: its wall-clock time when the report has it, else
  * its thread time, over the run's time; at most 1. */
 double tp_total_share(const struct tp_op *o, uint64_t denom);
-/* ", on 2 threads at once" after the verdict's op (report/analyze_nested.c). */
+/* ", on 2 threads at once" after the verdict's op (report/analyze/analyze_nested.c). */
 void tp_threads_at_once(const struct tp_op *d, struct tp_buf *t);
 
 #endif

@@ -1,12 +1,12 @@
-/* The text report's WORK AND WAIT table (report/render_text.h): the ops whose threads waited for
+/* The text report's WORK AND WAIT table (report/render/render_text.h): the ops whose threads waited for
  * each other, with the share of their time that was waiting, its parts and the calls waited in.
  * Figures that come from CPU samples carry "~". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/opwait.h"
-#include "report/render_text.h"
+#include "report/analyze/opwait.h"
+#include "report/render/render_text.h"
 #include "report/units.h"
 
 /* Ops listed: those with at least this much waiting. */

@@ -21,7 +21,7 @@ struct tp_peaks {
     char blas[512];        /* the BLAS library file */
     char blas_config[256]; /* openblas_get_config(), "-" when the library has none */
     char date[64];         /* UTC, ISO 8601 */
-    /* The conditions (report/calib.h): "quiet" or "busy", "" when the cache predates them. */
+    /* The conditions (report/peaks/calib.h): "quiet" or "busy", "" when the cache predates them. */
     char conditions[8];
     char busy_why[96];  /* why busy, e.g. "the measuring threads had 52% of their CPUs" */
     double oncpu, runq; /* the measuring threads' worst shares; -1 unknown */
@@ -62,7 +62,7 @@ void tp_peaks_given(struct tp_machine *m, const char *source);
 /* The report's note on quick peaks, from the machine's source ("" when it needs none): how
  * they were measured, where they are cached, that `tprof calibrate` measures them better; then,
  * after tp_peaks_resolve in this process, a busy measurement and why a cache was not used. */
-void tp_peaks_note(const char *source, char *out, size_t n); /* report/peaks_text.c */
+void tp_peaks_note(const char *source, char *out, size_t n); /* report/peaks/peaks_text.c */
 /* What the last tp_peaks_resolve of this process found, for tp_peaks_note: the busy line of a
  * measurement or cache ("" quiet), why the cache was not used (""). */
 const char *tp_peaks_busy_line(void);
@@ -79,10 +79,10 @@ void tp_peaks_unusable(const struct tp_peaks *cached, const struct tp_peaks *her
                        size_t n);
 /* The header's line on the peaks (they are known): "machine peaks 201 GFLOP/s, 60.3 GB/s (from
  * cache:<path>, 3 days old, quiet)": the age at the end of the run, "busy: <why>", "unknown
- * conditions" for a cache that predates them. Returns out. (report/peaks_text.c) */
+ * conditions" for a cache that predates them. Returns out. (report/peaks/peaks_text.c) */
 const char *tp_peaks_header(const struct tp_report *r, char *out, size_t n);
 /* The verdict's words for peaks measured on a busy machine ("" otherwise). */
-const char *tp_peaks_busy(const struct tp_machine *m); /* report/peaks_text.c */
+const char *tp_peaks_busy(const struct tp_machine *m); /* report/peaks/peaks_text.c */
 
 /* Why an op shows more than 100% of the roofline (tp_peaks_over_shown), naming where the peaks
  * came from: the value given in TPROF_PEAK_* or with --peak-* (then no calibration is advised),
@@ -93,7 +93,7 @@ void tp_peaks_over(const struct tp_machine *m, const char *bound, int brief, cha
 /* 1 when an efficiency shows as more than 100% (rounded to a whole percent). */
 int tp_peaks_over_shown(double efficiency);
 
-/* This host's cache file of a kind ("peaks", "hook": report/hookcache.h):
+/* This host's cache file of a kind ("peaks", "hook": report/peaks/hookcache.h):
  * $XDG_CACHE_HOME/tprof/<kind>-<host> (XDG_CACHE_HOME only if absolute), else
  * $HOME/.cache/tprof/<kind>-<host>. 0, or -1 when neither variable helps. */
 int tp_cache_file(const char *kind, char *out, size_t n);

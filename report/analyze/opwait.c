@@ -1,4 +1,4 @@
-/* Work or wait of each op (report/opwait.h).
+/* Work or wait of each op (report/analyze/opwait.h).
  *
  * An op's time here is what its threads spent in it: working (work_ns: CPU time outside any wait,
  * CPU samples times their period, work_method "samples"; without samples, its time less its
@@ -7,7 +7,7 @@
  * OpenMP runtime from samples, wait_spin_method "samples"). cpu_ns is all the CPU time sampled in
  * it (cpu_method "samples"). Its threads are those that had it open and the workers of a pool
  * that ran for it while it ran. */
-#include "report/opwait.h"
+#include "report/analyze/opwait.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "report/fields.h"
-#include "report/cpuverdict.h"
-#include "report/render.h"
+#include "report/analyze/cpuverdict.h"
+#include "report/render/render.h"
 #include "report/units.h"
 
 /* JSON string: quotes, backslash, control characters and DEL escaped; each byte that is not

@@ -1,7 +1,7 @@
 /* The words about the machine's peaks in a report: the note on where quick peaks come from,
  * and why an op can show more than 100% of them. Both name where the peaks came from, so that
  * the advice fits: a value the user gave is named, not a calibration to run. */
-#include "report/peaks.h"
+#include "report/peaks/peaks.h"
 #include "report/units.h"
 
 #include <stdio.h>

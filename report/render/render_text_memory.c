@@ -1,12 +1,12 @@
 /* The memory half of the text report: the MEMORY summary, the call sites that hold the heap
- * peak, and what leaked (the layout helpers are report/render_text_layout.c's). */
+ * peak, and what leaked (the layout helpers are report/render/render_text_layout.c's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/path.h"
-#include "report/render.h"
-#include "report/render_text.h"
+#include "report/render/render.h"
+#include "report/render/render_text.h"
 #include "report/units.h"
 
 /* ---- memory ---- */

@@ -1,6 +1,6 @@
-/* Machine peaks: the environment, the per-host cache (its file: report/peaks_file.c), the quick
+/* Machine peaks: the environment, the per-host cache (its file: report/peaks/peaks_file.c), the quick
  * measurement, and the conditions each measurement was made under. */
-#include "report/peaks.h"
+#include "report/peaks/peaks.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "common/escape.h"
-#include "report/calib.h"
+#include "report/peaks/calib.h"
 
 int tp_peaks_synthetic(const struct tp_peaks *p)
 {
@@ -33,7 +33,7 @@ int tp_peaks_synthetic(const struct tp_peaks *p)
  *   says nothing of the all-core rate. The figure is the median of the top eighth of those
  *   rounds: bandwidth shared with other machines' guests varies from round to round, and its
  *   high rounds are what this machine can do; one freak round cannot set it. With no such
- *   rounds, the sum of the threads' own rates, which errs high (report/calib.h).
+ *   rounds, the sum of the threads' own rates, which errs high (report/peaks/calib.h).
  * Arrays of twice the last-level cache each (with 1x, part of the data still came from the
  * cache: 15% more GB/s), no smaller than 32 MiB, no larger than 128 MiB. The caller caches the
  * result per host: this runs once per machine, not at every exit. */

@@ -1,4 +1,4 @@
-/* Whether the program had its CPUs (report/cpuverdict.c): the model's threads, the rule that
+/* Whether the program had its CPUs (report/analyze/cpuverdict.c): the model's threads, the rule that
  * decides the CPU verdict line, and the line. */
 #ifndef TPROF_CPUVERDICT_H
 #define TPROF_CPUVERDICT_H

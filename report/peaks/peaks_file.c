@@ -9,7 +9,7 @@
  * a truncated write is caught) and ignores keys it does not know, so that a later tprof may add
  * some. Reading uses open/read into a stack buffer: no allocation, as the preloaded library
  * reads it at exit. */
-#include "report/peaks.h"
+#include "report/peaks/peaks.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,10 @@
-/* The time outside every op, summed over threads (report/render.h), and what the line that says
+/* The time outside every op, summed over threads (report/render/render.h), and what the line that says
  * it counts of each thread. */
 #include <stdint.h>
 #include <string.h>
 
-#include "report/cpuverdict.h"
-#include "report/render.h"
+#include "report/analyze/cpuverdict.h"
+#include "report/render/render.h"
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {

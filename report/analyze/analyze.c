@@ -14,12 +14,12 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "report/cpuverdict.h"
-#include "report/advice.h"
-#include "report/analyze_nested.h"
-#include "report/opwait.h"
-#include "report/peaks.h"
-#include "report/render.h"
+#include "report/analyze/cpuverdict.h"
+#include "report/analyze/advice.h"
+#include "report/analyze/analyze_nested.h"
+#include "report/analyze/opwait.h"
+#include "report/peaks/peaks.h"
+#include "report/render/render.h"
 #include "report/units.h"
 
 #define AMDAHL_TOP 10 /* TPROF_TOP's default: the analysis runs without a configuration */

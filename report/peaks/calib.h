@@ -1,12 +1,12 @@
-/* Measuring the machine (report/calib.c): peak FLOP/s and memory bandwidth for the roofline;
- * the conditions of a measurement and the machine's CPUs (report/calib_cond.c). */
+/* Measuring the machine (report/peaks/calib.c): peak FLOP/s and memory bandwidth for the roofline;
+ * the conditions of a measurement and the machine's CPUs (report/peaks/calib_cond.c). */
 #ifndef TPROF_CALIB_H
 #define TPROF_CALIB_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* The conditions a measurement ran under (report/calib_cond.c). A measurement is quiet when
+/* The conditions a measurement ran under (report/peaks/calib_cond.c). A measurement is quiet when
  * every measuring thread was on a CPU at least TP_QUIET_ONCPU of its wall time, waited for one
  * (runnable, not running) at most TP_QUIET_RUNQ of it, and, where several threads measured one
  * rate, they ran at least TP_QUIET_SPEEDUP times as fast as one thread; else it is busy. A

@@ -1,5 +1,5 @@
-/* Analysis and renderers of the report model (report/analyze.c, report/render_json.c,
- * report/render_text.c). Used by the library at exit and by the CLI alike. */
+/* Analysis and renderers of the report model (report/analyze/analyze.c, report/render/render_json.c,
+ * report/render/render_text.c). Used by the library at exit and by the CLI alike. */
 #ifndef TPROF_RENDER_H
 #define TPROF_RENDER_H
 

@@ -1,5 +1,5 @@
-/* What the text report's files share (report/render_text.c: header, ops, steps, verdict,
- * outputs; report/render_text_memory.c: memory, call sites, leaks; report/render_text_layout.c:
+/* What the text report's files share (report/render/render_text.c: header, ops, steps, verdict,
+ * outputs; report/render/render_text_memory.c: memory, call sites, leaks; report/render/render_text_layout.c:
  * the helpers that wrap and align text): the layout context and those helpers. */
 #ifndef TPROF_RENDER_TEXT_H
 #define TPROF_RENDER_TEXT_H
@@ -40,18 +40,18 @@ void tp_text_latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm
                          const struct tp_latency *l);
 /* A figure in ns held as a double, rounded; 0 for NaN and below. */
 uint64_t tp_text_ns_of(double v);
-/* The STEPS section (report/render_text_steps.c). */
+/* The STEPS section (report/render/render_text_steps.c). */
 void tp_text_steps(struct tp_text_ctx *c);
-/* The WORK AND WAIT table of the ops whose threads waited (report/render_text_wait.c). */
+/* The WORK AND WAIT table of the ops whose threads waited (report/render/render_text_wait.c). */
 void tp_text_waits(struct tp_text_ctx *c);
 
-/* The MEMORY section and the CALL SITES and LEAKS tables (report/render_text_memory.c). */
+/* The MEMORY section and the CALL SITES and LEAKS tables (report/render/render_text_memory.c). */
 void tp_text_memory(struct tp_text_ctx *c);
 void tp_text_sites(struct tp_text_ctx *c);
 
 /* The heap over time of m's series as rows + 1 lines of text, cols columns of time from 0 to
  * end_ns (the last point's time when later), a 10-column label and " |" before them: '#'
- * transient, ':' persistent, '@' the peak's column at the top row (report/render_text_memory.c). */
+ * transient, ':' persistent, '@' the peak's column at the top row (report/render/render_text_memory.c). */
 void tp_text_heap_chart(const struct tp_memory *m, uint64_t end_ns, int rows, int cols,
                         struct tp_buf *b);
 

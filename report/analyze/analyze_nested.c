@@ -1,6 +1,6 @@
 /* The verdict's op: which one it reasons on when the time and the FLOPs are on different ops, and
- * how many threads ran it at once (report/analyze_nested.h). */
-#include "report/analyze_nested.h"
+ * how many threads ran it at once (report/analyze/analyze_nested.h). */
+#include "report/analyze/analyze_nested.h"
 
 #include <math.h>
 #include <string.h>

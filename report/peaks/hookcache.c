@@ -1,5 +1,5 @@
 /* The host's best hook cost (see hookcache.h). */
-#include "report/hookcache.h"
+#include "report/peaks/hookcache.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/fileio.h"
-#include "report/peaks.h"
+#include "report/peaks/peaks.h"
 
 #define MAGIC "tprof-hook 1"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/path.h"
-#include "report/render.h"
+#include "report/render/render.h"
 
 struct line {
     char *stack;

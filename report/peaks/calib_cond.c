@@ -11,7 +11,7 @@
  * Also the CPUs, cores and caches the measurements size themselves by. Everything here may run
  * in the profiled process at exit: no allocation (small files read with open/read into stack
  * buffers, sysfs cache sizes with stdio, as before). */
-#include "report/calib.h"
+#include "report/peaks/calib.h"
 
 #include <fcntl.h>
 #include <sched.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/render_text.h"
+#include "report/render/render_text.h"
 #include "report/units.h"
 
 size_t tp_text_col(const struct tp_text_ctx *c, int base)

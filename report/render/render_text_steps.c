@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "report/render_text.h"
+#include "report/render/render_text.h"
 #include "report/units.h"
 
 static double frac(uint64_t a, uint64_t b)

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/advice.h"
-#include "report/opwait.h"
-#include "report/cpuverdict.h"
-#include "report/peaks.h"
-#include "report/render.h"
-#include "report/render_text.h"
+#include "report/analyze/advice.h"
+#include "report/analyze/opwait.h"
+#include "report/analyze/cpuverdict.h"
+#include "report/peaks/peaks.h"
+#include "report/render/render.h"
+#include "report/render/render_text.h"
 #include "report/units.h"
 
 #define MIN_WIDTH 86 /* below this the first columns would be too narrow to name anything */
