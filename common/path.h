@@ -35,7 +35,7 @@ const char *tp_base_name(const char *path, const char *none);
  * reported for: track/out/output_exec.c). Without it, the question is about libraries that a program
  * loads: what the C runtime keeps (report/siteclass.c), which libraries' DWARF is not worth
  * decompressing (track/sym/symbolize.c). Not the PLT hooks' question, which excludes a package's own
- * subdirectory of /usr/lib (preload/plt_mods.c). 0 for NULL. */
+ * subdirectory of /usr/lib (preload/plt/plt_mods.c). 0 for NULL. */
 int tp_in_system_dir(const char *path, int with_programs);
 
 /* The MPI rank from OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID or PMIX_RANK, else 0. */

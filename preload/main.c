@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "preload/lifecycle.h"
-#include "preload/cyg.h"
+#include "preload/hook/cyg.h"
 #include "preload/execenv.h"
-#include "preload/plt_patch.h"
+#include "preload/plt/plt_patch.h"
 #include "preload/reporter.h"
 #include "preload/real.h"
 #include "preload/shim_exit.h"

@@ -1,7 +1,7 @@
 /* tprof's own allocations: the real allocator (the next malloc in the lookup chain, found with
  * dlsym RTLD_NEXT: glibc, or an allocator preloaded after us), never recorded, and the static
  * bootstrap arena that serves what dlsym itself allocates before the real allocator is known.
- * preload/hook_malloc.c interposes the malloc family over the same pointers. */
+ * preload/hook/hook_malloc.c interposes the malloc family over the same pointers. */
 #ifndef TPROF_RAWALLOC_H
 #define TPROF_RAWALLOC_H
 

@@ -279,7 +279,7 @@ void tp_heap_restore(void *p, const struct tp_blk *b);
  * running when it was allocated, or, allocated between units, the next one to end. */
 void tp_heap_unit_end(void);
 
-/* How the malloc shims estimate the allocator's time (preload/hook_malloc.c says why): calls for
+/* How the malloc shims estimate the allocator's time (preload/hook/hook_malloc.c says why): calls for
  * TP_ALLOC_BIG bytes or more are all timed; of the others one in 16 is, and counts 16 times
  * unless it took TP_ALLOC_LONG_TICKS or more (2^17 ticks: 26 to 131 us at a TSC of 1 to 5 GHz,
  * 131 us on CLOCK_MONOTONIC), which counts once. tp_heap_alloc_method() says so for the report's

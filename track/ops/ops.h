@@ -95,7 +95,7 @@ void tp_step_end(void);
 void tp_step_mark(void);
 
 /* Non-op -finstrument-functions (__cyg_profile_*) hooks run so far by this thread, and the
- * measured cost of one, in clock ticks << 16 (0 until measured). The hooks (preload/hook_cyg.c)
+ * measured cost of one, in clock ticks << 16 (0 until measured). The hooks (preload/hook/hook_cyg.c)
  * count and measure them; an op's time less (hooks run during it) x cost is the time it would
  * have taken without tprof's hooks. Defined here, where every op's time is corrected, so that
  * the op core needs nothing from the hooks above it. */
@@ -448,7 +448,7 @@ int tp_unmatched_possible(void);
  *
  * Two ways in. The waiting calls a program makes (sched_yield, pthread barriers, condition
  * variables, semaphores, pthread_join, futex waits through syscall()) are interposed
- * (preload/hook_wait.c) and timed exactly: their wall time goes to the innermost op open on the
+ * (preload/hook/hook_wait.c) and timed exactly: their wall time goes to the innermost op open on the
  * calling thread (to the op another thread is in when none is open here, as CPU samples are) and
  * to the thread's own total. Spinning that never calls into the kernel (libgomp's barriers and
  * spin loops with OMP_WAIT_POLICY=active) is seen by the CPU-time sampler (track/out/sample.c): a

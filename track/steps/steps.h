@@ -23,7 +23,7 @@ void tp_steps_fork_child(void);
  * for one (the run queue), context switches, from the kernel's per-thread files.
  *
  * A thread's figures vanish with it, so each thread the program starts through pthread_create
- * (preload/hook_thread.c) reads its own when it ends, in a thread-specific key's destructor (it
+ * (preload/hook/hook_thread.c) reads its own when it ends, in a thread-specific key's destructor (it
  * runs on return from the thread's function and on pthread_exit); threads alive at the report
  * are read then, from /proc/self/task. tprof's own threads are left out. */
 struct tp_report;

@@ -23,7 +23,7 @@
 int tp_unwind(void **out, int max, void *ra, void *fp);
 /* A call hooked at the PLT returns through ret, its real return address kept aside: real(slot)
  * gives it from the address of the stack slot ret was read at (0 if none), so that the walk goes
- * on into the caller instead of stopping (preload/shim_plt.c). */
+ * on into the caller instead of stopping (preload/plt/shim_plt.c). */
 void tp_unwind_plt(uintptr_t ret, uintptr_t (*real)(uintptr_t slot));
 
 /* CFA expressions: the small subset of DWARF expressions a CFA rule may use that the stack walk

@@ -151,7 +151,7 @@ static const char *int_type(Dwarf_Die *param, struct tp_argloc *l)
     return NULL;
 }
 
-/* The enter hook's fast path uses rax, r10 and r11 (preload/hook_cyg.c); %rdi and %rsi hold
+/* The enter hook's fast path uses rax, r10 and r11 (preload/hook/hook_cyg.c); %rdi and %rsi hold
  * its own arguments, which the DWARF knows. */
 static int saved(Dwarf_Word r)
 {

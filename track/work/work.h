@@ -20,7 +20,7 @@
 int tp_argwork_enter(uintptr_t fn, uintptr_t ra, const uint64_t *regs, uint64_t *flops,
                      uint64_t *bytes, struct tp_shape_key *shape);
 
-/* The work of a function hooked through the PLT (preload/shim_plt.c), from the registers and
+/* The work of a function hooked through the PLT (preload/plt/shim_plt.c), from the registers and
  * stack of its call as the x86-64 System V ABI passes arguments: where each parameter is comes
  * from the entry's prototype, else from the function's DWARF; resolved at the first call. */
 struct tp_argwork_abi {

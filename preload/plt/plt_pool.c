@@ -8,7 +8,7 @@
  * slots' tables count against TPROF_MEMORY_BUDGET with the call-site and op tables; where the
  * kernel refuses executable memory (a W^X policy), no more are made. Either way the report says
  * how many functions were not hooked and is marked partial. */
-#include "preload/plt_pool.h"
+#include "preload/plt/plt_pool.h"
 
 #include <stdatomic.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The loaded modules as the PLT scan sees them (see plt_mods.h). */
-#include "preload/plt_mods.h"
+#include "preload/plt/plt_mods.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,7 @@ static int system_dir(const char *path)
     return 0;
 }
 
-/* A BLAS library: tprof wraps its entry points itself (preload/hook_blas.c); its other exports
+/* A BLAS library: tprof wraps its entry points itself (preload/hook/hook_blas.c); its other exports
  * (OpenBLAS's exec_blas, blas_memory_alloc, openblas_read_env; the reference BLAS's lsame_) are
  * its machinery, not the program's model, even where the program links it. */
 static int blas_runtime(const char *path)

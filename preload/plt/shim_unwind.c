@@ -19,7 +19,7 @@
 
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "preload/shim_plt.h"
+#include "preload/plt/shim_plt.h"
 
 /* From unwind.h, spelled out: the header belongs to the compiler's unwinder, not to libc. */
 struct _Unwind_Exception;

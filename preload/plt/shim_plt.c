@@ -17,7 +17,7 @@
  * A slot whose GOT entry ld.so has not bound yet (lazy binding) jumps to where the entry pointed,
  * the PLT's call into ld.so's resolver; when that call returns, the entry holds the function: the
  * stub jumps there from then on, and the entry leads to the stub again (settle). */
-#include "preload/shim_plt.h"
+#include "preload/plt/shim_plt.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -25,8 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/plt_patch.h"
-#include "preload/plt_pool.h"
+#include "preload/plt/plt_patch.h"
+#include "preload/plt/plt_pool.h"
 #include "track/work/work.h"
 #include "track/ops/ops.h"
 #include "common/pages.h"

@@ -1,4 +1,4 @@
-/* How the malloc shims (preload/hook_malloc.c) time the allocator: which calls are timed and
+/* How the malloc shims (preload/hook/hook_malloc.c) time the allocator: which calls are timed and
  * how much of the estimate each timed call stands for. Included by hook_malloc.c only. */
 #ifndef TPROF_ALLOC_TIME_H
 #define TPROF_ALLOC_TIME_H

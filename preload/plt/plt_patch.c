@@ -40,7 +40,7 @@
  * never the standard library's); libraries that link a C++ runtime are hooked like any other:
  * an exception unwinding through a hooked call finds the real return addresses
  * (shim_unwind.c). */
-#include "preload/plt_patch.h"
+#include "preload/plt/plt_patch.h"
 
 #include <elf.h>
 #include <link.h>
@@ -51,10 +51,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "preload/cyg.h"
-#include "preload/plt_mods.h"
-#include "preload/plt_pool.h"
-#include "preload/shim_plt.h"
+#include "preload/hook/cyg.h"
+#include "preload/plt/plt_mods.h"
+#include "preload/plt/plt_pool.h"
+#include "preload/plt/shim_plt.h"
 #include "report/report.h"
 #include "track/sym/sym.h"
 #include "track/ops/ops.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "preload/alloc_time.h"
+#include "preload/hook/alloc_time.h"
 #include "preload/main.h"
 #include "preload/shim.h"
 #include "preload/shim_signal.h"
