@@ -18,7 +18,8 @@ bench_sites_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += bench/smoke.sh
 EXTRA_DIST += bench/run.sh bench/run_hook_cost.sh bench/smoke.sh bench/ab.sh bench/RESULTS.md docs/bench.md \
 	bench/peaks_stability.sh bench/run_adapt.sh bench/storm30.c bench/run_real.sh bench/fwdshim.c \
-	bench/callgrind_real.sh bench/calibrate_spread.sh bench/run_plt_perf.sh bench/shim_ab.sh
+	bench/callgrind_real.sh bench/calibrate_spread.sh bench/run_plt_perf.sh bench/shim_ab.sh \
+	bench/lines.sh
 
 BENCH_DEPS = bench/churn bench/sites bench/cyg_storm bench/cyg_storm_native bench/libcygstorm.so \
 	$(BENCH_BLAS)
@@ -37,3 +38,8 @@ check_PROGRAMS += bench/site_bytes
 bench_site_bytes_SOURCES = bench/site_bytes.c
 bench_site_bytes_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS)
 bench_site_bytes_LDADD = $(TP_TRACK) $(TEST_LIBS)
+# The sources libtprof.so is built from, one a line: bench/lines.sh counts them.
+print-libtprof-sources:
+	@for f in $(libtprof_la_SOURCES) $(libtptrack_la_SOURCES) $(libtpreport_la_SOURCES) \
+	  $(libtpcommon_la_SOURCES); do echo $$f; done
+.PHONY: print-libtprof-sources
