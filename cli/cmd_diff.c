@@ -8,8 +8,8 @@
 #include "common/buf.h"
 #include "cli/cli.h"
 #include "common/config.h"
-#include "cli/diff.h"
-#include "cli/json_read.h"
+#include "cli/diff/diff.h"
+#include "cli/read/json_read.h"
 
 static void usage(FILE *f)
 {

@@ -6,9 +6,9 @@
 
 #include "common/buf.h"
 #include "cli/cli.h"
-#include "common/fileio.h"
-#include "cli/json_read.h"
-#include "cli/merge.h"
+#include "common/out/fileio.h"
+#include "cli/read/json_read.h"
+#include "cli/merge/merge.h"
 #include "report/render/render.h"
 
 static void usage(FILE *f)
@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "                   FIFO is written in place, a regular file replaced atomically)\n");
 }
 
-/* "-" is standard output; a file is written where it points (common/fileio.h): a regular file
+/* "-" is standard output; a file is written where it points (common/out/fileio.h): a regular file
  * atomically, so that a reader never sees half a report and a failure leaves no file; a device
  * or a FIFO in place. Returns 0, or -1 with *why. */
 static int write_out(const char *out, const struct tp_buf *b, const char **why)

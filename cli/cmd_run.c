@@ -10,8 +10,8 @@
 
 #include "cli/cli.h"
 #include "common/config.h"
-#include "common/escape.h"
-#include "common/path.h"
+#include "common/out/escape.h"
+#include "common/out/path.h"
 
 /* Every flag is one TPROF_* variable; the value is validated by the library's own parser. */
 static const struct {

@@ -1,4 +1,4 @@
-/* libFuzzer target: the JSON reader (cli/json_read.c) and everything the CLI does with what it
+/* libFuzzer target: the JSON reader (cli/read/json_read.c) and everything the CLI does with what it
  * reads. How to build and run it: fuzz/README.md.
  *
  * Properties checked on every input, beyond "no crash, no leak, no undefined behaviour":
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/json_read.h"
+#include "cli/read/json_read.h"
 #include "report/render/render.h"
 #include "shims.h"
 

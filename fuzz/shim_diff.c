@@ -1,9 +1,9 @@
-/* The diff of cli/diff.c as one call for the fuzz target. Not part of the tprof build. */
+/* The diff of cli/diff/diff.c as one call for the fuzz target. Not part of the tprof build. */
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/diff.h"
+#include "cli/diff/diff.h"
 #include "shims.h"
 
 int tp_fuzz_diff(const struct tp_report *A, const struct tp_report *B, struct tp_buf *text_out,

@@ -1,5 +1,5 @@
-/* The merge of cli/merge.c as one call for the fuzz target. Not part of the tprof build. */
-#include "cli/merge.h"
+/* The merge of cli/merge/merge.c as one call for the fuzz target. Not part of the tprof build. */
+#include "cli/merge/merge.h"
 #include "report/render/render.h"
 #include "shims.h"
 

@@ -21,7 +21,7 @@
 #include "preload/shim_exit.h"
 #include "preload/shim_signal.h"
 #include "common/config.h"
-#include "common/errout.h"
+#include "common/out/errout.h"
 #include "track/sym/sym.h"
 #include "track/heap/heap.h"
 #include "track/ops/ops.h"
@@ -49,7 +49,7 @@ static void sample_init(void)
         tp_sample_start(tp_cfg.sample_hz, (tp_sigaction_fn)tp_real("sigaction"));
 }
 
-/* The text report goes to the stderr the program started with (common/errout.h). */
+/* The text report goes to the stderr the program started with (common/out/errout.h). */
 static void report_files_init(void)
 {
     if (!strcmp(tp_cfg.output, "stderr"))

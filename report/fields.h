@@ -1,5 +1,5 @@
 /* The report's scalar fields, listed once: the JSON writer (report/render/render_json.c), the JSON reader
- * (cli/json_read.c) and tp_report_free (report/report.c) each expand these lists, so that a field
+ * (cli/read/json_read.c) and tp_report_free (report/report.c) each expand these lists, so that a field
  * added here is written, read back and freed alike, and the three can never disagree on a key.
  *
  * Each list is X(KIND, member, default) in the order the JSON writes the keys; the member's name

@@ -1,7 +1,7 @@
 /* The report model: everything a tprof report says, as plain data.
  *
  * The preloaded library fills one at exit from its live tables (track/out/collect.c); the CLI fills
- * one from a JSON file (cli/json_read.c). Both then hand it to the same code: tp_analyze()
+ * one from a JSON file (cli/read/json_read.c). Both then hand it to the same code: tp_analyze()
  * derives the roofline, verdict and Amdahl figures, tp_render_json() and tp_render_text() write it.
  * Keeping one model is what makes `tprof report run.json` print exactly what the run printed.
  *

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "common/histo.h"
+#include "common/histo/histo.h"
 #include "tests/probe.h"
 
 static int cmp(const void *a, const void *b)

@@ -1,6 +1,6 @@
 #!/bin/sh
-# README's Layout table names every source file where it lies: each .c of common/, report/ and
-# track/ and preload/ and their subsystem folders, and cli/ in the row of its own folder, and no row
+# README's Layout table names every source file where it lies: each .c of common/, report/,
+# track/, preload/ and cli/ and of their folders, in the row of its own folder, and no row
 # names a file that is not there. Checked once with a file planted in a copy of the table's
 # folders, so that a check that finds nothing is known to be able to find something.
 set -eu
@@ -13,7 +13,7 @@ check() {
   readme=$1
   dir=$2
   bad=0
-  for d in common/ report/ report/*/ track/ track/*/ preload/ preload/*/ cli/; do
+  for d in common/ common/*/ report/ report/*/ track/ track/*/ preload/ preload/*/ cli/ cli/*/; do
     [ -d "$dir/$d" ] || continue
     row=$(grep -F "| \`$d\` |" "$readme" || true)
     if [ -z "$row" ]; then
@@ -38,7 +38,7 @@ for d in common report track preload cli; do
   mkdir -p "$tmp/tree/$d"
   cp "$src/$d"/*.c "$tmp/tree/$d/" 2> /dev/null || true
 done
-for d in "$src"/track/*/ "$src"/report/*/ "$src"/preload/*/; do
+for d in "$src"/common/*/ "$src"/track/*/ "$src"/report/*/ "$src"/preload/*/ "$src"/cli/*/; do
   n=${d#"$src"/}
   mkdir -p "$tmp/tree/$n" && cp "$d"*.c "$tmp/tree/$n" 2> /dev/null || true
 done

@@ -121,7 +121,7 @@ printf '#include "track/ops/ops.h"\n#include "track/ops/planted.h"\n' > "$tmp/re
 (cd "$tmp" && private report/planted.c) > "$tmp/private.out"
 grep -q "report/planted.c:2 includes track/ops/planted.h" "$tmp/private.out" && [ "$(wc -l < "$tmp/private.out")" -eq 1 ] || {
   echo "layers: the planted include of a private header was not found exactly:"; cat "$tmp/private.out"; exit 1; }
-(cd "$srcdir" && private common/*.[ch] report/*.[ch] report/*/*.[ch] track/*.[ch] track/*/*.[ch] preload/*.[ch] preload/*/*.[ch] cli/*.[ch]) > "$tmp/private.out"
+(cd "$srcdir" && private common/*.[ch] common/*/*.[ch] report/*.[ch] report/*/*.[ch] track/*.[ch] track/*/*.[ch] preload/*.[ch] preload/*/*.[ch] cli/*.[ch] cli/*/*.[ch]) > "$tmp/private.out"
 if [ -s "$tmp/private.out" ]; then
   cat "$tmp/private.out"
   exit 1

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "common/histo.h"
+#include "common/histo/histo.h"
 #include "track/unwind/ehframe.h"
 
 /* track/unwind/ehframe.c: the binary-search table's entries, how many, and the i-th FDE's range
@@ -15,7 +15,7 @@
 long tp_eh_fde_count(const struct tp_eh_src *s);
 int tp_eh_fde_range(const struct tp_eh_src *s, long i, uintptr_t *start, uintptr_t *end);
 
-/* common/histo.c: quantile q in [0,1] (0 when empty), as tp_histo_summary computes its p50,
+/* common/histo/histo.c: quantile q in [0,1] (0 when empty), as tp_histo_summary computes its p50,
  * p95 and p99. */
 uint64_t tp_histo_quantile(const struct tp_histo *h, double q);
 

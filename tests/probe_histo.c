@@ -1,5 +1,5 @@
-/* common/histo.c with any quantile (tests/probe.h). */
-#include "common/histo.c"
+/* common/histo/histo.c with any quantile (tests/probe.h). */
+#include "common/histo/histo.c"
 
 #include "tests/probe.h"
 

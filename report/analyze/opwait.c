@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "common/path.h"
+#include "common/out/path.h"
 #include "report/units.h"
 
 int tp_spin_module(const char *path)

@@ -26,7 +26,7 @@
 #endif
 
 #include "common/clock.h"
-#include "common/fileio.h"
+#include "common/out/fileio.h"
 
 void tp_calib_cond_init(struct tp_calib_cond *c)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fileio.h"
+#include "common/out/fileio.h"
 #include "report/peaks/peaks.h"
 
 #define MAGIC "tprof-hook 1"

@@ -28,7 +28,7 @@ int tp_hookcache_path(char *out, size_t n);
  * were none: the next save replaces it). Plain open and read into a stack buffer: the library
  * reads it at its first instrumented call. */
 int tp_hookcache_load(const char *path, struct tp_hookcache *h);
-/* Write atomically (common/fileio.h), creating directories. 0 or -1 (errno set). */
+/* Write atomically (common/out/fileio.h), creating directories. 0 or -1 (errno set). */
 int tp_hookcache_save(const char *path, const struct tp_hookcache *h);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/escape.h"
+#include "common/out/escape.h"
 #include "report/peaks/calib.h"
 
 int tp_peaks_synthetic(const struct tp_peaks *p)

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "common/histo.h"
+#include "common/histo/histo.h"
 #include "track/steps/steps.h"
 #include "track/ops/opwall.h"
 #include "track/runtime.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "common/histo.h"
+#include "common/histo/histo.h"
 #include "report/analyze/opwait.h"
 #include "report/report.h"
 #include "track/runtime.h"

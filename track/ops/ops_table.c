@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/histo.h"
+#include "common/histo/histo.h"
 #include "common/pages.h"
 #include "track/runtime.h"
 #include "track/sites/sites.h"

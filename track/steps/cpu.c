@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/fileio.h"
+#include "common/out/fileio.h"
 #include "common/procstat.h"
 #include "report/report.h"
 #include "report/analyze/cpuverdict.h"

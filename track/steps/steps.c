@@ -4,7 +4,7 @@
 #include "track/steps/steps.h"
 
 #include "common/clock.h"
-#include "common/histo.h"
+#include "common/histo/histo.h"
 #include "track/ops/ops.h"
 #include "track/runtime.h"
 #include "track/out/out.h"

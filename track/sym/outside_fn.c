@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/path.h"
+#include "common/out/path.h"
 #include "report/analyze/opwait.h"
 
 int tp_outside_wait_name(const char *name)

@@ -70,7 +70,7 @@ int tp_file_is_stream(const char *path);
  * such as "/no/dir: No such file or directory". */
 int tp_check_output(const char *path, char *why, size_t n);
 
-/* Expand a report path template (common/path.h) for one process image. A template that names a
+/* Expand a report path template (common/out/path.h) for one process image. A template that names a
  * stream (a device, a FIFO, a descriptor) is one target for every process: it gets none of the
  * per-process suffixes, which would create "/dev/null.12345" beside the device. 0, or -1 with a
  * reason in out (as tp_path_expand). */

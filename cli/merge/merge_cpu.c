@@ -2,7 +2,7 @@
  * the processes, and their threads are listed together, so that the CPU verdict of the merged
  * report (tp_analyze) judges all the processes' threads at once: the workers of a pool that
  * starved each other show as one run that waited for its CPUs. */
-#include "cli/merge.h"
+#include "cli/merge/merge.h"
 #include "report/analyze/cpuverdict.h"
 #include "report/fields.h"
 

@@ -1,4 +1,4 @@
-/* A bounded-memory latency histogram (implemented in common/histo.c).
+/* A bounded-memory latency histogram (implemented in common/histo/histo.c).
  *
  * Log-linear buckets give every percentile within 1% relative error whatever the range, in a
  * fixed amount of memory, with lock-free concurrent adds. min, max, count, mean and standard

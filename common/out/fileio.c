@@ -1,4 +1,4 @@
-#include "common/fileio.h"
+#include "common/out/fileio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/namewalk.h"
-#include "common/path.h"
+#include "common/out/namewalk.h"
+#include "common/out/path.h"
 
 static const char no_room[] =
     "not enough free space: the report would leave less than 1/8 of the file system (at most "

@@ -1,5 +1,5 @@
 /* The samples a latency histogram keeps: reading them sorted, merging, the median's interval. */
-#include "common/histo_keep.h"
+#include "common/histo/histo_keep.h"
 
 #include <math.h>
 

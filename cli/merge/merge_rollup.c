@@ -1,6 +1,6 @@
 /* `tprof merge` of the inputs' rolled-up call sites (memory.site_rollups): rows of the same
  * function and module add up, so the merged report's totals stay exact. */
-#include "cli/merge.h"
+#include "cli/merge/merge.h"
 #include "common/buf.h"
 #include "report/siterollup.h"
 

@@ -3,7 +3,7 @@
  * and the standard deviation the exact pooled one; percentiles become count-weighted means of
  * the inputs' (an approximation the merged report's note names) and the median's confidence
  * interval the union of theirs. */
-#include "cli/merge.h"
+#include "cli/merge/merge.h"
 
 #include <math.h>
 #include <stdint.h>

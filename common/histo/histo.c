@@ -3,7 +3,7 @@
  * Buckets: values below 64 have a bucket each; every power of two above is cut into 64 equal
  * buckets, up to 2^64 - 1. A bucket is at most 1/64 of its lower bound wide, so its midpoint is
  * within 1/128 (0.78%) of any value in it, over the whole uint64 range. 59 x 64 = 3,776 counters
- * plus 64 bytes of totals, and the first 4,096 values themselves (common/histo_keep.h: exact
+ * plus 64 bytes of totals, and the first 4,096 values themselves (common/histo/histo_keep.h: exact
  * quantiles and the median's interval while there are no more): 63,040 bytes per histogram,
  * mapped once, never grown.
  *
@@ -23,14 +23,14 @@
  *   n * 2^-106. The variance is computed at summary time as (S2 - (sum - n s)^2 / n) / (n - 1)
  *   in long double from the exact sum. A 128-bit integer sum of squares would need a lock or a
  *   three-word carry chain whose torn intermediate states a snapshot reader could see. */
-#include "common/histo.h"
+#include "common/histo/histo.h"
 
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/histo_keep.h"
+#include "common/histo/histo_keep.h"
 #include "common/pages.h"
 
 #define SUB_BITS 6
@@ -43,7 +43,8 @@ struct tp_histo {
     _Atomic uint64_t sum_lo, sum_hi; /* exact sum of the values, 128 bits */
     _Atomic uint64_t sq_hi, sq_lo;   /* S2 as a double-double, doubles stored as bits */
     _Atomic uint64_t b[NBUCKETS];
-    _Atomic uint64_t kept[TP_HISTO_KEEP]; /* samples (common/histo_keep.h), value + 1; 0 empty */
+    _Atomic uint64_t
+        kept[TP_HISTO_KEEP]; /* samples (common/histo/histo_keep.h), value + 1; 0 empty */
 };
 
 _Static_assert(sizeof(struct tp_histo) <= 64 * 1024, "histogram larger than 64 KiB");

@@ -1,11 +1,11 @@
-/* How `tprof diff` shows a figure (cli/diff_grid.h): the text grid's cells, rows and section
+/* How `tprof diff` shows a figure (cli/diff/diff_grid.h): the text grid's cells, rows and section
  * headings, and a figure's JSON object. */
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/diff_grid.h"
+#include "cli/diff/diff_grid.h"
 #include "report/units.h"
 
 #define LABEL TP_DGRID_LABEL

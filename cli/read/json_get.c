@@ -1,4 +1,4 @@
-/* Typed getters over json-c for the report reader (cli/json_read.c): each checks the type and
+/* Typed getters over json-c for the report reader (cli/read/json_read.c): each checks the type and
  * range of one value and, on the first problem, records one line "<file>: <key path>: <what is
  * wrong>" in the context; later problems are ignored, so the first one is what the user sees.
  *
@@ -6,7 +6,7 @@
  * the nearest limit and accepts NaN and Infinity. Both are refused here (a clamped count would
  * be a silently wrong figure), so a value of exactly 2^64-1 (or, signed, +-2^63) is taken as
  * out of range: no real report holds one. */
-#include "cli/json_get.h"
+#include "cli/read/json_get.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/escape.h"
+#include "common/out/escape.h"
 
 void tp_jget_fail(struct tp_jget *c, const char *path, const char *fmt, ...)
 {
@@ -34,7 +34,7 @@ void tp_jget_fail(struct tp_jget *c, const char *path, const char *fmt, ...)
     snprintf(raw, sizeof raw, "%s: %s%s%s", c->file, path && *path ? path : "",
              path && *path ? ": " : "", what);
     /* One line, whatever the file name, a key or a quoted value holds: escaped here, once
-     * (common/escape.h); the commands print it as it is. */
+     * (common/out/escape.h); the commands print it as it is. */
     tp_escape_str(c->err, c->errlen, raw);
 }
 

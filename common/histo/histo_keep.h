@@ -1,10 +1,10 @@
-/* The first values a latency histogram keeps (implemented in common/histo_keep.c), for
+/* The first values a latency histogram keeps (implemented in common/histo/histo_keep.c), for
  * figures the buckets cannot give while few values were added: exact quantiles, and the median's
  * confidence interval from exact order statistics (two ranks in one bucket would otherwise give
  * an interval of zero width however much the values differ).
  *
  * The first TP_HISTO_KEEP values are kept, each in the slot of its index: an add costs one
- * relaxed store, no lock, no allocation. Past that many the buckets answer (common/histo.c): a
+ * relaxed store, no lock, no allocation. Past that many the buckets answer (common/histo/histo.c): a
  * reservoir sample would give an interval of TP_HISTO_KEEP values, far wider than the buckets'
  * enclosure of the interval of all of them. A slot holds value + 1, so that 0 means "claimed but
  * not yet written" for a reader racing an add (UINT64_MAX is stored as itself: the top value,

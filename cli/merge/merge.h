@@ -1,4 +1,4 @@
-/* The model of `tprof merge` (cli/merge.c): many processes' reports summed into one. */
+/* The model of `tprof merge` (cli/merge/merge.c): many processes' reports summed into one. */
 #ifndef TPROF_MERGE_H
 #define TPROF_MERGE_H
 
@@ -11,9 +11,9 @@
 int tp_merge_reports(const struct tp_report *in, size_t nin, const char *const *files,
                      struct tp_report *r);
 /* The inputs' rolled-up sites into m->rollups, rows of one function and module summed
- * (cli/merge_rollup.c). 0, or -1 when out of memory. */
+ * (cli/merge/merge_rollup.c). 0, or -1 when out of memory. */
 int tp_merge_rollups(const struct tp_report *in, size_t nin, struct tp_memory *m);
-/* Latency distributions merged (cli/merge_latency.c): tp_lat_add each input's into a zeroed
+/* Latency distributions merged (cli/merge/merge_latency.c): tp_lat_add each input's into a zeroed
  * accumulator, then tp_lat_finish with the inputs again (the pooled standard deviation needs
  * them once the overall mean is known). */
 struct tp_lat_acc {
@@ -26,7 +26,7 @@ struct tp_lat_acc {
 void tp_lat_add(struct tp_lat_acc *a, const struct tp_latency *l);
 void tp_lat_finish(const struct tp_lat_acc *a, const struct tp_latency *const *parts, size_t np,
                    struct tp_latency *out);
-/* The processes' CPU figures summed and their threads listed together (cli/merge_cpu.c). 0, or
+/* The processes' CPU figures summed and their threads listed together (cli/merge/merge_cpu.c). 0, or
  * -1 when out of memory. */
 int tp_merge_cpu(const struct tp_report *in, size_t nin, struct tp_report *r);
 

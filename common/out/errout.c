@@ -1,10 +1,10 @@
-#include "common/errout.h"
+#include "common/out/errout.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/fileio.h"
+#include "common/out/fileio.h"
 
 /* Above the descriptors a program opens in its first steps, which some count on getting. */
 #define ERROUT_MIN_FD 100

@@ -1,4 +1,4 @@
-#include "common/escape.h"
+#include "common/out/escape.h"
 
 #include <string.h>
 

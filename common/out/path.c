@@ -1,4 +1,4 @@
-#include "common/path.h"
+#include "common/out/path.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
-#include "cli/sitekey.h"
+#include "cli/read/sitekey.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
-#include "common/path.h"
+#include "common/out/path.h"
 
 char *tp_site_key(const struct tp_site *s)
 {

@@ -1,7 +1,7 @@
-/* Which file a report name leads to (common/namewalk.h). The name is walked one component at a
+/* Which file a report name leads to (common/out/namewalk.h). The name is walked one component at a
  * time, as the kernel walks it, so that every symbolic link on the way can be checked against
  * the rule the kernel applies to links in shared directories before it is followed. */
-#include "common/namewalk.h"
+#include "common/out/namewalk.h"
 
 #include <errno.h>
 #include <limits.h>

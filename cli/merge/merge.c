@@ -1,6 +1,6 @@
 /* tprof merge: many processes (MPI ranks, forked workers) into one report.
  *
- * Ops (by name) and call sites (by frames, cli/sitekey.h) are summed; per op the spread of its
+ * Ops (by name) and call sites (by frames, cli/read/sitekey.h) are summed; per op the spread of its
  * total time across processes is kept: min, mean and max, and imbalance = max / mean, what the
  * slowest rank costs everyone who waits for it. A process that never ran an op counts as 0 in
  * its spread. Inputs may themselves be merged reports: they count as merged_processes
@@ -11,14 +11,14 @@
  * pooled one (within- and between-process variance); a percentile becomes the n-weighted mean
  * of the processes' percentiles, and the median's confidence interval the union of theirs.
  * A note says so. */
-#include "cli/merge.h"
+#include "cli/merge/merge.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sitekey.h"
+#include "cli/read/sitekey.h"
 #include "common/buf.h"
 #include "report/analyze/opwait.h"
 #include "report/peaks/peaks.h"

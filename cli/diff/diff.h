@@ -9,7 +9,7 @@
 
 #include "common/buf.h"
 #include "report/report.h"
-#include "cli/sitekey.h"
+#include "cli/read/sitekey.h"
 
 struct json_object;
 
@@ -27,7 +27,7 @@ struct siterow {
 };
 
 /* A function and module on either side: the call sites written one by one whose first frame that
- * was not inlined is in it, plus the report's rolled-up row for it (cli/diff_rollup.c). */
+ * was not inlined is in it, plus the report's rolled-up row for it (cli/diff/diff_rollup.c). */
 struct tp_dfn_row {
     const char *function, *module; /* NULL when unknown; module by base name */
     int has_a, has_b;
@@ -59,7 +59,7 @@ struct json_object *tp_diff_json(const struct tp_diff *d, const char *fa, const 
                                  const struct tp_report *a, const struct tp_report *b);
 void tp_diff_free(struct tp_diff *d);
 
-/* By function (cli/diff_rollup.c): the rows, sorted by change in live bytes at the peak, then in
+/* By function (cli/diff/diff_rollup.c): the rows, sorted by change in live bytes at the peak, then in
  * bytes allocated (0, or -1 when out of memory); whether r rolled up the function of s; the text
  * section (top rows) and the JSON array. */
 int tp_diff_functions(const struct tp_report *a, const struct tp_report *b, struct tp_dfn_row **out,

@@ -1,5 +1,5 @@
-/* The figures of `tprof diff` and how they are shown, shared by its sections (cli/diff.c for
- * ops and call sites, cli/diff_rollup.c for functions): a value on each side, the text grid of a
+/* The figures of `tprof diff` and how they are shown, shared by its sections (cli/diff/diff.c for
+ * ops and call sites, cli/diff/diff_rollup.c for functions): a value on each side, the text grid of a
  * 20-column label and four 20-column cells, and the JSON object of one figure. */
 #ifndef TPROF_DIFF_GRID_H
 #define TPROF_DIFF_GRID_H

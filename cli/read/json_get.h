@@ -1,4 +1,4 @@
-/* Typed getters over json-c with key-path errors, for the report reader (cli/json_read.c).
+/* Typed getters over json-c with key-path errors, for the report reader (cli/read/json_read.c).
  *
  * Every getter takes the context, the object, the key and the key path of the object ("" at the
  * top level, "ops[3]", "memory.sites[0]"); a key that is absent or null gives the default (0,

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/diff.h"
-#include "cli/diff_grid.h"
-#include "common/path.h"
+#include "cli/diff/diff.h"
+#include "cli/diff/diff_grid.h"
+#include "common/out/path.h"
 #include "report/siterollup.h"
 #include "report/units.h"
 
