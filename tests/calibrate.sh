@@ -3,13 +3,15 @@
 # writes the cache; --print shows exactly what was measured; a second run reuses the cache
 # without --force; a corrupt cache is one line; libtprof.so takes its peaks from the cache, from
 # TPROF_PEAK_* over it, and from a quick measurement when the cache is corrupt. The machine may
-# be busy with other work: TPROF_TEST_CALIB_ONCPU=1 says the measuring threads had their CPUs
-# (tests/peaks_busy.sh measures a busy machine for real).
+# be busy with other work: the test library libtpcalib.so, preloaded into the CLI and before
+# libtprof.so, says the measuring threads had their CPUs (TPCALIB_ONCPU=1; tests/peaks_busy.sh
+# measures a busy machine for real).
 . "$TS/lib.sh"
-export TPROF_TEST_CALIB_ONCPU=1
+export TPCALIB_ONCPU=1
+CALIB="$TB/victims/libtpcalib.so"
 export XDG_CACHE_HOME="$WORK/xdg"
 cache="$XDG_CACHE_HOME/tprof/peaks-$(uname -n)"
-cal() { "$TPROF_CLI" calibrate "$@"; }
+cal() { LD_PRELOAD="$CALIB" "$TPROF_CLI" calibrate "$@"; }
 
 out=$(cal --print 2>&1) && fail "--print with nothing cached succeeded"
 [ "$out" = "tprof calibrate: $cache: no calibration cached (run \`tprof calibrate\`)" ] || fail "--print: $out"
@@ -80,11 +82,11 @@ cmp -s "$cache" "$WORK/before" || fail "calibrate without --force measured again
 # The library reads the cache, with TPROF_PEAK_* winning over it.
 if [ -x "$TB/victims/v_blas" ]; then
   g=$(sed -n 's/^peak_gflops //p' "$cache"); b=$(sed -n 's/^peak_gbps //p' "$cache")
-  TPROF_OUTPUT=none TPROF_JSON="$WORK/c.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_blas" >/dev/null 2>"$WORK/c.err" || fail "victim failed"
+  TPROF_OUTPUT=none TPROF_JSON="$WORK/c.json" LD_PRELOAD="$CALIB $TPROF_SO" "$TB/victims/v_blas" >/dev/null 2>"$WORK/c.err" || fail "victim failed"
   [ ! -s "$WORK/c.err" ] || fail "victim stderr: $(cat "$WORK/c.err")"
   jcheck "$WORK/c.json" "d['machine']['source'] == 'cache:$cache'" \
     "d['machine']['peak_gflops'] == $g" "d['machine']['peak_gbps'] == $b"
-  TPROF_PEAK_GFLOPS=100 TPROF_OUTPUT=none TPROF_JSON="$WORK/e.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_blas" >/dev/null || fail "victim failed"
+  TPROF_PEAK_GFLOPS=100 TPROF_OUTPUT=none TPROF_JSON="$WORK/e.json" LD_PRELOAD="$CALIB $TPROF_SO" "$TB/victims/v_blas" >/dev/null || fail "victim failed"
   jcheck "$WORK/e.json" "d['machine']['source'] == 'env+cache:$cache'" \
     "d['machine']['peak_gflops'] == 100" "d['machine']['peak_gbps'] == $b"
 fi
@@ -94,7 +96,7 @@ printf 'tprof-peaks 1\npeak_gflops 12\npeak_gbps lots\n' >"$cache"
 out=$(cal --print 2>&1) && fail "--print of a corrupt cache succeeded"
 [ "$out" = "tprof: $cache: not a valid peaks cache (line 3: peak_gbps 'lots' is not valid); ignoring it (run \`tprof calibrate --force\`)" ] || fail "corrupt --print: $out"
 if [ -x "$TB/victims/v_blas" ]; then
-  TPROF_OUTPUT=none TPROF_JSON="$WORK/k.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_blas" >/dev/null 2>"$WORK/k.err" || fail "victim failed with a corrupt cache"
+  TPROF_OUTPUT=none TPROF_JSON="$WORK/k.json" LD_PRELOAD="$CALIB $TPROF_SO" "$TB/victims/v_blas" >/dev/null 2>"$WORK/k.err" || fail "victim failed with a corrupt cache"
   [ "$(cat "$WORK/k.err")" = "$out" ] || fail "library warning: $(cat "$WORK/k.err")"
   jcheck "$WORK/k.json" "d['machine']['source'] == 'quick'" \
     "0.1 < d['machine']['peak_gflops'] < 1e5" "0.1 < d['machine']['peak_gbps'] < 1e4"

@@ -18,6 +18,14 @@
 
 static char dir[64], path[1024];
 
+/* The product's hook for the test suite (report/peaks/calib_cond.c): defined here, it resolves
+ * the weak reference, and a test sets the on-CPU share it gives (negative: none). */
+static double oncpu_given = -1;
+double tprof_calib_oncpu(void)
+{
+    return oncpu_given;
+}
+
 /* A fresh XDG_CACHE_HOME for each test (each runs in its own process). */
 static void setup(void)
 {
@@ -468,16 +476,24 @@ START_TEST(test_quiet_rule)
     tp_calib_cond_init(&c);
     tp_calib_cond_span(&c, &zero, &sum);
     ck_assert(fabs(c.oncpu - 0.5) < 1e-12 && fabs(c.runq - 0.5) < 1e-12);
-    /* The test suite's override (TPROF_TEST_CALIB_ONCPU) replaces what was measured. */
-    setenv("TPROF_TEST_CALIB_ONCPU", "0.5", 1);
+    /* The test suite's override (tprof_calib_oncpu) replaces what was measured. */
+    oncpu_given = 0.5;
     tp_calib_cond_init(&c);
     tp_calib_cond_thread(&c, 1, 0);
     ck_assert(!tp_calib_judge(&c, why, sizeof why));
     ck_assert_str_eq(why, "the measuring threads had 50% of their CPUs");
-    setenv("TPROF_TEST_CALIB_ONCPU", "1", 1);
+    oncpu_given = 1;
     tp_calib_cond_thread(&c, 0.1, 0.9);
     ck_assert(tp_calib_judge(&c, why, sizeof why));
-    unsetenv("TPROF_TEST_CALIB_ONCPU");
+    /* None given: what was measured stands. */
+    oncpu_given = -1;
+    tp_calib_cond_init(&c);
+    tp_calib_cond_thread(&c, 0.5, 0);
+    ck_assert(!tp_calib_judge(&c, why, sizeof why));
+    ck_assert_str_eq(why, "the measuring threads had 50% of their CPUs");
+    tp_calib_cond_init(&c);
+    tp_calib_cond_thread(&c, 1, 0);
+    ck_assert(tp_calib_judge(&c, why, sizeof why));
 }
 END_TEST
 
@@ -579,9 +595,9 @@ START_TEST(test_unusable)
     char note[2000];
     tp_peaks_note(m.source, note, sizeof note);
     ck_assert_str_eq(note, want);
-    setenv("TPROF_TEST_CALIB_ONCPU", "0.5", 1);
+    oncpu_given = 0.5;
     ck_assert_int_eq(tp_peaks_resolve(&m, 0, 0, 1), 0);
-    unsetenv("TPROF_TEST_CALIB_ONCPU");
+    oncpu_given = -1;
     ck_assert_str_eq(m.source, "quick");
     ck_assert_str_eq(m.conditions, "busy");
     ck_assert_str_eq(tp_peaks_busy_line(),

@@ -5,11 +5,11 @@
 # asserted, only that it is below the 90% a quiet measurement needs), and the cache marked busy.
 # Over a quiet calibration of this machine, --force on the busy machine: exit 3, one line, the
 # cache kept byte for byte. The library pinned beside the loops: its quick measurement says busy.
-# Only the verdict's presence is asserted, never a figure of the machine's speed.
+# Only the verdict's presence is asserted, never a figure of the machine's speed. Nothing here
+# preloads the test library libtpcalib.so: what is judged is what was measured.
 . "$TS/lib.sh"
 command -v taskset >/dev/null 2>&1 || { echo "SKIP: no taskset (util-linux) to pin the busy loops"; exit 77; }
 taskset -c 0 true 2>/dev/null || { echo "SKIP: cannot pin a process to CPU 0 here"; exit 77; }
-unset TPROF_TEST_CALIB_ONCPU
 T="$TPROF_CLI"
 cache="$XDG_CACHE_HOME/tprof/peaks-$(uname -n)"
 taskset -c 0 sh -c 'while :; do :; done' &

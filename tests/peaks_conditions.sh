@@ -1,20 +1,22 @@
 #!/bin/sh
-# Peaks that hold (issue 27), the library's side, deterministically: TPROF_TEST_CALIB_ONCPU
-# says what share of their CPUs the measuring threads had (tests/peaks_busy.sh makes a machine
-# busy for real). With no cache, a busy quick measurement is cached marked busy and the report
-# says so (header and note); the next profile uses that cache without measuring and says it is
-# busy; a cache 3 days old shows its age; an earlier tprof's cache (no conditions) is used as of
-# unknown conditions; a cache of another CPU model or of other CPUs is not used nor overwritten,
-# and the note says why; `tprof calibrate` replaces it. `tprof report` puts a busy measurement
-# in the verdict's sentence, and peaks given on its command line drop the conditions.
+# Peaks that hold (issue 27), the library's side, deterministically: the test library libtpcalib.so,
+# preloaded before libtprof.so and into the CLI, says what share of their CPUs the measuring threads
+# had (TPCALIB_ONCPU; tests/peaks_busy.sh makes a machine busy for real). With no cache, a busy
+# quick measurement is cached marked busy and the report says so (header and note); the next profile
+# uses that cache without measuring and says it is busy; a cache 3 days old shows its age; an
+# earlier tprof's cache (no conditions) is used as of unknown conditions; a cache of another CPU
+# model or of other CPUs is not used nor overwritten, and the note says why; `tprof calibrate`
+# replaces it. `tprof report` puts a busy measurement in the verdict's sentence, and peaks given on
+# its command line drop the conditions.
 . "$TS/lib.sh"
 V="$TB/victims/v_api"
 T="$TPROF_CLI"
+CALIB="$TB/victims/libtpcalib.so"
 cache="$XDG_CACHE_HOME/tprof/peaks-$(uname -n)"
 run() { # $1 = name; the rest: VAR=value settings
     n=$1
     shift
-    tp TPROF_OUTPUT="$WORK/$n.txt" TPROF_JSON="$WORK/$n.json" "$@" LD_PRELOAD="$TPROF_SO" "$V" \
+    tp TPROF_OUTPUT="$WORK/$n.txt" TPROF_JSON="$WORK/$n.json" "$@" LD_PRELOAD="$CALIB $TPROF_SO" "$V" \
         >/dev/null 2>"$WORK/$n.err" || fail "run $n failed"
     [ ! -s "$WORK/$n.err" ] || fail "run $n stderr: $(cat "$WORK/$n.err")"
 }
@@ -41,7 +43,7 @@ PY
 why50="the measuring threads had 50% of their CPUs"
 
 # 1. No cache, a busy measurement: cached marked busy, said in the header and a note.
-run 1 TPROF_TEST_CALIB_ONCPU=0.5
+run 1 TPCALIB_ONCPU=0.5
 jcheck "$WORK/1.json" "d['machine']['source'] == 'quick'" "d['machine']['conditions'] == 'busy'" \
     "d['machine']['busy_why'] == '$why50'" "d['machine']['load_avg'] >= 0" \
     "d['machine']['measured_at'].endswith('Z')"
@@ -93,12 +95,12 @@ grep -qx "conditions:                 unknown (cached by an earlier tprof)" "$WO
 # 5. A cache of another CPU model, then of other CPUs: not used, not overwritten, said why.
 sed -e "s/^date .*/date $old/" -e 's/^cpu_model .*/cpu_model Other CPU 9000/' "$WORK/busy" >"$cache"
 cp "$cache" "$WORK/other"
-run 5 TPROF_TEST_CALIB_ONCPU=1
+run 5 TPCALIB_ONCPU=1
 cmp -s "$cache" "$WORK/other" || fail "run 5 overwrote another CPU's cache"
 [ "$(header 5)" = "quick, quiet" ] || fail "run 5 header: $(header 5)"
 note_has 5 "machine peaks cached in $cache are not used: measured on another CPU (Other CPU 9000, not $model); \`tprof calibrate\` replaces them"
 sed -e 's/^cpus .*/cpus 0-4095/' "$WORK/busy" >"$cache"
-run 6 TPROF_TEST_CALIB_ONCPU=0.5
+run 6 TPCALIB_ONCPU=0.5
 note_has 6 "machine peaks cached in $cache are not used: measured with other CPUs allowed (0-4095, not $cpus); \`tprof calibrate\` replaces them"
 note_has 6 "machine peaks measured on a busy machine ($why50): not cached; run \`tprof calibrate\` on a quiet machine"
 grep -qx "cpus 0-4095" "$cache" || fail "run 6 overwrote the cache of other CPUs"
@@ -106,7 +108,7 @@ jcheck "$WORK/6.json" "not any('now cached in' in n for n in d['notes'])" \
     "any(n.startswith('machine peaks from a quick synthetic measurement at this exit') and n.count('caches them') == 1 for n in d['notes'])"
 # `tprof calibrate` measures (no "cached" shown) and replaces it, when a BLAS is there.
 cp "$WORK/other" "$cache"
-TPROF_TEST_CALIB_ONCPU=1 "$T" calibrate --quick >"$WORK/cal5" 2>"$WORK/cal5.err"
+TPCALIB_ONCPU=1 LD_PRELOAD="$CALIB" "$T" calibrate --quick >"$WORK/cal5" 2>"$WORK/cal5.err"
 rc=$?
 if ! grep -q "no BLAS" "$WORK/cal5.err"; then
     [ $rc -eq 0 ] || fail "calibrate over another CPU's cache: exit $rc: $(cat "$WORK/cal5.err")"
@@ -115,7 +117,7 @@ if ! grep -q "no BLAS" "$WORK/cal5.err"; then
     # Quiet over quiet, same method and BLAS: each figure the best of the two, counted.
     val() { sed -n "s/^$1 //p" "$cache"; }
     g5=$(val peak_gflops) g15=$(val peak_gflops_1t) b5=$(val peak_gbps)
-    TPROF_TEST_CALIB_ONCPU=1 "$T" calibrate --quick --force >"$WORK/cal6" 2>"$WORK/cal6.err" ||
+    TPCALIB_ONCPU=1 LD_PRELOAD="$CALIB" "$T" calibrate --quick --force >"$WORK/cal6" 2>"$WORK/cal6.err" ||
         fail "a second quiet calibration: $(cat "$WORK/cal6.err")"
     this=$(sed -n 's/^this calibration: *\([0-9.]*\) GFLOP\/s all threads, \([0-9.]*\) one thread, \([0-9.]*\) GB\/s$/\1 \2 \3/p' "$WORK/cal6")
     [ -n "$this" ] || fail "no 'this calibration:' line: $(cat "$WORK/cal6")"
@@ -134,7 +136,7 @@ PY
     grep -qx "calibrations: *each figure the best of 2 quiet ones" "$WORK/print6" ||
         fail "--print: $(cat "$WORK/print6")"
     # a busy one neither counts nor lowers anything (it is not cached over a quiet one)
-    TPROF_TEST_CALIB_ONCPU=0.5 "$T" calibrate --quick --force >"$WORK/cal7" 2>"$WORK/cal7.err"
+    TPCALIB_ONCPU=0.5 LD_PRELOAD="$CALIB" "$T" calibrate --quick --force >"$WORK/cal7" 2>"$WORK/cal7.err"
     [ $? -eq 3 ] || fail "a busy calibration over a quiet cache: $(cat "$WORK/cal7.err")"
     grep -qx "calibrations 2" "$cache" || fail "a busy calibration changed the count"
     grep -q "^this calibration:" "$WORK/cal7" && fail "a busy calibration was kept with the quiet ones"

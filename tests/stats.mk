@@ -10,6 +10,12 @@ tests_check_peaks_LDADD = $(TEST_LIBS) -ldl
 TESTS += tests/check_histo tests/check_peaks tests/calibrate.sh tests/peaks_cache.sh \
 	tests/peaks_conditions.sh tests/peaks_busy.sh
 EXTRA_DIST += tests/calibrate.sh tests/peaks_cache.sh tests/peaks_conditions.sh tests/peaks_busy.sh
+# The test suite's word on how quiet the machine was, preloaded before libtprof.so or into the
+# tprof executable (calibrate.sh, peaks_conditions.sh).
+check_PROGRAMS += tests/victims/libtpcalib.so
+tests_victims_libtpcalib_so_SOURCES = tests/victims/libtpcalib.c
+tests_victims_libtpcalib_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpcalib_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpcalib.so
 # Work specifications (TPROF_WORK): the formula compiler.
 check_PROGRAMS += tests/check_workspec
 tests_check_workspec_SOURCES = tests/check_workspec.c

@@ -39,7 +39,7 @@ void tp_calib_tclock_add(struct tp_tclock *sum, const struct tp_tclock *a,
 void tp_calib_cond_merge(struct tp_calib_cond *into, const struct tp_calib_cond *c);
 /* 1 quiet; 0 busy, with why (e.g. "the measuring threads had 52% of their CPUs"). */
 int tp_calib_quiet(const struct tp_calib_cond *c, char *why, size_t n);
-/* tp_calib_quiet, after the test suite's override (TPROF_TEST_CALIB_ONCPU, calib_cond.c). */
+/* tp_calib_quiet, after the test suite's override (tprof_calib_oncpu, calib_cond.c). */
 int tp_calib_judge(struct tp_calib_cond *c, char *why, size_t n);
 /* The machine: CPU model (CPUID brand string, else /proc/cpuinfo), the CPUs this process may
  * use as a list ("0-3,8"; "" when unknown), the 1-minute load average (-1 unknown), the kernel

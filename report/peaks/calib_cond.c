@@ -109,14 +109,21 @@ int tp_calib_quiet(const struct tp_calib_cond *c, char *why, size_t n)
     return 1;
 }
 
-/* TPROF_TEST_CALIB_ONCPU (test-only, not a setting: the test suite cannot make a machine
- * quiet, so the tests that need a quiet measurement say what its threads had): replaces the
- * measured on-CPU share and clears the other conditions. */
+/* For the test suite only, never a setting: the tests cannot make a machine quiet, so the ones
+ * that need a quiet (or a given busy) measurement say what share of their CPUs the measuring
+ * threads had (negative: they say nothing). Their library tests/victims/libtpcalib.so, preloaded
+ * before libtprof.so or into the tprof executable, defines it; weak and default-visibility so that
+ * the dynamic linker binds it there (in the PIE executable too, through the GOT). No normal
+ * process has a symbol of that name: the reference stays null and what was measured stands. */
+extern double tprof_calib_oncpu(void) __attribute__((weak, visibility("default")));
+
+/* The test suite's on-CPU share, when it gives one, replaces the measured one and clears the
+ * other conditions: what it says is the whole of the measurement's conditions. */
 int tp_calib_judge(struct tp_calib_cond *c, char *why, size_t n)
 {
-    const char *t = getenv("TPROF_TEST_CALIB_ONCPU");
-    if (t && *t) {
-        c->oncpu = strtod(t, NULL);
+    double oncpu = tprof_calib_oncpu ? tprof_calib_oncpu() : -1;
+    if (oncpu >= 0) {
+        c->oncpu = oncpu;
         c->runq = -1;
         c->speedup = 0;
     }
