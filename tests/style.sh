@@ -5,9 +5,9 @@
 # - no folder of more than 20 source files: a subsystem that grows past that is two: one that grows past that is
 # - no function over 80 lines, unless the comment above it says why, starting "Long because";
 # - the code follows .clang-format (skipped, and said so, when clang-format is not installed);
-# - the library reads no TPROF_TEST_* variable: what a test needs from it, a test brings itself
-#   (a library preloaded before it, a work file, a probe compiled from the file it looks into).
-#   One is left: report/peaks/calib_cond.c's TPROF_TEST_CALIB_ONCPU, which the CLI reads too.
+# - the product (libtprof.so and the CLI) reads no TPROF_TEST_* variable: what a test needs from
+#   it, a test brings itself (a library preloaded before it, a work file, a probe compiled from
+#   the file it looks into); a planted one shows the check can find one.
 set -eu
 src=${TS:-$(dirname "$0")}/..
 cd "$src"
@@ -49,10 +49,18 @@ if [ -n "$long" ]; then
   bad=1
 fi
 
-testvars=$(grep -n 'TPROF_TEST_' common/*.c common/*/*.c report/*.c report/*/*.c track/*.c track/*/*.c preload/*.c preload/*/*.c |
-  grep -v '^report/peaks/calib_cond\.c:[0-9]*:.*TPROF_TEST_CALIB_ONCPU' || true)
+testvars() { grep -Hn 'TPROF_TEST_' "$@" || true; }
+planted=$(mktemp -d)
+printf '#include <stdlib.h>\nint tp_planted(void) { return getenv("TPROF_TEST_PLANTED") != 0; }\n' > "$planted/planted.c"
+found=$(cd "$planted" && testvars planted.c)
+rm -rf "$planted"
+case $found in
+planted.c:2:*) ;;
+*) echo "style: the check did not find the planted TPROF_TEST_PLANTED (line 2 of planted.c): $found"; bad=1 ;;
+esac
+testvars=$(testvars $files)
 if [ -n "$testvars" ]; then
-  echo "$testvars" | sed 's/^/style: a test-only variable read by the library: /'
+  echo "$testvars" | sed 's/^/style: a test-only variable read by the product: /'
   bad=1
 fi
 
