@@ -39,4 +39,21 @@ import json, sys
 a, b = (json.load(open(p))["modules"] for p in sys.argv[1:3])
 sys.exit(a != b)' "$WORK/r.json" "$WORK/again.json" || fail "modules changed when read back"
 
+# tprof merge: the union by path and build-id. A second process that still had libtpgone.so
+# loaded at its report makes it not departed; one with another build-id of libtpnoid.so adds an
+# entry; an old report without modules adds none.
+python3 - "$WORK/r.json" "$WORK/r2.json" "$p1" "$p2" <<'PY' || fail "no second report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["modules"]:
+    if m["path"] == sys.argv[3]:
+        m["departed"] = False
+d["modules"].append({"path": sys.argv[4], "build_id": "00ff", "base": 0, "lo": 4096,
+                     "hi": 8192, "departed": True})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$TPROF_CLI" merge "$WORK/r.json" "$WORK/r2.json" "$TS/fixtures/a.json" -o "$WORK/m.json" ||
+    fail "tprof merge failed"
+n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["modules"]))' "$WORK/r.json")
+jcheck "$WORK/m.json"   "len(d['modules']) == $n + 1"   "d['modules'][0]['path'] == '$exe'"   "[x['departed'] for x in d['modules'] if x['path'] == '$p1'] == [False]"   "[(x['build_id'], x['departed']) for x in d['modules'] if x['path'] == '$p2'] == [(None, True), ('00ff', True)]"
 exit 0
