@@ -360,6 +360,7 @@ uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifu
 
 static struct tp_departed departed[TP_MODMAP_MAX_DEPARTED];
 static int ndeparted;
+static unsigned long long departed_lost; /* unloaded past the room: in no list */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One module as it was before a dlclose: its name copied (ld.so frees its own with the module). */
@@ -437,6 +438,8 @@ static void depart(const struct kept *k)
         memcpy(d->build_id, k->build_id, k->build_id_len);
         d->build_id_len = k->build_id_len;
         ndeparted++;
+    } else {
+        departed_lost++;
     }
     pthread_mutex_unlock(&lock);
 }
@@ -578,4 +581,10 @@ void tp_modmap_collect(struct tp_report *r)
     tp_free(l.v);
     r->modules = v;
     r->nmodules = v ? k : 0;
+    pthread_mutex_lock(&lock);
+    unsigned long long lost = departed_lost;
+    pthread_mutex_unlock(&lock);
+    if (lost)
+        tp_report_note(r, "%llu modules unloaded past the room for %d in modules[] are not listed",
+                       lost, TP_MODMAP_MAX_DEPARTED);
 }
