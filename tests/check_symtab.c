@@ -293,13 +293,19 @@ static void put_note(unsigned char *b, size_t *off, size_t align, const char *na
     *off += (descsz + align - 1) & ~(align - 1);
 }
 
+static int ph_past; /* the PT_NOTE reaches a byte past the PT_LOAD segment */
+
 /* A module whose one PT_NOTE segment is b[0..size) (the bias is b's address). */
 static size_t id_of(const unsigned char *b, size_t size, size_t align, unsigned char *out,
                     size_t cap)
 {
     ElfW(Phdr) ph[2] = {{.p_type = PT_LOAD, .p_memsz = size},
-                        {.p_type = PT_NOTE, .p_filesz = size, .p_align = align}};
-    struct tp_module m = {.bias = (uintptr_t)b, .phdr = ph, .phnum = 2};
+                        {.p_type = PT_NOTE, .p_filesz = size + (size_t)ph_past, .p_align = align}};
+    struct tp_module m = {.bias = (uintptr_t)b,
+                          .lo = (uintptr_t)b,
+                          .hi = (uintptr_t)b + size,
+                          .phdr = ph,
+                          .phnum = 2};
     return tp_modmap_build_id(&m, out, cap);
 }
 
@@ -322,6 +328,10 @@ START_TEST(test_build_id_notes)
         ck_assert_uint_eq(id_of(b, off, align, out, 8), 8);
         /* the segment ends inside the build-id's descriptor: none, nothing read past it */
         ck_assert_uint_eq(id_of(b, off - 12, align, out, sizeof out), 0);
+        /* a note segment past the module's mapped range is not read */
+        ph_past = 1;
+        ck_assert_uint_eq(id_of(b, off, align, out, sizeof out), 0);
+        ph_past = 0;
         /* no build-id note at all */
         off = 0;
         put_note(b, &off, align, "GNU", 5, prop, sizeof prop);

@@ -220,10 +220,12 @@ size_t tp_modmap_build_id(const struct tp_module *m, unsigned char *out, size_t 
 {
     for (int i = 0; i < m->phnum; i++) {
         const ElfW(Phdr) *ph = &m->phdr[i];
-        if (ph->p_type != PT_NOTE || !ph->p_filesz)
+        uintptr_t a = m->bias + ph->p_vaddr;
+        /* a note segment outside the mapped range (a file made by hand) is not read */
+        if (ph->p_type != PT_NOTE || !ph->p_filesz || a < m->lo || ph->p_filesz > m->hi - a)
             continue;
-        size_t n = build_id_note((const unsigned char *)(m->bias + ph->p_vaddr), ph->p_filesz,
-                                 ph->p_align == 8 ? 8 : 4, out, cap);
+        size_t n = build_id_note((const unsigned char *)a, ph->p_filesz, ph->p_align == 8 ? 8 : 4,
+                                 out, cap);
         if (n)
             return n;
     }
@@ -565,17 +567,19 @@ void tp_modmap_collect(struct tp_report *r)
     size_t k = 0;
     for (size_t i = 0; v && i < l.n; i++, k++) {
         const struct listed *e = &l.v[i];
-        v[k] = (struct tp_modinfo){e->path ? strdup(e->path) : exe_path(),
-                                   hex(e->build_id, e->build_id_len),
-                                   e->base,
-                                   e->lo,
-                                   e->hi,
-                                   0};
+        v[k] = (struct tp_modinfo){.path = e->path ? strdup(e->path) : exe_path(),
+                                   .build_id = hex(e->build_id, e->build_id_len),
+                                   .base = e->base,
+                                   .lo = e->lo,
+                                   .hi = e->hi};
     }
     for (int i = 0; v && i < nd; i++, k++)
-        v[k] = (struct tp_modinfo){strdup(d[i].path), hex(d[i].build_id, d[i].build_id_len),
-                                   d[i].base,         d[i].lo,
-                                   d[i].hi,           1};
+        v[k] = (struct tp_modinfo){.path = strdup(d[i].path),
+                                   .build_id = hex(d[i].build_id, d[i].build_id_len),
+                                   .base = d[i].base,
+                                   .lo = d[i].lo,
+                                   .hi = d[i].hi,
+                                   .departed = 1};
     for (size_t i = 0; i < l.n; i++)
         tp_free(l.v[i].path);
     tp_free(l.v);
