@@ -100,6 +100,11 @@
     X(U64, nvcsw, 0) X(U64, nivcsw, 0) X(BOOL, exited, 0) X(U64, wait_ns, 0) \
     X(U64, wait_spin_ns, 0) X(STR, wait_spin_method, NULL)
 
+/* struct tp_modinfo (an element of the top-level "modules") */
+#define TP_MODULE_FIELDS(X) \
+    X(STR, path, NULL) X(STR, build_id, NULL) X(U64, base, 0) X(U64, lo, 0) X(U64, hi, 0) \
+    X(BOOL, departed, 0)
+
 /* struct tp_machine */
 #define TP_MACHINE_FIELDS(X) \
     X(DBL, peak_gflops, 0) X(DBL, peak_gbps, 0) X(STR, source, "none") \

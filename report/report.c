@@ -139,6 +139,11 @@ void tp_report_free(struct tp_report *r)
     }
     free(r->outside_ops);
     tp_threads_free(r);
+    for (size_t i = 0; i < r->nmodules; i++) {
+        struct tp_modinfo *s = &r->modules[i];
+        TP_MODULE_FIELDS(FREE)
+    }
+    free(r->modules);
     tp_report_init(r);
 }
 

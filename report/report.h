@@ -264,6 +264,15 @@ struct tp_outside_fn {
     uint64_t size; /* its code's size in bytes (the symbol's st_size), 0 when unknown */
 };
 
+/* One module the process loaded, for a symboliser outside the process: addresses in the report
+ * (a frame's pc, a sample's) map to a file and its build-id through these. */
+struct tp_modinfo {
+    char *path;     /* the file as the loader named it; the executable's from /proc/self/exe */
+    char *build_id; /* lowercase hex of its NT_GNU_BUILD_ID note, NULL when it has none */
+    uint64_t base, lo, hi; /* load bias; the range its PT_LOAD segments span */
+    int departed;          /* unloaded (dlclose) before the report */
+};
+
 struct tp_report {
     int schema;
     char *tprof_version;
@@ -288,6 +297,10 @@ struct tp_report {
     struct tp_thread
         *threads; /* report/analyze/cpuverdict.h; in order of tid, empty in old reports */
     size_t nthreads;
+    /* loaded ones in load order (the executable first), then the departed ones, oldest first;
+     * empty in old reports */
+    struct tp_modinfo *modules;
+    size_t nmodules;
 };
 
 void tp_report_init(struct tp_report *r);

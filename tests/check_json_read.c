@@ -210,6 +210,17 @@ START_TEST(test_json_read_every_key)
     EQ_D(v->amdahl[1].share, 1.0e-9);
     EQ_D(v->amdahl[1].speedup_2x, 1.0000000005);
     EQ_D(v->amdahl[1].speedup_max, 1.000000001);
+
+    EQ_U(r.nmodules, 2);
+    EQ_S(r.modules[0].path, "/usr/local/bin/infer");
+    EQ_S(r.modules[0].build_id, "82769dc630278750275a09199eb1e1e1bddbb69b");
+    EQ_U(r.modules[0].base, 94087989841920ull);
+    EQ_U(r.modules[0].lo, 94087989841920ull);
+    EQ_U(r.modules[0].hi, 94087989858416ull);
+    EQ_I(r.modules[0].departed, 0);
+    EQ_S(r.modules[1].path, "/opt/plugins/libconv.so");
+    EQ_S(r.modules[1].build_id, NULL);
+    EQ_I(r.modules[1].departed, 1);
     tp_report_free(&r);
 }
 END_TEST
@@ -244,6 +255,7 @@ START_TEST(test_json_read_defaults)
     EQ_S(r.steps.name, NULL);
     EQ_U(r.verdict.namdahl, 0);
     EQ_U(r.nnotes, 0);
+    EQ_U(r.nmodules, 0); /* a report from before the module list */
     tp_report_free(&r);
 }
 END_TEST
@@ -398,6 +410,15 @@ static void same_report(const char *where, const struct tp_report *x, const stru
         ck_assert(x->verdict.amdahl[i].share == y->verdict.amdahl[i].share);
         ck_assert(x->verdict.amdahl[i].speedup_2x == y->verdict.amdahl[i].speedup_2x);
         ck_assert(x->verdict.amdahl[i].speedup_max == y->verdict.amdahl[i].speedup_max);
+    }
+    SAME_U(nmodules);
+    for (size_t i = 0; i < x->nmodules; i++) {
+        same_str("modules.path", x->modules[i].path, y->modules[i].path);
+        same_str("modules.build_id", x->modules[i].build_id, y->modules[i].build_id);
+        SAME_U(modules[i].base);
+        SAME_U(modules[i].lo);
+        SAME_U(modules[i].hi);
+        SAME_U(modules[i].departed);
     }
 }
 

@@ -550,6 +550,20 @@ static void model_full(struct tp_report *r)
     r->outputs.trace_bytes = 67100000;
     r->outputs.folded_time = S("/tmp/run/run.folded");
     r->outputs.folded_heap = S("/tmp/run/run.heap.folded");
+
+    /* the executable, and a plugin dlclosed before exit that was linked without a build-id */
+    r->nmodules = 2;
+    r->modules = calloc(2, sizeof *r->modules);
+    r->modules[0] = (struct tp_modinfo){.path = S("/opt/m/model"),
+                                        .build_id = S("0123456789abcdef0123456789abcdef01234567"),
+                                        .base = 0x555555554000,
+                                        .lo = 0x555555554000,
+                                        .hi = 0x55555555a000};
+    r->modules[1] = (struct tp_modinfo){.path = S("/opt/m/plugins/libconv.so"),
+                                        .base = 0x7ffff7fb0000,
+                                        .lo = 0x7ffff7fb0000,
+                                        .hi = 0x7ffff7fb5000,
+                                        .departed = 1};
 }
 
 /* No op at all: a heap-only program, machine peaks unknown. */

@@ -1,5 +1,6 @@
 /* Unit tests of track/sym/symtab.c on this test program itself (static functions from .symtab),
- * on libc (.dynsym), and on a library loaded and unloaded while it runs. Not preloaded. */
+ * on libc (.dynsym), and on a library loaded and unloaded while it runs; of the module list's
+ * build-ids (track/sym/modmap.c). Not preloaded. */
 #include <check.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -277,6 +278,99 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* ---- build-ids from the notes in memory (track/sym/modmap.c) ---- */
+
+/* A note into b at *off, padded to align as a PT_NOTE segment with that alignment is. */
+static void put_note(unsigned char *b, size_t *off, size_t align, const char *name, uint32_t type,
+                     const unsigned char *desc, uint32_t descsz)
+{
+    Elf64_Nhdr nh = {(uint32_t)strlen(name) + 1, descsz, type};
+    memcpy(b + *off, &nh, sizeof nh);
+    *off += sizeof nh;
+    memcpy(b + *off, name, nh.n_namesz);
+    *off += (nh.n_namesz + align - 1) & ~(align - 1);
+    memcpy(b + *off, desc, descsz);
+    *off += (descsz + align - 1) & ~(align - 1);
+}
+
+static int ph_past; /* the PT_NOTE reaches a byte past the PT_LOAD segment */
+
+/* A module whose one PT_NOTE segment is b[0..size) (the bias is b's address). */
+static size_t id_of(const unsigned char *b, size_t size, size_t align, unsigned char *out,
+                    size_t cap)
+{
+    ElfW(Phdr) ph[2] = {{.p_type = PT_LOAD, .p_memsz = size},
+                        {.p_type = PT_NOTE, .p_filesz = size + (size_t)ph_past, .p_align = align}};
+    struct tp_module m = {.bias = (uintptr_t)b,
+                          .lo = (uintptr_t)b,
+                          .hi = (uintptr_t)b + size,
+                          .phdr = ph,
+                          .phnum = 2};
+    return tp_modmap_build_id(&m, out, cap);
+}
+
+START_TEST(test_build_id_notes)
+{
+    _Alignas(8) unsigned char b[256] = {0};
+    unsigned char id[20], out[TP_BUILD_ID_MAX], prop[16] = {1, 2, 3};
+    for (int i = 0; i < 20; i++)
+        id[i] = (unsigned char)(0xa0 + i);
+    for (size_t align = 4; align <= 8; align += 4) {
+        /* another vendor's note and the GNU property note (type 5) before the build-id */
+        size_t off = 0;
+        memset(b, 0, sizeof b);
+        put_note(b, &off, align, "Xen", NT_GNU_BUILD_ID, prop, 3);
+        put_note(b, &off, align, "GNU", 5, prop, sizeof prop);
+        put_note(b, &off, align, "GNU", NT_GNU_BUILD_ID, id, sizeof id);
+        ck_assert_uint_eq(id_of(b, off, align, out, sizeof out), sizeof id);
+        ck_assert_mem_eq(out, id, sizeof id);
+        /* cut to the room given */
+        ck_assert_uint_eq(id_of(b, off, align, out, 8), 8);
+        /* the segment ends inside the build-id's descriptor: none, nothing read past it */
+        ck_assert_uint_eq(id_of(b, off - 12, align, out, sizeof out), 0);
+        /* a note segment past the module's mapped range is not read */
+        ph_past = 1;
+        ck_assert_uint_eq(id_of(b, off, align, out, sizeof out), 0);
+        ph_past = 0;
+        /* no build-id note at all */
+        off = 0;
+        put_note(b, &off, align, "GNU", 5, prop, sizeof prop);
+        ck_assert_uint_eq(id_of(b, off, align, out, sizeof out), 0);
+    }
+}
+END_TEST
+
+/* The report's list of this process: the test program first, named by its file, with the
+ * build-id the linker gave it (Debian's and Ubuntu's compilers ask for one by default), libc
+ * among the others, every range a real one, nothing departed. */
+START_TEST(test_modules_collect)
+{
+    struct tp_report r;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ck_assert_int_gt(n, 0);
+    exe[n] = 0;
+    tp_report_init(&r);
+    tp_modmap_collect(&r);
+    ck_assert_uint_ge(r.nmodules, 2);
+    ck_assert_str_eq(r.modules[0].path, exe);
+    int libc = 0;
+    for (size_t i = 0; i < r.nmodules; i++) {
+        const struct tp_modinfo *m = &r.modules[i];
+        ck_assert_uint_lt(m->lo, m->hi);
+        ck_assert_int_eq(m->departed, 0);
+        if (strstr(m->path, "/libc.so")) {
+            libc = 1;
+            ck_assert_ptr_nonnull(m->build_id);
+        }
+        for (const char *c = m->build_id; c && *c; c++)
+            ck_assert_msg((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'), "%s", m->build_id);
+    }
+    ck_assert_int_eq(libc, 1);
+    tp_report_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     /* as libtprof.so's constructor does once the configuration is read */
@@ -293,6 +387,8 @@ int main(void)
     tcase_add_test(tc, test_demangle);
     tcase_add_test(tc, test_inlined_frames);
     tcase_add_test(tc, test_threads);
+    tcase_add_test(tc, test_build_id_notes);
+    tcase_add_test(tc, test_modules_collect);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -49,3 +49,11 @@ tests_victims_v_roles_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_roles_LDADD = tests/victims/libtpc10.so tests/victims/libtpext.so
 TESTS += tests/heap_roles.sh tests/heap_roles_py.sh
 EXTRA_DIST += tests/heap_roles.sh tests/heap_roles_py.sh
+# The report's module map: build-ids read in memory, dlclosed plugins kept with theirs, and one
+# linked without a build-id.
+check_PROGRAMS += tests/victims/libtpnoid.so
+tests_victims_libtpnoid_so_SOURCES = tests/victims/libtpgone.c
+tests_victims_libtpnoid_so_CFLAGS = $(VICTIM_CFLAGS) -fPIC
+tests_victims_libtpnoid_so_LDFLAGS = -Wc,-shared -Wl,--build-id=none
+TESTS += tests/modules.sh
+EXTRA_DIST += tests/modules.sh

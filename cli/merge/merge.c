@@ -527,6 +527,8 @@ int tp_merge_reports(const struct tp_report *in, size_t nin, const char *const *
         rc = merge_sites(&g, in, nin, &r->memory);
     if (rc == 0)
         rc = merge_opstacks(&g, in, nin, r);
+    if (rc == 0)
+        rc = tp_merge_modules(in, nin, r);
     free(weight);
     tp_report_note(r,
                    "merged from %llu processes: the heap peak is the largest process's (%s); "

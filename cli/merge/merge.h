@@ -29,5 +29,8 @@ void tp_lat_finish(const struct tp_lat_acc *a, const struct tp_latency *const *p
 /* The processes' CPU figures summed and their threads listed together (cli/merge/merge_cpu.c). 0, or
  * -1 when out of memory. */
 int tp_merge_cpu(const struct tp_report *in, size_t nin, struct tp_report *r);
+/* The union of the processes' modules by path and build-id (cli/merge/merge_modules.c). 0, or -1
+ * when out of memory. */
+int tp_merge_modules(const struct tp_report *in, size_t nin, struct tp_report *r);
 
 #endif

@@ -219,6 +219,12 @@ static void read_thread(struct tp_jget *c, struct json_object *o, const char *pa
     TP_THREAD_FIELDS(READ)
 }
 
+static void read_module(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_modinfo *s = v;
+    TP_MODULE_FIELDS(READ)
+}
+
 /* "schema": present, an integer, and one this tprof reads. */
 static int read_schema(struct tp_jget *c, struct json_object *root, struct tp_report *r)
 {
@@ -283,6 +289,7 @@ static void read_report(struct tp_jget *c, struct json_object *o, struct tp_repo
     s->outside_ops =
         objects(c, o, "outside_ops", path, sizeof *s->outside_ops, &s->noutside_ops, read_outside);
     s->threads = objects(c, o, "threads", path, sizeof *s->threads, &s->nthreads, read_thread);
+    s->modules = objects(c, o, "modules", path, sizeof *s->modules, &s->nmodules, read_module);
 }
 
 /* Line and column (both from 1) of byte offset off. */

@@ -437,6 +437,19 @@ static void threads(struct tp_buf *b, const struct tp_report *r)
     tp_buf_puts(b, "]\n");
 }
 
+static void modules(struct tp_buf *b, const struct tp_report *r)
+{
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < r->nmodules; i++) {
+        const struct tp_modinfo *s = &r->modules[i];
+        struct obj obj = {b, 0}, *o = &obj;
+        tp_buf_puts(b, i ? ",\n{" : "\n{");
+        TP_MODULE_FIELDS(WRITE)
+        tp_buf_putc(b, '}');
+    }
+    tp_buf_puts(b, "]\n");
+}
+
 void tp_render_json(const struct tp_report *s, struct tp_buf *b)
 {
     struct obj obj = {b, 0}, *o = &obj;
@@ -486,5 +499,7 @@ void tp_render_json(const struct tp_report *s, struct tp_buf *b)
     outside_ops(b, s);
     key(o, "threads");
     threads(b, s);
+    key(o, "modules");
+    modules(b, s);
     tp_buf_puts(b, "}\n");
 }

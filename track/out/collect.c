@@ -503,6 +503,7 @@ void tp_collect(struct tp_report *r, const char *why)
     tp_optree_collect(r);
     tp_components_notes(r, 0);
     tp_collect_machine(r, why);
+    tp_modmap_collect(r);
     if (r->program.threads > 1)
         tp_report_note(r,
                        "%llu threads allocated: per-site live-at-peak figures are exact only "

@@ -5,6 +5,8 @@
 #include <link.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +41,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
     m.lo = UINTPTR_MAX;
     m.bias = info->dlpi_addr;
     m.name = info->dlpi_name ? info->dlpi_name : "";
+    m.phdr = info->dlpi_phdr;
+    m.phnum = info->dlpi_phnum;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t a = info->dlpi_addr + ph->p_vaddr;
@@ -184,6 +188,50 @@ unsigned long long tp_modmap_loads(void)
     return adds;
 }
 
+/* ---- build-ids ---- */
+
+/* The GNU build-id in the note segment [p, p + size) with the segment's alignment: a note's name
+ * and descriptor are each padded to 4 bytes, or to 8 in an 8-aligned segment (the PT_NOTE of
+ * .note.gnu.property, which linkers may merge the build-id's note into). */
+static size_t build_id_note(const unsigned char *p, size_t size, size_t align, unsigned char *out,
+                            size_t cap)
+{
+    for (size_t off = 0; off < size && size - off >= sizeof(ElfW(Nhdr));) {
+        ElfW(Nhdr) nh;
+        memcpy(&nh, p + off, sizeof nh);
+        size_t name = off + sizeof nh;
+        if (nh.n_namesz > size || nh.n_descsz > size)
+            return 0;
+        size_t desc = name + ((nh.n_namesz + align - 1) & ~(align - 1));
+        if (desc > size || nh.n_descsz > size - desc)
+            return 0;
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(p + name, "GNU", 4) &&
+            nh.n_descsz > 0) {
+            size_t n = nh.n_descsz < cap ? nh.n_descsz : cap;
+            memcpy(out, p + desc, n);
+            return n;
+        }
+        off = desc + ((nh.n_descsz + align - 1) & ~(align - 1));
+    }
+    return 0;
+}
+
+size_t tp_modmap_build_id(const struct tp_module *m, unsigned char *out, size_t cap)
+{
+    for (int i = 0; i < m->phnum; i++) {
+        const ElfW(Phdr) *ph = &m->phdr[i];
+        uintptr_t a = m->bias + ph->p_vaddr;
+        /* a note segment outside the mapped range (a file made by hand) is not read */
+        if (ph->p_type != PT_NOTE || !ph->p_filesz || a < m->lo || ph->p_filesz > m->hi - a)
+            continue;
+        size_t n = build_id_note((const unsigned char *)a, ph->p_filesz, ph->p_align == 8 ? 8 : 4,
+                                 out, cap);
+        if (n)
+            return n;
+    }
+    return 0;
+}
+
 /* ---- what a module defines ---- */
 
 static uint32_t gnu_hash(const char *s)
@@ -314,6 +362,7 @@ uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifu
 
 static struct tp_departed departed[TP_MODMAP_MAX_DEPARTED];
 static int ndeparted;
+static unsigned long long departed_lost; /* unloaded past the room: in no list */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One module as it was before a dlclose: its name copied (ld.so frees its own with the module). */
@@ -321,6 +370,8 @@ struct kept {
     char *path;
     uintptr_t base, lo, hi;
     int there; /* found loaded again after the dlclose */
+    unsigned char build_id[TP_BUILD_ID_MAX];
+    unsigned char build_id_len;
 };
 
 static int snap_one(const struct tp_module *m, void *arg)
@@ -344,6 +395,7 @@ static int snap_one(const struct tp_module *m, void *arg)
     k->lo = m->lo;
     k->hi = m->hi;
     k->there = 0;
+    k->build_id_len = (unsigned char)tp_modmap_build_id(m, k->build_id, sizeof k->build_id);
     s->n++;
     return 0;
 }
@@ -385,7 +437,11 @@ static void depart(const struct kept *k)
         d->base = k->base;
         d->lo = k->lo;
         d->hi = k->hi;
+        memcpy(d->build_id, k->build_id, k->build_id_len);
+        d->build_id_len = k->build_id_len;
         ndeparted++;
+    } else {
+        departed_lost++;
     }
     pthread_mutex_unlock(&lock);
 }
@@ -436,4 +492,103 @@ const struct tp_departed *tp_modmap_departed(int *n)
     *n = ndeparted;
     pthread_mutex_unlock(&lock);
     return departed;
+}
+
+/* ---- the report's list ---- */
+
+/* What the walk keeps of one module. Copied into tp_alloc memory while dl_iterate_phdr holds the
+ * loader's lock, where the program's malloc (hooked, and maybe walking stacks) is not called. */
+struct listed {
+    char *path;
+    uintptr_t base, lo, hi;
+    unsigned char build_id[TP_BUILD_ID_MAX];
+    size_t build_id_len;
+};
+
+struct listing {
+    struct listed *v;
+    size_t n, cap;
+    int seen; /* modules walked: the first is the main program */
+};
+
+static int list_one(const struct tp_module *m, void *arg)
+{
+    struct listing *l = arg;
+    int main_program = l->seen++ == 0;
+    if (!m->name[0] && !main_program)
+        return 0; /* the vDSO where the loader gives it no name: no file stands for it */
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        struct listed *v = tp_realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return 1;
+        l->v = v;
+        l->cap = cap;
+    }
+    struct listed *e = &l->v[l->n];
+    e->path = main_program ? NULL : tp_strdup(m->name);
+    if (!main_program && !e->path)
+        return 1;
+    e->base = m->bias;
+    e->lo = m->lo;
+    e->hi = m->hi;
+    e->build_id_len = tp_modmap_build_id(m, e->build_id, sizeof e->build_id);
+    l->n++;
+    return 0;
+}
+
+static char *hex(const unsigned char *id, size_t n)
+{
+    if (!n)
+        return NULL;
+    char *s = malloc(2 * n + 1);
+    for (size_t i = 0; s && i < n; i++)
+        snprintf(s + 2 * i, 3, "%02x", id[i]);
+    return s;
+}
+
+static char *exe_path(void)
+{
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return strdup("");
+    buf[n] = 0;
+    return strdup(buf);
+}
+
+void tp_modmap_collect(struct tp_report *r)
+{
+    struct listing l = {0};
+    tp_modmap_each(list_one, &l);
+    int nd;
+    const struct tp_departed *d = tp_modmap_departed(&nd);
+    struct tp_modinfo *v = calloc(l.n + (size_t)nd + 1, sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; v && i < l.n; i++, k++) {
+        const struct listed *e = &l.v[i];
+        v[k] = (struct tp_modinfo){.path = e->path ? strdup(e->path) : exe_path(),
+                                   .build_id = hex(e->build_id, e->build_id_len),
+                                   .base = e->base,
+                                   .lo = e->lo,
+                                   .hi = e->hi};
+    }
+    for (int i = 0; v && i < nd; i++, k++)
+        v[k] = (struct tp_modinfo){.path = strdup(d[i].path),
+                                   .build_id = hex(d[i].build_id, d[i].build_id_len),
+                                   .base = d[i].base,
+                                   .lo = d[i].lo,
+                                   .hi = d[i].hi,
+                                   .departed = 1};
+    for (size_t i = 0; i < l.n; i++)
+        tp_free(l.v[i].path);
+    tp_free(l.v);
+    r->modules = v;
+    r->nmodules = v ? k : 0;
+    pthread_mutex_lock(&lock);
+    unsigned long long lost = departed_lost;
+    pthread_mutex_unlock(&lock);
+    if (lost)
+        tp_report_note(r, "%llu modules unloaded past the room for %d in modules[] are not listed",
+                       lost, TP_MODMAP_MAX_DEPARTED);
 }

@@ -144,6 +144,8 @@ struct tp_module {
     const ElfW(Dyn) * dyn;        /* its dynamic section, NULL if none */
     uintptr_t relro_lo, relro_hi; /* pages ld.so made read-only after relocation */
     int self;                     /* libtprof.so itself */
+    const ElfW(Phdr) * phdr;      /* its program headers, for what the fields above leave out */
+    int phnum;
 };
 
 /* One executable PT_LOAD segment of a loaded module. */
@@ -215,11 +217,26 @@ uintptr_t tp_modmap_lookup(const struct tp_dynsyms *d, struct tp_symname *n, int
 /* ---- unloaded modules, so that call sites into them can still be named ---- */
 
 #define TP_MODMAP_MAX_DEPARTED 256
+/* Room for a build-id: a SHA-1 one is 20 bytes, --build-id=0xHEX may be longer (cut to this). */
+#define TP_BUILD_ID_MAX 32
 struct tp_departed {
     char path[512];
     uintptr_t base;   /* load bias */
     uintptr_t lo, hi; /* address range of its PT_LOAD segments */
+    /* read before the dlclose: the note is unmapped with the module */
+    unsigned char build_id[TP_BUILD_ID_MAX];
+    unsigned char build_id_len; /* 0: it has none */
 };
+
+/* The bytes of m's NT_GNU_BUILD_ID note, read from its PT_NOTE segments in memory, into
+ * out[0..cap); returns how many (at most cap), 0 when it has none. */
+size_t tp_modmap_build_id(const struct tp_module *m, unsigned char *out, size_t cap);
+
+/* The report's "modules": every module loaded now (one dl_iterate_phdr), then the departed
+ * ones. The main program's path is /proc/self/exe's target; a module with no name besides the
+ * main program (the vDSO on a loader that does not name it) is left out, having no file to
+ * name. */
+void tp_modmap_collect(struct tp_report *r);
 
 /* A dlclose may unload more than the module it names: the libraries that module alone needed go
  * with it. So the modules loaded before the real dlclose are noted, and those gone after it are
