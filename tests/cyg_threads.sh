@@ -20,16 +20,19 @@ for k in 1 2 3; do
     "not any('no matching begin' in n or 'left by' in n for n in d['notes'])"
 done
 # Demoted while 4 threads call them (TPROF_HOOK_NS=10000 with TPROF_DEMOTE=100: any call under
-# 1 ms on average): every call still counted; 65 of them timed, and up to 3 more that the other
-# threads were in when it was demoted; tpop_gemm, of known signature, stays timed for its FLOPs.
+# 1 ms on average): every call still counted; at least 65 of them timed (the first and the 64
+# judged), and more that the other threads began before the demotion was stored: as many as they
+# make while the thread that judged the 65th is off its CPU, so no upper bound holds on a loaded
+# machine (one run beside a CI build timed 71); tpop_gemm, of known signature, stays timed for its
+# FLOPs.
 out=$(TPROF_OPS='*conv*,*norm*,*gemm*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT=none \
       TPROF_JSON="$WORK/d.json" LD_PRELOAD="$TPROF_SO" "$V") || fail "victim failed (demoted)"
 [ "$out" = "$native" ] || fail "stdout changed (demoted): $out vs $native"
 jcheck "$WORK/d.json" \
   "ops['thread_conv']['calls'] == 4 * 500 * 2 and ops['thread_conv']['demoted']" \
-  "4 * 500 * 2 - 68 <= ops['thread_conv']['counted_calls'] <= 4 * 500 * 2 - 65" \
+  "0 < ops['thread_conv']['counted_calls'] <= 4 * 500 * 2 - 65" \
   "ops['batch_norm']['calls'] == 4 * 500 and ops['batch_norm']['demoted']" \
-  "4 * 500 - 68 <= ops['batch_norm']['counted_calls'] <= 4 * 500 - 65" \
+  "0 < ops['batch_norm']['counted_calls'] <= 4 * 500 - 65" \
   "ops['tpop_gemm']['calls'] == 4 * 500 and ops['tpop_gemm']['flops'] == 4 * 500 * 16" \
   "not ops['tpop_gemm']['demoted'] and ops['tpop_gemm']['counted_calls'] == 0"
 exit 0
