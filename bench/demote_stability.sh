@@ -7,7 +7,7 @@
 # gives, e.g. TPROF_DEMOTE):
 #   run   a fresh cache each run: the line is drawn from this run's measured hook cost
 #   host  one cache kept over the runs (after WARM runs that fill it): the line is drawn from
-#         the host's lowest measured cost (report/peaks/hookcache.h)
+#         the host's lowest measured cost (report/peaks/hookcache.c)
 # and prints each run's line, where it came from and its demoted ops, then how many distinct
 # demoted sets each way had. The user's own cache is not touched. Not run by make check: it
 # depends on the machine's load by design.

@@ -4,7 +4,7 @@
  * wrapper. Each thread count is measured in a child process, because most BLAS libraries read
  * their thread count once, when they initialise, and a crashing BLAS cannot take tprof down. */
 #include "common/pages.h"
-#include "report/peaks/calib.h"
+#include "report/peaks/peaks.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

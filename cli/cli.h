@@ -22,7 +22,7 @@ const char *tp_find_library(char *err, size_t errlen);
  * to another user or group), so that it runs without a report (cli/runcheck.c). */
 void tp_run_check_program(const char *file);
 
-/* s as a message shows it: escaped once (common/out/escape.h), in one of four rotating buffers, so
+/* s as a message shows it: escaped once (common/out/escape.c), in one of four rotating buffers, so
  * that up to four values can be shown in one fprintf. For the CLI's messages that echo an
  * argument or a path; not for text that is already escaped (json_read's errors). */
 const char *tp_cli_shown(const char *s);

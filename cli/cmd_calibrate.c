@@ -7,9 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/peaks/calib.h"
-#include "cli/cli.h"
 #include "report/peaks/peaks.h"
+#include "cli/cli.h"
 
 static void usage(FILE *f)
 {

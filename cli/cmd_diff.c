@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "common/config.h"
 #include "cli/diff/diff.h"
-#include "cli/read/json_read.h"
+#include "cli/read/read.h"
 
 static void usage(FILE *f)
 {

@@ -6,8 +6,8 @@
 
 #include "common/buf.h"
 #include "cli/cli.h"
-#include "common/out/fileio.h"
-#include "cli/read/json_read.h"
+#include "common/out/out.h"
+#include "cli/read/read.h"
 #include "cli/merge/merge.h"
 #include "report/render/render.h"
 
@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "                   FIFO is written in place, a regular file replaced atomically)\n");
 }
 
-/* "-" is standard output; a file is written where it points (common/out/fileio.h): a regular file
+/* "-" is standard output; a file is written where it points (common/out/fileio.c): a regular file
  * atomically, so that a reader never sees half a report and a failure leaves no file; a device
  * or a FIFO in place. Returns 0, or -1 with *why. */
 static int write_out(const char *out, const struct tp_buf *b, const char **why)

@@ -6,8 +6,8 @@
 
 #include "cli/cli.h"
 #include "common/config.h"
-#include "common/out/fileio.h"
-#include "cli/read/json_read.h"
+#include "common/out/out.h"
+#include "cli/read/read.h"
 #include "report/peaks/peaks.h"
 #include "report/render/render.h"
 

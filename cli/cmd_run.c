@@ -10,8 +10,7 @@
 
 #include "cli/cli.h"
 #include "common/config.h"
-#include "common/out/escape.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 
 /* Every flag is one TPROF_* variable; the value is validated by the library's own parser. */
 static const struct {

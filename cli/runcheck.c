@@ -22,7 +22,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "common/out/escape.h"
+#include "common/out/out.h"
 
 /* The file execvp would run for `file`: itself when it holds a slash, else the first executable
  * regular file of that name in PATH (glibc's default when PATH is not set). 0, or -1. */

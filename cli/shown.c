@@ -1,6 +1,6 @@
 /* Arguments and paths as the CLI's messages show them (cli/cli.h). */
 #include "cli/cli.h"
-#include "common/out/escape.h"
+#include "common/out/out.h"
 
 /* A few values shown at once in one message: rotating buffers, enough for one fprintf. */
 const char *tp_cli_shown(const char *s)

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/out/escape.h"
-#include "common/out/fileio.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "common/suppress.h"
 #include "common/workspec.h"
 
@@ -44,7 +42,7 @@ void tp_config_free(struct tp_config *c)
 }
 
 /* A value may hold a newline, an escape sequence or bytes of no character, and the reason may
- * quote it (a work formula's parse error, a path): both are shown escaped (common/out/escape.h),
+ * quote it (a work formula's parse error, a path): both are shown escaped (common/out/escape.c),
  * here and nowhere before, and the warning stays one line. The value is cut at 200 bytes. */
 static void warn_line(tp_warn_fn warn, const char *var, const char *val, const char *why,
                       const char *def)

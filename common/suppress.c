@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 
 static int is_blank(char c)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 
 enum { OP_CONST, OP_VAR, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, OP_MIN, OP_MAX, OP_NZ };
 /* where a binary operation's right operand is: the stack, the instruction's k, parameter var */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/read/json_read.h"
+#include "cli/read/read.h"
 #include "report/render/render.h"
 #include "shims.h"
 

@@ -17,7 +17,7 @@
 
 #include "common/clock.h"
 #include "common/config.h"
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 #include "report/report.h"
 #include "track/steps/steps.h"
 #include "track/ops/ops.h"

@@ -13,15 +13,15 @@
 #include <string.h>
 
 #include "preload/lifecycle.h"
-#include "preload/hook/cyg.h"
+#include "preload/hook/hook.h"
 #include "preload/execenv.h"
-#include "preload/plt/plt_patch.h"
+#include "preload/plt/plt.h"
 #include "preload/reporter.h"
 #include "preload/real.h"
 #include "preload/shim_exit.h"
 #include "preload/shim_signal.h"
 #include "common/config.h"
-#include "common/out/errout.h"
+#include "common/out/out.h"
 #include "track/sym/sym.h"
 #include "track/heap/heap.h"
 #include "track/ops/ops.h"
@@ -49,7 +49,7 @@ static void sample_init(void)
         tp_sample_start(tp_cfg.sample_hz, (tp_sigaction_fn)tp_real("sigaction"));
 }
 
-/* The text report goes to the stderr the program started with (common/out/errout.h). */
+/* The text report goes to the stderr the program started with (common/out/errout.c). */
 static void report_files_init(void)
 {
     if (!strcmp(tp_cfg.output, "stderr"))

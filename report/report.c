@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 #include "report/fields.h"
 
 /* One scalar of a report/fields.h list of struct s: I_ sets its default where that is not 0 (only

@@ -157,7 +157,7 @@ struct tp_program {
     char *cpu_source;
     double load_avg;       /* the machine's 1-minute load average at the report, 0 unknown */
     uint64_t cpus_allowed; /* CPUs in the process's affinity mask, 0 unknown */
-    /* The runtimes with thread pools of their own loaded at the report (report/analyze/cpuverdict.h:
+    /* The runtimes with thread pools of their own loaded at the report (report/analyze/cpuverdict.c:
      * TP_RUNTIME_NAMES), space-separated; "" none, NULL unknown (a report before it) */
     char *thread_runtimes;
     double cpu_quota; /* CPUs the cgroup v2 cpu.max allows, 0 for no limit */
@@ -184,7 +184,7 @@ struct tp_verdict {
     double cpu_wait_share;
     char *cpu_text;
     char *wait_op,
-        *wait_text; /* the op mostly waiting, and why (report/analyze/opwait.h), or NULL */
+        *wait_text; /* the op mostly waiting, and why (report/analyze/opwait.c), or NULL */
     /* The time outside every op (report/analyze/analyze.c), threads[]' wall time (0: the program's time
      * less the ops'), and the threads' time outside_ops_ns is a share of: the main thread's wall
      * time and the others' on a CPU or waiting for one (0: every thread's whole life counts, and
@@ -253,7 +253,7 @@ struct tp_outside_fn {
     char *module;     /* file name of the object it is in, NULL when unknown */
     uint64_t samples; /* samples in it */
     double share;     /* samples / samples.outside_ops */
-    /* What TPROF_OPS can do with it (report/analyze/advice.h; NULL in a report from before it):
+    /* What TPROF_OPS can do with it (report/analyze/advice.c; NULL in a report from before it):
      * "export" (a shared library's: TPROF_OPS hooks its calls), "instrumented" (in a module
      * built with -finstrument-functions: so does TPROF_OPS), "local" (the executable's, or a
      * library's static or hidden function: nothing hooks it), "no_symbol", "wait" (a runtime's
@@ -295,7 +295,7 @@ struct tp_report {
     struct tp_outside_fn *outside_ops; /* most samples first, at most 10 */
     size_t noutside_ops;
     struct tp_thread
-        *threads; /* report/analyze/cpuverdict.h; in order of tid, empty in old reports */
+        *threads; /* report/analyze/cpuverdict.c; in order of tid, empty in old reports */
     size_t nthreads;
     /* loaded ones in load order (the executable first), then the departed ones, oldest first;
      * empty in old reports */

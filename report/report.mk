@@ -3,8 +3,8 @@
 libtpreport_la_SOURCES = report/report.c report/sitelines.c report/siterollup.h report/siteclass.c report/report.h report/fields.h report/analyze/analyze.c \
 	report/render/render.h report/render/render_json.c report/render/render_text.c report/render/render_text.h \
 	report/render/render_text_memory.c report/render/render_text_steps.c report/render/render_text_wait.c report/render/render_text_layout.c report/series.c report/series.h report/render/render_html.c report/render/render_folded.c report/analyze/outside.c report/units.c report/units.h \
-	report/peaks/peaks.c report/peaks/peaks_file.c report/peaks/peaks_text.c report/peaks/peaks.h report/peaks/hookcache.c report/peaks/hookcache.h report/peaks/calib.c report/peaks/calib_cond.c report/peaks/calib.h \
-	report/estimate.h report/analyze/cpuverdict.c report/analyze/cpuverdict.h report/analyze/opwait.c report/analyze/opwait.h report/analyze/advice.c report/analyze/advice.h \
+	report/peaks/peaks.c report/peaks/peaks_file.c report/peaks/peaks_text.c report/peaks/peaks.h report/peaks/hookcache.c report/peaks/calib.c report/peaks/calib_cond.c \
+	report/estimate.h report/analyze/cpuverdict.c report/analyze/analyze.h report/analyze/opwait.c report/analyze/advice.c \
 	report/analyze/analyze_nested.c report/analyze/analyze_nested.h
 libtpreport_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS)
 EXTRA_DIST += docs/json-shape.md

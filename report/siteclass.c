@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "report/report.h"
 
 static int is_loader(const char *m)

@@ -1,7 +1,7 @@
 /* Human units (report/units.h). The thresholds are rounding-aware (9.995, 99.95, 999.5): deciding
  * the precision on the unrounded value would print "100.0k" or "1024 KiB". */
 #include "report/units.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/analyze/advice.h"
+#include "report/analyze/analyze.h"
 #include "report/render/render.h"
 #include "report/report.h"
 

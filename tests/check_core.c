@@ -11,10 +11,8 @@
 
 #include "common/buf.h"
 #include "common/config.h"
-#include "common/out/escape.h"
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 #include "common/out/namewalk.h"
-#include "common/out/path.h"
 #include "report/report.h"
 
 static const char *env_names[8], *env_vals[8];

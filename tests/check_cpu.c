@@ -13,7 +13,7 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/procstat.h"
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 #include "report/render/render.h"
 #include "track/steps/steps.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/read/json_read.h"
+#include "cli/read/read.h"
 #include "report/render/render.h"
 
 static char *fixture(const char *name)

@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/peaks/calib.h"
 #include "report/peaks/peaks.h"
 
 static char dir[64], path[1024];

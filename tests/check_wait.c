@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "report/analyze/opwait.h"
+#include "report/analyze/analyze.h"
 #include "report/render/render.h"
 #include "report/report.h"
 #include "track/ops/ops.h"

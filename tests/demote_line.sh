@@ -1,5 +1,5 @@
 #!/bin/sh
-# The demotion line from the host's lowest hook cost (track/ops/demote.c, report/peaks/hookcache.h), not
+# The demotion line from the host's lowest hook cost (track/ops/demote.c, report/peaks/hookcache.c), not
 # from this run's measurement, which moves with the machine's load. Each run below has a cache
 # of its own, planted with a known cost; nothing here depends on this machine's speed: a planted
 # 0.5 ns is under any real measurement of a hook, a planted 1000 ns over any.

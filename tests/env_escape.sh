@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every value a warning echoes is shown escaped, once (common/out/escape.h): a control character
+# Every value a warning echoes is shown escaped, once (common/out/escape.c): a control character
 # (an escape sequence that would clear the screen or retitle the terminal, BEL) and a byte of no
 # UTF-8 character become \xNN, a backslash \\, valid UTF-8 stays. The warning is exactly one
 # line, a reason that quotes the value (a TPROF_WORK formula's parse error) quotes it escaped the

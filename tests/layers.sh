@@ -106,24 +106,25 @@ grep -q "common/planted calls $fn" "$tmp/planted.out" &&
 check "$tmp/objects"
 echo "layers: $(wc -l < "$tmp/objects") objects, $(wc -l < "$tmp/calls") cross-file calls, all downward, no cycle"
 
-# A subsystem of track/ (a folder track/X/) is used from outside its folder only through its one
-# header, track/X/X.h; its other headers are its own. The unit tests may look inside.
+# A subsystem (a folder X/S/ inside a layer X: track/ops/, report/render/, common/out/...) is used
+# from outside its folder only through its one header, X/S/S.h; its other headers are its own.
+# The unit tests may look inside.
 # private FILE...: prints each include of another subsystem's own header.
 private() {
-  awk '{ if (match($0, /^#include "track\/[a-z_]+\/[a-z_]+\.h"/)) {
-           inc = substr($0, 17, RLENGTH - 17); sub_ = inc; sub(/\/.*/, "", sub_)
-           h = inc; sub(/^[a-z_]+\//, "", h); sub(/\.h$/, "", h)
-           if (index(FILENAME, "track/" sub_ "/") == 0 && h != sub_)
-             printf "layers: %s:%d includes track/%s, not track/%s/%s.h\n", FILENAME, FNR, inc, sub_, sub_ } }' "$@"
+  awk '{ if (match($0, /^#include "(common|report|track|preload|cli)\/[a-z_]+\/[a-z_]+\.h"/)) {
+           inc = substr($0, 11, RLENGTH - 11); n = split(inc, p, "/")
+           h = p[3]; sub(/\.h$/, "", h)
+           if (index(FILENAME, p[1] "/" p[2] "/") == 0 && h != p[2])
+             printf "layers: %s:%d includes %s, not %s/%s/%s.h\n", FILENAME, FNR, inc, p[1], p[2], p[2] } }' "$@"
 }
 mkdir -p "$tmp/report"
 printf '#include "track/ops/ops.h"\n#include "track/ops/planted.h"\n' > "$tmp/report/planted.c"
 (cd "$tmp" && private report/planted.c) > "$tmp/private.out"
-grep -q "report/planted.c:2 includes track/ops/planted.h" "$tmp/private.out" && [ "$(wc -l < "$tmp/private.out")" -eq 1 ] || {
+grep -q "report/planted.c:2 includes track/ops/planted.h, not track/ops/ops.h" "$tmp/private.out" && [ "$(wc -l < "$tmp/private.out")" -eq 1 ] || {
   echo "layers: the planted include of a private header was not found exactly:"; cat "$tmp/private.out"; exit 1; }
 (cd "$srcdir" && private common/*.[ch] common/*/*.[ch] report/*.[ch] report/*/*.[ch] track/*.[ch] track/*/*.[ch] preload/*.[ch] preload/*/*.[ch] cli/*.[ch] cli/*/*.[ch]) > "$tmp/private.out"
 if [ -s "$tmp/private.out" ]; then
   cat "$tmp/private.out"
   exit 1
 fi
-echo "layers: every subsystem of track/ used from outside only through its one header"
+echo "layers: every subsystem folder used from outside only through its one header"

@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/out/escape.h"
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 #include "report/report.h"
 
 _Atomic int tp_state = TP_BOOT;
@@ -35,7 +34,7 @@ int tp_hurry_late(void)
 }
 
 /* What a warning names (a path, a setting's value, a name from the program) is shown escaped,
- * once, here, for the whole line (common/out/escape.h): callers pass values as they are. One write,
+ * once, here, for the whole line (common/out/escape.c): callers pass values as they are. One write,
  * so that two threads' warnings do not interleave. */
 void tp_warn(const char *fmt, ...)
 {

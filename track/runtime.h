@@ -65,7 +65,7 @@ extern struct tp_config tp_cfg;
 extern uint64_t tp_start_ns; /* CLOCK_MONOTONIC at load (at fork in a child) */
 
 /* One line on stderr through write(2), prefixed "tprof: ", the whole line escaped once
- * (common/out/escape.h): values are passed as they are. No allocation. */
+ * (common/out/escape.c): values are passed as they are. No allocation. */
 void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Start a detached thread of tprof's that blocks every signal (the program's signals are the

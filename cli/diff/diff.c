@@ -1,6 +1,6 @@
 /* tprof diff: what changed between two runs, op by op and site by site, biggest change first.
  *
- * Ops are matched by name, call sites by their frames (cli/read/sitekey.h). An op or site found in
+ * Ops are matched by name, call sites by their frames (cli/read/sitekey.c). An op or site found in
  * one report only is "added" or "removed"; its absent side counts as zero in deltas. The text
  * form shows each op or site as a name line and three rows (before, after, change) on a grid of
  * a 20-column label and four 20-column cells, so that it fits 100 columns; the JSON form
@@ -14,7 +14,7 @@
 #include "common/buf.h"
 #include "cli/diff/diff.h"
 #include "cli/diff/diff_grid.h"
-#include "cli/read/sitekey.h"
+#include "cli/read/read.h"
 #include "report/units.h"
 
 static double gflops(uint64_t flops, uint64_t ns)

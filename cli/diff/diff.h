@@ -9,7 +9,7 @@
 
 #include "common/buf.h"
 #include "report/report.h"
-#include "cli/read/sitekey.h"
+#include "cli/read/read.h"
 
 struct json_object;
 

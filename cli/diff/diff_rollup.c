@@ -14,7 +14,7 @@
 
 #include "cli/diff/diff.h"
 #include "cli/diff/diff_grid.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "report/siterollup.h"
 #include "report/units.h"
 

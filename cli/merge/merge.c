@@ -1,6 +1,6 @@
 /* tprof merge: many processes (MPI ranks, forked workers) into one report.
  *
- * Ops (by name) and call sites (by frames, cli/read/sitekey.h) are summed; per op the spread of its
+ * Ops (by name) and call sites (by frames, cli/read/sitekey.c) are summed; per op the spread of its
  * total time across processes is kept: min, mean and max, and imbalance = max / mean, what the
  * slowest rank costs everyone who waits for it. A process that never ran an op counts as 0 in
  * its spread. Inputs may themselves be merged reports: they count as merged_processes
@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/read/sitekey.h"
+#include "cli/read/read.h"
 #include "common/buf.h"
-#include "report/analyze/opwait.h"
+#include "report/analyze/analyze.h"
 #include "report/peaks/peaks.h"
 
 /* The largest figure the reader accepts: sums saturate here (and say so) rather than wrap. */

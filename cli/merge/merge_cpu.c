@@ -3,7 +3,7 @@
  * report (tp_analyze) judges all the processes' threads at once: the workers of a pool that
  * starved each other show as one run that waited for its CPUs. */
 #include "cli/merge/merge.h"
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 #include "report/fields.h"
 
 #include <stdint.h>

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/out/escape.h"
+#include "common/out/out.h"
 
 void tp_jget_fail(struct tp_jget *c, const char *path, const char *fmt, ...)
 {
@@ -34,7 +34,7 @@ void tp_jget_fail(struct tp_jget *c, const char *path, const char *fmt, ...)
     snprintf(raw, sizeof raw, "%s: %s%s%s", c->file, path && *path ? path : "",
              path && *path ? ": " : "", what);
     /* One line, whatever the file name, a key or a quoted value holds: escaped here, once
-     * (common/out/escape.h); the commands print it as it is. */
+     * (common/out/escape.c); the commands print it as it is. */
     tp_escape_str(c->err, c->errlen, raw);
 }
 

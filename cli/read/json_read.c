@@ -1,7 +1,7 @@
 /* Reading a JSON report back into the model, with json-c. Every value is type-checked by the
  * getters of cli/read/json_get.c; the first problem found is reported as "<file>: <key path>: <what
  * is wrong>" and nothing is half-read. */
-#include "cli/read/json_read.h"
+#include "cli/read/read.h"
 #include "report/siterollup.h"
 
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "report/fields.h"
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 #include "cli/read/json_get.h"
 
 /* Deepest valid report: root{ memory{ sites[ {frames[ {...} ] } ] } } is 6 levels. */

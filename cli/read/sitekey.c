@@ -1,11 +1,11 @@
-#include "cli/read/sitekey.h"
+#include "cli/read/read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 
 char *tp_site_key(const struct tp_site *s)
 {

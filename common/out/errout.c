@@ -1,10 +1,8 @@
-#include "common/out/errout.h"
+#include "common/out/out.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "common/out/fileio.h"
 
 /* Above the descriptors a program opens in its first steps, which some count on getting. */
 #define ERROUT_MIN_FD 100

@@ -1,4 +1,4 @@
-#include "common/out/escape.h"
+#include "common/out/out.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "common/out/namewalk.h"
-#include "common/out/path.h"
 
 static const char no_room[] =
     "not enough free space: the report would leave less than 1/8 of the file system (at most "

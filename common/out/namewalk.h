@@ -1,5 +1,5 @@
 /* Which file a report name leads to, decided the way the kernel would decide it for this user
- * (the report writer, common/out/fileio.h, is its one caller).
+ * (the report writer, common/out/fileio.c, is its one caller).
  *
  * Symbolic links are followed here, by hand, one component at a time, not by open(): the writer
  * must know the end of a link chain to replace the file there atomically and keep the link.

@@ -1,4 +1,4 @@
-#include "common/out/path.h"
+#include "common/out/out.h"
 
 #include <stdio.h>
 #include <stdlib.h>

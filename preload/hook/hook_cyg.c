@@ -21,8 +21,8 @@
 
 #include "common/clock.h"
 #include "common/pages.h"
-#include "preload/hook/cyg.h"
-#include "preload/plt/plt_patch.h"
+#include "preload/hook/hook.h"
+#include "preload/plt/plt.h"
 #include "preload/shim.h"
 #include "report/report.h"
 #include "track/work/work.h"

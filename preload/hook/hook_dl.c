@@ -24,8 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/hook/cyg.h"
-#include "preload/plt/plt_patch.h"
+#include "preload/hook/hook.h"
+#include "preload/plt/plt.h"
 #include "preload/real.h"
 #include "preload/shim.h"
 #include "track/sym/sym.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "track/runtime.h"
 #include "track/sym/sym.h"
 

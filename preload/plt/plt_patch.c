@@ -40,7 +40,7 @@
  * never the standard library's); libraries that link a C++ runtime are hooked like any other:
  * an exception unwinding through a hooked call finds the real return addresses
  * (shim_unwind.c). */
-#include "preload/plt/plt_patch.h"
+#include "preload/plt/plt.h"
 
 #include <elf.h>
 #include <link.h>
@@ -51,7 +51,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "preload/hook/cyg.h"
+#include "preload/hook/hook.h"
 #include "preload/plt/plt_mods.h"
 #include "preload/plt/plt_pool.h"
 #include "preload/plt/shim_plt.h"

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/plt/plt_patch.h"
+#include "preload/plt/plt.h"
 #include "preload/plt/plt_pool.h"
 #include "track/work/work.h"
 #include "track/ops/ops.h"

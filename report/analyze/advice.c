@@ -16,14 +16,13 @@
  *
  * And, whether or not time goes outside every op (tp_advice_exclude): the ops demoted to counts
  * whose hooks cost at least 1% of the run -> the flag that leaves them out of the build. */
-#include "report/analyze/advice.h"
+#include "report/analyze/analyze.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/analyze/opwait.h"
 #include "report/units.h"
 
 #define MAX_NAMED 3

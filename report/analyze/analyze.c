@@ -14,10 +14,8 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "report/analyze/cpuverdict.h"
-#include "report/analyze/advice.h"
+#include "report/analyze/analyze.h"
 #include "report/analyze/analyze_nested.h"
-#include "report/analyze/opwait.h"
 #include "report/peaks/peaks.h"
 #include "report/render/render.h"
 #include "report/units.h"

@@ -7,7 +7,7 @@
  * and darknet, which loads neither, of OPENBLAS_NUM_THREADS and OMP_NUM_THREADS. So the busy
  * threads are held against the CPUs (more: fewer threads, by the settings of the runtimes
  * loaded; no more: the other load), and only loaded runtimes' settings are named. */
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +16,6 @@
 
 #include "common/buf.h"
 #include "report/fields.h"
-#include "report/analyze/opwait.h"
 #include "report/units.h"
 
 #define F_OTHER(f, d)

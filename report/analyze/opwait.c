@@ -1,4 +1,4 @@
-/* Work or wait of each op (report/analyze/opwait.h).
+/* Work or wait of each op (report/analyze/analyze.h).
  *
  * An op's time here is what its threads spent in it: working (work_ns: CPU time outside any wait,
  * CPU samples times their period, work_method "samples"; without samples, its time less its
@@ -7,7 +7,7 @@
  * OpenMP runtime from samples, wait_spin_method "samples"). cpu_ns is all the CPU time sampled in
  * it (cpu_method "samples"). Its threads are those that had it open and the workers of a pool
  * that ran for it while it ran. */
-#include "report/analyze/opwait.h"
+#include "report/analyze/analyze.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "report/units.h"
 
 int tp_spin_module(const char *path)

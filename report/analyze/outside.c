@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 #include "report/render/render.h"
 
 static uint64_t add_sat(uint64_t a, uint64_t b)

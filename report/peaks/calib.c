@@ -4,7 +4,7 @@
  * never shows in a heap profile. The sgemm peak through the system BLAS is the CLI's
  * (cli/calib_blas.c). */
 #include "common/pages.h"
-#include "report/peaks/calib.h"
+#include "report/peaks/peaks.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
  * Also the CPUs, cores and caches the measurements size themselves by. Everything here may run
  * in the profiled process at exit: no allocation (small files read with open/read into stack
  * buffers, sysfs cache sizes with stdio, as before). */
-#include "report/peaks/calib.h"
+#include "report/peaks/peaks.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -26,7 +26,7 @@
 #endif
 
 #include "common/clock.h"
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 
 void tp_calib_cond_init(struct tp_calib_cond *c)
 {

@@ -1,5 +1,5 @@
 /* The host's best hook cost (see hookcache.h). */
-#include "report/peaks/hookcache.h"
+#include "report/peaks/peaks.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/out/fileio.h"
-#include "report/peaks/peaks.h"
+#include "common/out/out.h"
 
 #define MAGIC "tprof-hook 1"
 

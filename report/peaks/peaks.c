@@ -8,8 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/out/escape.h"
-#include "report/peaks/calib.h"
+#include "common/out/out.h"
 
 int tp_peaks_synthetic(const struct tp_peaks *p)
 {
@@ -33,7 +32,7 @@ int tp_peaks_synthetic(const struct tp_peaks *p)
  *   says nothing of the all-core rate. The figure is the median of the top eighth of those
  *   rounds: bandwidth shared with other machines' guests varies from round to round, and its
  *   high rounds are what this machine can do; one freak round cannot set it. With no such
- *   rounds, the sum of the threads' own rates, which errs high (report/peaks/calib.h).
+ *   rounds, the sum of the threads' own rates, which errs high (report/peaks/calib.c).
  * Arrays of twice the last-level cache each (with 1x, part of the data still came from the
  * cache: 15% more GB/s), no smaller than 32 MiB, no larger than 128 MiB. The caller caches the
  * result per host: this runs once per machine, not at every exit. */

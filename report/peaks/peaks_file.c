@@ -22,8 +22,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "common/out/escape.h"
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 
 #define MAGIC     "tprof-peaks 1"
 #define MAX_CACHE 8192
@@ -61,7 +60,7 @@ static int corrupt(const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    /* the path and the line quoted, escaped once here (common/out/escape.h) */
+    /* the path and the line quoted, escaped once here (common/out/escape.c) */
     char p[1200], w[800];
     fprintf(stderr,
             "tprof: %s: not a valid peaks cache (%s); ignoring it (run `tprof calibrate "
@@ -346,7 +345,7 @@ int tp_peaks_save(const char *path, const struct tp_peaks *p)
     }
     if (p->calibrations > 1)
         tp_buf_printf(&b, "calibrations %d\n", p->calibrations);
-    /* written like a report (common/out/fileio.h): atomically, so that a reader never sees half */
+    /* written like a report (common/out/fileio.c): atomically, so that a reader never sees half */
     int rc = tp_buf_ok(&b) ? tp_write_file(path, b.p, b.len, NULL) : (errno = ENOMEM, -1);
     int e = errno;
     tp_buf_free(&b);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "report/render/render.h"
 
 struct line {

@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 #include "report/html_assets.inc"
-#include "report/analyze/opwait.h"
 #include "report/peaks/peaks.h"
 #include "report/render/render.h"
 #include "report/units.h"
@@ -184,7 +183,7 @@ static void eff_cell(struct tp_buf *b, const struct tp_machine *m, const struct 
 }
 
 /* The share of the op's time spent waiting for other threads, "~" when from CPU samples
- * (report/analyze/opwait.h); "-" when no waiting was seen. */
+ * (report/analyze/opwait.c); "-" when no waiting was seen. */
 static void wait_cell(struct tp_buf *b, const struct tp_op *o)
 {
     char s[48], t[56];

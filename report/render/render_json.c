@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "report/fields.h"
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 #include "report/render/render.h"
 #include "report/units.h"
 

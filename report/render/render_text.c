@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/analyze/advice.h"
-#include "report/analyze/opwait.h"
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 #include "report/peaks/peaks.h"
 #include "report/render/render.h"
 #include "report/render/render_text.h"

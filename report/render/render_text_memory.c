@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "report/render/render.h"
 #include "report/render/render_text.h"
 #include "report/units.h"

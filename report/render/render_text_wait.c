@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/analyze/opwait.h"
+#include "report/analyze/analyze.h"
 #include "report/render/render_text.h"
 #include "report/units.h"
 

@@ -9,8 +9,7 @@
 
 #include "common/clock.h"
 #include "common/config.h"
-#include "report/peaks/calib.h"
-#include "report/peaks/hookcache.h"
+#include "report/peaks/peaks.h"
 #include "report/report.h"
 #include "common/pages.h"
 #include "track/steps/steps.h"

@@ -130,7 +130,7 @@ void tp_ops_fork_child(void);
  * binding), and if more than half of the other TP_DEMOTE_CALLS (their median) took less than
  * TPROF_DEMOTE times the cost of one hook, the op is demoted; the median of those calls is the
  * note's time per call. That cost is TPROF_HOOK_NS, else the lowest measured on this host
- * (report/peaks/hookcache.h) when it is lower than this run's measurement, else this run's: one run's
+ * (report/peaks/hookcache.c) when it is lower than this run's measurement, else this run's: one run's
  * measurement moves with the load, and the line with it, across the ops near it; the host's
  * lowest does not. Only the line uses the host's figure: the hooks taken out of the ops' times
  * are this run's (tp_cyg_hook_cost_fp), the cost the program paid.

@@ -15,7 +15,7 @@
 
 #include "common/clock.h"
 #include "common/histo/histo.h"
-#include "report/analyze/opwait.h"
+#include "report/analyze/analyze.h"
 #include "report/report.h"
 #include "track/runtime.h"
 #include "track/steps/steps.h"

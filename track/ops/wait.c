@@ -6,8 +6,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "report/analyze/cpuverdict.h"
-#include "report/analyze/opwait.h"
+#include "report/analyze/analyze.h"
 #include "track/sym/sym.h"
 #include "track/runtime.h"
 

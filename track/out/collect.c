@@ -20,7 +20,7 @@
 #include "track/runtime.h"
 #include "track/ops/ops.h"
 #include "track/out/output_exec.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "common/suppress.h"
 #include "report/peaks/peaks.h"
 #include "track/rawalloc.h"

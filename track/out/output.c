@@ -14,10 +14,7 @@
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/config.h"
-#include "common/out/escape.h"
-#include "common/out/errout.h"
-#include "common/out/fileio.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "report/render/render.h"
 #include "report/report.h"
 #include "track/out/output_exec.h"
@@ -35,7 +32,7 @@ void tp_output_set_ident(const struct tp_ident *id)
     ident = *id;
 }
 
-/* How this image's report files are named (common/out/path.h). */
+/* How this image's report files are named (common/out/path.c). */
 static char host_name[256];
 static void path_ctx(struct tp_path_ctx *ctx, int sig_seq)
 {
@@ -68,7 +65,7 @@ static int report_path(const char *var, const char *tmpl, int sig_seq, char *pat
 
 /* ---- no report takes the place of another process's ----
  *
- * Each image names its reports apart (common/out/path.h), but a name can still come round twice in one
+ * Each image names its reports apart (common/out/path.c), but a name can still come round twice in one
  * run: the system reuses a pid (pid_max is often 32768), or two processes that each think they
  * are the root (MPI ranks started by a launcher that is not profiled) share a template without
  * %p or %r. A file at the report's name that another process of this run wrote is then kept, and
@@ -146,7 +143,7 @@ static void other_name(const char *path, int k, char *out, size_t n)
 /* Put the finished temporary file tmp in place at path (changed when the report goes beside
  * another process's; n bytes). 0, or -1 with errno set. A free name is taken with link(), which
  * fails rather than replace a file that another process put there in the meantime. The publisher
- * of the report writer (common/out/fileio.h); arg is the variable's name, for the warning. */
+ * of the report writer (common/out/fileio.c); arg is the variable's name, for the warning. */
 static int publish(void *arg, const char *tmp, char *path, size_t n)
 {
     const char *var = arg;
@@ -190,7 +187,7 @@ static int publish(void *arg, const char *tmp, char *path, size_t n)
 }
 
 /* A terminating signal that ends the process in the middle of a report removes the temporary
- * file (common/out/fileio.h), and the previous report stays whole. */
+ * file (common/out/fileio.c), and the previous report stays whole. */
 void tp_report_abandon(void)
 {
     tp_write_abandon();
@@ -202,7 +199,7 @@ void tp_report_abandon(void)
 static char exec_files[EXEC_FILES][4096];
 static int exec_nfiles;
 
-/* Write a report file where the user pointed (common/out/fileio.h): a regular file atomically, so that
+/* Write a report file where the user pointed (common/out/fileio.c): a regular file atomically, so that
  * a reader, or a program killed while a snapshot is written, never sees half a report, and never
  * over another process's report (publish); a device, a FIFO or a descriptor in place. */
 /* ---- failures: said once, and snapshots back off ----

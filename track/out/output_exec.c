@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "report/report.h"
 #include "track/ops/ops.h"
 #include "track/sites/sites.h"

@@ -18,7 +18,7 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "report/render/render.h"
 #include "report/report.h"
 #include "track/ops/ops.h"

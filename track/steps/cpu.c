@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 #include "common/procstat.h"
 #include "report/report.h"
-#include "report/analyze/cpuverdict.h"
+#include "report/analyze/analyze.h"
 #include "track/sym/sym.h"
 #include "track/runtime.h"
 

@@ -16,7 +16,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "common/out/fileio.h"
+#include "common/out/out.h"
 #include "common/procstat.h"
 
 #define TP_STEPCPU_RUNQ_MIN_NS 1000000ull

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/out/path.h"
-#include "report/analyze/opwait.h"
+#include "common/out/out.h"
+#include "report/analyze/analyze.h"
 
 int tp_outside_wait_name(const char *name)
 {

@@ -259,7 +259,7 @@ const struct tp_departed *tp_modmap_departed(int *n);
 const struct tp_departed *tp_modmap_departed_at(uintptr_t a);
 
 /* What a function the CPU-time samples outside every op landed in is, for the advice the report
- * gives on it (report/analyze/advice.h): its name, module, kind, whether its module is stripped, and the
+ * gives on it (report/analyze/advice.c): its name, module, kind, whether its module is stripped, and the
  * function the compiler inlined into it that holds most of its samples. Runs when a report is
  * written, never in the signal handler. */
 struct tp_symbolizer;
@@ -313,7 +313,7 @@ void tp_sym_close(struct tp_symbolizer *s);
  * addr. */
 int tp_symtab_lookup(uintptr_t addr, char *out, size_t n, uintptr_t *start);
 
-/* What TPROF_OPS can do with the function at addr (report/analyze/advice.h decides from it). */
+/* What TPROF_OPS can do with the function at addr (report/analyze/advice.c decides from it). */
 struct tp_symkind {
     int found;        /* a symbol covers addr */
     int exported;     /* a global, default-visibility function of a shared library */

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/out/path.h"
+#include "common/out/out.h"
 #include "track/runtime.h"
 #include "track/sym/symdebug.h"
 #include "track/sym/syminline.h"

@@ -1,6 +1,6 @@
 /* The libraries whose functions are never ops (see track/sym/sym.h). */
 #include "track/sym/sym.h"
-#include "common/out/path.h"
+#include "common/out/out.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -1,9 +1,10 @@
+/* Ops in shared libraries through their PLT and GOT: the one header of preload/plt/ for code outside it. */
+#ifndef TPROF_PRELOAD_PLT_PLT
+#define TPROF_PRELOAD_PLT_PLT
+
 /* Ops in shared libraries of a program that cannot be rebuilt: calls through the PLT and the GOT
  * to the exports TPROF_OPS names (plt_patch.c patches the GOT entries, shim_plt.c records the
  * calls). */
-#ifndef TPROF_PLT_PATCH_H
-#define TPROF_PLT_PATCH_H
-
 struct tp_report;
 
 /* Once from tp_init(), after tp_ops_init(): reads TPROF_PLT and hooks the modules loaded at

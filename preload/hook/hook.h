@@ -1,7 +1,8 @@
-/* Ops in programs built with -finstrument-functions (hook_cyg.c). */
-#ifndef TPROF_CYG_H
-#define TPROF_CYG_H
+/* The interposed calls: the one header of preload/hook/ for code outside it. */
+#ifndef TPROF_PRELOAD_HOOK_HOOK
+#define TPROF_PRELOAD_HOOK_HOOK
 
+/* Ops in programs built with -finstrument-functions (hook_cyg.c). */
 struct tp_report;
 
 /* Once from tp_init(), after tp_ops_init(): the decision table, TPROF_HOOK_NS. */
