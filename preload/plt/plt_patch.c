@@ -184,7 +184,7 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
  * nearly all into system libraries, took a quarter of its instructions under tprof to match. */
 int tp_plt_saw_cyg;
 
-/* An import of the -finstrument-functions enter hook (plt_patch.h). */
+/* An import of the -finstrument-functions enter hook (preload/plt/plt.h). */
 static int is_cyg(const char *raw)
 {
     return raw[0] == '_' && raw[1] == '_' && !strcmp(raw, "__cyg_profile_func_enter");

@@ -1,4 +1,4 @@
-/* The advice on the time outside every op (see advice.h). The decision table, per function:
+/* The advice on the time outside every op (see report/analyze/analyze.h). The decision table, per function:
  *
  *   kind "wait" (a runtime's spin or yield)  -> threads waiting, never an op to name
  *   kind "system" (libc, libm, ...)          -> never an op: its callers are what to name

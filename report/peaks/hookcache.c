@@ -1,4 +1,4 @@
-/* The host's best hook cost (see hookcache.h). */
+/* The host's best hook cost (see report/peaks/peaks.h). */
 #include "report/peaks/peaks.h"
 
 #include <errno.h>
