@@ -1,5 +1,7 @@
-/* tprof report: re-render a saved JSON report, as text or JSON, optionally with other peaks. */
+/* tprof report: report a record (what libtprof.so writes: report/record.h) or re-render a saved
+ * JSON report, as text, JSON, HTML or folded stacks, optionally with other peaks. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "common/out/out.h"
 #include "cli/read/read.h"
 #include "report/peaks/peaks.h"
+#include "report/record.h"
 #include "report/render/render.h"
 
 static void usage(FILE *f)
@@ -16,8 +19,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: tprof report FILE.json [--top N] [--format text|json|folded|folded-heap]\n"
                "                    [--peak-gflops X --peak-gbps Y] [--html OUT.html]\n\n"
                "Renders a report written with TPROF_JSON (or `tprof run --json`) again, as text\n"
-               "or JSON. Derived figures are recomputed; new machine peaks re-derive every op's\n"
-               "bound and efficiency and the verdict.\n\n"
+               "or JSON, or reports a record libtprof.so left when it found no tprof program\n"
+               "beside itself (tprof-record.PID.json). Derived figures are recomputed; new\n"
+               "machine peaks re-derive every op's bound and efficiency and the verdict.\n\n"
                "  --top N          rows per section (default 10)\n"
                "  --format F       text (default), json, folded (op time in ns, from op_stacks:\n"
                "                   the run needs TPROF_FOLDED) or folded-heap (bytes live at\n"
@@ -26,11 +30,16 @@ static void usage(FILE *f)
                "  --peak-gbps Y    machine peak GB/s for the roofline\n"
                "  -                as FILE reads stdin\n"
                "  --html OUT       write the HTML report (one self-contained page: tables,\n"
-               "                   flame graphs, heap over time, step latency) to OUT instead\n");
+               "                   flame graphs, heap over time, step latency) to OUT instead\n"
+               "  --from-library KINDS\n"
+               "                   how libtprof.so has its record reported: the record on\n"
+               "                   standard input, each output of KINDS (json, text, html,\n"
+               "                   folded, folded-heap, comma-separated) back on standard\n"
+               "                   output as a line \"KIND LENGTH\" and its bytes\n");
 }
 
 struct opts {
-    const char *file, *format, *html;
+    const char *file, *format, *html, *kinds;
     long top;
     double pg, pb; /* peaks from the command line, 0: the report's own */
 };
@@ -39,7 +48,7 @@ struct opts {
 static int parse(int argc, char **argv, struct opts *o)
 {
     const char *why;
-    *o = (struct opts){NULL, "text", NULL, 10, 0, 0};
+    *o = (struct opts){NULL, "text", NULL, NULL, 10, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -62,6 +71,9 @@ static int parse(int argc, char **argv, struct opts *o)
                 return 2;
             }
             o->format = v;
+            i++;
+        } else if (!strcmp(a, "--from-library") && v) {
+            o->kinds = v;
             i++;
         } else if (!strcmp(a, "--html") && v) {
             o->html = v;
@@ -95,12 +107,60 @@ static int parse(int argc, char **argv, struct opts *o)
     return -1;
 }
 
+/* Write one output as libtprof.so reads it (track/out/output.c): "KIND LENGTH\n" and the bytes. */
+static int frame(const char *kind, const struct tp_buf *b)
+{
+    if (!tp_buf_ok(b))
+        return 0; /* out of memory: that output is not written, the others are */
+    printf("%s %zu\n", kind, b->len);
+    return fwrite(b->p ? b->p : "", 1, b->len, stdout) == b->len ? 0 : -1;
+}
+
+/* --from-library: every output asked for, from the one report. */
+static int for_library(struct tp_report *r, const char *kinds, int top)
+{
+    int rc = 0;
+    char *list = strdup(kinds), *save = NULL;
+    for (char *k = list ? strtok_r(list, ",", &save) : NULL; k; k = strtok_r(NULL, ",", &save)) {
+        struct tp_buf b;
+        tp_buf_init(&b);
+        if (!strcmp(k, "json")) {
+            tp_render_json(r, &b);
+        } else if (!strcmp(k, "text")) {
+            struct tp_text_opts t = {top, 100};
+            tp_render_text(r, &t, &b);
+        } else if (!strcmp(k, "html")) {
+            tp_render_html(r, top, &b);
+        } else if (!strcmp(k, "folded")) {
+            tp_render_folded(r, TP_FOLDED_TIME, &b);
+        } else if (!strcmp(k, "folded-heap")) {
+            tp_render_folded(r, TP_FOLDED_HEAP, &b);
+        } else if (strcmp(k, "none") != 0) {
+            fprintf(stderr, "tprof report: --from-library: unknown output '%s'\n", tp_cli_shown(k));
+            rc = 2;
+        }
+        if (rc == 0 && strcmp(k, "none") != 0 && frame(k, &b) < 0)
+            rc = 1;
+        tp_buf_free(&b);
+    }
+    free(list);
+    if (fflush(stdout) != 0)
+        rc = 1;
+    return rc;
+}
+
 int tp_cmd_report(int argc, char **argv)
 {
     struct opts o;
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;
+    if (o.kinds) {
+        /* libtprof.so blocked every signal to start this (preload/handoff.c) */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+    }
     const char *file = o.file, *format = o.format;
     double pg = o.pg, pb = o.pb;
     struct tp_report r;
@@ -109,6 +169,7 @@ int tp_cmd_report(int argc, char **argv)
         fprintf(stderr, "tprof report: %s\n", err);
         return 2;
     }
+    tp_record_report(&r);
     if (pg > 0) {
         r.machine.peak_gflops = pg;
     }
@@ -118,6 +179,11 @@ int tp_cmd_report(int argc, char **argv)
     if (pg > 0 || pb > 0)
         tp_peaks_given(&r.machine, "command line");
     tp_analyze(&r);
+    if (o.kinds) {
+        rc = for_library(&r, o.kinds, (int)o.top);
+        tp_report_free(&r);
+        return rc;
+    }
     struct tp_buf b;
     tp_buf_init(&b);
     if (o.html) {

@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/out/out.h"
+#include "preload/handoff.h"
 #include "report/report.h"
 #include "track/steps/steps.h"
 #include "track/ops/ops.h"
@@ -174,6 +175,7 @@ static void identify(void)
         ident.image_seq = 0;
     publish_ident();
     tp_output_set_ident(&ident);
+    tp_output_set_handoff(tp_handoff);
 }
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -26,6 +26,11 @@
 #define TP_REPORT_FIELDS(X) \
     X(STR, tprof_version, NULL) X(BOOL, partial, 0) X(U64, merged_processes, 0)
 
+/* struct tp_record ("record": only in a record, version > 0) */
+#define TP_RECORD_FIELDS(X) \
+    X(U64, version, 0) X(BOOL, last, 0) X(U64, leak_sites, 0) X(U64, json_sites, 0) \
+    X(STR, suppress, NULL) X(BOOL, debuginfod, 0) X(DBL, peak_gflops, 0) X(DBL, peak_gbps, 0)
+
 /* struct tp_latency ("latency_ns" of an op, and of steps) */
 #define TP_LATENCY_FIELDS(X) \
     X(U64, n, 0) X(U64, min, 0) X(U64, p50, 0) X(U64, p95, 0) X(U64, p99, 0) X(U64, max, 0) \
@@ -145,11 +150,14 @@
     X(U64, outside_spin, 0) X(U64, other_threads, 0) X(U64, other_threads_outside, 0) \
     X(U64, in_tprof, 0) X(STR, method, NULL)
 
-/* struct tp_outside_fn (an element of "outside_ops") */
+/* struct tp_outside_fn (an element of "outside_ops"): these, then "sampled_at" in a record */
 #define TP_OUTSIDE_FIELDS(X) \
     X(STR, name, NULL) X(STR, module, NULL) X(U64, samples, 0) X(DBL, share, 0) \
     X(STR, kind, NULL) X(STR, inlined, NULL) X(BOOL, stripped, 0) \
     X(U64, size, 0)
+
+/* struct tp_sampled_at (an element of a record's "sampled_at") */
+#define TP_SAMPLED_AT_FIELDS(X) X(STR, module, NULL) X(U64, offset, 0) X(U64, n, 0)
 
 /* struct tp_heap_point (an element of the memory's "series") */
 #define TP_HEAP_POINT_FIELDS(X) \

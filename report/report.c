@@ -85,6 +85,10 @@ void tp_report_free(struct tp_report *r)
         struct tp_report *s = r;
         TP_REPORT_FIELDS(FREE)
     }
+    {
+        struct tp_record *s = &r->record;
+        TP_RECORD_FIELDS(FREE)
+    }
     free_strings(r->notes, r->nnotes);
     free_strings(r->program.argv, r->program.argc);
     {
@@ -136,6 +140,7 @@ void tp_report_free(struct tp_report *r)
     for (size_t i = 0; i < r->noutside_ops; i++) {
         struct tp_outside_fn *s = &r->outside_ops[i];
         TP_OUTSIDE_FIELDS(FREE)
+        tp_outside_free_at(s);
     }
     free(r->outside_ops);
     tp_threads_free(r);
@@ -195,4 +200,26 @@ int tp_ops_overlapped(const struct tp_report *r)
         if (r->ops[i].self_wall_ns && r->ops[i].self_wall_ns < r->ops[i].self_ns)
             return 1;
     return 0;
+}
+
+void tp_threads_free(struct tp_report *r)
+{
+    for (size_t i = 0; i < r->nthreads; i++) {
+        struct tp_thread *s = &r->threads[i];
+        TP_THREAD_FIELDS(FREE)
+    }
+    free(r->threads);
+    r->threads = NULL;
+    r->nthreads = 0;
+}
+
+void tp_outside_free_at(struct tp_outside_fn *f)
+{
+    for (size_t i = 0; i < f->nat; i++) {
+        struct tp_sampled_at *s = &f->at[i];
+        TP_SAMPLED_AT_FIELDS(FREE)
+    }
+    free(f->at);
+    f->at = NULL;
+    f->nat = 0;
 }

@@ -248,6 +248,13 @@ struct tp_samples {
     char *method;      /* how the shares are estimated, NULL when off or from before it */
 };
 
+/* Where a record's samples outside every op fell in one function: module file, offset from its
+ * load bias, samples there (for the reporter's "inlined"; never in a report). */
+struct tp_sampled_at {
+    char *module;
+    uint64_t offset, n;
+};
+
 struct tp_outside_fn {
     char *name;       /* the function, NULL when no symbol covers its samples */
     char *module;     /* file name of the object it is in, NULL when unknown */
@@ -262,6 +269,10 @@ struct tp_outside_fn {
     char *inlined; /* the function inlined into this one that holds most of its samples, or NULL */
     int stripped;  /* its module's file has no .symtab */
     uint64_t size; /* its code's size in bytes (the symbol's st_size), 0 when unknown */
+    /* In a record: its sampled addresses, whose inlined functions the reporter reads (then
+     * inlined is set and these go); JSON "sampled_at", written only when there are some. */
+    struct tp_sampled_at *at;
+    size_t nat;
 };
 
 /* One module the process loaded, for a symboliser outside the process: addresses in the report
@@ -273,8 +284,26 @@ struct tp_modinfo {
     int departed;          /* unloaded (dlclose) before the report */
 };
 
+/* A record: what libtprof.so writes at a report's moment for the tprof program to report
+ * (version 1), not yet a report (version 0, no "record" key). Its call sites' frames are not
+ * yet named: each has its module and offset, and a function only where the recorder knew one
+ * without reading a file ("[call-site table full]"). The reporter names them (libdw), merges the
+ * sites that name the same lines, classifies them, finds the machine's peaks, analyses and
+ * renders; the figures below are the settings of the process those steps need. */
+struct tp_record {
+    uint64_t version;
+    int last;            /* the report that ends the process: the machine's peaks may be measured */
+    uint64_t leak_sites; /* memory.sites' last leak_sites entries are there only to classify what
+                          * is live at exit (they are also in the rollups), then dropped */
+    uint64_t json_sites; /* TPROF_JSON_SITES */
+    char *suppress;      /* TPROF_SUPPRESS */
+    int debuginfod;      /* TPROF_DEBUGINFOD=1 */
+    double peak_gflops, peak_gbps; /* TPROF_PEAK_GFLOPS / TPROF_PEAK_GBPS, 0 when not given */
+};
+
 struct tp_report {
     int schema;
+    struct tp_record record;
     char *tprof_version;
     int partial;               /* 1 when tables overflowed and data was dropped */
     uint64_t merged_processes; /* 0 for one process; N when made by `tprof merge` */
@@ -303,6 +332,32 @@ struct tp_report {
     size_t nmodules;
 };
 
+/* A function that is the allocator seen from C++ (operator new, mangled or not): a call site is
+ * the frame above it. */
+int tp_frame_is_allocator(const char *function);
+
+/* Release the report's threads (leaves nthreads 0). */
+void tp_threads_free(struct tp_report *r);
+
+/* The runtimes whose thread pools have a setting of their own, by the file name of a loaded
+ * module: "openblas" (libopenblas*: OPENBLAS_NUM_THREADS), "openmp" (libgomp, libomp, libiomp5:
+ * OMP_NUM_THREADS), "mkl" (libmkl_*: MKL_NUM_THREADS); NULL for any other module. */
+const char *tp_thread_runtime(const char *path);
+
+/* Whether a module's file name is an OpenMP runtime whose text is waiting and scheduling, not
+ * work (libgomp, LLVM's libomp, Intel's libiomp5, and the copies wheels ship renamed with a hash):
+ * a parallel region's work runs in the program's own outlined functions. */
+int tp_spin_module(const char *path);
+
+/* The hooked waits' kinds (track/ops/wait.c's bits) as the calls' names, comma-separated, into out
+ * ("" for none). */
+void tp_wait_kind_names(unsigned kinds, char *out, size_t n);
+
+/* What a site's memory is (its role, report/siteclass.h): "tensor data (torch)", "array data (numpy)"; NULL for none. parse: the reverse, NONE if
+ * unknown. */
+const char *tp_site_role_name(int role);
+int tp_site_role_parse(const char *name);
+
 void tp_report_init(struct tp_report *r);
 /* Release the frames of one site (leaves nframes 0). */
 void tp_site_free_frames(struct tp_site *s);
@@ -312,6 +367,8 @@ void tp_site_free_frames(struct tp_site *s);
  * merged-away sites' frames are released. */
 size_t tp_sites_merge_same_lines(struct tp_site *s, size_t n, uint64_t cap);
 void tp_report_free(struct tp_report *r);
+/* Release a record's sampled addresses of one function outside ops (leaves nat 0). */
+void tp_outside_free_at(struct tp_outside_fn *f);
 /* Append a note (copied). */
 void tp_report_note(struct tp_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

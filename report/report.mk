@@ -1,16 +1,22 @@
 # report/: the report model (one field list drives the JSON writer, the reader and the free),
 # its analysis (roofline, verdict, Amdahl), the renderers and the machine's peaks. Calls common/.
-libtpreport_la_SOURCES = report/report.c report/sitelines.c report/siterollup.h report/siteclass.c report/report.h report/fields.h report/analyze/analyze.c \
-	report/render/render.h report/render/render_json.c report/render/render_text.c report/render/render_text.h \
-	report/render/render_text_memory.c report/render/render_text_steps.c report/render/render_text_wait.c report/render/render_text_layout.c report/series.c report/series.h report/render/render_html.c report/render/render_folded.c report/analyze/outside.c report/units.c report/units.h \
-	report/peaks/peaks.c report/peaks/peaks_file.c report/peaks/peaks_text.c report/peaks/peaks.h report/peaks/hookcache.c report/peaks/calib.c report/peaks/calib_cond.c \
-	report/estimate.h report/analyze/cpuverdict.c report/analyze/analyze.h report/analyze/opwait.c report/analyze/advice.c \
-	report/analyze/analyze_nested.c report/analyze/analyze_nested.h
+libtpreport_la_SOURCES = report/report.c report/report.h report/fields.h report/runtimes.c report/series.c report/series.h report/render/render_json.c
 libtpreport_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS)
+# The reporter: everything the tprof program does to a record and nothing libtprof.so links:
+# naming frames (libdw), classifying sites, the analysis, the renderers and the machine's peaks.
+libtpreporter_la_SOURCES = report/record.c report/record.h report/sitelines.c report/siterollup.h report/siteclass.c report/analyze/analyze.c \
+	report/render/render.h report/render/render_text.c report/render/render_text.h \
+	report/render/render_text_memory.c report/render/render_text_steps.c report/render/render_text_wait.c report/render/render_text_layout.c report/render/render_html.c report/render/render_folded.c report/analyze/outside.c report/units.c report/units.h \
+	report/peaks/peaks.c report/peaks/peaks_file.c report/peaks/peaks_text.c report/peaks/peaks.h report/peaks/calib.c report/peaks/calib_cond.c \
+	report/estimate.h report/analyze/cpuverdict.c report/analyze/analyze.h report/analyze/opwait.c report/analyze/advice.c \
+	report/analyze/analyze_nested.c report/analyze/analyze_nested.h \
+	report/sym/sym.h report/sym/symbolize.c report/sym/syminline.c report/sym/syminline.h report/sym/symdebug.c report/sym/symdebug.h
+libtpreporter_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
+libtpreporter_la_LIBADD = $(LIBDW_LIBS) $(LIBELF_LIBS)
 EXTRA_DIST += docs/json-shape.md
 
 # The HTML report's style and script, kept as plain files and made into C strings at build time.
-nodist_libtpreport_la_SOURCES = report/html_assets.inc
+nodist_libtpreporter_la_SOURCES = report/html_assets.inc
 BUILT_SOURCES = report/html_assets.inc
 CLEANFILES += report/html_assets.inc
 EXTRA_DIST += report/render/html_page.css report/render/html_page.js docs/cnn-html.png
@@ -22,4 +28,4 @@ report/html_assets.inc: $(srcdir)/report/render/html_page.css $(srcdir)/report/r
 	  echo 'static const char tp_html_js[] ='; $(TP_C_STRING) $(srcdir)/report/render/html_page.js; echo ';'; \
 	} > $@-t && mv $@-t $@
 # Also for targets that build no 'all' first (make check-sanitized), where BUILT_SOURCES is not made.
-report/render/libtpreport_la-render_html.lo report/render/libtpreport_san_la-render_html.lo: report/html_assets.inc
+report/render/libtpreporter_la-render_html.lo report/render/libtpreporter_san_la-render_html.lo: report/html_assets.inc

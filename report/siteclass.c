@@ -65,21 +65,6 @@ static size_t system_run(const struct tp_site *s)
 
 /* ---- roles: what the memory is ---- */
 
-static const char *const role_names[] = {NULL, "tensor data (torch)", "array data (numpy)"};
-
-const char *tp_site_role_name(int role)
-{
-    return role > 0 && role < TP_ROLE_COUNT ? role_names[role] : NULL;
-}
-
-int tp_site_role_parse(const char *name)
-{
-    for (int r = 1; name && r < TP_ROLE_COUNT; r++)
-        if (!strcmp(name, role_names[r]))
-            return r;
-    return TP_ROLE_NONE;
-}
-
 /* torch's CPU tensor storage: c10's allocator (alloc_cpu under DefaultCPUAllocator, the mobile
  * and caching allocators), in libc10 wherever it is installed (Debian: /usr/lib/<triplet>); by
  * their mangled names too, for a process where no demangler is loaded. */

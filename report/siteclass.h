@@ -20,10 +20,6 @@ void tp_site_system_what(const struct tp_site *s, char *out, size_t n);
  * module calling the C allocator itself outside its import). Never a system library's keeping. */
 enum { TP_ROLE_NONE, TP_ROLE_TORCH, TP_ROLE_NUMPY, TP_ROLE_COUNT };
 int tp_site_role(const struct tp_site *s);
-/* "tensor data (torch)", "array data (numpy)"; NULL for none. parse: the reverse, NONE if
- * unknown. */
-const char *tp_site_role_name(int role);
-int tp_site_role_parse(const char *name);
 /* The interpreter allocated it: the allocating frame (past libc and the loader) is in libpython
  * or a python executable that links it in, or a frame is an extension module's PyInit_. */
 int tp_site_in_interpreter(const struct tp_site *s);

@@ -35,9 +35,4 @@ char *tp_fmt_fit(const char *s, size_t w, char *out, size_t n);
  * when right is 1. A NULL s is empty. */
 char *tp_fmt_cell(const char *s, size_t w, int right, char *out, size_t n);
 
-/* Length of the valid UTF-8 sequence at p (2 to 4 bytes, p[0] >= 0x80), or 0 when it is not
- * one: overlong forms, UTF-16 surrogates, code points beyond U+10FFFF and truncated sequences
- * are all refused, as strict parsers (Python's, for one) refuse them. */
-int tp_utf8_len(const unsigned char *p);
-
 #endif

@@ -12,7 +12,7 @@
 
 #include "common/buf.h"
 #include "common/clock.h"
-#include "common/procstat.h"
+#include "common/machine/machine.h"
 #include "report/analyze/analyze.h"
 #include "report/render/render.h"
 #include "track/steps/steps.h"

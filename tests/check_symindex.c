@@ -4,15 +4,18 @@
  * symbol of size 0, named alike by the hooks' tables (track/sym/symtab.c) and by the report's
  * symboliser (track/sym/symbolize.c), which reads the module's table once for every address. */
 #include <check.h>
+#include <dlfcn.h>
+#include <unistd.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/config.h"
+#include "report/sym/sym.h"
 #include "track/sym/sym.h"
 #include "track/runtime.h"
-#include "track/sym/symindex.h"
+#include "common/names/names.h"
 
 /* ---- a made-up module ---- */
 
@@ -62,7 +65,7 @@ static struct tp_sym *made_up(size_t *n)
         v[j] = t;
     }
     *n = k;
-    tp_symindex_finish(v, n);
+    tp_symindex_finish(v, n, NULL);
     return v;
 }
 
@@ -123,7 +126,7 @@ END_TEST
 START_TEST(test_empty)
 {
     size_t n = 0;
-    tp_symindex_finish(NULL, &n);
+    tp_symindex_finish(NULL, &n, NULL);
     ck_assert_uint_eq(n, 0);
     ck_assert_ptr_null(tp_symindex_find(NULL, 0, 1234));
 }
@@ -159,7 +162,9 @@ START_TEST(test_many_aliases_as_qsort)
     }
     memcpy(w, v, N * sizeof *v);
     size_t n = N, m = 0;
-    tp_symindex_finish(v, &n);
+    struct tp_sym *scratch = malloc(N * sizeof *scratch);
+    tp_symindex_finish(v, &n, scratch);
+    free(scratch);
     qsort(w, N, sizeof *w, reference_order);
     for (size_t i = 0; i < N; i++)
         if (m == 0 || w[m - 1].start != w[i].start)
@@ -209,11 +214,35 @@ static void symtab_name(uintptr_t a, char *out, size_t n)
         snprintf(out, n, "(none)");
 }
 
+/* Where address a lies as a record names it (track/out/collect.c): the file of its module and
+ * its offset from the module's load bias. */
+static void where(uintptr_t a, char *path, size_t n, uint64_t *off)
+{
+    Dl_info di;
+    ck_assert(dladdr((void *)a, &di));
+    if (di.dli_fname && di.dli_fname[0] == '/') {
+        snprintf(path, n, "%s", di.dli_fname);
+    } else {
+        ssize_t k = readlink("/proc/self/exe", path, n - 1);
+        path[k > 0 ? k : 0] = 0;
+    }
+    *off = a - (uintptr_t)di.dli_fbase;
+}
+
+/* tp_sym_frames of the code at a. */
+static int frames_at(struct tp_symbolizer *s, uintptr_t a, int is_ret, struct tp_frame *f, int max)
+{
+    char path[4096];
+    uint64_t off;
+    where(a, path, sizeof path, &off);
+    return tp_sym_frames(s, path, off, is_ret, f, max);
+}
+
 /* The real function of a (the last of its frames: the inlined ones come first). */
 static void symbolize_name(struct tp_symbolizer *s, uintptr_t a, char *out, size_t n)
 {
     struct tp_frame f[TP_SYM_MAX_FRAMES];
-    int k = tp_sym_frames(s, a, 0, f, TP_SYM_MAX_FRAMES);
+    int k = frames_at(s, a, 0, f, TP_SYM_MAX_FRAMES);
     snprintf(out, n, "%s", k > 0 && f[k - 1].function ? f[k - 1].function : "(none)");
     for (int i = 0; i < k; i++) {
         free(f[i].function);
@@ -222,26 +251,26 @@ static void symbolize_name(struct tp_symbolizer *s, uintptr_t a, char *out, size
     }
 }
 
-/* The symboliser reads a module's symbol table through libdw (tp_dw): counted here, so that the
- * test sees each table read once however many addresses are named from it. */
-static int (*real_getsymtab)(Dwfl_Module *);
+/* The symboliser reads a module's symbol table through libdw: counted here (this definition is
+ * the one the symboliser's object, linked into this program, calls), so that the test sees each
+ * table read once however many addresses are named from it. */
 static int getsymtab_calls;
 
-static int counting_getsymtab(Dwfl_Module *m)
+int dwfl_module_getsymtab(Dwfl_Module *m)
 {
+    static int (*real)(Dwfl_Module *);
+    if (!real)
+        real = (int (*)(Dwfl_Module *))dlsym(RTLD_NEXT, "dwfl_module_getsymtab");
     getsymtab_calls++;
-    return real_getsymtab(m);
+    return real(m);
 }
 
 START_TEST(test_this_program)
 {
     size_t nf = sizeof fns / sizeof fns[0];
     ck_assert_uint_eq(nf, 1024);
-    struct tp_symbolizer *s = tp_sym_open();
+    struct tp_symbolizer *s = tp_sym_open(0);
     ck_assert_ptr_nonnull(s);
-    ck_assert(tp_dw_ready());
-    real_getsymtab = tp_dw.dwfl_module_getsymtab;
-    tp_dw.dwfl_module_getsymtab = counting_getsymtab;
     char a[128], b[128];
     symbolize_name(s, fns[5].at, a, sizeof a);
     ck_assert_str_eq(a, fns[5].name);
@@ -268,7 +297,6 @@ START_TEST(test_this_program)
     ck_assert_str_eq(b, "(none)");
     /* every address after the first: the table read once */
     ck_assert_int_eq(getsymtab_calls, 1);
-    tp_dw.dwfl_module_getsymtab = real_getsymtab;
     tp_sym_close(s);
 }
 END_TEST

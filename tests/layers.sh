@@ -22,9 +22,11 @@ rank() {
 
 # "layer/file object" for each object of the build: the PIC objects of the libraries, the CLI's.
 list_objects() {
-  for layer in common report track preload cli; do
+  for layer in common report reporter track preload cli; do
     case $layer in
       common | report | track) prefix=.libs/libtp${layer}_la- ;;
+      # the reporter's objects (the CLI's library) lie in report/ too
+      reporter) prefix=.libs/libtpreporter_la- layer=report ;;
       preload) prefix=.libs/libtprof_la- ;;
       cli) prefix=tprof- ;;
     esac

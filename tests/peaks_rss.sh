@@ -1,11 +1,11 @@
 #!/bin/sh
-# The quick measurement of the machine's peaks maps arrays of 32 MiB or more and touches them, and
-# the kernel keeps the process's peak RSS across it: so it is made only by the report at the
-# process's exit, after that report read the peak RSS. With no peaks cache and a report asked for
-# while the program runs (TPROF_SIGNAL), that report goes without peaks and says why, and the
-# report at exit measures them; both give a peak RSS within a margin of the program's own,
-# measured natively here (ru_maxrss), far below what the measurement's arrays (96 MiB at least)
-# would add.
+# The quick measurement of the machine's peaks maps arrays of 32 MiB or more and touches them: it
+# is made by the reporter (the tprof program, report/record.c), never in the profiled process,
+# whose peak RSS it must not raise, and only for the report at the process's exit (a quarter of
+# a second). With no peaks cache and a report asked for while the program runs (TPROF_SIGNAL),
+# that report goes without peaks and says why, and the report at exit measures them; both give a
+# peak RSS within a margin of the program's own, measured natively here (ru_maxrss), far below
+# what the measurement's arrays (96 MiB at least) would add.
 . "$TS/lib.sh"
 V="$TB/victims/v_rsspeak"
 native=$("$V") || fail "native run failed"
@@ -16,7 +16,7 @@ TPROF_OUTPUT=none TPROF_SIGNAL=USR1 TPROF_JSON="$WORK/r.json" LD_PRELOAD="$TPROF
 [ -f "$WORK/r.sig1.json" ] || fail "no report on the signal"
 bound=$(( (native + 40 * 1024) * 1024 ))
 cat > "$WORK/note" <<'NOTE'
-machine peaks not measured for this report: the quick measurement is made by the report at the process's exit, so that its arrays never count in a peak RSS a report gives (`tprof calibrate` caches them)
+machine peaks not measured for this report: the quick measurement is made only for the report at the process's exit (`tprof calibrate` caches them)
 NOTE
 jcheck "$WORK/r.sig1.json" "d['machine']['source'] == 'none'" \
   "open('$WORK/note').read().strip() in d['notes']" "d['memory']['peak_rss_bytes'] < $bound"

@@ -7,15 +7,19 @@
 # (the normal build runs them). Included last: it extends what the other fragments define.
 if SANITIZE
 SAN_CFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-noinst_LTLIBRARIES += libtpcommon_san.la libtpreport_san.la
+noinst_LTLIBRARIES += libtpcommon_san.la libtpreport_san.la libtpreporter_san.la
 libtpcommon_san_la_SOURCES = $(libtpcommon_la_SOURCES)
 libtpcommon_san_la_CFLAGS = $(libtpcommon_la_CFLAGS) $(SAN_CFLAGS)
 libtpreport_san_la_SOURCES = $(libtpreport_la_SOURCES)
 libtpreport_san_la_CFLAGS = $(libtpreport_la_CFLAGS) $(SAN_CFLAGS)
+libtpreporter_san_la_SOURCES = $(libtpreporter_la_SOURCES)
+nodist_libtpreporter_san_la_SOURCES = $(nodist_libtpreporter_la_SOURCES)
+libtpreporter_san_la_CFLAGS = $(libtpreporter_la_CFLAGS) $(SAN_CFLAGS)
+libtpreporter_san_la_LIBADD = $(libtpreporter_la_LIBADD)
 libtptrack_san_la_SOURCES = $(libtptrack_la_SOURCES)
 libtptrack_san_la_CFLAGS = $(libtptrack_la_CFLAGS) $(SAN_CFLAGS)
 noinst_LTLIBRARIES += libtptrack_san.la
-TP_CORE = libtpreport_san.la libtpcommon_san.la
+TP_CORE = libtpreporter_san.la libtpreport_san.la libtpcommon_san.la
 TP_TRACK = libtptrack_san.la
 # Per-target CFLAGS also reach automake's link line, which is where -fsanitize must be too.
 tprof_CFLAGS += $(SAN_CFLAGS)
@@ -31,7 +35,7 @@ SAN_TESTS = $(filter tests/check_% tests/cli_%.sh tests/schema_validate.sh,$(TES
 check-sanitized: tprof $(filter tests/check_%,$(check_PROGRAMS)) tests/victims/libtpop.so
 	$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS='$(SAN_TESTS)'
 else
-TP_CORE = libtpreport.la libtpcommon.la
+TP_CORE = libtpreporter.la libtpreport.la libtpcommon.la
 TP_TRACK = libtptrack.la
 endif
 EXTRA_DIST += tests/sanitize_gate.sh

@@ -207,10 +207,17 @@ static void read_samples(struct tp_jget *c, struct json_object *o, const char *p
     TP_SAMPLES_FIELDS(READ)
 }
 
+static void read_sampled_at(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_sampled_at *s = v;
+    TP_SAMPLED_AT_FIELDS(READ)
+}
+
 static void read_outside(struct tp_jget *c, struct json_object *o, const char *path, void *v)
 {
     struct tp_outside_fn *s = v;
     TP_OUTSIDE_FIELDS(READ)
+    s->at = objects(c, o, "sampled_at", path, sizeof *s->at, &s->nat, read_sampled_at);
 }
 
 static void read_thread(struct tp_jget *c, struct json_object *o, const char *path, void *v)
@@ -265,6 +272,15 @@ static void read_report(struct tp_jget *c, struct json_object *o, struct tp_repo
     if (read_schema(c, o, s) < 0)
         return;
     TP_REPORT_FIELDS(READ)
+    if ((x = tp_jget_object(c, o, "record", path))) {
+        struct tp_record *r = &s->record;
+        {
+            struct tp_record *s = r;
+            struct json_object *o = x;
+            const char *path = "record";
+            TP_RECORD_FIELDS(READ)
+        }
+    }
     s->notes = tp_jget_strings(c, o, "notes", path, &s->nnotes);
     if ((x = tp_jget_object(c, o, "program", path)))
         read_program(c, x, "program", &s->program);

@@ -34,12 +34,18 @@ void tp_errout_init(void)
         copy_fd = fcntl(2, F_DUPFD_CLOEXEC, ERROUT_MIN_FD);
 }
 
-int tp_errout_write(const void *data, size_t len)
+int tp_errout_fd(void)
 {
     /* The program may have put another file on our copy's number (dup2 onto any descriptor). */
     if (copy_fd >= 0 && is_start_stderr(copy_fd))
-        return tp_write_fd(copy_fd, data, len);
+        return copy_fd;
     if (is_start_stderr(2))
-        return tp_write_fd(2, data, len);
+        return 2;
     return -1;
+}
+
+int tp_errout_write(const void *data, size_t len)
+{
+    int fd = tp_errout_fd();
+    return fd < 0 ? -1 : tp_write_fd(fd, data, len);
 }

@@ -101,3 +101,31 @@ const char *tp_escape_str(char *out, size_t cap, const char *s)
     tp_escape(out, cap, s, strlen(s));
     return out;
 }
+
+int tp_utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0], lo = 0x80, hi = 0xBF;
+    int len;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4;
+    else
+        return 0;
+    if (c == 0xE0)
+        lo = 0xA0;
+    else if (c == 0xED)
+        hi = 0x9F;
+    else if (c == 0xF0)
+        lo = 0x90;
+    else if (c == 0xF4)
+        hi = 0x8F;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}

@@ -23,6 +23,9 @@ void tp_errout_init(void);
  * closed or now names another file (the report is then not written anywhere the program did
  * not expect it), or the write failed. */
 int tp_errout_write(const void *data, size_t len);
+/* The descriptor tp_errout_write would write to now, or -1 (for a program of tprof's that
+ * writes there: the reporter, preload/handoff.c). */
+int tp_errout_fd(void);
 
 /* Values shown in a message, escaped once. A warning or an error echoes what it was given (a
  * setting's value, a path, a name from the program or from a file) to a terminal, where a raw
@@ -157,5 +160,10 @@ int tp_in_system_dir(const char *path, int with_programs);
 
 /* The MPI rank from OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID or PMIX_RANK, else 0. */
 long tp_mpi_rank(const char *(*get)(const char *));
+
+/* Length of the valid UTF-8 sequence at p (2 to 4 bytes, p[0] >= 0x80), or 0 when it is not
+ * one: overlong forms, UTF-16 surrogates, code points beyond U+10FFFF and truncated sequences
+ * are all refused, as strict parsers (Python's, for one) refuse them. */
+int tp_utf8_len(const unsigned char *p);
 
 #endif

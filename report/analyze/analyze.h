@@ -48,9 +48,6 @@ struct tp_thread {
     char *wait_spin_method; /* "samples", NULL when not sampled */
 };
 
-/* Release the report's threads (leaves nthreads 0). */
-void tp_threads_free(struct tp_report *r);
-
 /* The line is said when the threads' run-queue delay is at least this share of their runnable
  * time (on a CPU or waiting for one) ... */
 #define TP_CPU_WAIT_SHARE 0.20
@@ -63,11 +60,6 @@ void tp_threads_free(struct tp_report *r);
 #define TP_CPU_BUSY_SHARE 0.5
 /* The busy threads of threads[]. */
 size_t tp_cpu_busy_threads(const struct tp_report *r);
-
-/* The runtimes whose thread pools have a setting of their own, by the file name of a loaded
- * module: "openblas" (libopenblas*: OPENBLAS_NUM_THREADS), "openmp" (libgomp, libomp, libiomp5:
- * OMP_NUM_THREADS), "mkl" (libmkl_*: MKL_NUM_THREADS); NULL for any other module. */
-const char *tp_thread_runtime(const char *path);
 
 /* The threads' run-queue delay over their runnable time, 0 when unknown (no schedstat figures,
  * nothing ran). */
@@ -91,10 +83,6 @@ void tp_cpu_verdict(struct tp_report *r);
 /* ... and at least this long: a few milliseconds at a barrier are no headline. */
 #define TP_WAIT_MIN_NS 10000000ull
 
-/* Whether a module's file name is an OpenMP runtime whose text is waiting and scheduling, not
- * work (libgomp, LLVM's libomp, Intel's libiomp5, and the copies wheels ship renamed with a hash):
- * a parallel region's work runs in the program's own outlined functions. */
-int tp_spin_module(const char *path);
 /* The samples outside every op that the verdict calls spinning: at least 1% of them. */
 int tp_outside_spin_said(const struct tp_samples *s);
 /* wait_ns over wait_ns + work_ns: 0 when both are 0 (nothing known). */
@@ -104,9 +92,6 @@ double tp_op_wait_share(const struct tp_op *o);
 int tp_op_wait_estimated(const struct tp_op *o);
 /* 1 when the verdict names the op (the rule above). */
 int tp_op_wait_rule(const struct tp_op *o);
-/* The hooked waits' kinds (track/ops/wait.c's bits) as the calls' names, comma-separated, into out
- * ("" for none). */
-void tp_wait_kind_names(unsigned kinds, char *out, size_t n);
 /* Add s's work and waiting to d's (`tprof merge`): the figures add up, saturating; a method and
  * the calls' names are the first input's that has them (a report of a tprof before them has
  * none). */

@@ -25,17 +25,6 @@
 #define F_BOOL           F_OTHER
 #define FREE(KIND, f, d) F_##KIND(f, d)
 
-void tp_threads_free(struct tp_report *r)
-{
-    for (size_t i = 0; i < r->nthreads; i++) {
-        struct tp_thread *s = &r->threads[i];
-        TP_THREAD_FIELDS(FREE)
-    }
-    free(r->threads);
-    r->threads = NULL;
-    r->nthreads = 0;
-}
-
 static int have_runq(const struct tp_program *p)
 {
     return p->cpu_source && !strcmp(p->cpu_source, "schedstat");
@@ -110,19 +99,6 @@ static const struct {
 } runtimes[] = {{"openblas", "OPENBLAS_NUM_THREADS"},
                 {"openmp", "OMP_NUM_THREADS"},
                 {"mkl", "MKL_NUM_THREADS"}};
-
-const char *tp_thread_runtime(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    if (!strncmp(b, "libopenblas", 11))
-        return "openblas";
-    if (tp_spin_module(b))
-        return "openmp";
-    if (!strncmp(b, "libmkl_", 7))
-        return "mkl";
-    return NULL;
-}
 
 /* Whether the space-separated list has the word w. */
 static int has_word(const char *list, const char *w)

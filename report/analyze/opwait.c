@@ -18,17 +18,6 @@
 #include "common/out/out.h"
 #include "report/units.h"
 
-int tp_spin_module(const char *path)
-{
-    const char *b = tp_base_name(path, NULL);
-    static const char *const names[] = {"libgomp.so",  "libgomp-", "libomp.so",
-                                        "libiomp5.so", "libomp-",  "libiomp5-"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strncmp(b, names[i], strlen(names[i])))
-            return 1;
-    return 0;
-}
-
 int tp_outside_spin_said(const struct tp_samples *s)
 {
     return s->outside_spin && 100 * s->outside_spin >= s->outside_ops;
@@ -48,23 +37,6 @@ int tp_op_wait_estimated(const struct tp_op *o)
 int tp_op_wait_rule(const struct tp_op *o)
 {
     return o->wait_ns >= TP_WAIT_MIN_NS && tp_op_wait_share(o) >= TP_WAIT_SHARE;
-}
-
-void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
-{
-    /* the order of track/ops/wait.c's bits */
-    static const char *const names[] = {"sched_yield", "pthread_barrier_wait", "pthread_cond_wait",
-                                        "sem_wait",    "pthread_join",         "futex"};
-    size_t at = 0;
-    if (n)
-        out[0] = 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && at < n; i++)
-        if (kinds & (1u << i)) {
-            int k = snprintf(out + at, n - at, "%s%s", at ? "," : "", names[i]);
-            if (k < 0)
-                break;
-            at += (size_t)k;
-        }
 }
 
 /* "ggml_barrier: ~71.0% of the thread time while it ran (on its threads and on threads with no op

@@ -132,63 +132,6 @@ int tp_calib_judge(struct tp_calib_cond *c, char *why, size_t n)
 
 /* ---- the machine ---- */
 
-/* Spaces at either end dropped and runs of them made one (the CPUID brand string is padded). */
-static void squeeze(char *s)
-{
-    char *w = s;
-    for (const char *r = s; *r; r++) {
-        unsigned char ch = (unsigned char)*r;
-        if (ch < 0x20 || ch >= 0x7f)
-            ch = ' ';
-        if (ch == ' ' && (w == s || w[-1] == ' '))
-            continue;
-        *w++ = (char)ch;
-    }
-    while (w > s && w[-1] == ' ')
-        w--;
-    *w = 0;
-}
-
-/* The first "model name" (x86), "Processor" or "cpu model" line of /proc/cpuinfo. */
-static void cpuinfo_model(char *out, size_t n)
-{
-    static const char *const keys[] = {"model name", "Processor", "cpu model"};
-    char buf[4096];
-    if (tp_read_small("/proc/cpuinfo", buf, sizeof buf) <= 0)
-        return;
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        for (char *line = buf; line;) {
-            char *nl = strchr(line, '\n'), *colon = strchr(line, ':');
-            if (!strncmp(line, keys[k], strlen(keys[k])) && colon && (!nl || colon < nl)) {
-                if (nl)
-                    *nl = 0;
-                snprintf(out, n, "%s", colon + 1);
-                return;
-            }
-            line = nl ? nl + 1 : NULL;
-        }
-    }
-}
-
-void tp_calib_cpu_model(char *out, size_t n)
-{
-    if (!n)
-        return;
-    out[0] = 0;
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned r[12], max = __get_cpuid_max(0x80000000, NULL);
-    if (max >= 0x80000004 && n > 48) {
-        for (unsigned i = 0; i < 3; i++)
-            __get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2], &r[4 * i + 3]);
-        memcpy(out, r, 48);
-        out[48] = 0;
-    }
-#endif
-    if (!out[0])
-        cpuinfo_model(out, n);
-    squeeze(out);
-}
-
 void tp_calib_cpu_list(char *out, size_t n)
 {
     cpu_set_t set;

@@ -76,7 +76,7 @@ void tp_peaks_conditions(struct tp_peaks *p, struct tp_calib_cond *c, double loa
 
 void tp_peaks_here(struct tp_peaks *p)
 {
-    tp_calib_cpu_model(p->cpu_model, sizeof p->cpu_model);
+    tp_cpu_model(p->cpu_model, sizeof p->cpu_model);
     tp_calib_kernel(p->kernel, sizeof p->kernel);
     tp_calib_cpu_list(p->cpus, sizeof p->cpus);
 }

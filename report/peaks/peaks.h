@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/machine/machine.h"
 #include "report/report.h"
 
 /* Machine peaks for the roofline: from TPROF_PEAK_GFLOPS/GBPS, else the per-host cache written
@@ -95,13 +96,7 @@ void tp_peaks_over(const struct tp_machine *m, const char *bound, int brief, cha
 /* 1 when an efficiency shows as more than 100% (rounded to a whole percent). */
 int tp_peaks_over_shown(double efficiency);
 
-/* This host's cache file of a kind ("peaks", "hook": report/peaks/hookcache.c):
- * $XDG_CACHE_HOME/tprof/<kind>-<host> (XDG_CACHE_HOME only if absolute), else
- * $HOME/.cache/tprof/<kind>-<host>. 0, or -1 when neither variable helps. */
-int tp_cache_file(const char *kind, char *out, size_t n);
 int tp_peaks_cache_path(char *out, size_t n); /* tp_cache_file("peaks") */
-/* The directories above a cache file, made if missing. 0 or -1 (errno set). */
-int tp_cache_dirs(const char *path);
 
 /* p as nothing read: zeros, the figures that may be absent -1 (unknown). */
 void tp_peaks_clear(struct tp_peaks *p);
@@ -152,10 +147,8 @@ void tp_calib_cond_merge(struct tp_calib_cond *into, const struct tp_calib_cond 
 int tp_calib_quiet(const struct tp_calib_cond *c, char *why, size_t n);
 /* tp_calib_quiet, after the test suite's override (tprof_calib_oncpu, calib_cond.c). */
 int tp_calib_judge(struct tp_calib_cond *c, char *why, size_t n);
-/* The machine: CPU model (CPUID brand string, else /proc/cpuinfo), the CPUs this process may
- * use as a list ("0-3,8"; "" when unknown), the 1-minute load average (-1 unknown), the kernel
- * release. No allocation: the library calls them at exit. */
-void tp_calib_cpu_model(char *out, size_t n);
+/* The machine: the CPUs this process may use as a list ("0-3,8"; "" when unknown), the 1-minute
+ * load average (-1 unknown), the kernel release (its CPU model: common/machine/machine.h). */
 void tp_calib_cpu_list(char *out, size_t n);
 double tp_calib_loadavg(void);
 void tp_calib_kernel(char *out, size_t n);
@@ -221,33 +214,5 @@ int tp_calib_cores(void);
 double tp_calib_wait_quiet(double max_seconds);
 /* Largest cache size listed for cpu0 in sysfs, 0 if none. */
 size_t tp_calib_llc_bytes(void);
-
-/* The host's best hook cost: the lowest cost of one -finstrument-functions hook that any run on
- * this host measured, which the demotion line is drawn from (track/ops/demote.c). One run's
- * measurement moves with the machine's load (1.9 to 3.5 ns from run to run on a loaded machine),
- * and an op near the line was then timed in some runs and demoted in others; the lowest of many
- * measurements moves only when a run measures lower than all before it.
- *
- * A small text file beside the peaks cache, $XDG_CACHE_HOME/tprof/hook-<host> (tp_cache_file):
- *     tprof-hook 1
- *     hook_ns 1.874
- *     cpu_model Intel(R) Xeon(R) ...
- *     date 2026-11-28T12:00:00Z
- * A host name can follow a container or a virtual machine onto another CPU: a file whose
- * cpu_model is not this CPU's is not used, and this run's measurement replaces it. */
-struct tp_hookcache {
-    double hook_ns;     /* > 0 */
-    char cpu_model[64]; /* "" unknown (in the file: "-") */
-    char date[32];      /* UTC, ISO 8601, of the measurement */
-};
-
-/* This host's file into out (n bytes). 0, or -1 when no cache directory is known. */
-int tp_hookcache_path(char *out, size_t n);
-/* 0 and h filled; -1 when the file is missing, unreadable or not valid (then it is as if there
- * were none: the next save replaces it). Plain open and read into a stack buffer: the library
- * reads it at its first instrumented call. */
-int tp_hookcache_load(const char *path, struct tp_hookcache *h);
-/* Write atomically (common/out/fileio.c), creating directories. 0 or -1 (errno set). */
-int tp_hookcache_save(const char *path, const struct tp_hookcache *h);
 
 #endif

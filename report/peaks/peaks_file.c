@@ -27,26 +27,6 @@
 #define MAGIC     "tprof-peaks 1"
 #define MAX_CACHE 8192
 
-int tp_cache_file(const char *kind, char *out, size_t n)
-{
-    char host[256] = "";
-    if (gethostname(host, sizeof host - 1) < 0 || !host[0])
-        snprintf(host, sizeof host, "localhost");
-    host[sizeof host - 1] = 0;
-    for (char *s = host; *s; s++)
-        if (*s == '/' || (unsigned char)*s < 0x21)
-            *s = '_';
-    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int w;
-    if (x && *x == '/')
-        w = snprintf(out, n, "%s/tprof/%s-%s", x, kind, host);
-    else if (home && *home == '/')
-        w = snprintf(out, n, "%s/.cache/tprof/%s-%s", home, kind, host);
-    else
-        return -1;
-    return w > 0 && (size_t)w < n ? 0 : -1;
-}
-
 int tp_peaks_cache_path(char *out, size_t n)
 {
     return tp_cache_file("peaks", out, n);
@@ -274,24 +254,6 @@ int tp_peaks_load(const char *path, struct tp_peaks *p)
             tp_peaks_clear(p);
             return corrupt(path, "no %s", keys[required[i]]);
         }
-    return 0;
-}
-
-int tp_cache_dirs(const char *path)
-{
-    char tmp[1024];
-    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *s = tmp + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = 0;
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-            return -1;
-        *s = '/';
-    }
     return 0;
 }
 

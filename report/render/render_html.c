@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/out/out.h"
 #include "report/analyze/analyze.h"
 #include "report/html_assets.inc"
 #include "report/peaks/peaks.h"

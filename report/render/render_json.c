@@ -2,6 +2,8 @@
  * writer runs inside the profiled process at exit, where a JSON library would be one more thing
  * to load; the CLI reads it back with json-c. */
 #include <math.h>
+
+#include "common/out/out.h"
 #include "report/siterollup.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,6 +421,19 @@ static void outside_ops(struct tp_buf *b, const struct tp_report *r)
         struct obj obj = {b, 0}, *o = &obj;
         tp_buf_puts(b, i ? ",\n{" : "\n{");
         TP_OUTSIDE_FIELDS(WRITE)
+        if (s->nat) {
+            const struct tp_outside_fn *f = s;
+            key(o, "sampled_at");
+            tp_buf_putc(b, '[');
+            for (size_t j = 0; j < f->nat; j++) {
+                const struct tp_sampled_at *s = &f->at[j];
+                struct obj inner = {b, 0}, *o = &inner;
+                tp_buf_puts(b, j ? ",{" : "{");
+                TP_SAMPLED_AT_FIELDS(WRITE)
+                tp_buf_putc(b, '}');
+            }
+            tp_buf_putc(b, ']');
+        }
         tp_buf_putc(b, '}');
     }
     tp_buf_puts(b, "]\n");
@@ -456,6 +471,18 @@ void tp_render_json(const struct tp_report *s, struct tp_buf *b)
     tp_buf_putc(b, '{');
     k_i64(o, "schema", s->schema);
     TP_REPORT_FIELDS(WRITE)
+    if (s->record.version) {
+        const struct tp_record *r = &s->record;
+        struct obj inner = {b, 0};
+        key(o, "record");
+        tp_buf_putc(b, '{');
+        {
+            struct obj *o = &inner;
+            const struct tp_record *s = r;
+            TP_RECORD_FIELDS(WRITE)
+        }
+        tp_buf_puts(b, "}\n");
+    }
     key(o, "notes");
     strings(b, s->notes, s->nnotes);
     tp_buf_putc(b, '\n');

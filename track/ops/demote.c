@@ -9,7 +9,8 @@
 
 #include "common/clock.h"
 #include "common/config.h"
-#include "report/peaks/peaks.h"
+#include "common/machine/machine.h"
+#include "track/ops/hookcache.h"
 #include "report/report.h"
 #include "common/pages.h"
 #include "track/steps/steps.h"
@@ -142,7 +143,7 @@ static int host_best(struct tp_hookcache *h)
     char model[64];
     if (!host_path[0] || tp_hookcache_load(host_path, h) < 0)
         return -1;
-    tp_calib_cpu_model(model, sizeof model);
+    tp_cpu_model(model, sizeof model);
     return h->cpu_model[0] && model[0] && strcmp(h->cpu_model, model) ? -1 : 0;
 }
 
@@ -184,7 +185,7 @@ void tp_demote_keep_best(void)
         return;
     memset(&h, 0, sizeof h);
     h.hook_ns = run_ns;
-    tp_calib_cpu_model(h.cpu_model, sizeof h.cpu_model);
+    tp_cpu_model(h.cpu_model, sizeof h.cpu_model);
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm))

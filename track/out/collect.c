@@ -1,10 +1,10 @@
-/* The report model from the live tables: program, memory and sites here; ops, steps and op-time
- * stacks from ops_collect.c; machine peaks from report/peaks.c. Runs once per report, with the
- * guard held. */
+/* The record (report/report.h, struct tp_record) from the live tables: program, memory and
+ * sites here; ops, steps and op-time stacks from ops_collect.c. Nothing here reads a file's
+ * debug information or analyses: the tprof program does (report/record.c). Runs once per report,
+ * with the guard held. */
 #include "track/out/out.h"
 #include "common/buf.h"
 #include "common/config.h"
-#include "track/out/collect_machine.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -22,10 +22,25 @@
 #include "track/out/output_exec.h"
 #include "common/out/out.h"
 #include "common/suppress.h"
-#include "report/peaks/peaks.h"
 #include "track/rawalloc.h"
 #include "track/sites/sites.h"
 #include "track/sym/sym.h"
+
+/* 1 on the threads of tprof's that write reports before the end (snapshots, TPROF_SIGNAL) */
+static TP_TLS int interim;
+
+void tp_collect_interim_thread(void)
+{
+    interim = 1;
+}
+
+/* Does this report end the process? Only that one may have the machine's peaks measured (the
+ * reporter's quick measurement, report/record.c): one before it (a snapshot, a report on signal,
+ * an image that execs) goes without, as a measurement each time would cost a quarter of a second. */
+static int collect_last(const char *why)
+{
+    return !interim && (!why || strcmp(why, "exec") != 0);
+}
 
 /* argv from /proc/self/cmdline: the program's own argv may have been rewritten. */
 static void collect_argv(struct tp_program *p)
@@ -82,44 +97,14 @@ static int by_importance(const void *a, const void *b)
     return tp_site_cmp_importance(a, b);
 }
 
-/* Names that are the allocator seen from C++: the call site is the frame above them. */
-static int is_allocator_frame(const struct tp_frame *f)
-{
-    return f->function && (!strncmp(f->function, "_Znwm", 5) || !strncmp(f->function, "_Znam", 5) ||
-                           !strncmp(f->function, "operator new", 12));
-}
-
-/* A frame inside libtprof.so itself. */
-static int is_own_frame(const struct tp_frame *f)
-{
-    static char self[4096];
-    static int known = -1;
-    if (known < 0) {
-        Dl_info di;
-        known =
-            dladdr((void *)&tp_collect, &di) && di.dli_fname && strlen(di.dli_fname) < sizeof self;
-        if (known)
-            strcpy(self, di.dli_fname);
-    }
-    return known && f->module && !strcmp(f->module, self);
-}
-
-static void free_frame(struct tp_frame *f)
-{
-    free(f->function);
-    free(f->file);
-    free(f->module);
-    memset(f, 0, sizeof *f);
-}
-
-/* A site's return addresses as source frames: each may stand for several, the functions the
- * compiler inlined at it (track/sym/symbolize.c). */
-static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_site *out)
+/* A site's return addresses as a record's frames: module and offset each, named by the reporter
+ * (no file is read here). tprof's own frames (a BLAS op that allocates) are no part of the
+ * program's call path: left out here, where they are known by address. */
+static void record_frames(uint32_t id, struct tp_site *out)
 {
     uint32_t n;
     const uintptr_t *pcs = tp_site_frames(id, &n);
-    size_t cap = (size_t)(n ? n : 1) + TP_SYM_MAX_FRAMES;
-    out->frames = calloc(cap, sizeof *out->frames);
+    out->frames = calloc(n ? n : 1, sizeof *out->frames);
     if (!out->frames)
         return;
     if (id == 0) {
@@ -128,79 +113,22 @@ static void symbolize_site(struct tp_symbolizer *sym, uint32_t id, struct tp_sit
         return;
     }
     for (uint32_t i = 0; i < n; i++) {
-        if (cap - out->nframes < TP_SYM_MAX_FRAMES) {
-            struct tp_frame *g = realloc(out->frames, 2 * cap * sizeof *g);
-            if (!g)
-                break;
-            memset(g + cap, 0, cap * sizeof *g);
-            out->frames = g;
-            cap *= 2;
-        }
-        struct tp_frame *f = &out->frames[out->nframes];
-        int k = tp_sym_frames(sym, pcs[i], 1, f, TP_SYM_MAX_FRAMES);
-        /* tprof's own wrappers (a BLAS op that allocates) are not the program's call path. */
-        if (k > 0 &&
-            (is_own_frame(&f[k - 1]) || (out->nframes == 0 && is_allocator_frame(&f[k - 1])))) {
-            for (int j = 0; j < k; j++)
-                free_frame(&f[j]);
+        uintptr_t pc = pcs[i], at = pc ? pc - 1 : 0; /* a return address: the call is before it */
+        if (tp_addr_is_ours(at))
             continue;
+        struct tp_frame *f = &out->frames[out->nframes++];
+        char path[4096];
+        uintptr_t bias;
+        const struct tp_departed *d;
+        f->offset = pc;
+        if (tp_symtab_module(at, path, sizeof path, &bias, NULL, NULL) == 0) {
+            f->module = strdup(path);
+            f->offset = pc - bias;
+        } else if ((d = tp_modmap_departed_at(at))) {
+            f->module = strdup(d->path);
+            f->offset = pc - d->base;
         }
-        out->nframes += (size_t)k;
     }
-}
-
-/* Symbolised frames by site id, kept from one report to the next: a site's return addresses
- * never change, and opening libdw and looking every address up again made each periodic
- * snapshot (TPROF_SNAPSHOT) cost tens of milliseconds. Only reports write it, under the report
- * lock. */
-static struct frame_cache {
-    struct tp_frame *frames;
-    size_t n;
-    int set;
-} * fcache;
-static size_t fcache_len;
-
-static void copy_frames(const struct tp_frame *from, size_t n, struct tp_frame **to, size_t *nto)
-{
-    *to = calloc(n ? n : 1, sizeof **to);
-    *nto = 0;
-    if (!*to)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        struct tp_frame *f = &(*to)[i];
-        *f = from[i];
-        f->function = tp_dup_or_null(from[i].function);
-        f->file = tp_dup_or_null(from[i].file);
-        f->module = tp_dup_or_null(from[i].module);
-    }
-    *nto = n;
-}
-
-static int cached_frames(uint32_t id, struct tp_site *out)
-{
-    if (id == 0 || id >= fcache_len || !fcache[id].set)
-        return 0;
-    copy_frames(fcache[id].frames, fcache[id].n, &out->frames, &out->nframes);
-    return out->frames != NULL;
-}
-
-static void cache_frames(uint32_t id, const struct tp_site *s)
-{
-    if (id == 0 || !s->frames)
-        return;
-    if (id >= fcache_len) {
-        size_t len = fcache_len ? fcache_len : 1024;
-        while (len <= id)
-            len *= 2;
-        struct frame_cache *c = realloc(fcache, len * sizeof *c);
-        if (!c)
-            return;
-        memset(c + fcache_len, 0, (len - fcache_len) * sizeof *c);
-        fcache = c;
-        fcache_len = len;
-    }
-    copy_frames(s->frames, s->nframes, &fcache[id].frames, &fcache[id].n);
-    fcache[id].set = fcache[id].frames != NULL;
 }
 
 /* Every site that saw an allocation or holds bytes, into an array (k of them), their sums into
@@ -333,51 +261,6 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
         sites_lost_note(r);
 }
 
-/* A leak matched by a TPROF_SUPPRESS pattern: a function, source file or module of any frame. */
-static int suppressed(const struct tp_site *s)
-{
-    for (size_t i = 0; tp_cfg.suppress && i < s->nframes; i++) {
-        const struct tp_frame *f = &s->frames[i];
-        if (tp_suppress_match(tp_cfg.suppress, f->function) ||
-            tp_suppress_match(tp_cfg.suppress, f->file) ||
-            tp_suppress_match(tp_cfg.suppress, f->module))
-            return 1;
-    }
-    return 0;
-}
-
-/* Flag the n symbolised sites (a role, a system library's, an interpreter's, suppressed), and
- * split what is live at exit accordingly: the program's part is the rest, sites left
- * unsymbolised included. */
-static void classify_sites(struct tp_memory *m, struct tp_site *all, size_t n)
-{
-    uint64_t sys_b = 0, sys_n = 0, sup_b = 0, sup_n = 0, int_b = 0, int_n = 0;
-    tp_sites_classify(all, n);
-    for (size_t i = 0; i < n; i++) {
-        struct tp_site *s = &all[i];
-        s->suppressed = s->live_at_exit_bytes && suppressed(s);
-        if (s->suppressed) {
-            sup_b += s->live_at_exit_bytes;
-            sup_n += s->live_at_exit_allocs;
-        } else if (s->system) {
-            sys_b += s->live_at_exit_bytes;
-            sys_n += s->live_at_exit_allocs;
-        } else if (s->interpreter) {
-            int_b += s->live_at_exit_bytes;
-            int_n += s->live_at_exit_allocs;
-        }
-    }
-    m->live_at_exit_system_bytes = sys_b;
-    m->live_at_exit_system_allocs = sys_n;
-    m->live_at_exit_suppressed_bytes = sup_b;
-    m->live_at_exit_suppressed_allocs = sup_n;
-    m->live_at_exit_interpreter_bytes = int_b;
-    m->live_at_exit_interpreter_allocs = int_n;
-    uint64_t kb = sys_b + sup_b + int_b, kn = sys_n + sup_n + int_n;
-    m->live_at_exit_program_bytes = m->live_at_exit_bytes > kb ? m->live_at_exit_bytes - kb : 0;
-    m->live_at_exit_program_allocs = m->live_at_exit_allocs > kn ? m->live_at_exit_allocs - kn : 0;
-}
-
 /* Move up to cap sites still live at exit from [from, k) to just after from: they are
  * symbolised too, so that small leaks (a system library's few bytes) are named and classified
  * in a program with thousands of sites. Returns how many moved. */
@@ -411,8 +294,7 @@ static int describe_pc(void *ctx, uintptr_t pc, char **function, char **module)
     if (tp_addr_is_ours(pc))
         return 1;
     if (tp_symtab_lookup(pc - 1, name, sizeof name, NULL) == 0) {
-        struct tp_frame f = {.function = name};
-        if (is_allocator_frame(&f))
+        if (tp_frame_is_allocator(name))
             return 1;
         char *d = tp_symtab_demangled(name);
         *function = strdup(d ? d : name);
@@ -423,55 +305,31 @@ static int describe_pc(void *ctx, uintptr_t pc, char **function, char **module)
     return 0;
 }
 
-/* Symbolise the sites the JSON writes one by one (the top TPROF_JSON_SITES by each measure,
- * track/sites/rollup.c) and a bounded number more that are live at exit (to classify small leaks),
- * merge those that name the same source lines, classify them, roll the rest up. */
+/* The sites the JSON writes one by one (the top TPROF_JSON_SITES by each measure,
+ * track/sites/rollup.c) and a bounded number more that are live at exit (for the reporter to
+ * classify small leaks) go into the record with their frames; the rest are rolled up by the
+ * symbol tables. The reporter names the frames, merges the sites that name the same lines and
+ * classifies them (report/record.c). */
 static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
 {
     struct tp_memory *m = &r->memory;
     /* Only the sites selected are sorted: ties at the selection's edge go by record number. */
     size_t nsel = tp_rollup_select(all, k, tp_cfg.json_sites > 0 ? (size_t)tp_cfg.json_sites : k);
     qsort(all, nsel, sizeof *all, by_importance);
-    size_t nsym = nsel + leaks_forward(all, nsel, k, nsel);
-    struct tp_symbolizer *sym = NULL;
-    for (size_t i = 0; i < nsym; i++) {
+    size_t nleak = leaks_forward(all, nsel, k, nsel), rest = k - nsel;
+    m->nsites_total = k;
+    if (rest)
+        tp_rollup_sites(m, all + nsel, rest, tp_site_frames, describe_pc, NULL);
+    for (size_t i = 0; i < nsel + nleak; i++) {
         uint32_t id = (uint32_t)all[i].nframes;
         all[i].nframes = 0;
-        if (cached_frames(id, &all[i]))
-            continue;
-        if (!sym)
-            sym = tp_sym_open();
-        symbolize_site(sym, id, &all[i]);
-        cache_frames(id, &all[i]);
+        record_frames(id, &all[i]);
     }
-    size_t merged = all ? tp_sites_merge_same_lines(all, nsel, m->peak_bytes) : 0;
-    if (merged < nsel)
-        tp_report_note(r, "sites that differ only in instruction address (unrolled or duplicated "
-                          "code) are merged by source line; their own peak is then an upper bound");
-    size_t rest = k - nsel; /* from all + merged on: the extra symbolised ones first */
-    if (merged < nsel)
-        memmove(all + merged, all + nsel, rest * sizeof *all);
-    m->nsites_total = merged + rest;
-    qsort(all, merged, sizeof *all, by_importance);
-    classify_sites(m, all, merged + (nsym - nsel));
-    if (rest) {
-        tp_rollup_sites(m, all + merged, rest, tp_site_frames, describe_pc, NULL);
-        tp_report_note(r,
-                       "%zu of %llu call sites written (TPROF_JSON_SITES=%d: the top %d by live "
-                       "at peak, bytes, allocations and live at exit); the other %zu are rolled "
-                       "up per function and module into %zu rows (memory.site_rollups)",
-                       merged, (unsigned long long)m->nsites_total, tp_cfg.json_sites,
-                       tp_cfg.json_sites, rest, m->nrollups);
-    }
-    if (sym)
-        tp_sym_close(sym);
-    for (size_t i = merged; i < merged + rest; i++) {
-        if (!all[i].frames)
-            all[i].nframes = 0; /* a record number, not frames */
-        tp_site_free_frames(&all[i]);
-    }
+    for (size_t i = nsel + nleak; i < k; i++)
+        all[i].nframes = 0; /* a record number, not frames */
+    r->record.leak_sites = nleak;
     m->sites = all;
-    m->nsites = all ? merged : 0;
+    m->nsites = all ? nsel + nleak : 0;
 }
 
 static void collect_memory(struct tp_report *r)
@@ -502,7 +360,13 @@ void tp_collect(struct tp_report *r, const char *why)
     tp_components_notes(r, 1);
     tp_optree_collect(r);
     tp_components_notes(r, 0);
-    tp_collect_machine(r, why);
+    r->record.version = 1;
+    r->record.last = collect_last(why);
+    r->record.json_sites = (uint64_t)(tp_cfg.json_sites > 0 ? tp_cfg.json_sites : 0);
+    r->record.suppress = tp_dup_or_null(tp_cfg.suppress);
+    r->record.debuginfod = tp_cfg.debuginfod;
+    r->record.peak_gflops = tp_cfg.peak_gflops;
+    r->record.peak_gbps = tp_cfg.peak_gbps;
     tp_modmap_collect(r);
     if (r->program.threads > 1)
         tp_report_note(r,

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "report/report.h"
 #include "track/heap/heap.h"
 
@@ -40,6 +41,12 @@ void tp_output_check(void (*warn)(const char *line));
  * stacks). Called with the guard held, one report at a time. A report that nothing would be
  * written of (tp_output_wanted 0) is not built. */
 void tp_write_reports(const char *why, int sig_seq);
+/* How a record reaches the tprof program, which reports it (preload/handoff.c, set at start: only
+ * preload/ calls libc's own exec). 0 with the rendered outputs appended to *answer, each as a
+ * line "KIND LENGTH" and LENGTH bytes; -1 with why. Without one, records are written as files. */
+typedef int (*tp_handoff_fn)(const struct tp_buf *record, const char *kinds, int top,
+                             struct tp_buf *answer, char *why, size_t n);
+void tp_output_set_handoff(tp_handoff_fn fn);
 /* 1 when a report on `why` ("exit", "snapshot", "exec", a signal) writes something: a file, or
  * the text on stderr, which only the root process's exit, exec and signal reports write. */
 int tp_output_wanted(const char *why);

@@ -1,6 +1,11 @@
 /* Report files (track/out/out.h): their names for this process image, putting them in place
- * without taking another process's, and writing every output of one report; the report of an
- * image as it execs another (track/out/output_exec.c decides whether there is one). */
+ * without taking another process's, and writing every output of one report, which the tprof
+ * program renders from this process's record (preload/handoff.c); the report of an image as it
+ * execs another (track/out/output_exec.c decides whether there is one).
+ *
+ * Long because one report's files are named, handed over, written and kept per image in one
+ * place: the rules that decide a file's name (the image, the signal's number, a snapshot,
+ * another process's file) are the ones that decide whether and where it is written. */
 #include "track/out/out.h"
 
 #include <errno.h>
@@ -15,7 +20,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/out/out.h"
-#include "report/render/render.h"
+#include "report/render/render.h" /* the JSON writer: the record is written as JSON */
 #include "report/report.h"
 #include "track/out/output_exec.h"
 #include "track/runtime.h"
@@ -292,13 +297,14 @@ static void heap_folded_template(const char *tmpl, char *out, size_t n)
         snprintf(out, n, "%s.heap", tmpl);
 }
 
-/* The trace and the folded stacks are made before the report, which says what they hold, and
- * written after it: the smallest and most wanted output first, so that a report that a signal
- * hurries (track/runtime.h) or that is killed outright has its JSON on disk before the up to
- * TPROF_TRACE_MAX bytes of the trace. The report names them where they are planned to go (a
- * warning says so when one then goes elsewhere or cannot be written). */
+/* The trace is made here, before the record, which says where it goes (the reporter renders
+ * the folded stacks, whose paths are planned here too), and written after the report: the
+ * smallest and most wanted output first, so that a report that a signal hurries
+ * (track/runtime.h) or that is killed outright has its JSON on disk before the up to
+ * TPROF_TRACE_MAX bytes of the trace. The report names the files where they are planned to go
+ * (a warning says so when one then goes elsewhere or cannot be written). */
 struct extras {
-    struct tp_buf trace, folded_time, folded_heap;
+    struct tp_buf trace;
     int trace_made;
     char heap_tmpl[4200]; /* "": no heap stacks */
 };
@@ -315,11 +321,9 @@ static char *planned_path(const char *tmpl, int sig_seq)
 
 /* A periodic snapshot skips the trace: rewriting up to TPROF_TRACE_MAX bytes every period would
  * cost the program more than the snapshot is worth; exit and TPROF_SIGNAL write it. */
-static void render_extras(struct tp_report *r, const char *why, int sig_seq, struct extras *x)
+static void plan_extras(struct tp_report *r, const char *why, int sig_seq, struct extras *x)
 {
     tp_buf_init(&x->trace);
-    tp_buf_init(&x->folded_time);
-    tp_buf_init(&x->folded_heap);
     x->heap_tmpl[0] = 0;
     x->trace_made = tp_cfg.trace && tp_trace_on && strcmp(why, "snapshot") != 0;
     if (x->trace_made) {
@@ -328,29 +332,59 @@ static void render_extras(struct tp_report *r, const char *why, int sig_seq, str
             r->outputs.trace = planned_path(tp_cfg.trace, sig_seq);
     }
     if (tp_cfg.folded) {
-        tp_render_folded(r, TP_FOLDED_TIME, &x->folded_time);
-        if (tp_buf_ok(&x->folded_time))
-            r->outputs.folded_time = planned_path(tp_cfg.folded, sig_seq);
+        r->outputs.folded_time = planned_path(tp_cfg.folded, sig_seq);
         /* A device, FIFO or descriptor has no name beside it for the heap stacks ("/dev/null.heap"
          * would be a new file in /dev), and bytes mixed into a stream of times would make one
          * wrong flame graph: there only the op-time stacks are written. */
         if (!r->outputs.folded_time || !tp_file_is_stream(r->outputs.folded_time)) {
-            tp_render_folded(r, TP_FOLDED_HEAP, &x->folded_heap);
             heap_folded_template(tp_cfg.folded, x->heap_tmpl, sizeof x->heap_tmpl);
-            if (tp_buf_ok(&x->folded_heap))
-                r->outputs.folded_heap = planned_path(x->heap_tmpl, sig_seq);
+            r->outputs.folded_heap = planned_path(x->heap_tmpl, sig_seq);
         }
     }
 }
 
-/* The folded stacks, then the trace, the largest, last. */
-static void write_extras(struct extras *x, int sig_seq, int snap)
+/* The outputs the reporter rendered, by kind, pointing into its answer. */
+struct rendered {
+    struct tp_buf json, text, html, folded, folded_heap;
+};
+
+/* Split the reporter's answer ("KIND LENGTH\n" and LENGTH bytes, again and again) into r. 0, or
+ * -1 when it is not that. The buffers borrow the answer's bytes: never freed on their own. */
+static int split_answer(const struct tp_buf *a, struct rendered *r)
 {
-    if (tp_cfg.folded) {
-        if (tp_buf_ok(&x->folded_time))
-            free(write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &x->folded_time, snap));
-        if (x->heap_tmpl[0] && tp_buf_ok(&x->folded_heap))
-            free(write_out("TPROF_FOLDED", x->heap_tmpl, sig_seq, &x->folded_heap, snap));
+    memset(r, 0, sizeof *r);
+    size_t at = 0;
+    while (at < a->len) {
+        const char *line = a->p + at, *nl = memchr(line, '\n', a->len - at);
+        char kind[16];
+        unsigned long long len;
+        int used = 0;
+        if (!nl || sscanf(line, "%15s %llu%n", kind, &len, &used) != 2 || line + used != nl ||
+            len > a->len - (size_t)(nl + 1 - a->p))
+            return -1;
+        struct tp_buf *to = !strcmp(kind, "json")          ? &r->json
+                            : !strcmp(kind, "text")        ? &r->text
+                            : !strcmp(kind, "html")        ? &r->html
+                            : !strcmp(kind, "folded")      ? &r->folded
+                            : !strcmp(kind, "folded-heap") ? &r->folded_heap
+                                                           : NULL;
+        if (!to)
+            return -1;
+        to->p = (char *)(nl + 1);
+        to->len = to->cap = (size_t)len;
+        at = (size_t)(nl + 1 - a->p) + (size_t)len;
+    }
+    return 0;
+}
+
+/* The folded stacks, then the trace, the largest, last. */
+static void write_extras(struct extras *x, const struct rendered *got, int sig_seq, int snap)
+{
+    if (tp_cfg.folded && got) {
+        if (got->folded.p)
+            free(write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &got->folded, snap));
+        if (x->heap_tmpl[0] && got->folded_heap.p)
+            free(write_out("TPROF_FOLDED", x->heap_tmpl, sig_seq, &got->folded_heap, snap));
     }
     if (x->trace_made) {
         if (tp_buf_ok(&x->trace))
@@ -359,8 +393,6 @@ static void write_extras(struct extras *x, int sig_seq, int snap)
             tp_warn("TPROF_TRACE: out of memory while rendering the trace; not written");
     }
     tp_buf_free(&x->trace);
-    tp_buf_free(&x->folded_time);
-    tp_buf_free(&x->folded_heap);
 }
 
 /* A signal hurried this report (track/runtime.h): the report says so, since the exit status
@@ -482,7 +514,43 @@ int tp_output_wanted(const char *why)
     return ident.is_root && !snapshot;
 }
 
-/* Build the report and write every output. Called with the guard held and recording stopped. */
+static tp_handoff_fn handoff;
+
+void tp_output_set_handoff(tp_handoff_fn fn)
+{
+    handoff = fn;
+}
+
+/* The outputs this report asks the reporter for. */
+static void wanted_kinds(const struct extras *x, char *kinds, size_t n)
+{
+    snprintf(kinds, n, "%s%s%s%s%s", tp_cfg.json ? "json," : "",
+             strcmp(tp_cfg.output, "none") != 0 ? "text," : "", tp_cfg.html ? "html," : "",
+             tp_cfg.folded ? "folded," : "", x->heap_tmpl[0] ? "folded-heap," : "");
+    size_t len = strlen(kinds);
+    if (len)
+        kinds[len - 1] = 0;
+    else
+        snprintf(kinds, n, "none");
+}
+
+/* No reporter, or it failed: the record itself is kept, where the JSON report would have gone
+ * or else beside the program as tprof-record.PID.json, with one line that says how to report it. */
+static void keep_record(const struct tp_buf *rec, const char *why, int sig_seq, int snap)
+{
+    const char *tmpl = tp_cfg.json ? tp_cfg.json : "tprof-record.%p.json";
+    char *at = write_out("TPROF_JSON", tmpl, sig_seq, rec, snap);
+    char shown[4200];
+    if (at)
+        tp_warn("no report: %s; the record is in %s: `tprof report %s` reports it", why,
+                tp_escape_str(shown, sizeof shown, at), shown);
+    else
+        tp_warn("no report: %s", why);
+    free(at);
+}
+
+/* Record, have the tprof program report, and write every output. Called with the guard held
+ * and recording stopped. */
 void tp_write_reports(const char *why, int sig_seq)
 {
     if (!tp_output_wanted(why)) {
@@ -498,42 +566,47 @@ void tp_write_reports(const char *why, int sig_seq)
         tp_report_free(&r);
         return;
     }
-    tp_analyze(&r);
     struct extras x;
-    render_extras(&r, why, sig_seq, &x);
+    plan_extras(&r, why, sig_seq, &x);
     hurry_note(&r);
     int snap = !strcmp(why, "snapshot");
-
-    if (tp_cfg.json) {
-        struct tp_buf b;
-        tp_buf_init(&b);
-        tp_render_json(&r, &b);
-        free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &b, snap));
-        tp_buf_free(&b);
-    }
-    if (strcmp(tp_cfg.output, "none") != 0) {
-        struct tp_buf b;
-        tp_buf_init(&b);
-        struct tp_text_opts o = {tp_cfg.top, 100};
-        tp_render_text(&r, &o, &b);
-        if (!strcmp(tp_cfg.output, "stderr"))
-            text_to_stderr(why, &b);
-        else {
-            free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &b, snap));
-        }
-        tp_buf_free(&b);
-    }
-    if (tp_cfg.html) {
-        struct tp_buf b;
-        tp_buf_init(&b);
-        tp_render_html(&r, tp_cfg.top, &b);
-        if (tp_buf_ok(&b))
-            free(write_out("TPROF_HTML", tp_cfg.html, sig_seq, &b, snap));
-        else
-            tp_warn("TPROF_HTML: out of memory while rendering the page; not written");
-        tp_buf_free(&b);
-    }
-    write_extras(&x, sig_seq, snap);
+    struct tp_buf rec, answer;
+    tp_buf_init(&rec);
+    tp_buf_init(&answer);
+    tp_render_json(&r, &rec);
     tp_report_free(&r);
+    char kinds[64], failed[4096 + 256];
+    wanted_kinds(&x, kinds, sizeof kinds);
+    struct rendered got;
+    int ok = tp_buf_ok(&rec);
+    if (!ok)
+        snprintf(failed, sizeof failed, "out of memory while writing the record");
+    else if (!handoff)
+        snprintf(failed, sizeof failed, "no reporter");
+    else
+        ok = handoff(&rec, kinds, (int)tp_cfg.top, &answer, failed, sizeof failed) == 0;
+    if (ok && split_answer(&answer, &got) < 0) {
+        snprintf(failed, sizeof failed, "the reporter's answer is not in its format");
+        ok = 0;
+    }
+    if (!ok) {
+        if (tp_buf_ok(&rec))
+            keep_record(&rec, failed, sig_seq, snap);
+        write_extras(&x, NULL, sig_seq, snap);
+    } else {
+        if (tp_cfg.json && got.json.p)
+            free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &got.json, snap));
+        if (strcmp(tp_cfg.output, "none") != 0 && got.text.p) {
+            if (!strcmp(tp_cfg.output, "stderr"))
+                text_to_stderr(why, &got.text);
+            else
+                free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &got.text, snap));
+        }
+        if (tp_cfg.html && got.html.p)
+            free(write_out("TPROF_HTML", tp_cfg.html, sig_seq, &got.html, snap));
+        write_extras(&x, &got, sig_seq, snap);
+    }
+    tp_buf_free(&rec);
+    tp_buf_free(&answer);
     exec_image[0] = 0;
 }

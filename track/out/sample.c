@@ -332,8 +332,7 @@ static struct fn *functions(const struct fn *a, size_t n, size_t *count)
 }
 
 /* Describe function f from its addresses among a[0..n) (sorted by function). */
-static void describe(const struct fn *f, const struct fn *a, size_t n, struct tp_outside_fn *o,
-                     struct tp_symbolizer **sym)
+static void describe(const struct fn *f, const struct fn *a, size_t n, struct tp_outside_fn *o)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -354,7 +353,7 @@ static void describe(const struct fn *f, const struct fn *a, size_t n, struct tp
         pcs[k++] = (struct tp_sampled_pc){a[i].pc, a[i].n};
     if (!k)
         pcs[k++] = (struct tp_sampled_pc){f->pc, f->n};
-    tp_outside_describe(o, pcs, k, sym);
+    tp_outside_describe(o, pcs, k);
     free(pcs);
 }
 
@@ -386,15 +385,12 @@ void tp_sample_collect(struct tp_report *r)
     r->outside_ops = keep ? calloc(keep, sizeof *r->outside_ops) : NULL;
     if (!r->outside_ops)
         keep = 0;
-    struct tp_symbolizer *sym = NULL;
     for (size_t i = 0; i < keep; i++) {
         struct tp_outside_fn *o = &r->outside_ops[i];
-        describe(&f[i], a, na, o, &sym);
+        describe(&f[i], a, na, o);
         o->samples = f[i].n;
         o->share = (double)f[i].n / (double)s->outside_ops;
     }
-    if (sym)
-        tp_sym_close(sym);
     r->noutside_ops = keep;
     free(f);
     free(a);

@@ -16,7 +16,7 @@
 
 #include "common/clock.h"
 #include "common/out/out.h"
-#include "common/procstat.h"
+#include "common/machine/machine.h"
 #include "report/report.h"
 #include "report/analyze/analyze.h"
 #include "track/sym/sym.h"

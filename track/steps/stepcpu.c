@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "common/out/out.h"
-#include "common/procstat.h"
+#include "common/machine/machine.h"
 
 #define TP_STEPCPU_RUNQ_MIN_NS 1000000ull
 

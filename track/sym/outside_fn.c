@@ -38,66 +38,23 @@ static const char *kind_of(const struct tp_symkind *k, const char *name, const c
     return "local";
 }
 
-struct tally {
-    char *name;
-    uint64_t n;
-};
-
-/* The innermost inlined function at pc, malloc'ed, or NULL when nothing was inlined there or
- * there is no debug information. */
-static char *inlined_at(struct tp_symbolizer *sym, uintptr_t pc)
+/* The function's sampled addresses as module offsets, for the reporter to find the function
+ * inlined there that holds most of them (report/record.c): no debug information is read here. */
+static void sampled_at(struct tp_outside_fn *o, const struct tp_sampled_pc *pcs, size_t npcs,
+                       const char *path, uintptr_t bias)
 {
-    struct tp_frame fr[TP_SYM_MAX_FRAMES];
-    int n = tp_sym_frames(sym, pc, 0, fr, TP_SYM_MAX_FRAMES);
-    char *name = NULL;
-    if (n > 1 && fr[0].inlined && fr[0].function)
-        name = strdup(fr[0].function);
-    for (int i = 0; i < n; i++) {
-        free(fr[i].function);
-        free(fr[i].file);
-        free(fr[i].module);
+    o->at = calloc(npcs, sizeof *o->at);
+    for (size_t i = 0; o->at && i < npcs; i++) {
+        struct tp_sampled_at *a = &o->at[o->nat];
+        if (!(a->module = strdup(path)))
+            break;
+        a->offset = pcs[i].pc - bias;
+        a->n = pcs[i].n;
+        o->nat++;
     }
-    return name;
 }
 
-/* The inlined function holding more than half of the samples, malloc'ed, or NULL. */
-static char *mostly_inlined(const struct tp_sampled_pc *pcs, size_t npcs,
-                            struct tp_symbolizer **sym)
-{
-    uint64_t all = 0;
-    struct tally *t = calloc(npcs, sizeof *t);
-    size_t nt = 0;
-    if (!t)
-        return NULL;
-    if (!*sym)
-        *sym = tp_sym_open();
-    for (size_t i = 0; i < npcs; i++) {
-        all += pcs[i].n;
-        char *name = *sym ? inlined_at(*sym, pcs[i].pc) : NULL;
-        if (!name)
-            continue;
-        size_t j = 0;
-        while (j < nt && strcmp(t[j].name, name))
-            j++;
-        if (j == nt)
-            t[nt++].name = name;
-        else
-            free(name);
-        t[j].n += pcs[i].n;
-    }
-    char *best = NULL;
-    for (size_t j = 0; j < nt; j++) {
-        if (!best && 2 * t[j].n > all)
-            best = t[j].name;
-        else
-            free(t[j].name);
-    }
-    free(t);
-    return best;
-}
-
-void tp_outside_describe(struct tp_outside_fn *o, const struct tp_sampled_pc *pcs, size_t npcs,
-                         struct tp_symbolizer **sym)
+void tp_outside_describe(struct tp_outside_fn *o, const struct tp_sampled_pc *pcs, size_t npcs)
 {
     char raw[512], name[512], path[4096];
     uintptr_t start, bias, lo, hi;
@@ -106,7 +63,8 @@ void tp_outside_describe(struct tp_outside_fn *o, const struct tp_sampled_pc *pc
         tp_symtab_demangle(raw, name, sizeof name);
         o->name = strdup(name);
     }
-    if (tp_symtab_module(pc, path, sizeof path, &bias, &lo, &hi) == 0)
+    int known = tp_symtab_module(pc, path, sizeof path, &bias, &lo, &hi) == 0;
+    if (known)
         o->module = strdup(tp_base_name(path, NULL));
     struct tp_symkind k;
     if (tp_symtab_kind(pc, &k) < 0)
@@ -114,7 +72,8 @@ void tp_outside_describe(struct tp_outside_fn *o, const struct tp_sampled_pc *pc
     o->kind = strdup(kind_of(&k, o->name, o->module));
     o->stripped = o->module && k.stripped;
     o->size = o->name ? k.size : 0;
-    if (o->name && (!strcmp(o->kind, "local") || !strcmp(o->kind, "export") ||
-                    !strcmp(o->kind, "instrumented")))
-        o->inlined = mostly_inlined(pcs, npcs, sym);
+    if (known && o->name &&
+        (!strcmp(o->kind, "local") || !strcmp(o->kind, "export") ||
+         !strcmp(o->kind, "instrumented")))
+        sampled_at(o, pcs, npcs, path, bias);
 }

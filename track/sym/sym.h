@@ -270,32 +270,14 @@ struct tp_sampled_pc {
     uint64_t n;
 };
 
-/* Fill o's name, module, kind, stripped and inlined from the function's sampled addresses
- * pcs[0..npcs) (npcs >= 1). *sym is opened on the first need of debug information (the caller
- * closes it). */
-void tp_outside_describe(struct tp_outside_fn *o, const struct tp_sampled_pc *pcs, size_t npcs,
-                         struct tp_symbolizer **sym);
+/* Fill o's name, module, kind, stripped and, for a function the reporter may find inlined
+ * functions in, its sampled addresses (o->at), from the function's sampled addresses
+ * pcs[0..npcs) (the first one names it), with the symbol tables only. */
+void tp_outside_describe(struct tp_outside_fn *o, const struct tp_sampled_pc *pcs, size_t npcs);
 
 /* A runtime's yield or idle loop by function name (sched_yield, OpenBLAS's idle thread server):
  * threads waiting, not work. */
 int tp_outside_wait_name(const char *name);
-
-/* Address → function, file:line, module, with elfutils libdw over this process's own maps.
- * Used only when a report is written (never in a hook): slow, allocates, under the guard. */
-struct tp_symbolizer;
-
-struct tp_symbolizer *tp_sym_open(void);
-/* Describe the code at pc as the source frames it stands for, into out[0..max), innermost first:
- * the functions the compiler inlined there (inlined = 1; each with the line in it, the first with
- * pc's own), then the function that holds pc, with the line of its call to the outermost inlined
- * one (or pc's own line when nothing was inlined). Every frame has pc's module and offset. With
- * fewer than TP_SYM_MAX_FRAMES of room the real function is kept and the outer inlined ones go.
- * A return address is looked up at pc-1 (the call instruction). Returns how many frames (at least
- * 1 when max > 0). Strings in out are malloc'ed and owned by the caller. */
-#define TP_SYM_MAX_FRAMES 16
-int tp_sym_frames(struct tp_symbolizer *s, uintptr_t pc, int is_return_address,
-                  struct tp_frame *out, int max);
-void tp_sym_close(struct tp_symbolizer *s);
 
 /* Function names by address for the ops-by-name hooks.
  *

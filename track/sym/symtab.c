@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #include "track/runtime.h"
-#include "track/sym/symindex.h"
+#include "common/names/names.h"
+#include "common/names/names.h"
 
 struct mod {
     char *file; /* the file read: /proc/self/exe for the main program */
@@ -27,7 +28,7 @@ struct mod {
     int seen;            /* in the latest listing */
     int stripped;        /* the file was read and has no .symtab */
     int instrumented;    /* calls __cyg_profile_func_enter: built with -finstrument-functions */
-    struct tp_sym *syms; /* sorted (track/sym/symindex.h); names point into names */
+    struct tp_sym *syms; /* sorted (common/names/names.h); names point into names */
     size_t nsyms;
     char *names;
 };
@@ -306,7 +307,9 @@ static void load_from(struct mod *m, const struct image *im, long scn)
         v[k].hidden = ELF64_ST_VISIBILITY(s.st_other) != STV_DEFAULT;
         k++;
     }
-    tp_symindex_finish(v, &k);
+    struct tp_sym *scratch = tp_alloc(k * sizeof *v + 1);
+    tp_symindex_finish(v, &k, scratch);
+    tp_free(scratch);
     for (size_t i = 0; i < k; i++)
         bytes += plain_len(v[i].name) + 1;
     char *names = k ? tp_alloc(bytes) : NULL;
@@ -433,41 +436,13 @@ void tp_symtab_stale(void)
     atomic_store(&stale, 1);
 }
 
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-/* libstdc++'s demangler. A C program (python3) that loads C++ libraries (torch) with dlopen's
- * default RTLD_LOCAL has libstdc++ loaded but out of the global scope, where dlsym(RTLD_DEFAULT)
- * never finds it: it is then asked for by its soname, among the objects already loaded
- * (RTLD_NOLOAD loads nothing). The reference taken then is never dropped: libstdc++ defines
- * STB_GNU_UNIQUE symbols, which make the dynamic loader keep it loaded anyway. Not found (no C++
- * loaded yet): asked again next time. */
-static demangle_fn find_demangler(void)
-{
-    static _Atomic(demangle_fn) found;
-    demangle_fn d = atomic_load(&found);
-    if (d)
-        return d;
-    d = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-    if (!d) {
-        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
-        d = h ? (demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
-        if (h && !d)
-            dlclose(h);
-    }
-    if (d)
-        atomic_store(&found, d);
-    return d;
-}
-
 char *tp_symtab_demangled(const char *name)
 {
     if (strncmp(name, "_Z", 2) != 0)
         return NULL;
     struct tp_own g = tp_own_begin(); /* the demangler allocates */
-    demangle_fn d = find_demangler();
-    int status = -1;
-    char *s = d ? d(name, NULL, NULL, &status) : NULL;
-    char *copy = s && status == 0 ? tp_strdup(s) : NULL;
+    char *s = tp_demangle(name, 0);
+    char *copy = s ? tp_strdup(s) : NULL;
     free(s);
     tp_own_end(g);
     return copy;

@@ -1,5 +1,5 @@
-/* Parsers of /proc scheduler figures (common/procstat.h). */
-#include "common/procstat.h"
+/* Parsers of /proc scheduler figures (common/machine/machine.h). */
+#include "common/machine/machine.h"
 
 #include <string.h>
 

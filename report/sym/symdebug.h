@@ -1,8 +1,11 @@
-/* Where the report's symboliser finds a module's separate debug file (track/sym/symdebug.c). */
-#ifndef TPROF_SYMDEBUG_H
-#define TPROF_SYMDEBUG_H
+/* Where the report's symboliser finds a module's separate debug file (report/sym/symdebug.c). */
+#ifndef TPROF_REPORT_SYM_SYMDEBUG_H
+#define TPROF_REPORT_SYM_SYMDEBUG_H
 
-#include "track/sym/sym.h"
+#include "report/sym/sym.h"
+
+/* TPROF_DEBUGINFOD=1 of the process recorded (tp_sym_open sets it) */
+extern int tp_sym_debuginfod;
 
 /* Dwfl_Callbacks.find_debuginfo: this machine's /usr/lib/debug/.build-id and .gnu_debuglink
  * places, then the DEBUGINFOD_URLS servers with TPROF_DEBUGINFOD=1 only. */

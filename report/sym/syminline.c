@@ -7,14 +7,15 @@
  * the function around it called it: the chain down to the line of the real function's own source.
  * Without it, two calls of one inlined helper from two lines of a function are one source
  * position, and their sites one. */
-#include "track/sym/syminline.h"
+#include "report/sym/syminline.h"
 
 #include <dwarf.h>
 #include <limits.h>
 #include <string.h>
 
-#include "track/rawalloc.h"
-#include "track/sym/sym.h"
+#include <stdlib.h>
+#include "common/names/names.h"
+#include "report/sym/sym.h"
 
 /* The name a user knows a function by: the demangled linkage name for C++ (the symbol table's
  * form, so that a function named here when inlined is named alike where it is not), else the
@@ -22,19 +23,18 @@
 static char *die_name(Dwarf_Die *die)
 {
     Dwarf_Attribute a;
-    const char *link =
-        tp_dw.dwarf_formstring(tp_dw.dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+    const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
     if (!link)
-        link = tp_dw.dwarf_formstring(tp_dw.dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+        link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
     if (link) {
-        char *d = tp_symtab_demangled(link);
+        char *d = tp_demangle(link, 1);
         if (d)
             return d;
     }
-    const char *name = tp_dw.dwarf_diename(die);
+    const char *name = dwarf_diename(die);
     if (!name)
         name = link;
-    return name ? tp_strdup(name) : NULL;
+    return name ? strdup(name) : NULL;
 }
 
 /* Where the function around an inlined one called it. */
@@ -44,33 +44,32 @@ static void call_position(Dwarf_Die *inl, Dwarf_Files *files, size_t nfiles, cha
     Dwarf_Word v;
     *file = NULL;
     *line = 0;
-    if (files && tp_dw.dwarf_formudata(tp_dw.dwarf_attr(inl, DW_AT_call_file, &a), &v) == 0 &&
-        v < nfiles) {
-        const char *f = tp_dw.dwarf_filesrc(files, (size_t)v, NULL, NULL);
+    if (files && dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &v) == 0 && v < nfiles) {
+        const char *f = dwarf_filesrc(files, (size_t)v, NULL, NULL);
         if (f)
-            *file = tp_strdup(f);
+            *file = strdup(f);
     }
-    if (tp_dw.dwarf_formudata(tp_dw.dwarf_attr(inl, DW_AT_call_line, &a), &v) == 0 && v <= INT_MAX)
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &v) == 0 && v <= INT_MAX)
         *line = (int)v;
 }
 
 /* The scopes around pc from the innermost out to the compile unit, only those that hold it:
  * dwarf_getscopes adds, after an inlined function's own, the scopes of its abstract definition
- * (for variable lookups), which are no frames. The array is libdw's, freed with tp_dw.free. */
+ * (for variable lookups), which are no frames. The array is libdw's, freed with free. */
 static int nesting(Dwarf_Die *cu, Dwarf_Addr at, Dwarf_Die **scopes)
 {
     Dwarf_Die *all = NULL;
-    int n = tp_dw.dwarf_getscopes(cu, at, &all);
+    int n = dwarf_getscopes(cu, at, &all);
     if (n <= 0) {
-        tp_dw.free(all);
+        free(all);
         return 0;
     }
     Dwarf_Die inner = all[0];
-    tp_dw.free(all);
+    free(all);
     *scopes = NULL;
-    n = tp_dw.dwarf_getscopes_die(&inner, scopes);
+    n = dwarf_getscopes_die(&inner, scopes);
     if (n <= 0) {
-        tp_dw.free(*scopes);
+        free(*scopes);
         *scopes = NULL;
         return 0;
     }
@@ -81,18 +80,18 @@ int tp_sym_inlines(Dwfl_Module *m, Dwarf_Addr pc, struct tp_frame *out, int max,
                    int *call_line)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = tp_dw_ready() && max > 0 ? tp_dw.dwfl_module_addrdie(m, pc, &bias) : NULL;
+    Dwarf_Die *cu = max > 0 ? dwfl_module_addrdie(m, pc, &bias) : NULL;
     Dwarf_Die *scopes = NULL;
     int n = cu ? nesting(cu, pc - bias, &scopes) : 0;
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
-    if (n > 0 && tp_dw.dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+    if (n > 0 && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
         files = NULL;
     int k = 0;
     char *file = NULL; /* the call to the function of the last frame filled */
     int line = 0;
     for (int i = 0; i < n; i++) {
-        int tag = tp_dw.dwarf_tag(&scopes[i]);
+        int tag = dwarf_tag(&scopes[i]);
         if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point)
             break;
         if (tag != DW_TAG_inlined_subroutine)
@@ -106,13 +105,13 @@ int tp_sym_inlines(Dwfl_Module *m, Dwarf_Addr pc, struct tp_frame *out, int max,
             out[k].line = line;
             k++;
         } else {
-            tp_free(file);
+            free(file);
         }
         call_position(&scopes[i], files, nfiles, &file, &line);
     }
-    tp_dw.free(scopes);
+    free(scopes);
     if (k == 0) {
-        tp_free(file);
+        free(file);
         return 0;
     }
     *call_file = file;

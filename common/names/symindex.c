@@ -1,11 +1,9 @@
-/* Sorted function symbols and the lookup of an address among them (see symindex.h). */
-#include "track/sym/symindex.h"
+/* Sorted function symbols and the lookup of an address among them (see common/names/names.h). */
+#include "common/names/names.h"
 
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "track/rawalloc.h"
 
 int tp_sym_rank(int b)
 {
@@ -28,13 +26,11 @@ static inline int by_start(const void *a, const void *b)
 }
 
 /* Bottom-up merge sort with the comparison inline: qsort's call through a pointer for each
- * comparison was most of what a report spent on a module's symbols (cc1's 29,000, libc's). -1
- * when there is no memory for the second array. */
-static int merge_sort(struct tp_sym *v, size_t n)
+ * comparison was most of what a report spent on a module's symbols (cc1's 29,000, libc's). t:
+ * room for n more. */
+static void merge_sort(struct tp_sym *v, size_t n, struct tp_sym *t)
 {
-    struct tp_sym *t = tp_alloc(n * sizeof *v), *src = v, *dst = t;
-    if (!t)
-        return -1;
+    struct tp_sym *src = v, *dst = t;
     for (size_t w = 1; w < n; w *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * w) {
             size_t mid = n - lo > w ? lo + w : n, hi = n - lo > 2 * w ? lo + 2 * w : n;
@@ -52,15 +48,15 @@ static int merge_sort(struct tp_sym *v, size_t n)
     }
     if (src != v)
         memcpy(v, src, n * sizeof *v);
-    tp_free(t);
-    return 0;
 }
 
-void tp_symindex_finish(struct tp_sym *v, size_t *n)
+void tp_symindex_finish(struct tp_sym *v, size_t *n, struct tp_sym *scratch)
 {
     if (!v || *n == 0)
         return;
-    if (merge_sort(v, *n) < 0)
+    if (scratch)
+        merge_sort(v, *n, scratch);
+    else
         qsort(v, *n, sizeof *v, by_start);
     size_t u = 0;
     for (size_t i = 0; i < *n; i++)

@@ -1,5 +1,5 @@
-/* The host's best hook cost (see report/peaks/peaks.h). */
-#include "report/peaks/peaks.h"
+/* The host's best hook cost (see track/ops/hookcache.h). */
+#include "track/ops/hookcache.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/machine/machine.h"
 #include "common/out/out.h"
 
 #define MAGIC "tprof-hook 1"

@@ -1,13 +1,11 @@
-/* Separate debug files for the report's symboliser (track/sym/symbolize.c).
+/* Separate debug files for the reporter's symboliser (report/sym/symbolize.c).
  *
  * Separate debug files are looked for on this machine only, unless TPROF_DEBUGINFOD=1. libdwfl's
  * standard search (dwfl_standard_find_debuginfo) ends by asking every server in DEBUGINFOD_URLS
  * (set by default on Debian, Ubuntu and Fedora) for each module it found nothing for: a
- * download, or a wait for a server that does not answer, at every exit of every process. With
- * TPROF_DEBUGINFOD=1 those servers are asked, through libdebuginfod loaded then into the
- * program's own namespace: in elfutils' namespace its TLS stack (OpenSSL, through libcurl and
- * libssh2) crashes, its pthread keys colliding with the first libc's. */
-#include "track/sym/symdebug.h"
+ * download, or a wait for a server that does not answer, at every report. With
+ * TPROF_DEBUGINFOD=1 those servers are asked, through libdebuginfod, loaded on first use. */
+#include "report/sym/symdebug.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -17,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "track/runtime.h"
+int tp_sym_debuginfod;
 
 /* ---- separate debug files, from this machine only ---- */
 
@@ -79,7 +77,7 @@ static int ask_debuginfod(Dwfl_Module *mod, char **debuginfo_file_name)
 {
     const unsigned char *id = NULL;
     GElf_Addr at;
-    int n = tp_dw.dwfl_module_build_id(mod, &id, &at);
+    int n = dwfl_module_build_id(mod, &id, &at);
     if (n <= 0)
         return -1;
     if (!dbgd.tried) {
@@ -93,7 +91,8 @@ static int ask_debuginfod(Dwfl_Module *mod, char **debuginfo_file_name)
             if (dbgd.begin && dbgd.find_debuginfo && dbgd.end)
                 dbgd.client = dbgd.begin();
         } else {
-            tp_warn("TPROF_DEBUGINFOD=1: libdebuginfod.so.1: %s; no server asked", dlerror());
+            fprintf(stderr, "tprof: TPROF_DEBUGINFOD=1: libdebuginfod.so.1: %s; no server asked\n",
+                    dlerror());
         }
     }
     if (!dbgd.client)
@@ -108,7 +107,7 @@ static int ask_debuginfod(Dwfl_Module *mod, char **debuginfo_file_name)
     char *name = NULL;
     if (path) {
         size_t len = strlen(path) + 1;
-        name = tp_dw.malloc(len);
+        name = malloc(len);
         if (name)
             memcpy(name, path, len);
         free(path);
@@ -127,12 +126,12 @@ int tp_sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
                           const char *file_name, const char *debuglink_file,
                           GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-    int fd = tp_dw.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
-                                                debuglink_file, debuglink_crc, debuginfo_file_name);
+    int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                          debuglink_crc, debuginfo_file_name);
     if (fd >= 0)
         return fd;
     if (!debuglink_file || !*debuglink_file)
-        return tp_cfg.debuginfod ? ask_debuginfod(mod, debuginfo_file_name) : -1;
+        return tp_sym_debuginfod ? ask_debuginfod(mod, debuginfo_file_name) : -1;
     struct stat main_st;
     int have_main = file_name && stat(file_name, &main_st) == 0;
     char dir[4096], path[4096 + 64];
@@ -166,11 +165,11 @@ int tp_sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
     }
     if (fd >= 0) {
         size_t len = strlen(path) + 1;
-        char *name = tp_dw.malloc(len);
+        char *name = malloc(len);
         if (name)
             memcpy(name, path, len);
         *debuginfo_file_name = name;
-    } else if (tp_cfg.debuginfod && debuglink_crc != 0) {
+    } else if (tp_sym_debuginfod && debuglink_crc != 0) {
         fd = ask_debuginfod(mod, debuginfo_file_name);
     }
     return fd;
