@@ -2,21 +2,27 @@
  *
  * The reporter is `tprof report --from-library KINDS --top N -`, found beside libtprof.so as
  * `tprof run` finds the library beside itself: ../bin/tprof for an installed library, ../tprof
- * for the one a build leaves in .libs/, then the configured bindir. It gets the program's
- * environment with libtprof.so taken out of LD_PRELOAD (tprof must not profile its own reporter;
- * what else the user preloads into the process tree stays), reads the record on a
+ * for the one a build leaves in .libs/, and the configured bindir for a library in the
+ * configured libdir (a multiarch libdir is no sibling of bindir). A copy of the library elsewhere
+ * never takes a tprof from the system, which may be another version's. It gets the program's
+ * environment less LD_PRELOAD (tprof must not profile its own reporter, and a tool the user
+ * preloads into the program, a counting or tracing shim, must not see it), reads the record on a
  * socket that is its standard input and answers on the same socket, its standard output, each
  * output as a line "KIND LENGTH" and LENGTH bytes. Its standard error is where tprof's own
  * warnings go: the program's standard error as it started when the text report goes there
  * (common/out/out.h), else as it is now.
  *
  * The program must not see the reporter:
- * - it is started with clone(CLONE_VM | CLONE_VFORK) and no exit signal: no SIGCHLD comes for a
- *   child the program never made, and a wait() for any child of the program's never reaps ours
- *   (waitpid with __WALL does, below);
- * - every signal is blocked from before the clone until the exec, so that no handler of the
- *   program's runs in the child, which shares the program's memory until it execs; the reporter
- *   unblocks them as it starts;
+ * - the reporter is not the program's child but a go-between's: the go-between, made with
+ *   clone(CLONE_VM) and no exit signal, runs on a stack of its own beside this thread, which
+ *   feeds the record and reads the answer meanwhile; it starts the reporter
+ *   (clone(CLONE_VM | CLONE_VFORK), then the exec), waits for it and ends, without exec'ing. A
+ *   child with no exit signal that never execs sends none when it ends (one that execs gets
+ *   SIGCHLD back from the kernel), and only a wait with __WALL reaps it (below): the program
+ *   gets no SIGCHLD, and its wait() for any child finds none of ours;
+ * - every signal is blocked from before the first clone: no handler of the program's runs in the
+ *   go-between or the reporter, both of which share the program's memory until the exec; the
+ *   reporter unblocks them as it starts;
  * - the exec is libc's own, not the exec of preload/shim_exit.c, which would put LD_PRELOAD back;
  * - the socket is written with MSG_NOSIGNAL: a reporter that died is a failed report, not a
  *   SIGPIPE that ends the program;
@@ -33,15 +39,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/out/out.h"
 #include "preload/real.h"
-
-#ifndef TPROF_BINDIR
-#define TPROF_BINDIR "/usr/local/bin"
-#endif
 
 /* Where the reporter is: found once, as the library does not move. */
 static char reporter[PATH_MAX];
@@ -66,13 +69,15 @@ static const char *find_reporter(void)
         char *slash = strrchr(dir, '/');
         *slash = 0;
     }
-    char cand[3][PATH_MAX];
+    char cand[3][PATH_MAX], libdir[PATH_MAX];
     int n = 0;
     if (dir[0]) {
         snprintf(cand[n++], PATH_MAX, "%s/../bin/tprof", dir);
         snprintf(cand[n++], PATH_MAX, "%s/../tprof", dir);
+        char here[PATH_MAX];
+        if (realpath(dir, here) && realpath(TPROF_LIBDIR, libdir) && !strcmp(here, libdir))
+            snprintf(cand[n++], PATH_MAX, "%s/tprof", TPROF_BINDIR);
     }
-    snprintf(cand[n++], PATH_MAX, "%s/tprof", TPROF_BINDIR);
     looked_at[0] = 0;
     for (int i = 0; i < n; i++) {
         if (executable(cand[i])) {
@@ -93,7 +98,15 @@ struct child {
     char **argv, **envp;
     int (*execve)(const char *, char *const[], char *const[]);
     void (*exit)(int);
+    long (*syscall)(long, ...);
+    int peer;   /* this process's end of the socket, closed in the go-between */
+    int status; /* the reporter's wait status, set by the go-between */
 };
+
+/* The two stacks: one report at a time is handed off (the report lock, preload/lifecycle.c); the
+ * go-between uses the first until it ends, the reporter the second until its exec. */
+static char between_stack[32 * 1024] __attribute__((aligned(16)));
+static char reporter_stack[32 * 1024] __attribute__((aligned(16)));
 
 static int child_main(void *arg)
 {
@@ -111,62 +124,34 @@ static int child_main(void *arg)
     return 127;
 }
 
-/* One LD_PRELOAD entry is this library: its path, or a libtprof.so found elsewhere. */
-static int is_self(const char *e, size_t n, const char *self)
+/* The go-between (see above): system calls only, and libc's clone, which touches no thread
+ * state; the memory it writes is its own stack and c->status. */
+static int between_main(void *arg)
 {
-    const char *slash = memrchr(e, '/', n);
-    const char *base = slash ? slash + 1 : e;
-    size_t bn = n - (size_t)(base - e);
-    return (self && strlen(self) == n && !memcmp(e, self, n)) ||
-           (bn == 11 && !memcmp(base, "libtprof.so", 11));
+    struct child *c = arg;
+    close(c->peer);
+    pid_t pid = clone(child_main, reporter_stack + sizeof reporter_stack,
+                      CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+    close(c->sock);
+    int st = 127 << 8; /* as if it exited 127: it could not be started */
+    if (pid > 0 && c->syscall(SYS_wait4, (long)pid, (long)&st, 0L, 0L) != pid)
+        st = 127 << 8;
+    c->status = st;
+    c->exit(0);
+    return 0;
 }
 
-/* LD_PRELOAD's value less this library ("" when nothing else was preloaded), malloc'ed. */
-static char *preload_less_self(const char *v)
-{
-    Dl_info di;
-    const char *self = dladdr((void *)&is_self, &di) ? di.dli_fname : NULL;
-    char *out = malloc(strlen(v) + 1);
-    size_t w = 0;
-    for (const char *p = v; out && *p;) {
-        size_t n = strcspn(p, " :");
-        if (n && !is_self(p, n, self)) {
-            if (w)
-                out[w++] = ' ';
-            memcpy(out + w, p, n);
-            w += n;
-        }
-        p += n;
-        p += strspn(p, " :");
-    }
-    if (out)
-        out[w] = 0;
-    return out;
-}
-
-/* environ with this library out of LD_PRELOAD, in a fresh array; *keep: the new LD_PRELOAD
- * string, to free after the exec (NULL when none). */
-static char **clean_env(char **keep)
+/* environ less LD_PRELOAD, in a fresh array (the strings are the environment's). */
+static char **clean_env(void)
 {
     size_t n = 0;
-    *keep = NULL;
     while (environ && environ[n])
         n++;
     char **v = calloc(n + 1, sizeof *v);
     size_t k = 0;
-    for (size_t i = 0; v && i < n; i++) {
-        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0) {
+    for (size_t i = 0; v && i < n; i++)
+        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
             v[k++] = environ[i];
-            continue;
-        }
-        char *rest = preload_less_self(environ[i] + 11);
-        if (rest && *rest && !*keep && (*keep = malloc(strlen(rest) + 12))) {
-            strcpy(*keep, "LD_PRELOAD=");
-            strcat(*keep, rest);
-            v[k++] = *keep;
-        }
-        free(rest);
-    }
     return v;
 }
 
@@ -199,10 +184,6 @@ static int recv_all(int fd, struct tp_buf *b)
     }
 }
 
-/* The child's stack: one report at a time is handed off (the report lock, preload/lifecycle.c),
- * and the child uses it only until its exec. */
-static char stack[64 * 1024] __attribute__((aligned(16)));
-
 int tp_handoff(const struct tp_buf *record, const char *kinds, int top, struct tp_buf *answer,
                char *why, size_t n)
 {
@@ -216,37 +197,35 @@ int tp_handoff(const struct tp_buf *record, const char *kinds, int top, struct t
     struct child c = {.path = path, .err = err >= 0 ? err : 2};
     c.execve = (int (*)(const char *, char *const[], char *const[]))tp_real("execve");
     c.exit = (void (*)(int))tp_real("_exit");
+    c.syscall = (long (*)(long, ...))tp_real("syscall");
     char topv[24];
     snprintf(topv, sizeof topv, "%d", top);
     char *argv[] = {(char *)path, "report", "--from-library", (char *)kinds, "--top", topv,
                     "-",          NULL};
     c.argv = argv;
-    char *preload = NULL;
-    c.envp = clean_env(&preload);
+    c.envp = clean_env();
     int sv[2];
-    if (!c.execve || !c.exit || !c.envp) {
+    if (!c.execve || !c.exit || !c.syscall || !c.envp) {
         free(c.envp);
-        free(preload);
         snprintf(why, n, "cannot start %s: %s", path, "out of memory");
         return -1;
     }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         snprintf(why, n, "cannot start %s: socketpair: %s", path, strerror(errno));
         free(c.envp);
-        free(preload);
         return -1;
     }
     c.sock = sv[1];
+    c.peer = sv[0];
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = clone(child_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK, &c);
+    pid_t pid = clone(between_main, between_stack + sizeof between_stack, CLONE_VM, &c);
     int clone_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(sv[1]);
-    free(c.envp);
-    free(preload);
     if (pid < 0) {
+        free(c.envp);
         close(sv[0]);
         snprintf(why, n, "cannot start %s: %s", path, strerror(clone_errno));
         return -1;
@@ -255,9 +234,11 @@ int tp_handoff(const struct tp_buf *record, const char *kinds, int top, struct t
     shutdown(sv[0], SHUT_WR);
     int got = recv_all(sv[0], answer);
     close(sv[0]);
-    int st = 0;
-    while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+    int bst = 0;
+    while (waitpid(pid, &bst, __WALL) < 0 && errno == EINTR)
         ;
+    free(c.envp); /* read by the reporter's exec, which the go-between's end comes after */
+    int st = c.status;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && sent == 0 && got == 0)
         return 0;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 127)

@@ -1,15 +1,16 @@
 #!/bin/sh
 # tprof calibrate: one-line errors (nothing cached, no BLAS, bad options); --quick measures and
 # writes the cache; --print shows exactly what was measured; a second run reuses the cache
-# without --force; a corrupt cache is one line; libtprof.so takes its peaks from the cache, from
-# TPROF_PEAK_* over it, and from a quick measurement when the cache is corrupt. The machine may
-# be busy with other work: the test library libtpcalib.so, preloaded into the CLI and before
-# libtprof.so, says the measuring threads had their CPUs (TPCALIB_ONCPU=1; tests/peaks_busy.sh
-# measures a busy machine for real).
+# without --force; a corrupt cache is one line; a profile's report takes its peaks from the
+# cache, from TPROF_PEAK_* over it, and from a quick measurement when the cache is corrupt. The
+# machine may be busy with other work: the test library libtpcalib.so, preloaded into the CLI and
+# into the reporter (calib_lib, tests/lib.sh), says the measuring threads had their CPUs
+# (TPCALIB_ONCPU=1; tests/peaks_busy.sh measures a busy machine for real).
 . "$TS/lib.sh"
 export TPCALIB_ONCPU=1
 CALIB="$TB/victims/libtpcalib.so"
 export XDG_CACHE_HOME="$WORK/xdg"
+LIB=$(calib_lib "$WORK/calib")
 cache="$XDG_CACHE_HOME/tprof/peaks-$(uname -n)"
 cal() { LD_PRELOAD="$CALIB" "$TPROF_CLI" calibrate "$@"; }
 
@@ -79,24 +80,24 @@ cmp -s "$cache" "$WORK/before" || fail "calibrate without --force measured again
 [ "$(tail -n 1 "$WORK/again.txt")" = "(cached: \`tprof calibrate --force\` measures again)" ] || fail "no cached note: $(cat "$WORK/again.txt")"
 [ "$(head -n 10 "$WORK/again.txt")" = "$(cat "$WORK/p.txt")" ] || fail "cached figures differ"
 
-# The library reads the cache, with TPROF_PEAK_* winning over it.
+# A profile's report reads the cache, with TPROF_PEAK_* winning over it.
 if [ -x "$TB/victims/v_blas" ]; then
   g=$(sed -n 's/^peak_gflops //p' "$cache"); b=$(sed -n 's/^peak_gbps //p' "$cache")
-  TPROF_OUTPUT=none TPROF_JSON="$WORK/c.json" LD_PRELOAD="$CALIB $TPROF_SO" "$TB/victims/v_blas" >/dev/null 2>"$WORK/c.err" || fail "victim failed"
+  TPROF_OUTPUT=none TPROF_JSON="$WORK/c.json" LD_PRELOAD="$LIB" "$TB/victims/v_blas" >/dev/null 2>"$WORK/c.err" || fail "victim failed"
   [ ! -s "$WORK/c.err" ] || fail "victim stderr: $(cat "$WORK/c.err")"
   jcheck "$WORK/c.json" "d['machine']['source'] == 'cache:$cache'" \
     "d['machine']['peak_gflops'] == $g" "d['machine']['peak_gbps'] == $b"
-  TPROF_PEAK_GFLOPS=100 TPROF_OUTPUT=none TPROF_JSON="$WORK/e.json" LD_PRELOAD="$CALIB $TPROF_SO" "$TB/victims/v_blas" >/dev/null || fail "victim failed"
+  TPROF_PEAK_GFLOPS=100 TPROF_OUTPUT=none TPROF_JSON="$WORK/e.json" LD_PRELOAD="$LIB" "$TB/victims/v_blas" >/dev/null || fail "victim failed"
   jcheck "$WORK/e.json" "d['machine']['source'] == 'env+cache:$cache'" \
     "d['machine']['peak_gflops'] == 100" "d['machine']['peak_gbps'] == $b"
 fi
 
-# A corrupt cache: one line from the CLI; the library warns once and measures quickly.
+# A corrupt cache: one line from the CLI; a profile's reporter warns once and measures quickly.
 printf 'tprof-peaks 1\npeak_gflops 12\npeak_gbps lots\n' >"$cache"
 out=$(cal --print 2>&1) && fail "--print of a corrupt cache succeeded"
 [ "$out" = "tprof: $cache: not a valid peaks cache (line 3: peak_gbps 'lots' is not valid); ignoring it (run \`tprof calibrate --force\`)" ] || fail "corrupt --print: $out"
 if [ -x "$TB/victims/v_blas" ]; then
-  TPROF_OUTPUT=none TPROF_JSON="$WORK/k.json" LD_PRELOAD="$CALIB $TPROF_SO" "$TB/victims/v_blas" >/dev/null 2>"$WORK/k.err" || fail "victim failed with a corrupt cache"
+  TPROF_OUTPUT=none TPROF_JSON="$WORK/k.json" LD_PRELOAD="$LIB" "$TB/victims/v_blas" >/dev/null 2>"$WORK/k.err" || fail "victim failed with a corrupt cache"
   [ "$(cat "$WORK/k.err")" = "$out" ] || fail "library warning: $(cat "$WORK/k.err")"
   jcheck "$WORK/k.json" "d['machine']['source'] == 'quick'" \
     "0.1 < d['machine']['peak_gflops'] < 1e5" "0.1 < d['machine']['peak_gbps'] < 1e4"

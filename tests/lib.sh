@@ -15,3 +15,14 @@ tp() {
 }
 preload() { env LD_PRELOAD="$TPROF_SO" "$@"; }
 jcheck() { python3 "$TS/jcheck.py" "$@" || fail "report assertions"; }
+# calib_lib DIR: a copy of libtprof.so in DIR/lib whose reporter, the tprof it finds beside itself
+# (DIR/bin/tprof), is the real one with the test library libtpcalib.so preloaded: TPCALIB_ONCPU
+# then says what share of their CPUs the quick measurement's threads had, as the reporter makes it.
+# Prints the copy's path.
+calib_lib() {
+    mkdir -p "$1/lib" "$1/bin"
+    cp "$TPROF_SO" "$1/lib/libtprof.so"
+    printf '#!/bin/sh\nLD_PRELOAD="%s" exec "%s" "$@"\n' "$TB/victims/libtpcalib.so" "$TPROF_CLI" > "$1/bin/tprof"
+    chmod +x "$1/bin/tprof"
+    echo "$1/lib/libtprof.so"
+}

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Peaks that hold (issue 27), the library's side, deterministically: the test library libtpcalib.so,
-# preloaded before libtprof.so and into the CLI, says what share of their CPUs the measuring threads
-# had (TPCALIB_ONCPU; tests/peaks_busy.sh makes a machine busy for real). With no cache, a busy
+# Peaks that hold, the profile's side, deterministically: the test library libtpcalib.so, preloaded
+# into the reporter (a tprof beside a copy of libtprof.so that runs the real one with it) and into
+# the CLI, says what share of their CPUs the measuring threads had (TPCALIB_ONCPU;
+# tests/peaks_busy.sh makes a machine busy for real). With no cache, a busy
 # quick measurement is cached marked busy and the report says so (header and note); the next profile
 # uses that cache without measuring and says it is busy; a cache 3 days old shows its age; an
 # earlier tprof's cache (no conditions) is used as of unknown conditions; a cache of another CPU
@@ -13,10 +14,11 @@ V="$TB/victims/v_api"
 T="$TPROF_CLI"
 CALIB="$TB/victims/libtpcalib.so"
 cache="$XDG_CACHE_HOME/tprof/peaks-$(uname -n)"
+LIB=$(calib_lib "$WORK/calib")
 run() { # $1 = name; the rest: VAR=value settings
     n=$1
     shift
-    tp TPROF_OUTPUT="$WORK/$n.txt" TPROF_JSON="$WORK/$n.json" "$@" LD_PRELOAD="$CALIB $TPROF_SO" "$V" \
+    tp TPROF_OUTPUT="$WORK/$n.txt" TPROF_JSON="$WORK/$n.json" "$@" LD_PRELOAD="$LIB" "$V" \
         >/dev/null 2>"$WORK/$n.err" || fail "run $n failed"
     [ ! -s "$WORK/$n.err" ] || fail "run $n stderr: $(cat "$WORK/$n.err")"
 }

@@ -4,8 +4,9 @@
 # without tprof after a loader warning.
 . "$TS/lib.sh"
 V="$TB/victims/v_leaks"
-mkdir -p "$WORK/lib"
+mkdir -p "$WORK/lib" "$WORK/bin"
 cp "$TPROF_SO" "$WORK/lib/libtprof.so"
+ln -s "$TPROF_CLI" "$WORK/bin/tprof" # the reporter, beside the copy as an installed one is
 for how in flag env; do
   rm -f "$WORK"/r.*.json
   if [ $how = flag ]; then

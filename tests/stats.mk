@@ -27,3 +27,7 @@ check_PROGRAMS += tests/victims/v_rsspeak
 tests_victims_v_rsspeak_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/peaks_rss.sh
 EXTRA_DIST += tests/peaks_rss.sh
+check_PROGRAMS += tests/victims/v_child_quiet
+tests_victims_v_child_quiet_CFLAGS = $(VICTIM_CFLAGS)
+TESTS += tests/out_reporter.sh
+EXTRA_DIST += tests/out_reporter.sh

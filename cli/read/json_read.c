@@ -150,7 +150,6 @@ static void read_memory(struct tp_jget *c, struct json_object *o, const char *pa
     s->series = objects(c, o, "series", path, sizeof *s->series, &s->nseries, read_heap_point);
     /* optional: a report whose sites were all written has none */
     s->rollups = objects(c, o, "site_rollups", path, sizeof *s->rollups, &s->nrollups, read_rollup);
-    tp_memory_classify(s); /* a report from before the split: flags and figures from its sites */
 }
 
 static void read_amdahl(struct tp_jget *c, struct json_object *o, const char *path, void *v)
@@ -289,6 +288,10 @@ static void read_report(struct tp_jget *c, struct json_object *o, struct tp_repo
     s->ops = objects(c, o, "ops", path, sizeof *s->ops, &s->nops, read_op);
     if ((x = tp_jget_object(c, o, "memory", path)))
         read_memory(c, x, "memory", &s->memory);
+    /* A report from before the split: flags and figures from its sites. A record's sites are
+     * classified once named (report/record.c). */
+    if (!s->record.version)
+        tp_memory_classify(&s->memory);
     if ((x = tp_jget_object(c, o, "steps", path)))
         read_steps(c, x, "steps", &s->steps);
     /* The verdict is derived (tp_analyze() recomputes it), but it is read so that the model

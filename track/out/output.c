@@ -540,7 +540,11 @@ static void keep_record(const struct tp_buf *rec, const char *why, int sig_seq, 
 {
     const char *tmpl = tp_cfg.json ? tp_cfg.json : "tprof-record.%p.json";
     char *at = write_out("TPROF_JSON", tmpl, sig_seq, rec, snap);
-    char shown[4200];
+    char shown[4200], *abs = at && at[0] != '/' ? realpath(at, NULL) : NULL;
+    if (abs) { /* the program may have changed directory: the line names the file wherever */
+        free(at);
+        at = abs;
+    }
     if (at)
         tp_warn("no report: %s; the record is in %s: `tprof report %s` reports it", why,
                 tp_escape_str(shown, sizeof shown, at), shown);
