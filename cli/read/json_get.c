@@ -61,27 +61,35 @@ const char *tp_jget_found(struct json_object *v, char *out, size_t n)
 }
 
 /* The value of key k of object o, or NULL when absent or null; p gets the key's full path. */
-static struct json_object *get(struct json_object *o, const char *k, const char *path, char *p,
-                               size_t pn)
+static struct json_object *get(struct json_object *o, const char *k)
 {
     struct json_object *v = NULL;
-    snprintf(p, pn, "%s%s%s", path, *path ? "." : "", k);
     if (!o || !json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
         return NULL;
     return v;
 }
 
-static uint64_t as_u64(struct tp_jget *c, struct json_object *v, const char *p)
+/* "path.k" into p, for a message: made only when there is one to give (a report has tens of
+ * thousands of keys, and printing each one's path was a quarter of the time spent reading). */
+static const char *key_path(char *p, size_t pn, const char *path, const char *k)
 {
-    char f[64];
+    snprintf(p, pn, "%s%s%s", path, *path && *k ? "." : "", k);
+    return p;
+}
+
+static uint64_t as_u64(struct tp_jget *c, struct json_object *v, const char *path, const char *k)
+{
+    char f[64], p[400];
     if (json_object_is_type(v, json_type_int)) {
         if (json_object_get_int64(v) < 0) {
-            tp_jget_fail(c, p, "expected an unsigned integer, %s", tp_jget_found(v, f, sizeof f));
+            tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected an unsigned integer, %s",
+                         tp_jget_found(v, f, sizeof f));
             return 0;
         }
         uint64_t u = json_object_get_uint64(v);
         if (u == UINT64_MAX) {
-            tp_jget_fail(c, p, "number out of range (the largest is 18446744073709551614)");
+            tp_jget_fail(c, key_path(p, sizeof p, path, k),
+                         "number out of range (the largest is 18446744073709551614)");
             return 0;
         }
         return u;
@@ -92,50 +100,54 @@ static uint64_t as_u64(struct tp_jget *c, struct json_object *v, const char *p)
         if (d >= 0 && d < 18446744073709551616.0 && d == floor(d))
             return (uint64_t)d;
     }
-    tp_jget_fail(c, p, "expected an unsigned integer, %s", tp_jget_found(v, f, sizeof f));
+    tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected an unsigned integer, %s",
+                 tp_jget_found(v, f, sizeof f));
     return 0;
 }
 
 uint64_t tp_jget_u64(struct tp_jget *c, struct json_object *o, const char *k, const char *path)
 {
-    char p[320];
-    struct json_object *v = get(o, k, path, p, sizeof p);
-    return v ? as_u64(c, v, p) : 0;
+    struct json_object *v = get(o, k);
+    return v ? as_u64(c, v, path, k) : 0;
 }
 
 int64_t tp_jget_i64(struct tp_jget *c, struct json_object *o, const char *k, const char *path,
                     int64_t def)
 {
-    char p[320], f[64];
-    struct json_object *v = get(o, k, path, p, sizeof p);
+    char p[400], f[64];
+    struct json_object *v = get(o, k);
     if (!v)
         return def;
     if (json_object_is_type(v, json_type_int)) {
         int64_t x = json_object_get_int64(v);
         if (x == INT64_MAX || x == INT64_MIN) {
-            tp_jget_fail(c, p, "number out of range for a signed 64-bit integer");
+            tp_jget_fail(c, key_path(p, sizeof p, path, k),
+                         "number out of range for a signed 64-bit integer");
             return def;
         }
         return x;
     }
-    tp_jget_fail(c, p, "expected an integer, %s", tp_jget_found(v, f, sizeof f));
+    tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected an integer, %s",
+                 tp_jget_found(v, f, sizeof f));
     return def;
 }
 
 double tp_jget_dbl(struct tp_jget *c, struct json_object *o, const char *k, const char *path)
 {
-    char p[320], f[64];
-    struct json_object *v = get(o, k, path, p, sizeof p);
+    char p[400], f[64];
+    struct json_object *v = get(o, k);
     if (!v)
         return 0;
     if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) {
         double d = json_object_get_double(v);
         if (isfinite(d))
             return d;
-        tp_jget_fail(c, p, "expected a finite number, %s", tp_jget_found(v, f, sizeof f));
+        tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected a finite number, %s",
+                     tp_jget_found(v, f, sizeof f));
         return 0;
     }
-    tp_jget_fail(c, p, "expected a number, %s", tp_jget_found(v, f, sizeof f));
+    tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected a number, %s",
+                 tp_jget_found(v, f, sizeof f));
     return 0;
 }
 
@@ -143,41 +155,44 @@ double tp_jget_dbl(struct tp_jget *c, struct json_object *o, const char *k, cons
  * 2^64 so that it converts to uint64_t without undefined behaviour. */
 double tp_jget_dbl_ns(struct tp_jget *c, struct json_object *o, const char *k, const char *path)
 {
-    char p[320];
+    char p[400];
     double d = tp_jget_dbl(c, o, k, path);
     if (d < 0 || d >= 18446744073709551616.0) {
         snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", k);
-        tp_jget_fail(c, p, "expected nanoseconds (0 to 2^64), found %.17g", d);
+        tp_jget_fail(c, key_path(p, sizeof p, path, k),
+                     "expected nanoseconds (0 to 2^64), found %.17g", d);
         return 0;
     }
     return d;
 }
 
-static char *copy(struct tp_jget *c, const char *s, const char *p)
+static char *copy(struct tp_jget *c, const char *s, const char *path, const char *k)
 {
+    char p[400];
     char *d = strdup(s);
     if (!d)
-        tp_jget_fail(c, p, "out of memory");
+        tp_jget_fail(c, key_path(p, sizeof p, path, k), "out of memory");
     return d;
 }
 
 char *tp_jget_str(struct tp_jget *c, struct json_object *o, const char *k, const char *path)
 {
-    char p[320], f[64];
-    struct json_object *v = get(o, k, path, p, sizeof p);
+    char p[400], f[64];
+    struct json_object *v = get(o, k);
     if (!v)
         return NULL;
     if (!json_object_is_type(v, json_type_string)) {
-        tp_jget_fail(c, p, "expected a string, %s", tp_jget_found(v, f, sizeof f));
+        tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected a string, %s",
+                     tp_jget_found(v, f, sizeof f));
         return NULL;
     }
-    return copy(c, json_object_get_string(v), p);
+    return copy(c, json_object_get_string(v), path, k);
 }
 
 int tp_jget_boolean(struct tp_jget *c, struct json_object *o, const char *k, const char *path)
 {
-    char p[320], f[64];
-    struct json_object *v = get(o, k, path, p, sizeof p);
+    char p[400], f[64];
+    struct json_object *v = get(o, k);
     if (!v)
         return 0;
     if (json_object_is_type(v, json_type_boolean))
@@ -186,24 +201,26 @@ int tp_jget_boolean(struct tp_jget *c, struct json_object *o, const char *k, con
     if (json_object_is_type(v, json_type_int) &&
         (json_object_get_int64(v) == 0 || json_object_get_int64(v) == 1))
         return (int)json_object_get_int64(v);
-    tp_jget_fail(c, p, "expected true or false, %s", tp_jget_found(v, f, sizeof f));
+    tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected true or false, %s",
+                 tp_jget_found(v, f, sizeof f));
     return 0;
 }
 
 /* transa, transb, layout: a one-character string, or null for "not applicable". */
 char tp_jget_chr(struct tp_jget *c, struct json_object *o, const char *k, const char *path)
 {
-    char p[320], f[64];
-    struct json_object *v = get(o, k, path, p, sizeof p);
+    char p[400], f[64];
+    struct json_object *v = get(o, k);
     if (!v)
         return 0;
     if (!json_object_is_type(v, json_type_string)) {
-        tp_jget_fail(c, p, "expected a one-character string, %s", tp_jget_found(v, f, sizeof f));
+        tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected a one-character string, %s",
+                     tp_jget_found(v, f, sizeof f));
         return 0;
     }
     if (json_object_get_string_len(v) != 1) {
-        tp_jget_fail(c, p, "expected a one-character string, found \"%.20s\"",
-                     json_object_get_string(v));
+        tp_jget_fail(c, key_path(p, sizeof p, path, k),
+                     "expected a one-character string, found \"%.20s\"", json_object_get_string(v));
         return 0;
     }
     return json_object_get_string(v)[0];
@@ -213,13 +230,14 @@ char tp_jget_chr(struct tp_jget *c, struct json_object *o, const char *k, const 
 struct json_object *tp_jget_array(struct tp_jget *c, struct json_object *o, const char *k,
                                   const char *path, size_t *n)
 {
-    char p[320], f[64];
-    struct json_object *v = get(o, k, path, p, sizeof p);
+    char p[400], f[64];
+    struct json_object *v = get(o, k);
     *n = 0;
     if (!v)
         return NULL;
     if (!json_object_is_type(v, json_type_array)) {
-        tp_jget_fail(c, p, "expected an array, %s", tp_jget_found(v, f, sizeof f));
+        tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected an array, %s",
+                     tp_jget_found(v, f, sizeof f));
         return NULL;
     }
     *n = json_object_array_length(v);
@@ -229,12 +247,13 @@ struct json_object *tp_jget_array(struct tp_jget *c, struct json_object *o, cons
 struct json_object *tp_jget_object(struct tp_jget *c, struct json_object *o, const char *k,
                                    const char *path)
 {
-    char p[320], f[64];
-    struct json_object *v = get(o, k, path, p, sizeof p);
+    char p[400], f[64];
+    struct json_object *v = get(o, k);
     if (!v)
         return NULL;
     if (!json_object_is_type(v, json_type_object)) {
-        tp_jget_fail(c, p, "expected an object, %s", tp_jget_found(v, f, sizeof f));
+        tp_jget_fail(c, key_path(p, sizeof p, path, k), "expected an object, %s",
+                     tp_jget_found(v, f, sizeof f));
         return NULL;
     }
     return v;
@@ -296,7 +315,7 @@ char **tp_jget_strings(struct tp_jget *c, struct json_object *o, const char *k, 
                          e ? tp_jget_found(e, f, sizeof f) : "found null");
             break;
         }
-        if ((v[*count] = copy(c, json_object_get_string(e), sub)))
+        if ((v[*count] = copy(c, json_object_get_string(e), sub, "")))
             (*count)++;
     }
     return v;

@@ -17,6 +17,9 @@ struct tp_jget {
     size_t errlen;
     const char *file;
     int failed;
+    /* a record's record.frame_modules, which its sites' "at" frames name by index */
+    char **frame_modules;
+    size_t nframe_modules;
 };
 
 /* Record "<file>: <path>: <what>" unless an error is already recorded. path may be NULL. */

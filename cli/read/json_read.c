@@ -90,10 +90,51 @@ static void read_frame(struct tp_jget *c, struct json_object *o, const char *pat
     s->inlined = tp_jget_boolean(c, o, "inlined", path); /* written only when true */
 }
 
+/* A record's compact frames, "at": "I:OFFSET ..." (render_json.c): module I of
+ * record.frame_modules ("-": none), OFFSET in hex. */
+static void read_at(struct tp_jget *c, const char *at, const char *path, struct tp_site *s)
+{
+    size_t n = 1;
+    for (const char *p = at; *p; p++)
+        n += *p == ' ';
+    s->frames = tp_jget_table(c, n, sizeof *s->frames, path);
+    for (const char *p = at; s->frames && *p && !c->failed;) {
+        char *end;
+        unsigned long long m = 0;
+        int none = *p == '-';
+        if (none)
+            end = (char *)p + 1;
+        else
+            m = strtoull(p, &end, 10);
+        if (end == p || *end != ':' || (!none && m >= c->nframe_modules)) {
+            tp_jget_fail(c, path, "\"at\": expected module:offset, found \"%.20s\"", p);
+            break;
+        }
+        p = end + 1;
+        struct tp_frame *f = &s->frames[s->nframes];
+        f->offset = strtoull(p, &end, 16);
+        if (end == p || (*end && *end != ' ')) {
+            tp_jget_fail(c, path, "\"at\": expected a hex offset, found \"%.20s\"", p);
+            break;
+        }
+        if (!none && !(f->module = strdup(c->frame_modules[m]))) {
+            tp_jget_fail(c, path, "out of memory");
+            break;
+        }
+        s->nframes++;
+        p = *end ? end + 1 : end;
+    }
+}
+
 static void read_site(struct tp_jget *c, struct json_object *o, const char *path, void *v)
 {
     struct tp_site *s = v;
-    s->frames = objects(c, o, "frames", path, sizeof *s->frames, &s->nframes, read_frame);
+    char *at = tp_jget_str(c, o, "at", path); /* a record's */
+    if (at)
+        read_at(c, at, path, s);
+    else
+        s->frames = objects(c, o, "frames", path, sizeof *s->frames, &s->nframes, read_frame);
+    free(at);
     TP_SITE_FIELDS(READ)
     char *role = tp_jget_str(c, o, "role", path); /* written only when set */
     s->role = tp_site_role_parse(role);
@@ -278,6 +319,7 @@ static void read_report(struct tp_jget *c, struct json_object *o, struct tp_repo
             struct json_object *o = x;
             const char *path = "record";
             TP_RECORD_FIELDS(READ)
+            c->frame_modules = tp_jget_strings(c, o, "frame_modules", path, &c->nframe_modules);
         }
     }
     s->notes = tp_jget_strings(c, o, "notes", path, &s->nnotes);
@@ -365,7 +407,7 @@ static int refuse_early(struct tp_jget *c, const char *buf, size_t len)
 int tp_report_parse_json(const char *name, const char *buf, size_t len, struct tp_report *r,
                          char *err, size_t errlen)
 {
-    struct tp_jget c = {err, errlen, name, 0};
+    struct tp_jget c = {err, errlen, name, 0, NULL, 0};
     size_t line, col;
     tp_report_init(r);
     if (errlen)
@@ -432,6 +474,9 @@ int tp_report_parse_json(const char *name, const char *buf, size_t len, struct t
     }
     read_report(&c, root, r);
     json_object_put(root);
+    for (size_t i = 0; i < c.nframe_modules; i++)
+        free(c.frame_modules[i]);
+    free(c.frame_modules);
     if (c.failed) {
         tp_report_free(r);
         return -1;
@@ -442,7 +487,7 @@ int tp_report_parse_json(const char *name, const char *buf, size_t len, struct t
 int tp_report_read_json(const char *path, struct tp_report *r, char *err, size_t errlen)
 {
     int is_stdin = !strcmp(path, "-");
-    struct tp_jget c = {err, errlen, is_stdin ? "<stdin>" : path, 0};
+    struct tp_jget c = {err, errlen, is_stdin ? "<stdin>" : path, 0, NULL, 0};
     tp_report_init(r);
     FILE *f = is_stdin ? stdin : fopen(path, "re");
     if (!f) {

@@ -2,6 +2,11 @@
  * writer runs inside the profiled process at exit, where a JSON library would be one more thing
  * to load; the CLI reads it back with json-c. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+/* out of memory in a hash insertion: that path is looked up again next time, never an exit */
+#define HASH_NONFATAL_OOM 1
+#include <uthash.h>
 
 #include "common/out/out.h"
 #include "report/siterollup.h"
@@ -221,18 +226,111 @@ static void frame(struct tp_buf *b, const struct tp_frame *s)
     tp_buf_putc(b, '}');
 }
 
-static void site(struct tp_buf *b, const struct tp_site *s)
+static void strings(struct tp_buf *b, char *const *v, size_t n);
+
+/* A record's module files, each once (its frames name them by index): a record has tens of
+ * thousands of frames, and a path in each, read back with the rest, was most of what the
+ * reporter spent on a compiler's record. */
+struct modix {
+    UT_hash_handle hh;
+    const char *path;
+    size_t i;
+};
+
+struct modtab {
+    struct modix *by_path;
+    const char **paths;
+    size_t n, cap;
+    int ok;
+};
+
+/* Index of path in t, added if new; -1 without memory. */
+static long mod_index(struct modtab *t, const char *path)
+{
+    struct modix *x = NULL;
+    HASH_FIND_STR(t->by_path, path, x);
+    if (x)
+        return (long)x->i;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        const char **v = realloc(t->paths, cap * sizeof *v);
+        if (!v)
+            return -1;
+        t->paths = v;
+        t->cap = cap;
+    }
+    if (!(x = calloc(1, sizeof *x)))
+        return -1;
+    x->path = path;
+    x->i = t->n;
+    t->paths[t->n++] = path;
+    HASH_ADD_KEYPTR(hh, t->by_path, x->path, strlen(x->path), x);
+    return (long)x->i;
+}
+
+/* Every frame of the record is module and offset only (the recorder named none): then "at". */
+static int compact(const struct tp_site *s)
+{
+    for (size_t i = 0; i < s->nframes; i++)
+        if (s->frames[i].function || s->frames[i].file)
+            return 0;
+    return 1;
+}
+
+static void modtab_build(struct modtab *t, const struct tp_memory *m)
+{
+    memset(t, 0, sizeof *t);
+    t->ok = 1;
+    for (size_t i = 0; t->ok && i < m->nsites; i++)
+        for (size_t j = 0; compact(&m->sites[i]) && j < m->sites[i].nframes; j++)
+            if (m->sites[i].frames[j].module && mod_index(t, m->sites[i].frames[j].module) < 0)
+                t->ok = 0;
+}
+
+static void modtab_free(struct modtab *t)
+{
+    struct modix *x, *tmp;
+    HASH_ITER(hh, t->by_path, x, tmp)
+    {
+        HASH_DEL(t->by_path, x);
+        free(x);
+    }
+    free(t->paths);
+}
+
+/* A record's site's frames as "at": "I:OFFSET ..." (I the index in record.frame_modules, "-"
+ * for no module; OFFSET in hex). */
+static void at(struct tp_buf *b, const struct tp_site *s, struct modtab *t)
+{
+    tp_buf_puts(b, "\"at\":\"");
+    for (size_t i = 0; i < s->nframes; i++) {
+        const struct tp_frame *f = &s->frames[i];
+        long k = f->module ? mod_index(t, f->module) : -1;
+        if (k >= 0)
+            tp_buf_printf(b, "%s%ld:%llx", i ? " " : "", k, (unsigned long long)f->offset);
+        else
+            tp_buf_printf(b, "%s-:%llx", i ? " " : "", (unsigned long long)f->offset);
+    }
+    tp_buf_putc(b, '"');
+}
+
+static void site(struct tp_buf *b, const struct tp_site *s, struct modtab *t)
 {
     struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
-    key(o, "frames");
-    tp_buf_putc(b, '[');
-    for (size_t i = 0; i < s->nframes; i++) {
-        if (i)
-            tp_buf_putc(b, ',');
-        frame(b, &s->frames[i]);
+    if (t && t->ok && compact(s)) {
+        at(b, s, t);
+        o->n = 1;
+    } else {
+        key(o, "frames");
+        tp_buf_putc(b, '[');
+        for (size_t i = 0; i < s->nframes; i++) {
+            if (i)
+                tp_buf_putc(b, ',');
+            frame(b, &s->frames[i]);
+        }
+        tp_buf_putc(b, ']');
     }
-    tp_buf_putc(b, ']');
     TP_SITE_FIELDS(WRITE)
     /* only when set: most sites are no framework's tensors */
     if (tp_site_role_name(s->role))
@@ -276,7 +374,7 @@ static void rollup(struct tp_buf *b, const struct tp_site_rollup *s)
     tp_buf_putc(b, '}');
 }
 
-static void memory(struct tp_buf *b, const struct tp_memory *s)
+static void memory(struct tp_buf *b, const struct tp_memory *s, struct modtab *t)
 {
     struct obj obj = {b, 0}, *o = &obj;
     tp_buf_putc(b, '{');
@@ -297,7 +395,7 @@ static void memory(struct tp_buf *b, const struct tp_memory *s)
     tp_buf_putc(b, '[');
     for (size_t i = 0; i < s->nsites; i++) {
         tp_buf_puts(b, i ? ",\n" : "\n");
-        site(b, &s->sites[i]);
+        site(b, &s->sites[i], t);
     }
     tp_buf_putc(b, ']');
     if (s->nrollups) { /* only then: the JSON of a report without them stays as it was */
@@ -471,7 +569,10 @@ void tp_render_json(const struct tp_report *s, struct tp_buf *b)
     tp_buf_putc(b, '{');
     k_i64(o, "schema", s->schema);
     TP_REPORT_FIELDS(WRITE)
+    struct modtab tab, *t = NULL;
     if (s->record.version) {
+        modtab_build(&tab, &s->memory);
+        t = &tab;
         const struct tp_record *r = &s->record;
         struct obj inner = {b, 0};
         key(o, "record");
@@ -480,6 +581,10 @@ void tp_render_json(const struct tp_report *s, struct tp_buf *b)
             struct obj *o = &inner;
             const struct tp_record *s = r;
             TP_RECORD_FIELDS(WRITE)
+            if (t->ok) {
+                key(o, "frame_modules");
+                strings(b, (char *const *)t->paths, t->n);
+            }
         }
         tp_buf_puts(b, "}\n");
     }
@@ -500,7 +605,7 @@ void tp_render_json(const struct tp_report *s, struct tp_buf *b)
     }
     tp_buf_puts(b, "]\n");
     key(o, "memory");
-    memory(b, &s->memory);
+    memory(b, &s->memory, t);
     tp_buf_putc(b, '\n');
     key(o, "steps");
     steps(b, &s->steps);
@@ -529,4 +634,6 @@ void tp_render_json(const struct tp_report *s, struct tp_buf *b)
     key(o, "modules");
     modules(b, s);
     tp_buf_puts(b, "}\n");
+    if (t)
+        modtab_free(t);
 }
