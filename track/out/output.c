@@ -545,10 +545,13 @@ static void keep_record(const struct tp_buf *rec, const char *why, int sig_seq, 
         free(at);
         at = abs;
     }
-    if (at)
+    /* periodic snapshots say it once, as a failed output is said once */
+    static int said_on_snapshot;
+    int say = !snap || !said_on_snapshot++;
+    if (say && at)
         tp_warn("no report: %s; the record is in %s: `tprof report %s` reports it", why,
                 tp_escape_str(shown, sizeof shown, at), shown);
-    else
+    else if (say)
         tp_warn("no report: %s", why);
     free(at);
 }
