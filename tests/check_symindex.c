@@ -13,6 +13,7 @@
 
 #include "common/config.h"
 #include "report/sym/sym.h"
+#include "tests/symat.h"
 #include "track/sym/sym.h"
 #include "track/runtime.h"
 #include "common/names/names.h"
@@ -212,30 +213,6 @@ static void symtab_name(uintptr_t a, char *out, size_t n)
 {
     if (tp_symtab_lookup(a, out, n, NULL) != 0)
         snprintf(out, n, "(none)");
-}
-
-/* Where address a lies as a record names it (track/out/collect.c): the file of its module and
- * its offset from the module's load bias. */
-static void where(uintptr_t a, char *path, size_t n, uint64_t *off)
-{
-    Dl_info di;
-    ck_assert(dladdr((void *)a, &di));
-    if (di.dli_fname && di.dli_fname[0] == '/') {
-        snprintf(path, n, "%s", di.dli_fname);
-    } else {
-        ssize_t k = readlink("/proc/self/exe", path, n - 1);
-        path[k > 0 ? k : 0] = 0;
-    }
-    *off = a - (uintptr_t)di.dli_fbase;
-}
-
-/* tp_sym_frames of the code at a. */
-static int frames_at(struct tp_symbolizer *s, uintptr_t a, int is_ret, struct tp_frame *f, int max)
-{
-    char path[4096];
-    uint64_t off;
-    where(a, path, sizeof path, &off);
-    return tp_sym_frames(s, path, off, is_ret, f, max);
 }
 
 /* The real function of a (the last of its frames: the inlined ones come first). */

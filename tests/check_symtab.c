@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "report/sym/sym.h"
+#include "tests/symat.h"
 #include "track/sym/sym.h"
 #include "track/runtime.h"
 
@@ -219,30 +220,6 @@ static inline __attribute__((always_inline)) void inl_helper(void)
 __attribute__((noinline, used)) static void inl_outer(void)
 {
     inl_helper(), inl_line_call = __LINE__;
-}
-
-/* Where address a lies as a record names it (track/out/collect.c): the file of its module and
- * its offset from the module's load bias. */
-static void where(uintptr_t a, char *path, size_t n, uint64_t *off)
-{
-    Dl_info di;
-    ck_assert(dladdr((void *)a, &di));
-    if (di.dli_fname && di.dli_fname[0] == '/') {
-        snprintf(path, n, "%s", di.dli_fname);
-    } else {
-        ssize_t k = readlink("/proc/self/exe", path, n - 1);
-        path[k > 0 ? k : 0] = 0;
-    }
-    *off = a - (uintptr_t)di.dli_fbase;
-}
-
-/* tp_sym_frames of the code at a. */
-static int frames_at(struct tp_symbolizer *s, uintptr_t a, int is_ret, struct tp_frame *f, int max)
-{
-    char path[4096];
-    uint64_t off;
-    where(a, path, sizeof path, &off);
-    return tp_sym_frames(s, path, off, is_ret, f, max);
 }
 
 static void free_frames(struct tp_frame *f, int n)

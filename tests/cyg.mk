@@ -60,7 +60,7 @@ EXTRA_DIST += tests/api_regions.sh
 
 # Symbol tables, unit-tested on the test program itself (needs libtpop.so, built above).
 check_PROGRAMS += tests/check_symtab
-tests_check_symtab_SOURCES = tests/check_symtab.c
+tests_check_symtab_SOURCES = tests/check_symtab.c tests/symat.h
 tests_check_symtab_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_symtab_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
 TESTS += tests/check_symtab
@@ -154,7 +154,7 @@ TESTS += tests/plt_work.sh
 EXTRA_DIST += tests/plt_work.sh
 # The address-to-function lookup shared by the hooks' symbol tables and the report's symboliser.
 check_PROGRAMS += tests/check_symindex
-tests_check_symindex_SOURCES = tests/check_symindex.c
+tests_check_symindex_SOURCES = tests/check_symindex.c tests/symat.h
 tests_check_symindex_CFLAGS = $(TEST_CFLAGS) $(TP_LIB_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 tests_check_symindex_LDADD = $(TP_TRACK) $(TEST_LIBS) -ldl
 TESTS += tests/check_symindex

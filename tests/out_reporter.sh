@@ -85,6 +85,17 @@ printf '#!/bin/sh\ncat > /dev/null\necho "json 99999"\n' > "$WORK/fake/bin/tprof
 TPROF_JSON="$WORK/g.json" LD_PRELOAD="$F" "$V" > /dev/null 2> "$WORK/err" || fail "the program failed with a garbling reporter"
 grep -q "^tprof: no report: the reporter's answer is not in its format; the record is in $WORK/g.json" "$WORK/err" ||
   fail "garbling reporter: $(cat "$WORK/err")"
+printf '#!/bin/sh\ncat > /dev/null\nkill -9 $$\n' > "$WORK/fake/bin/tprof"
+TPROF_JSON="$WORK/k.json" LD_PRELOAD="$F" "$V" > /dev/null 2> "$WORK/err" || fail "the program failed with a killed reporter"
+grep -q "^tprof: no report: $WORK/fake/bin/tprof ended on signal 9; the record is in $WORK/k.json" "$WORK/err" ||
+  fail "killed reporter: $(cat "$WORK/err")"
+printf 'not a program\n' > "$WORK/fake/bin/tprof" # executable, but no format the kernel runs
+TPROF_JSON="$WORK/x.json" LD_PRELOAD="$F" "$V" > /dev/null 2> "$WORK/err" || fail "the program failed with a reporter that cannot run"
+grep -q "^tprof: no report: $WORK/fake/bin/tprof could not be started; the record is in $WORK/x.json" "$WORK/err" ||
+  fail "reporter that cannot run: $(cat "$WORK/err")"
+"$TPROF_CLI" report --from-library json,bogus - < "$WORK/x.json" > "$WORK/ans" 2> "$WORK/err" && fail "an unknown output was taken"
+[ "$(cat "$WORK/err")" = "tprof report: --from-library: unknown output 'bogus'" ] || fail "unknown output: $(cat "$WORK/err")"
+head -n 1 "$WORK/ans" | grep -q '^json [0-9][0-9]*$' || fail "the outputs before the unknown one: $(head -c 80 "$WORK/ans")"
 printf '#!/bin/sh\ncat > /dev/null\necho "$LD_PRELOAD" > "%s"\nprintf "json 2\\n{}"\n' "$WORK/env" > "$WORK/fake/bin/tprof"
 O="$TB/victims/libtpcalib.so"
 TPROF_OUTPUT=none TPROF_JSON="$WORK/h.json" LD_PRELOAD="$O $F" "$V" > /dev/null 2> "$WORK/err" || fail "run failed"
