@@ -1,6 +1,10 @@
-/* The JSON report: exactly the shape of docs/json-shape.md (schema 1). Hand-written because the
- * writer runs inside the profiled process at exit, where a JSON library would be one more thing
- * to load; the CLI reads it back with json-c. */
+/* The JSON report, and the record libtprof.so hands to the reporter: exactly the shape of
+ * docs/json-shape.md (schema 1). Hand-written because the writer runs inside the profiled process
+ * at exit, where a JSON library would be one more thing to load; the CLI reads it back with
+ * json-c.
+ *
+ * Long because it is the one writer of every object of the model, each by its field list
+ * (report/fields.h), and of the record's compact call sites: one file to read against the shape. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
