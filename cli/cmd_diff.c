@@ -10,6 +10,7 @@
 #include "common/config.h"
 #include "cli/diff/diff.h"
 #include "cli/read/read.h"
+#include "report/record.h"
 
 static void usage(FILE *f)
 {
@@ -99,6 +100,9 @@ int tp_cmd_diff(int argc, char **argv)
         tp_report_free(&A);
         return 2;
     }
+    /* a record (a kept tprof-record.PID.json) is compared as the report it makes */
+    tp_record_report(&A);
+    tp_record_report(&B);
     struct tp_diff d;
     int written = 0;
     rc = 1;

@@ -9,6 +9,7 @@
 #include "common/out/out.h"
 #include "cli/read/read.h"
 #include "cli/merge/merge.h"
+#include "report/record.h"
 #include "report/render/render.h"
 
 static void usage(FILE *f)
@@ -88,6 +89,7 @@ int tp_cmd_merge(int argc, char **argv)
             rc = 2;
             break;
         }
+        tp_record_report(&in[nread]); /* a record is merged as the report it makes */
     }
     struct tp_report r;
     tp_report_init(&r);

@@ -66,6 +66,13 @@ jcheck "$WORK/cwd/$rec" "d['record']['version'] == 1" "d['record']['last']" \
 jcheck "$WORK/later.json" "'record' not in d" "m['peak_bytes'] == $(python3 -c "import json; print(json.load(open('$WORK/a.json'))['memory']['peak_bytes'])")" \
   "any(f['function'] == 'make_block()' and f['line'] == 7 for s in m['sites'] for f in s['frames'])"
 "$TPROF_CLI" report "$WORK/cwd/$rec" | grep -q 'make_block() (v_cxx.cc:7)' || fail "the text report of the record names no site"
+# merge and diff take a record as the report it makes
+"$TPROF_CLI" merge "$WORK/cwd/$rec" "$WORK/a.json" -o "$WORK/m.json" || fail "tprof merge of a record failed"
+jcheck "$WORK/m.json" "d['merged_processes'] == 2" "'record' not in d" \
+  "all(f['function'] for s in m['sites'] for f in s['frames'][:1] if f['module'] and f['module'].endswith('/v_cxx'))" \
+  "m['peak_bytes'] == $(python3 -c "import json; print(json.load(open('$WORK/a.json'))['memory']['peak_bytes'])")"
+"$TPROF_CLI" diff "$WORK/cwd/$rec" "$WORK/a.json" --format json > "$WORK/d.json" || fail "tprof diff of a record failed"
+grep -q 'make_block' "$WORK/d.json" || fail "the diff of a record names no site: $(head -c 300 "$WORK/d.json")"
 # With TPROF_JSON, the record goes where the report would have.
 (cd "$WORK/cwd" && TPROF_OUTPUT=none TPROF_JSON="$WORK/j.json" LD_PRELOAD="$WORK/alone/lib/libtprof.so" "$V" > /dev/null 2>&1) ||
   fail "the program failed"
