@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/config.h"
@@ -156,7 +157,11 @@ int tp_cmd_report(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (o.kinds) {
-        /* libtprof.so blocked every signal to start this (preload/handoff.c) */
+        /* A session of its own: the terminal's ^C or a hang-up, sent to the program's process
+         * group while its report is being made, must not cost the report (the program's own
+         * handling of them, and tprof's, go on as they would). Then the signals libtprof.so
+         * blocked to start this (preload/handoff.c). */
+        setsid();
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

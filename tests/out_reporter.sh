@@ -2,6 +2,7 @@
 # The profiled process records, the tprof program reports (preload/handoff.c, report/record.c):
 # - a -g C++ program's report names its call sites (function, file:line), yet the program's own
 #   process opens neither libdw nor libelf: the reporter, a child started beside the library, does;
+# - the reporter runs in a session of its own (no ^C from the program's terminal);
 # - libtprof.so carries no renderer, analysis, symboliser or peak measurement, and needs libc only;
 # - the program never sees that child: no SIGCHLD, nothing for its waitpid(-1) to reap;
 # - without a reporter, or with one that fails, the record is kept (where TPROF_JSON points, else
@@ -13,7 +14,7 @@ V="$TB/victims/v_cxx"
 [ -x "$V" ] || { echo "SKIP: no C++ victim"; exit 77; }
 
 # 1. Named sites; libdw and libelf opened by the reporter only.
-TPROF_OUTPUT=none TPROF_JSON="$WORK/a.json" strace -f -qq -e trace=openat,execve -o "$WORK/st" \
+TPROF_OUTPUT=none TPROF_JSON="$WORK/a.json" strace -f -qq -e trace=openat,execve,setsid -o "$WORK/st" \
   env LD_PRELOAD="$TPROF_SO" "$V" > "$WORK/out" 2> "$WORK/err" || fail "run failed: $(cat "$WORK/err")"
 [ "$(cat "$WORK/out")" = ok ] || fail "the program's output changed: $(cat "$WORK/out")"
 [ ! -s "$WORK/err" ] || fail "stderr: $(cat "$WORK/err")"
@@ -25,6 +26,8 @@ if awk -v p="$prog" '$1 == p' "$WORK/st" | grep -E 'lib(dw|elf)[.-]' | grep -v E
   fail "the profiled process opened libdw or libelf"
 fi
 awk -v p="$rep" '$1 == p' "$WORK/st" | grep -q 'libdw[.-]' || fail "the reporter did not open libdw"
+# a session of its own: the terminal's ^C to the program's group never reaches it
+awk -v p="$rep" '$1 == p' "$WORK/st" | grep -q "setsid() *= *$rep" || fail "the reporter kept the program's session"
 jcheck "$WORK/a.json" "'record' not in d" \
   "any(f['function'] == 'make_block()' and (f['file'] or '').endswith('v_cxx.cc') and f['line'] == 7 for s in m['sites'] for f in s['frames'])" \
   "any(s['frames'][0]['function'] == 'main' and s['frames'][0]['line'] == 11 for s in m['sites'])" \
