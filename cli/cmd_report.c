@@ -13,6 +13,7 @@
 #include "cli/read/read.h"
 #include "report/peaks/peaks.h"
 #include "report/record.h"
+#include "report/sym/sym.h"
 #include "report/render/render.h"
 
 static void usage(FILE *f)
@@ -32,15 +33,16 @@ static void usage(FILE *f)
                "  -                as FILE reads stdin\n"
                "  --html OUT       write the HTML report (one self-contained page: tables,\n"
                "                   flame graphs, heap over time, step latency) to OUT instead\n"
-               "  --from-library KINDS\n"
-               "                   how libtprof.so has its record reported: the record on\n"
-               "                   standard input, each output of KINDS (json, text, html,\n"
-               "                   folded, folded-heap, comma-separated) back on standard\n"
-               "                   output as a line \"KIND LENGTH\" and its bytes\n");
+               "  --from-library   how libtprof.so has its records reported, FILE -: each\n"
+               "                   request on standard input a line \"KINDS TOP LENGTH\" and\n"
+               "                   the record; each output of KINDS (json, text, html, folded,\n"
+               "                   folded-heap, comma-separated) back on standard output as a\n"
+               "                   line \"KIND LENGTH\" and its bytes, then \"end 0\"\n");
 }
 
 struct opts {
-    const char *file, *format, *html, *kinds;
+    const char *file, *format, *html;
+    int library;
     long top;
     double pg, pb; /* peaks from the command line, 0: the report's own */
 };
@@ -49,7 +51,7 @@ struct opts {
 static int parse(int argc, char **argv, struct opts *o)
 {
     const char *why;
-    *o = (struct opts){NULL, "text", NULL, NULL, 10, 0, 0};
+    *o = (struct opts){NULL, "text", NULL, 0, 10, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -73,9 +75,8 @@ static int parse(int argc, char **argv, struct opts *o)
             }
             o->format = v;
             i++;
-        } else if (!strcmp(a, "--from-library") && v) {
-            o->kinds = v;
-            i++;
+        } else if (!strcmp(a, "--from-library")) {
+            o->library = 1;
         } else if (!strcmp(a, "--html") && v) {
             o->html = v;
             i++;
@@ -145,8 +146,58 @@ static int for_library(struct tp_report *r, const char *kinds, int top)
         tp_buf_free(&b);
     }
     free(list);
-    if (fflush(stdout) != 0)
-        rc = 1;
+    return rc;
+}
+
+/* --from-library: requests until the end of standard input, each answered whole, with one
+ * symboliser for them all, so that a process's later reports (snapshots) name only what is new. */
+static int serve(void)
+{
+    /* A session of its own: the terminal's ^C or a hang-up, sent to the program's process group
+     * while its report is being made, must not cost the report (the program's own handling of
+     * them, and tprof's, go on as they would). Then the signals libtprof.so blocked to start
+     * this (preload/handoff.c). */
+    setsid();
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    struct tp_symbolizer *sym = NULL;
+    int opened = 0, rc = 0;
+    char head[256];
+    while (rc == 0 && fgets(head, sizeof head, stdin)) {
+        char kinds[128], err[512];
+        int top, used = 0;
+        size_t len;
+        if (sscanf(head, "%127s %d %zu%n", kinds, &top, &len, &used) != 3 || head[used] != '\n' ||
+            top < 1) {
+            fprintf(stderr, "tprof report: --from-library: not a request: %s", tp_cli_shown(head));
+            return 2;
+        }
+        char *buf = malloc(len ? len : 1);
+        if (!buf || fread(buf, 1, len, stdin) != len) {
+            fprintf(stderr, "tprof report: --from-library: the record ends early\n");
+            free(buf);
+            return 2;
+        }
+        struct tp_report r;
+        int bad = tp_report_parse_json("the record", buf, len, &r, err, sizeof err) < 0;
+        free(buf);
+        if (bad) {
+            printf("fail %zu\n%s", strlen(err), err);
+        } else {
+            if (!opened++)
+                sym = tp_sym_open(r.record.debuginfod);
+            tp_record_report_with(&r, sym);
+            tp_analyze(&r);
+            rc = for_library(&r, kinds, top);
+            tp_report_free(&r);
+        }
+        if (rc == 0)
+            printf("end 0\n");
+        if (fflush(stdout) != 0)
+            rc = 1;
+    }
+    tp_sym_close(sym);
     return rc;
 }
 
@@ -156,16 +207,8 @@ int tp_cmd_report(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    if (o.kinds) {
-        /* A session of its own: the terminal's ^C or a hang-up, sent to the program's process
-         * group while its report is being made, must not cost the report (the program's own
-         * handling of them, and tprof's, go on as they would). Then the signals libtprof.so
-         * blocked to start this (preload/handoff.c). */
-        setsid();
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-    }
+    if (o.library)
+        return serve();
     const char *file = o.file, *format = o.format;
     double pg = o.pg, pb = o.pb;
     struct tp_report r;
@@ -184,11 +227,6 @@ int tp_cmd_report(int argc, char **argv)
     if (pg > 0 || pb > 0)
         tp_peaks_given(&r.machine, "command line");
     tp_analyze(&r);
-    if (o.kinds) {
-        rc = for_library(&r, o.kinds, (int)o.top);
-        tp_report_free(&r);
-        return rc;
-    }
     struct tp_buf b;
     tp_buf_init(&b);
     if (o.html) {

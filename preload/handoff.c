@@ -1,15 +1,18 @@
 /* The tprof program reports; this process only records (see preload/handoff.h).
  *
- * The reporter is `tprof report --from-library KINDS --top N -`, found beside libtprof.so as
- * `tprof run` finds the library beside itself: ../bin/tprof for an installed library, ../tprof
- * for the one a build leaves in .libs/, and the configured bindir for a library in the
- * configured libdir (a multiarch libdir is no sibling of bindir). A copy of the library elsewhere
- * never takes a tprof from the system, which may be another version's. It gets the program's
- * environment less LD_PRELOAD (tprof must not profile its own reporter, and a tool the user
- * preloads into the program, a counting or tracing shim, must not see it), reads the record on a
- * socket that is its standard input and answers on the same socket, its standard output, each
- * output as a line "KIND LENGTH" and LENGTH bytes. Its standard error is where tprof's own
- * warnings go: the program's standard error as it started when the text report goes there
+ * The reporter is `tprof report --from-library -`, found beside libtprof.so as `tprof run`
+ * finds the library beside itself: ../bin/tprof for an installed library, ../tprof for the one a
+ * build leaves in .libs/, and the configured bindir for a library in the configured libdir (a
+ * multiarch libdir is no sibling of bindir). A copy of the library elsewhere never takes a tprof
+ * from the system, which may be another version's. It gets the program's environment less
+ * LD_PRELOAD (tprof must not profile its own reporter, and a tool the user preloads into the
+ * program, a counting or tracing shim, must not see it), and a socket as its standard input and
+ * output: each request is a line "KINDS TOP LENGTH" and the record's LENGTH bytes; the answer is
+ * each output as a line "KIND LENGTH" and its bytes, then "end 0" ("fail LENGTH" and a message
+ * when it could not read the record). It is started at the first report and kept while the
+ * process goes on (snapshots, TPROF_SIGNAL), so that a later report names only what is new; the
+ * last report of the process image ends it. Its standard error is where tprof's own warnings go:
+ * the program's standard error as it started when the text report goes there
  * (common/out/out.h), else as it is now.
  *
  * The program must not see the reporter:
@@ -169,23 +172,42 @@ static int send_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-static int recv_all(int fd, struct tp_buf *b)
+/* The reporter of this process, kept from one report to the next while the process goes on
+ * (snapshots, TPROF_SIGNAL): it keeps what it named, so that a later report names only what is
+ * new. What its exec and the go-between read lives here for as long as it runs. */
+static struct {
+    int alive;
+    pid_t between;
+    int sock;
+    struct child c;
+    char **envp;
+    char *argv[6];
+} rep;
+
+/* The go-between's end (and so the reporter's) and what it says: 0 for a clean exit, else why. */
+static int reap(char *why, size_t n)
 {
-    char chunk[65536];
-    for (;;) {
-        ssize_t r = read(fd, chunk, sizeof chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            return tp_buf_ok(b) ? 0 : -1;
-        tp_buf_put(b, chunk, (size_t)r);
-    }
+    int bst = 0, rc = 0;
+    while (waitpid(rep.between, &bst, __WALL) < 0 && errno == EINTR)
+        ;
+    int st = rep.c.status;
+    const char *path = rep.c.path;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        rc = 0;
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        rc = -1, snprintf(why, n, "%s could not be started", path);
+    else if (WIFSIGNALED(st))
+        rc = -1, snprintf(why, n, "%s ended on signal %d", path, WTERMSIG(st));
+    else
+        rc = -1, snprintf(why, n, "%s failed (exit status %d)", path, WEXITSTATUS(st));
+    free(rep.envp);
+    rep.envp = NULL;
+    rep.alive = 0;
+    return rc;
 }
 
-int tp_handoff(const struct tp_buf *record, const char *kinds, int top, struct tp_buf *answer,
-               char *why, size_t n)
+/* Start the reporter: 0, or -1 with why. */
+static int start(char *why, size_t n)
 {
     const char *path = find_reporter();
     if (!path) {
@@ -194,60 +216,142 @@ int tp_handoff(const struct tp_buf *record, const char *kinds, int top, struct t
     }
     /* where the text report goes when that is stderr, else where tprof's warnings go */
     int err = tp_errout_fd();
-    struct child c = {.path = path, .err = err >= 0 ? err : 2};
-    c.execve = (int (*)(const char *, char *const[], char *const[]))tp_real("execve");
-    c.exit = (void (*)(int))tp_real("_exit");
-    c.syscall = (long (*)(long, ...))tp_real("syscall");
-    char topv[24];
-    snprintf(topv, sizeof topv, "%d", top);
-    char *argv[] = {(char *)path, "report", "--from-library", (char *)kinds, "--top", topv,
-                    "-",          NULL};
-    c.argv = argv;
-    c.envp = clean_env();
+    memset(&rep.c, 0, sizeof rep.c);
+    rep.c.path = path;
+    rep.c.err = err >= 0 ? err : 2;
+    rep.c.execve = (int (*)(const char *, char *const[], char *const[]))tp_real("execve");
+    rep.c.exit = (void (*)(int))tp_real("_exit");
+    rep.c.syscall = (long (*)(long, ...))tp_real("syscall");
+    rep.argv[0] = (char *)path;
+    rep.argv[1] = "report";
+    rep.argv[2] = "--from-library";
+    rep.argv[3] = "-";
+    rep.argv[4] = NULL;
+    rep.c.argv = rep.argv;
+    rep.envp = rep.c.envp = clean_env();
     int sv[2];
-    if (!c.execve || !c.exit || !c.syscall || !c.envp) {
-        free(c.envp);
+    if (!rep.c.execve || !rep.c.exit || !rep.c.syscall || !rep.envp) {
+        free(rep.envp);
+        rep.envp = NULL;
         snprintf(why, n, "cannot start %s: %s", path, "out of memory");
         return -1;
     }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         snprintf(why, n, "cannot start %s: socketpair: %s", path, strerror(errno));
-        free(c.envp);
+        free(rep.envp);
+        rep.envp = NULL;
         return -1;
     }
-    c.sock = sv[1];
-    c.peer = sv[0];
+    rep.c.sock = sv[1];
+    rep.c.peer = sv[0];
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = clone(between_main, between_stack + sizeof between_stack, CLONE_VM, &c);
+    pid_t pid = clone(between_main, between_stack + sizeof between_stack, CLONE_VM, &rep.c);
     int clone_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(sv[1]);
     if (pid < 0) {
-        free(c.envp);
+        free(rep.envp);
+        rep.envp = NULL;
         close(sv[0]);
         snprintf(why, n, "cannot start %s: %s", path, strerror(clone_errno));
         return -1;
     }
-    int sent = send_all(sv[0], record->p ? record->p : "", record->len);
-    shutdown(sv[0], SHUT_WR);
-    int got = recv_all(sv[0], answer);
-    close(sv[0]);
-    int bst = 0;
-    while (waitpid(pid, &bst, __WALL) < 0 && errno == EINTR)
-        ;
-    free(c.envp); /* read by the reporter's exec, which the go-between's end comes after */
-    int st = c.status;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && sent == 0 && got == 0)
+    rep.between = pid;
+    rep.sock = sv[0];
+    rep.alive = 1;
+    return 0;
+}
+
+/* The answer to one request into *answer, less its closing "end 0" frame: 0 when it came
+ * whole; 1 when the reporter said it could not report (its words in why); -1 when the socket
+ * ended first. */
+static int read_answer(struct tp_buf *answer, char *why, size_t n)
+{
+    size_t at = 0; /* the next frame's start in answer */
+    for (;;) {
+        /* whole frames from at on */
+        for (;;) {
+            const char *line = answer->p + at,
+                       *nl = answer->p ? memchr(line, '\n', answer->len - at) : NULL;
+            char kind[16];
+            unsigned long long len;
+            int used = 0;
+            if (!nl)
+                break;
+            if (sscanf(line, "%15s %llu%n", kind, &len, &used) != 2 || line + used != nl)
+                return -1;
+            size_t body = (size_t)(nl + 1 - answer->p);
+            if (len > answer->len - body)
+                break;
+            if (!strcmp(kind, "end")) {
+                answer->len = at;
+                return 0;
+            }
+            if (!strcmp(kind, "fail")) {
+                snprintf(why, n, "the reporter could not read the record: %.*s", (int)len,
+                         answer->p + body);
+                answer->len = at;
+                return 1;
+            }
+            at = body + (size_t)len;
+        }
+        char chunk[65536];
+        ssize_t r = read(rep.sock, chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        tp_buf_put(answer, chunk, (size_t)r);
+        if (!tp_buf_ok(answer))
+            return -1;
+    }
+}
+
+void tp_handoff_end(void)
+{
+    char why[64];
+    if (!rep.alive)
+        return;
+    close(rep.sock);
+    (void)reap(why, sizeof why);
+}
+
+void tp_handoff_fork_child(void)
+{
+    /* the parent's reporter stays the parent's: this copy of the socket goes, nothing is reaped */
+    if (rep.alive)
+        close(rep.sock);
+    rep.alive = 0;
+    rep.envp = NULL;
+}
+
+int tp_handoff(const struct tp_buf *record, const char *kinds, int top, int keep,
+               struct tp_buf *answer, char *why, size_t n)
+{
+    if (!rep.alive && start(why, n) < 0)
+        return -1;
+    char head[96];
+    int hn = snprintf(head, sizeof head, "%s %d %zu\n", kinds, top, record->len);
+    int sent = send_all(rep.sock, head, (size_t)hn) == 0 &&
+               send_all(rep.sock, record->p ? record->p : "", record->len) == 0;
+    if (!keep) /* the last request: the reporter ends once it has answered */
+        shutdown(rep.sock, SHUT_WR);
+    int got = sent ? read_answer(answer, why, n) : -1;
+    if (got == 0 && keep)
         return 0;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-        snprintf(why, n, "%s could not be started", path);
-    else if (WIFSIGNALED(st))
-        snprintf(why, n, "%s ended on signal %d", path, WTERMSIG(st));
-    else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
-        snprintf(why, n, "%s failed (exit status %d)", path, WEXITSTATUS(st));
-    else
-        snprintf(why, n, "%s: the record could not be handed over", path);
+    /* the last report of this process image, or a reporter that failed: it ends here */
+    close(rep.sock);
+    char ended[4096 + 128];
+    int rc = reap(ended, sizeof ended);
+    if (got == 0)
+        return 0;
+    if (got < 0 && rc < 0)
+        snprintf(why, n, "%s", ended);
+    else if (got < 0 && sent)
+        snprintf(why, n, "the reporter's answer is not in its format");
+    else if (got < 0)
+        snprintf(why, n, "%s: the record could not be handed over", rep.c.path);
     return -1;
 }

@@ -384,6 +384,7 @@ int tp_finish(const char *why)
     if (tprof_report_begins)
         tprof_report_begins();
     tp_write_reports(why, 0);
+    tp_handoff_end(); /* a reporter kept for snapshots ends with this image, waited for */
     tp_demote_keep_best();
     pthread_mutex_unlock(&report_lock);
     atomic_store(&tp_state, TP_DONE);

@@ -7,6 +7,7 @@
  * child's handlers; the parent releases in reverse. Notes come in table order too, at the end of
  * the report's notes (notes_with_ops: right after the ops' own). */
 #include "preload/main.h"
+#include "preload/handoff.h"
 
 #include <signal.h>
 #include <stddef.h>
@@ -76,6 +77,7 @@ static const struct tp_component parts[] = {
     {"report thread", NULL, NULL, NULL, tp_reporter_fork_child, NULL, 0},
     {"signals", tp_shim_signal_init, NULL, NULL, tp_shim_signal_fork_child, NULL, 0},
     {"report files", report_files_init, NULL, NULL, tp_output_fork_child, NULL, 0},
+    {"reporter", NULL, NULL, NULL, tp_handoff_fork_child, NULL, 0},
     {"process identity", NULL, NULL, NULL, NULL, tp_lifecycle_notes, 0},
     {"CPU samples", sample_init, NULL, NULL, tp_sample_fork_child, NULL, 0},
     {"waits", tp_wait_map_modules, NULL, NULL, tp_wait_fork_child, NULL, 0},

@@ -214,6 +214,14 @@ void tp_record_report(struct tp_report *r)
     if (!r->record.version)
         return;
     struct tp_symbolizer *sym = tp_sym_open(r->record.debuginfod);
+    tp_record_report_with(r, sym);
+    tp_sym_close(sym);
+}
+
+void tp_record_report_with(struct tp_report *r, struct tp_symbolizer *sym)
+{
+    if (!r->record.version)
+        return;
     finish_sites(r, sym);
     for (size_t i = 0; i < r->noutside_ops; i++) {
         struct tp_outside_fn *o = &r->outside_ops[i];
@@ -222,7 +230,6 @@ void tp_record_report(struct tp_report *r)
         tp_outside_free_at(o);
     }
     machine(r);
-    tp_sym_close(sym);
     free(r->record.suppress);
     memset(&r->record, 0, sizeof r->record);
 }

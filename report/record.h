@@ -12,5 +12,9 @@
  * the functions inlined where the samples outside every op fell. r is then a report (version 0).
  * A report is left as it is. */
 void tp_record_report(struct tp_report *r);
+/* The same with sym, a symboliser kept across records (the reporter of one process's reports),
+ * or NULL for one of its own. */
+struct tp_symbolizer;
+void tp_record_report_with(struct tp_report *r, struct tp_symbolizer *sym);
 
 #endif

@@ -4,7 +4,8 @@
 #   process opens neither libdw nor libelf: the reporter, a child started beside the library, does;
 # - the reporter runs in a session of its own (no ^C from the program's terminal);
 # - libtprof.so carries no renderer, analysis, symboliser or peak measurement, and needs libc only;
-# - the program never sees that child: no SIGCHLD, nothing for its waitpid(-1) to reap;
+# - the program never sees that child: no SIGCHLD, nothing for its waitpid(-1) to reap; one
+#   reporter serves all of a process's reports (here one on a signal, then the one at exit);
 # - without a reporter, or with one that fails, the record is kept (where TPROF_JSON points, else
 #   tprof-record.PID.json) with one line, and `tprof report` of it is the report;
 # - the reporter gets the program's environment less LD_PRELOAD (here, tprof and another library).
@@ -45,8 +46,12 @@ needed=$(readelf -d "$TPROF_SO" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\
 
 # 3. The child is never the program's.
 Q="$TB/victims/v_child_quiet"
-got=$(TPROF_OUTPUT=none TPROF_SIGNAL=USR1 TPROF_JSON="$WORK/q.json" LD_PRELOAD="$TPROF_SO" \
-  "$Q" "$WORK/q.sig1.json") || fail "v_child_quiet failed"
+got=$(TPROF_OUTPUT=none TPROF_SIGNAL=USR1 TPROF_JSON="$WORK/q.json" strace -f -qq -e trace=execve \
+  -o "$WORK/qst" env LD_PRELOAD="$TPROF_SO" "$Q" "$WORK/q.sig1.json") || fail "v_child_quiet failed"
+# one reporter for both reports (the one on the signal, the one at exit)
+[ "$(grep -c '"report", "--from-library"' "$WORK/qst")" = 1 ] ||
+  fail "reporters for two reports of one process: $(grep -c from-library "$WORK/qst")"
+jcheck "$WORK/q.json" "'record' not in d" "any(s['frames'][0]['function'] == 'main' for s in m['sites'])"
 [ "$got" = "sigchld 0 wait ECHILD" ] || fail "the program saw the reporter: $got"
 jcheck "$WORK/q.sig1.json" "'record' not in d" "any(s['frames'][0]['function'] == 'main' for s in m['sites'])"
 
@@ -103,10 +108,11 @@ printf 'not a program\n' > "$WORK/fake/bin/tprof" # executable, but no format th
 TPROF_JSON="$WORK/x.json" LD_PRELOAD="$F" "$V" > /dev/null 2> "$WORK/err" || fail "the program failed with a reporter that cannot run"
 grep -q "^tprof: no report: $WORK/fake/bin/tprof could not be started; the record is in $WORK/x.json" "$WORK/err" ||
   fail "reporter that cannot run: $(cat "$WORK/err")"
-"$TPROF_CLI" report --from-library json,bogus - < "$WORK/x.json" > "$WORK/ans" 2> "$WORK/err" && fail "an unknown output was taken"
+{ printf 'json,bogus 10 %s\n' "$(wc -c < "$WORK/x.json")"; cat "$WORK/x.json"; } |
+  "$TPROF_CLI" report --from-library - > "$WORK/ans" 2> "$WORK/err" && fail "an unknown output was taken"
 [ "$(cat "$WORK/err")" = "tprof report: --from-library: unknown output 'bogus'" ] || fail "unknown output: $(cat "$WORK/err")"
 head -n 1 "$WORK/ans" | grep -q '^json [0-9][0-9]*$' || fail "the outputs before the unknown one: $(head -c 80 "$WORK/ans")"
-printf '#!/bin/sh\ncat > /dev/null\necho "$LD_PRELOAD" > "%s"\nprintf "json 2\\n{}"\n' "$WORK/env" > "$WORK/fake/bin/tprof"
+printf '#!/bin/sh\ncat > /dev/null\necho "$LD_PRELOAD" > "%s"\nprintf "json 2\\n{}end 0\\n"\n' "$WORK/env" > "$WORK/fake/bin/tprof"
 O="$TB/victims/libtpcalib.so"
 TPROF_OUTPUT=none TPROF_JSON="$WORK/h.json" LD_PRELOAD="$O $F" "$V" > /dev/null 2> "$WORK/err" || fail "run failed"
 [ -z "$(cat "$WORK/env")" ] || fail "the reporter's LD_PRELOAD: '$(cat "$WORK/env")' (want none)"

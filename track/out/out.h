@@ -43,8 +43,9 @@ void tp_output_check(void (*warn)(const char *line));
 void tp_write_reports(const char *why, int sig_seq);
 /* How a record reaches the tprof program, which reports it (preload/handoff.c, set at start: only
  * preload/ calls libc's own exec). 0 with the rendered outputs appended to *answer, each as a
- * line "KIND LENGTH" and LENGTH bytes; -1 with why. Without one, records are written as files. */
-typedef int (*tp_handoff_fn)(const struct tp_buf *record, const char *kinds, int top,
+ * line "KIND LENGTH" and LENGTH bytes; -1 with why. keep: this process will report again (the
+ * reporter may stay). Without one, records are written as files. */
+typedef int (*tp_handoff_fn)(const struct tp_buf *record, const char *kinds, int top, int keep,
                              struct tp_buf *answer, char *why, size_t n);
 void tp_output_set_handoff(tp_handoff_fn fn);
 /* 1 when a report on `why` ("exit", "snapshot", "exec", a signal) writes something: a file, or

@@ -581,6 +581,8 @@ void tp_write_reports(const char *why, int sig_seq)
     tp_buf_init(&rec);
     tp_buf_init(&answer);
     tp_render_json(&r, &rec);
+    /* a snapshot or a TPROF_SIGNAL report: the process reports again, the reporter may stay */
+    int keep = !r.record.last && strcmp(why, "exec") != 0;
     tp_report_free(&r);
     char kinds[64], failed[4096 + 256];
     wanted_kinds(&x, kinds, sizeof kinds);
@@ -591,7 +593,7 @@ void tp_write_reports(const char *why, int sig_seq)
     else if (!handoff)
         snprintf(failed, sizeof failed, "no reporter");
     else
-        ok = handoff(&rec, kinds, (int)tp_cfg.top, &answer, failed, sizeof failed) == 0;
+        ok = handoff(&rec, kinds, (int)tp_cfg.top, keep, &answer, failed, sizeof failed) == 0;
     if (ok && split_answer(&answer, &got) < 0) {
         snprintf(failed, sizeof failed, "the reporter's answer is not in its format");
         ok = 0;
