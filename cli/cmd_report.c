@@ -1,6 +1,10 @@
 /* tprof report: report a record (what libtprof.so writes: report/record.h) or re-render a saved
  * JSON report, as text, JSON, HTML or folded stacks, optionally with other peaks. */
 #include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +153,100 @@ static int for_library(struct tp_report *r, const char *kinds, int top)
     return rc;
 }
 
+/* One record the run's processes left, reported as the JSON report its process asked for and
+ * put in its place; what cannot be reported stays a record, with one line. */
+static void report_left(const char *path, struct tp_symbolizer **sym, int *opened)
+{
+    struct tp_report r;
+    char err[512], shown[4200];
+    const char *why = NULL;
+    if (tp_report_read_json(path, &r, err, sizeof err) < 0) {
+        fprintf(stderr, "tprof: %s; left as it is\n", err);
+        return;
+    }
+    if (r.record.version) { /* else replaced by a report meanwhile: nothing to do */
+        if (!(*opened)++)
+            *sym = tp_sym_open(r.record.debuginfod);
+        tp_record_report_with(&r, *sym);
+        tp_analyze(&r);
+        struct tp_buf b;
+        tp_buf_init(&b);
+        tp_render_json(&r, &b);
+        if (!tp_buf_ok(&b) || tp_write_file(path, b.p, b.len, &why) < 0)
+            fprintf(stderr, "tprof: cannot write %s: %s; the record stays there\n",
+                    tp_escape_str(shown, sizeof shown, path),
+                    tp_buf_ok(&b) ? why : "out of memory");
+        tp_buf_free(&b);
+    }
+    tp_report_free(&r);
+}
+
+/* How many processes report a run's records side by side: the CPUs this process may run on, at
+ * most 8, and at least 4 records each (a worker's symboliser reads a module again). */
+static int workers_for(size_t n)
+{
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    long most = (long)(n / 4);
+    long k = cpus < most ? cpus : most;
+    return k < 1 ? 1 : k > 8 ? 8 : (int)k;
+}
+
+/* --from-library's request "run": the records the run's other processes left
+ * (common/out/rundir.c), one path a line, which the root's library took as it ended. They are
+ * reported together, with one symboliser per worker, so that a module that many of them ran (a
+ * compiler, libc) is read once per worker, not once per process; workers forked from this
+ * process take the records in turn from a shared counter, so that the last of a build's
+ * processes is not left to one CPU while the others are idle. */
+static void report_run(char *list, struct tp_symbolizer **sym, int *opened)
+{
+    size_t n = 0, cap = 0;
+    char **paths = NULL, *save = NULL;
+    for (char *p = strtok_r(list, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+        if (n == cap) {
+            size_t c = cap ? cap * 2 : 16;
+            char **m = realloc(paths, c * sizeof *m);
+            if (!m)
+                break;
+            paths = m;
+            cap = c;
+        }
+        paths[n++] = p;
+    }
+    int k = workers_for(n);
+    _Atomic size_t *next =
+        k > 1 ? mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+              : MAP_FAILED;
+    if (next == MAP_FAILED) {
+        for (size_t i = 0; i < n; i++)
+            report_left(paths[i], sym, opened);
+        free(paths);
+        return;
+    }
+    pid_t kids[8];
+    int nkids = 0;
+    atomic_store(next, 0);
+    fflush(NULL); /* nothing buffered is written twice */
+    for (int w = 1; w < k; w++) {
+        pid_t p = fork();
+        if (p == 0) {
+            for (size_t i; (i = atomic_fetch_add(next, 1)) < n;)
+                report_left(paths[i], sym, opened);
+            fflush(NULL);
+            _exit(0);
+        }
+        if (p > 0)
+            kids[nkids++] = p;
+    }
+    for (size_t i; (i = atomic_fetch_add(next, 1)) < n;)
+        report_left(paths[i], sym, opened);
+    for (int w = 0; w < nkids; w++)
+        while (waitpid(kids[w], NULL, 0) < 0 && errno == EINTR)
+            ;
+    munmap((void *)next, sizeof *next);
+    free(paths);
+}
+
 /* --from-library: requests until the end of standard input, each answered whole, with one
  * symboliser for them all, so that a process's later reports (snapshots) name only what is new. */
 static int serve(void)
@@ -178,6 +276,17 @@ static int serve(void)
             fprintf(stderr, "tprof report: --from-library: the record ends early\n");
             free(buf);
             return 2;
+        }
+        if (!strcmp(kinds, "run")) {
+            char *list = strndup(buf, len);
+            free(buf);
+            if (list)
+                report_run(list, &sym, &opened);
+            free(list);
+            printf("end 0\n");
+            if (fflush(stdout) != 0)
+                rc = 1;
+            continue;
         }
         struct tp_report r;
         int bad = tp_report_parse_json("the record", buf, len, &r, err, sizeof err) < 0;

@@ -181,7 +181,7 @@ void tp_execenv_sync_environ(void)
     struct tp_own g = tp_own_begin();
     size_t n = tp_execenv_len(environ);
     if (tp_execenv_preloads_us(preload_of(environ, n))) {
-        char e[2][96];
+        char e[2][TP_ROOT_ENV_MAX];
         if (tp_ident_env(e[0], sizeof e[0], e[1], sizeof e[1])) {
             for (int k = 0; k < 2; k++) {
                 char *eq = strchr(e[k], '=');

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "preload/lifecycle.h"
+
 /* Learn this library's own file, which an LD_PRELOAD must name for tprof to come along: from
  * init, where looking it up is safe (a vfork child must not take the loader's lock). */
 void tp_execenv_init(void);
@@ -24,7 +26,7 @@ size_t tp_execenv_len(char *const envp[]);
  * caller to tp_free). With an LD_PRELOAD that names this library, this image's identity entries
  * replace stale ones or are added; otherwise tprof's entries are left out. n: envp's length. */
 struct tp_execenv {
-    char img[64], root[96];
+    char img[64], root[TP_ROOT_ENV_MAX];
     char **heap;
 };
 char *const *tp_execenv_fix(char *const envp[], size_t n, char **v, struct tp_execenv *x);

@@ -123,15 +123,16 @@ static const char *initial_env(const char *name)
 }
 
 /* This image's identity as the environment carries it to a program it execs or spawns:
- * TPROF_ROOT_PID=<root pid>:<run start ns>, TPROF_IMAGE=<pid>:<images of this pid before it>.
- * 0 when tprof is off in this process (nothing to pass on). */
+ * TPROF_ROOT_PID=<root pid>:<run start ns>[:<the run's directory>],
+ * TPROF_IMAGE=<pid>:<images of this pid before it>. 0 when tprof is off in this process (nothing
+ * to pass on). */
 int tp_ident_env(char *img, size_t ni, char *root, size_t nr)
 {
     if (!ident.pid)
         return 0;
     snprintf(img, ni, "TPROF_IMAGE=%ld:%d", ident.pid, ident.image_seq);
-    snprintf(root, nr, "TPROF_ROOT_PID=%ld:%llu", ident.root_pid,
-             (unsigned long long)ident.run_start_ns);
+    snprintf(root, nr, "TPROF_ROOT_PID=%ld:%llu%s%s", ident.root_pid,
+             (unsigned long long)ident.run_start_ns, ident.run_dir[0] ? ":" : "", ident.run_dir);
     return 1;
 }
 
@@ -140,7 +141,7 @@ int tp_ident_env(char *img, size_t ni, char *root, size_t nr)
  * the one that owns environ. */
 static void publish_ident(void)
 {
-    char img[64], root[96];
+    char img[64], root[TP_ROOT_ENV_MAX];
     if (!tp_ident_env(img, sizeof img, root, sizeof root))
         return;
     setenv("TPROF_ROOT_PID", strchr(root, '=') + 1, 1);
@@ -156,15 +157,24 @@ static void identify(void)
     const char *root = initial_env("TPROF_ROOT_PID");
     long rpid = 0;
     unsigned long long start = 0;
-    if (root && sscanf(root, "%ld:%llu", &rpid, &start) >= 1 && rpid > 0) {
+    int used = 0;
+    ident.run_dir[0] = 0;
+    if (root && sscanf(root, "%ld:%llu%n", &rpid, &start, &used) >= 1 && rpid > 0) {
         ident.root_pid = rpid;
         ident.is_root = rpid == ident.pid;
         /* another boot's clock (an environment copied to another machine) says nothing here */
         ident.run_start_ns = start && start <= tp_start_ns ? start : tp_start_ns;
+        const char *dir = used ? root + used : "";
+        if (dir[0] == ':' && dir[1] == '/' && strlen(dir + 1) <= TP_RUNDIR_MAX)
+            strcpy(ident.run_dir, dir + 1);
     } else {
         ident.root_pid = ident.pid;
         ident.is_root = 1;
         ident.run_start_ns = tp_start_ns;
+        /* The run's processes leave their JSON records for the root's reporter
+         * (common/out/rundir.c); a stream is one target for all, written by each in turn. */
+        if (tp_cfg.json && !tp_file_is_stream(tp_cfg.json))
+            (void)tp_rundir_make(initial_env("TMPDIR"), ident.run_dir, sizeof ident.run_dir);
     }
     const char *img = initial_env("TPROF_IMAGE");
     long ipid = -1;

@@ -47,7 +47,8 @@ int tp_in_vfork_child(void);
 struct tp_report;
 void tp_lifecycle_notes(struct tp_report *r);
 /* This image's "TPROF_IMAGE=..." and "TPROF_ROOT_PID=..." entries for the environment of an
- * exec; 0 when tprof is off in this process. */
+ * exec; 0 when tprof is off in this process. The second fits in TP_ROOT_ENV_MAX bytes. */
+#define TP_ROOT_ENV_MAX 288
 int tp_ident_env(char *img, size_t ni, char *root, size_t nr);
 
 #endif

@@ -31,3 +31,5 @@ check_PROGRAMS += tests/victims/v_child_quiet
 tests_victims_v_child_quiet_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/out_reporter.sh
 EXTRA_DIST += tests/out_reporter.sh
+TESTS += tests/out_run.sh
+EXTRA_DIST += tests/out_run.sh

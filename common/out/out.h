@@ -123,6 +123,26 @@ char *tp_read_text_file(const char *path, char *why, size_t n);
  * reads such files from its hooks and at exit. */
 ssize_t tp_read_small(const char *path, char *buf, size_t n);
 
+/* The run's directory (common/out/rundir.c): the processes of one run leave their records there
+ * for the root's reporter, which reports them all at once at the root's exit. */
+#define TP_RUNDIR_MAX 200 /* longest name: it travels in TPROF_ROOT_PID */
+/* The root, at its start: make one under tmpdir (NULL or not absolute: /tmp), its name in dir
+ * (n bytes). 0, or -1 (dir "") when it cannot be made or its name is too long. */
+int tp_rundir_make(const char *tmpdir, char *dir, size_t n);
+/* A process of the run, at its end: the directory held (a shared lock) while the run is open,
+ * or -1 when it is closed, gone, or not this user's alone. */
+int tp_rundir_join(const char *dir);
+/* Name a record (an absolute path) for the reporter, on a directory joined. 0 or -1. */
+int tp_rundir_add(int fd, const char *path);
+void tp_rundir_leave(int fd);
+/* The reporter: close the run (no entry is added after it) and take the records named so far,
+ * the entries removed: *paths (n of them, each and the array for the caller to free). 0, or -1
+ * when the directory is not there or not this user's alone. Called again, it takes what a
+ * process that held the lock too long added meanwhile. */
+int tp_rundir_close(const char *dir, char ***paths, size_t *n);
+/* Remove the directory and what is left in it (the records named stay where they are). */
+void tp_rundir_remove(const char *dir);
+
 /* Report path templates: %p pid, %r MPI rank, %h host name, %% a percent sign.
  *
  * One report per process image: when the template has no %p and the process is not the root of

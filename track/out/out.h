@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/out/out.h"
 #include "report/report.h"
 #include "track/heap/heap.h"
 
@@ -30,6 +31,9 @@ struct tp_ident {
     int image_seq; /* how many exec's this pid went through before this image */
     long root_pid;
     uint64_t run_start_ns; /* CLOCK_MONOTONIC when the root started: the run's age, for names */
+    /* The run's directory (common/out/out.h, tp_rundir_make), "" for none: where a process other
+     * than the root leaves its record for the root's reporter. */
+    char run_dir[TP_RUNDIR_MAX + 1];
 };
 void tp_output_set_ident(const struct tp_ident *id);
 

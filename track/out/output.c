@@ -521,12 +521,16 @@ void tp_output_set_handoff(tp_handoff_fn fn)
     handoff = fn;
 }
 
-/* The outputs this report asks the reporter for. */
-static void wanted_kinds(const struct extras *x, char *kinds, size_t n)
+/* The outputs this report asks the reporter for: the text only where it is written
+ * (text_to_stderr). */
+static void wanted_kinds(const struct extras *x, const char *why, char *kinds, size_t n)
 {
-    snprintf(kinds, n, "%s%s%s%s%s", tp_cfg.json ? "json," : "",
-             strcmp(tp_cfg.output, "none") != 0 ? "text," : "", tp_cfg.html ? "html," : "",
-             tp_cfg.folded ? "folded," : "", x->heap_tmpl[0] ? "folded-heap," : "");
+    int text =
+        strcmp(tp_cfg.output, "none") != 0 &&
+        (strcmp(tp_cfg.output, "stderr") != 0 || (ident.is_root && strcmp(why, "snapshot") != 0));
+    snprintf(kinds, n, "%s%s%s%s%s", tp_cfg.json ? "json," : "", text ? "text," : "",
+             tp_cfg.html ? "html," : "", tp_cfg.folded ? "folded," : "",
+             x->heap_tmpl[0] ? "folded-heap," : "");
     size_t len = strlen(kinds);
     if (len)
         kinds[len - 1] = 0;
@@ -556,6 +560,82 @@ static void keep_record(const struct tp_buf *rec, const char *why, int sig_seq, 
     free(at);
 }
 
+/* ---- the processes of a run, reported once (common/out/rundir.c) ----
+ *
+ * A process other than the root whose one output is its JSON file writes its record there and
+ * names it in the run's directory: the root's reporter reports it at the root's exit, with the
+ * others, and puts the report in its place. 1 when the record was left so (or could not be
+ * written, which write_out said); 0 when the run takes no more records (closed: the root has
+ * ended) or this report is not one it takes: then it is made now, as a lone process's. */
+static int leave_for_run(const struct tp_buf *rec, const char *kinds, int last, const char *why,
+                         int sig_seq)
+{
+    if (ident.is_root || !ident.run_dir[0] || !last || !strcmp(why, "exec") ||
+        strcmp(kinds, "json") != 0 || tp_file_is_stream(tp_cfg.json))
+        return 0;
+    int fd = tp_rundir_join(ident.run_dir);
+    if (fd < 0)
+        return 0;
+    char *at = write_out("TPROF_JSON", tp_cfg.json, sig_seq, rec, 0);
+    /* the root's reporter runs in another directory: the entry names the file wherever */
+    char *abs = at && at[0] != '/' ? realpath(at, NULL) : NULL;
+    int left = !at || tp_rundir_add(fd, abs ? abs : at) == 0;
+    tp_rundir_leave(fd);
+    free(abs);
+    free(at);
+    return left;
+}
+
+/* The root's last report closes the run first (no record is added after it: a process that
+ * ends later reports for itself) and takes the records left so far: the root's reporter then
+ * reports them after the root's own report. *paths: n of them, newline-terminated. */
+static size_t take_run(struct tp_buf *paths)
+{
+    char **left;
+    size_t n = 0;
+    if (tp_rundir_close(ident.run_dir, &left, &n) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            tp_buf_puts(paths, left[i]);
+            tp_buf_putc(paths, '\n');
+            free(left[i]);
+        }
+        free(left);
+        tp_rundir_remove(ident.run_dir);
+    }
+    ident.run_dir[0] = 0;
+    return tp_buf_ok(paths) ? n : 0;
+}
+
+/* Have the reporter (kept for it) report the records the run's other processes left; without a
+ * reporter they stay records, each of which `tprof report` reports: one line says where. */
+static void report_run(const struct tp_buf *paths, size_t n, int reporter_ok)
+{
+    struct tp_buf answer;
+    char why[4096 + 256], shown[4200];
+    tp_buf_init(&answer);
+    if (reporter_ok && handoff(paths, "run", 1, 0, &answer, why, sizeof why) == 0) {
+        tp_buf_free(&answer);
+        return;
+    }
+    tp_buf_free(&answer);
+    const char *nl = memchr(paths->p, '\n', paths->len);
+    char first[4096];
+    snprintf(first, sizeof first, "%.*s", (int)(nl - paths->p), paths->p);
+    tp_escape_str(shown, sizeof shown, first);
+    if (!reporter_ok && n == 1)
+        tp_warn("another process of this run left its record in %s: `tprof report %s` "
+                "reports it",
+                shown, shown);
+    else if (!reporter_ok)
+        tp_warn("%zu other processes of this run left their records in their JSON files (%s, "
+                "...): `tprof report` reports each",
+                n, shown);
+    else
+        tp_warn("the reports of this run's other processes may not all be made: %s; a JSON "
+                "file of theirs that holds a record (%s, ...) is reported by `tprof report`",
+                why, shown);
+}
+
 /* Record, have the tprof program report, and write every output. Called with the guard held
  * and recording stopped. */
 void tp_write_reports(const char *why, int sig_seq)
@@ -581,11 +661,23 @@ void tp_write_reports(const char *why, int sig_seq)
     tp_buf_init(&rec);
     tp_buf_init(&answer);
     tp_render_json(&r, &rec);
-    /* a snapshot or a TPROF_SIGNAL report: the process reports again, the reporter may stay */
-    int keep = !r.record.last && strcmp(why, "exec") != 0;
+    /* a snapshot or a TPROF_SIGNAL report: the process reports again, the reporter may stay;
+     * the root's last report keeps it for the run's other processes' records (close_run) */
+    int last = r.record.last, ends = last && strcmp(why, "exec") != 0;
+    struct tp_buf run;
+    tp_buf_init(&run);
+    size_t nrun = ident.is_root && ident.run_dir[0] && ends ? take_run(&run) : 0;
+    int keep = (!last && strcmp(why, "exec") != 0) || nrun > 0;
     tp_report_free(&r);
     char kinds[64], failed[4096 + 256];
-    wanted_kinds(&x, kinds, sizeof kinds);
+    wanted_kinds(&x, why, kinds, sizeof kinds);
+    if (tp_buf_ok(&rec) && leave_for_run(&rec, kinds, last, why, sig_seq)) {
+        write_extras(&x, NULL, sig_seq, snap);
+        tp_buf_free(&rec);
+        tp_buf_free(&run);
+        exec_image[0] = 0;
+        return;
+    }
     struct rendered got;
     int ok = tp_buf_ok(&rec);
     if (!ok)
@@ -618,4 +710,7 @@ void tp_write_reports(const char *why, int sig_seq)
     tp_buf_free(&rec);
     tp_buf_free(&answer);
     exec_image[0] = 0;
+    if (nrun)
+        report_run(&run, nrun, ok);
+    tp_buf_free(&run);
 }
