@@ -517,11 +517,54 @@ static const struct {
      "x.json: memory.sites[0].frames[0].line: expected a line number (0 to 2147483647), found -3"},
     {"{\"schema\": 1, \"memory\": {\"sites\": [{\"frames\": [null]}]}}",
      "x.json: memory.sites[0].frames[0]: expected an object, found null"},
+    {"{\"schema\": 1, \"record\": {\"version\": 1, \"frame_modules\": [\"/a\"]}, "
+     "\"memory\": {\"sites\": [\"1 2 3 4 5 6 7|0:10\", \"1 2 3|0:10\"]}}",
+     "x.json: memory.sites[1]: a record's site: expected 7 counts, then \"|\": \"3|0:10\""},
+    {"{\"schema\": 1, \"record\": {\"version\": 1, \"frame_modules\": [\"/a\"]}, "
+     "\"memory\": {\"sites\": [\"1 2 3 4 5 6 7|0:zz\"]}}",
+     "x.json: memory.sites[0]: \"at\": expected a hex offset, found \"zz\""},
+    {"{\"schema\": 1, \"record\": {\"version\": 1, \"frame_modules\": [\"/a\"]}, "
+     "\"memory\": {\"sites\": [\"1 2 3 4 5 6 7|1:10\"]}}",
+     "x.json: memory.sites[0]: \"at\": expected module:offset, found \"1:10\""},
+    {"{\"schema\": 1, \"memory\": {\"sites\": [\"1 2 3 4 5 6 7|0:10\"]}}",
+     "x.json: memory.sites[0]: expected an object, found a string"},
     {"{\"schema\": 1, \"steps\": {\"window_first\": 1.0}}",
      "x.json: steps.window_first: expected an integer, found 1"},
     {"{\"schema\": 1, \"verdict\": {\"amdahl\": [{\"speedup_2x\": \"x\"}]}}",
      "x.json: verdict.amdahl[0].speedup_2x: expected a number, found a string"},
 };
+
+/* A record's sites as strings (render_json.c): each count in its field, the frames by module. */
+START_TEST(test_json_read_record_sites)
+{
+    struct tp_report r;
+    char err[256];
+    static const char doc[] =
+        "{\"schema\": 1, \"record\": {\"version\": 1, \"last\": true, \"frame_modules\": "
+        "[\"/x/a.out\", \"/lib/libc.so.6\"]}, \"memory\": {\"sites\": [\"3 1 96 64 64 32 "
+        "1|0:1234 1:10f0 -:ff\", {\"at\": \"1:2\", \"allocs\": 5, \"role\": \"tensor\"}]}}";
+    ck_assert_int_eq(tp_report_parse_json("r.json", doc, strlen(doc), &r, err, sizeof err), 0);
+    EQ_U(r.memory.nsites, 2);
+    const struct tp_site *s = &r.memory.sites[0];
+    EQ_U(s->allocs, 3);
+    EQ_U(s->frees, 1);
+    EQ_U(s->bytes, 96);
+    EQ_U(s->peak_live_bytes, 64);
+    EQ_U(s->live_at_peak_bytes, 64);
+    EQ_U(s->live_at_exit_bytes, 32);
+    EQ_U(s->live_at_exit_allocs, 1);
+    EQ_U(s->nframes, 3);
+    EQ_S(s->frames[0].module, "/x/a.out");
+    EQ_U(s->frames[0].offset, 0x1234);
+    EQ_S(s->frames[1].module, "/lib/libc.so.6");
+    EQ_U(s->frames[1].offset, 0x10f0);
+    EQ_S(s->frames[2].module, NULL);
+    EQ_U(s->frames[2].offset, 0xff);
+    EQ_U(r.memory.sites[1].allocs, 5);
+    EQ_S(r.memory.sites[1].frames[0].module, "/lib/libc.so.6");
+    tp_report_free(&r);
+}
+END_TEST
 
 START_TEST(test_json_read_bad)
 {
@@ -566,6 +609,7 @@ static Suite *json_read_suite(void)
     TCase *tc = tcase_create("Core");
     tcase_add_test(tc, test_json_read_every_key);
     tcase_add_test(tc, test_json_read_defaults);
+    tcase_add_test(tc, test_json_read_record_sites);
     tcase_add_loop_test(tc, test_json_read_round_trip, 0,
                         (int)(sizeof fixtures / sizeof fixtures[0]));
     suite_add_tcase(s, tc);

@@ -67,9 +67,11 @@ pid=${pid%.json}
 want="tprof: no report: the tprof program is not beside libtprof.so (looked for $WORK/alone/lib/../bin/tprof, $WORK/alone/lib/../tprof); the record is in $WORK/cwd/$rec: \`tprof report $WORK/cwd/$rec\` reports it"
 [ "$(cat "$WORK/err")" = "$want" ] || fail "line: $(cat "$WORK/err") (want: $want)"
 jcheck "$WORK/cwd/$rec" "d['record']['version'] == 1" "d['record']['last']" \
-  "d['program']['pid'] == $pid" "all('frames' not in s and s['at'] for s in m['sites'])" \
+  "d['program']['pid'] == $pid" \
+  "all(isinstance(s, str) and len(s.split('|')[0].split(' ')) == 7 and s.split('|')[1] for s in m['sites'])" \
+  "all(c.isdigit() for s in m['sites'] for c in s.split('|')[0].split(' '))" \
   "any(p.endswith('/v_cxx') for p in d['record']['frame_modules'])" \
-  "all(0 <= int(f.split(':')[0]) < len(d['record']['frame_modules']) for s in m['sites'] for f in s['at'].split())"
+  "all(0 <= int(f.split(':')[0]) < len(d['record']['frame_modules']) for s in m['sites'] for f in s.split('|')[1].split())"
 "$TPROF_CLI" report "$WORK/cwd/$rec" --format json > "$WORK/later.json" || fail "tprof report of the record failed"
 jcheck "$WORK/later.json" "'record' not in d" "m['peak_bytes'] == $(python3 -c "import json; print(json.load(open('$WORK/a.json'))['memory']['peak_bytes'])")" \
   "any(f['function'] == 'make_block()' and f['line'] == 7 for s in m['sites'] for f in s['frames'])"

@@ -20,6 +20,7 @@ struct tp_jget {
     /* a record's record.frame_modules, which its sites' "at" frames name by index */
     char **frame_modules;
     size_t nframe_modules;
+    int record; /* reading a record: its sites may be strings */
 };
 
 /* Record "<file>: <path>: <what>" unless an error is already recorded. path may be NULL. */

@@ -141,7 +141,7 @@ static void read_site(struct tp_jget *c, struct json_object *o, const char *path
     free(role);
     struct json_object *e = tp_jget_object(c, o, "estimate", path);
     if (e) {
-        char epath[340];
+        char epath[360];
         snprintf(epath, sizeof epath, "%s.estimate", path);
         struct tp_estimate *es = &s->est;
         {
@@ -151,6 +151,58 @@ static void read_site(struct tp_jget *c, struct json_object *o, const char *path
             TP_ESTIMATE_FIELDS(READ)
         }
     }
+}
+
+/* A record's site written as one string (render_json.c): "ALLOCS FREES BYTES PEAK_LIVE
+ * LIVE_AT_PEAK LIVE_AT_EXIT LIVE_AT_EXIT_ALLOCS|AT". */
+static void read_site_string(struct tp_jget *c, const char *str, const char *path,
+                             struct tp_site *s)
+{
+    uint64_t *v[7] = {&s->allocs,
+                      &s->frees,
+                      &s->bytes,
+                      &s->peak_live_bytes,
+                      &s->live_at_peak_bytes,
+                      &s->live_at_exit_bytes,
+                      &s->live_at_exit_allocs};
+    const char *p = str;
+    for (int i = 0; i < 7; i++, p++) {
+        char *end = (char *)p;
+        if (*p >= '0' && *p <= '9')
+            *v[i] = strtoull(p, &end, 10);
+        if (end == p || *end != (i < 6 ? ' ' : '|')) {
+            tp_jget_fail(c, path, "a record's site: expected 7 counts, then \"|\": \"%.20s\"", p);
+            return;
+        }
+        p = end;
+    }
+    read_at(c, p, path, s);
+}
+
+/* memory.sites: objects, and in a record strings too (read_site_string). */
+static struct tp_site *read_sites(struct tp_jget *c, struct json_object *o, const char *path,
+                                  size_t *count)
+{
+    char pre[320], sub[340];
+    size_t n;
+    struct json_object *a = tp_jget_array(c, o, "sites", path, &n);
+    snprintf(pre, sizeof pre, "%.200s%ssites", path, *path ? "." : "");
+    *count = 0;
+    struct tp_site *t;
+    if (!n || c->failed || !(t = tp_jget_table(c, n, sizeof *t, pre)))
+        return NULL;
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        struct json_object *e = json_object_array_get_idx(a, i);
+        if (c->record && e && json_object_is_type(e, json_type_string)) {
+            snprintf(sub, sizeof sub, "%.300s[%zu]", pre, i);
+            read_site_string(c, json_object_get_string(e), sub, &t[(*count)++]);
+            continue;
+        }
+        if (!(e = tp_jget_element(c, a, i, pre, sub, sizeof sub)))
+            break;
+        read_site(c, e, sub, &t[(*count)++]);
+    }
+    return t;
 }
 
 static void read_heap_point(struct tp_jget *c, struct json_object *o, const char *path, void *v)
@@ -187,7 +239,7 @@ static void read_memory(struct tp_jget *c, struct json_object *o, const char *pa
             TP_SAMPLING_FIELDS(READ)
         }
     }
-    s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_site);
+    s->sites = read_sites(c, o, path, &s->nsites);
     s->series = objects(c, o, "series", path, sizeof *s->series, &s->nseries, read_heap_point);
     /* optional: a report whose sites were all written has none */
     s->rollups = objects(c, o, "site_rollups", path, sizeof *s->rollups, &s->nrollups, read_rollup);
@@ -320,6 +372,7 @@ static void read_report(struct tp_jget *c, struct json_object *o, struct tp_repo
             const char *path = "record";
             TP_RECORD_FIELDS(READ)
             c->frame_modules = tp_jget_strings(c, o, "frame_modules", path, &c->nframe_modules);
+            c->record = 1;
         }
     }
     s->notes = tp_jget_strings(c, o, "notes", path, &s->nnotes);

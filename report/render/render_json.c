@@ -304,9 +304,8 @@ static void modtab_free(struct modtab *t)
 
 /* A record's site's frames as "at": "I:OFFSET ..." (I the index in record.frame_modules, "-"
  * for no module; OFFSET in hex). */
-static void at(struct tp_buf *b, const struct tp_site *s, struct modtab *t)
+static void at_frames(struct tp_buf *b, const struct tp_site *s, struct modtab *t)
 {
-    tp_buf_puts(b, "\"at\":\"");
     for (size_t i = 0; i < s->nframes; i++) {
         const struct tp_frame *f = &s->frames[i];
         long k = f->module ? mod_index(t, f->module) : -1;
@@ -315,12 +314,39 @@ static void at(struct tp_buf *b, const struct tp_site *s, struct modtab *t)
         else
             tp_buf_printf(b, "%s-:%llx", i ? " " : "", (unsigned long long)f->offset);
     }
+}
+
+static void at(struct tp_buf *b, const struct tp_site *s, struct modtab *t)
+{
+    tp_buf_puts(b, "\"at\":\"");
+    at_frames(b, s, t);
     tp_buf_putc(b, '"');
+}
+
+/* A record's site as one string, "ALLOCS FREES BYTES PEAK_LIVE LIVE_AT_PEAK LIVE_AT_EXIT
+ * LIVE_AT_EXIT_ALLOCS|AT" (AT as above), when nothing else is set (no role, estimate or class: the
+ * reporter sets those): an object of eleven keys costs json-c a hash table per site, a string
+ * one allocation, and a compiler's record has a thousand sites. */
+static int site_as_string(struct tp_buf *b, const struct tp_site *s, struct modtab *t)
+{
+    if (!t || !t->ok || !compact(s) || tp_site_role_name(s->role) || s->est.samples || s->system ||
+        s->suppressed || s->interpreter)
+        return 0;
+    tp_buf_printf(b, "\"%llu %llu %llu %llu %llu %llu %llu|", (unsigned long long)s->allocs,
+                  (unsigned long long)s->frees, (unsigned long long)s->bytes,
+                  (unsigned long long)s->peak_live_bytes, (unsigned long long)s->live_at_peak_bytes,
+                  (unsigned long long)s->live_at_exit_bytes,
+                  (unsigned long long)s->live_at_exit_allocs);
+    at_frames(b, s, t);
+    tp_buf_putc(b, '"');
+    return 1;
 }
 
 static void site(struct tp_buf *b, const struct tp_site *s, struct modtab *t)
 {
     struct obj obj = {b, 0}, *o = &obj;
+    if (site_as_string(b, s, t))
+        return;
     tp_buf_putc(b, '{');
     if (t && t->ok && compact(s)) {
         at(b, s, t);
