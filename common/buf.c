@@ -51,6 +51,17 @@ void tp_buf_put(struct tp_buf *b, const char *s, size_t n)
     b->p[b->len] = '\0';
 }
 
+void tp_buf_put_quoted(struct tp_buf *b, const char *s, size_t n)
+{
+    if (reserve(b, n + 2) < 0)
+        return;
+    b->p[b->len] = '"';
+    memcpy(b->p + b->len + 1, s, n);
+    b->len += n + 2;
+    b->p[b->len - 1] = '"';
+    b->p[b->len] = '\0';
+}
+
 void tp_buf_puts(struct tp_buf *b, const char *s)
 {
     tp_buf_put(b, s, strlen(s));

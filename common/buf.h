@@ -18,6 +18,8 @@ void tp_buf_free(struct tp_buf *b);
 int tp_buf_reserve(struct tp_buf *b, size_t n);
 void tp_buf_put(struct tp_buf *b, const char *s, size_t n);
 void tp_buf_puts(struct tp_buf *b, const char *s);
+/* '"', the n bytes at s as they are, '"' (a JSON string that needs no escaping). */
+void tp_buf_put_quoted(struct tp_buf *b, const char *s, size_t n);
 void tp_buf_putc(struct tp_buf *b, char c);
 void tp_buf_printf(struct tp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tp_buf_vprintf(struct tp_buf *b, const char *fmt, va_list ap);

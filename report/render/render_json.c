@@ -31,8 +31,15 @@ static void jstr(struct tp_buf *b, const char *s)
         tp_buf_puts(b, "null");
         return;
     }
-    tp_buf_putc(b, '"');
     const unsigned char *p = (const unsigned char *)s;
+    size_t safe = 0;
+    while (p[safe] >= 0x20 && p[safe] < 0x7f && p[safe] != '"' && p[safe] != '\\')
+        safe++;
+    if (!p[safe]) { /* most strings, names and paths: quoted in one piece */
+        tp_buf_put_quoted(b, s, safe);
+        return;
+    }
+    tp_buf_putc(b, '"');
     while (*p) {
         /* a run that needs no escaping, in one piece: a short process's JSON report is mostly
          * names and paths, and a byte at a time was a third of writing it */
@@ -135,12 +142,25 @@ struct obj {
     int n;
 };
 
+/* ,"k": in one piece: keys are the shape's names, plain ASCII (jstr for any other) */
 static void key(struct obj *o, const char *k)
 {
+    char t[64];
+    size_t n = 0, at = 0;
     if (o->n++)
-        tp_buf_putc(o->b, ',');
-    jstr(o->b, k);
-    tp_buf_putc(o->b, ':');
+        t[at++] = ',';
+    t[at++] = '"';
+    while (k[n] && at < sizeof t - 2 && k[n] >= 0x20 && k[n] < 0x7f && k[n] != '"' && k[n] != '\\')
+        t[at++] = k[n++];
+    if (k[n]) {
+        tp_buf_put(o->b, t, at - 1 - n); /* the comma, if any */
+        jstr(o->b, k);
+        tp_buf_putc(o->b, ':');
+        return;
+    }
+    t[at++] = '"';
+    t[at++] = ':';
+    tp_buf_put(o->b, t, at);
 }
 
 static void k_u64(struct obj *o, const char *k, uint64_t v)
