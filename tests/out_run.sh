@@ -8,7 +8,9 @@
 # - a child that ends after the root (a background job) finds the run closed and has a reporter
 #   of its own;
 # - the root killed: the children's JSON files hold records, which `tprof report` reports;
-# - no reporter: the root's line, then one line for the records the children left.
+# - no reporter: the root's line, then one line for the records the children left;
+# - a record the reporter cannot read or whose report it cannot write stays as it is, with a line;
+#   a reporter that fails on the run's records: one line.
 . "$TS/lib.sh"
 V="$TB/victims/v_leaks"
 strace -f -qq -e trace=openat -o "$WORK/probe" true 2> /dev/null || { echo "SKIP: no strace"; exit 77; }
@@ -76,5 +78,52 @@ child=$(ls "$WORK"/e.*.json | grep -v "e\.$(sed -n 's/.*the record is in .*e\.\(
 sed -n 2p "$WORK/err5" | grep -qxF "tprof: another process of this run left its record in $child: \`tprof report $child\` reports it" ||
   fail "the line for the child's record: $(cat "$WORK/err5")"
 jcheck "$child" "'record' in d"
+[ -z "$(leftover)" ] || fail "the run's directory is left: $(leftover)"
+
+# 6. What the root's reporter cannot report stays as it is, with a line: a record replaced by
+# garbage, and a report larger than the file size limit the root set for itself and its reporter.
+TPROF_OUTPUT=none TPROF_JSON="$WORK/g.%p.json" env LD_PRELOAD="$TPROF_SO" \
+  sh -c "echo \$\$ > \"$WORK/root\"; \"$V\" > /dev/null & wait \$!; echo garbage > \"$WORK/g.\$!.json\"; echo \$! > \"$WORK/k1\"; \"$V\" > /dev/null & wait \$!; echo \$! > \"$WORK/k2\"; ulimit -f 1; true" \
+  2> "$WORK/err6" || fail "shell failed: $(cat "$WORK/err6")"
+root=$(cat "$WORK/root") k1=$(cat "$WORK/k1") k2=$(cat "$WORK/k2")
+cat > "$WORK/want6" << EOF
+tprof: TPROF_JSON: cannot write $WORK/g.$root.json: larger than the file size limit (ulimit -f); report not written
+tprof: $WORK/g.$k1.json: not JSON (line 1, column 1: unexpected character); left as it is
+tprof: cannot write $WORK/g.$k2.json: larger than the file size limit (ulimit -f); the record stays there
+EOF
+diff "$WORK/want6" "$WORK/err6" || fail "lines for records not reported"
+[ "$(cat "$WORK/g.$k1.json")" = garbage ] || fail "the garbage was changed"
+jcheck "$WORK/g.$k2.json" "'record' in d"
+[ -z "$(leftover)" ] || fail "the run's directory is left: $(leftover)"
+
+# 7. No reporter, two children: one line for both records.
+rm -f "$WORK"/e.*.json
+TPROF_OUTPUT=none TPROF_JSON="$WORK/e.%p.json" env LD_PRELOAD="$WORK/alone/lib/libtprof.so" \
+  sh -c "echo \$\$ > \"$WORK/root\"; \"$V\" > /dev/null; \"$V\" > /dev/null; true" 2> "$WORK/err7" ||
+  fail "shell failed: $(cat "$WORK/err7")"
+root=$(cat "$WORK/root")
+[ "$(ls "$WORK"/e.*.json | wc -l)" = 3 ] || fail "JSON files: $(ls "$WORK")"
+[ "$(wc -l < "$WORK/err7")" = 2 ] || fail "lines: $(cat "$WORK/err7")"
+line=$(sed -n 2p "$WORK/err7")
+case "$line" in
+  "tprof: 2 other processes of this run left their records in their JSON files ($WORK/e."*".json, ...): \`tprof report\` reports each") ;;
+  *) fail "the line for the children's records: $line" ;;
+esac
+named=${line#*JSON files (}
+named=${named%%, ...)*}
+[ "$named" != "$WORK/e.$root.json" ] && [ -f "$named" ] || fail "the line names $named"
+jcheck "$named" "'record' in d"
+
+# 8. A reporter that reports the root but fails on the run's records: a line, the records stay.
+mkdir -p "$WORK/half/lib" "$WORK/half/bin"
+cp "$TPROF_SO" "$WORK/half/lib/libtprof.so"
+printf '#!/bin/sh\nread kinds top len\nhead -c "$len" > /dev/null\nprintf "json 2\\n{}end 0\\n"\nread kinds top len\nexit 3\n' > "$WORK/half/bin/tprof"
+chmod +x "$WORK/half/bin/tprof"
+TPROF_OUTPUT=none TPROF_JSON="$WORK/h.%p.json" env LD_PRELOAD="$WORK/half/lib/libtprof.so" \
+  sh -c "\"$V\" > /dev/null & wait \$!; echo \$! > \"$WORK/k1\"" 2> "$WORK/err8" || fail "shell failed: $(cat "$WORK/err8")"
+k1=$(cat "$WORK/k1")
+[ "$(cat "$WORK/err8")" = "tprof: the reports of this run's other processes may not all be made: $WORK/half/bin/tprof failed (exit status 3); a JSON file of theirs that holds a record ($WORK/h.$k1.json, ...) is reported by \`tprof report\`" ] ||
+  fail "the line for a failed run: $(cat "$WORK/err8")"
+jcheck "$WORK/h.$k1.json" "'record' in d"
 [ -z "$(leftover)" ] || fail "the run's directory is left: $(leftover)"
 echo "PASS out_run"
