@@ -195,8 +195,8 @@ static int workers_for(size_t n)
 /* --from-library's request "run": the records the run's other processes left
  * (common/out/rundir.c), one path a line, which the root's library took as it ended. They are
  * reported together, with one symboliser per worker, so that a module that many of them ran (a
- * compiler, libc) is read once per worker, not once per process; workers forked from this
- * process take the records in turn from a shared counter, so that the last of a build's
+ * compiler, libc) is read once per worker at most, not once per process; workers forked from
+ * this process take the records in turn from a shared counter, so that the last of a build's
  * processes is not left to one CPU while the others are idle. */
 static void report_run(char *list, struct tp_symbolizer **sym, int *opened)
 {
@@ -225,7 +225,11 @@ static void report_run(char *list, struct tp_symbolizer **sym, int *opened)
     }
     pid_t kids[8];
     int nkids = 0;
-    atomic_store(next, 0);
+    /* The first before the workers start: they inherit the modules it named, and the machine's
+     * peaks it may have measured and cached (a quick measurement beside a busy worker would be
+     * a busy one). */
+    report_left(paths[0], sym, opened);
+    atomic_store(next, 1);
     fflush(NULL); /* nothing buffered is written twice */
     for (int w = 1; w < k; w++) {
         pid_t p = fork();

@@ -662,7 +662,7 @@ void tp_write_reports(const char *why, int sig_seq)
     tp_buf_init(&answer);
     tp_render_json(&r, &rec);
     /* a snapshot or a TPROF_SIGNAL report: the process reports again, the reporter may stay;
-     * the root's last report keeps it for the run's other processes' records (close_run) */
+     * the root's last report keeps it for the run's other processes' records (report_run) */
     int last = r.record.last, ends = last && strcmp(why, "exec") != 0;
     struct tp_buf run;
     tp_buf_init(&run);
