@@ -41,7 +41,9 @@ static void usage(FILE *f)
                "                   request on standard input a line \"KINDS TOP LENGTH\" and\n"
                "                   the record; each output of KINDS (json, text, html, folded,\n"
                "                   folded-heap, comma-separated) back on standard output as a\n"
-               "                   line \"KIND LENGTH\" and its bytes, then \"end 0\"\n");
+               "                   line \"KIND LENGTH\" and its bytes, then \"end 0\"; KINDS\n"
+               "                   run: the record is a list of record files, one a line,\n"
+               "                   each reported to its own JSON report in its place\n");
 }
 
 struct opts {
