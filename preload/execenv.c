@@ -131,6 +131,8 @@ char *const *tp_execenv_fix(char *const envp[], size_t n, char **v, struct tp_ex
     if (!envp)
         return envp;
     int ours = tp_execenv_preloads_us(preload_of(envp, n));
+    if (ours)
+        tp_run_dir_ensure(); /* the new image is one of the run's: it may leave its record */
     /* tprof is off in this process: it has no identity to pass on to an image that preloads it */
     if (ours && !tp_ident_env(x->img, sizeof x->img, x->root, sizeof x->root))
         return envp;

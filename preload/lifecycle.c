@@ -148,6 +148,28 @@ static void publish_ident(void)
     setenv("TPROF_IMAGE", strchr(img, '=') + 1, 1);
 }
 
+/* The run's directory (common/out/rundir.c) is made by the root as it starts its first child (a
+ * fork, a spawn, an exec from a vfork child; an exec of its own too, whose next image goes on as
+ * the root): a run of one process makes none, and a root that ends without its last report
+ * (killed, or exec'ing a program without tprof) leaves none behind unless it had children. Its
+ * name reaches them in TPROF_ROOT_PID, which the exec and spawn shims write from this image's
+ * identity (execenv.c). Called from a vfork child too, which shares our memory: mkdtemp
+ * allocates nothing, and the name it writes here is the parent's when it resumes. */
+static _Atomic int run_dir_wanted;
+
+void tp_run_dir_ensure(void)
+{
+    if (!ident.is_root || ident.run_dir[0] || !atomic_exchange(&run_dir_wanted, 0))
+        return;
+    extern char **environ;
+    const char *tmp = NULL;
+    for (char **e = environ; e && *e && !tmp; e++)
+        if (!strncmp(*e, "TMPDIR=", 7))
+            tmp = *e + 7;
+    if (tp_rundir_make(tmp, ident.run_dir, sizeof ident.run_dir) == 0)
+        tp_output_set_ident(&ident);
+}
+
 /* TPROF_ROOT_PID and TPROF_IMAGE travel to children and exec'd images through the environment so
  * that each image can tell whether it is the root process and how many images came before it. A
  * forked child learns it in fork_child() instead: it inherits our memory, not a new environment. */
@@ -173,8 +195,7 @@ static void identify(void)
         ident.run_start_ns = tp_start_ns;
         /* The run's processes leave their JSON records for the root's reporter
          * (common/out/rundir.c); a stream is one target for all, written by each in turn. */
-        if (tp_cfg.json && !tp_file_is_stream(tp_cfg.json))
-            (void)tp_rundir_make(initial_env("TMPDIR"), ident.run_dir, sizeof ident.run_dir);
+        atomic_store(&run_dir_wanted, tp_cfg.json && !tp_file_is_stream(tp_cfg.json));
     }
     const char *img = initial_env("TPROF_IMAGE");
     long ipid = -1;
@@ -245,6 +266,7 @@ void tp_fork_prepare(void)
     tp_guard = 1;
     if (!fork_locked)
         return;
+    tp_run_dir_ensure();
     pthread_mutex_lock(&fork_lock);
     pthread_mutex_lock(&report_lock);
     size_t n;

@@ -49,6 +49,8 @@ void tp_lifecycle_notes(struct tp_report *r);
 /* This image's "TPROF_IMAGE=..." and "TPROF_ROOT_PID=..." entries for the environment of an
  * exec; 0 when tprof is off in this process. The second fits in TP_ROOT_ENV_MAX bytes. */
 #define TP_ROOT_ENV_MAX 288
+/* The root, as it starts a child: make the run's directory if it has none yet (lifecycle.c). */
+void tp_run_dir_ensure(void);
 int tp_ident_env(char *img, size_t ni, char *root, size_t nr);
 
 #endif

@@ -2,6 +2,7 @@
 # The processes of one run are reported once (common/out/rundir.c, track/out/output.c): a process
 # other than the root whose one output is its JSON file leaves its record there, and the root's
 # reporter reports it at the root's exit with the others. Seen from outside, deterministically:
+# - one process makes no run's directory;
 # - a shell and two children, a JSON per process: one reporter (the root's) for the three; each
 #   child's JSON is a report of its own process, its sites named; the run's directory is gone;
 # - a child that asks for more than its JSON (an HTML page) has its report made as before;
@@ -18,6 +19,12 @@ reporters() { grep -c 'execve(.*"report", "--from-library"' "$1"; }
 export TMPDIR="$WORK/tmp" # the run's directory goes there
 mkdir -p "$TMPDIR"
 leftover() { ls "$TMPDIR"; }
+
+# 0. One process makes no run's directory (the root makes it as it starts its first child).
+TPROF_OUTPUT=none TPROF_JSON="$WORK/z.json" strace -f -qq -e trace=mkdir -o "$WORK/st0" \
+  env LD_PRELOAD="$TPROF_SO" "$V" > /dev/null 2> "$WORK/err" || fail "victim failed: $(cat "$WORK/err")"
+grep -q 'tprof-run' "$WORK/st0" && fail "a run's directory for one process: $(cat "$WORK/st0")"
+jcheck "$WORK/z.json" "'record' not in d"
 
 # 1. Three processes, one reporter.
 TPROF_OUTPUT=none TPROF_JSON="$WORK/a.%p.json" strace -f -qq -e trace=execve -o "$WORK/st" \

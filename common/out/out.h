@@ -126,7 +126,7 @@ ssize_t tp_read_small(const char *path, char *buf, size_t n);
 /* The run's directory (common/out/rundir.c): the processes of one run leave their records there
  * for the root's reporter, which reports them all at once at the root's exit. */
 #define TP_RUNDIR_MAX 200 /* longest name: it travels in TPROF_ROOT_PID */
-/* The root, at its start: make one under tmpdir (NULL or not absolute: /tmp), its name in dir
+/* The root, as it starts its first child: make one under tmpdir (NULL or not absolute: /tmp), its name in dir
  * (n bytes). 0, or -1 (dir "") when it cannot be made or its name is too long. */
 int tp_rundir_make(const char *tmpdir, char *dir, size_t n);
 /* A process of the run, at its end: the directory held (a shared lock) while the run is open,

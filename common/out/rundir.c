@@ -8,14 +8,15 @@
  * file's name and leaves an entry naming it here; the root's reporter, at the root's exit,
  * reports every record named here with one symboliser and replaces each record with its report.
  *
- * The root makes the directory as it starts (mkdtemp: private to its user, a name nobody can
- * guess), and its name travels to the run's processes in TPROF_ROOT_PID. A process adds its entry
- * holding a shared lock on the directory (flock) and only while the run is open; the reporter
- * takes the lock exclusively to close the run (the file "closed") and lists the entries under
- * it. So an entry is either listed or never made: a process that ends after the root (a
- * background job, a daemon) finds the run closed or its directory gone, and has its report made
- * as a lone process would. A record never reported (the root was killed) stays a record, which
- * `tprof report`, `merge` and `diff` read as the report they make. */
+ * The root makes the directory as it starts its first child (mkdtemp: private to its user, a
+ * name nobody can guess), and its name travels to the run's processes in TPROF_ROOT_PID. A
+ * process adds its entry holding a shared lock on the directory (flock) and only while the run is
+ * open; the root, at its end, takes the lock exclusively to close the run (the file "closed"),
+ * lists the entries under it and removes the directory. So an entry is either listed or never
+ * made: a process that ends after the root (a background job, a daemon) finds the run closed or
+ * its directory gone, and has its report made as a lone process would. A record never reported
+ * (the root was killed) stays a record, which `tprof report`, `merge` and `diff` read as the
+ * report they make. */
 #include "common/out/out.h"
 
 #include <dirent.h>
