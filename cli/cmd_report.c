@@ -202,19 +202,17 @@ static int workers_for(size_t n)
  * processes is not left to one CPU while the others are idle. */
 static void report_run(char *list, struct tp_symbolizer **sym, int *opened)
 {
-    size_t n = 0, cap = 0;
-    char **paths = NULL, *save = NULL;
-    for (char *p = strtok_r(list, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
-        if (n == cap) {
-            size_t c = cap ? cap * 2 : 16;
-            char **m = realloc(paths, c * sizeof *m);
-            if (!m)
-                break;
-            paths = m;
-            cap = c;
-        }
-        paths[n++] = p;
+    size_t n = 0, lines = 0; /* each path ends with a newline */
+    for (const char *c = list; *c; c++)
+        lines += *c == '\n';
+    char **paths = calloc(lines + 1, sizeof *paths), *save = NULL;
+    if (!paths) {
+        fprintf(stderr, "tprof: out of memory for the run's %zu records; they stay records\n",
+                lines);
+        return;
     }
+    for (char *p = strtok_r(list, "\n", &save); p; p = strtok_r(NULL, "\n", &save))
+        paths[n++] = p;
     int k = workers_for(n);
     _Atomic size_t *next =
         k > 1 ? mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
