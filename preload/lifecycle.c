@@ -193,10 +193,11 @@ static void identify(void)
         ident.root_pid = ident.pid;
         ident.is_root = 1;
         ident.run_start_ns = tp_start_ns;
-        /* The run's processes leave their JSON records for the root's reporter
-         * (common/out/rundir.c); a stream is one target for all, written by each in turn. */
-        atomic_store(&run_dir_wanted, tp_cfg.json && !tp_file_is_stream(tp_cfg.json));
     }
+    /* The run's processes leave their JSON records for the root's reporter
+     * (common/out/rundir.c); a stream is one target for all, written by each in turn. */
+    if (ident.is_root && !ident.run_dir[0])
+        atomic_store(&run_dir_wanted, tp_cfg.json && !tp_file_is_stream(tp_cfg.json));
     const char *img = initial_env("TPROF_IMAGE");
     long ipid = -1;
     int iseq = 0;
