@@ -17,6 +17,10 @@ tests_victims_libtpprefix_so_LDFLAGS = -Wc,-shared -Wl,-soname,libtpprefix.so
 tests_victims_v_adapt_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions
 tests_victims_v_adapt_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_adapt_LDADD = tests/victims/libtpprefix.so -lpthread
+check_PROGRAMS += tests/victims/v_lptiny
+tests_victims_v_lptiny_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_lptiny_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_victims_v_lptiny_LDADD = tests/victims/libtpprefix.so
 TESTS += tests/adapt_ops.sh tests/demote_line.sh
 EXTRA_DIST += tests/adapt_ops.sh tests/demote_line.sh
 # The advice to leave the hooks of tiny functions out of the build, followed (excl_advice.sh

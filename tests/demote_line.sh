@@ -13,6 +13,8 @@
 #   a busy loop, which moves this run's measurement. That the check can fail:
 #   TPROF_HOOK_NS at 500 and 5000 ns alternately (a line of 20 and 200 us: what a moving
 #   measurement did to the line) gives two sets.
+# - a program with hooked exports and no instrumented function takes the line from the cache
+#   without measuring (v_lptiny), and measures only when there is none.
 . "$TS/lib.sh"
 V="$TB/victims/v_adapt"
 C="$XDG_CACHE_HOME/tprof"
@@ -67,6 +69,29 @@ c=$(cached)
 python3 -c "import sys; sys.exit(not 0 < float(sys.argv[1]) < 1000)" "$c" ||
   fail "a cache not valid was not replaced: $c"
 jcheck "$WORK/broken.json" "d['program']['demote_line_from'] == 'this run'"
+
+# A program that calls hooked exports and no instrumented function does not measure the hook:
+# the host's cache draws its line, and the note says that nothing was measured; with no cache,
+# it measures, and its measurement is kept.
+plant 0.5
+TPROF_DEMOTE=10000 TPROF_OPS='*norm*' TPROF_OUTPUT=none TPROF_JSON="$WORK/lp.json" \
+  LD_PRELOAD="$TPROF_SO" "$TB/victims/v_lptiny" > "$WORK/out" 2> "$WORK/err" ||
+  fail "v_lptiny failed: $(cat "$WORK/err")"
+[ "$(cat "$WORK/out")" = done ] || fail "v_lptiny's output changed: $(cat "$WORK/out")"
+[ "$(cached)" = 0.5 ] || fail "a run that measured nothing wrote the cache: $(cached)"
+jcheck "$WORK/lp.json" "d['program']['demote_line_ns'] == 5000.0" \
+  "d['program']['demote_line_from'] == 'host best'" "d['program']['hook_ns'] == 0" \
+  "ops['lp_tiny_norm']['calls'] == 1000 and ops['lp_tiny_norm']['demoted']" \
+  "'too short to time: calls under 5000.0 ns (TPROF_DEMOTE 10000 x 0.500 ns, this host\\'s lowest hook cost, measured 2026-01-01T00:00:00Z; not measured again by this run, which hooked no instrumented function), so that the same ops are demoted whatever the machine\\'s load' in d['notes']"
+rm -f "$F"
+TPROF_DEMOTE=10000 TPROF_OPS='*norm*' TPROF_OUTPUT=none TPROF_JSON="$WORK/lp2.json" \
+  LD_PRELOAD="$TPROF_SO" "$TB/victims/v_lptiny" > /dev/null 2> "$WORK/err" ||
+  fail "v_lptiny failed (no cache): $(cat "$WORK/err")"
+c=$(cached)
+python3 -c "import sys; sys.exit(not 0 < float(sys.argv[1]) < 1000)" "$c" ||
+  fail "a run with no cache did not keep its measurement: $c"
+jcheck "$WORK/lp2.json" "d['program']['demote_line_from'] == 'this run'" \
+  "abs(d['program']['demote_line_ns'] - 10000 * $c) < 6"
 
 # Stability. The demoted set of each run, one line each.
 sets() { # name: the runs' sets, then how many distinct

@@ -9,10 +9,12 @@
  * step function is TPROF_STEP (opnames.c).
  *
  * Hooks on tiny hot functions still cost a few ns each, and an op that calls 10^6 of them would
- * look slower than it is. The cost of one non-op hook is
- * measured at start-up (tp_cyg_hook_cost_fp); each thread counts the non-op hooks it runs
- * (tp_cyg_hooks), and ops.c takes (hooks run while an op was open) x (cost of one) out of the
- * op's time. */
+ * look slower than it is. The cost of one non-op hook is measured at the first instrumented call
+ * (tp_cyg_hook_cost_fp); each thread counts the non-op hooks it runs (tp_cyg_hooks), and ops.c
+ * takes (hooks run while an op was open) x (cost of one) out of the op's time.
+ *
+ * Long because the hook, its two caches and the measurement of its own cost (which runs the
+ * hook on a function of its own, through the same caches) share the caches' layout. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +24,6 @@
 #include "common/clock.h"
 #include "common/pages.h"
 #include "preload/hook/hook.h"
-#include "preload/plt/plt.h"
 #include "preload/shim.h"
 #include "report/report.h"
 #include "track/work/work.h"
@@ -73,7 +74,8 @@ static _Atomic uint32_t gen = 1; /* bumped by dlclose: every cached decision is 
 static _Atomic uint64_t global_full, no_name, stale_calls, side_full;
 static uint64_t cost_ps; /* the same in picoseconds, for the report */
 static _Atomic int calibrated, instr_ops_seen;
-static double hook_ns; /* TPROF_HOOK_NS */
+static _Atomic int line_only; /* the demotion line taken from the host's cache, nothing measured */
+static double hook_ns;        /* TPROF_HOOK_NS */
 static int hook_ns_set;
 
 static TP_TLS struct local local_cache[1u << LOCAL_BITS];
@@ -255,7 +257,8 @@ static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
             return;
         }
         /* A function both instrumented and hooked through the PLT is one call, not two. */
-        if (id >= 0 && !(tp_plt_hooked && tp_op_top_is(TP_SRC_PLT) && tp_ops_current() == id))
+        if (id >= 0 && !(atomic_load_explicit(&tp_ops_plt_any, memory_order_relaxed) &&
+                         tp_op_top_is(TP_SRC_PLT) && tp_ops_current() == id))
             s->pushed = tp_op_begin(id, fn, 0);
         if (s->pushed && (d & HAS_WORK))
             s->has_work = tp_argwork_enter(fn, regs[16], regs, &s->flops, &s->bytes, &s->shape);
@@ -557,10 +560,25 @@ void tp_cyg_init(void)
     tp_demote_init();
 }
 
+/* Before the first call of a hooked export is judged (preload/plt/shim_plt.c). That needs the
+ * demotion line, not the correction of the -finstrument-functions hooks: the host's cache gives
+ * it without a measurement, which was 2 ms of a short process's life in every process of a
+ * build that calls a library's exports (the assembler, the compiler). Measured only when the
+ * cache has no figure for this CPU, or by the first instrumented call. */
 void tp_cyg_calibrate(void)
 {
-    if (!atomic_load_explicit(&calibrated, memory_order_relaxed))
-        calibrate();
+    int expect = 0;
+    if (atomic_load_explicit(&calibrated, memory_order_relaxed) ||
+        (!hook_ns_set && !atomic_compare_exchange_strong(&line_only, &expect, 1)))
+        return; /* measured, or another thread is at it */
+    if (!hook_ns_set) {
+        struct tp_own g = tp_own_begin();
+        int cached = tp_demote_line_cached();
+        tp_own_end(g);
+        if (cached)
+            return;
+    }
+    calibrate();
 }
 
 void tp_names_collect(struct tp_report *r)

@@ -23,8 +23,6 @@ void tp_plt_fork_child(void);
 /* Notes for the report (exports left alone, tables that ran out). */
 void tp_plt_collect(struct tp_report *r);
 
-/* 1 once some function is hooked through the PLT (defined by preload/plt/shim_plt.c, which hooks). */
-extern int tp_plt_hooked;
 /* A module the scan read calls __cyg_profile_func_enter: it was built with
  * -finstrument-functions, so its ops may have work entries (built-in ones included), whose
  * argument locations need elfutils. */

@@ -167,8 +167,11 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
     }
     /* A runtime's internal only when named exactly (the default list names none): asked
      * first, as an extension module of Python imports hundreds of the interpreter's functions */
+    /* Under the default list every op pattern's match is a default export too (the list ends
+     * with the same exclusions): one match of the two is enough, which a scan of thousands of
+     * imports feels. */
     *want_op = (!runtime_internal(name) || (!deflist && tp_names_exact(name))) &&
-               (tp_names_is_op(name) || (dflt && tp_names_default_export(name)));
+               (dflt ? tp_names_default_export(name) : tp_names_is_op(name));
     *step = tp_names_is_step(name) || tp_names_is_step(raw);
     return *want_op || *step;
 }
@@ -331,9 +334,6 @@ void tp_plt_scan(void)
     tp_plt_mods_free(&l);
     pthread_mutex_unlock(&lock);
     tp_own_end(g);
-    /* Hooked ops are judged against the cost of one hook (track/ops/demote.c). */
-    if (tp_plt_hooked)
-        tp_cyg_calibrate();
 }
 
 static int got_present(uintptr_t a, void *arg)

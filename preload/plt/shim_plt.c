@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/hook/hook.h"
 #include "preload/plt/plt.h"
 #include "preload/plt/plt_pool.h"
 #include "track/work/work.h"
@@ -206,9 +207,13 @@ struct slot {
     _Atomic int id;           /* op id; -1 when only the step; ID_PENDING until the first call */
     int step;                 /* TPROF_STEP */
     struct tp_argwork_abi
-        work;     /* its work entry (track/ops/opnames.c), resolved at its first call */
-    int has_work; /* it has one (its FLOPs come from each call's arguments) */
-    enum family family;
+        work; /* its work entry (track/ops/opnames.c), resolved at its first call */
+    /* Whether it has one (its FLOPs come from each call's arguments) and its family: found at
+     * its first call with its op (slot_op), not when the slot is made, since a scan makes
+     * thousands of slots (a compiler's libraries' calls into their own exports) and few are
+     * ever called. Threads that make the first call together write the same values. */
+    _Atomic int has_work;
+    _Atomic int family;
     char *name;
 };
 
@@ -220,7 +225,6 @@ struct frame {
     struct tp_shape_key shape;
 };
 
-int tp_plt_hooked;
 static struct slot *slots; /* TP_PLT_MAX_SLOTS, reserve-only */
 static _Atomic int nslots;
 static unsigned char *family_of_id; /* op id → family, for ops interned here */
@@ -251,28 +255,41 @@ static enum family family_of(const char *kind)
  * call's (FLOPs counted once); net_train_step_rprop inside net_train_step is no such loop. */
 static int inner_of_top(const struct slot *s)
 {
-    if (s->family == FAM_OTHER || !tp_op_top_is(TP_SRC_PLT))
+    int fam = atomic_load_explicit(&s->family, memory_order_relaxed);
+    if (fam == FAM_OTHER || !tp_op_top_is(TP_SRC_PLT))
         return 0;
     int top = tp_ops_current();
     if (top < 0 || top == s->id)
         return 0;
-    return top < family_cap && family_of_id[top] == s->family;
+    return top < family_cap && family_of_id[top] == fam;
 }
 
 /* A hooked export becomes an op on its first call: a library exports many functions matching
  * TPROF_OPS, a program calls few, and each op takes a slot of the op table (TPROF_MAX_OPS). */
 #define ID_PENDING (-2)
 
-static int slot_op(struct slot *s)
+/* Out of line: every call but the first takes slot_op's one load. */
+static __attribute__((noinline)) int slot_first_call(struct slot *s)
 {
-    int id = atomic_load_explicit(&s->id, memory_order_acquire);
-    if (id != ID_PENDING)
-        return id;
-    id = tp_op_intern(s->name, tp_names_kind(s->name), TP_SRC_PLT);
+    int id;
+    /* The hook's cost, which the demotion line is drawn from, is measured before the first
+     * call of a hooked export is judged, and only in a process that calls one. */
+    tp_cyg_calibrate();
+    const char *kind = tp_names_kind(s->name);
+    enum family fam = family_of(kind);
+    atomic_store_explicit(&s->has_work, tp_names_work(s->name) != NULL, memory_order_relaxed);
+    atomic_store_explicit(&s->family, (int)fam, memory_order_relaxed);
+    id = tp_op_intern(s->name, kind, TP_SRC_PLT);
     if (id >= 0 && id < family_cap)
-        family_of_id[id] = (unsigned char)s->family;
+        family_of_id[id] = (unsigned char)fam;
     atomic_store_explicit(&s->id, id, memory_order_release);
     return id;
+}
+
+static inline int slot_op(struct slot *s)
+{
+    int id = atomic_load_explicit(&s->id, memory_order_acquire);
+    return id != ID_PENDING ? id : slot_first_call(s);
 }
 
 uintptr_t tp_plt_stub(uint32_t i)
@@ -314,7 +331,8 @@ static void count_from_now(uint32_t i)
 {
     struct slot *s = &slots[i];
     int id = atomic_load(&s->id);
-    if (s->step || s->has_work || unbound(s) || atomic_load(&tp_plt_ctarget[i]))
+    if (s->step || atomic_load_explicit(&s->has_work, memory_order_relaxed) || unbound(s) ||
+        atomic_load(&tp_plt_ctarget[i]))
         return;
     tp_plt_cdslot[i] = (uint8_t)tp_demote_slot(id);
     tp_demote_thread();
@@ -328,7 +346,8 @@ static void end_frame(const struct frame *f, int stale)
         uint64_t t = tp_op_end(id, f->retslot, f->retslot, f->flops, f->bytes,
                                f->has_shape ? &f->shape : NULL);
         /* Never one with a work entry (its FLOPs come from every call's arguments) nor the step. */
-        if (!stale && !slots[f->slot].has_work && !slots[f->slot].step)
+        if (!stale && !atomic_load_explicit(&slots[f->slot].has_work, memory_order_relaxed) &&
+            !slots[f->slot].step)
             tp_demote_observe(id, t);
     }
     if (f->step)
@@ -376,13 +395,13 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         f->slot = i;
         f->pushed = f->step = f->has_shape = 0;
         f->flops = f->bytes = 0;
-        if (s->has_work && !inner_of_top(s))
+        int id = slot_op(s);
+        if (id >= 0 && atomic_load_explicit(&s->has_work, memory_order_relaxed) && !inner_of_top(s))
             work_of(s, r, retslot, f);
         if (s->step) {
             tp_step_begin();
             f->step = 1;
         }
-        int id = slot_op(s);
         if (id >= 0)
             f->pushed = tp_op_begin(id, rs, rs);
         if (f->pushed || f->step || unbound(s)) {
@@ -487,12 +506,11 @@ int tp_plt_slot(uintptr_t target, const char *name, int want_op, int step)
         return -1;
     tp_plt_index_put(s->name, &s->target, n); /* without memory for it, a later entry gets a slot */
     s->step = step;
-    s->has_work = tp_names_work(name) != NULL;
-    s->family = family_of(tp_names_kind(name));
+    atomic_store_explicit(&s->has_work, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->family, FAM_OTHER, memory_order_relaxed);
     atomic_store(&s->id, want_op ? ID_PENDING : -1);
     atomic_store_explicit(&s->target, target, memory_order_release);
     atomic_store(&nslots, n + 1);
-    tp_plt_hooked = 1;
     return n;
 }
 

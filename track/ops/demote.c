@@ -152,6 +152,27 @@ static uint64_t ps_of(double ns)
     return (uint64_t)(ns * 1000.0 + 0.5);
 }
 
+/* The line from the host's best (host). */
+static void line_from_host(void)
+{
+    uint64_t t = tp_ticks_to_ns(1ull << 30);
+    double ticks_per_ns = t ? (double)(1ull << 30) / (double)t : 1.0;
+    line_fp = (uint64_t)(host.hook_ns * ticks_per_ns * 65536.0 + 0.5);
+    line_hook_ns = host.hook_ns;
+    line_from = "host best";
+}
+
+int tp_demote_line_cached(void)
+{
+    if (!tp_demote_slot_of)
+        return 1;
+    if (tp_hookcache_path(host_path, sizeof host_path) < 0 || host_best(&host) < 0)
+        return 0;
+    run_ns = 0; /* nothing measured: the note says so */
+    line_from_host();
+    return 1;
+}
+
 void tp_demote_hook_known(double ns, int given)
 {
     if (!tp_demote_slot_of)
@@ -164,11 +185,7 @@ void tp_demote_hook_known(double ns, int given)
         return;
     }
     if (host_best(&host) == 0 && ps_of(host.hook_ns) <= ps_of(ns)) {
-        uint64_t t = tp_ticks_to_ns(1ull << 30);
-        double ticks_per_ns = t ? (double)(1ull << 30) / (double)t : 1.0;
-        line_fp = (uint64_t)(host.hook_ns * ticks_per_ns * 65536.0 + 0.5);
-        line_hook_ns = host.hook_ns;
-        line_from = "host best";
+        line_from_host();
     } else {
         save_due = ps_of(ns) > 0;
     }
@@ -422,12 +439,19 @@ void tp_demote_collect(struct tp_report *r)
         free(r->program.demote_line_from);
         r->program.demote_line_from = strdup(line_from);
     }
-    if (n > 1 && line_from && !strcmp(line_from, "host best"))
+    if (n > 1 && line_from && !strcmp(line_from, "host best") && run_ns > 0)
         tp_report_note(r,
                        "too short to time: calls under %.1f ns (TPROF_DEMOTE %g x %.3f ns, this "
                        "host's lowest hook cost, measured %s; this run measured %.3f ns), so "
                        "that the same ops are demoted whatever the machine's load",
                        factor * line_hook_ns, factor, line_hook_ns, host.date, run_ns);
+    else if (n > 1 && line_from && !strcmp(line_from, "host best"))
+        tp_report_note(r,
+                       "too short to time: calls under %.1f ns (TPROF_DEMOTE %g x %.3f ns, this "
+                       "host's lowest hook cost, measured %s; not measured again by this run, "
+                       "which hooked no instrumented function), so that the same ops are "
+                       "demoted whatever the machine's load",
+                       factor * line_hook_ns, factor, line_hook_ns, host.date);
     double ns_per_tick = (double)tp_ticks_to_ns(1ull << 30) / (double)(1ull << 30);
     for (int s = 1; s < n; s++) {
         int id = dslots[s].id;

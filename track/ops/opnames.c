@@ -21,8 +21,15 @@ const char *tp_names_kind(const char *name)
                  {"sigmoid", "activation"},  {"tanh", "activation"},     {"activat", "activation"},
                  {"dropout", "dropout"},     {"embedding", "embedding"}, {"update", "optimizer"},
                  {"backward", "backward"},   {"forward", "forward"}};
+    /* The name lower-cased once, then plain searches: strcasestr folds both strings at every
+     * position, twenty times a name. A longer name is cut (a kind's word is near its start). */
+    char low[256];
+    size_t n = 0;
+    for (; name[n] && n < sizeof low - 1; n++)
+        low[n] = (char)tolower((unsigned char)name[n]);
+    low[n] = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcasestr(name, kinds[i].word))
+        if (strstr(low, kinds[i].word))
             return kinds[i].kind;
     return "op";
 }

@@ -40,6 +40,8 @@ struct tp_shape_key {
  * attention, norm, softmax, region, op, ... Returns an id >= 0, or -1 when the op table
  * (TPROF_MAX_OPS) is full (then the report is marked partial). */
 int tp_op_intern(const char *name, const char *kind, enum tp_op_source src);
+/* An op of TP_SRC_PLT was interned: until then no hooked export can be the op open. */
+extern _Atomic int tp_ops_plt_any;
 
 /* Open op id on this thread. key identifies the frame (the function address for instrumented
  * functions, 0 otherwise) and sp is a frame address of the caller (0 if unknown): together they
@@ -154,8 +156,12 @@ extern _Atomic uint8_t *tp_demote_slot_of;
 void tp_demote_init(void);
 /* The cost of one hook is known (ns; given: TPROF_HOOK_NS, else measured, after
  * tp_cyg_hook_cost_fp is set): the line is drawn, from the host's cache when that is lower. Once,
- * before any call is judged. */
+ * before an instrumented call is judged. */
 void tp_demote_hook_known(double ns, int given);
+/* The line drawn from the host's cache alone, with nothing measured (the hooked exports of a
+ * process without instrumented functions): 1 when it was, or when nothing is demoted; 0 when the
+ * cache has no figure for this CPU (measure, then tp_demote_hook_known). */
+int tp_demote_line_cached(void);
 /* At the process's end: this run's measurement into the host's cache, when it is lower than what
  * the cache holds (or the cache has none for this CPU). */
 void tp_demote_keep_best(void);

@@ -247,6 +247,8 @@ static int insert(const char *name, const char *kind, enum tp_op_source src, uin
     return n;
 }
 
+_Atomic int tp_ops_plt_any;
+
 int tp_op_intern(const char *name, const char *kind, enum tp_op_source src)
 {
     if (!tp_op_ids || !name)
@@ -258,8 +260,11 @@ int tp_op_intern(const char *name, const char *kind, enum tp_op_source src)
     struct tp_own g = tp_own_begin();
     pthread_mutex_lock(&intern_lock);
     id = find(atomic_load(&index_), name, h);
-    if (id < 0)
+    if (id < 0) {
         id = insert(name, kind, src, h);
+        if (id >= 0 && src == TP_SRC_PLT)
+            atomic_store_explicit(&tp_ops_plt_any, 1, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&intern_lock);
     tp_own_end(g);
     return id;
