@@ -240,7 +240,7 @@ static inline __attribute__((always_inline)) uint64_t close_top_inline(
     }
     if (depth == 0) { /* the point after the unit's end: its floor counts it */
         tp_cpu_in_op(raw, raw - dur);
-        tp_lifeunit_outer_end(id, dur, tp_lifeunit_nested && tp_lifeunit_never_step(r->name));
+        tp_lifeunit_outer_end(id, dur, r->never_step);
         tp_series_heap(id, t);
     }
     return recursive ? TP_OP_NO_TIME : dur;

@@ -301,6 +301,7 @@ struct tp_shape_rec {
 struct tp_op_rec {
     const char *name, *kind;
     enum tp_op_source src;
+    int never_step; /* an allocator or free function (tp_lifeunit_never_step), asked once */
     uint64_t hash;
     _Atomic uint64_t calls, total, self, flops, bytes, alloc_bytes, alloc_count;
     _Atomic uint64_t warm_calls, warm_ticks, skipped;

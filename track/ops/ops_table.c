@@ -25,6 +25,7 @@
 #include "common/pages.h"
 #include "track/runtime.h"
 #include "track/sites/sites.h"
+#include "track/steps/steps.h"
 
 struct opidx {
     uint64_t mask;
@@ -236,6 +237,7 @@ static int insert(const char *name, const char *kind, enum tp_op_source src, uin
     r->name = arena_strdup(name);
     r->kind = arena_strdup(kind ? kind : "op");
     r->src = src;
+    r->never_step = tp_lifeunit_never_step(name);
     r->hash = h;
     r->shapes = (struct tp_shape_rec *)(c + recs_bytes) + (size_t)k * TP_OPS_MAX_SHAPES;
     r->histo = tp_histo_at(c + recs_bytes + shapes_bytes + (size_t)k * histo_stride);

@@ -42,7 +42,8 @@ void tp_cpu_ops_flush(void);
 static inline void tp_cpu_in_op(uint64_t ticks, uint64_t hook_ticks)
 {
     tp_cpu_ops_ticks += ticks;
-    tp_cpu_hook_ticks += hook_ticks;
+    if (hook_ticks) /* only under -finstrument-functions' correction */
+        tp_cpu_hook_ticks += hook_ticks;
     if (tp_unlikely(tp_cpu_ops_ticks >= TP_CPU_OPS_BATCH))
         tp_cpu_ops_flush();
 }
@@ -100,8 +101,7 @@ static inline void tp_lifeunit_op_begin(int depth_before, int id)
     }
 }
 /* The outermost op call on this thread, of op id, ended, `ticks` long; never: the op is an
- * allocator or free function (tp_lifeunit_never_step of its name; only asked when it enclosed
- * another op). */
+ * allocator or free function (tp_lifeunit_never_step of its name, kept in its record). */
 void tp_lifeunit_outer_end(int id, uint64_t ticks, int never);
 /* A name with "alloc" or "free" in it (any case): a buffer's allocator or free function, which
  * encloses other ops and repeats but is never the step. */
