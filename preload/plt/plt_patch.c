@@ -166,10 +166,9 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
         dflt = 0;
     }
     /* A runtime's internal only when named exactly (the default list names none): asked
-     * first, as an extension module of Python imports hundreds of the interpreter's functions */
-    /* Under the default list every op pattern's match is a default export too (the list ends
-     * with the same exclusions): one match of the two is enough, which a scan of thousands of
-     * imports feels. */
+     * first, as an extension module of Python imports hundreds of the interpreter's functions.
+     * Under the default list every op pattern's match is a default export too (the list ends
+     * with the same exclusions): one match of the two decides, once per import. */
     *want_op = (!runtime_internal(name) || (!deflist && tp_names_exact(name))) &&
                (dflt ? tp_names_default_export(name) : tp_names_is_op(name));
     *step = tp_names_is_step(name) || tp_names_is_step(raw);

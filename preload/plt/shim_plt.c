@@ -271,15 +271,14 @@ static int inner_of_top(const struct slot *s)
 /* Out of line: every call but the first takes slot_op's one load. */
 static __attribute__((noinline)) int slot_first_call(struct slot *s)
 {
-    int id;
-    /* The hook's cost, which the demotion line is drawn from, is measured before the first
-     * call of a hooked export is judged, and only in a process that calls one. */
+    /* The demotion line (the hook's cost) is known before the first call of a hooked export
+     * is judged, and only in a process that calls one. */
     tp_cyg_calibrate();
     const char *kind = tp_names_kind(s->name);
     enum family fam = family_of(kind);
     atomic_store_explicit(&s->has_work, tp_names_work(s->name) != NULL, memory_order_relaxed);
     atomic_store_explicit(&s->family, (int)fam, memory_order_relaxed);
-    id = tp_op_intern(s->name, kind, TP_SRC_PLT);
+    int id = tp_op_intern(s->name, kind, TP_SRC_PLT);
     if (id >= 0 && id < family_cap)
         family_of_id[id] = (unsigned char)fam;
     atomic_store_explicit(&s->id, id, memory_order_release);
