@@ -1,6 +1,7 @@
 /* The stand-in ggml CPU backend of tpggml.h: each node function computes its rows share
  * (ith of nth) in plain float, as ggml's do. */
 #include <math.h>
+#include <pthread.h>
 
 #include "tpggml.h"
 
@@ -21,6 +22,11 @@ size_t ggml_nbytes(const struct tensor *t)
     return (size_t)ggml_nelements(t) * sizeof(float);
 }
 
+int ggml_is_contiguous(const struct tensor *t)
+{
+    return t->nb[0] == sizeof(float);
+}
+
 static float *at(const struct tensor *t, int64_t col, int64_t row)
 {
     return (float *)t->data + row * t->ne[0] + col;
@@ -28,6 +34,8 @@ static float *at(const struct tensor *t, int64_t col, int64_t row)
 
 void ggml_compute_forward_mul_mat(const struct compute_params *p, struct tensor *dst)
 {
+    if (!ggml_is_contiguous(dst))
+        return;
     const struct tensor *a = dst->src[0], *b = dst->src[1];
     for (int64_t n = p->ith; n < dst->ne[1]; n += p->nth)
         for (int64_t m = 0; m < dst->ne[0]; m++) {
@@ -40,6 +48,8 @@ void ggml_compute_forward_mul_mat(const struct compute_params *p, struct tensor 
 
 void ggml_compute_forward_add(const struct compute_params *p, struct tensor *dst)
 {
+    if (!ggml_is_contiguous(dst))
+        return;
     for (int64_t r = p->ith; r < dst->ne[1]; r += p->nth)
         for (int64_t c = 0; c < dst->ne[0]; c++)
             *at(dst, c, r) = *at(dst->src[0], c, r) + *at(dst->src[1], c, r);
@@ -47,6 +57,8 @@ void ggml_compute_forward_add(const struct compute_params *p, struct tensor *dst
 
 void ggml_compute_forward_norm(const struct compute_params *p, struct tensor *dst)
 {
+    if (!ggml_is_contiguous(dst))
+        return;
     const struct tensor *x = dst->src[0];
     for (int64_t r = p->ith; r < dst->ne[1]; r += p->nth) {
         float mean = 0, var = 0;
@@ -61,6 +73,8 @@ void ggml_compute_forward_norm(const struct compute_params *p, struct tensor *ds
 
 void ggml_compute_forward_soft_max(const struct compute_params *p, struct tensor *dst)
 {
+    if (!ggml_is_contiguous(dst))
+        return;
     const struct tensor *x = dst->src[0];
     for (int64_t r = p->ith; r < dst->ne[1]; r += p->nth) {
         float mx = *at(x, 0, r), sum = 0;
@@ -75,8 +89,56 @@ void ggml_compute_forward_soft_max(const struct compute_params *p, struct tensor
 
 void ggml_compute_forward_unary(const struct compute_params *p, struct tensor *dst)
 {
+    if (!ggml_is_contiguous(dst))
+        return;
     const struct tensor *x = dst->src[0];
     for (int64_t r = p->ith; r < dst->ne[1]; r += p->nth)
         for (int64_t c = 0; c < dst->ne[0]; c++)
             *at(dst, c, r) = *at(x, c, r) > 0 ? *at(x, c, r) : 0;
+}
+
+struct worker {
+    struct tensor **nodes;
+    int n;
+    struct compute_params p;
+    pthread_barrier_t *barrier;
+};
+
+static void node(const struct compute_params *p, struct tensor *t)
+{
+    switch (t->op) {
+    case OP_ADD: ggml_compute_forward_add(p, t); break;
+    case OP_MUL_MAT: ggml_compute_forward_mul_mat(p, t); break;
+    case OP_NORM: ggml_compute_forward_norm(p, t); break;
+    case OP_SOFT_MAX: ggml_compute_forward_soft_max(p, t); break;
+    case OP_UNARY: ggml_compute_forward_unary(p, t); break;
+    }
+}
+
+static void *run(void *arg)
+{
+    struct worker *w = arg;
+    for (int i = 0; i < w->n; i++) {
+        node(&w->p, w->nodes[i]);
+        pthread_barrier_wait(w->barrier);
+    }
+    return NULL;
+}
+
+void ggml_graph_compute(struct tensor **nodes, int n, int nth)
+{
+    pthread_barrier_t barrier;
+    pthread_t tid[8];
+    struct worker w[8];
+    if (nth < 1 || nth > 8)
+        return;
+    pthread_barrier_init(&barrier, NULL, (unsigned)nth);
+    for (int t = 0; t < nth; t++)
+        w[t] = (struct worker){nodes, n, {t, nth, 0, NULL, NULL, 0}, &barrier};
+    for (int t = 1; t < nth; t++)
+        pthread_create(&tid[t], NULL, run, &w[t]);
+    run(&w[0]);
+    for (int t = 1; t < nth; t++)
+        pthread_join(tid[t], NULL);
+    pthread_barrier_destroy(&barrier);
 }

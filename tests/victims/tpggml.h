@@ -44,9 +44,13 @@ enum { OP_NONE, OP_ADD, OP_MUL_MAT, OP_NORM, OP_SOFT_MAX, OP_UNARY, OP_COUNT };
 const char *ggml_op_name(int op);
 int64_t ggml_nelements(const struct tensor *t);
 size_t ggml_nbytes(const struct tensor *t);
+int ggml_is_contiguous(const struct tensor *t);
 void ggml_compute_forward_mul_mat(const struct compute_params *p, struct tensor *dst);
 void ggml_compute_forward_add(const struct compute_params *p, struct tensor *dst);
 void ggml_compute_forward_norm(const struct compute_params *p, struct tensor *dst);
 void ggml_compute_forward_soft_max(const struct compute_params *p, struct tensor *dst);
 void ggml_compute_forward_unary(const struct compute_params *p, struct tensor *dst);
+/* Compute nodes[0..n) on nth threads (the caller's is ith 0), each node's function called by
+ * every thread through the library's PLT, with a barrier after each node, as ggml's do. */
+void ggml_graph_compute(struct tensor **nodes, int n, int nth);
 #endif

@@ -1,7 +1,8 @@
-/* A graph of five nodes on the stand-in ggml CPU backend (tpggml.h), evaluated EVALS times by two
- * "threads" (each node computed with ith 0 and then ith 1, as ggml's threads do), the way ggml's
- * graph compute calls the node functions: through the library's PLT (tests/ggml_nodes.sh).
- * x: 64 x 8, w: 64 x 32, b: 32 x 8. Prints a checksum. */
+/* A graph of six nodes (two mul_mat in a row) on the stand-in ggml CPU backend (tpggml.h),
+ * evaluated EVALS times by ggml_graph_compute on two threads, which call the node functions through the library's PLT
+ * (tests/ggml_nodes.sh): v_ggml EVALS [big].
+ * x: 64 x 8, w: 64 x 32, b: 32 x 8 (big: 512 x 64, 512 x 256, 256 x 64, on 4 threads). Prints
+ * a checksum. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,24 +28,20 @@ static struct tensor *tensor(int op, int64_t ne0, int64_t ne1, struct tensor *a,
 int main(int argc, char **argv)
 {
     int evals = argc > 1 ? atoi(argv[1]) : 10;
-    struct tensor *x = tensor(OP_NONE, 64, 8, NULL, NULL), *w = tensor(OP_NONE, 64, 32, NULL, NULL),
-                  *b = tensor(OP_NONE, 32, 8, NULL, NULL);
-    struct tensor *h = tensor(OP_NORM, 64, 8, x, NULL);
-    struct tensor *y = tensor(OP_MUL_MAT, 32, 8, w, h);
-    struct tensor *z = tensor(OP_ADD, 32, 8, y, b);
-    struct tensor *s = tensor(OP_SOFT_MAX, 32, 8, z, NULL);
-    struct tensor *g = tensor(OP_UNARY, 32, 8, s, NULL);
+    /* "big": the mul_mat nodes take most of the time (512 x 64 by 512 x 256), on 4 threads */
+    int64_t d = argc > 2 ? 512 : 64, t = argc > 2 ? 64 : 8, f = argc > 2 ? 256 : 32;
+    struct tensor *x = tensor(OP_NONE, d, t, NULL, NULL), *w = tensor(OP_NONE, d, f, NULL, NULL),
+                  *b = tensor(OP_NONE, f, t, NULL, NULL);
+    struct tensor *h = tensor(OP_NORM, d, t, x, NULL);
+    struct tensor *y0 = tensor(OP_MUL_MAT, f, t, w, h), *y = tensor(OP_MUL_MAT, f, t, w, h);
+    struct tensor *z = tensor(OP_ADD, f, t, y, b);
+    struct tensor *s = tensor(OP_SOFT_MAX, f, t, z, NULL);
+    struct tensor *g = tensor(OP_UNARY, f, t, s, NULL);
+    struct tensor *nodes[] = {h, y0, y, z, s, g};
     for (int e = 0; e < evals; e++)
-        for (int ith = 0; ith < 2; ith++) {
-            struct compute_params p = {ith, 2, 0, NULL, NULL, 0};
-            ggml_compute_forward_norm(&p, h);
-            ggml_compute_forward_mul_mat(&p, y);
-            ggml_compute_forward_add(&p, z);
-            ggml_compute_forward_soft_max(&p, s);
-            ggml_compute_forward_unary(&p, g);
-        }
+        ggml_graph_compute(nodes, 6, argc > 2 ? 4 : 2);
     double sum = 0;
-    for (int i = 0; i < 32 * 8; i++)
+    for (int i = 0; i < f * t; i++)
         sum += ((float *)g->data)[i];
     printf("%.3f\n", sum);
     return 0;
