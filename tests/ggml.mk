@@ -19,4 +19,4 @@ tests_victims_v_ggml_other_CFLAGS = $(VICTIM_CFLAGS) -DTP_OTHER_LAYOUT
 tests_victims_v_ggml_other_LDFLAGS = -Wl,-rpath,'$$ORIGIN/other'
 tests_victims_v_ggml_other_LDADD = tests/victims/other/libtpggml.so
 TESTS += tests/ggml_nodes.sh
-EXTRA_DIST += tests/ggml_nodes.sh
+EXTRA_DIST += tests/ggml_nodes.sh docs/ggml.md bench/ggml/block.c
