@@ -8,7 +8,11 @@
 # node, norm 5, soft_max 5, add and unary 1 FLOP an element; its shapes; the step is the graph's
 # compute, and with one evaluation (of a bigger graph, whose mul_mat take most of the time, on 4
 # threads) there is none: never a node function, which runs outermost on each worker thread,
-# repeats (on the workers one after the other) and encloses another op; the output unchanged. With another layout (the op field moved): the same ops and calls, no work, and one
+# repeats (on the workers one after the other) and encloses another op; ggml_barrier, where the
+# threads spin between nodes, is no op, and with the second thread held 200 ms in each
+# evaluation (slow) the first one's spinning there is counted as waiting (wait_spin_ns, from
+# CPU-time samples: 600 ms of spinning leaves no doubt that some land there); the output
+# unchanged. With another layout (the op field moved): the same ops and calls, no work, and one
 # note saying why.
 . "$TS/lib.sh"
 V="$TB/victims/v_ggml"
@@ -31,7 +35,11 @@ jcheck "$WORK/g.json" \
   "not any(o['demoted'] for o in d['ops'])" \
   "not any(n.startswith('ggml:') for n in d['notes'])" \
   "d['memory']['lifetime_step'] == 'ggml_graph_compute'" \
-  "ops['ggml_graph_compute']['calls'] == 10"
+  "ops['ggml_graph_compute']['calls'] == 10" "'ggml_barrier' not in ops"
+out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/slow.json" LD_PRELOAD="$TPROF_SO" "$V" 3 slow 2> "$WORK/err") ||
+  fail "victim failed (slow): $(cat "$WORK/err")"
+[ "$out" = "$("$V" 3)" ] || fail "stdout changed (slow): $out"
+jcheck "$WORK/slow.json" "'ggml_barrier' not in ops" "sum(o['wait_spin_ns'] for o in d['ops']) > 0"
 out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/one.json" LD_PRELOAD="$TPROF_SO" "$V" 1 big 2> "$WORK/err") ||
   fail "victim failed (one evaluation): $(cat "$WORK/err")"
 jcheck "$WORK/one.json" "ops['${p}mul_mat']['calls'] == 8" \

@@ -2,6 +2,8 @@
  * (ith of nth) in plain float, as ggml's do. */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 
 #include "tpggml.h"
 
@@ -97,11 +99,25 @@ void ggml_compute_forward_unary(const struct compute_params *p, struct tensor *d
             *at(dst, c, r) = *at(x, c, r) > 0 ? *at(x, c, r) : 0;
 }
 
+int tpggml_slow_ms;
+static _Atomic int arrived, passed, team;
+
+void ggml_barrier(void)
+{
+    int gen = atomic_load(&passed);
+    if (atomic_fetch_add(&arrived, 1) + 1 == atomic_load(&team)) {
+        atomic_store(&arrived, 0);
+        atomic_fetch_add(&passed, 1);
+        return;
+    }
+    while (atomic_load(&passed) == gen)
+        ;
+}
+
 struct worker {
     struct tensor **nodes;
     int n;
     struct compute_params p;
-    pthread_barrier_t *barrier;
 };
 
 static void node(const struct compute_params *p, struct tensor *t)
@@ -119,26 +135,28 @@ static void *run(void *arg)
 {
     struct worker *w = arg;
     for (int i = 0; i < w->n; i++) {
+        if (i == 0 && w->p.ith == 1 && tpggml_slow_ms) {
+            struct timespec ts = {tpggml_slow_ms / 1000, (tpggml_slow_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
         node(&w->p, w->nodes[i]);
-        pthread_barrier_wait(w->barrier);
+        ggml_barrier();
     }
     return NULL;
 }
 
 void ggml_graph_compute(struct tensor **nodes, int n, int nth)
 {
-    pthread_barrier_t barrier;
     pthread_t tid[8];
     struct worker w[8];
     if (nth < 1 || nth > 8)
         return;
-    pthread_barrier_init(&barrier, NULL, (unsigned)nth);
+    atomic_store(&team, nth);
     for (int t = 0; t < nth; t++)
-        w[t] = (struct worker){nodes, n, {t, nth, 0, NULL, NULL, 0}, &barrier};
+        w[t] = (struct worker){nodes, n, {t, nth, 0, NULL, NULL, 0}};
     for (int t = 1; t < nth; t++)
         pthread_create(&tid[t], NULL, run, &w[t]);
     run(&w[0]);
     for (int t = 1; t < nth; t++)
         pthread_join(tid[t], NULL);
-    pthread_barrier_destroy(&barrier);
 }

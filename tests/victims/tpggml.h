@@ -53,4 +53,9 @@ void ggml_compute_forward_unary(const struct compute_params *p, struct tensor *d
 /* Compute nodes[0..n) on nth threads (the caller's is ith 0), each node's function called by
  * every thread through the library's PLT, with a barrier after each node, as ggml's do. */
 void ggml_graph_compute(struct tensor **nodes, int n, int nth);
+/* ggml's barrier: the threads that arrive first spin until the last one does. */
+void ggml_barrier(void);
+/* Milliseconds the thread with ith 1 sleeps in its first node of each evaluation (0: none), so
+ * that the other spins in ggml_barrier meanwhile. */
+extern int tpggml_slow_ms;
 #endif

@@ -1,6 +1,7 @@
 /* A graph of six nodes (two mul_mat in a row) on the stand-in ggml CPU backend (tpggml.h),
  * evaluated EVALS times by ggml_graph_compute on two threads, which call the node functions through the library's PLT
- * (tests/ggml_nodes.sh): v_ggml EVALS [big].
+ * (tests/ggml_nodes.sh): v_ggml EVALS [big | slow]; slow: the second thread sleeps 200 ms in its
+ * first node of each evaluation, the first spinning in ggml_barrier meanwhile.
  * x: 64 x 8, w: 64 x 32, b: 32 x 8 (big: 512 x 64, 512 x 256, 256 x 64, on 4 threads). Prints
  * a checksum. */
 #include <stdio.h>
@@ -28,8 +29,11 @@ static struct tensor *tensor(int op, int64_t ne0, int64_t ne1, struct tensor *a,
 int main(int argc, char **argv)
 {
     int evals = argc > 1 ? atoi(argv[1]) : 10;
+    if (argc > 2 && !strcmp(argv[2], "slow"))
+        tpggml_slow_ms = 200;
     /* "big": the mul_mat nodes take most of the time (512 x 64 by 512 x 256), on 4 threads */
-    int64_t d = argc > 2 ? 512 : 64, t = argc > 2 ? 64 : 8, f = argc > 2 ? 256 : 32;
+    int big = argc > 2 && !strcmp(argv[2], "big");
+    int64_t d = big ? 512 : 64, t = big ? 64 : 8, f = big ? 256 : 32;
     struct tensor *x = tensor(OP_NONE, d, t, NULL, NULL), *w = tensor(OP_NONE, d, f, NULL, NULL),
                   *b = tensor(OP_NONE, f, t, NULL, NULL);
     struct tensor *h = tensor(OP_NORM, d, t, x, NULL);
@@ -39,7 +43,7 @@ int main(int argc, char **argv)
     struct tensor *g = tensor(OP_UNARY, f, t, s, NULL);
     struct tensor *nodes[] = {h, y0, y, z, s, g};
     for (int e = 0; e < evals; e++)
-        ggml_graph_compute(nodes, 6, argc > 2 ? 4 : 2);
+        ggml_graph_compute(nodes, 6, big ? 4 : 2);
     double sum = 0;
     for (int i = 0; i < f * t; i++)
         sum += ((float *)g->data)[i];
