@@ -1,11 +1,13 @@
 #!/bin/sh
 # ggml's graph nodes as ops with their work (track/work/ggml.c), on a stand-in for ggml's CPU
-# backend with ggml's tensor layout (tests/victims/tpggml.h): a graph of six nodes (norm of x
-# 64x8, two mul_mat of w 64x32 by it, add of b 32x8, soft_max, unary) evaluated 10 times by
+# backend with ggml's tensor layout (tests/victims/tpggml.h): a graph of seven nodes (norm of x
+# 64x8, two mul_mat of w 64x32 by it, add of b 32x8, soft_max, unary, and the out_prod of the
+# add's 32x8 result by itself, 32x32 summed over 8) evaluated 10 times by
 # ggml_graph_compute on two threads; each node function calls the export ggml_is_contiguous.
 # With no settings: each node function an op of its kind, called 20 times a node, its work
 # counted once a node (the ith 0 call): mul_mat 2*64*32*8 FLOPs and 1024 + 8192 + 2048 bytes a
-# node, norm 5, soft_max 5, add and unary 1 FLOP an element; its shapes; the step is the graph's
+# node, out_prod 2*32*32*8 and 4096 + 2 * 1024, norm 5, soft_max 5, add and unary 1 FLOP an
+# element; its shapes; the step is the graph's
 # compute, and with one evaluation (of a bigger graph, whose mul_mat take most of the time, on 4
 # threads) there is none: never a node function, which runs outermost on each worker thread,
 # repeats (on the workers one after the other) and encloses another op; ggml_barrier, where the
@@ -22,7 +24,10 @@ out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/g.json" LD_PRELOAD="$TPROF_SO" "$V" 10
 [ "$out" = "$native" ] || fail "stdout changed: $out vs $native"
 p=ggml_compute_forward_
 jcheck "$WORK/g.json" \
-  "all(ops['$p' + n]['calls'] == 20 for n in ('norm', 'add', 'soft_max', 'unary'))" \
+  "all(ops['$p' + n]['calls'] == 20 for n in ('norm', 'add', 'soft_max', 'unary', 'out_prod'))" \
+  "ops['${p}out_prod']['kind'] == 'matmul' and ops['${p}out_prod']['flops'] == 10 * 2 * 32 * 32 * 8" \
+  "ops['${p}out_prod']['bytes'] == 10 * (4096 + 2 * 1024)" \
+  "[(s['m'], s['n'], s['k'], s['calls']) for s in ops['${p}out_prod']['shapes']] == [(32, 32, 8, 10)]" \
   "ops['${p}mul_mat']['calls'] == 40" \
   "[ops['$p' + n]['kind'] for n in ('norm', 'mul_mat', 'add', 'soft_max', 'unary')] == ['norm', 'matmul', 'elementwise', 'softmax', 'activation']" \
   "ops['${p}mul_mat']['flops'] == 20 * 2 * 64 * 32 * 8 and ops['${p}mul_mat']['bytes'] == 20 * (1024 + 8192 + 2048)" \

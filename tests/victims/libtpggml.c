@@ -7,7 +7,8 @@
 
 #include "tpggml.h"
 
-static const char *const names[OP_COUNT] = {"NONE", "ADD", "MUL_MAT", "NORM", "SOFT_MAX", "UNARY"};
+static const char *const names[OP_COUNT] = {"NONE",     "ADD",   "MUL_MAT", "NORM",
+                                            "SOFT_MAX", "UNARY", "OUT_PROD"};
 
 const char *ggml_op_name(int op)
 {
@@ -114,6 +115,21 @@ void ggml_barrier(void)
         ;
 }
 
+/* dst = a x b^T: a is m x k, b n x k (k their second dimension), dst m x n */
+void ggml_compute_forward_out_prod(const struct compute_params *p, struct tensor *dst)
+{
+    if (!ggml_is_contiguous(dst))
+        return;
+    const struct tensor *a = dst->src[0], *b = dst->src[1];
+    for (int64_t n = p->ith; n < dst->ne[1]; n += p->nth)
+        for (int64_t m = 0; m < dst->ne[0]; m++) {
+            float s = 0;
+            for (int64_t k = 0; k < a->ne[1]; k++)
+                s += *at(a, m, k) * *at(b, n, k);
+            *at(dst, m, n) = s;
+        }
+}
+
 struct worker {
     struct tensor **nodes;
     int n;
@@ -128,6 +144,7 @@ static void node(const struct compute_params *p, struct tensor *t)
     case OP_NORM: ggml_compute_forward_norm(p, t); break;
     case OP_SOFT_MAX: ggml_compute_forward_soft_max(p, t); break;
     case OP_UNARY: ggml_compute_forward_unary(p, t); break;
+    case OP_OUT_PROD: ggml_compute_forward_out_prod(p, t); break;
     }
 }
 

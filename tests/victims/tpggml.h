@@ -39,7 +39,7 @@ struct compute_params {
 };
 
 /* This stand-in's own op numbers: tprof learns names through ggml_op_name. */
-enum { OP_NONE, OP_ADD, OP_MUL_MAT, OP_NORM, OP_SOFT_MAX, OP_UNARY, OP_COUNT };
+enum { OP_NONE, OP_ADD, OP_MUL_MAT, OP_NORM, OP_SOFT_MAX, OP_UNARY, OP_OUT_PROD, OP_COUNT };
 
 const char *ggml_op_name(int op);
 int64_t ggml_nelements(const struct tensor *t);
@@ -50,6 +50,7 @@ void ggml_compute_forward_add(const struct compute_params *p, struct tensor *dst
 void ggml_compute_forward_norm(const struct compute_params *p, struct tensor *dst);
 void ggml_compute_forward_soft_max(const struct compute_params *p, struct tensor *dst);
 void ggml_compute_forward_unary(const struct compute_params *p, struct tensor *dst);
+void ggml_compute_forward_out_prod(const struct compute_params *p, struct tensor *dst);
 /* Compute nodes[0..n) on nth threads (the caller's is ith 0), each node's function called by
  * every thread through the library's PLT, with a barrier after each node, as ggml's do. */
 void ggml_graph_compute(struct tensor **nodes, int n, int nth);

@@ -1,4 +1,4 @@
-/* A graph of six nodes (two mul_mat in a row) on the stand-in ggml CPU backend (tpggml.h),
+/* A graph of seven nodes (two mul_mat in a row, an out_prod last) on the stand-in ggml CPU backend (tpggml.h),
  * evaluated EVALS times by ggml_graph_compute on two threads, which call the node functions through the library's PLT
  * (tests/ggml_nodes.sh): v_ggml EVALS [big | slow]; slow: the second thread sleeps 200 ms in its
  * first node of each evaluation, the first spinning in ggml_barrier meanwhile.
@@ -41,9 +41,10 @@ int main(int argc, char **argv)
     struct tensor *z = tensor(OP_ADD, f, t, y, b);
     struct tensor *s = tensor(OP_SOFT_MAX, f, t, z, NULL);
     struct tensor *g = tensor(OP_UNARY, f, t, s, NULL);
-    struct tensor *nodes[] = {h, y0, y, z, s, g};
+    struct tensor *o = tensor(OP_OUT_PROD, f, f, z, z);
+    struct tensor *nodes[] = {h, y0, y, z, s, g, o};
     for (int e = 0; e < evals; e++)
-        ggml_graph_compute(nodes, 6, big ? 4 : 2);
+        ggml_graph_compute(nodes, 7, big ? 4 : 2);
     double sum = 0;
     for (int i = 0; i < f * t; i++)
         sum += ((float *)g->data)[i];

@@ -13,7 +13,7 @@
  * functions timed and counted, without work), with one note.
  *
  * A node's work is counted once, by the thread with ith 0, not once per thread: FLOPs as ggml
- * computes them in the plain float case (mul_mat 2*K*M*N per batch; an elementwise or
+ * computes them in the plain float case (mul_mat and out_prod 2*K*M*N per batch; an elementwise or
  * activation op one per element; norm 5, rms_norm 3 and soft_max 5 per element) and bytes as
  * its result's and sources' sizes (ggml_nbytes), which also covers quantised weights. */
 #include "track/work/work.h"
@@ -49,14 +49,14 @@ static _Atomic int layout;
 static char refused[160];
 
 /* How ggml's op (its lower-case name) is counted. */
-enum count { C_NONE, C_MATMUL, C_ELEMENT, C_NORM, C_RMS_NORM, C_SOFTMAX };
+enum count { C_NONE, C_MATMUL, C_OUTPROD, C_ELEMENT, C_NORM, C_RMS_NORM, C_SOFTMAX };
 static const struct {
     const char *op, *kind;
     enum count count;
 } ops[] = {
     {"mul_mat", "matmul", C_MATMUL},
     {"mul_mat_id", "matmul", C_NONE},
-    {"out_prod", "matmul", C_NONE},
+    {"out_prod", "matmul", C_OUTPROD},
     {"add", "elementwise", C_ELEMENT},
     {"add1", "elementwise", C_ELEMENT},
     {"acc", "elementwise", C_ELEMENT},
@@ -191,6 +191,15 @@ int tp_ggml_node_work(const char *name, uintptr_t params, uintptr_t dst, uint64_
     case C_MATMUL: {
         uintptr_t a = src_of(dst, 0);
         int64_t k = a ? ne_of(a)[0] : 0;
+        shape->n = ne[1];
+        shape->k = k;
+        shape->more[0] = ne[2] * ne[3];
+        fl = 2 * (uint64_t)k * (uint64_t)ne[0] * (uint64_t)ne[1] * (uint64_t)(ne[2] * ne[3]);
+        break;
+    }
+    case C_OUTPROD: { /* dst = src0 x src1^T, summed over src0's second dimension */
+        uintptr_t a = src_of(dst, 0);
+        int64_t k = a ? ne_of(a)[1] : 0;
         shape->n = ne[1];
         shape->k = k;
         shape->more[0] = ne[2] * ne[3];
