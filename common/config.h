@@ -18,8 +18,11 @@ struct tp_path_ctx;
 
 /* Constructors, loaders and initialisers are set-up, not a model's work, whatever their names
  * contain (darknet's make_convolutional_layer matched *conv*, rand_normal *norm*): as ops they
- * would also move the start of the persistent heap. */
-#define TP_DEFAULT_EXCLUDE "!make_*,!parse_*,!load_*,!free_*,!rand*,!print*,!*init*"
+ * would also move the start of the persistent heap. Nor are allocators and free functions
+ * (ggml_aligned_malloc, ggml_free): the heap's call sites go through them to their callers; nor
+ * barriers, which are waiting (ggml_barrier's spin is counted as such: track/ops/wait.c). */
+#define TP_DEFAULT_EXCLUDE                                                                         \
+    "!make_*,!parse_*,!load_*,!free_*,!rand*,!print*,!*init*,!*alloc*,!*_free,!*barrier*"
 #define TP_DEFAULT_OPS                                                                             \
     "*gemm*,*gemv*,*matmul*,*conv*,*attention*,*softmax*,*norm*,*im2col*,*col2im*,"                \
     "*pool*,*relu*,*gelu*,*sigmoid*,*dropout*,*embedding*,*forward*,*backward*,*update*"           \

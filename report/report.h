@@ -348,6 +348,9 @@ const char *tp_thread_runtime(const char *path);
  * work (libgomp, LLVM's libomp, Intel's libiomp5, and the copies wheels ship renamed with a hash):
  * a parallel region's work runs in the program's own outlined functions. */
 int tp_spin_module(const char *path);
+/* The i-th exported function that is a runtime's spin wait, not work (ggml_barrier: ggml's
+ * threads spin in it between and inside graph nodes); NULL past the last. */
+const char *tp_spin_function(size_t i);
 
 /* The hooked waits' kinds (track/ops/wait.c's bits) as the calls' names, comma-separated, into out
  * ("" for none). */

@@ -32,6 +32,12 @@ int tp_spin_module(const char *path)
     return 0;
 }
 
+const char *tp_spin_function(size_t i)
+{
+    static const char *const names[] = {"ggml_barrier"};
+    return i < sizeof names / sizeof names[0] ? names[i] : NULL;
+}
+
 void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
 {
     /* the order of track/ops/wait.c's bits */

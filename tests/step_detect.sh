@@ -2,14 +2,19 @@
 # The step found without TPROF_STEP (track/steps/lifeunit.c): v_graph's loop sets its input, computes
 # its graph (tl_graph_compute, enclosing tl_matmul) and frees its two buffers (tl_buffer_free,
 # enclosing tl_pool_release, called as often and twice in a row). The graph's compute is the
-# step: it encloses nearly all the op time, and a free function is never the step. The note says
-# which op and why; its share of the op time varies and is replaced by X before it is compared.
+# step: it encloses nearly all the op time, and a free function is never the step (named an op
+# here: by default free functions and allocators are no ops at all). The note says which op and
+# why; its share of the op time varies and is replaced by X before it is compared.
 # A step encloses at least 10% of the op time in outermost calls (track/steps/lifeunit.c).
 . "$TS/lib.sh"
 V="$TB/victims/v_graph"
 native=$("$V") || fail "v_graph failed natively"
-out=$(TPROF_OUTPUT="$WORK/g.txt" TPROF_JSON="$WORK/g.json" preload "$V") || fail "v_graph failed"
+out=$(TPROF_OPS='tl_*' TPROF_OUTPUT="$WORK/g.txt" TPROF_JSON="$WORK/g.json" preload "$V") ||
+  fail "v_graph failed"
 [ "$out" = "$native" ] || fail "stdout changed: $out"
+TPROF_OUTPUT=none TPROF_JSON="$WORK/d.json" preload "$V" > /dev/null || fail "v_graph failed (default ops)"
+jcheck "$WORK/d.json" "'tl_buffer_free' not in ops and 'tl_graph_compute' in ops" \
+  "m['lifetime_step'] == 'tl_graph_compute'"
 jcheck "$WORK/g.json" "ops['tl_buffer_free']['calls'] == ops['tl_graph_compute']['calls'] * 2" \
   "m['lifetime_unit'] == 'detected_step' and m['lifetime_step'] == 'tl_graph_compute'" \
   "[__import__('re').sub(r'\\(\\d+% of', '(X% of', n) for n in d['notes'] if n.startswith('no TPROF_STEP')] == ['no TPROF_STEP: the step is taken to be tl_graph_compute, the op that repeats and encloses the most op time (X% of the time in outermost op calls; an allocator or free function never is); TPROF_STEP names another']"

@@ -602,6 +602,7 @@ void tp_names_collect(struct tp_report *r)
                        "cannot be ops",
                        (unsigned long long)atomic_load(&no_name));
     tp_argwork_notes(r);
+    tp_ggml_notes(r);
     if (atomic_load(&global_full))
         tp_report_note(r,
                        "%llu instrumented-function lookups missed the decision table (too "

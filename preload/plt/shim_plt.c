@@ -214,6 +214,7 @@ struct slot {
      * ever called. Threads that make the first call together write the same values. */
     _Atomic int has_work;
     _Atomic int family;
+    _Atomic int ggml; /* a ggml graph node's function: its work is read from the node */
     char *name;
 };
 
@@ -239,6 +240,10 @@ static TP_TLS volatile int busy; /* a signal handler's hooked call while we work
 static void work_of(struct slot *s, const struct tp_plt_regs *r, const uintptr_t *retslot,
                     struct frame *f)
 {
+    if (atomic_load_explicit(&s->ggml, memory_order_relaxed)) {
+        f->has_shape = tp_ggml_node_work(s->name, r->rdi, r->rsi, &f->flops, &f->bytes, &f->shape);
+        return;
+    }
     const uint64_t ints[6] = {r->rdi, r->rsi, r->rdx, r->rcx, r->r8, r->r9};
     f->has_shape = tp_argwork_abi(&s->work, s->name, atomic_load(&s->target), ints,
                                   (const unsigned char(*)[16])r->xmm,
@@ -274,9 +279,12 @@ static __attribute__((noinline)) int slot_first_call(struct slot *s)
     /* The demotion line (the hook's cost) is known before the first call of a hooked export
      * is judged, and only in a process that calls one. */
     tp_cyg_calibrate();
-    const char *kind = tp_names_kind(s->name);
+    const char *node_kind = tp_ggml_node_kind(s->name), *kind = node_kind;
+    if (!kind)
+        kind = tp_names_kind(s->name);
     enum family fam = family_of(kind);
-    atomic_store_explicit(&s->has_work, tp_names_work(s->name) != NULL, memory_order_relaxed);
+    atomic_store_explicit(&s->ggml, node_kind != NULL, memory_order_relaxed);
+    atomic_store_explicit(&s->has_work, node_kind || tp_names_work(s->name), memory_order_relaxed);
     atomic_store_explicit(&s->family, (int)fam, memory_order_relaxed);
     int id = tp_op_intern(s->name, kind, TP_SRC_PLT);
     if (id >= 0 && id < family_cap)
@@ -507,6 +515,7 @@ int tp_plt_slot(uintptr_t target, const char *name, int want_op, int step)
     s->step = step;
     atomic_store_explicit(&s->has_work, 0, memory_order_relaxed);
     atomic_store_explicit(&s->family, FAM_OTHER, memory_order_relaxed);
+    atomic_store_explicit(&s->ggml, 0, memory_order_relaxed);
     atomic_store(&s->id, want_op ? ID_PENDING : -1);
     atomic_store_explicit(&s->target, target, memory_order_release);
     atomic_store(&nslots, n + 1);

@@ -55,7 +55,11 @@ void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint6
 {
     peak_gflops = finite_or0(peak_gflops);
     peak_gbps = finite_or0(peak_gbps);
-    o->gflops = ratio((double)o->flops, (double)o->total_ns); /* FLOP/ns == GFLOP/s */
+    /* FLOP/ns == GFLOP/s, over the op's wall-clock time: threads that run it together (a ggml
+     * node on each of ggml's threads, an op each thread of an OpenMP team calls) did its FLOPs in
+     * that time, not in their summed time; on one thread the two agree. */
+    uint64_t t = o->wall_ns && o->wall_ns < o->total_ns ? o->wall_ns : o->total_ns;
+    o->gflops = ratio((double)o->flops, (double)t);
     o->intensity = ratio((double)o->flops, (double)o->bytes);
     o->share = ratio((double)o->total_ns, (double)wall_ns);
     o->self_share = ratio((double)o->self_ns, (double)wall_ns);
@@ -67,7 +71,7 @@ void tp_op_roofline(struct tp_op *o, double peak_gflops, double peak_gbps, uint6
         /* data movement (im2col): no FLOPs to rate, so its efficiency is the bandwidth it
          * reached against the machine's, as for any memory-bound op (GFLOP/s over AI x GB/s) */
         o->bound = strdup("memory");
-        o->efficiency = ratio((double)o->bytes, (double)o->total_ns) / peak_gbps;
+        o->efficiency = ratio((double)o->bytes, (double)t) / peak_gbps;
         return;
     }
     if (o->flops == 0 || o->bytes == 0 || peak_gflops == 0 || peak_gbps == 0) {

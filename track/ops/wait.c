@@ -96,22 +96,39 @@ void tp_wait_thread_sample(enum tp_sample_class c)
         atomic_fetch_add_explicit(&s->spin, 1, memory_order_relaxed);
 }
 
-/* A runtime's segment, added unless already there. Ranges are only ever added: the handler
- * reads a count and the ranges below it, each written before the count that covers it. */
-static int add_segment(const struct tp_code_segment *s, void *arg)
+/* The range [lo, hi) added unless already there: 1 when the table is full. Ranges are only ever
+ * added: the handler reads a count and the ranges below it, each written before the count that
+ * covers it. */
+static int add_range(uintptr_t lo, uintptr_t hi)
 {
-    (void)arg;
-    if (!s->name || !tp_spin_module(s->name))
-        return 0;
     int n = atomic_load(&nranges);
     for (int i = 0; i < n; i++)
-        if (atomic_load(&ranges[i].lo) == s->lo && atomic_load(&ranges[i].hi) == s->hi)
+        if (atomic_load(&ranges[i].lo) == lo && atomic_load(&ranges[i].hi) == hi)
             return 0;
     if (n >= MAX_RANGES)
         return 1;
-    atomic_store(&ranges[n].lo, s->lo);
-    atomic_store(&ranges[n].hi, s->hi);
+    atomic_store(&ranges[n].lo, lo);
+    atomic_store(&ranges[n].hi, hi);
     atomic_store_explicit(&nranges, n + 1, memory_order_release);
+    return 0;
+}
+
+/* A runtime's segment (an OpenMP runtime's code is all waiting and scheduling). */
+static int add_segment(const struct tp_code_segment *s, void *arg)
+{
+    (void)arg;
+    return s->name && tp_spin_module(s->name) ? add_range(s->lo, s->hi) : 0;
+}
+
+/* A spin function a module exports (ggml_barrier), by its symbol's value and size. */
+static int add_functions(const struct tp_module *m, void *arg)
+{
+    (void)arg;
+    const char *name;
+    uintptr_t lo, hi;
+    for (size_t i = 0; (name = tp_spin_function(i)) != NULL; i++)
+        if (tp_modmap_function(m, name, &lo, &hi) == 0 && add_range(lo, hi))
+            return 1;
     return 0;
 }
 
@@ -119,6 +136,7 @@ void tp_wait_map_modules(void)
 {
     struct tp_own g = tp_own_begin();
     tp_modmap_each_code(add_segment, NULL);
+    tp_modmap_each(add_functions, NULL);
     tp_own_end(g);
 }
 

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "track/heap/heap.h"
+#include "track/work/work.h"
 
 static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
 static _Atomic int detected = -1;       /* the op found to be the step */
@@ -75,6 +76,10 @@ int tp_lifeunit_never_step(const char *name)
 {
     if (!name)
         return 0;
+    /* a ggml graph node runs outermost on each of ggml's worker threads: the graph's compute,
+     * which calls it, is the step */
+    if (tp_ggml_node_op(name))
+        return 1;
     for (const char *p = name; *p; p++)
         if (!strncasecmp(p, "free", 4) || !strncasecmp(p, "alloc", 5))
             return 1;

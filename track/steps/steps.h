@@ -104,7 +104,8 @@ static inline void tp_lifeunit_op_begin(int depth_before, int id)
  * allocator or free function (tp_lifeunit_never_step of its name, kept in its record). */
 void tp_lifeunit_outer_end(int id, uint64_t ticks, int never);
 /* A name with "alloc" or "free" in it (any case): a buffer's allocator or free function, which
- * encloses other ops and repeats but is never the step. */
+ * encloses other ops and repeats but is never the step; nor a ggml graph node's function (the
+ * graph's compute is). */
 int tp_lifeunit_never_step(const char *name);
 /* The share of all outermost op time that the detected step's calls enclosed (0 without one). */
 double tp_lifeunit_detected_share(void);

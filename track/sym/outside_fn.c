@@ -10,8 +10,14 @@
 int tp_outside_wait_name(const char *name)
 {
     /* libc's sched_yield is what OpenBLAS's and other pools' idle threads call in a loop;
-     * blas_thread_server is OpenBLAS's idle thread itself */
-    return name && (strstr(name, "sched_yield") || !strcmp(name, "blas_thread_server"));
+     * blas_thread_server is OpenBLAS's idle thread itself; ggml's threads spin in ggml_barrier */
+    if (!name)
+        return 0;
+    const char *f;
+    for (size_t i = 0; (f = tp_spin_function(i)) != NULL; i++)
+        if (!strcmp(name, f))
+            return 1;
+    return strstr(name, "sched_yield") || !strcmp(name, "blas_thread_server");
 }
 
 /* A language runtime's interpreter executable (python3.11): its functions are no model's ops, and

@@ -184,6 +184,9 @@ unsigned long long tp_modmap_loads(void);
  * through DT_GNU_HASH or DT_HASH; 0 if it defines none. *ifunc is set when the address is that
  * of an IFUNC resolver. */
 uintptr_t tp_modmap_symbol(const struct tp_module *m, const char *name, int *ifunc);
+/* The run-time range [*lo, *hi) of the function name as module m defines it (its .dynsym
+ * entry's value and size): 0, or -1 when m defines no such function or gives no size. */
+int tp_modmap_function(const struct tp_module *m, const char *name, uintptr_t *lo, uintptr_t *hi);
 /* The same in two halves, for one name looked up in many modules (the PLT scan asks every module
  * for each import): a module's dynamic symbol table found once, a name's hash computed once. */
 struct tp_dynsyms {

@@ -46,4 +46,17 @@ void tp_argwork_notes(struct tp_report *r);
 /* After a dlclose: every resolved location is void. */
 void tp_argwork_forget(void);
 
+/* ggml's graph nodes (track/work/ggml.c). A function that computes one on the CPU backend,
+ * ggml_compute_forward_<op>(params, dst): its op ("mul_mat"), else NULL; its kind (matmul,
+ * elementwise, activation, norm, softmax, attention, copy, ..., "op" for another op). */
+const char *tp_ggml_node_op(const char *name);
+const char *tp_ggml_node_kind(const char *name);
+/* A call of node function name with its two arguments: 1 with the node's work and shape filled
+ * in (the call of the thread with ith 0: a node's work is counted once); 0 for the other
+ * threads' calls, and when the node's layout is not the one read (then never again). */
+int tp_ggml_node_work(const char *name, uintptr_t params, uintptr_t dst, uint64_t *flops,
+                      uint64_t *bytes, struct tp_shape_key *shape);
+/* The report's note when ggml's layout was refused. */
+void tp_ggml_notes(struct tp_report *r);
+
 #endif

@@ -1,0 +1,62 @@
+#!/bin/sh
+# ggml's graph nodes as ops with their work (track/work/ggml.c), on a stand-in for ggml's CPU
+# backend with ggml's tensor layout (tests/victims/tpggml.h): a graph of seven nodes (norm of x
+# 64x8, two mul_mat of w 64x32 by it, add of b 32x8, soft_max, unary, and the out_prod of the
+# add's 32x8 result by itself, 32x32 summed over 8) evaluated 10 times by
+# ggml_graph_compute on two threads; each node function calls the export ggml_is_contiguous.
+# With no settings: each node function an op of its kind, called 20 times a node, its work
+# counted once a node (the ith 0 call): mul_mat 2*64*32*8 FLOPs and 1024 + 8192 + 2048 bytes a
+# node, out_prod 2*32*32*8 and 4096 + 2 * 1024, norm 5, soft_max 5, add and unary 1 FLOP an
+# element; its shapes; the step is the graph's
+# compute, and with one evaluation (of a bigger graph, whose mul_mat take most of the time, on 4
+# threads) there is none: never a node function, which runs outermost on each worker thread,
+# repeats (on the workers one after the other) and encloses another op; ggml_barrier, where the
+# threads spin between nodes, is no op, and with the second thread held 200 ms in each
+# evaluation (slow) the first one's spinning there is counted as waiting (wait_spin_ns, from
+# CPU-time samples: 600 ms of spinning leaves no doubt that some land there); the output
+# unchanged. With another layout (the op field moved): the same ops and calls, no work, and one
+# note saying why.
+. "$TS/lib.sh"
+V="$TB/victims/v_ggml"
+native=$("$V" 10) || fail "native run failed"
+out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/g.json" LD_PRELOAD="$TPROF_SO" "$V" 10 2> "$WORK/err") ||
+  fail "victim failed: $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed: $out vs $native"
+p=ggml_compute_forward_
+jcheck "$WORK/g.json" \
+  "all(ops['$p' + n]['calls'] == 20 for n in ('norm', 'add', 'soft_max', 'unary', 'out_prod'))" \
+  "ops['${p}out_prod']['kind'] == 'matmul' and ops['${p}out_prod']['flops'] == 10 * 2 * 32 * 32 * 8" \
+  "ops['${p}out_prod']['bytes'] == 10 * (4096 + 2 * 1024)" \
+  "[(s['m'], s['n'], s['k'], s['calls']) for s in ops['${p}out_prod']['shapes']] == [(32, 32, 8, 10)]" \
+  "ops['${p}mul_mat']['calls'] == 40" \
+  "[ops['$p' + n]['kind'] for n in ('norm', 'mul_mat', 'add', 'soft_max', 'unary')] == ['norm', 'matmul', 'elementwise', 'softmax', 'activation']" \
+  "ops['${p}mul_mat']['flops'] == 20 * 2 * 64 * 32 * 8 and ops['${p}mul_mat']['bytes'] == 20 * (1024 + 8192 + 2048)" \
+  "ops['${p}norm']['flops'] == 10 * 5 * 512 and ops['${p}norm']['bytes'] == 10 * (2048 + 2048)" \
+  "ops['${p}add']['flops'] == 10 * 256 and ops['${p}add']['bytes'] == 10 * 3 * 1024" \
+  "ops['${p}soft_max']['flops'] == 10 * 5 * 256 and ops['${p}soft_max']['bytes'] == 10 * 2 * 1024" \
+  "ops['${p}unary']['flops'] == 10 * 256 and ops['${p}unary']['bytes'] == 10 * 2 * 1024" \
+  "[(s['m'], s['n'], s['k'], s['calls'], s['flops']) for s in ops['${p}mul_mat']['shapes']] == [(32, 8, 64, 20, 20 * 32768)]" \
+  "[(s['m'], s['n'], s['calls']) for s in ops['${p}norm']['shapes']] == [(64, 8, 10)]" \
+  "not any(o['demoted'] for o in d['ops'])" \
+  "not any(n.startswith('ggml:') for n in d['notes'])" \
+  "d['memory']['lifetime_step'] == 'ggml_graph_compute'" \
+  "ops['ggml_graph_compute']['calls'] == 10" "'ggml_barrier' not in ops"
+out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/slow.json" LD_PRELOAD="$TPROF_SO" "$V" 3 slow 2> "$WORK/err") ||
+  fail "victim failed (slow): $(cat "$WORK/err")"
+[ "$out" = "$("$V" 3)" ] || fail "stdout changed (slow): $out"
+jcheck "$WORK/slow.json" "'ggml_barrier' not in ops" "sum(o['wait_spin_ns'] for o in d['ops']) > 0"
+out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/one.json" LD_PRELOAD="$TPROF_SO" "$V" 1 big 2> "$WORK/err") ||
+  fail "victim failed (one evaluation): $(cat "$WORK/err")"
+jcheck "$WORK/one.json" "ops['${p}mul_mat']['calls'] == 8" \
+  "ops['${p}mul_mat']['flops'] == 2 * 2 * 512 * 256 * 64" "d['memory']['lifetime_step'] is None"
+
+V="$TB/victims/v_ggml_other"
+native=$("$V" 10) || fail "native run failed (other layout)"
+out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/o.json" LD_PRELOAD="$TPROF_SO" "$V" 10 2> "$WORK/err") ||
+  fail "victim failed (other layout): $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed (other layout): $out vs $native"
+jcheck "$WORK/o.json" \
+  "all(ops['$p' + n]['calls'] == (40 if n == 'mul_mat' else 20) and ops['$p' + n]['flops'] == 0 and not ops['$p' + n]['shapes'] for n in ('norm', 'mul_mat', 'add', 'soft_max', 'unary'))" \
+  "ops['${p}mul_mat']['kind'] == 'matmul'" \
+  "[n for n in d['notes'] if n.startswith('ggml:')] == ['ggml: the node of ${p}norm is not laid out as tprof reads ggml\\'s tensors; its node ops are timed and counted without FLOPs, bytes or shapes (tprof reads the layout ggml has had since mid-2024)']"
+exit 0

@@ -1,0 +1,53 @@
+/* A graph of seven nodes (two mul_mat in a row, an out_prod last) on the stand-in ggml CPU backend (tpggml.h),
+ * evaluated EVALS times by ggml_graph_compute on two threads, which call the node functions through the library's PLT
+ * (tests/ggml_nodes.sh): v_ggml EVALS [big | slow]; slow: the second thread sleeps 200 ms in its
+ * first node of each evaluation, the first spinning in ggml_barrier meanwhile.
+ * x: 64 x 8, w: 64 x 32, b: 32 x 8 (big: 512 x 64, 512 x 256, 256 x 64, on 4 threads). Prints
+ * a checksum. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpggml.h"
+
+static struct tensor *tensor(int op, int64_t ne0, int64_t ne1, struct tensor *a, struct tensor *b)
+{
+    struct tensor *t = calloc(1, sizeof *t);
+    t->ne[0] = ne0;
+    t->ne[1] = ne1;
+    t->ne[2] = t->ne[3] = 1;
+    t->nb[0] = sizeof(float);
+    t->op = op;
+    t->src[0] = a;
+    t->src[1] = b;
+    t->data = calloc((size_t)(ne0 * ne1), sizeof(float));
+    for (int64_t i = 0; i < ne0 * ne1; i++)
+        ((float *)t->data)[i] = (float)(i % 7) * 0.125f;
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    int evals = argc > 1 ? atoi(argv[1]) : 10;
+    if (argc > 2 && !strcmp(argv[2], "slow"))
+        tpggml_slow_ms = 200;
+    /* "big": the mul_mat nodes take most of the time (512 x 64 by 512 x 256), on 4 threads */
+    int big = argc > 2 && !strcmp(argv[2], "big");
+    int64_t d = big ? 512 : 64, t = big ? 64 : 8, f = big ? 256 : 32;
+    struct tensor *x = tensor(OP_NONE, d, t, NULL, NULL), *w = tensor(OP_NONE, d, f, NULL, NULL),
+                  *b = tensor(OP_NONE, f, t, NULL, NULL);
+    struct tensor *h = tensor(OP_NORM, d, t, x, NULL);
+    struct tensor *y0 = tensor(OP_MUL_MAT, f, t, w, h), *y = tensor(OP_MUL_MAT, f, t, w, h);
+    struct tensor *z = tensor(OP_ADD, f, t, y, b);
+    struct tensor *s = tensor(OP_SOFT_MAX, f, t, z, NULL);
+    struct tensor *g = tensor(OP_UNARY, f, t, s, NULL);
+    struct tensor *o = tensor(OP_OUT_PROD, f, f, z, z);
+    struct tensor *nodes[] = {h, y0, y, z, s, g, o};
+    for (int e = 0; e < evals; e++)
+        ggml_graph_compute(nodes, 7, big ? 4 : 2);
+    double sum = 0;
+    for (int i = 0; i < f * t; i++)
+        sum += ((float *)g->data)[i];
+    printf("%.3f\n", sum);
+    return 0;
+}
