@@ -119,7 +119,8 @@ struct tp_memory {
     /* Of the peak: bytes that outlived the unit (step) that allocated them, and bytes freed
      * within it; both 0 when no unit ended. */
     uint64_t persistent_bytes, transient_bytes;
-    char *lifetime_unit;   /* "step", "step_marker", "detected_step", "op_call" or NULL (none) */
+    char *
+        lifetime_unit; /* "step", "step_marker", "ggml_graph", "detected_step", "op_call" or NULL */
     char *lifetime_step;   /* the step's name (function, "tprof_step", op), or NULL */
     uint64_t nsites_total; /* sites seen; nsites may be fewer when the JSON was capped */
     struct tp_site *sites;

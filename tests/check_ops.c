@@ -510,8 +510,8 @@ START_TEST(test_step_function)
     setup_ops(16, 0);
     tp_cfg.step = strdup("train_step");
     for (int i = 0; i < 3; i++) {
-        tp_step_begin();
-        tp_step_begin();
+        tp_step_begin(NULL);
+        tp_step_begin(NULL);
         tp_step_end();
         tp_step_end();
     }

@@ -7,10 +7,12 @@
 # With no settings: each node function an op of its kind, called 20 times a node, its work
 # counted once a node (the ith 0 call): mul_mat 2*64*32*8 FLOPs and 1024 + 8192 + 2048 bytes a
 # node, out_prod 2*32*32*8 and 4096 + 2 * 1024, norm 5, soft_max 5, add and unary 1 FLOP an
-# element; its shapes; the step is the graph's
-# compute, and with one evaluation (of a bigger graph, whose mul_mat take most of the time, on 4
-# threads) there is none: never a node function, which runs outermost on each worker thread,
-# repeats (on the workers one after the other) and encloses another op; ggml_barrier, where the
+# element; its shapes; the step is each evaluation of the graph (each call of ggml_graph_compute,
+# with its latency, in the text too), also when it runs inside another function (epoch: one
+# ggml_opt_epoch call, as a training run's) and with one evaluation (of a bigger graph, whose
+# mul_mat take most of the time, on 4 threads): never a node function, which runs outermost on
+# each worker thread, repeats (on the workers one after the other) and encloses another op; a
+# program's tprof_step() markers are its steps (marks); ggml_barrier, where the
 # threads spin between nodes, is no op, and with the second thread held 200 ms in each
 # evaluation (slow) the first one's spinning there is counted as waiting (wait_spin_ns, from
 # CPU-time samples: 600 ms of spinning leaves no doubt that some land there); the output
@@ -19,7 +21,7 @@
 . "$TS/lib.sh"
 V="$TB/victims/v_ggml"
 native=$("$V" 10) || fail "native run failed"
-out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/g.json" LD_PRELOAD="$TPROF_SO" "$V" 10 2> "$WORK/err") ||
+out=$(TPROF_OUTPUT="$WORK/g.txt" TPROF_JSON="$WORK/g.json" LD_PRELOAD="$TPROF_SO" "$V" 10 2> "$WORK/err") ||
   fail "victim failed: $(cat "$WORK/err")"
 [ "$out" = "$native" ] || fail "stdout changed: $out vs $native"
 p=ggml_compute_forward_
@@ -39,8 +41,24 @@ jcheck "$WORK/g.json" \
   "[(s['m'], s['n'], s['calls']) for s in ops['${p}norm']['shapes']] == [(64, 8, 10)]" \
   "not any(o['demoted'] for o in d['ops'])" \
   "not any(n.startswith('ggml:') for n in d['notes'])" \
-  "d['memory']['lifetime_step'] == 'ggml_graph_compute'" \
+  "d['memory']['lifetime_step'] == 'ggml_graph_compute' and d['memory']['lifetime_unit'] == 'ggml_graph'" \
+  "d['steps']['name'] == 'ggml_graph_compute' and d['steps']['count'] == 10 and d['steps']['latency_ns']['n'] == 9" \
   "ops['ggml_graph_compute']['calls'] == 10" "'ggml_barrier' not in ops"
+grep -q "^10 steps of ggml_graph_compute (an evaluation of a ggml graph each; TPROF_STEP names" "$WORK/g.txt" ||
+  fail "no STEPS line for ggml's evaluations: $(grep -i step "$WORK/g.txt")"
+grep -q "^step: ggml_graph_compute (an evaluation of a ggml graph)$" "$WORK/g.txt" ||
+  fail "no step line for ggml's evaluations: $(grep -i step "$WORK/g.txt")"
+out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/e.json" LD_PRELOAD="$TPROF_SO" "$V" 10 epoch 2> "$WORK/err") ||
+  fail "victim failed (epoch): $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed (epoch): $out vs $native"
+jcheck "$WORK/e.json" "ops['ggml_opt_epoch']['calls'] == 1" \
+  "d['steps']['name'] == 'ggml_graph_compute' and d['steps']['count'] == 10" \
+  "d['memory']['lifetime_unit'] == 'ggml_graph'"
+out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/k.json" LD_PRELOAD="$TPROF_SO" "$V" 10 marks 2> "$WORK/err") ||
+  fail "victim failed (marks): $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed (marks): $out vs $native"
+jcheck "$WORK/k.json" "d['steps']['name'] == 'tprof_step' and d['steps']['count'] == 10" \
+  "d['memory']['lifetime_unit'] == 'step_marker'"
 out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/slow.json" LD_PRELOAD="$TPROF_SO" "$V" 3 slow 2> "$WORK/err") ||
   fail "victim failed (slow): $(cat "$WORK/err")"
 [ "$out" = "$("$V" 3)" ] || fail "stdout changed (slow): $out"
@@ -48,7 +66,8 @@ jcheck "$WORK/slow.json" "'ggml_barrier' not in ops" "sum(o['wait_spin_ns'] for 
 out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/one.json" LD_PRELOAD="$TPROF_SO" "$V" 1 big 2> "$WORK/err") ||
   fail "victim failed (one evaluation): $(cat "$WORK/err")"
 jcheck "$WORK/one.json" "ops['${p}mul_mat']['calls'] == 8" \
-  "ops['${p}mul_mat']['flops'] == 2 * 2 * 512 * 256 * 64" "d['memory']['lifetime_step'] is None"
+  "ops['${p}mul_mat']['flops'] == 2 * 2 * 512 * 256 * 64" \
+  "d['memory']['lifetime_step'] == 'ggml_graph_compute' and d['steps']['count'] == 1"
 
 V="$TB/victims/v_ggml_other"
 native=$("$V" 10) || fail "native run failed (other layout)"

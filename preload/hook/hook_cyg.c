@@ -248,9 +248,9 @@ static void op_enter(uintptr_t fn, uint32_t d, const uint64_t *regs)
         s->sp = sp;
         s->decision = d;
         s->pushed = s->has_work = 0;
-        if (d & IS_STEP)
-            tp_step_begin();
         int id = (int)(d & ID_MASK) - 1;
+        if (d & IS_STEP)
+            tp_step_begin(id >= 0 ? tp_ops_name(id) : NULL);
         if (id >= 0 && !(d & IS_STEP) && tp_demote_slot(id)) {
             count_from_now(fn, id); /* demoted since this thread cached its decision */
             *ep = e;

@@ -406,7 +406,7 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         if (id >= 0 && atomic_load_explicit(&s->has_work, memory_order_relaxed) && !inner_of_top(s))
             work_of(s, r, retslot, f);
         if (s->step) {
-            tp_step_begin();
+            tp_step_begin(s->name);
             f->step = 1;
         }
         if (id >= 0)

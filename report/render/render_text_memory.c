@@ -19,6 +19,8 @@ static void lifetime_unit_line(struct tp_text_ctx *c, const struct tp_memory *m)
         return;
     if (!strcmp(k, "step"))
         tp_text_say(c, "step: %s (TPROF_STEP)", s);
+    else if (!strcmp(k, "ggml_graph"))
+        tp_text_say(c, "step: %s (an evaluation of a ggml graph)", s);
     else if (!strcmp(k, "step_marker"))
         tp_text_say(c, "step: the spans between tprof_step() markers");
     else if (!strcmp(k, "detected_step"))

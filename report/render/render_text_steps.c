@@ -2,6 +2,7 @@
  * latency. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report/render/render_text.h"
 #include "report/units.h"
@@ -53,9 +54,12 @@ void tp_text_steps(struct tp_text_ctx *c)
     if (s->window_first >= 0)
         snprintf(win, sizeof win, " (steps %lld to %lld of the run)", (long long)s->window_first,
                  (long long)s->window_last);
-    tp_text_say(c, "%llu step%s of %s%s, %llu of them warm-up, left out of the latency",
+    const char *u = c->r->memory.lifetime_unit;
+    int ggml = u && !strcmp(u, "ggml_graph");
+    tp_text_say(c, "%llu step%s of %s%s%s, %llu of them warm-up, left out of the latency",
                 (unsigned long long)s->count, s->count == 1 ? "" : "s", s->name ? s->name : "?",
-                win, (unsigned long long)s->warmup);
+                ggml ? " (an evaluation of a ggml graph each; TPROF_STEP names another)" : "", win,
+                (unsigned long long)s->warmup);
     steps_cpu(c, s);
     if (!s->latency.n)
         return;

@@ -177,3 +177,9 @@ void ggml_graph_compute(struct tensor **nodes, int n, int nth)
     for (int t = 1; t < nth; t++)
         pthread_join(tid[t], NULL);
 }
+
+void ggml_opt_epoch(struct tensor **nodes, int n, int nth, int evals)
+{
+    for (int e = 0; e < evals; e++)
+        ggml_graph_compute(nodes, n, nth);
+}

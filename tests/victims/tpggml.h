@@ -54,6 +54,9 @@ void ggml_compute_forward_out_prod(const struct compute_params *p, struct tensor
 /* Compute nodes[0..n) on nth threads (the caller's is ith 0), each node's function called by
  * every thread through the library's PLT, with a barrier after each node, as ggml's do. */
 void ggml_graph_compute(struct tensor **nodes, int n, int nth);
+/* A training epoch as ggml_opt_epoch runs one: the graph computed `evals` times by calls of
+ * ggml_graph_compute through the library's PLT, inside this one outermost call. */
+void ggml_opt_epoch(struct tensor **nodes, int n, int nth, int evals);
 /* ggml's barrier: the threads that arrive first spin until the last one does. */
 void ggml_barrier(void);
 /* Milliseconds the thread with ith 1 sleeps in its first node of each evaluation (0: none), so

@@ -1,12 +1,16 @@
 /* A graph of seven nodes (two mul_mat in a row, an out_prod last) on the stand-in ggml CPU backend (tpggml.h),
  * evaluated EVALS times by ggml_graph_compute on two threads, which call the node functions through the library's PLT
- * (tests/ggml_nodes.sh): v_ggml EVALS [big | slow]; slow: the second thread sleeps 200 ms in its
- * first node of each evaluation, the first spinning in ggml_barrier meanwhile.
+ * (tests/ggml_nodes.sh): v_ggml EVALS [big | slow | epoch | marks]; slow: the second thread sleeps
+ * 200 ms in its first node of each evaluation, the first spinning in ggml_barrier meanwhile;
+ * epoch: the evaluations made inside one call of ggml_opt_epoch, as a training run's are;
+ * marks: a tprof_step() marker after each evaluation.
  * x: 64 x 8, w: 64 x 32, b: 32 x 8 (big: 512 x 64, 512 x 256, 256 x 64, on 4 threads). Prints
  * a checksum. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <tprof.h>
 
 #include "tpggml.h"
 
@@ -43,8 +47,15 @@ int main(int argc, char **argv)
     struct tensor *g = tensor(OP_UNARY, f, t, s, NULL);
     struct tensor *o = tensor(OP_OUT_PROD, f, f, z, z);
     struct tensor *nodes[] = {h, y0, y, z, s, g, o};
-    for (int e = 0; e < evals; e++)
-        ggml_graph_compute(nodes, 7, big ? 4 : 2);
+    const char *mode = argc > 2 ? argv[2] : "";
+    if (!strcmp(mode, "epoch"))
+        ggml_opt_epoch(nodes, 7, 2, evals);
+    else
+        for (int e = 0; e < evals; e++) {
+            ggml_graph_compute(nodes, 7, big ? 4 : 2);
+            if (!strcmp(mode, "marks"))
+                tprof_step();
+        }
     double sum = 0;
     for (int i = 0; i < f * t; i++)
         sum += ((float *)g->data)[i];

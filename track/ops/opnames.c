@@ -7,6 +7,7 @@
 
 #include "common/config.h"
 #include "common/workspec.h"
+#include "track/work/work.h"
 #include "track/runtime.h"
 
 const char *tp_names_kind(const char *name)
@@ -37,8 +38,10 @@ const char *tp_names_kind(const char *name)
 int tp_names_is_step(const char *name)
 {
     const char *s = tp_cfg.step;
-    if (!s || !*s || !name)
+    if (!name)
         return 0;
+    if (!s || !*s) /* nothing named: a ggml graph's evaluation is the step */
+        return tp_ggml_step_function(name);
     size_t n = strlen(s);
     /* "train_step" names the C function and the C++ "train_step(int)" alike */
     return strncmp(name, s, n) == 0 && (name[n] == 0 || name[n] == '(');

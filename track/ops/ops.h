@@ -91,8 +91,10 @@ static inline uint64_t tp_ops_first_ns(void)
 /* The first op or step has begun: remember when (tp_ops_first_ns) and look at the threads. */
 void tp_ops_note_first(void);
 
-/* Steps: each call of the TPROF_STEP function, or each tprof_step() marker, is one iteration. */
-void tp_step_begin(void);
+/* Steps: each call of the TPROF_STEP function, or each tprof_step() marker, is one iteration;
+ * with no TPROF_STEP, each evaluation of a ggml graph (tp_ggml_step_function). name: the
+ * function's, which names the steps when TPROF_STEP did not (NULL: not known). */
+void tp_step_begin(const char *name);
 void tp_step_end(void);
 void tp_step_mark(void);
 

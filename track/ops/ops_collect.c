@@ -253,7 +253,7 @@ static void collect_steps(struct tp_report *r, double ratio)
         st->window_last = st->window_first + tp_cfg.sched_active - 1;
     }
     if (st->seen)
-        st->name = strdup(tp_cfg.step ? tp_cfg.step : "tprof_step");
+        st->name = strdup(tp_steps_function() ? tp_steps_function() : "tprof_step");
     if (!tp_step_histo || !atomic_load(&tp_step_count))
         return;
     st->count = atomic_load(&tp_step_count);

@@ -191,8 +191,8 @@ static void lifetime_split(struct tp_report *r, const struct tp_heap_totals *t)
         step = tp_ops_name(op);
         break;
     case TP_UNIT_STEP:
-        m->lifetime_unit = strdup("step");
-        step = tp_cfg.step;
+        m->lifetime_unit = strdup(tp_cfg.step && *tp_cfg.step ? "step" : "ggml_graph");
+        step = tp_steps_function();
         break;
     case TP_UNIT_MARK:
         m->lifetime_unit = strdup("step_marker");

@@ -10,7 +10,8 @@
 
 static _Atomic int mode = TP_UNIT_NONE; /* what ends a unit: none yet, or a tp_unit_kind */
 static _Atomic int detected = -1;       /* the op found to be the step */
-static _Atomic int ended; /* a unit ended: a flag, not a count (no locked add per op call) */
+static _Atomic int ended;       /* a unit ended: a flag, not a count (no locked add per op call) */
+static _Atomic int by_function; /* a ggml graph-compute function's calls are the steps */
 _Atomic int tp_lifeunit_last_outer; /* track/steps/steps.h */
 /* The op time the detected step's calls enclosed, kept beside outer_total for the share rule. */
 static _Atomic uint64_t detected_ticks;
@@ -29,7 +30,13 @@ static void unit_end(int kind)
 /* With a step function or markers, op calls end nothing. */
 static int steps_rule(void)
 {
-    return tp_cfg.step || atomic_load_explicit(&mode, memory_order_relaxed) == TP_UNIT_MARK;
+    return tp_cfg.step || atomic_load_explicit(&by_function, memory_order_relaxed) ||
+           atomic_load_explicit(&mode, memory_order_relaxed) == TP_UNIT_MARK;
+}
+
+void tp_lifeunit_step_function(void)
+{
+    atomic_store(&by_function, 1);
 }
 
 void tp_lifeunit_step_end(void)

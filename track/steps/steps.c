@@ -3,6 +3,8 @@
  * from the op stack (track/ops/ops.c), which only asks whether what runs now is in the window. */
 #include "track/steps/steps.h"
 
+#include <stdio.h>
+
 #include "common/clock.h"
 #include "common/histo/histo.h"
 #include "track/ops/ops.h"
@@ -22,6 +24,10 @@ static TP_TLS char thread_token;
 static _Atomic uint64_t mark_proc;          /* the process's CPU time at the last mark */
 static _Atomic uint64_t step_index_started; /* steps begun so far (schedule) */
 static _Atomic int step_running;            /* inside the TPROF_STEP function */
+/* With no TPROF_STEP, the ggml graph-compute function that began the first step: 1 while it is
+ * being written, 2 once it can be read. */
+static char step_fn[128];
+static _Atomic int step_fn_state;
 
 /* Kept here, not with the op stack, because a step can be the first thing recorded. */
 void tp_ops_note_first(void)
@@ -54,7 +60,7 @@ int tp_steps_in_window(void)
         return 0; /* before the first step */
     /* With a step function, only what runs inside a step belongs to it; with markers, the time
      * after a mark belongs to the next step. */
-    if (tp_cfg.step && !atomic_load_explicit(&step_running, memory_order_relaxed))
+    if (tp_steps_function() && !atomic_load_explicit(&step_running, memory_order_relaxed))
         return 0;
     return step_recorded(begun - 1);
 }
@@ -72,10 +78,34 @@ static void record_step(uint64_t dur)
         tp_histo_add(tp_step_histo, dur);
 }
 
-void tp_step_begin(void)
+/* A ggml graph evaluation is a step because nothing else names one; a program that marks its
+ * own with tprof_step() has its markers as steps, from its first on. */
+static int markers_rule(void)
 {
-    if (!tp_running() || step_depth++ > 0)
+    return !(tp_cfg.step && *tp_cfg.step) &&
+           atomic_load_explicit(&step_last_mark, memory_order_relaxed);
+}
+
+const char *tp_steps_function(void)
+{
+    if (tp_cfg.step && *tp_cfg.step)
+        return tp_cfg.step;
+    if (markers_rule())
+        return NULL;
+    return atomic_load_explicit(&step_fn_state, memory_order_acquire) == 2 ? step_fn : NULL;
+}
+
+void tp_step_begin(const char *name)
+{
+    if (!tp_running() || markers_rule() || step_depth++ > 0)
         return;
+    int unset = 0;
+    if (!(tp_cfg.step && *tp_cfg.step) &&
+        atomic_compare_exchange_strong(&step_fn_state, &unset, 1)) {
+        snprintf(step_fn, sizeof step_fn, "%s", name ? name : "ggml graph compute");
+        atomic_store_explicit(&step_fn_state, 2, memory_order_release);
+        tp_lifeunit_step_function();
+    }
     atomic_fetch_add(&step_index_started, 1);
     atomic_store(&step_running, 1);
     tp_ops_note_first();

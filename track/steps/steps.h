@@ -14,6 +14,9 @@ int tp_steps_in_window(void);
 /* Steps the run began, in the TPROF_SCHEDULE window or not (with tprof_step() markers: the
  * marks). */
 uint64_t tp_steps_seen(void);
+/* The function whose calls are the steps: TPROF_STEP's, or with none the ggml graph-compute
+ * entry point whose call began the first step; NULL while there is none (markers, or no step). */
+const char *tp_steps_function(void);
 /* The step histogram, made when the op table is. */
 void tp_steps_init(void);
 /* In a fork child: the child's steps start from none. */
@@ -77,6 +80,8 @@ void tp_cpu_fork_child(void);
  * the step, nor is the buffer-free function called as often as a graph's compute. A step belongs to the process:
  * any thread's step or outermost op call ends the unit. ops.c tells this file where steps and
  * outermost op calls begin and end. */
+/* With no TPROF_STEP, a ggml graph-compute function's calls are the steps from now on. */
+void tp_lifeunit_step_function(void);
 /* A step of the TPROF_STEP function ended (the outermost call on its thread). */
 void tp_lifeunit_step_end(void);
 /* A tprof_step() marker: it ends a unit. */

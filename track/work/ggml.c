@@ -112,6 +112,22 @@ const char *tp_ggml_node_kind(const char *name)
     return i >= 0 ? ops[i].kind : op ? "op" : NULL;
 }
 
+int tp_ggml_step_function(const char *name)
+{
+    static const char *const fns[] = {"ggml_graph_compute",
+                                      "ggml_graph_compute_with_ctx",
+                                      "ggml_backend_graph_compute",
+                                      "ggml_backend_graph_compute_async",
+                                      "ggml_backend_sched_graph_compute",
+                                      "ggml_backend_sched_graph_compute_async"};
+    if (strncmp(name, "ggml_", 5))
+        return 0;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (!strcmp(name, fns[i]))
+            return 1;
+    return 0;
+}
+
 static const int64_t *ne_of(uintptr_t t)
 {
     return (const int64_t *)(t + OFF_NE);

@@ -56,6 +56,11 @@ const char *tp_ggml_node_kind(const char *name);
  * threads' calls, and when the node's layout is not the one read (then never again). */
 int tp_ggml_node_work(const char *name, uintptr_t params, uintptr_t dst, uint64_t *flops,
                       uint64_t *bytes, struct tp_shape_key *shape);
+/* Is name one of ggml's graph-compute entry points (ggml_graph_compute, ggml_backend_graph_compute,
+ * ggml_backend_sched_graph_compute, their _with_ctx and _async variants)? With no TPROF_STEP,
+ * each outermost call of one is a step: one evaluation of the graph, a token of a language
+ * model's generation, a batch of a training run, whatever loop encloses it. */
+int tp_ggml_step_function(const char *name);
 /* The report's note when ggml's layout was refused. */
 void tp_ggml_notes(struct tp_report *r);
 
