@@ -6,5 +6,6 @@ libtpcommon_la_SOURCES = common/buf.c common/buf.h common/clock.c common/clock.h
 	common/pages.c common/pages.h common/out/errout.c common/out/escape.c \
 	common/workspec.c common/workspec.h common/workabi.c common/workabi.h \
 	common/opsmatch.c common/machine/procstat.c common/machine/machine.c common/machine/machine.h \
-	common/names/symindex.c common/names/demangle.c common/names/names.h
+	common/names/symindex.c common/names/demangle.c common/names/shortname.c \
+	common/names/names.h
 libtpcommon_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS)

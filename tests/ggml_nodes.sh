@@ -48,6 +48,14 @@ grep -q "^10 steps of ggml_graph_compute (an evaluation of a ggml graph each; TP
   fail "no STEPS line for ggml's evaluations: $(grep -i step "$WORK/g.txt")"
 grep -q "^step: ggml_graph_compute (an evaluation of a ggml graph)$" "$WORK/g.txt" ||
   fail "no step line for ggml's evaluations: $(grep -i step "$WORK/g.txt")"
+# The text's tables show a node by its op, with one legend line; the JSON keeps the full names.
+ops_rows=$(sed -n '/^OPS /,/^$/p' "$WORK/g.txt")
+for n in mul_mat out_prod norm add soft_max unary; do
+  echo "$ops_rows" | grep -q "^$n  *[0-9]" || fail "no OPS row for $n: $ops_rows"
+done
+echo "$ops_rows" | grep -q "^ggml_compute_forward_" && fail "a node's full name in the OPS table: $ops_rows"
+echo "$ops_rows" | tr '\n' ' ' | grep -q "mul_mat, add, \.\.\.: ggml's graph nodes by their op: the functions *ggml_compute_forward_<op> (their *names in the JSON report)\." ||
+  fail "no legend for the short names: $ops_rows"
 out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/e.json" LD_PRELOAD="$TPROF_SO" "$V" 10 epoch 2> "$WORK/err") ||
   fail "victim failed (epoch): $(cat "$WORK/err")"
 [ "$out" = "$native" ] || fail "stdout changed (epoch): $out vs $native"
@@ -63,11 +71,15 @@ out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/slow.json" LD_PRELOAD="$TPROF_SO" "$V"
   fail "victim failed (slow): $(cat "$WORK/err")"
 [ "$out" = "$("$V" 3)" ] || fail "stdout changed (slow): $out"
 jcheck "$WORK/slow.json" "'ggml_barrier' not in ops" "sum(o['wait_spin_ns'] for o in d['ops']) > 0"
-out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/one.json" LD_PRELOAD="$TPROF_SO" "$V" 1 big 2> "$WORK/err") ||
+out=$(TPROF_OUTPUT=none TPROF_HTML="$WORK/one.html" TPROF_JSON="$WORK/one.json" LD_PRELOAD="$TPROF_SO" "$V" 1 big 2> "$WORK/err") ||
   fail "victim failed (one evaluation): $(cat "$WORK/err")"
 jcheck "$WORK/one.json" "ops['${p}mul_mat']['calls'] == 8" \
   "ops['${p}mul_mat']['flops'] == 2 * 2 * 512 * 256 * 64" \
-  "d['memory']['lifetime_step'] == 'ggml_graph_compute' and d['steps']['count'] == 1"
+  "d['memory']['lifetime_step'] == 'ggml_graph_compute' and d['steps']['count'] == 1" \
+  "d['verdict']['text'].startswith(\"ggml's mul_mat takes \")"
+
+grep -q '<td class="l" title="ggml_compute_forward_mul_mat">mul_mat</td>' "$WORK/one.html" ||
+  fail "no mul_mat row with its full name on hover in the HTML"
 
 V="$TB/victims/v_ggml_other"
 native=$("$V" 10) || fail "native run failed (other layout)"

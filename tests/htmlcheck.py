@@ -38,7 +38,7 @@ class Dom(html.parser.HTMLParser):
         if tag == "tr" and self.table == "ops":
             self.row = []
         if tag == "td" and self.row is not None:
-            self.cell = {"v": a.get("data-v"), "text": ""}
+            self.cell = {"v": a.get("data-v"), "text": "", "title": a.get("title")}
         c = self.chart()
         if c:
             key = (c, tag, a.get("class"))
@@ -51,7 +51,8 @@ class Dom(html.parser.HTMLParser):
             self.row.append(self.cell)
             self.cell = None
         if tag == "tr" and self.row:
-            self.rows[self.row[0]["text"]] = self.row
+            # an op shown by a short name has its full name on hover
+            self.rows[self.row[0]["title"] or self.row[0]["text"]] = self.row
             self.row = None
         if tag == "table":
             self.table = None

@@ -49,4 +49,12 @@ tp_demangle_fn tp_demangler(int load);
  * when it is none or cannot be; load as for tp_demangler. */
 char *tp_demangle(const char *name, int load);
 
+/* The name an op is shown by in the text report's tables and sentences and the HTML page's
+ * tables (common/names/shortname.c): a ggml graph node's function ggml_compute_forward_<op> as
+ * its op ("mul_mat"); any other name as it is. The JSON keeps the full name, and the report
+ * says what the short ones stand for. A pointer into name. */
+const char *tp_name_short(const char *name);
+/* Is name shown shorter than it is? */
+int tp_name_shortened(const char *name);
+
 #endif

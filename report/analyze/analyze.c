@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/names/names.h"
 #include "report/analyze/analyze.h"
 #include "report/analyze/analyze_nested.h"
 #include "report/peaks/peaks.h"
@@ -30,6 +31,18 @@ static const char OVERLAP_NOTE[] =
 static const char *nz(const char *s)
 {
     return s ? s : "?";
+}
+
+/* An op's name as the report says it: a ggml node function by its op (tp_name_short). */
+static const char *op_name(const char *s)
+{
+    return tp_name_short(nz(s));
+}
+
+/* "ggml's " before a ggml node's op where a sentence first names it. */
+static const char *whose(const char *s)
+{
+    return tp_name_shortened(s) ? "ggml's " : "";
 }
 
 /* a / b, or 0 where that is not a finite number (b == 0, NaN or infinite inputs). */
@@ -426,9 +439,9 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
     if (denom == 0) {
         char s[32];
         tp_buf_printf(t,
-                      "%s takes the most time of all ops (%s of self time); the wall time is "
+                      "%s%s takes the most time of all ops (%s of self time); the wall time is "
                       "unknown, so its share is too.",
-                      nz(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
+                      whose(d->name), op_name(d->name), tp_fmt_ns(d->self_ns, s, sizeof s));
         return;
     }
     /* The time in an op without FLOPs, called by one with them: the verdict is the caller's,
@@ -440,11 +453,13 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
         d = up;
         share = tp_total_share(up, denom);
         tp_buf_printf(t,
-                      "%s takes %s of the time (its time in %s, which has no FLOPs of its own: %s)",
-                      nz(up->name), pct(share, p, sizeof p), nz(nested->name),
-                      pct(nested->self_wall_share, q, sizeof q));
+                      "%s%s takes %s of the time (its time in %s, which has no FLOPs of its own: "
+                      "%s)",
+                      whose(up->name), op_name(up->name), pct(share, p, sizeof p),
+                      op_name(nested->name), pct(nested->self_wall_share, q, sizeof q));
     } else {
-        tp_buf_printf(t, "%s takes %s of the time", nz(d->name), pct(share, p, sizeof p));
+        tp_buf_printf(t, "%s%s takes %s of the time", whose(d->name), op_name(d->name),
+                      pct(share, p, sizeof p));
         tp_threads_at_once(d, t);
     }
     bound_phrase(r, d, t);
@@ -454,12 +469,12 @@ static void ops_story(const struct tp_report *r, struct tp_op **order, uint64_t 
         tp_buf_printf(t,
                       "; a 2x faster %s makes the program %.2fx faster, an infinitely fast one "
                       "%.2fx.",
-                      nz(d->name), s2, smax);
+                      op_name(d->name), s2, smax);
     else
         tp_buf_printf(t,
                       "; a 2x faster %s makes the program %.2fx faster; it ran all the time, so "
                       "what an infinitely fast one gives has no bound here.",
-                      nz(d->name), s2);
+                      op_name(d->name), s2);
     double outside = ratio((double)program_outside(r, denom), (double)denom);
     if (outside < 0.5)
         return;

@@ -12,6 +12,7 @@
 #include "report/analyze/analyze.h"
 #include "report/html_assets.inc"
 #include "report/peaks/peaks.h"
+#include "common/names/names.h"
 #include "report/render/render.h"
 #include "report/units.h"
 
@@ -56,6 +57,21 @@ static void num(struct tp_buf *b, double v, const char *text)
 static void text_cell(struct tp_buf *b, const char *s)
 {
     tp_buf_puts(b, "<td class=\"l\">");
+    esc(b, s);
+    tp_buf_puts(b, "</td>");
+}
+
+/* An op's name as the tables show it (tp_name_short), the full one on hover. */
+static void name_cell(struct tp_buf *b, const char *name)
+{
+    const char *s = tp_name_short(name);
+    if (s == name) {
+        text_cell(b, name);
+        return;
+    }
+    tp_buf_puts(b, "<td class=\"l\" title=\"");
+    esc(b, name);
+    tp_buf_puts(b, "\">");
     esc(b, s);
     tp_buf_puts(b, "</td>");
 }
@@ -201,7 +217,7 @@ static void op_row(struct tp_buf *b, const struct tp_machine *m, const struct tp
 {
     char s[48];
     tp_buf_puts(b, "<tr>");
-    text_cell(b, o->name);
+    name_cell(b, o->name);
     text_cell(b, o->kind);
     num(b, (double)o->calls, tp_fmt_count(o->calls, s, sizeof s));
     if (o->demoted) {

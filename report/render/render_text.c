@@ -13,6 +13,7 @@
 
 #include "report/analyze/analyze.h"
 #include "report/peaks/peaks.h"
+#include "common/names/names.h"
 #include "report/render/render.h"
 #include "report/render/render_text.h"
 #include "report/units.h"
@@ -175,6 +176,19 @@ static void counted_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n
         }
 }
 
+/* What the short names in the tables stand for (tp_name_short), when the table shows one. */
+static void short_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tp_name_shortened(order[i]->name)) {
+            tp_text_wrap(c, "mul_mat, add, ...: ",
+                         "ggml's graph nodes by their op: the functions "
+                         "ggml_compute_forward_<op> (their names in the JSON report).",
+                         2);
+            return;
+        }
+}
+
 /* Where ops ran on several threads at once, wall% (each moment counted once: what the verdict
  * uses) stands next to self% (summed over threads: it can pass 100%), in the place of kind, which
  * the JSON keeps; on one thread the two are the same and the table is as it always was. */
@@ -212,7 +226,8 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
                      tp_text_right(h[10], 128, tp_fmt_pct(p->self_wall_share, 6, wpct, 32), 6));
         else
             snprintf(kc, sizeof kc, "%s ", L(h[1], 128, p->kind, 10));
-        tp_buf_printf(c->b, "%s %s%s %s %s %s%s %s %s %s\n", L(h[0], 128, p->name, nw), kc,
+        tp_buf_printf(c->b, "%s %s%s %s %s %s%s %s %s %s\n",
+                      L(h[0], 128, tp_name_short(p->name), nw), kc,
                       tp_text_right(h[2], 128, calls, 7), tp_text_right(h[3], 128, tot, 9),
                       tp_text_right(h[4], 128, self, 9), tp_text_right(h[5], 128, pct, 6), wc,
                       tp_text_right(h[6], 128, gf, 8), tp_text_right(h[7], 128, ai, 6),
@@ -220,6 +235,7 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
     }
     over_legend(c, order, n);
     counted_legend(c, order, n);
+    short_legend(c, order, n);
     if (c->r->nops > n)
         tp_text_say(c, "(%zu more op%s in the JSON report)", c->r->nops - n,
                     c->r->nops - n == 1 ? "" : "s");
@@ -249,7 +265,7 @@ static void spread_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
         tp_fmt_ns(tp_text_ns_of(p->proc_mean_ns), mean, sizeof mean);
         tp_fmt_ns(tp_text_ns_of(p->proc_max_ns), mx, sizeof mx);
         snprintf(imb, sizeof imb, "%sx", tp_fmt_num(p->imbalance, 2, 9, num, sizeof num));
-        tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, p->name, nw),
+        tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, tp_name_short(p->name), nw),
                       tp_text_right(h[1], 128, procs, 6), tp_text_right(h[2], 128, mn, 12),
                       tp_text_right(h[3], 128, mean, 12), tp_text_right(h[4], 128, mx, 12),
                       tp_text_right(h[5], 128, imb, 10));
@@ -267,7 +283,8 @@ static void latency_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
     tp_text_latency_head(c, "op");
     for (size_t i = 0; i < n; i++)
         if (order[i]->latency.n)
-            tp_text_latency_row(c, order[i]->name, order[i]->warmup_calls, &order[i]->latency);
+            tp_text_latency_row(c, tp_name_short(order[i]->name), order[i]->warmup_calls,
+                                &order[i]->latency);
 }
 
 static int by_shape_time(const void *a, const void *b)
@@ -320,7 +337,8 @@ static void shapes(struct tp_text_ctx *c, struct tp_op **order, size_t n)
                 tp_fmt_num((double)s->flops / (double)s->bytes, 1, 6, ai, sizeof ai);
             else
                 strcpy(ai, "-");
-            tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 160, j ? "" : p->name, nw),
+            tp_buf_printf(c->b, "%s %s %s %s %s %s\n",
+                          L(h[0], 160, j ? "" : tp_name_short(p->name), nw),
                           L(h[1], 160, s->desc ? s->desc : "?", 40),
                           tp_text_right(h[2], 160, calls, 7), tp_text_right(h[3], 160, tot, 9),
                           tp_text_right(h[4], 160, gf, 8), tp_text_right(h[5], 160, ai, 6));
@@ -434,7 +452,7 @@ static void verdict(struct tp_text_ctx *c)
             snprintf(sm, sizeof sm, "%sx", tp_fmt_num(a->speedup_max, 2, 15, num, sizeof num));
         else
             snprintf(sm, sizeof sm, "no bound"); /* the op ran all the time */
-        tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, a->op, nw),
+        tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, tp_name_short(a->op), nw),
                       tp_text_right(h[1], 128, pct, 8), tp_text_right(h[2], 128, s2, 16),
                       tp_text_right(h[3], 128, sm, 16));
     }
