@@ -105,6 +105,11 @@
     X(U64, nvcsw, 0) X(U64, nivcsw, 0) X(BOOL, exited, 0) X(U64, wait_ns, 0) \
     X(U64, wait_spin_ns, 0) X(STR, wait_spin_method, NULL)
 
+/* struct tp_ggml_buffer (an element of "memory.ggml_buffers") */
+#define TP_GGML_BUFFER_FIELDS(X) \
+    X(STR, name, NULL) X(STR, usage, NULL) X(U64, bytes, 0) X(U64, alloc_ns, 0) \
+    X(I64, free_ns, -1) X(BOOL, at_peak, 0)
+
 /* struct tp_modinfo (an element of the top-level "modules") */
 #define TP_MODULE_FIELDS(X) \
     X(STR, path, NULL) X(STR, build_id, NULL) X(U64, base, 0) X(U64, lo, 0) X(U64, hi, 0) \

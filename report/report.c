@@ -112,6 +112,11 @@ void tp_report_free(struct tp_report *r)
         TP_HEAP_POINT_FIELDS(FREE)
     }
     free(r->memory.series);
+    for (size_t i = 0; i < r->memory.nggml_buffers; i++) {
+        struct tp_ggml_buffer *s = &r->memory.ggml_buffers[i];
+        TP_GGML_BUFFER_FIELDS(FREE)
+    }
+    free(r->memory.ggml_buffers);
     free(r->steps.series);
     {
         struct tp_steps *s = &r->steps;

@@ -100,6 +100,17 @@ struct tp_site {
     struct tp_estimate est;
 };
 
+/* A ggml backend buffer (track/heap/ggmlbuf.c): its buffer type's name ("CPU"), what ggml was
+ * told it holds, its size, when it was allocated and freed (since the program started; -1: live
+ * at exit), and whether it was live at the heap's peak. */
+struct tp_ggml_buffer {
+    char *name;
+    char *usage; /* "weights", "compute" or "any" (ggml's GGML_BACKEND_BUFFER_USAGE_*) */
+    uint64_t bytes, alloc_ns;
+    int64_t free_ns;
+    int at_peak;
+};
+
 struct tp_memory {
     uint64_t peak_bytes, peak_ns; /* peak_ns: since the program started */
     char *peak_op;                /* op running on the thread that set the peak, or NULL */
@@ -130,6 +141,8 @@ struct tp_memory {
      * (tp_series_downsample), each with its op (track/out/series.c says where points are taken). */
     struct tp_heap_point *series;
     size_t nseries;
+    struct tp_ggml_buffer *ggml_buffers; /* in order of allocation; empty without ggml */
+    size_t nggml_buffers;
     struct tp_sampling sampling;
 };
 

@@ -75,9 +75,24 @@ out=$(TPROF_OUTPUT=none TPROF_HTML="$WORK/one.html" TPROF_JSON="$WORK/one.json" 
   fail "victim failed (one evaluation): $(cat "$WORK/err")"
 jcheck "$WORK/one.json" "ops['${p}mul_mat']['calls'] == 8" \
   "ops['${p}mul_mat']['flops'] == 2 * 2 * 512 * 256 * 64" \
-  "d['memory']['lifetime_step'] == 'ggml_graph_compute' and d['steps']['count'] == 1" \
-  "d['verdict']['text'].startswith(\"ggml's mul_mat takes \")"
+  "d['memory']['lifetime_step'] == 'ggml_graph_compute' and d['steps']['count'] == 1"
 
+# The verdict names a node by its op: with only the node functions as ops, one of them is its op.
+TPROF_OPS='ggml_compute_forward_*' TPROF_OUTPUT=none TPROF_JSON="$WORK/n.json" LD_PRELOAD="$TPROF_SO" "$V" 10 > /dev/null 2> "$WORK/err" ||
+  fail "victim failed (node ops only): $(cat "$WORK/err")"
+jcheck "$WORK/n.json" "d['verdict']['op'].startswith('$p')" \
+  "re.match(r\"ggml's (\\w+) takes \\d+% of the time\", d['verdict']['text']).group(1) == d['verdict']['op'][len('$p'):]" \
+  "('a 2x faster ' + d['verdict']['op'][len('$p'):] + ' makes the program') in d['verdict']['text']"
+# ggml's backend buffers by usage: exact sizes, which were live at the heap's peak, the line.
+out=$(TPROF_OUTPUT="$WORK/b.txt" TPROF_JSON="$WORK/b.json" LD_PRELOAD="$TPROF_SO" "$V" 3 buffers 2> "$WORK/err") ||
+  fail "victim failed (buffers): $(cat "$WORK/err")"
+[ "$out" = "$("$V" 3)" ] || fail "stdout changed (buffers): $out"
+jcheck "$WORK/b.json" \
+  "[(g['name'], g['usage'], g['bytes'], g['at_peak'], g['free_ns'] >= 0) for g in d['memory']['ggml_buffers']] == [('CPU', 'weights', 1 << 20, True, False), ('CPU', 'any', 512 << 10, True, False), ('CPU', 'compute', 2 << 20, True, True), ('CPU', 'compute', 256 << 10, False, False)]" \
+  "all(g['alloc_ns'] <= d['memory']['peak_ns'] for g in d['memory']['ggml_buffers'][:3])"
+tr '\n' ' ' < "$WORK/b.txt" | grep -q "ggml backend buffers at the peak: 3.50 MiB in 3 (weights 1.00 MiB, compute 2.00 MiB, other 512 KiB; *buffer type CPU)" ||
+  fail "no line of ggml's buffers: $(grep -i ggml "$WORK/b.txt")"
+jcheck "$WORK/g.json" "'ggml_buffers' not in d['memory']"
 grep -q '<td class="l" title="ggml_compute_forward_mul_mat">mul_mat</td>' "$WORK/one.html" ||
   fail "no mul_mat row with its full name on hover in the HTML"
 

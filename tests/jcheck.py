@@ -5,6 +5,7 @@ Each expr is Python evaluated with: d (the report), m (d['memory']), ops (name -
 site(fn) (the sites whose frames[0] is fn, merged into one dict of summed figures).
 Prints every false expression with the values it saw; exit 1 if any is false."""
 import json
+import re
 import sys
 
 
@@ -30,7 +31,7 @@ def main():
         out["frames"] = hits[0]["frames"]
         return out
 
-    env = {"d": d, "m": m, "ops": ops, "site": site}
+    env = {"d": d, "m": m, "ops": ops, "site": site, "re": re}
     bad = 0
     for e in exprs:
         try:

@@ -1,6 +1,9 @@
 /* Reading a JSON report back into the model, with json-c. Every value is type-checked by the
  * getters of cli/read/json_get.c; the first problem found is reported as "<file>: <key path>: <what
- * is wrong>" and nothing is half-read. */
+ * is wrong>" and nothing is half-read.
+ *
+ * Long because it reads every part of the report, one reader per object, in the order the writer
+ * (report/render/render_json.c) writes them. */
 #include "cli/read/read.h"
 #include "report/siterollup.h"
 
@@ -223,6 +226,12 @@ static void read_rollup(struct tp_jget *c, struct json_object *o, const char *pa
     TP_ROLLUP_FIELDS(READ)
 }
 
+static void read_ggml_buffer(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_ggml_buffer *s = v;
+    TP_GGML_BUFFER_FIELDS(READ)
+}
+
 static void read_memory(struct tp_jget *c, struct json_object *o, const char *path,
                         struct tp_memory *s)
 {
@@ -243,6 +252,9 @@ static void read_memory(struct tp_jget *c, struct json_object *o, const char *pa
     s->series = objects(c, o, "series", path, sizeof *s->series, &s->nseries, read_heap_point);
     /* optional: a report whose sites were all written has none */
     s->rollups = objects(c, o, "site_rollups", path, sizeof *s->rollups, &s->nrollups, read_rollup);
+    /* optional: only a ggml program's report has them */
+    s->ggml_buffers = objects(c, o, "ggml_buffers", path, sizeof *s->ggml_buffers,
+                              &s->nggml_buffers, read_ggml_buffer);
 }
 
 static void read_amdahl(struct tp_jget *c, struct json_object *o, const char *path, void *v)

@@ -56,6 +56,7 @@
 #include "preload/plt/plt_pool.h"
 #include "preload/plt/shim_plt.h"
 #include "report/report.h"
+#include "track/heap/heap.h"
 #include "track/sym/sym.h"
 #include "track/ops/ops.h"
 #include "track/runtime.h"
@@ -172,7 +173,7 @@ static int wanted(const char *raw, char *name, size_t size, int *want_op, int *s
     *want_op = (!runtime_internal(name) || (!deflist && tp_names_exact(name))) &&
                (dflt ? tp_names_default_export(name) : tp_names_is_op(name));
     *step = tp_names_is_step(name) || tp_names_is_step(raw);
-    return *want_op || *step;
+    return *want_op || *step || tp_ggmlbuf_call(name) != TP_GGMLBUF_NONE;
 }
 
 /* Patch module m's JUMP_SLOT entries in rel[0..count). Returns how many wanted entries ld.so had

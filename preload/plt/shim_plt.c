@@ -16,7 +16,11 @@
  *
  * A slot whose GOT entry ld.so has not bound yet (lazy binding) jumps to where the entry pointed,
  * the PLT's call into ld.so's resolver; when that call returns, the entry holds the function: the
- * stub jumps there from then on, and the entry leads to the stub again (settle). */
+ * stub jumps there from then on, and the entry leads to the stub again (settle).
+ *
+ * Long because the stubs, their slots and the per-thread side stack of open calls are one
+ * mechanism: every path in and out of a hooked call (return, longjmp, exception, exec) edits the
+ * same frames. */
 #include "preload/plt/shim_plt.h"
 
 #include <errno.h>
@@ -28,8 +32,10 @@
 #include "preload/hook/hook.h"
 #include "preload/plt/plt.h"
 #include "preload/plt/plt_pool.h"
+#include "track/heap/heap.h"
 #include "track/work/work.h"
 #include "track/ops/ops.h"
+#include "common/clock.h"
 #include "common/pages.h"
 #include "track/runtime.h"
 #include "track/sites/sites.h"
@@ -215,6 +221,7 @@ struct slot {
     _Atomic int has_work;
     _Atomic int family;
     _Atomic int ggml; /* a ggml graph node's function: its work is read from the node */
+    int watch;        /* one of ggml's buffer functions (tp_ggmlbuf_call), watched untimed */
     char *name;
 };
 
@@ -222,6 +229,8 @@ struct frame {
     uintptr_t ra, retslot;
     uint32_t slot;
     int pushed, step, has_shape;
+    int watch;   /* ggml_backend_buft_alloc_buffer's call: its return is the buffer */
+    uint64_t t0; /* when that call began */
     uint64_t flops, bytes;
     struct tp_shape_key shape;
 };
@@ -366,6 +375,19 @@ static void end_frame(const struct frame *f, int stale)
         count_from_now(f->slot);
 }
 
+/* A call of one of ggml's buffer functions: what it says of a buffer is told before it runs;
+ * 1 for the allocation, whose buffer is known when it returns (and whose frame keeps when it
+ * began). */
+static int watch_enter(struct slot *s, const struct tp_plt_regs *r, struct frame *f)
+{
+    switch (s->watch) {
+    case TP_GGMLBUF_USAGE: tp_ggmlbuf_usage(r->rdi, (int)r->rsi); return 0;
+    case TP_GGMLBUF_FREE: tp_ggmlbuf_free(r->rdi); return 0;
+    case TP_GGMLBUF_ALLOC: f->t0 = tp_now_ns(); return 1;
+    default: return 0;
+    }
+}
+
 struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_plt_regs *r)
 {
     struct slot *s = &slots[i];
@@ -400,8 +422,10 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         f->ra = *retslot;
         f->retslot = rs;
         f->slot = i;
-        f->pushed = f->step = f->has_shape = 0;
+        f->pushed = f->step = f->has_shape = f->watch = 0;
         f->flops = f->bytes = 0;
+        if (s->watch)
+            f->watch = watch_enter(s, r, f);
         int id = slot_op(s);
         if (id >= 0 && atomic_load_explicit(&s->has_work, memory_order_relaxed) && !inner_of_top(s))
             work_of(s, r, retslot, f);
@@ -411,7 +435,7 @@ struct tp_plt_go tp_plt_enter(uint32_t i, uintptr_t *retslot, const struct tp_pl
         }
         if (id >= 0)
             f->pushed = tp_op_begin(id, rs, rs);
-        if (f->pushed || f->step || unbound(s)) {
+        if (f->pushed || f->step || f->watch || unbound(s)) {
             depth++;
             go.hooked = 1;
         }
@@ -449,6 +473,8 @@ uintptr_t tp_plt_leave(uintptr_t sp)
         if (!(frames[j].retslot < rs && tp_on_own_stack(frames[j].retslot) == tp_on_own_stack(rs)))
             frames[k++] = frames[j];
     depth = k;
+    if (f.watch) /* the return value, which tp_plt_return pushed two words below sp */
+        tp_ggmlbuf_alloc(*(const uintptr_t *)(sp - 2 * sizeof(uintptr_t)), f.t0);
     end_frame(&f, 0);
     busy = 0;
     errno = e;
@@ -513,6 +539,7 @@ int tp_plt_slot(uintptr_t target, const char *name, int want_op, int step)
         return -1;
     tp_plt_index_put(s->name, &s->target, n); /* without memory for it, a later entry gets a slot */
     s->step = step;
+    s->watch = tp_ggmlbuf_call(name);
     atomic_store_explicit(&s->has_work, 0, memory_order_relaxed);
     atomic_store_explicit(&s->family, FAM_OTHER, memory_order_relaxed);
     atomic_store_explicit(&s->ggml, 0, memory_order_relaxed);

@@ -457,6 +457,22 @@ static void memory(struct tp_buf *b, const struct tp_memory *s, struct modtab *t
         }
         tp_buf_putc(b, ']');
     }
+    if (s->nggml_buffers) { /* only then: the JSON of a report without ggml stays as it was */
+        key(o, "ggml_buffers");
+        tp_buf_putc(b, '[');
+        for (size_t i = 0; i < s->nggml_buffers; i++) {
+            const struct tp_ggml_buffer *g = &s->ggml_buffers[i];
+            tp_buf_puts(b, i ? ",\n{" : "\n{");
+            struct obj gobj = {b, 0};
+            {
+                struct obj *o = &gobj;
+                const struct tp_ggml_buffer *s = g;
+                TP_GGML_BUFFER_FIELDS(WRITE)
+            }
+            tp_buf_putc(b, '}');
+        }
+        tp_buf_putc(b, ']');
+    }
     tp_buf_puts(b, ",\n\"series\":[");
     for (size_t i = 0; i < s->nseries; i++) {
         tp_buf_puts(b, i ? "," : "");

@@ -29,6 +29,48 @@ static void lifetime_unit_line(struct tp_text_ctx *c, const struct tp_memory *m)
         tp_text_say(c, "unit: outermost op call (no step seen: TPROF_STEP names one)");
 }
 
+/* ggml's backend buffers live at the heap peak, by what ggml was told they hold, and the buffer
+ * types they are of: which part of a ggml program's memory is weights and which the graph's
+ * compute. */
+static void ggml_buffers_line(struct tp_text_ctx *c, const struct tp_memory *m)
+{
+    static const char *const usages[] = {"weights", "compute", "any"};
+    uint64_t by[3] = {0, 0, 0}, all = 0, n = 0;
+    char names[96] = "", parts[200] = "", x[32], y[32];
+    for (size_t i = 0; i < m->nggml_buffers; i++) {
+        const struct tp_ggml_buffer *g = &m->ggml_buffers[i];
+        if (!g->at_peak)
+            continue;
+        for (int u = 0; u < 3; u++)
+            if (g->usage && !strcmp(g->usage, usages[u]))
+                by[u] += g->bytes;
+        all += g->bytes;
+        n++;
+        /* the buffer types, each named once */
+        const char *name = g->name ? g->name : "?";
+        size_t len = strlen(name), at = 0;
+        int seen = 0;
+        while (names[at] && !seen) {
+            seen = !strncmp(names + at, name, len) && (!names[at + len] || names[at + len] == ',');
+            const char *comma = strchr(names + at, ',');
+            at = comma ? (size_t)(comma - names) + 2 : strlen(names);
+        }
+        if (!seen && strlen(names) + len + 3 < sizeof names)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     *names ? ", " : "", name);
+    }
+    if (!n) /* none live at the peak: they say nothing of it */
+        return;
+    for (int u = 0; u < 3; u++)
+        if (by[u])
+            snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%s %s",
+                     *parts ? ", " : "", u == 2 ? "other" : usages[u],
+                     tp_fmt_bytes(by[u], x, sizeof x));
+    tp_text_say(c, "ggml backend buffers at the peak: %s in %llu (%s; buffer type%s %s)",
+                tp_fmt_bytes(all, y, sizeof y), (unsigned long long)n, parts,
+                strchr(names, ',') ? "s" : "", names);
+}
+
 /* ---- heap over time ---- */
 
 /* Column k's heap of the series: the largest live figure of the points in its stretch of time
@@ -180,6 +222,7 @@ void tp_text_memory(struct tp_text_ctx *c)
                     est, a, u, b);
         lifetime_unit_line(c, m);
     }
+    ggml_buffers_line(c, m);
     tp_fmt_count(m->allocs, a, sizeof a);
     tp_fmt_count(m->frees, b, sizeof b);
     tp_fmt_bytes(m->bytes_allocated, d, sizeof d);

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tpggml.h"
@@ -182,4 +184,48 @@ void ggml_opt_epoch(struct tensor **nodes, int n, int nth, int evals)
 {
     for (int e = 0; e < evals; e++)
         ggml_graph_compute(nodes, n, nth);
+}
+
+struct buft *ggml_backend_cpu_buffer_type(void)
+{
+    static struct buft cpu = {"CPU"};
+    return &cpu;
+}
+
+struct buffer *ggml_backend_buft_alloc_buffer(struct buft *buft, size_t size)
+{
+    struct buffer *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    if (posix_memalign(&b->data, 64, size)) {
+        free(b);
+        return NULL;
+    }
+    memset(b->data, 0, size);
+    b->buft = buft;
+    b->size = size;
+    return b;
+}
+
+void ggml_backend_buffer_set_usage(struct buffer *b, int usage)
+{
+    b->usage = usage;
+}
+
+const char *ggml_backend_buffer_name(struct buffer *b)
+{
+    return b->buft->name;
+}
+
+size_t ggml_backend_buffer_get_size(struct buffer *b)
+{
+    return b->size;
+}
+
+void ggml_backend_buffer_free(struct buffer *b)
+{
+    if (!b)
+        return;
+    free(b->data);
+    free(b);
 }

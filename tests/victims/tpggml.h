@@ -62,4 +62,24 @@ void ggml_barrier(void);
 /* Milliseconds the thread with ith 1 sleeps in its first node of each evaluation (0: none), so
  * that the other spins in ggml_barrier meanwhile. */
 extern int tpggml_slow_ms;
+/* ggml's backend buffers, as its API has them: a buffer type with a name, a buffer of a size
+ * whose usage the program may set (ggml's GGML_BACKEND_BUFFER_USAGE_*), freed with the buffer
+ * free function; the data a heap block, as the CPU backend's. */
+enum { USAGE_ANY, USAGE_WEIGHTS, USAGE_COMPUTE };
+struct buft {
+    const char *name;
+};
+struct buffer {
+    struct buft *buft;
+    void *data;
+    size_t size;
+    int usage;
+};
+struct buft *ggml_backend_cpu_buffer_type(void);
+struct buffer *ggml_backend_buft_alloc_buffer(struct buft *buft, size_t size);
+void ggml_backend_buffer_set_usage(struct buffer *b, int usage);
+const char *ggml_backend_buffer_name(struct buffer *b);
+size_t ggml_backend_buffer_get_size(struct buffer *b);
+void ggml_backend_buffer_free(struct buffer *b);
+
 #endif

@@ -3,7 +3,10 @@
  * (tests/ggml_nodes.sh): v_ggml EVALS [big | slow | epoch | marks]; slow: the second thread sleeps
  * 200 ms in its first node of each evaluation, the first spinning in ggml_barrier meanwhile;
  * epoch: the evaluations made inside one call of ggml_opt_epoch, as a training run's are;
- * marks: a tprof_step() marker after each evaluation.
+ * marks: a tprof_step() marker after each evaluation; buffers: before the evaluations, ggml
+ * backend buffers of 1 MiB (weights), 512 KiB (usage not set: a KV cache's) and 2 MiB (compute);
+ * after them the compute buffer freed and one of 256 KiB made (compute), which the heap's peak
+ * never sees.
  * x: 64 x 8, w: 64 x 32, b: 32 x 8 (big: 512 x 64, 512 x 256, 256 x 64, on 4 threads). Prints
  * a checksum. */
 #include <stdio.h>
@@ -48,6 +51,15 @@ int main(int argc, char **argv)
     struct tensor *o = tensor(OP_OUT_PROD, f, f, z, z);
     struct tensor *nodes[] = {h, y0, y, z, s, g, o};
     const char *mode = argc > 2 ? argv[2] : "";
+    struct buffer *weights = NULL, *kv = NULL, *compute = NULL;
+    if (!strcmp(mode, "buffers")) {
+        struct buft *cpu = ggml_backend_cpu_buffer_type();
+        weights = ggml_backend_buft_alloc_buffer(cpu, 1 << 20);
+        ggml_backend_buffer_set_usage(weights, USAGE_WEIGHTS);
+        kv = ggml_backend_buft_alloc_buffer(cpu, 512 << 10);
+        compute = ggml_backend_buft_alloc_buffer(cpu, 2 << 20);
+        ggml_backend_buffer_set_usage(compute, USAGE_COMPUTE);
+    }
     if (!strcmp(mode, "epoch"))
         ggml_opt_epoch(nodes, 7, 2, evals);
     else
@@ -56,6 +68,11 @@ int main(int argc, char **argv)
             if (!strcmp(mode, "marks"))
                 tprof_step();
         }
+    if (compute) {
+        ggml_backend_buffer_free(compute);
+        compute = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 256 << 10);
+        ggml_backend_buffer_set_usage(compute, USAGE_COMPUTE);
+    }
     double sum = 0;
     for (int i = 0; i < f * t; i++)
         sum += ((float *)g->data)[i];

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-void *wait_alloc(size_t n) { return malloc(n); }
+void *wait_alloc(size_t n)
+{
+    return malloc(n);
+}
 
 int main(void)
 {

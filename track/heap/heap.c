@@ -357,6 +357,7 @@ void tp_heap_fork_child(void)
     /* Only this thread exists now: plain stores are safe. The inherited blocks stay live;
      * everything counted restarts. */
     tp_live_fork_child();
+    tp_ggmlbuf_fork_child();
     uint64_t live = atomic_load(&hg.live);
     atomic_store(&hg.peak, live);
     atomic_store(&hgp.peak_ns, tp_now_ns());

@@ -308,4 +308,21 @@ void tp_heap_fork_prepare(void);
 void tp_heap_fork_parent(void);
 void tp_heap_fork_child(void);
 
+/* ggml's backend buffers by role (track/heap/ggmlbuf.c): which of ggml's buffer functions name
+ * is, watched through the PLT without being timed. */
+enum { TP_GGMLBUF_NONE, TP_GGMLBUF_ALLOC, TP_GGMLBUF_USAGE, TP_GGMLBUF_FREE };
+int tp_ggmlbuf_call(const char *name);
+/* ggml_backend_buft_alloc_buffer returned buffer; its call began at t_ns (CLOCK_MONOTONIC, so
+ * that the heap block made inside it is within the buffer's life). */
+void tp_ggmlbuf_alloc(uintptr_t buffer, uint64_t t_ns);
+/* ggml_backend_buffer_set_usage(buffer, usage), before it runs. */
+void tp_ggmlbuf_usage(uintptr_t buffer, int usage);
+/* ggml_backend_buffer_free(buffer), before it runs. */
+void tp_ggmlbuf_free(uintptr_t buffer);
+/* The report's memory.ggml_buffers; peak_at: the heap peak's time (CLOCK_MONOTONIC, 0: none). */
+struct tp_report;
+void tp_ggmlbuf_collect(struct tp_report *r, uint64_t peak_at);
+/* In a fork child. */
+void tp_ggmlbuf_fork_child(void);
+
 #endif

@@ -250,6 +250,7 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
     if (tp_heap_tracking())
         m->alloc_ns_method = strdup(tp_heap_alloc_method());
     lifetime_split(r, t);
+    tp_ggmlbuf_collect(r, t->peak ? t->peak_ns : 0);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         m->peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;
