@@ -44,7 +44,8 @@ static const struct {
     {"--hook-ns", "TPROF_HOOK_NS", "NS",
      "cost of one non-op instrumentation hook (default measured)"},
     {"--sample-hz", "TPROF_SAMPLE_HZ", "N",
-     "CPU-time samples/s naming where time outside ops goes (default 100, 0 = off)"},
+     "CPU-time samples/s naming where time outside ops and inside each goes (default 100, 0 = "
+     "off)"},
     {"--demote", "TPROF_DEMOTE", "K",
      "count, not time, ops whose first calls mostly take under K hooks' cost, the host's lowest "
      "measured (default 500; 0 off)"},

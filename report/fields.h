@@ -105,6 +105,9 @@
     X(U64, nvcsw, 0) X(U64, nivcsw, 0) X(BOOL, exited, 0) X(U64, wait_ns, 0) \
     X(U64, wait_spin_ns, 0) X(STR, wait_spin_method, NULL)
 
+/* struct tp_kernel (an element of an op's "kernels") */
+#define TP_KERNEL_FIELDS(X) X(STR, name, NULL) X(U64, samples, 0) X(DBL, share, 0)
+
 /* struct tp_ggml_buffer (an element of "memory.ggml_buffers") */
 #define TP_GGML_BUFFER_FIELDS(X) \
     X(STR, name, NULL) X(STR, usage, NULL) X(U64, bytes, 0) X(U64, alloc_ns, 0) \

@@ -59,6 +59,14 @@ static void free_op(struct tp_op *s)
     for (size_t i = 0; i < s->nshapes; i++)
         free_shape(&s->shapes[i]);
     free(s->shapes);
+    for (size_t i = 0; i < s->nkernels; i++) {
+        struct tp_kernel *k = &s->kernels[i];
+        {
+            struct tp_kernel *s = k;
+            TP_KERNEL_FIELDS(FREE)
+        }
+    }
+    free(s->kernels);
 }
 
 void tp_site_free_frames(struct tp_site *site)

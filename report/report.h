@@ -34,6 +34,15 @@ struct tp_shape {
     uint64_t calls, total_ns, flops, bytes;
 };
 
+/* A function that CPU-time samples taken inside an op landed in: what the op's time ran (a ggml
+ * mul_mat's ggml_vec_dot_f16, a conv's im2col). */
+#define TP_KERNELS 5
+struct tp_kernel {
+    char *name;       /* the function, demangled; "[module]" when no symbol covers it */
+    uint64_t samples; /* the op's samples in it */
+    double share;     /* of the op's samples */
+};
+
 struct tp_op {
     char *name;     /* symbol as the program knows it: cblas_sgemm, gemm, conv2d_forward */
     char *kind;     /* family: matmul, gemv, conv, attention, norm, softmax, region, op */
@@ -52,6 +61,8 @@ struct tp_op {
     char *parent; /* the op every call of this one ran directly inside, NULL: none or several */
     struct tp_shape *shapes;
     size_t nshapes;
+    struct tp_kernel *kernels; /* most samples first, at most TP_KERNELS; empty without samples */
+    size_t nkernels;
     /* Derived by tp_analyze(): */
     double gflops, intensity, attainable_gflops, efficiency, share, self_share;
     double self_wall_share; /* self_wall_ns / program time: what the verdict and Amdahl use */

@@ -17,7 +17,8 @@
 # evaluation (slow) the first one's spinning there is counted as waiting (wait_spin_ns, from
 # CPU-time samples: 600 ms of spinning leaves no doubt that some land there); the output
 # unchanged. With another layout (the op field moved): the same ops and calls, no work, and one
-# note saying why.
+# note saying why. Also: names shown by their op in the text, the HTML and the verdict; the
+# kernels a node's CPU samples land in (burn); ggml's backend buffers by usage (buffers).
 . "$TS/lib.sh"
 V="$TB/victims/v_ggml"
 native=$("$V" 10) || fail "native run failed"
@@ -76,13 +77,25 @@ out=$(TPROF_OUTPUT=none TPROF_HTML="$WORK/one.html" TPROF_JSON="$WORK/one.json" 
 jcheck "$WORK/one.json" "ops['${p}mul_mat']['calls'] == 8" \
   "ops['${p}mul_mat']['flops'] == 2 * 2 * 512 * 256 * 64" \
   "d['memory']['lifetime_step'] == 'ggml_graph_compute' and d['steps']['count'] == 1"
-
 # The verdict names a node by its op: with only the node functions as ops, one of them is its op.
 TPROF_OPS='ggml_compute_forward_*' TPROF_OUTPUT=none TPROF_JSON="$WORK/n.json" LD_PRELOAD="$TPROF_SO" "$V" 10 > /dev/null 2> "$WORK/err" ||
   fail "victim failed (node ops only): $(cat "$WORK/err")"
 jcheck "$WORK/n.json" "d['verdict']['op'].startswith('$p')" \
-  "re.match(r\"ggml's (\\w+) takes \\d+% of the time\", d['verdict']['text']).group(1) == d['verdict']['op'][len('$p'):]" \
+  "re.match(r\"ggml's (\\w+) takes <?\\d+% of the time\", d['verdict']['text']).group(1) == d['verdict']['op'][len('$p'):]" \
   "('a 2x faster ' + d['verdict']['op'][len('$p'):] + ' makes the program') in d['verdict']['text']"
+# Inside long ops: mul_mat's CPU samples name its kernel (a function of the symbol table only),
+# in the JSON, most samples first, and in a line under its row (with ggml_barrier, where the
+# other thread spins for it, as the load decides); 3 evaluations x 2 nodes x 2 threads x 25 ms
+# of CPU time at 1000 samples a second leave no doubt that samples land there.
+out=$(TPROF_SAMPLE_HZ=1000 TPROF_OUTPUT="$WORK/kb.txt" TPROF_JSON="$WORK/kb.json" LD_PRELOAD="$TPROF_SO" "$V" 3 burn 2> "$WORK/err") ||
+  fail "victim failed (burn): $(cat "$WORK/err")"
+[ "$out" = "$("$V" 3)" ] || fail "stdout changed (burn): $out"
+jcheck "$WORK/kb.json" "'ggml_vec_dot_burn' in [k['name'] for k in ops['${p}mul_mat']['kernels']]" \
+  "all(k['samples'] > 0 and 0 < k['share'] <= 1 for k in ops['${p}mul_mat']['kernels'])" \
+  "ops['${p}mul_mat']['kernels'] == sorted(ops['${p}mul_mat']['kernels'], key=lambda k: -k['samples'])" \
+  "sum(k['samples'] for o in d['ops'] for k in o.get('kernels', [])) <= d['samples']['in_ops']"
+grep -Eq "^  in: (.*, )?ggml_vec_dot_burn [0-9]+%.* \([0-9]+ CPU samples\)$" "$WORK/kb.txt" ||
+  fail "no kernels line under mul_mat: $(sed -n '/^OPS/,/^$/p' "$WORK/kb.txt")"
 # ggml's backend buffers by usage: exact sizes, which were live at the heap's peak, the line.
 out=$(TPROF_OUTPUT="$WORK/b.txt" TPROF_JSON="$WORK/b.json" LD_PRELOAD="$TPROF_SO" "$V" 3 buffers 2> "$WORK/err") ||
   fail "victim failed (buffers): $(cat "$WORK/err")"

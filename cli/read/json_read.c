@@ -76,6 +76,12 @@ static void read_shape(struct tp_jget *c, struct json_object *o, const char *pat
     TP_SHAPE_FIELDS(READ)
 }
 
+static void read_kernel(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_kernel *s = v;
+    TP_KERNEL_FIELDS(READ)
+}
+
 static void read_op(struct tp_jget *c, struct json_object *o, const char *path, void *v)
 {
     struct tp_op *s = v;
@@ -84,6 +90,8 @@ static void read_op(struct tp_jget *c, struct json_object *o, const char *path, 
         tp_jget_fail(c, path, "an op needs a \"name\"");
     latency(c, o, "latency_ns", path, &s->latency);
     s->shapes = objects(c, o, "shapes", path, sizeof *s->shapes, &s->nshapes, read_shape);
+    /* optional: only an op with CPU samples has them */
+    s->kernels = objects(c, o, "kernels", path, sizeof *s->kernels, &s->nkernels, read_kernel);
 }
 
 static void read_frame(struct tp_jget *c, struct json_object *o, const char *path, void *v)

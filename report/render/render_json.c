@@ -236,7 +236,24 @@ static void op(struct tp_buf *b, const struct tp_op *s)
             tp_buf_putc(b, ',');
         shape(b, &s->shapes[i]);
     }
-    tp_buf_puts(b, "]}");
+    tp_buf_putc(b, ']');
+    if (s->nkernels) { /* only then: an op without samples reads as it always did */
+        key(o, "kernels");
+        tp_buf_putc(b, '[');
+        for (size_t i = 0; i < s->nkernels; i++) {
+            const struct tp_kernel *kp = &s->kernels[i];
+            struct obj kobj = {b, 0};
+            tp_buf_puts(b, i ? ",{" : "{");
+            {
+                struct obj *o = &kobj;
+                const struct tp_kernel *s = kp;
+                TP_KERNEL_FIELDS(WRITE)
+            }
+            tp_buf_putc(b, '}');
+        }
+        tp_buf_putc(b, ']');
+    }
+    tp_buf_putc(b, '}');
 }
 
 static void frame(struct tp_buf *b, const struct tp_frame *s)

@@ -176,6 +176,39 @@ static void counted_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n
         }
 }
 
+/* Under an op's row, the functions its CPU samples landed in, when they say more than its own
+ * name: ggml's mul_mat "in: ggml_vec_dot_f16 88%, [libgomp.so.1] 9% (412 CPU samples)". An op
+ * with fewer samples than KERNEL_MIN_SAMPLES gets none: its shares would be noise. */
+#define KERNEL_MIN_SAMPLES 10
+#define KERNEL_ROW_MAX     3
+static void kernels_row(struct tp_text_ctx *c, const struct tp_op *p)
+{
+    uint64_t all = 0;
+    double shares = 0;
+    for (size_t i = 0; i < p->nkernels; i++) {
+        all += p->kernels[i].samples;
+        shares += p->kernels[i].share;
+    }
+    if (!p->nkernels ||
+        (p->nkernels == 1 && p->kernels[0].name && p->name && !strcmp(p->kernels[0].name, p->name)))
+        return;
+    /* the op's samples: those of the kernels kept over their share of all */
+    uint64_t n = shares > 0 ? (uint64_t)((double)all / shares + 0.5) : all;
+    if (n < KERNEL_MIN_SAMPLES)
+        return;
+    struct tp_buf b;
+    tp_buf_init(&b);
+    for (size_t i = 0; i < p->nkernels && i < KERNEL_ROW_MAX; i++) {
+        double pct = 100 * p->kernels[i].share;
+        tp_buf_printf(&b, "%s%s %s%.0f%%", i ? ", " : "",
+                      tp_name_short(p->kernels[i].name ? p->kernels[i].name : "?"),
+                      pct > 0 && pct < 0.5 ? "<" : "", pct > 0 && pct < 0.5 ? 1.0 : pct);
+    }
+    tp_buf_printf(&b, " (%llu CPU samples)", (unsigned long long)n);
+    tp_text_wrap(c, "  in: ", b.p ? b.p : "", 6);
+    tp_buf_free(&b);
+}
+
 /* What the short names in the tables stand for (tp_name_short), when the table shows one. */
 static void short_legend(struct tp_text_ctx *c, struct tp_op **order, size_t n)
 {
@@ -232,6 +265,7 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
                       tp_text_right(h[4], 128, self, 9), tp_text_right(h[5], 128, pct, 6), wc,
                       tp_text_right(h[6], 128, gf, 8), tp_text_right(h[7], 128, ai, 6),
                       roof_cells(c, p, roof, h[8], eff));
+        kernels_row(c, p);
     }
     over_legend(c, order, n);
     counted_legend(c, order, n);

@@ -37,10 +37,32 @@ static float *at(const struct tensor *t, int64_t col, int64_t row)
     return (float *)t->data + row * t->ne[0] + col;
 }
 
+int tpggml_burn_ms;
+
+/* A kernel of mul_mat, as ggml's vec_dot is: not exported, named only by the symbol table. It
+ * spins until its thread has used ms of CPU time, so that CPU-time samples land in it whatever
+ * the machine's speed. */
+static volatile float burn_sink;
+static __attribute__((noinline)) void ggml_vec_dot_burn(int ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    float s = 0;
+    do {
+        /* arithmetic between the clock's reads, so that the samples land here, not in it */
+        for (int i = 0; i < 200000; i++)
+            s = s * 0.999f + (float)i;
+        burn_sink = s;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ms * 1000000L);
+}
+
 void ggml_compute_forward_mul_mat(const struct compute_params *p, struct tensor *dst)
 {
     if (!ggml_is_contiguous(dst))
         return;
+    if (tpggml_burn_ms)
+        ggml_vec_dot_burn(tpggml_burn_ms);
     const struct tensor *a = dst->src[0], *b = dst->src[1];
     for (int64_t n = p->ith; n < dst->ne[1]; n += p->nth)
         for (int64_t m = 0; m < dst->ne[0]; m++) {

@@ -62,6 +62,8 @@ void ggml_barrier(void);
 /* Milliseconds the thread with ith 1 sleeps in its first node of each evaluation (0: none), so
  * that the other spins in ggml_barrier meanwhile. */
 extern int tpggml_slow_ms;
+/* Milliseconds of CPU time each thread's mul_mat call spends in its kernel (0: none). */
+extern int tpggml_burn_ms;
 /* ggml's backend buffers, as its API has them: a buffer type with a name, a buffer of a size
  * whose usage the program may set (ggml's GGML_BACKEND_BUFFER_USAGE_*), freed with the buffer
  * free function; the data a heap block, as the CPU backend's. */

@@ -6,7 +6,8 @@
  * marks: a tprof_step() marker after each evaluation; buffers: before the evaluations, ggml
  * backend buffers of 1 MiB (weights), 512 KiB (usage not set: a KV cache's) and 2 MiB (compute);
  * after them the compute buffer freed and one of 256 KiB made (compute), which the heap's peak
- * never sees.
+ * never sees; burn: each thread's mul_mat spends 25 ms of CPU time in its kernel,
+ * ggml_vec_dot_burn.
  * x: 64 x 8, w: 64 x 32, b: 32 x 8 (big: 512 x 64, 512 x 256, 256 x 64, on 4 threads). Prints
  * a checksum. */
 #include <stdio.h>
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
         tpggml_slow_ms = 200;
     /* "big": the mul_mat nodes take most of the time (512 x 64 by 512 x 256), on 4 threads */
     int big = argc > 2 && !strcmp(argv[2], "big");
+    if (argc > 2 && !strcmp(argv[2], "burn"))
+        tpggml_burn_ms = 25;
     int64_t d = big ? 512 : 64, t = big ? 64 : 8, f = big ? 256 : 32;
     struct tensor *x = tensor(OP_NONE, d, t, NULL, NULL), *w = tensor(OP_NONE, d, f, NULL, NULL),
                   *b = tensor(OP_NONE, f, t, NULL, NULL);

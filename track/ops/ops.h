@@ -60,7 +60,8 @@ uint64_t tp_op_end(int id, uintptr_t key, uintptr_t sp, uint64_t flops, uint64_t
 /* Waiting and CPU samples (track/ops/wait.c), charged to the op this thread works for: its innermost
  * open op, or on a thread with none open (a worker of an OpenMP or BLAS pool) the op that another
  * thread began last among those running. A wait of ticks of kinds (tp_wait_kind bits); a sample of
- * class cls (tp_sample_class). tp_ops_on_sample returns 1 when some op took it. Both
+ * class cls (tp_sample_class). tp_ops_on_sample returns the id + 1 of the op that took it, 0 for
+ * none. Both
  * async-signal-safe. */
 void tp_ops_on_wait(uint64_t ticks, unsigned kinds);
 int tp_ops_on_sample(int cls);

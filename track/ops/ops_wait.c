@@ -11,10 +11,10 @@
  * thread that began it. Linear in the ops interned: a thread with no op open
  * pays it at each hooked wait (an OpenBLAS worker's sched_yield: 35 instructions with a few ops;
  * a program with thousands of instrumented ops makes its idle workers' yields slower). */
-static struct tp_op_rec *latest_running(void)
+static int latest_running(void)
 {
     int n = atomic_load_explicit(&tp_op_nrecs, memory_order_acquire);
-    struct tp_op_rec *best = NULL;
+    int best = -1;
     uint64_t best_start = 0;
     for (int i = 0; i < n; i++) {
         struct tp_op_rec *r = tp_op_rec(i);
@@ -22,17 +22,17 @@ static struct tp_op_rec *latest_running(void)
         if (!(w & TP_WALL_CNT_MASK))
             continue;
         uint64_t start = w >> TP_WALL_CNT_BITS;
-        if (!best || tp_wall_since(start, best_start))
-            best = r, best_start = start;
+        if (best < 0 || tp_wall_since(start, best_start))
+            best = i, best_start = start;
     }
     return best;
 }
 
-static struct tp_op_rec *charged_rec(void)
+static int charged_id(void)
 {
     /* the id is set before the frame is pushed: a signal in between sees the op below */
     int id = tp_ops_current();
-    return id >= 0 ? tp_op_rec(id) : latest_running();
+    return id >= 0 ? id : latest_running();
 }
 
 /* A hooked wait is charged to the op open on its own thread only. On a thread with no op open it
@@ -58,13 +58,14 @@ int tp_ops_on_sample(int cls)
 {
     if (cls == TP_SAMPLE_INWAIT && tp_ops_current() < 0)
         return 0;
-    struct tp_op_rec *r = charged_rec();
-    if (!r)
+    int id = charged_id();
+    if (id < 0)
         return 0;
+    struct tp_op_rec *r = tp_op_rec(id);
     atomic_fetch_add_explicit(&r->cpu_samples, 1, memory_order_relaxed);
     if (cls == TP_SAMPLE_SPIN)
         atomic_fetch_add_explicit(&r->spin_samples, 1, memory_order_relaxed);
     else if (cls == TP_SAMPLE_INWAIT)
         atomic_fetch_add_explicit(&r->inwait_samples, 1, memory_order_relaxed);
-    return 1;
+    return id + 1;
 }

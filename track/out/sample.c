@@ -15,9 +15,10 @@
  *
  * The handler touches nothing but atomics and this table: samples taken inside tprof (the guard
  * is set) are only counted; those inside an op (on this thread, or on a thread working for an op
- * another thread runs) go to that op's CPU and spin figures (track/ops/wait.c); the others are
- * counted per address. Addresses are
- * named when a report is written. */
+ * another thread runs) go to that op's CPU and spin figures (track/ops/wait.c) and are counted per
+ * op and address, so that the report names the functions each op's time ran in (its kernels:
+ * ggml's mul_mat in ggml_vec_dot_f16, with no rebuild); the others are counted per address.
+ * Addresses are named when a report is written. */
 #include "track/out/out.h"
 
 #include <errno.h>
@@ -52,6 +53,11 @@ struct slot {
 };
 
 static struct slot *slots; /* mapped at start: the handler never allocates */
+/* The samples inside ops, keyed by address << OP_BITS | (op id + 1); an op id or an address too
+ * large for the key is counted in lost_in. */
+#define OP_BITS 16
+static struct slot *inslots;
+static _Atomic uint64_t lost_in;
 static _Atomic int active; /* our handler and timer are installed */
 static _Atomic uint64_t total, in_ops, outside, outside_spin, lost, in_tprof;
 /* The samples on threads other than the main one, and of those the ones outside every op: the
@@ -82,11 +88,11 @@ static uintptr_t pc_of(const void *ucv)
 #endif
 }
 
-static void record(uintptr_t pc)
+static void record(struct slot *table, uintptr_t pc, _Atomic uint64_t *lost_n)
 {
     uint32_t h = (uint32_t)(((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> (64 - SLOT_BITS));
     for (uint32_t i = 0; i < PROBES; i++) {
-        struct slot *s = &slots[(h + i) & (NSLOTS - 1)];
+        struct slot *s = &table[(h + i) & (NSLOTS - 1)];
         uintptr_t k = atomic_load_explicit(&s->pc, memory_order_relaxed), expect = 0;
         if (k == 0 && (atomic_compare_exchange_strong(&s->pc, &expect, pc) || expect == pc))
             k = pc;
@@ -95,7 +101,15 @@ static void record(uintptr_t pc)
             return;
         }
     }
-    atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(lost_n, 1, memory_order_relaxed);
+}
+
+static void record_in_op(uintptr_t pc, int id1)
+{
+    if (inslots && id1 < (1 << OP_BITS) && pc < ((uintptr_t)1 << (64 - OP_BITS)))
+        record(inslots, pc << OP_BITS | (uintptr_t)id1, &lost_in);
+    else
+        atomic_fetch_add_explicit(&lost_in, 1, memory_order_relaxed);
 }
 
 static void on_prof(int sig, siginfo_t *si, void *ucv)
@@ -117,15 +131,17 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
             int other = thread_role == 2;
             if (other)
                 atomic_fetch_add_explicit(&others, 1, memory_order_relaxed);
-            if (tp_ops_on_sample((int)c)) {
+            int id1 = tp_ops_on_sample((int)c);
+            if (id1) {
                 atomic_fetch_add_explicit(&in_ops, 1, memory_order_relaxed);
+                record_in_op(pc, id1);
             } else {
                 if (other)
                     atomic_fetch_add_explicit(&others_outside, 1, memory_order_relaxed);
                 atomic_fetch_add_explicit(&outside, 1, memory_order_relaxed);
                 if (c == TP_SAMPLE_SPIN)
                     atomic_fetch_add_explicit(&outside_spin, 1, memory_order_relaxed);
-                record(pc);
+                record(slots, pc, &lost);
             }
         }
         /* The heap over time of a program with no op (and inside long ops): a tick is a point
@@ -164,6 +180,8 @@ void tp_sample_start(int rate, tp_sigaction_fn ks)
         return;
     if (!slots && !(slots = tp_pages_map(sizeof(struct slot) * NSLOTS, 0)))
         return;
+    if (!inslots) /* without it, the ops' samples are only counted */
+        inslots = tp_pages_map(sizeof(struct slot) * NSLOTS, 0);
     if (!own_hi)
         dl_iterate_phdr(own_text, (void *)(uintptr_t)&own_text);
     memset(&sa, 0, sizeof sa);
@@ -250,9 +268,12 @@ void tp_sample_fork_child(void)
     atomic_store(&outside_spin, 0);
     atomic_store(&in_tprof, 0);
     atomic_store(&lost, 0);
+    atomic_store(&lost_in, 0);
     if (slots)
         tp_pages_zero(slots,
                       sizeof(struct slot) * NSLOTS); /* a child that only execs touches none */
+    if (inslots)
+        tp_pages_zero(inslots, sizeof(struct slot) * NSLOTS);
     if (atomic_exchange(&active, 0)) {
         struct sigaction cur;
         if (ksig(SIGPROF, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
@@ -357,6 +378,115 @@ static void describe(const struct fn *f, const struct fn *a, size_t n, struct tp
     free(pcs);
 }
 
+/* One function an op's samples landed in. */
+struct opfn {
+    int id;
+    uintptr_t start, pc; /* its first address (0: none known), one sampled address in it */
+    uint64_t n;
+};
+
+static int by_op_fn(const void *a, const void *b)
+{
+    const struct opfn *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int by_op_count(const void *a, const void *b)
+{
+    const struct opfn *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The function at pc by the symbol tables, demangled; its module's name in brackets when no
+ * symbol covers it. */
+static char *function_name(uintptr_t pc)
+{
+    char raw[512], name[600], path[512];
+    uintptr_t start = 0, bias, lo, hi;
+    if (tp_symtab_lookup(pc, raw, sizeof raw, &start) == 0) {
+        tp_symtab_demangle(raw, name, sizeof name);
+        return strdup(name);
+    }
+    if (tp_symtab_module(pc, path, sizeof path, &bias, &lo, &hi) == 0) {
+        const char *base = strrchr(path, '/');
+        snprintf(name, sizeof name, "[%s]", base ? base + 1 : path);
+        return strdup(name);
+    }
+    return strdup("[unknown]");
+}
+
+/* The report's op of op id, by name (the report's ops are those with calls, in any order). */
+static struct tp_op *report_op(struct tp_report *r, int id)
+{
+    const char *name = tp_ops_name(id);
+    for (size_t i = 0; name && i < r->nops; i++)
+        if (r->ops[i].name && !strcmp(r->ops[i].name, name))
+            return &r->ops[i];
+    return NULL;
+}
+
+/* Each op's kernels: its samples per function, the TP_KERNELS with the most. */
+static void collect_kernels(struct tp_report *r)
+{
+    size_t k = 0;
+    for (uint32_t i = 0; i < NSLOTS; i++)
+        k += atomic_load(&inslots[i].n) != 0;
+    struct opfn *f = k ? calloc(k, sizeof *f) : NULL;
+    if (!f)
+        return;
+    size_t m = 0;
+    for (uint32_t i = 0; i < NSLOTS && m < k; i++) {
+        uint64_t n = atomic_load(&inslots[i].n);
+        uintptr_t key = atomic_load(&inslots[i].pc), pc = key >> OP_BITS, start = 0, bias, lo = 0,
+                  hi;
+        char name[8], path[8];
+        if (!n)
+            continue;
+        if (tp_symtab_lookup(pc, name, sizeof name, &start) < 0) {
+            start = 0;
+            if (tp_symtab_module(pc, path, sizeof path, &bias, &lo, &hi) == 0)
+                start = lo; /* the module's samples with no symbol, together */
+        }
+        f[m++] = (struct opfn){(int)(key & ((1u << OP_BITS) - 1)) - 1, start, pc, n};
+    }
+    qsort(f, m, sizeof *f, by_op_fn);
+    size_t w = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (w && f[w - 1].id == f[i].id && f[w - 1].start == f[i].start && f[i].start)
+            f[w - 1].n += f[i].n;
+        else
+            f[w++] = f[i];
+    }
+    qsort(f, w, sizeof *f, by_op_count);
+    for (size_t i = 0; i < w;) {
+        size_t end = i;
+        uint64_t all = 0;
+        while (end < w && f[end].id == f[i].id)
+            all += f[end++].n;
+        struct tp_op *o = report_op(r, f[i].id);
+        size_t keep = end - i < TP_KERNELS ? end - i : TP_KERNELS;
+        if (o && !o->kernels && (o->kernels = calloc(keep, sizeof *o->kernels))) {
+            for (size_t j = 0; j < keep; j++) {
+                struct tp_kernel *kn = &o->kernels[o->nkernels];
+                kn->name = function_name(f[i + j].pc);
+                if (!kn->name)
+                    break;
+                kn->samples = f[i + j].n;
+                kn->share = (double)f[i + j].n / (double)all;
+                o->nkernels++;
+            }
+        }
+        i = end;
+    }
+    free(f);
+}
+
 void tp_sample_collect(struct tp_report *r)
 {
     struct tp_samples *s = &r->samples;
@@ -376,6 +506,13 @@ void tp_sample_collect(struct tp_report *r)
     if (taken_over)
         tp_report_note(r, "the program used SIGPROF itself: tprof's CPU-time samples of "
                           "where the time outside ops goes stopped there");
+    if (inslots && s->in_ops)
+        collect_kernels(r);
+    if (atomic_load(&lost_in))
+        tp_report_note(r,
+                       "%llu CPU-time samples inside ops found no room in their table: their "
+                       "ops' kernels leave them out",
+                       (unsigned long long)atomic_load(&lost_in));
     if (!slots || !s->outside_ops)
         return;
     size_t na, n;
