@@ -109,6 +109,17 @@ jcheck "$WORK/g.json" "'ggml_buffers' not in d['memory']"
 grep -q '<td class="l" title="ggml_compute_forward_mul_mat">mul_mat</td>' "$WORK/one.html" ||
   fail "no mul_mat row with its full name on hover in the HTML"
 
+# A ggml built with -finstrument-functions: its node functions are instrumented ops of their kind,
+# without work, and a note says that a plain build needs nothing more.
+V="$TB/victims/v_ggml_instr"
+out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/i.json" LD_PRELOAD="$TPROF_SO" "$V" 10 2> "$WORK/err") ||
+  fail "victim failed (instrumented): $(cat "$WORK/err")"
+[ "$out" = "$native" ] || fail "stdout changed (instrumented): $out vs $native"
+jcheck "$WORK/i.json" "ops['${p}mul_mat']['source'] == 'instrumented' and ops['${p}mul_mat']['kind'] == 'matmul'" \
+  "ops['${p}mul_mat']['calls'] == 40 and ops['${p}mul_mat']['flops'] == 0" \
+  "[n for n in d['notes'] if n.startswith('ggml:')] == ['ggml: its graph-node functions (${p}<op>) were built with -finstrument-functions: they are timed by its hooks, without FLOPs, bytes or shapes, and every instrumented function of ggml pays for the hooks; built without the flag, ggml is seen as it is: each node through the library\\'s PLT with its FLOPs, bytes and shapes, with no rebuild for tprof']"
+jcheck "$WORK/g.json" "not any(n.startswith('ggml:') for n in d['notes'])"
+
 V="$TB/victims/v_ggml_other"
 native=$("$V" 10) || fail "native run failed (other layout)"
 out=$(TPROF_OUTPUT=none TPROF_JSON="$WORK/o.json" LD_PRELOAD="$TPROF_SO" "$V" 10 2> "$WORK/err") ||

@@ -72,6 +72,8 @@ struct side {
 static struct entry *global;     /* mmap'ed at init: the hook never calls malloc */
 static _Atomic uint32_t gen = 1; /* bumped by dlclose: every cached decision is void */
 static _Atomic uint64_t global_full, no_name, stale_calls, side_full;
+/* a ggml graph-node function (ggml_compute_forward_<op>) was built with -finstrument-functions */
+static _Atomic int ggml_nodes;
 static uint64_t cost_ps; /* the same in picoseconds, for the report */
 static _Atomic int calibrated, instr_ops_seen;
 static _Atomic int line_only; /* the demotion line taken from the host's cache, nothing measured */
@@ -114,8 +116,11 @@ static uint32_t decide_slow(uintptr_t fn)
     uint32_t d = NOT_OP;
     if (tp_names_is_step(raw) || tp_names_is_step(name))
         d |= IS_STEP;
+    const char *node_kind = tp_ggml_node_kind(name);
+    if (node_kind && !atomic_load_explicit(&ggml_nodes, memory_order_relaxed))
+        atomic_store_explicit(&ggml_nodes, 1, memory_order_relaxed);
     if (tp_names_is_op(name) || (strcmp(raw, name) && tp_names_is_op(raw))) {
-        int id = tp_op_intern(name, tp_names_kind(name), TP_SRC_INSTR);
+        int id = tp_op_intern(name, node_kind ? node_kind : tp_names_kind(name), TP_SRC_INSTR);
         if (id >= 0 && (uint32_t)id < ID_MASK - 1)
             d |= (uint32_t)id + 1;
         if (id >= 0 && (tp_names_work(name) || tp_names_work(raw)))
@@ -603,6 +608,14 @@ void tp_names_collect(struct tp_report *r)
                        (unsigned long long)atomic_load(&no_name));
     tp_argwork_notes(r);
     tp_ggml_notes(r);
+    if (atomic_load(&ggml_nodes))
+        tp_report_note(r,
+                       "ggml: its graph-node functions (ggml_compute_forward_<op>) were built "
+                       "with -finstrument-functions: they are timed by its hooks, without FLOPs, "
+                       "bytes or shapes, and every instrumented function of ggml pays for the "
+                       "hooks; built without the flag, ggml is seen as it is: each node through "
+                       "the library's PLT with its FLOPs, bytes and shapes, with no rebuild for "
+                       "tprof");
     if (atomic_load(&global_full))
         tp_report_note(r,
                        "%llu instrumented-function lookups missed the decision table (too "

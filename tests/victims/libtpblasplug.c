@@ -1,8 +1,8 @@
 /* A plugin linked against the BLAS, loaded by tests/victims/v_blas_plugin.c with
  * dlopen(RTLD_LOCAL): its BLAS is then outside the global scope, but its own PLT calls still bind
  * to tprof's wrappers, which must find the real functions in the plugin's local scope. */
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
-                 float *, int);
+void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int,
+                 float, float *, int);
 double cblas_ddot(int, const double *, int, const double *, int);
 void dgemv_(const char *, const int *, const int *, const double *, const double *, const int *,
             const double *, const int *, const double *, double *, const int *);

@@ -25,10 +25,7 @@ static void note(const char *what, const char *exe)
     close(fd);
 }
 
-static void on_fork_child(void)
-{
-    note("fork", NULL);
-}
+static void on_fork_child(void) { note("fork", NULL); }
 
 __attribute__((constructor)) static void count_image(void)
 {

@@ -3,16 +3,7 @@
 
 static void *held;
 
-__attribute__((constructor)) static void tpdl_init(void)
-{
-    held = malloc(1500);
-}
-__attribute__((destructor)) static void tpdl_fini(void)
-{
-    free(held);
-}
+__attribute__((constructor)) static void tpdl_init(void) { held = malloc(1500); }
+__attribute__((destructor)) static void tpdl_fini(void) { free(held); }
 
-void *tpdl_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *tpdl_alloc(size_t n) { return malloc(n); }

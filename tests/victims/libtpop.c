@@ -16,8 +16,8 @@ struct tpop_big {
 };
 
 /* darknet's gemm_nn: C += ALPHA * A * B (row-major). */
-void tpop_gemm_nn(int M, int N, int K, float ALPHA, float *A, int lda, float *B, int ldb, float *C,
-                  int ldc)
+void tpop_gemm_nn(int M, int N, int K, float ALPHA, float *A, int lda, float *B, int ldb,
+                  float *C, int ldc)
 {
     for (int i = 0; i < M; i++)
         for (int k = 0; k < K; k++) {
@@ -78,8 +78,8 @@ struct tpop_pair tpop_pool_pair(long x, long y)
     return p;
 }
 
-struct tpop_big tpop_pool_big(double a, double b, double c, double d, double e, double f, double g,
-                              double h, double i, double j)
+struct tpop_big tpop_pool_big(double a, double b, double c, double d, double e, double f,
+                              double g, double h, double i, double j)
 {
     struct tpop_big r = {{a + b + c, d + e + f, g + h, i * j}};
     return r;

@@ -112,10 +112,10 @@ __attribute__((destructor)) static void report(void)
     if (fd < 0)
         return;
     char line[160];
-    int n =
-        snprintf(line, sizeof line, "calls %llu\nwall_ns %llu\ncpu_ns %llu\n",
-                 (unsigned long long)atomic_load(&calls), (unsigned long long)atomic_load(&wall_ns),
-                 (unsigned long long)atomic_load(&cpu_ns));
+    int n = snprintf(line, sizeof line, "calls %llu\nwall_ns %llu\ncpu_ns %llu\n",
+                     (unsigned long long)atomic_load(&calls),
+                     (unsigned long long)atomic_load(&wall_ns),
+                     (unsigned long long)atomic_load(&cpu_ns));
     if (write(fd, line, (size_t)n) < 0) {
     }
     close(fd);

@@ -8,25 +8,20 @@
 #error "build with -DTPWALK_FRAME=8 or 24"
 #endif
 #define STR2(x) #x
-#define STR(x)  STR2(x)
+#define STR(x) STR2(x)
 
-__asm__(
-    ".text\n"
-    ".globl tpwalk\n"
-    ".type tpwalk, @function\n"
-    "tpwalk:\n"
-    ".cfi_startproc\n"
-    "sub $" STR(TPWALK_FRAME) ", %rsp\n"
-                              ".cfi_adjust_cfa_offset " STR(
-                                  TPWALK_FRAME) "\n"
-                                                "mov %rdi, %rax\n"
-                                                "mov %rsi, %rdi\n"
-                                                "call *%rax\n"
-                                                "add $" STR(
-                                                    TPWALK_FRAME) ", %rsp\n"
-                                                                  ".cfi_adjust_cfa_offset -" STR(
-                                                                      TPWALK_FRAME) "\n"
-                                                                                    "ret\n"
-                                                                                    ".cfi_endproc\n"
-                                                                                    ".size tpwalk, "
-                                                                                    ".-tpwalk\n");
+__asm__(".text\n"
+        ".globl tpwalk\n"
+        ".type tpwalk, @function\n"
+        "tpwalk:\n"
+        ".cfi_startproc\n"
+        "sub $" STR(TPWALK_FRAME) ", %rsp\n"
+        ".cfi_adjust_cfa_offset " STR(TPWALK_FRAME) "\n"
+        "mov %rdi, %rax\n"
+        "mov %rsi, %rdi\n"
+        "call *%rax\n"
+        "add $" STR(TPWALK_FRAME) ", %rsp\n"
+        ".cfi_adjust_cfa_offset -" STR(TPWALK_FRAME) "\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size tpwalk, .-tpwalk\n");

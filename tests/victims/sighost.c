@@ -54,8 +54,7 @@ static void on_int(int sig)
 {
     say("handler: SIGINT, back to the default\n");
     void (*prev)(int) = signal(sig, SIG_DFL);
-    say(prev == on_int ? "handler: signal() returned mine\n"
-                       : "handler: signal() returned another\n");
+    say(prev == on_int ? "handler: signal() returned mine\n" : "handler: signal() returned another\n");
     raise(sig);
 }
 
@@ -73,8 +72,7 @@ static void install(int sig, int flags)
     char line[200];
     snprintf(line, sizeof line, "installed: old=%s now=%s flags=%s mask=%s\n",
              action_name(&old, on_fatal), action_name(&now, on_fatal),
-             (now.sa_flags & (SA_SIGINFO | SA_RESETHAND)) == (SA_SIGINFO | flags) ? "same"
-                                                                                  : "differ",
+             (now.sa_flags & (SA_SIGINFO | SA_RESETHAND)) == (SA_SIGINFO | flags) ? "same" : "differ",
              sigismember(&now.sa_mask, SIGUSR2) ? "same" : "differ");
     say(line);
 }

@@ -13,14 +13,13 @@ static int nblocks;
 
 #define REP16(M, p)                                                                                \
     M(p##0)                                                                                        \
-    M(p##1)                                                                                        \
-    M(p##2) M(p##3) M(p##4) M(p##5) M(p##6) M(p##7) M(p##8) M(p##9) M(p##a) M(p##b) M(p##c)        \
-        M(p##d) M(p##e) M(p##f)
+    M(p##1) M(p##2) M(p##3) M(p##4) M(p##5) M(p##6) M(p##7) M(p##8) M(p##9) M(p##a) M(p##b)        \
+        M(p##c) M(p##d) M(p##e) M(p##f)
 #define REP256(M)                                                                                  \
     REP16(M, 0)                                                                                    \
-    REP16(M, 1)                                                                                    \
-    REP16(M, 2) REP16(M, 3) REP16(M, 4) REP16(M, 5) REP16(M, 6) REP16(M, 7) REP16(M, 8)            \
-        REP16(M, 9) REP16(M, a) REP16(M, b) REP16(M, c) REP16(M, d) REP16(M, e) REP16(M, f)
+    REP16(M, 1) REP16(M, 2) REP16(M, 3) REP16(M, 4) REP16(M, 5) REP16(M, 6) REP16(M, 7)            \
+        REP16(M, 8) REP16(M, 9) REP16(M, a) REP16(M, b) REP16(M, c) REP16(M, d) REP16(M, e)        \
+            REP16(M, f)
 #define IDX(x) (0x##x) /* two hex digits: 0 to 255 */
 
 static __attribute__((noinline)) void h5(size_t n)

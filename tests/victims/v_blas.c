@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
-                 float *, int);
+void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int,
+                 float, float *, int);
 void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int,
                  double, double *, int);
 void cblas_sgemv(int, int, int, int, float, const float *, int, const float *, int, float, float *,

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
-                 float *, int);
+void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int,
+                 float, float *, int);
 
 int main(void)
 {

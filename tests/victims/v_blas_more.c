@@ -17,8 +17,8 @@ void cblas_zgemv(int, int, int, int, const void *, const void *, int, const void
                  const void *, void *, int);
 void cblas_ssymm(int, int, int, int, int, float, const float *, int, const float *, int, float,
                  float *, int);
-void cblas_dsymm(int, int, int, int, int, double, const double *, int, const double *, int, double,
-                 double *, int);
+void cblas_dsymm(int, int, int, int, int, double, const double *, int, const double *, int,
+                 double, double *, int);
 void cblas_ssyrk(int, int, int, int, int, float, const float *, int, float, float *, int);
 void cblas_dsyrk(int, int, int, int, int, double, const double *, int, double, double *, int);
 void cblas_strmm(int, int, int, int, int, int, int, float, const float *, int, float *, int);

@@ -6,15 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
-                 float *, int);
+void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int,
+                 float, float *, int);
 
 enum { ROW = 101, NOTRANS = 111, N = 384, CALLS = 5 };
 
-void *operand(size_t n)
-{
-    return malloc(n);
-}
+void *operand(size_t n) { return malloc(n); }
 
 static int threads_now(void)
 {

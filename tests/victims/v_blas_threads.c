@@ -2,8 +2,8 @@
 #include <pthread.h>
 #include <stdio.h>
 
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
-                 float *, int);
+void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int,
+                 float, float *, int);
 void cblas_dgemv(int, int, int, int, double, const double *, int, const double *, int, double,
                  double *, int);
 

@@ -6,18 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-void *a_work(size_t n)
-{
-    return malloc(n);
-}
-void *b_work(size_t n)
-{
-    return malloc(n);
-}
-void *c_work(size_t n)
-{
-    return malloc(n);
-}
+void *a_work(size_t n) { return malloc(n); }
+void *b_work(size_t n) { return malloc(n); }
+void *c_work(size_t n) { return malloc(n); }
 
 static int say(const char *s)
 {

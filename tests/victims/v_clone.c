@@ -17,10 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-void *clone_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *clone_alloc(size_t n) { return malloc(n); }
 
 static void *kept[64];
 

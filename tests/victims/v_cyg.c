@@ -7,10 +7,7 @@
 static volatile double sink;
 static jmp_buf env;
 
-static void tiny_helper(int i)
-{
-    sink += i;
-} /* not an op: only costs a lookup */
+static void tiny_helper(int i) { sink += i; } /* not an op: only costs a lookup */
 
 static void small_matmul(int n)
 {
@@ -25,10 +22,7 @@ static void conv_layer(int n)
         sink += i;
 }
 
-static int fib_norm(int n)
-{
-    return n < 2 ? n : fib_norm(n - 1) + fib_norm(n - 2);
-}
+static int fib_norm(int n) { return n < 2 ? n : fib_norm(n - 1) + fib_norm(n - 2); }
 
 static void deep_softmax(int depth)
 {

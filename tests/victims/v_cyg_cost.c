@@ -6,15 +6,9 @@
 
 static volatile long sink;
 
-__attribute__((noinline)) static void tiny(long i)
-{
-    sink += i;
-}
+__attribute__((noinline)) static void tiny(long i) { sink += i; }
 
-__attribute__((noinline, no_instrument_function)) static void tiny_plain(long i)
-{
-    sink += i;
-}
+__attribute__((noinline, no_instrument_function)) static void tiny_plain(long i) { sink += i; }
 
 __attribute__((noinline)) static void hooked_matmul(int n)
 {

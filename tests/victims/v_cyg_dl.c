@@ -9,8 +9,8 @@
 #include <string.h>
 
 typedef float (*run_fn)(int);
-typedef void (*gemm_fn)(int, int, int, int, int, float, float *, int, float *, int, float, float *,
-                        int);
+typedef void (*gemm_fn)(int, int, int, int, int, float, float *, int, float *, int, float,
+                        float *, int);
 
 /* libtpop.so loaded RTLD_GLOBAL, then a plugin that uses it without depending on it, loaded
  * lazily. Its first call binds its slot (and so makes libtpop.so its dependency): the dlclose of

@@ -20,20 +20,20 @@ struct tpop_big {
 };
 void tpop_gemm(int TA, int TB, int M, int N, int K, float ALPHA, float *A, int lda, float *B,
                int ldb, float BETA, float *C, int ldc);
-void tpop_gemm_nn(int M, int N, int K, float ALPHA, float *A, int lda, float *B, int ldb, float *C,
-                  int ldc);
+void tpop_gemm_nn(int M, int N, int K, float ALPHA, float *A, int lda, float *B, int ldb,
+                  float *C, int ldc);
 float tpop_conv(const float *in, int n, const float *w, int k, float *out);
 double tpop_norm_sum(int n, ...);
 struct tpop_pair tpop_pool_pair(long x, long y);
-struct tpop_big tpop_pool_big(double a, double b, double c, double d, double e, double f, double g,
-                              double h, double i, double j);
+struct tpop_big tpop_pool_big(double a, double b, double c, double d, double e, double f,
+                              double g, double h, double i, double j);
 long double tpop_pool_ld(long double x);
 void tpop_relu_cb(void (*cb)(int), int i);
 float tpop_step(int i);
 float tpop_unused_norm(float x);
 
-typedef void (*gemm_fn)(int, int, int, int, int, float, float *, int, float *, int, float, float *,
-                        int);
+typedef void (*gemm_fn)(int, int, int, int, int, float, float *, int, float *, int, float,
+                        float *, int);
 static gemm_fn volatile gemm_ptr;
 static jmp_buf env;
 static int called_back;
@@ -108,9 +108,9 @@ int main(int argc, char **argv)
         st += tpop_step(i);
     if (argc > 100)
         st += tpop_unused_norm(st);
-    printf("gemm %.3f conv errno %d varargs %.2f pair %ld %ld %ld %ld\n", check, errno_kept, v, p.a,
-           p.b, q.a, q.b);
-    printf("big %.2f %.2f %.2f %.2f %.2f ld %.3Lf step %.1f callbacks %d\n", g.v[0], g.v[1], g.v[2],
-           g.v[3], h.v[3], ld, (double)st, called_back);
+    printf("gemm %.3f conv errno %d varargs %.2f pair %ld %ld %ld %ld\n", check, errno_kept, v,
+           p.a, p.b, q.a, q.b);
+    printf("big %.2f %.2f %.2f %.2f %.2f ld %.3Lf step %.1f callbacks %d\n", g.v[0], g.v[1],
+           g.v[2], g.v[3], h.v[3], ld, (double)st, called_back);
     return 0;
 }

@@ -10,10 +10,7 @@ void tpop_gemm(int TA, int TB, int M, int N, int K, float ALPHA, float *A, int l
 static __thread volatile long sink; /* per thread: the output stays exact */
 static pthread_barrier_t start;
 
-static void helper(long i)
-{
-    sink += i;
-}
+static void helper(long i) { sink += i; }
 
 static void thread_conv(int n)
 {

@@ -6,10 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-void *early_site(size_t n)
-{
-    return malloc(n);
-}
+void *early_site(size_t n) { return malloc(n); }
 
 int main(int argc, char **argv)
 {

@@ -8,18 +8,9 @@
 
 extern char **environ;
 
-void *parent_work(size_t n)
-{
-    return malloc(n);
-}
-void *child_work(size_t n)
-{
-    return malloc(n);
-}
-void *execd_work(size_t n)
-{
-    return malloc(n);
-}
+void *parent_work(size_t n) { return malloc(n); }
+void *child_work(size_t n) { return malloc(n); }
+void *execd_work(size_t n) { return malloc(n); }
 
 int main(int argc, char **argv)
 {

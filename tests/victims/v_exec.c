@@ -4,14 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-void *first_image(size_t n)
-{
-    return malloc(n);
-}
-void *second_image(size_t n)
-{
-    return malloc(n);
-}
+void *first_image(size_t n) { return malloc(n); }
+void *second_image(size_t n) { return malloc(n); }
 
 int main(int argc, char **argv)
 {

@@ -10,14 +10,8 @@
 #define CHILDREN 20
 static atomic_int stop;
 
-void *busy_alloc(size_t n)
-{
-    return malloc(n);
-}
-void *child_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *busy_alloc(size_t n) { return malloc(n); }
+void *child_alloc(size_t n) { return malloc(n); }
 
 static void *spinner(void *arg)
 {

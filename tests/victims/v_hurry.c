@@ -7,10 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-void *hurry_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *hurry_alloc(size_t n) { return malloc(n); }
 
 static void *kept[3];
 

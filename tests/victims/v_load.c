@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define THREADS 8
-#define SLOTS   64
+#define SLOTS 64
 #define MAILBOX 4096
 
 static long ops_per_thread = 1000000;
@@ -20,27 +20,11 @@ struct mailbox {
 static struct mailbox box[THREADS];
 static long allocs[THREADS], frees[THREADS];
 
-void *load_malloc(size_t n)
-{
-    return malloc(n);
-}
-void *load_calloc(size_t n)
-{
-    return calloc(1, n);
-}
-void *load_realloc(void *p, size_t n)
-{
-    return realloc(p, n);
-}
-void *load_aligned(size_t n)
-{
-    void *p = NULL;
-    return posix_memalign(&p, 64, n) ? NULL : p;
-}
-void load_free(void *p)
-{
-    free(p);
-}
+void *load_malloc(size_t n) { return malloc(n); }
+void *load_calloc(size_t n) { return calloc(1, n); }
+void *load_realloc(void *p, size_t n) { return realloc(p, n); }
+void *load_aligned(size_t n) { void *p = NULL; return posix_memalign(&p, 64, n) ? NULL : p; }
+void load_free(void *p) { free(p); }
 
 /* Hand a block to the next thread, which frees it; returns 0 if its mailbox is full. */
 static int post(int to, void *p)
@@ -84,18 +68,9 @@ static void *worker(void *arg)
         size_t n = 16 + (size_t)((s >> 20) % 4096);
         void *p = slot[k];
         switch ((s >> 40) % 5) {
-        case 0:
-            slot[k] = load_malloc(n);
-            allocs[me]++;
-            break;
-        case 1:
-            slot[k] = load_calloc(n);
-            allocs[me]++;
-            break;
-        case 2:
-            slot[k] = load_aligned(n);
-            allocs[me]++;
-            break;
+        case 0: slot[k] = load_malloc(n); allocs[me]++; break;
+        case 1: slot[k] = load_calloc(n); allocs[me]++; break;
+        case 2: slot[k] = load_aligned(n); allocs[me]++; break;
         case 3: /* realloc: a free and an allocation when p exists, an allocation if not */
             slot[k] = load_realloc(p, n);
             allocs[me]++;
@@ -103,10 +78,7 @@ static void *worker(void *arg)
                 frees[me]++;
             p = NULL;
             break;
-        default:
-            slot[k] = load_malloc(n);
-            allocs[me]++;
-            break;
+        default: slot[k] = load_malloc(n); allocs[me]++; break;
         }
         if (p) {
             if (!post((me + 1) % THREADS, p)) {

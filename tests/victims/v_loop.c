@@ -7,16 +7,9 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t got;
-static void on_usr1(int sig)
-{
-    (void)sig;
-    got++;
-}
+static void on_usr1(int sig) { (void)sig; got++; }
 
-void *step_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *step_alloc(size_t n) { return malloc(n); }
 
 int main(int argc, char **argv)
 {

@@ -7,10 +7,7 @@
 #define TOTAL 10000
 #define BATCH 8
 
-void *short_lived_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *short_lived_alloc(size_t n) { return malloc(n); }
 
 static void *worker(void *arg)
 {

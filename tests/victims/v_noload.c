@@ -7,9 +7,9 @@
 #include <stdio.h>
 
 static const char *names[] = {
-    "libz.so.1",          "liblzma.so.5", "libbz2.so.1.0",       "libzstd.so.1",
-    "libelf.so.1",        "libdw.so.1",   "libunwind.so.8",      "libm.so.6",
-    "libdebuginfod.so.1", "libcurl.so.4", "libcurl-gnutls.so.4",
+    "libz.so.1",     "liblzma.so.5",     "libbz2.so.1.0",      "libzstd.so.1", "libelf.so.1",
+    "libdw.so.1",    "libunwind.so.8",   "libm.so.6",          "libdebuginfod.so.1",
+    "libcurl.so.4",  "libcurl-gnutls.so.4",
 };
 
 static const char *state(const char *name)

@@ -9,14 +9,8 @@
 
 static void *kept;
 
-void *before_quick(size_t n)
-{
-    return malloc(n);
-}
-void *leaked(size_t n)
-{
-    return malloc(n);
-}
+void *before_quick(size_t n) { return malloc(n); }
+void *leaked(size_t n) { return malloc(n); }
 
 static void handler(void)
 {

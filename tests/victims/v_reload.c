@@ -36,8 +36,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int n = atoi(argv[4]);
-    int mode =
-        argc > 5 && !strcmp(argv[5], "global") ? RTLD_LAZY | RTLD_GLOBAL : RTLD_NOW | RTLD_LOCAL;
+    int mode = argc > 5 && !strcmp(argv[5], "global") ? RTLD_LAZY | RTLD_GLOBAL : RTLD_NOW | RTLD_LOCAL;
     for (int i = 0; i < n; i++) {
         if (copy(argv[2 + i % 2], argv[1]) != 0) {
             fprintf(stderr, "v_reload: cannot copy to %s\n", argv[1]);

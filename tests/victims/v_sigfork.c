@@ -10,11 +10,7 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t got;
-static void on_usr1(int sig)
-{
-    (void)sig;
-    got++;
-}
+static void on_usr1(int sig) { (void)sig; got++; }
 
 int main(int argc, char **argv)
 {
@@ -41,7 +37,7 @@ int main(int argc, char **argv)
     if (waitpid(pid, &st, 0) != pid)
         return 4;
     raise(SIGUSR1);
-    printf("parent handler calls %d, child %s %d\n", (int)got, WIFEXITED(st) ? "exit" : "signal",
-           WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+    printf("parent handler calls %d, child %s %d\n", (int)got,
+           WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
     return 0;
 }

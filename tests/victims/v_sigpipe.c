@@ -9,10 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void *pipe_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *pipe_alloc(size_t n) { return malloc(n); }
 
 static void *kept[7];
 

@@ -19,14 +19,8 @@ extern int _Unwind_Backtrace(trace_fn fn, void *arg);
 static int frames;
 static void *held[64];
 
-void *cb_alloc(size_t n)
-{
-    return malloc(n);
-}
-void *keep_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *cb_alloc(size_t n) { return malloc(n); }
+void *keep_alloc(size_t n) { return malloc(n); }
 
 static int on_frame(struct _Unwind_Context *ctx, void *arg)
 {

@@ -8,10 +8,7 @@
 
 extern char **environ;
 
-void *spawned_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *spawned_alloc(size_t n) { return malloc(n); }
 
 int main(int argc, char **argv)
 {

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #define THREADS 4
-#define PAIRS   250000
+#define PAIRS 250000
 
 static void *worker(void *arg)
 {

@@ -5,10 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-void *wait_alloc(size_t n)
-{
-    return malloc(n);
-}
+void *wait_alloc(size_t n) { return malloc(n); }
 
 int main(void)
 {

@@ -13,18 +13,9 @@
 #include <tprof.h>
 #include <unistd.h>
 
-void *wrapped_work(size_t n)
-{
-    return malloc(n);
-}
-void *before_exec_work(size_t n)
-{
-    return malloc(n);
-}
-void *after_fail_work(size_t n)
-{
-    return malloc(n);
-}
+void *wrapped_work(size_t n) { return malloc(n); }
+void *before_exec_work(size_t n) { return malloc(n); }
+void *after_fail_work(size_t n) { return malloc(n); }
 
 static void own_work(void)
 {
