@@ -377,6 +377,7 @@ START_TEST(test_work_and_shapes)
     k1.side = k2.side = 0, k1.uplo = k2.uplo = 0;
     k1.named = k2.named = NULL; /* a BLAS shape: more[] is not compared */
     k1.token = k2.token = 0;    /* no thread's number for it */
+    k1.dtype[0] = k1.dtype[1] = k2.dtype[0] = k2.dtype[1] = NULL; /* no ggml node */
     struct tp_shape_key tri = {10, 20, 0, 'T', 0, 'C', 'R', 'L'}, vec = {0, 4096};
     for (int i = 0; i < 3; i++) {
         tp_op_begin(a, 0, 0);

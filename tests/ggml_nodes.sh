@@ -40,6 +40,8 @@ jcheck "$WORK/g.json" \
   "ops['${p}unary']['flops'] == 10 * 256 and ops['${p}unary']['bytes'] == 10 * 2 * 1024" \
   "[(s['m'], s['n'], s['k'], s['calls'], s['flops']) for s in ops['${p}mul_mat']['shapes']] == [(32, 8, 64, 20, 20 * 32768)]" \
   "[(s['m'], s['n'], s['calls']) for s in ops['${p}norm']['shapes']] == [(64, 8, 10)]" \
+  "[s['desc'] for s in ops['${p}mul_mat']['shapes']] == ['m=32 n=8 k=64 (f32, f32)']" \
+  "[s['desc'] for s in ops['${p}norm']['shapes']] == ['m=64 n=8 (f32)']" \
   "not any(o['demoted'] for o in d['ops'])" \
   "not any(n.startswith('ggml:') for n in d['notes'])" \
   "d['memory']['lifetime_step'] == 'ggml_graph_compute' and d['memory']['lifetime_unit'] == 'ggml_graph'" \

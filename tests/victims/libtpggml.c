@@ -17,6 +17,11 @@ const char *ggml_op_name(int op)
     return op >= 0 && op < OP_COUNT ? names[op] : "?";
 }
 
+const char *ggml_type_name(int type)
+{
+    return type == 0 ? "f32" : type == 1 ? "f16" : "q4_0";
+}
+
 int64_t ggml_nelements(const struct tensor *t)
 {
     return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];

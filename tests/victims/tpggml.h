@@ -42,6 +42,8 @@ struct compute_params {
 enum { OP_NONE, OP_ADD, OP_MUL_MAT, OP_NORM, OP_SOFT_MAX, OP_UNARY, OP_OUT_PROD, OP_COUNT };
 
 const char *ggml_op_name(int op);
+/* ggml's data type names: 0 f32, 1 f16, 2 q4_0 (the stand-in's own numbers). */
+const char *ggml_type_name(int type);
 int64_t ggml_nelements(const struct tensor *t);
 size_t ggml_nbytes(const struct tensor *t);
 int ggml_is_contiguous(const struct tensor *t);

@@ -31,6 +31,9 @@ struct tp_shape_key {
     char side, uplo;                /* 'L'/'R' and 'U'/'L' for symm, syrk, trmm, trsm */
     const struct tp_work_fn *named; /* TPROF_WORK's entry: m, n, k, more[] its parameters */
     int64_t more[5];
+    /* A ggml node's data types, its first source's and its second's (ggml_type_name's static
+     * strings: "q4_0", "f32"), NULL when unknown or none; with them more[0] is its batch. */
+    const char *dtype[2];
     /* not part of the key: 0, or this thread's number for this very key, so that a call with
      * the key of the thread's last one finds its slot without comparing (track/work/argwork.c) */
     uint64_t token;
@@ -389,8 +392,9 @@ static inline int tp_shape_same(const struct tp_shape_key *a, const struct tp_sh
 {
     return a->m == b->m && a->n == b->n && a->k == b->k && a->transa == b->transa &&
            a->transb == b->transb && a->layout == b->layout && a->side == b->side &&
-           a->uplo == b->uplo && a->named == b->named &&
-           (!a->named || !memcmp(a->more, b->more, sizeof a->more));
+           a->uplo == b->uplo && a->named == b->named && a->dtype[0] == b->dtype[0] &&
+           a->dtype[1] == b->dtype[1] &&
+           (!(a->named || a->dtype[0]) || !memcmp(a->more, b->more, sizeof a->more));
 }
 
 /* Stacks of nested ops for the op-time flame graph (TPROF_FOLDED; implemented in

@@ -58,7 +58,8 @@ static char layout_word(char c)
 }
 
 /* "m=64 n=32 k=16 NN row", "m=100 n=50 T col", "m=10 n=20 T col left lower", "n=4096": only
- * what the op has (level-1 BLAS ops have a length and no layout). */
+ * what the op has (level-1 BLAS ops have a length and no layout); a ggml node's with its batch
+ * and its sources' data types: "m=4096 n=1 k=4096 (q4_0, f32)". */
 static void shape_desc(const struct tp_shape_key *k, char *out, size_t size)
 {
     size_t u = 0;
@@ -84,6 +85,10 @@ static void shape_desc(const struct tp_shape_key *k, char *out, size_t size)
         PUT(" %s", k->side == 'R' ? "right" : "left");
     if (k->uplo)
         PUT(" %s", k->uplo == 'L' ? "lower" : "upper");
+    if (k->dtype[0] && k->more[0] > 1)
+        PUT(" batch=%lld", (long long)k->more[0]);
+    if (k->dtype[0])
+        PUT(" (%s%s%s)", k->dtype[0], k->dtype[1] ? ", " : "", k->dtype[1] ? k->dtype[1] : "");
 #undef PUT
 }
 

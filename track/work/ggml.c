@@ -9,7 +9,8 @@
  * of the params. No ggml header is needed, and nothing is read before the layout is checked once
  * against ggml's own exported functions, found in the process: the op ggml_op_name names for
  * the node must be the one the function is named after, and ggml_nelements must agree with the
- * ne[] read here. A process whose ggml has another layout keeps the plain view (the node
+ * ne[] read here; a source's data type (type, the first field) is named by ggml_type_name. A
+ * process whose ggml has another layout keeps the plain view (the node
  * functions timed and counted, without work), with one note.
  *
  * A node's work is counted once, by the thread with ith 0, not once per thread: FLOPs as ggml
@@ -37,11 +38,13 @@
 typedef const char *(*op_name_fn)(int op);
 typedef int64_t (*nelements_fn)(const void *t);
 typedef size_t (*nbytes_fn)(const void *t);
+typedef const char *(*type_name_fn)(int type);
 
 static struct {
     op_name_fn op_name;
     nelements_fn nelements;
     nbytes_fn nbytes;
+    type_name_fn type_name; /* NULL: shapes without data types */
 } fns;
 
 /* 0: not checked yet; 1: the layout holds; -1: it does not, or ggml's functions are missing. */
@@ -144,6 +147,7 @@ static int check(const char *op, uintptr_t dst)
     fns.op_name = (op_name_fn)dlsym(RTLD_DEFAULT, "ggml_op_name");
     fns.nelements = (nelements_fn)dlsym(RTLD_DEFAULT, "ggml_nelements");
     fns.nbytes = (nbytes_fn)dlsym(RTLD_DEFAULT, "ggml_nbytes");
+    fns.type_name = (type_name_fn)dlsym(RTLD_DEFAULT, "ggml_type_name");
     if (!fns.op_name || !fns.nelements || !fns.nbytes) {
         snprintf(refused, sizeof refused,
                  "ggml's ggml_op_name, ggml_nelements or ggml_nbytes "
@@ -202,6 +206,12 @@ int tp_ggml_node_work(const char *name, uintptr_t params, uintptr_t dst, uint64_
     memset(shape, 0, sizeof *shape);
     shape->m = ne[0];
     shape->n = ne[1] * ne[2] * ne[3];
+    for (int s = 0; s < 2 && fns.type_name; s++) {
+        uintptr_t src = src_of(dst, s);
+        shape->dtype[s] = src ? fns.type_name(*(const int *)src) : NULL;
+    }
+    if (!shape->dtype[0])
+        shape->dtype[1] = NULL;
     uint64_t fl = 0;
     switch (i >= 0 ? ops[i].count : C_NONE) {
     case C_MATMUL: {
