@@ -108,6 +108,15 @@ jcheck "$WORK/b.json" \
 tr '\n' ' ' < "$WORK/b.txt" | grep -q "ggml backend buffers at the peak: 3.50 MiB in 3 (weights 1.00 MiB, compute 2.00 MiB, other 512 KiB; *buffer type CPU)" ||
   fail "no line of ggml's buffers: $(grep -i ggml "$WORK/b.txt")"
 jcheck "$WORK/g.json" "'ggml_buffers' not in d['memory']"
+# The buffers' heap blocks come from ggml_aligned_malloc, an allocator wrapper the buffer
+# allocation calls through the library's PLT: their call sites reach main's lines, whether the
+# wrapper is an op (its call through tprof's stub) or not (allocators are no default ops).
+lines=$(grep -n "ggml_backend_buft_alloc_buffer(" "$TS/victims/v_ggml.c" | cut -d: -f1 | tr '\n' ',')
+want="sorted([(s['frames'][1]['function'], s['frames'][2]['function'], s['frames'][2]['line']) for s in m['sites'] if s['frames'] and s['frames'][0]['function'] == 'ggml_aligned_malloc']) == sorted(('ggml_backend_buft_alloc_buffer', 'main', l) for l in ($lines))"
+jcheck "$WORK/b.json" "'ggml_aligned_malloc' not in ops" "$want"
+out=$(TPROF_OPS='ggml_aligned_malloc,ggml_backend_buft_alloc_buffer' TPROF_OUTPUT=none TPROF_JSON="$WORK/bw.json" LD_PRELOAD="$TPROF_SO" "$V" 3 buffers 2> "$WORK/err") ||
+  fail "victim failed (wrapper as an op): $(cat "$WORK/err")"
+jcheck "$WORK/bw.json" "ops['ggml_aligned_malloc']['calls'] == 4 and ops['ggml_aligned_malloc']['source'] == 'plt'" "$want"
 grep -q '<td class="l" title="ggml_compute_forward_mul_mat">mul_mat</td>' "$WORK/one.html" ||
   fail "no mul_mat row with its full name on hover in the HTML"
 

@@ -219,12 +219,19 @@ struct buft *ggml_backend_cpu_buffer_type(void)
     return &cpu;
 }
 
+void *ggml_aligned_malloc(size_t size)
+{
+    void *p = NULL;
+    return posix_memalign(&p, 64, size) ? NULL : p;
+}
+
 struct buffer *ggml_backend_buft_alloc_buffer(struct buft *buft, size_t size)
 {
     struct buffer *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    if (posix_memalign(&b->data, 64, size)) {
+    b->data = ggml_aligned_malloc(size); /* an export's call of an export: through the PLT */
+    if (!b->data) {
         free(b);
         return NULL;
     }

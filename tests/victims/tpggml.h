@@ -80,6 +80,8 @@ struct buffer {
     int usage;
 };
 struct buft *ggml_backend_cpu_buffer_type(void);
+/* ggml's allocator wrapper, which the buffer allocation calls through the library's PLT. */
+void *ggml_aligned_malloc(size_t size);
 struct buffer *ggml_backend_buft_alloc_buffer(struct buft *buft, size_t size);
 void ggml_backend_buffer_set_usage(struct buffer *b, int usage);
 const char *ggml_backend_buffer_name(struct buffer *b);
