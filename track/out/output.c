@@ -481,21 +481,31 @@ static int exec_report(struct tp_report *r)
 
 /* On stderr only the program the user started speaks: the dozens of helpers a script spawns
  * would bury its report (theirs still go to TPROF_JSON / a TPROF_OUTPUT path). An image of it
- * that execs another speaks only when it did something, under a line that says which. */
-static void text_to_stderr(const char *why, const struct tp_buf *b)
+ * that execs another speaks only when it did something, under a line that says which.
+ *
+ * A program that closed the stderr it started with (or started without one), when no copy of it
+ * could be kept (a pipe: its reader must see end-of-file when the program closes it), leaves no
+ * stderr to write to: the report then goes to TEXT_FALLBACK in the working directory, created as
+ * every report file is, and is not lost. */
+#define TEXT_FALLBACK "tprof.%p.txt"
+static void text_to_stderr(const char *why, const struct tp_buf *b, int sig_seq)
 {
     if (!ident.is_root || !strcmp(why, "snapshot"))
         return;
+    struct tp_buf all;
+    tp_buf_init(&all);
     if (exec_image[0]) {
-        char head[4400], target[4096];
+        char target[4096];
         /* the path the program passed to exec, shown escaped: it is the program's, any bytes */
-        snprintf(head, sizeof head, "tprof: report of %s (pid %ld) before it exec'd %s\n",
-                 exec_image, ident.pid,
-                 exec_target ? tp_escape_str(target, sizeof target, exec_target) : "a program");
-        if (tp_errout_write(head, strlen(head)) < 0)
-            return;
+        tp_buf_printf(&all, "tprof: report of %s (pid %ld) before it exec'd %s\n", exec_image,
+                      ident.pid,
+                      exec_target ? tp_escape_str(target, sizeof target, exec_target)
+                                  : "a program");
     }
-    (void)tp_errout_write(b->p, b->len);
+    tp_buf_put(&all, b->p, b->len);
+    if (tp_buf_ok(&all) && tp_errout_write(all.p, all.len) < 0)
+        free(write_out("TPROF_OUTPUT", TEXT_FALLBACK, sig_seq, &all, 0));
+    tp_buf_free(&all);
 }
 
 /* Does a report on `why` go anywhere: a file, or the text on stderr (text_to_stderr)? When
@@ -699,7 +709,7 @@ void tp_write_reports(const char *why, int sig_seq)
             free(write_out("TPROF_JSON", tp_cfg.json, sig_seq, &got.json, snap));
         if (strcmp(tp_cfg.output, "none") != 0 && got.text.p) {
             if (!strcmp(tp_cfg.output, "stderr"))
-                text_to_stderr(why, &got.text);
+                text_to_stderr(why, &got.text, sig_seq);
             else
                 free(write_out("TPROF_OUTPUT", tp_cfg.output, sig_seq, &got.text, snap));
         }
