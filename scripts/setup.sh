@@ -8,7 +8,7 @@ SUDO=
 PKGS="build-essential autoconf automake libtool pkg-config \
   libunwind-dev uthash-dev check libdw-dev libelf-dev libjson-c-dev \
   libopenblas-dev libblas-dev libfann-dev python3 python3-jsonschema python3-numpy openmpi-bin libopenmpi-dev darknet dpkg-dev valgrind \
-  g++ libgomp1 perl sqlite3 xz-utils git clang-format chromium strace"
+  g++ libgomp1 perl sqlite3 xz-utils git clang-format chromium strace groff-base"
 # The host sweep (tests/host_sweep.sh) runs python3-torch with TPROF_SWEEP=full: HOSTS=1 adds it.
 if [ "${HOSTS:-0}" = 1 ]; then PKGS="$PKGS python3-torch"; fi
 # The benchmarks compare against heaptrack and uftrace: BENCH=1 scripts/setup.sh adds them.

@@ -7,6 +7,9 @@ EXTRA_DIST += tests/style.sh .clang-format
 # Settings and flags documented alike in README, --help and the man pages (tests/docs_agree.sh).
 TESTS += tests/docs_agree.sh
 EXTRA_DIST += tests/docs_agree.sh
+# The man pages render every example line (tests/man_render.sh).
+TESTS += tests/man_render.sh
+EXTRA_DIST += tests/man_render.sh
 # README's Layout names every source file in its folder's row: see tests/filemap.sh.
 TESTS += tests/filemap.sh
 EXTRA_DIST += tests/filemap.sh
