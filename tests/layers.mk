@@ -10,6 +10,9 @@ EXTRA_DIST += tests/docs_agree.sh
 # The man pages render every example line (tests/man_render.sh).
 TESTS += tests/man_render.sh
 EXTRA_DIST += tests/man_render.sh
+# make install installs the docs and the JSON schema (tests/install_docs.sh).
+TESTS += tests/install_docs.sh
+EXTRA_DIST += tests/install_docs.sh
 # README's Layout names every source file in its folder's row: see tests/filemap.sh.
 TESTS += tests/filemap.sh
 EXTRA_DIST += tests/filemap.sh
