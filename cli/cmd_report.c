@@ -22,13 +22,17 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tprof report FILE.json [--top N] [--format text|json|folded|folded-heap]\n"
+    fprintf(f, "usage: tprof report FILE.json [--top N] [--full]\n"
+               "                    [--format text|json|folded|folded-heap]\n"
                "                    [--peak-gflops X --peak-gbps Y] [--html OUT.html]\n\n"
                "Renders a report written with TPROF_JSON (or `tprof run --json`) again, as text\n"
                "or JSON, or reports a record libtprof.so left when it found no tprof program\n"
                "beside itself (tprof-record.PID.json). Derived figures are recomputed; new\n"
                "machine peaks re-derive every op's bound and efficiency and the verdict.\n\n"
                "  --top N          rows per section (default 10)\n"
+               "  --full           the full text report (latency, shapes, steps, Amdahl, every\n"
+               "                   call site, the heap chart, every note); by default the\n"
+               "                   short one, which fits a terminal and ends with the verdict\n"
                "  --format F       text (default), json, folded (op time in ns, from op_stacks:\n"
                "                   the run needs TPROF_FOLDED) or folded-heap (bytes live at\n"
                "                   the heap peak per call site), for flamegraph.pl\n"
@@ -48,7 +52,7 @@ static void usage(FILE *f)
 
 struct opts {
     const char *file, *format, *html;
-    int library;
+    int library, full;
     long top;
     double pg, pb; /* peaks from the command line, 0: the report's own */
 };
@@ -57,7 +61,13 @@ struct opts {
 static int parse(int argc, char **argv, struct opts *o)
 {
     const char *why;
-    *o = (struct opts){NULL, "text", NULL, 0, 10, 0, 0};
+    *o = (struct opts){NULL, "text", NULL, 0, 0, 10, 0, 0};
+    /* the detail of the text report, as TPROF_DETAIL gives it to a run; --full overrides */
+    const char *d = getenv("TPROF_DETAIL");
+    o->full = d && !strcmp(d, "full");
+    if (d && *d && strcmp(d, "full") && strcmp(d, "short"))
+        fprintf(stderr, "tprof report: TPROF_DETAIL=%s: expected short or full; the short report\n",
+                tp_cli_shown(d));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -81,6 +91,8 @@ static int parse(int argc, char **argv, struct opts *o)
             }
             o->format = v;
             i++;
+        } else if (!strcmp(a, "--full")) {
+            o->full = 1;
         } else if (!strcmp(a, "--from-library")) {
             o->library = 1;
         } else if (!strcmp(a, "--html") && v) {
@@ -134,9 +146,14 @@ static int for_library(struct tp_report *r, const char *kinds, int top)
         tp_buf_init(&b);
         if (!strcmp(k, "json")) {
             tp_render_json(r, &b);
-        } else if (!strcmp(k, "text")) {
-            struct tp_text_opts t = {top, 100};
+        } else if (!strcmp(k, "text") || !strcmp(k, "fulltext")) {
+            /* both answer as "text": the library writes it where the text goes */
+            struct tp_text_opts t = {top, 100, !strcmp(k, "fulltext")};
             tp_render_text(r, &t, &b);
+            if (rc == 0 && frame("text", &b) < 0)
+                rc = 1;
+            tp_buf_free(&b);
+            continue;
         } else if (!strcmp(k, "html")) {
             tp_render_html(r, top, &b);
         } else if (!strcmp(k, "folded")) {
@@ -365,7 +382,7 @@ int tp_cmd_report(int argc, char **argv)
                     file);
         tp_render_folded(&r, TP_FOLDED_TIME, &b);
     } else {
-        struct tp_text_opts t = {(int)o.top, 100};
+        struct tp_text_opts t = {(int)o.top, 100, o.full};
         tp_render_text(&r, &t, &b);
     }
     int ok =

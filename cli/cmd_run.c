@@ -49,6 +49,8 @@ static const struct {
     {"--demote", "TPROF_DEMOTE", "K",
      "count, not time, ops whose first calls mostly take under K hooks' cost, the host's lowest "
      "measured (default 500; 0 off)"},
+    {"--detail", "TPROF_DETAIL", "D",
+     "text report: short (default: fits a terminal, ends with the verdict) or full"},
     {"--debuginfod", "TPROF_DEBUGINFOD", "0|1",
      "1: symbolisation may ask the DEBUGINFOD_URLS servers (default 0)"},
     {"--suppress", "TPROF_SUPPRESS", "FILE",
@@ -75,6 +77,7 @@ static void usage(FILE *f)
         snprintf(left, sizeof left, "%s %s", flags[i].flag, flags[i].arg);
         fprintf(f, "  %-24s %s [%s]\n", left, flags[i].help, flags[i].var);
     }
+    fprintf(f, "  %-24s %s\n", "--full", "the full text report [TPROF_DETAIL=full]");
     fprintf(f, "  %-24s %s\n", "--disable",
             "preload but pass everything through [TPROF_DISABLE=1]");
     fprintf(f, "  %-24s %s\n", "--lib PATH", "use this libtprof.so [TPROF_LIB]");
@@ -206,6 +209,10 @@ static int parse_options(int argc, char **argv, const char **lib)
         }
         if (!strcmp(a, "--disable")) {
             setenv("TPROF_DISABLE", "1", 1);
+            continue;
+        }
+        if (!strcmp(a, "--full")) {
+            setenv("TPROF_DETAIL", "full", 1);
             continue;
         }
         if (a[0] != '-')

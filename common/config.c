@@ -88,6 +88,7 @@ enum kind {
     K_SUPPRESS, /* char * field: the patterns of a leak suppression file (common/suppress.h) */
     K_WORK,     /* the work set: formulas (common/workspec.h) */
     K_WORKFILE, /* the work set: a file of formulas */
+    K_DETAIL,   /* int field: "short" 0, "full" 1 */
 };
 
 #define OFF(f) offsetof(struct tp_config, f)
@@ -125,6 +126,7 @@ static const struct var {
     {"TPROF_DEBUGINFOD", K_BOOL, OFF(debuginfod), 0, 0, "0"},
     {"TPROF_HOOK_NS", K_DOUBLE, OFF(hook_ns), 0, 1e6, "the measured cost"},
     {"TPROF_SAMPLE_HZ", K_INT, OFF(sample_hz), 0, 1000, "100"},
+    {"TPROF_DETAIL", K_DETAIL, OFF(detail), 0, 0, "short"},
     {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
     {"TPROF_DEMOTE", K_DOUBLE, OFF(demote), 0, 1e9, "500"},
     {"TPROF_HTML", K_PATH, OFF(html), 0, 0, "none (no HTML report)"},
@@ -272,6 +274,13 @@ static int apply(struct tp_config *c, const struct var *d, const char *v, const 
         if (tp_parse_signal(v, &b, why) < 0)
             return -1;
         *(int *)f = b;
+        return 0;
+    case K_DETAIL:
+        if (strcmp(v, "short") && strcmp(v, "full")) {
+            *why = "expected short or full";
+            return -1;
+        }
+        *(int *)f = !strcmp(v, "full");
         return 0;
     case K_SUPPRESS: return apply_suppress((char **)f, v, why);
     case K_WORK:

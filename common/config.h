@@ -56,6 +56,7 @@ struct tp_config {
     int plt;            /* 1: hook shared-library exports through the PLT/GOT (default) */
     double hook_ns;     /* cost of one non-op -finstrument-functions hook; -1: measure it */
     int sample_hz;      /* CPU-time samples per second of where time outside ops goes, 0 = off */
+    int detail;         /* TPROF_DETAIL: 0 the short text report (default), 1 the full one */
     char *suppress; /* TPROF_SUPPRESS's leak patterns, one per line (common/suppress.h), or NULL */
     double demote;  /* ops whose calls average less than this many hooks' cost are counted,
                            not timed (track/ops/demote.c); 0 = off, default 500 */

@@ -150,7 +150,8 @@
     X(STR, trace, NULL) X(U64, trace_calls, 0) X(U64, trace_events, 0) \
     X(U64, trace_past_cap, 0) X(U64, trace_past_max, 0) X(U64, trace_past_deadline, 0) \
     X(U64, trace_heap_samples, 0) \
-    X(U64, trace_bytes, 0) X(STR, folded_time, NULL) X(STR, folded_heap, NULL)
+    X(U64, trace_bytes, 0) X(STR, folded_time, NULL) X(STR, folded_heap, NULL) \
+    X(STR, json, NULL) X(STR, html, NULL)
 
 /* struct tp_samples ("samples") */
 #define TP_SAMPLES_FIELDS(X) \

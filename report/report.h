@@ -256,6 +256,7 @@ struct tp_outputs {
     uint64_t trace_heap_samples;     /* heap counter samples written */
     uint64_t trace_bytes;            /* size of the file */
     char *folded_time, *folded_heap; /* paths of the folded-stack files written, NULL when none */
+    char *json, *html; /* where the JSON and HTML reports of this run go, NULL when none */
 };
 
 /* Where the time outside every op went, from CPU-time samples of the program counter

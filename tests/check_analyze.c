@@ -701,7 +701,7 @@ START_TEST(test_nan_inputs)
     free(j);
     struct tp_buf b;
     tp_buf_init(&b);
-    struct tp_text_opts o = {10, 100};
+    struct tp_text_opts o = {10, 100, 1};
     tp_render_text(&r, &o, &b);
     ck_assert(tp_buf_ok(&b));
     ck_assert_ptr_null(strstr(tp_buf_str(&b), "nan"));

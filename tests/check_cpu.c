@@ -276,7 +276,7 @@ START_TEST(test_verdict_first)
     tp_analyze(&r);
     struct tp_buf b;
     tp_buf_init(&b);
-    struct tp_text_opts o = {10, 200};
+    struct tp_text_opts o = {10, 200, 1};
     tp_render_text(&r, &o, &b);
     /* the verdict is wrapped at spaces: put the lines back together */
     char *t = strdup(tp_buf_str(&b));
@@ -322,7 +322,7 @@ START_TEST(test_outside_per_thread)
     ck_assert_uint_eq(r.verdict.threads_wall_ns, 1500000000);
     struct tp_buf b;
     tp_buf_init(&b);
-    struct tp_text_opts o = {10, 200};
+    struct tp_text_opts o = {10, 200, 1};
     tp_render_text(&r, &o, &b);
     ck_assert_ptr_nonnull(strstr(tp_buf_str(&b), "\ntime outside every op, summed over 2 threads: "
                                                  "600 ms (40.0% of theirs); inside the "
@@ -377,7 +377,7 @@ static void outside_lines(struct tp_report *r, const char *text, const char *htm
 {
     struct tp_buf b;
     tp_buf_init(&b);
-    struct tp_text_opts o = {10, 200};
+    struct tp_text_opts o = {10, 200, 1};
     tp_render_text(r, &o, &b);
     /* the line is wrapped with an indent of 2: put it back together */
     char *t = strdup(tp_buf_str(&b)), *w = t;

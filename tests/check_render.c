@@ -767,7 +767,7 @@ static char *text_of(const struct tp_report *r, int top, int width)
 {
     struct tp_buf b;
     tp_buf_init(&b);
-    struct tp_text_opts o = {top, width};
+    struct tp_text_opts o = {top, width, 1};
     tp_render_text(r, &o, &b);
     ck_assert(tp_buf_ok(&b));
     char *s = strdup(tp_buf_str(&b));
@@ -1181,7 +1181,7 @@ START_TEST(test_eff_under_one)
     r.machine.source = S("env");
     op(&r, "tiny_gemm", "matmul", "blas", 1, 500000000, 500000000, 200000000, 1000);
     tp_analyze(&r);
-    struct tp_text_opts o = {10, 100};
+    struct tp_text_opts o = {10, 100, 1};
     struct tp_buf b;
     tp_buf_init(&b);
     tp_render_text(&r, &o, &b);

@@ -214,7 +214,7 @@ START_TEST(test_table)
     tp_analyze(&r);
     struct tp_buf b;
     tp_buf_init(&b);
-    struct tp_text_opts o = {2, 100};
+    struct tp_text_opts o = {2, 100, 1};
     tp_render_text(&r, &o, &b);
     const char *t = tp_buf_str(&b);
     ck_assert_ptr_nonnull(

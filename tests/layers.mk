@@ -10,6 +10,9 @@ EXTRA_DIST += tests/docs_agree.sh
 # The man pages render every example line (tests/man_render.sh).
 TESTS += tests/man_render.sh
 EXTRA_DIST += tests/man_render.sh
+# The default text report fits a terminal and ends with the verdict (tests/report_short.sh).
+TESTS += tests/report_short.sh
+EXTRA_DIST += tests/report_short.sh
 # make install installs the docs and the JSON schema (tests/install_docs.sh).
 TESTS += tests/install_docs.sh
 EXTRA_DIST += tests/install_docs.sh

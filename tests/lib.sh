@@ -9,6 +9,9 @@ export XDG_CACHE_HOME="$WORK/cache"
 # Whether an op is demoted to a count depends on how long its calls take on this machine: every
 # test times every call unless it sets TPROF_DEMOTE (with a fixed TPROF_HOOK_NS) itself.
 export TPROF_DEMOTE="${TPROF_DEMOTE:-0}"
+# The tests read every section of the text report: the full one, unless a test asks for the
+# short default itself (tests/report_short.sh).
+export TPROF_DETAIL="${TPROF_DETAIL:-full}"
 # tp VAR=val... -- cmd args: run cmd preloaded, text report off unless asked for.
 tp() {
     env TPROF_OUTPUT=none "$@"

@@ -56,6 +56,7 @@ static inline int tp_hooks_worth_saying(uint64_t hooks_ns, uint64_t program_ns)
 struct tp_text_opts {
     int top;   /* rows per section */
     int width; /* columns, 100 */
+    int full;  /* 1: every section (TPROF_DETAIL=full); 0: the short report */
 };
 /* The text report: header, ops, latency, shapes, steps, verdict, memory, call sites, leaks. */
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b);

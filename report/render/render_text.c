@@ -1,5 +1,8 @@
-/* The text report: what a person reads at exit, in this order: header,
- * ops (with latency and shapes), steps, the verdict with Amdahl, memory, call sites, leaks.
+/* The text report: what a person reads at exit. The short one (the default) fits a terminal and
+ * ends with the answer: header and notes (one line each), the top ops, the steps in a line, the
+ * heap's peak with its top call sites, the program's leaks, the files written, the verdict. The
+ * full one (TPROF_DETAIL=full) has every section, in this order: header, ops (with latency and
+ * shapes), steps, the verdict with Amdahl, memory, call sites, leaks, outputs.
  *
  * Every line fits o->width columns (100; the first column of each table grows or shrinks with
  * it). Cells are built with tp_fmt_cell, which counts characters rather than bytes and turns
@@ -18,6 +21,7 @@
 #include "report/render/render_text.h"
 #include "report/units.h"
 
+#define SHORT_OPS 5  /* rows of the short report's OPS table */
 #define MIN_WIDTH 86 /* below this the first columns would be too narrow to name anything */
 #define MAX_WIDTH 200
 #define SHAPE_OPS 3 /* ops whose shapes are listed */
@@ -26,11 +30,6 @@
 static const char *L(char *out, size_t n, const char *s, size_t w)
 {
     return tp_fmt_cell(s, w, 0, out, n);
-}
-
-static double frac(uint64_t a, uint64_t b)
-{
-    return b ? (double)a / (double)b : 0;
 }
 
 static int known_bound(const char *b)
@@ -97,8 +96,7 @@ static void header(struct tp_text_ctx *c)
         tp_text_say(c,
                     "PARTIAL REPORT: tprof ran out of room for some of its tables and dropped data "
                     "(see the notes)");
-    for (size_t i = 0; i < r->nnotes; i++)
-        tp_text_wrap(c, "note: ", r->notes[i], 6);
+    tp_text_notes(c);
 }
 
 /* ---- ops ---- */
@@ -265,7 +263,8 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
                       tp_text_right(h[4], 128, self, 9), tp_text_right(h[5], 128, pct, 6), wc,
                       tp_text_right(h[6], 128, gf, 8), tp_text_right(h[7], 128, ai, 6),
                       roof_cells(c, p, roof, h[8], eff));
-        kernels_row(c, p);
+        if (c->full || i == 0) /* the short report: the top op's alone */
+            kernels_row(c, p);
     }
     over_legend(c, order, n);
     counted_legend(c, order, n);
@@ -387,111 +386,6 @@ static void shapes(struct tp_text_ctx *c, struct tp_op **order, size_t n)
                     with - listed == 1 ? "" : "s");
 }
 
-/* ---- verdict ---- */
-
-/* Where the CPU-time samples taken outside every op landed, by function. */
-static void outside_samples(struct tp_text_ctx *c)
-{
-    const struct tp_report *r = c->r;
-    if (!r->noutside_ops)
-        return;
-    struct tp_buf b;
-    tp_buf_init(&b);
-    for (size_t i = 0; i < r->noutside_ops && i < 5; i++) {
-        const struct tp_outside_fn *f = &r->outside_ops[i];
-        char p[32];
-        tp_fmt_pct(tp_advice_run_share(r, f), 8, p, sizeof p);
-        tp_buf_printf(&b, "%s%s ~%s", i ? ", " : "", f->name ? f->name : "(no symbol)", p);
-    }
-    uint64_t all = r->samples.total ? r->samples.total : r->samples.outside_ops;
-    /* libgomp's spin loops look like a hot function: they wait */
-    if (tp_outside_spin_said(&r->samples))
-        tp_buf_printf(&b,
-                      "; of them %llu (~%.1f%% of the run's) spinning in an OpenMP runtime: "
-                      "waiting for other threads, not work",
-                      (unsigned long long)r->samples.outside_spin,
-                      100.0 * (double)r->samples.outside_spin / (double)all);
-    if (tp_buf_ok(&b))
-        tp_text_say(c,
-                    "outside every op, by CPU samples (%llu of the run's %llu at %llu Hz), as "
-                    "shares of the run's samples: %s",
-                    (unsigned long long)r->samples.outside_ops, (unsigned long long)all,
-                    (unsigned long long)r->samples.hz, tp_buf_str(&b));
-    tp_buf_free(&b);
-}
-
-static void verdict(struct tp_text_ctx *c)
-{
-    const struct tp_report *r = c->r;
-    const struct tp_verdict *v = &r->verdict;
-    char t1[32], t2[32], p1[32], p2[32];
-    tp_text_heading(c, "VERDICT");
-    /* first: when the CPUs were missing, what follows about the ops reads differently */
-    if (v->cpu_text)
-        tp_text_wrap(c, "", v->cpu_text, 0);
-    if (v->text)
-        tp_text_wrap(c, "", v->text, 0);
-    if (v->wait_text)
-        tp_text_wrap(c, "", v->wait_text, 0);
-    tp_fmt_ns(v->alloc_ns, t2, sizeof t2);
-    tp_fmt_pct(frac(v->alloc_ns, c->program_ns), 8, p2, sizeof p2);
-    if (r->nops && v->threads_wall_ns && r->nthreads > 1) {
-        /* summed over threads: its share is of their time, counted as the line says */
-        int est;
-        const char *basis = tp_outside_basis(r, &est);
-        uint64_t theirs = basis ? v->threads_time_ns : v->threads_wall_ns;
-        tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
-        tp_fmt_pct(frac(v->outside_ops_ns, theirs), 8, p1, sizeof p1);
-        tp_text_say(c,
-                    "time outside every op, summed over %zu threads%s%s%s: %s%s (%s of theirs); "
-                    "inside the allocator: ~%s (%s)",
-                    r->nthreads, basis ? " (" : "", basis ? basis : "", basis ? ")" : "",
-                    est ? "~" : "", t1, p1, t2, p2);
-    } else if (r->nops) {
-        tp_fmt_ns(v->outside_ops_ns, t1, sizeof t1);
-        tp_fmt_pct(frac(v->outside_ops_ns, c->program_ns), 8, p1, sizeof p1);
-        tp_text_say(c, "time outside every op: %s (%s); inside the allocator: ~%s (%s)", t1, p1, t2,
-                    p2);
-    } else {
-        tp_text_say(c, "time inside the allocator: ~%s (%s)", t2, p2);
-    }
-    if (tp_hooks_worth_saying(r->program.hooks_ns, c->program_ns)) {
-        tp_fmt_ns(r->program.hooks_ns, t1, sizeof t1);
-        tp_fmt_pct(frac(r->program.hooks_ns, c->program_ns), 8, p1, sizeof p1);
-        tp_text_say(c,
-                    "tprof's own hooks inside the ops: ~%s (%s), taken out of the ops' times and "
-                    "out of the time outside every op",
-                    t1, p1);
-    }
-    if (r->samples.in_tprof && r->samples.total)
-        tp_text_say(c, "tprof's own code: %llu of the %llu CPU samples (~%.1f%% of the CPU time)",
-                    (unsigned long long)r->samples.in_tprof, (unsigned long long)r->samples.total,
-                    100.0 * (double)r->samples.in_tprof / (double)r->samples.total);
-    outside_samples(c);
-    if (v->namdahl == 0)
-        return;
-    char h[4][128];
-    size_t nw = tp_text_col(c, 44);
-    tp_buf_putc(c->b, '\n');
-    tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, "Amdahl: if this op ran...", nw),
-                  tp_text_right(h[1], 128, "wall%", 8), tp_text_right(h[2], 128, "2x faster", 16),
-                  tp_text_right(h[3], 128, "in no time", 16));
-    size_t n = v->namdahl < (size_t)c->top ? v->namdahl : (size_t)c->top;
-    for (size_t i = 0; i < n; i++) {
-        const struct tp_amdahl *a = &v->amdahl[i];
-        char pct[32], s2[32], sm[32], num[32];
-        tp_fmt_pct(a->share, 8, pct, sizeof pct);
-        snprintf(s2, sizeof s2, "%sx", tp_fmt_num(a->speedup_2x, 2, 15, num, sizeof num));
-        if (a->speedup_max > 0)
-            snprintf(sm, sizeof sm, "%sx", tp_fmt_num(a->speedup_max, 2, 15, num, sizeof num));
-        else
-            snprintf(sm, sizeof sm, "no bound"); /* the op ran all the time */
-        tp_buf_printf(c->b, "%s %s %s %s\n", L(h[0], 128, tp_name_short(a->op), nw),
-                      tp_text_right(h[1], 128, pct, 8), tp_text_right(h[2], 128, s2, 16),
-                      tp_text_right(h[3], 128, sm, 16));
-    }
-}
-
 /* ---- other outputs ---- */
 
 /* One line on the n calls a trace did not draw, if any. */
@@ -503,13 +397,47 @@ static void left_out(struct tp_text_ctx *c, uint64_t n, const char *what)
         tp_text_wrap(c, "trace: ", line, 2);
 }
 
+/* The short report's outputs: the files written, on one line, and where the rest of the report
+ * is: the full text of a JSON report is one command away. */
+static void short_outputs(struct tp_text_ctx *c)
+{
+    const struct tp_outputs *x = &c->r->outputs;
+    struct tp_buf t;
+    tp_buf_init(&t);
+    const char *what[] = {"JSON", "HTML", "trace", "op-time flame graph", "heap flame graph"};
+    const char *path[] = {x->json, x->html, x->trace, x->folded_time, x->folded_heap};
+    for (size_t i = 0; i < sizeof path / sizeof path[0]; i++)
+        if (path[i])
+            tp_buf_printf(&t, "%s%s %s", t.len ? ", " : "", what[i], path[i]);
+    tp_buf_putc(c->b, '\n');
+    if (x->json) /* the rest of the report is one command away */
+        tp_buf_printf(&t,
+                      "; the full report (latency, shapes, steps, Amdahl, every site): "
+                      "tprof report --full %s",
+                      x->json);
+    if (t.len)
+        tp_text_wrap(c, "written: ", tp_buf_str(&t), 2);
+    if (!x->json)
+        tp_text_say(c, "the full report (latency, shapes, steps, Amdahl, every site): "
+                       "TPROF_DETAIL=full or `tprof run --full`");
+    tp_buf_free(&t);
+}
+
 static void outputs(struct tp_text_ctx *c)
 {
     const struct tp_outputs *x = &c->r->outputs;
-    if (!x->trace && !x->folded_time && !x->folded_heap)
+    if (!c->full) {
+        short_outputs(c);
+        return;
+    }
+    if (!x->trace && !x->folded_time && !x->folded_heap && !x->json && !x->html)
         return;
     char a[32], b[32], line[5000];
     tp_text_heading(c, "OUTPUTS");
+    if (x->json)
+        tp_text_wrap(c, "JSON report: ", x->json, 2);
+    if (x->html)
+        tp_text_wrap(c, "HTML report: ", x->html, 2);
     if (x->trace) {
         tp_fmt_bytes(x->trace_bytes, a, sizeof a);
         tp_fmt_count(x->trace_events, b, sizeof b);
@@ -537,7 +465,7 @@ static void outputs(struct tp_text_ctx *c)
 
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
 {
-    struct tp_text_ctx c = {r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, 0};
+    struct tp_text_ctx c = {r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, o && o->full, 0};
     if (c.width <= 0)
         c.width = BASE_WIDTH;
     if (c.width < MIN_WIDTH)
@@ -565,6 +493,18 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
 
     tp_buf_puts(b, "\n");
     header(&c);
+    if (!c.full) {
+        /* The short report: what fits a terminal, the answer last, where it stays on screen. */
+        if (r->nops)
+            ops_table(&c, order, n < SHORT_OPS ? n : SHORT_OPS);
+        tp_text_steps(&c);
+        tp_text_memory(&c);
+        tp_text_sites(&c);
+        outputs(&c);
+        tp_text_verdict(&c);
+        free(order);
+        return;
+    }
     if (r->nops) {
         ops_table(&c, order, n);
         spread_table(&c, order, n);
@@ -573,7 +513,8 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
         shapes(&c, order, n);
     }
     tp_text_steps(&c);
-    verdict(&c);
+    tp_text_verdict(&c);
+    tp_text_amdahl(&c);
     tp_text_memory(&c);
     tp_text_sites(&c);
     outputs(&c);

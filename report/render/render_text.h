@@ -16,7 +16,8 @@ struct tp_text_ctx {
     const struct tp_report *r;
     struct tp_buf *b;
     int width, top;
-    int extra;           /* width - BASE_WIDTH: added to the first column of each table */
+    int extra; /* width - BASE_WIDTH: added to the first column of each table */
+    int full;  /* 1: every section and note; 0: the short report, which ends with the verdict */
     uint64_t program_ns; /* what shares are of: wall time, times N for a merged report */
 };
 
@@ -40,7 +41,13 @@ void tp_text_latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm
                          const struct tp_latency *l);
 /* A figure in ns held as a double, rounded; 0 for NaN and below. */
 uint64_t tp_text_ns_of(double v);
-/* The STEPS section (report/render/render_text_steps.c). */
+/* The VERDICT section, and the Amdahl table of the full report
+ * (report/render/render_text_verdict.c). */
+void tp_text_verdict(struct tp_text_ctx *c);
+void tp_text_amdahl(struct tp_text_ctx *c);
+/* The notes: each whole, or in the short report one line each (report/render/render_text_notes.c). */
+void tp_text_notes(struct tp_text_ctx *c);
+/* The STEPS section (report/render/render_text_steps.c); one line in the short report. */
 void tp_text_steps(struct tp_text_ctx *c);
 /* The WORK AND WAIT table of the ops whose threads waited (report/render/render_text_wait.c). */
 void tp_text_waits(struct tp_text_ctx *c);

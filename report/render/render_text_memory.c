@@ -11,6 +11,9 @@
 
 /* ---- memory ---- */
 
+/* Rows of the short report's CALL SITES and LEAKS tables. */
+#define SHORT_SITES 3
+
 /* Which unit "within its step" meant (track/steps/lifeunit.c). */
 static void lifetime_unit_line(struct tp_text_ctx *c, const struct tp_memory *m)
 {
@@ -220,15 +223,17 @@ void tp_text_memory(struct tp_text_ctx *c)
                     "at the peak: %s%s persistent (outlive their %s), %s transient (freed within "
                     "it)",
                     est, a, u, b);
-        lifetime_unit_line(c, m);
+        if (c->full)
+            lifetime_unit_line(c, m);
     }
     ggml_buffers_line(c, m);
     tp_fmt_count(m->allocs, a, sizeof a);
     tp_fmt_count(m->frees, b, sizeof b);
     tp_fmt_bytes(m->bytes_allocated, d, sizeof d);
     tp_fmt_ns(m->alloc_ns, e, sizeof e);
-    tp_text_say(c, "%s allocation%s, %s free%s, %s requested in all, ~%s inside the allocator", a,
-                m->allocs == 1 ? "" : "s", b, m->frees == 1 ? "" : "s", d, e);
+    if (c->full)
+        tp_text_say(c, "%s allocation%s, %s free%s, %s requested in all, ~%s inside the allocator",
+                    a, m->allocs == 1 ? "" : "s", b, m->frees == 1 ? "" : "s", d, e);
     struct tp_buf t;
     tp_buf_init(&t);
     tp_fmt_bytes(m->live_at_exit_bytes, a, sizeof a);
@@ -259,10 +264,12 @@ void tp_text_memory(struct tp_text_ctx *c)
     if (m->failed_allocs)
         tp_buf_printf(&t, "; %llu failed allocation%s", (unsigned long long)m->failed_allocs,
                       m->failed_allocs == 1 ? "" : "s");
-    tp_text_wrap(c, "", tp_buf_str(&t), 2);
+    if (c->full) /* the short report's verdict says what is left at exit */
+        tp_text_wrap(c, "", tp_buf_str(&t), 2);
     tp_buf_free(&t);
     sampling_line(c, m);
-    heap_chart(c, m);
+    if (c->full)
+        heap_chart(c, m);
 }
 
 /* "f (a.c:3) < g (b.c:9) < main (m.c:1)" cut to room columns. */
@@ -367,12 +374,16 @@ static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
         held += v[i]->live_at_peak_bytes || v[i]->peak_live_bytes;
     if (!held)
         return;
-    tp_text_heading(c, "CALL SITES holding the peak (frames[0] called the allocator)");
+    if (c->full)
+        tp_text_heading(c, "CALL SITES holding the peak (frames[0] called the allocator)");
+    else /* under MEMORY: the short report has no room for another heading */
+        tp_text_say(c, "the call sites holding the peak (frames[0] called the allocator):");
     tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, "at peak", 10),
                   tp_text_right(h[1], 128, "own peak", 10), tp_text_right(h[2], 128, "allocs", 8),
                   tp_text_right(h[3], 128, "bytes", 10), "site");
     size_t shown = 0, marked_sites = 0;
-    for (size_t i = 0; i < m->nsites && shown < (size_t)c->top; i++) {
+    size_t rows = c->full || c->top < SHORT_SITES ? (size_t)c->top : SHORT_SITES;
+    for (size_t i = 0; i < m->nsites && shown < rows; i++) {
         const struct tp_site *s = v[i];
         if (!s->live_at_peak_bytes && !s->peak_live_bytes)
             continue;
@@ -457,7 +468,7 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
         if (!leaking++)
             tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, "bytes", 10),
                           tp_text_right(h[1], 128, "blocks", 8), "site");
-        if (shown >= (size_t)c->top)
+        if (shown >= (c->full || c->top < SHORT_SITES ? (size_t)c->top : SHORT_SITES))
             continue;
         char n[32];
         tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
@@ -479,6 +490,8 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
                     (unsigned long long)ls.program_allocs, ls.program_allocs == 1 ? "" : "s");
     else if (!leaking)
         tp_text_say(c, "the program: nothing");
+    if (!c->full) /* the verdict says what the system libraries keep */
+        return;
     if (ls.system_bytes) {
         struct tp_buf t;
         tp_buf_init(&t);
@@ -526,7 +539,10 @@ void tp_text_sites(struct tp_text_ctx *c)
         sites_at_peak(c, v);
         qsort(v, m->nsites, sizeof *v, by_leak);
     }
-    if (m->live_at_exit_bytes)
+    struct tp_leak_split ls;
+    tp_leak_split(m, &ls);
+    /* the short report: only the program's own leaks, and only when it has some */
+    if (m->live_at_exit_bytes && (c->full || ls.program_bytes))
         leaks(c, v);
     free(v);
 }

@@ -44,12 +44,32 @@ static void steps_cpu(struct tp_text_ctx *c, const struct tp_steps *s)
     tp_text_say(c, "%s", line);
 }
 
+/* The short report's one line: how many steps of what, their median and p95 latency. */
+static void short_steps(struct tp_text_ctx *c, const struct tp_steps *s)
+{
+    const char *u = c->r->memory.lifetime_unit;
+    char p50[32], p95[32], line[600];
+    int n = snprintf(line, sizeof line, "%llu step%s of %s%s", (unsigned long long)s->count,
+                     s->count == 1 ? "" : "s", s->name ? s->name : "?",
+                     u && !strcmp(u, "ggml_graph") ? " (ggml graph evaluations)" : "");
+    if (s->latency.n && n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, ": latency p50 %s, p95 %s (warm-up left out)",
+                 tp_fmt_ns(s->latency.p50, p50, sizeof p50),
+                 tp_fmt_ns(s->latency.p95, p95, sizeof p95));
+    tp_buf_putc(c->b, '\n');
+    tp_text_wrap(c, "STEPS: ", line, 2);
+}
+
 void tp_text_steps(struct tp_text_ctx *c)
 {
     const struct tp_steps *s = &c->r->steps;
     if (s->count == 0)
         return;
     char win[96] = "", lo[32], hi[32];
+    if (!c->full) {
+        short_steps(c, s);
+        return;
+    }
     tp_text_heading(c, "STEPS");
     if (s->window_first >= 0)
         snprintf(win, sizeof win, " (steps %lld to %lld of the run)", (long long)s->window_first,

@@ -331,6 +331,11 @@ static void plan_extras(struct tp_report *r, const char *why, int sig_seq, struc
         if (tp_buf_ok(&x->trace))
             r->outputs.trace = planned_path(tp_cfg.trace, sig_seq);
     }
+    /* the JSON and HTML reports are written once rendered: the text names where they go */
+    if (tp_cfg.json)
+        r->outputs.json = planned_path(tp_cfg.json, sig_seq);
+    if (tp_cfg.html)
+        r->outputs.html = planned_path(tp_cfg.html, sig_seq);
     if (tp_cfg.folded) {
         r->outputs.folded_time = planned_path(tp_cfg.folded, sig_seq);
         /* A device, FIFO or descriptor has no name beside it for the heap stacks ("/dev/null.heap"
@@ -497,14 +502,16 @@ static void text_to_stderr(const char *why, const struct tp_buf *b, int sig_seq)
     if (exec_image[0]) {
         char target[4096];
         /* the path the program passed to exec, shown escaped: it is the program's, any bytes */
-        tp_buf_printf(&all, "tprof: report of %s (pid %ld) before it exec'd %s\n", exec_image,
-                      ident.pid,
-                      exec_target ? tp_escape_str(target, sizeof target, exec_target)
-                                  : "a program");
+        tp_buf_printf(
+            &all, "tprof: report of %s (pid %ld) before it exec'd %s\n", exec_image, ident.pid,
+            exec_target ? tp_escape_str(target, sizeof target, exec_target) : "a program");
     }
     tp_buf_put(&all, b->p, b->len);
-    if (tp_buf_ok(&all) && tp_errout_write(all.p, all.len) < 0)
+    /* a stderr that is there but refuses part of it (ulimit -f, a full disk) keeps what it took */
+    if (tp_buf_ok(&all) && tp_errout_fd() < 0)
         free(write_out("TPROF_OUTPUT", TEXT_FALLBACK, sig_seq, &all, 0));
+    else if (tp_buf_ok(&all))
+        (void)tp_errout_write(all.p, all.len);
     tp_buf_free(&all);
 }
 
@@ -538,9 +545,9 @@ static void wanted_kinds(const struct extras *x, const char *why, char *kinds, s
     int text =
         strcmp(tp_cfg.output, "none") != 0 &&
         (strcmp(tp_cfg.output, "stderr") != 0 || (ident.is_root && strcmp(why, "snapshot") != 0));
-    snprintf(kinds, n, "%s%s%s%s%s", tp_cfg.json ? "json," : "", text ? "text," : "",
-             tp_cfg.html ? "html," : "", tp_cfg.folded ? "folded," : "",
-             x->heap_tmpl[0] ? "folded-heap," : "");
+    snprintf(kinds, n, "%s%s%s%s%s", tp_cfg.json ? "json," : "",
+             text ? (tp_cfg.detail ? "fulltext," : "text,") : "", tp_cfg.html ? "html," : "",
+             tp_cfg.folded ? "folded," : "", x->heap_tmpl[0] ? "folded-heap," : "");
     size_t len = strlen(kinds);
     if (len)
         kinds[len - 1] = 0;
