@@ -20,9 +20,9 @@ examples_transformer_CFLAGS = $(EXAMPLE_CFLAGS)
 examples_transformer_LDADD = $(EXAMPLE_LIBS)
 endif
 
-# make demo: profile every example and print its report (the README's first command). --top 15
-# lists every op, also those like attention_forward whose time is nearly all in ops they call.
-# Each also writes its HTML report, <example>.html, in the build directory.
+# make demo: profile every example and print its report, the short one a run prints by default
+# (the README's first command). Each also writes its HTML report, <example>.html, in the build
+# directory, with every op.
 DEMO_EXAMPLES = mlp cnn transformer
 demo: all
 	@if test ! -x examples/mlp; then \

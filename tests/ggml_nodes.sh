@@ -51,6 +51,11 @@ grep -q "^10 steps of ggml_graph_compute (an evaluation of a ggml graph each; TP
   fail "no STEPS line for ggml's evaluations: $(grep -i step "$WORK/g.txt")"
 grep -q "^step: ggml_graph_compute (an evaluation of a ggml graph)$" "$WORK/g.txt" ||
   fail "no step line for ggml's evaluations: $(grep -i step "$WORK/g.txt")"
+# the short report's one line of steps
+TPROF_DETAIL=short "$TPROF_CLI" report "$WORK/g.json" > "$WORK/gs.txt" || fail "tprof report (short) failed"
+tr '\n' ' ' < "$WORK/gs.txt" | tr -s ' ' |
+  grep -Eq "STEPS: 10 of ggml_graph_compute \(ggml graph evaluations\): latency p50 [0-9.]+ [mun]?s, p95 [0-9.]+ [mun]?s \(warm-up left out\)" ||
+  fail "no short steps line: $(grep -A1 '^STEPS' "$WORK/gs.txt")"
 # The text's tables show a node by its op, with one legend line; the JSON keeps the full names.
 ops_rows=$(sed -n '/^OPS /,/^$/p' "$WORK/g.txt")
 for n in mul_mat out_prod norm add soft_max unary; do

@@ -49,8 +49,8 @@ static void short_steps(struct tp_text_ctx *c, const struct tp_steps *s)
 {
     const char *u = c->r->memory.lifetime_unit;
     char p50[32], p95[32], line[600];
-    int n = snprintf(line, sizeof line, "%llu step%s of %s%s", (unsigned long long)s->count,
-                     s->count == 1 ? "" : "s", s->name ? s->name : "?",
+    int n = snprintf(line, sizeof line, "%llu of %s%s", (unsigned long long)s->count,
+                     s->name ? s->name : "?",
                      u && !strcmp(u, "ggml_graph") ? " (ggml graph evaluations)" : "");
     if (s->latency.n && n > 0 && (size_t)n < sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, ": latency p50 %s, p95 %s (warm-up left out)",
