@@ -258,7 +258,7 @@ static void ops_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
         else
             snprintf(kc, sizeof kc, "%s ", L(h[1], 128, p->kind, 10));
         tp_buf_printf(c->b, "%s %s%s %s %s %s%s %s %s %s\n",
-                      L(h[0], 128, tp_name_short(p->name), nw), kc,
+                      tp_text_name(c, tp_name_short(p->name), nw, h[0], 128), kc,
                       tp_text_right(h[2], 128, calls, 7), tp_text_right(h[3], 128, tot, 9),
                       tp_text_right(h[4], 128, self, 9), tp_text_right(h[5], 128, pct, 6), wc,
                       tp_text_right(h[6], 128, gf, 8), tp_text_right(h[7], 128, ai, 6),
@@ -298,7 +298,8 @@ static void spread_table(struct tp_text_ctx *c, struct tp_op **order, size_t n)
         tp_fmt_ns(tp_text_ns_of(p->proc_mean_ns), mean, sizeof mean);
         tp_fmt_ns(tp_text_ns_of(p->proc_max_ns), mx, sizeof mx);
         snprintf(imb, sizeof imb, "%sx", tp_fmt_num(p->imbalance, 2, 9, num, sizeof num));
-        tp_buf_printf(c->b, "%s %s %s %s %s %s\n", L(h[0], 128, tp_name_short(p->name), nw),
+        tp_buf_printf(c->b, "%s %s %s %s %s %s\n",
+                      tp_text_name(c, tp_name_short(p->name), nw, h[0], 128),
                       tp_text_right(h[1], 128, procs, 6), tp_text_right(h[2], 128, mn, 12),
                       tp_text_right(h[3], 128, mean, 12), tp_text_right(h[4], 128, mx, 12),
                       tp_text_right(h[5], 128, imb, 10));
@@ -371,7 +372,7 @@ static void shapes(struct tp_text_ctx *c, struct tp_op **order, size_t n)
             else
                 strcpy(ai, "-");
             tp_buf_printf(c->b, "%s %s %s %s %s %s\n",
-                          L(h[0], 160, j ? "" : tp_name_short(p->name), nw),
+                          tp_text_name(c, j ? "" : tp_name_short(p->name), nw, h[0], 160),
                           L(h[1], 160, s->desc ? s->desc : "?", 40),
                           tp_text_right(h[2], 160, calls, 7), tp_text_right(h[3], 160, tot, 9),
                           tp_text_right(h[4], 160, gf, 8), tp_text_right(h[5], 160, ai, 6));

@@ -32,6 +32,10 @@ void tp_text_wrap(struct tp_text_ctx *c, const char *prefix, const char *text, i
 /* argv as a shell would take it back: words with unusual characters in single quotes. */
 void tp_text_command_line(const struct tp_program *p, struct tp_buf *t);
 void tp_text_say(struct tp_text_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The first cell of a table's row, naming an op in w columns: the name when it fits; else the
+ * name is written whole on a line of its own (to c->b, at once) and the cell is blank, so that a
+ * name is never cut. Call it before the row's other output. */
+const char *tp_text_name(struct tp_text_ctx *c, const char *name, size_t w, char *out, size_t n);
 /* A right-aligned cell of w columns in out. */
 const char *tp_text_right(char *out, size_t n, const char *s, size_t w);
 

@@ -161,10 +161,23 @@ void tp_text_latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm
     tp_fmt_ns(l->max, v[6], 32);
     tp_fmt_ns(tp_text_ns_of(l->mean), v[7], 32);
     tp_fmt_ns(tp_text_ns_of(l->stddev), v[8], 32);
-    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", tp_fmt_cell(label, nw, 0, h[0], 128),
+    tp_buf_printf(c->b, "%s %s %s %s %s %s %s %s %s %s\n", tp_text_name(c, label, nw, h[0], 128),
                   tp_text_right(h[1], 128, v[0], 6), tp_text_right(h[2], 128, v[1], 5),
                   tp_text_right(h[3], 128, v[2], 8), tp_text_right(h[4], 128, v[3], 8),
                   tp_text_right(h[5], 128, v[4], 8), tp_text_right(h[6], 128, v[5], 8),
                   tp_text_right(h[7], 128, v[6], 8), tp_text_right(h[8], 128, v[7], 8),
                   tp_text_right(h[9], 128, v[8], 8));
+}
+
+const char *tp_text_name(struct tp_text_ctx *c, const char *name, size_t w, char *out, size_t n)
+{
+    const char *s = name ? name : "";
+    if (tp_text_width(s) > w) {
+        /* never cut: the whole name on a line of its own, the row's figures on the next */
+        char whole[2048];
+        tp_fmt_fit(s, sizeof whole - 1, whole, sizeof whole);
+        tp_buf_printf(c->b, "%s\n", whole);
+        s = "";
+    }
+    return tp_fmt_cell(s, w, 0, out, n);
 }

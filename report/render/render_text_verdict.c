@@ -118,7 +118,7 @@ void tp_text_amdahl(struct tp_text_ctx *c)
             snprintf(sm, sizeof sm, "%sx", tp_fmt_num(a->speedup_max, 2, 15, num, sizeof num));
         else
             snprintf(sm, sizeof sm, "no bound"); /* the op ran all the time */
-        tp_buf_printf(c->b, "%s %s %s %s\n", tp_fmt_cell(tp_name_short(a->op), nw, 0, h[0], 128),
+        tp_buf_printf(c->b, "%s %s %s %s\n", tp_text_name(c, tp_name_short(a->op), nw, h[0], 128),
                       tp_text_right(h[1], 128, pct, 8), tp_text_right(h[2], 128, s2, 16),
                       tp_text_right(h[3], 128, sm, 16));
     }

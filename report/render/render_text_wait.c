@@ -39,7 +39,7 @@ static void row(struct tp_text_ctx *c, const struct tp_op *o, size_t nw)
     tp_fmt_pct(o->wait_share, 7, pct, sizeof pct);
     snprintf(share, sizeof share, "%s%s", tp_op_wait_estimated(o) ? "~" : "", pct);
     tp_buf_printf(c->b, "%s %s %s %s %s %s\n",
-                  tp_fmt_cell(tp_name_short(o->name), nw, 0, h[0], 160),
+                  tp_text_name(c, tp_name_short(o->name), nw, h[0], 160),
                   tp_text_right(h[1], 160, share, 7),
                   tp_text_right(h[2], 160, ns_cell(o->wait_blocked_ns, 0, blocked, 40), 9),
                   tp_text_right(h[3], 160, ns_cell(o->wait_spin_ns, 1, spin, 40), 9),

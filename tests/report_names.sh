@@ -1,0 +1,28 @@
+#!/bin/sh
+# An op's name is never cut in the text report: three exports whose names share a 21-character
+# prefix, longer than the name column, are each written whole on a line of their own, their
+# figures on the next, in the short report's OPS table and in every table of the full one
+# (OPS, LATENCY, Amdahl); no line ends a name with "...".
+. "$TS/lib.sh"
+V="$TB/victims/v_longnames"
+out=$(TPROF_DETAIL=short TPROF_OUTPUT="$WORK/s.txt" TPROF_JSON="$WORK/r.json" LD_PRELOAD="$TPROF_SO" "$V" 20 2> "$WORK/err") ||
+  fail "victim failed: $(cat "$WORK/err")"
+[ "$out" = done ] || fail "stdout changed: $out"
+jcheck "$WORK/r.json" "all(ops['tplong_library_layer_' + n]['calls'] == 20 for n in ('forward', 'backward', 'update'))"
+"$TPROF_CLI" report --full "$WORK/r.json" > "$WORK/f.txt" || fail "tprof report --full failed"
+for f in s f; do
+  grep -q 'tplong_library_lay[a-z_]*\.\.\.' "$WORK/$f.txt" && fail "a cut name ($f): $(grep 'tplong.*\.\.\.' "$WORK/$f.txt")"
+  for n in forward backward update; do
+    # the name alone on its line, the row's figures (calls 20) on the next
+    awk -v n="tplong_library_layer_$n" 'found { if ($0 ~ /^ +[a-z]* *20 /) ok = 1; found = 0 } $0 == n { found = 1 } END { exit !ok }' "$WORK/$f.txt" ||
+      fail "tplong_library_layer_$n is not whole above its OPS row ($f): $(sed -n '/^OPS/,/^$/p' "$WORK/$f.txt")"
+  done
+done
+for n in forward backward update; do
+  # whole in OPS and LATENCY (a line of its own) and in Amdahl (its wider column)
+  [ "$(grep -cx "tplong_library_layer_$n" "$WORK/f.txt")" = 2 ] &&
+    grep -Eq "^tplong_library_layer_$n +[0-9.]+%" "$WORK/f.txt" ||
+    fail "tplong_library_layer_$n is not whole in OPS, LATENCY and Amdahl: $(grep "tplong_library_layer_$n" "$WORK/f.txt")"
+done
+awk 'length > 100 { exit 1 }' "$WORK/f.txt" || fail "a line over 100 columns"
+exit 0
