@@ -83,7 +83,9 @@ PY
 narrow "$WORK/d.txt"
 grep -q '^heap peak  *4.88 KiB  *7.32 KiB  *+2.44 KiB (+50.0%)$' "$WORK/d.txt" || fail "diff: heap peak line"
 grep -q '^wall time  *2.00 ms  *1.00 ms  *-1.00 ms (-50.0%)$' "$WORK/d.txt" || fail "diff: wall time line"
-sed -n '/^gemm \[matmul\]$/,+3p' "$WORK/d.txt" > "$WORK/gemm.txt"
+sed -n '/^gemm \[matmul\]$/,+4p' "$WORK/d.txt" > "$WORK/gemm.txt"
+grep -q '^  time per call -50.0% (95% interval -57.9% to -42.1%): significant$' "$WORK/gemm.txt" ||
+  fail "diff: gemm's change per call: $(cat "$WORK/gemm.txt")"
 grep -q '^  before  *10  *1.00 ms  *800 us  *50.00$' "$WORK/gemm.txt" || fail "diff: gemm before: $(cat "$WORK/gemm.txt")"
 grep -q '^  after  *10  *500 us  *400 us  *100.00$' "$WORK/gemm.txt" || fail "diff: gemm after"
 grep -q '^  change  *same  *-500 us (-50.0%)  *-400 us (-50.0%)  *+50.00 (+100%)$' "$WORK/gemm.txt" ||

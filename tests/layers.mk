@@ -22,8 +22,8 @@ tests_victims_v_longnames_SOURCES = tests/victims/v_longnames.c
 tests_victims_v_longnames_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_longnames_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
 tests_victims_v_longnames_LDADD = tests/victims/libtplongnames.so
-TESTS += tests/report_names.sh
-EXTRA_DIST += tests/report_names.sh
+TESTS += tests/report_names.sh tests/diff_regress.sh
+EXTRA_DIST += tests/report_names.sh tests/diff_regress.sh
 # make install installs the docs and the JSON schema (tests/install_docs.sh).
 TESTS += tests/install_docs.sh
 EXTRA_DIST += tests/install_docs.sh

@@ -60,6 +60,8 @@ static void add_side(struct oprow *row, int side, const struct tp_op *o)
     row->total[side] += o->total_ns;
     row->self[side] += o->self_ns;
     row->flops[side] += o->flops;
+    if (!row->lat[side])
+        row->lat[side] = &o->latency;
     if (!row->kind)
         row->kind = o->kind;
 }
@@ -105,6 +107,8 @@ static int op_rows(const struct tp_report *A, const struct tp_report *B, struct 
         while (c >= 0 && j < B->nops && !strcmp(b[j]->name, r->name))
             add_side(r, 1, b[j++]);
     }
+    for (size_t k = 0; k < m; k++)
+        tp_diff_sig_mean(rows[k].lat[0], rows[k].lat[1], &rows[k].per_call);
     qsort(rows, m, sizeof *rows, by_op_impact);
     free(a);
     free(b);
@@ -200,16 +204,193 @@ static void site_title(const struct tp_site *s, char *out, size_t n)
     snprintf(out, n, "%s%.200s <- %.200s", skip, f0, f1);
 }
 
+/* ---- what changed ---- */
+
+/* An op changed: in one report only, called a different number of times, its time per call
+ * changed significantly, or no interval can say (too few calls). */
+static int op_changed(const struct oprow *r)
+{
+    return !r->has_a || !r->has_b || r->calls[0] != r->calls[1] || r->per_call.significant ||
+           !r->per_call.known;
+}
+
+/* A site changed: in one report only, or any of its figures differ. */
+static int site_changed(const struct siterow *r)
+{
+    const struct tp_site *a = r->a ? &r->a->site : NULL, *b = r->b ? &r->b->site : NULL;
+    return !a || !b || a->peak_live_bytes != b->peak_live_bytes ||
+           a->live_at_peak_bytes != b->live_at_peak_bytes || a->allocs != b->allocs ||
+           a->bytes != b->bytes;
+}
+
+/* " per call +20.3% (95% interval +19.8% to +20.8%): significant" */
+static void sig_words(const struct tp_dsig *s, const char *what, char *out, size_t n)
+{
+    if (!s->known) {
+        snprintf(out, n, "  %s: too few calls for an interval", what);
+        return;
+    }
+    snprintf(out, n, "  %s %+.1f%% (95%% interval %+.1f%% to %+.1f%%): %s", what, 100 * s->change,
+             100 * s->lo, 100 * s->hi, s->significant ? "significant" : "not significant");
+}
+
+/* Two reports of different programs or machines: what is compared is not one program's change. */
+static void warnings(const struct tp_report *A, const struct tp_report *B, struct tp_diff *d)
+{
+    const char *pa = A->program.exe, *pb = B->program.exe;
+    if (pa && pb && strcmp(pa, pb)) {
+        /* by their base names, unless those are the same */
+        const char *ba = strrchr(pa, '/'), *bb = strrchr(pb, '/');
+        ba = ba ? ba + 1 : pa;
+        bb = bb ? bb + 1 : pb;
+        if (!strcmp(ba, bb))
+            ba = pa, bb = pb;
+        snprintf(d->warnings[d->nwarnings++], sizeof d->warnings[0],
+                 "different programs: %.120s before, %.120s after", ba, bb);
+    }
+    const char *ma = A->machine.cpu_model, *mb = B->machine.cpu_model;
+    if ((ma && mb && strcmp(ma, mb)) ||
+        (A->machine.peak_gflops > 0 && B->machine.peak_gflops > 0 &&
+         (fabs(A->machine.peak_gflops / B->machine.peak_gflops - 1) > 0.1 ||
+          fabs(A->machine.peak_gbps / B->machine.peak_gbps - 1) > 0.1)))
+        snprintf(d->warnings[d->nwarnings++], sizeof d->warnings[0],
+                 "different machines: %.80s, %.0f GFLOP/s, %.1f GB/s before; %.80s, %.0f GFLOP/s, "
+                 "%.1f GB/s after",
+                 ma ? ma : "CPU unknown", A->machine.peak_gflops, A->machine.peak_gbps,
+                 mb ? mb : "CPU unknown", B->machine.peak_gflops, B->machine.peak_gbps);
+}
+
 /* ---- text ---- */
 
+/* prefix and text wrapped at 100 columns at spaces, the lines after the first indented by 2:
+ * a warning is never cut. */
+static void wrap(struct tp_buf *b, const char *prefix, const char *text)
+{
+    size_t col = strlen(prefix);
+    tp_buf_puts(b, prefix);
+    for (const char *p = text; *p;) {
+        const char *sp = strchr(p, ' ');
+        size_t w = sp ? (size_t)(sp - p) : strlen(p);
+        if (col > 2 && col + 1 + w > 100) {
+            tp_buf_puts(b, "\n  ");
+            col = 2;
+        } else if (p != text) {
+            tp_buf_putc(b, ' ');
+            col++;
+        }
+        tp_buf_put(b, p, w);
+        col += w;
+        p += w;
+        while (*p == ' ')
+            p++;
+    }
+    tp_buf_putc(b, '\n');
+}
+
+/* The OPS section: each changed op (all with --all) as a name line, its change per call with
+ * its interval, and three rows. */
+static void ops_text(const struct tp_diff *d, size_t top, struct tp_buf *b)
+{
+    const struct oprow *ops = d->ops;
+    size_t nops = d->nops;
+    char cells[4][40], line[512], fit[104];
+    memset(cells, 0, sizeof cells);
+    static const enum tp_dunit ou[] = {TP_DU_COUNT, TP_DU_NS, TP_DU_NS, TP_DU_GFLOPS};
+    if (nops) {
+        tp_dgrid_heading(b, "OPS (by change in total time)");
+        snprintf(cells[0], sizeof cells[0], "calls");
+        snprintf(cells[1], sizeof cells[1], "total time");
+        snprintf(cells[2], sizeof cells[2], "self time");
+        snprintf(cells[3], sizeof cells[3], "GFLOP/s");
+        tp_dgrid_row(b, "op", cells, 4);
+    }
+    size_t shown = 0, hidden = 0, past = 0;
+    for (size_t i = 0; i < nops; i++) {
+        if (!d->all && !op_changed(&ops[i])) {
+            hidden++;
+            continue;
+        }
+        if (shown == top) {
+            past++;
+            continue;
+        }
+        shown++;
+        struct tp_dfig f[4];
+        op_figs(&ops[i], f);
+        snprintf(line, sizeof line, "%s%s%s%s", ops[i].name, ops[i].kind ? " [" : "",
+                 ops[i].kind ? ops[i].kind : "", ops[i].kind ? "]" : "");
+        if (!ops[i].has_a || !ops[i].has_b)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "  (%s)",
+                     ops[i].has_a ? "removed" : "added");
+        tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
+        if (ops[i].has_a && ops[i].has_b) {
+            sig_words(&ops[i].per_call, "time per call", line, sizeof line);
+            tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
+        }
+        tp_dgrid_rows(b, f, ou, 4);
+    }
+    if (past)
+        tp_buf_printf(b, "(%zu more op%s; --top shows more)\n", past, past > 1 ? "s" : "");
+    if (hidden)
+        tp_buf_printf(b, "(%zu op%s without a significant change hidden; --all shows them)\n",
+                      hidden, hidden > 1 ? "s" : "");
+}
+
+/* The CALL SITES section: each site whose figures changed (all with --all). */
+static void sites_text(const struct tp_diff *d, size_t top, struct tp_buf *b)
+{
+    const struct siterow *sites = d->sites;
+    size_t nsites = d->nsites, shown = 0, hidden = 0, past = 0;
+    char cells[4][40], line[512], fit[104];
+    memset(cells, 0, sizeof cells);
+    static const enum tp_dunit su[] = {TP_DU_BYTES, TP_DU_BYTES, TP_DU_COUNT, TP_DU_BYTES};
+    if (nsites) {
+        tp_dgrid_heading(b, "CALL SITES (by change in their own peak)");
+        snprintf(cells[0], sizeof cells[0], "own peak");
+        snprintf(cells[1], sizeof cells[1], "live at heap peak");
+        snprintf(cells[2], sizeof cells[2], "allocations");
+        snprintf(cells[3], sizeof cells[3], "bytes allocated");
+        tp_dgrid_row(b, "site", cells, 4);
+    }
+    for (size_t i = 0; i < nsites; i++) {
+        if (!d->all && !site_changed(&sites[i])) {
+            hidden++;
+            continue;
+        }
+        if (shown == top) {
+            past++;
+            continue;
+        }
+        shown++;
+        struct tp_dfig f[4];
+        site_figs(&sites[i], f);
+        const struct tp_keyed_site *k = sites[i].a ? sites[i].a : sites[i].b;
+        site_title(&k->site, line, sizeof line);
+        if (!sites[i].a || !sites[i].b)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "  (%s)",
+                     sites[i].rolled ? (sites[i].a ? "rolled up after" : "rolled up before")
+                     : sites[i].a    ? "removed"
+                                     : "added");
+        tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
+        tp_dgrid_rows(b, f, su, 4);
+    }
+    if (past)
+        tp_buf_printf(b, "(%zu more call site%s; --top shows more)\n", past, past > 1 ? "s" : "");
+    if (hidden)
+        tp_buf_printf(b, "(%zu call site%s with the same figures hidden; --all shows them)\n",
+                      hidden, hidden > 1 ? "s" : "");
+}
+
 static void text(const char *fa_, const char *fb_, const struct tp_report *A,
-                 const struct tp_report *B, const struct oprow *ops, size_t nops,
-                 const struct siterow *sites, size_t nsites, size_t top, struct tp_buf *b)
+                 const struct tp_report *B, const struct tp_diff *d, size_t top, struct tp_buf *b)
 {
     char cells[4][40], line[512], fit[104];
     memset(cells, 0, sizeof cells);
     snprintf(line, sizeof line, "tprof diff: before %s, after %s", fa_, fb_);
-    tp_buf_printf(b, "%s\n\n", tp_fmt_fit(line, 100, fit, sizeof fit));
+    tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
+    for (int i = 0; i < d->nwarnings; i++)
+        wrap(b, "warning: ", d->warnings[i]);
+    tp_buf_putc(b, '\n');
     snprintf(cells[0], sizeof cells[0], "before");
     snprintf(cells[1], sizeof cells[1], "after");
     snprintf(cells[2], sizeof cells[2], "change");
@@ -225,56 +406,16 @@ static void text(const char *fa_, const char *fb_, const struct tp_report *A,
         tp_dgrid_change(&g[i], gu[i], cells[2], sizeof cells[2]);
         tp_dgrid_row(b, gl[i], cells, 3);
     }
+    if (d->step.known) {
+        char m0[32], m1[32];
+        tp_fmt_ns(A->steps.latency.p50, m0, sizeof m0);
+        tp_fmt_ns(B->steps.latency.p50, m1, sizeof m1);
+        sig_words(&d->step, "", line, sizeof line);
+        tp_buf_printf(b, "step median %s -> %s,%s\n", m0, m1, line + 2);
+    }
 
-    static const enum tp_dunit ou[] = {TP_DU_COUNT, TP_DU_NS, TP_DU_NS, TP_DU_GFLOPS};
-    if (nops) {
-        tp_dgrid_heading(b, "OPS (by change in total time)");
-        snprintf(cells[0], sizeof cells[0], "calls");
-        snprintf(cells[1], sizeof cells[1], "total time");
-        snprintf(cells[2], sizeof cells[2], "self time");
-        snprintf(cells[3], sizeof cells[3], "GFLOP/s");
-        tp_dgrid_row(b, "op", cells, 4);
-    }
-    for (size_t i = 0; i < nops && i < top; i++) {
-        struct tp_dfig f[4];
-        op_figs(&ops[i], f);
-        snprintf(line, sizeof line, "%s%s%s%s", ops[i].name, ops[i].kind ? " [" : "",
-                 ops[i].kind ? ops[i].kind : "", ops[i].kind ? "]" : "");
-        if (!ops[i].has_a || !ops[i].has_b)
-            snprintf(line + strlen(line), sizeof line - strlen(line), "  (%s)",
-                     ops[i].has_a ? "removed" : "added");
-        tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
-        tp_dgrid_rows(b, f, ou, 4);
-    }
-    if (nops > top)
-        tp_buf_printf(b, "(%zu more op%s; --top shows more)\n", nops - top,
-                      nops - top > 1 ? "s" : "");
-
-    static const enum tp_dunit su[] = {TP_DU_BYTES, TP_DU_BYTES, TP_DU_COUNT, TP_DU_BYTES};
-    if (nsites) {
-        tp_dgrid_heading(b, "CALL SITES (by change in their own peak)");
-        snprintf(cells[0], sizeof cells[0], "own peak");
-        snprintf(cells[1], sizeof cells[1], "live at heap peak");
-        snprintf(cells[2], sizeof cells[2], "allocations");
-        snprintf(cells[3], sizeof cells[3], "bytes allocated");
-        tp_dgrid_row(b, "site", cells, 4);
-    }
-    for (size_t i = 0; i < nsites && i < top; i++) {
-        struct tp_dfig f[4];
-        site_figs(&sites[i], f);
-        const struct tp_keyed_site *k = sites[i].a ? sites[i].a : sites[i].b;
-        site_title(&k->site, line, sizeof line);
-        if (!sites[i].a || !sites[i].b)
-            snprintf(line + strlen(line), sizeof line - strlen(line), "  (%s)",
-                     sites[i].rolled ? (sites[i].a ? "rolled up after" : "rolled up before")
-                     : sites[i].a    ? "removed"
-                                     : "added");
-        tp_buf_printf(b, "%s\n", tp_fmt_fit(line, 100, fit, sizeof fit));
-        tp_dgrid_rows(b, f, su, 4);
-    }
-    if (nsites > top)
-        tp_buf_printf(b, "(%zu more call site%s; --top shows more)\n", nsites - top,
-                      nsites - top > 1 ? "s" : "");
+    ops_text(d, top, b);
+    sites_text(d, top, b);
 }
 
 /* ---- JSON ---- */
@@ -284,15 +425,30 @@ static struct json_object *jstr(const char *s)
     return s ? json_object_new_string(s) : NULL;
 }
 
+/* A change and its interval, or null when the reports do not hold what it takes. */
+static struct json_object *sig_json(const struct tp_dsig *s)
+{
+    if (!s->known)
+        return NULL;
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "change", json_object_new_double(s->change));
+    json_object_object_add(o, "ci_lo", json_object_new_double(s->lo));
+    json_object_object_add(o, "ci_hi", json_object_new_double(s->hi));
+    json_object_object_add(o, "significant", json_object_new_boolean(s->significant));
+    return o;
+}
+
 static const char *status(int has_a, int has_b)
 {
     return !has_a ? "added" : !has_b ? "removed" : "both";
 }
 
 static struct json_object *json(const char *fa_, const char *fb_, const struct tp_report *A,
-                                const struct tp_report *B, const struct oprow *ops, size_t nops,
-                                const struct siterow *sites, size_t nsites)
+                                const struct tp_report *B, const struct tp_diff *df)
 {
+    const struct oprow *ops = df->ops;
+    const struct siterow *sites = df->sites;
+    size_t nops = df->nops, nsites = df->nsites;
     struct json_object *d = json_object_new_object();
     json_object_object_add(d, "schema", json_object_new_int(1));
     json_object_object_add(d, "kind", json_object_new_string("tprof-diff"));
@@ -304,6 +460,11 @@ static struct json_object *json(const char *fa_, const char *fb_, const struct t
     json_object_object_add(d, "wall_ns", tp_dfig_json(&g[0]));
     json_object_object_add(d, "peak_bytes", tp_dfig_json(&g[1]));
     json_object_object_add(d, "allocs", tp_dfig_json(&g[2]));
+    json_object_object_add(d, "step_median", sig_json(&df->step));
+    struct json_object *jw = json_object_new_array();
+    for (int i = 0; i < df->nwarnings; i++)
+        json_object_array_add(jw, json_object_new_string(df->warnings[i]));
+    json_object_object_add(d, "warnings", jw);
     struct json_object *jo = json_object_new_array();
     for (size_t i = 0; i < nops; i++) {
         struct tp_dfig f[4];
@@ -317,6 +478,8 @@ static struct json_object *json(const char *fa_, const char *fb_, const struct t
         json_object_object_add(o, "total_ns", tp_dfig_json(&f[1]));
         json_object_object_add(o, "self_ns", tp_dfig_json(&f[2]));
         json_object_object_add(o, "gflops", tp_dfig_json(&f[3]));
+        json_object_object_add(o, "per_call", sig_json(&ops[i].per_call));
+        json_object_object_add(o, "changed", json_object_new_boolean(op_changed(&ops[i])));
         json_object_array_add(jo, o);
     }
     json_object_object_add(d, "ops", jo);
@@ -346,6 +509,7 @@ static struct json_object *json(const char *fa_, const char *fb_, const struct t
         json_object_object_add(o, "live_at_peak_bytes", tp_dfig_json(&f[1]));
         json_object_object_add(o, "allocs", tp_dfig_json(&f[2]));
         json_object_object_add(o, "bytes", tp_dfig_json(&f[3]));
+        json_object_object_add(o, "changed", json_object_new_boolean(site_changed(&sites[i])));
         json_object_array_add(js, o);
     }
     json_object_object_add(d, "sites", js);
@@ -369,6 +533,8 @@ int tp_diff_build(const struct tp_report *A, const struct tp_report *B, struct t
         }
         qsort(d->sites, d->nsites, sizeof *d->sites, by_site_impact);
         d->rolled = A->memory.nrollups || B->memory.nrollups;
+        tp_diff_sig_median(&A->steps.latency, &B->steps.latency, &d->step);
+        warnings(A, B, d);
         if (tp_diff_functions(A, B, &d->fns, &d->nfns) == 0)
             return 0;
     }
@@ -380,7 +546,7 @@ void tp_diff_text(const struct tp_diff *d, const char *fa, const char *fb,
                   const struct tp_report *A, const struct tp_report *B, size_t top,
                   struct tp_buf *b)
 {
-    text(fa, fb, A, B, d->ops, d->nops, d->sites, d->nsites, top, b);
+    text(fa, fb, A, B, d, top, b);
     if (d->rolled)
         tp_diff_functions_text(d->fns, d->nfns, top, b);
 }
@@ -388,7 +554,7 @@ void tp_diff_text(const struct tp_diff *d, const char *fa, const char *fb,
 struct json_object *tp_diff_json(const struct tp_diff *d, const char *fa, const char *fb,
                                  const struct tp_report *A, const struct tp_report *B)
 {
-    struct json_object *j = json(fa, fb, A, B, d->ops, d->nops, d->sites, d->nsites);
+    struct json_object *j = json(fa, fb, A, B, d);
     json_object_object_add(j, "functions", tp_diff_functions_json(d->fns, d->nfns));
     return j;
 }

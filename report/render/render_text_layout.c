@@ -173,10 +173,23 @@ const char *tp_text_name(struct tp_text_ctx *c, const char *name, size_t w, char
 {
     const char *s = name ? name : "";
     if (tp_text_width(s) > w) {
-        /* never cut: the whole name on a line of its own, the row's figures on the next */
+        /* never cut: the whole name on lines of its own (wrapped at the width, between
+         * characters), the row's figures on the next */
         char whole[2048];
         tp_fmt_fit(s, sizeof whole - 1, whole, sizeof whole);
-        tp_buf_printf(c->b, "%s\n", whole);
+        size_t width = c->width > 0 ? (size_t)c->width : 100;
+        const char *p = whole;
+        while (*p) {
+            size_t cols = 0, len = 0;
+            while (p[len] && cols < width) {
+                len++; /* one character: its lead byte and its continuation bytes */
+                while (((unsigned char)p[len] & 0xC0) == 0x80)
+                    len++;
+                cols++;
+            }
+            tp_buf_printf(c->b, "%.*s\n", (int)len, p);
+            p += len;
+        }
         s = "";
     }
     return tp_fmt_cell(s, w, 0, out, n);

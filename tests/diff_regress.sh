@@ -1,0 +1,75 @@
+#!/bin/sh
+# tprof diff for CI: an op made 20% slower by an injected delay (tpdiff_layer sleeping 60 ms a
+# call instead of 50, 10 calls) is a significant regression past 5%: --max-regress 5% lists it
+# and exits 1; a rerun of the same program has none and exits 0, with its unchanged rows hidden
+# (--all shows them); bad input exits 2; --format json has the intervals and the regressions;
+# reports of different programs get a warning line.
+. "$TS/lib.sh"
+V="$TB/victims/v_longnames"
+run() { # json us
+  out=$(TPROF_OUTPUT=none TPROF_JSON="$1" LD_PRELOAD="$TPROF_SO" "$V" 10 "$2" 2> "$WORK/err") ||
+    fail "victim failed: $(cat "$WORK/err")"
+  [ "$out" = done ] || fail "stdout changed: $out"
+}
+run "$WORK/a.json" 50000
+run "$WORK/b.json" 60000
+run "$WORK/c.json" 50000
+jcheck "$WORK/b.json" "ops['tpdiff_layer']['calls'] == 10 and ops['tpdiff_layer']['latency_ns']['n'] == 9"
+T="$TPROF_CLI"
+"$T" diff --max-regress 5% "$WORK/a.json" "$WORK/b.json" > "$WORK/ab.txt"
+rc=$?
+[ $rc = 1 ] || fail "a 20% slower op: exit $rc, not 1: $(cat "$WORK/ab.txt")"
+grep -q '^REGRESSIONS past 5% (significant):$' "$WORK/ab.txt" || fail "no REGRESSIONS: $(cat "$WORK/ab.txt")"
+grep -Eq '^op tpdiff_layer: self time \+(19|20|21)\.[0-9]%, time per call \+(19|20|21)\.[0-9]% \(95% interval \+[0-9.]+% to \+[0-9.]+%\)$' "$WORK/ab.txt" ||
+  fail "the regression line: $(grep '^op ' "$WORK/ab.txt")"
+grep -Eq '^  time per call \+(19|20|21)\.[0-9]% \(95% interval \+[0-9.]+% to \+[0-9.]+%\): significant$' "$WORK/ab.txt" ||
+  fail "the op's change and interval: $(grep 'time per call' "$WORK/ab.txt")"
+"$T" diff --max-regress 5 "$WORK/a.json" "$WORK/c.json" > "$WORK/ac.txt"
+rc=$?
+[ $rc = 0 ] || fail "a rerun: exit $rc, not 0: $(cat "$WORK/ac.txt")"
+grep -q '^no significant regression past 5%$' "$WORK/ac.txt" || fail "rerun: $(tail -3 "$WORK/ac.txt")"
+grep -q '^tpdiff_layer' "$WORK/ac.txt" && ! grep -q 'time per call.*: significant$' "$WORK/ac.txt" &&
+  fail "an op without a significant change shown: $(cat "$WORK/ac.txt")"
+"$T" diff --all "$WORK/a.json" "$WORK/c.json" | grep -q '^tpdiff_layer' || fail "--all does not show the op"
+# 25% is past the change: no regression
+"$T" diff --max-regress 25% "$WORK/a.json" "$WORK/b.json" > /dev/null || fail "--max-regress 25%: exit $?"
+# JSON: the interval, the flags, the regressions
+"$T" diff --format json --max-regress 5% "$WORK/a.json" "$WORK/b.json" > "$WORK/ab.json"
+[ $? = 1 ] || fail "--format json: not exit 1"
+python3 - "$WORK/ab.json" << 'PY' || fail "diff JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+op = [o for o in d["ops"] if o["name"] == "tpdiff_layer"][0]
+pc = op["per_call"]
+assert pc["significant"] and 0.15 < pc["change"] < 0.25 and pc["ci_lo"] <= pc["change"] <= pc["ci_hi"], pc
+assert op["changed"] is True
+assert d["max_regress_pct"] == 5 and len(d["regressions"]) == 1, d["regressions"]
+assert d["regressions"][0].startswith("op tpdiff_layer: self time +"), d["regressions"]
+assert d["warnings"] == [] and d["step_median"] is None
+PY
+# bad input: 2, one line
+"$T" diff --max-regress lots "$WORK/a.json" "$WORK/b.json" > /dev/null 2> "$WORK/e"
+[ $? = 2 ] && [ "$(wc -l < "$WORK/e")" = 1 ] || fail "bad --max-regress: $(cat "$WORK/e")"
+echo '{"schema": 1' > "$WORK/bad.json"
+"$T" diff --max-regress 5 "$WORK/a.json" "$WORK/bad.json" > /dev/null 2> "$WORK/e"
+[ $? = 2 ] || fail "a truncated report: not exit 2: $(cat "$WORK/e")"
+# different programs: one warning line
+TPROF_OUTPUT=none TPROF_JSON="$WORK/o.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_sites" > /dev/null 2>&1 ||
+  fail "v_sites failed"
+"$T" diff "$WORK/a.json" "$WORK/o.json" > "$WORK/ao.txt" || fail "diff of two programs failed"
+grep -q "^warning: different programs: v_longnames before, v_sites after$" "$WORK/ao.txt" ||
+  fail "no warning for different programs: $(head -3 "$WORK/ao.txt")"
+# another machine (its CPU model and peaks): one warning line
+python3 - "$WORK/a.json" "$WORK/a2.json" "$WORK/m.json" << 'PY' || fail "cannot make the two machines' reports"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["machine"].update(cpu_model="Some CPU", peak_gflops=100.0, peak_gbps=10.0)
+json.dump(d, open(sys.argv[2], "w"))
+d["machine"].update(cpu_model="Other CPU", peak_gflops=200.0)
+json.dump(d, open(sys.argv[3], "w"))
+PY
+"$T" diff "$WORK/a2.json" "$WORK/m.json" > "$WORK/am.txt" || fail "diff of two machines failed"
+tr '\n' ' ' < "$WORK/am.txt" | tr -s ' ' |
+  grep -q "warning: different machines: Some CPU, 100 GFLOP/s, 10.0 GB/s before; Other CPU, 200 GFLOP/s, 10.0 GB/s after" ||
+  fail "no warning for different machines: $(head -3 "$WORK/am.txt")"
+exit 0
