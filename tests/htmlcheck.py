@@ -22,6 +22,8 @@ class Dom(html.parser.HTMLParser):
         self.titles_in = {}  # id of the chart -> the text of its <title> elements
         self.count_in = {}  # (id, tag, class) -> count
         self.cell, self.table = None, None
+        self.tables = {}  # id of a table -> its body's rows, each a list of cells
+        self.all_text = ""
 
     def chart(self):
         for tag, a in reversed(self.stack):
@@ -35,7 +37,7 @@ class Dom(html.parser.HTMLParser):
             self.body = a
         if tag == "table":
             self.table = a.get("id")
-        if tag == "tr" and self.table == "ops":
+        if tag == "tr" and self.table:
             self.row = []
         if tag == "td" and self.row is not None:
             self.cell = {"v": a.get("data-v"), "text": "", "title": a.get("title")}
@@ -51,8 +53,12 @@ class Dom(html.parser.HTMLParser):
             self.row.append(self.cell)
             self.cell = None
         if tag == "tr" and self.row:
-            # an op shown by a short name has its full name on hover
-            self.rows[self.row[0]["title"] or self.row[0]["text"]] = self.row
+            self.tables.setdefault(self.table, []).append(self.row)
+            if self.table == "ops":
+                # an op shown by a short name has its full name on hover
+                self.rows[self.row[0]["title"] or self.row[0]["text"]] = self.row
+            self.row = None
+        elif tag == "tr":
             self.row = None
         if tag == "table":
             self.table = None
@@ -62,6 +68,7 @@ class Dom(html.parser.HTMLParser):
                 break
 
     def handle_data(self, data):
+        self.all_text += data
         if self.cell is not None:
             self.cell["text"] += data
         c = self.chart()
@@ -69,6 +76,41 @@ class Dom(html.parser.HTMLParser):
             self.text_in[c] = self.text_in.get(c, "") + data + "\n"
             if self.stack and self.stack[-1][0] == "title":
                 self.titles_in[c] = self.titles_in.get(c, "") + data + "\n"
+
+
+def name_of(cell):
+    return cell["title"] or cell["text"]
+
+
+def tables(d, dom):
+    """The tables the text report has too: Amdahl, per process (merged), steps, call sites."""
+    bad = []
+    am = d["verdict"]["amdahl"][:10]
+    rows = dom.tables.get("amdahl", [])
+    if [name_of(r[0]) for r in rows] != [a["op"] for a in am]:
+        bad.append(f"Amdahl table: {[name_of(r[0]) for r in rows]}, JSON {[a['op'] for a in am]}")
+    elif any(abs(float(r[1]["v"]) - a["share"]) > 1e-9 for r, a in zip(rows, am)):
+        bad.append("Amdahl table: a share differs from the JSON")
+    if d["merged_processes"] > 1:
+        want = [o for o in d["ops"] if o["nprocs"] > 1][:10]
+        rows = dom.tables.get("procs", [])
+        got = {name_of(r[0]): r for r in rows}
+        if len(rows) != len(want):
+            bad.append(f"per-process table: {len(rows)} rows, {len(want)} ops in more than one process")
+        for o in want:
+            r = got.get(o["name"])
+            if not r or [float(r[k]["v"]) for k in (1, 2, 3, 4)] != [o["nprocs"], o["proc_min_ns"], o["proc_mean_ns"], o["proc_max_ns"]]:
+                bad.append(f"per-process table: {o['name']} differs from the JSON")
+        if f"merged from {d['merged_processes']} processes" not in dom.all_text or "pid -1" in dom.all_text:
+            bad.append("header: not the merged report's")
+    st = d["steps"]
+    if st["count"] and f"{st['count']} step{'s' if st['count'] != 1 else ''} of {st['name']}" not in dom.all_text:
+        bad.append(f"steps: no summary of the {st['count']} steps")
+    sites = [s for s in d["memory"]["sites"] if s["live_at_peak_bytes"] or s["peak_live_bytes"]]
+    rows = dom.tables.get("sites", [])
+    if sites and (not rows or float(rows[0][1]["v"]) != max(s["live_at_peak_bytes"] for s in sites)):
+        bad.append("call sites table: missing, or its first row is not the most live at the peak")
+    return bad
 
 
 def main():
@@ -119,6 +161,7 @@ def main():
     heapflame = dom.titles_in.get("flame-heap", "")
     if m["peak_bytes"] and "live at the peak" not in heapflame:
         bad.append("heap flame graph: no cell")
+    bad += tables(d, dom)
     for b in bad:
         print("htmlcheck: " + b)
     return 1 if bad else 0

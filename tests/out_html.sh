@@ -97,6 +97,15 @@ chrome --dump-dom "file://$WORK/plain.html" > "$WORK/plain.dom" 2> "$WORK/chrome
 if grep 'CONSOLE' "$WORK/chrome4.err"; then fail "the page without TPROF_HTML wrote to the console"; fi
 python3 "$TS/htmlcheck.py" "$WORK/plain.json" "$WORK/plain.dom" ||
   fail "the DOM of the page without TPROF_HTML does not hold the report"
+# A merged report of two processes (the run merged with itself): its page has the per-process
+# table, the steps' summary, the merged header, as the JSON says (tests/htmlcheck.py).
+"$TPROF_CLI" report --html "$WORK/m.html" "$WORK/m.json" || fail "tprof report --html of a merged report"
+chrome --dump-dom "file://$WORK/m.html" > "$WORK/m.dom" 2> "$WORK/chrome5.err" ||
+  fail "chromium --dump-dom of the merged page failed"
+if grep 'CONSOLE' "$WORK/chrome5.err"; then fail "the merged page wrote to the console"; fi
+jcheck "$WORK/m.json" "d['merged_processes'] == 2 and d['steps']['count'] == 40" \
+  "any(o['nprocs'] == 2 for o in d['ops'])"
+python3 "$TS/htmlcheck.py" "$WORK/m.json" "$WORK/m.dom" || fail "the DOM of the merged page does not hold the report"
 # Sorting: the page's own script, with two clicks on "calls" added at its end, leaves the rows
 # in ascending order of calls (the first click sorts down, the second up).
 sed 's|</body></html>|<script>var h = document.querySelectorAll("#ops th")[2]; h.click(); h.click();</script></body></html>|' \

@@ -192,6 +192,7 @@
 
   function stepTime() {
     var st = D.steps, s = st.series || [];
+    if (!s.length && st.count) { say('step-time', 'The steps are summed above: a merged report keeps no step-by-step series.'); return; }
     if (!s.length) { say('step-time', 'No steps in this report (name the step function with TPROF_STEP or call tprof_step()).'); return; }
     var h = 220, g = root('step-time', h), ymax = 0, nmax = 0;
     s.forEach(function (p) { ymax = Math.max(ymax, p.ns); nmax = Math.max(nmax, p.index + 1); });

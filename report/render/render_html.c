@@ -14,75 +14,8 @@
 #include "report/peaks/peaks.h"
 #include "common/names/names.h"
 #include "report/render/render.h"
+#include "report/render/render_html.h"
 #include "report/units.h"
-
-/* Text as HTML: the five characters that mean something escaped; invalid UTF-8 replaced. */
-static void esc(struct tp_buf *b, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p) {
-        switch (*p) {
-        case '<': tp_buf_puts(b, "&lt;"); break;
-        case '>': tp_buf_puts(b, "&gt;"); break;
-        case '&': tp_buf_puts(b, "&amp;"); break;
-        case '"': tp_buf_puts(b, "&quot;"); break;
-        case '\'': tp_buf_puts(b, "&#39;"); break;
-        default:
-            if (*p >= 0x80) {
-                int len = tp_utf8_len(p);
-                if (len) {
-                    tp_buf_put(b, (const char *)p, (size_t)len);
-                    p += len;
-                    continue;
-                }
-                tp_buf_puts(b, "\xef\xbf\xbd");
-            } else if (*p < 0x20 && *p != '\n' && *p != '\t') {
-                tp_buf_putc(b, '?');
-            } else {
-                tp_buf_putc(b, (char)*p);
-            }
-        }
-        p++;
-    }
-}
-
-/* A number cell: shown as text, sorted by the exact value v. */
-static void num(struct tp_buf *b, double v, const char *text)
-{
-    tp_buf_printf(b, "<td data-v=\"%.17g\">", v);
-    esc(b, text);
-    tp_buf_puts(b, "</td>");
-}
-
-static void text_cell(struct tp_buf *b, const char *s)
-{
-    tp_buf_puts(b, "<td class=\"l\">");
-    esc(b, s);
-    tp_buf_puts(b, "</td>");
-}
-
-/* An op's name as the tables show it (tp_name_short), the full one on hover. */
-static void name_cell(struct tp_buf *b, const char *name)
-{
-    const char *s = tp_name_short(name);
-    if (s == name) {
-        text_cell(b, name);
-        return;
-    }
-    tp_buf_puts(b, "<td class=\"l\" title=\"");
-    esc(b, name);
-    tp_buf_puts(b, "\">");
-    esc(b, s);
-    tp_buf_puts(b, "</td>");
-}
-
-static void head_row(struct tp_buf *b, const char *const *h, size_t n)
-{
-    tp_buf_puts(b, "<thead><tr>");
-    for (size_t i = 0; i < n; i++)
-        tp_buf_printf(b, "<th%s>%s</th>", i == 0 ? " class=\"l\"" : "", h[i]);
-    tp_buf_puts(b, "</tr></thead><tbody>\n");
-}
 
 /* The text report's line under the verdict. The allocator's time is an estimate: "~", and its
  * method on hover. */
@@ -109,7 +42,7 @@ static void times_line(struct tp_buf *b, const struct tp_report *r)
                       tp_fmt_ns(v->outside_ops_ns, t, sizeof t),
                       tp_fmt_pct(w ? (double)v->outside_ops_ns / (double)w : 0, 8, p, sizeof p));
     tp_buf_printf(b, "%s the allocator: <span title=\"", r->nops ? "inside" : "time inside");
-    esc(b, r->memory.alloc_ns_method ? r->memory.alloc_ns_method : "an estimate");
+    tp_html_esc(b, r->memory.alloc_ns_method ? r->memory.alloc_ns_method : "an estimate");
     tp_buf_printf(b, "\">~%s</span> (%s)</p>\n", tp_fmt_ns(v->alloc_ns, t, sizeof t),
                   tp_fmt_pct(w ? (double)v->alloc_ns / (double)w : 0, 8, p, sizeof p));
     if (tp_hooks_worth_saying(r->program.hooks_ns, w))
@@ -125,50 +58,58 @@ static void header(const struct tp_report *r, struct tp_buf *b)
     const struct tp_program *p = &r->program;
     char w[32];
     tp_buf_puts(b, "<h1>tprof ");
-    esc(b, r->tprof_version);
+    tp_html_esc(b, r->tprof_version);
     tp_buf_puts(b, ": ");
     for (size_t i = 0; i < p->argc; i++) {
         if (i)
             tp_buf_putc(b, ' ');
-        esc(b, p->argv[i]);
+        tp_html_esc(b, p->argv[i]);
     }
-    tp_buf_printf(b, "</h1>\n<p class=\"meta\">pid %lld, wall time %s, threads %llu, host ",
-                  (long long)p->pid, tp_fmt_ns(p->wall_ns, w, sizeof w),
-                  (unsigned long long)p->threads);
-    esc(b, p->host);
+    if (r->merged_processes > 1) /* as the text's header says it: no one pid */
+        tp_buf_printf(b,
+                      "</h1>\n<p class=\"meta\" id=\"merged\">merged from %llu processes (%llu "
+                      "threads); longest wall time %s; shares are of %llu x that",
+                      (unsigned long long)r->merged_processes, (unsigned long long)p->threads,
+                      tp_fmt_ns(p->wall_ns, w, sizeof w), (unsigned long long)r->merged_processes);
+    else {
+        tp_buf_printf(b, "</h1>\n<p class=\"meta\">pid %lld, wall time %s, threads %llu, host ",
+                      (long long)p->pid, tp_fmt_ns(p->wall_ns, w, sizeof w),
+                      (unsigned long long)p->threads);
+        tp_html_esc(b, p->host);
+    }
     tp_buf_puts(b, "</p>\n");
     /* the same lines as the text report's header: the CPUs and the load, the peaks with their
      * source, age and conditions */
     char line[600];
     if (tp_cpu_header(p, line, sizeof line)) {
         tp_buf_puts(b, "<p class=\"meta\" id=\"cpu-header\">");
-        esc(b, line);
+        tp_html_esc(b, line);
         tp_buf_puts(b, "</p>\n");
     }
     tp_buf_puts(b, "<p class=\"meta\" id=\"peaks-header\">");
     if (r->machine.peak_gflops > 0 && r->machine.peak_gbps > 0)
-        esc(b, tp_peaks_header(r, line, sizeof line));
+        tp_html_esc(b, tp_peaks_header(r, line, sizeof line));
     else
-        esc(b, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
-               "TPROF_PEAK_GFLOPS and _GBPS)");
+        tp_html_esc(b, "machine peaks unknown: no roofline (run `tprof calibrate`, or set "
+                       "TPROF_PEAK_GFLOPS and _GBPS)");
     tp_buf_puts(b, "</p>\n");
     for (size_t i = 0; i < r->nnotes; i++) {
         tp_buf_puts(b, "<p class=\"note\">note: ");
-        esc(b, r->notes[i]);
+        tp_html_esc(b, r->notes[i]);
         tp_buf_puts(b, "</p>\n");
     }
     tp_buf_puts(b, "<h2>Verdict</h2>\n");
     if (r->verdict.cpu_text) {
         tp_buf_puts(b, "<p class=\"verdict\" id=\"cpu-verdict\">");
-        esc(b, r->verdict.cpu_text);
+        tp_html_esc(b, r->verdict.cpu_text);
         tp_buf_puts(b, "</p>\n");
     }
     tp_buf_puts(b, "<p class=\"verdict\" id=\"verdict\">");
-    esc(b, r->verdict.text ? r->verdict.text : "no ops were seen");
+    tp_html_esc(b, r->verdict.text ? r->verdict.text : "no ops were seen");
     tp_buf_puts(b, "</p>\n");
     if (r->verdict.wait_text) {
         tp_buf_puts(b, "<p class=\"verdict\" id=\"wait-verdict\">");
-        esc(b, r->verdict.wait_text);
+        tp_html_esc(b, r->verdict.wait_text);
         tp_buf_puts(b, "</p>\n");
     }
     times_line(b, r);
@@ -185,17 +126,17 @@ static void eff_cell(struct tp_buf *b, const struct tp_machine *m, const struct 
             snprintf(s, sizeof s, "<1%%");
         else
             tp_fmt_pct(o->efficiency, 6, s, sizeof s);
-        num(b, o->efficiency, s);
+        tp_html_num(b, o->efficiency, s);
         return;
     }
     tp_peaks_over(m, o->bound, 1, word, sizeof word);
     tp_peaks_over(m, o->bound, 0, why, sizeof why);
     tp_buf_printf(b, "<td data-v=\"%.17g\" title=\"above 100%%: ", o->efficiency);
-    esc(b, why);
+    tp_html_esc(b, why);
     tp_buf_puts(b, "\">");
-    esc(b, tp_fmt_pct(o->efficiency, 6, s, sizeof s));
+    tp_html_esc(b, tp_fmt_pct(o->efficiency, 6, s, sizeof s));
     tp_buf_puts(b, " &gt;");
-    esc(b, word);
+    tp_html_esc(b, word);
     tp_buf_puts(b, "</td>");
 }
 
@@ -205,45 +146,47 @@ static void wait_cell(struct tp_buf *b, const struct tp_op *o)
 {
     char s[48], t[56];
     if (!o->wait_ns) {
-        num(b, -1, "-");
+        tp_html_num(b, -1, "-");
         return;
     }
     snprintf(t, sizeof t, "%s%s", tp_op_wait_estimated(o) ? "~" : "",
              tp_fmt_pct(o->wait_share, 8, s, sizeof s));
-    num(b, o->wait_share, t);
+    tp_html_num(b, o->wait_share, t);
 }
 
 static void op_row(struct tp_buf *b, const struct tp_machine *m, const struct tp_op *o)
 {
     char s[48];
     tp_buf_puts(b, "<tr>");
-    name_cell(b, o->name);
-    text_cell(b, o->kind);
-    num(b, (double)o->calls, tp_fmt_count(o->calls, s, sizeof s));
+    tp_html_name(b, o->name);
+    tp_html_text(b, o->kind);
+    tp_html_num(b, (double)o->calls, tp_fmt_count(o->calls, s, sizeof s));
     if (o->demoted) {
         /* counted, not timed: the total an estimate, the self time its callers' (the legend) */
         char t[48];
         uint64_t est = o->total_ns + o->counted_est_ns;
         snprintf(s, sizeof s, "~%s", tp_fmt_ns(est, t, sizeof t));
-        num(b, (double)est, s);
-        num(b, -1, "counted");
-        num(b, -1, "-");
+        tp_html_num(b, (double)est, s);
+        tp_html_num(b, -1, "counted");
+        tp_html_num(b, -1, "-");
     } else {
-        num(b, (double)o->total_ns, tp_fmt_ns(o->total_ns, s, sizeof s));
-        num(b, (double)o->self_ns, tp_fmt_ns(o->self_ns, s, sizeof s));
-        num(b, o->self_share, tp_fmt_pct(o->self_share, 8, s, sizeof s));
+        tp_html_num(b, (double)o->total_ns, tp_fmt_ns(o->total_ns, s, sizeof s));
+        tp_html_num(b, (double)o->self_ns, tp_fmt_ns(o->self_ns, s, sizeof s));
+        tp_html_num(b, o->self_share, tp_fmt_pct(o->self_share, 8, s, sizeof s));
     }
     wait_cell(b, o);
     int roof = o->flops_known && o->flops > 0;
-    num(b, roof ? o->gflops : -1, roof ? tp_fmt_num(o->gflops, 2, 8, s, sizeof s) : "-");
-    num(b, roof ? o->intensity : -1, roof ? tp_fmt_num(o->intensity, 1, 6, s, sizeof s) : "-");
-    text_cell(b, roof && o->bound ? o->bound : "-");
+    tp_html_num(b, roof ? o->gflops : -1, roof ? tp_fmt_num(o->gflops, 2, 8, s, sizeof s) : "-");
+    tp_html_num(b, roof ? o->intensity : -1,
+                roof ? tp_fmt_num(o->intensity, 1, 6, s, sizeof s) : "-");
+    tp_html_text(b, roof && o->bound ? o->bound : "-");
     if (roof && o->efficiency > 0)
         eff_cell(b, m, o);
     else
-        num(b, -1, "-");
-    num(b, (double)o->latency.p50, o->latency.n ? tp_fmt_ns(o->latency.p50, s, sizeof s) : "-");
-    num(b, (double)o->alloc_bytes, tp_fmt_bytes(o->alloc_bytes, s, sizeof s));
+        tp_html_num(b, -1, "-");
+    tp_html_num(b, (double)o->latency.p50,
+                o->latency.n ? tp_fmt_ns(o->latency.p50, s, sizeof s) : "-");
+    tp_html_num(b, (double)o->alloc_bytes, tp_fmt_bytes(o->alloc_bytes, s, sizeof s));
     tp_buf_puts(b, "</tr>\n");
 }
 
@@ -273,7 +216,7 @@ static void ops_table(const struct tp_report *r, struct tp_buf *b)
         v[i] = &r->ops[i];
     qsort(v, r->nops, sizeof *v, by_self);
     tp_buf_puts(b, "<table class=\"sortable\" id=\"ops\">");
-    head_row(b, h, sizeof h / sizeof h[0]);
+    tp_html_head(b, h, sizeof h / sizeof h[0]);
     const char *said[2] = {NULL, NULL}; /* the legend: once per bound */
     int counted = 0;
     for (size_t i = 0; i < r->nops; i++) {
@@ -298,7 +241,7 @@ static void ops_table(const struct tp_report *r, struct tp_buf *b)
         tp_peaks_over(&r->machine, said[k], 1, word, sizeof word);
         tp_peaks_over(&r->machine, said[k], 0, why, sizeof why);
         tp_buf_printf(b, "<p class=\"note\">&gt;%s: above 100%% (%s-bound): ", word, said[k]);
-        esc(b, why);
+        tp_html_esc(b, why);
         tp_buf_puts(b, "</p>\n");
     }
     free(v);
@@ -309,6 +252,15 @@ static int by_total(const void *x, const void *y)
 {
     const struct tp_op *a = *(const struct tp_op *const *)x, *c = *(const struct tp_op *const *)y;
     return a->total_ns < c->total_ns ? 1 : a->total_ns > c->total_ns ? -1 : 0;
+}
+
+static int by_shape_total(const void *x, const void *y)
+{
+    const struct tp_shape *a = *(const struct tp_shape *const *)x,
+                          *c = *(const struct tp_shape *const *)y;
+    if (a->total_ns != c->total_ns)
+        return a->total_ns < c->total_ns ? 1 : -1;
+    return a->calls < c->calls ? 1 : a->calls > c->calls ? -1 : 0;
 }
 
 static void shapes_table(const struct tp_report *r, struct tp_buf *b, int top)
@@ -327,39 +279,35 @@ static void shapes_table(const struct tp_report *r, struct tp_buf *b, int top)
         tp_buf_puts(b, "<p class=\"none\">No op with known shapes.</p>\n");
     else {
         tp_buf_puts(b, "<table class=\"sortable\" id=\"shapes\">");
-        head_row(b, h, sizeof h / sizeof h[0]);
+        tp_html_head(b, h, sizeof h / sizeof h[0]);
     }
     for (size_t i = 0; i < n && i < (size_t)top; i++) {
+        /* an op's shapes most time first, as the text's */
+        const struct tp_shape **sv = calloc(v[i]->nshapes, sizeof *sv);
+        if (!sv)
+            break;
+        for (size_t k = 0; k < v[i]->nshapes; k++)
+            sv[k] = &v[i]->shapes[k];
+        qsort(sv, v[i]->nshapes, sizeof *sv, by_shape_total);
         for (size_t k = 0; k < v[i]->nshapes && k < (size_t)top; k++) {
-            const struct tp_shape *s = &v[i]->shapes[k];
+            const struct tp_shape *s = sv[k];
             char t[48];
             double gf = s->total_ns ? (double)s->flops / (double)s->total_ns : 0;
             double ai = s->bytes ? (double)s->flops / (double)s->bytes : 0;
             tp_buf_puts(b, "<tr>");
-            text_cell(b, v[i]->name);
-            text_cell(b, s->desc);
-            num(b, (double)s->calls, tp_fmt_count(s->calls, t, sizeof t));
-            num(b, (double)s->total_ns, tp_fmt_ns(s->total_ns, t, sizeof t));
-            num(b, gf, s->flops ? tp_fmt_num(gf, 2, 8, t, sizeof t) : "-");
-            num(b, ai, s->flops && s->bytes ? tp_fmt_num(ai, 1, 6, t, sizeof t) : "-");
+            tp_html_text(b, v[i]->name);
+            tp_html_text(b, s->desc);
+            tp_html_num(b, (double)s->calls, tp_fmt_count(s->calls, t, sizeof t));
+            tp_html_num(b, (double)s->total_ns, tp_fmt_ns(s->total_ns, t, sizeof t));
+            tp_html_num(b, gf, s->flops ? tp_fmt_num(gf, 2, 8, t, sizeof t) : "-");
+            tp_html_num(b, ai, s->flops && s->bytes ? tp_fmt_num(ai, 1, 6, t, sizeof t) : "-");
             tp_buf_puts(b, "</tr>\n");
         }
+        free(sv);
     }
     if (n)
         tp_buf_puts(b, "</tbody></table>\n");
     free(v);
-}
-
-static void site_cell(struct tp_buf *b, const struct tp_site *s)
-{
-    tp_buf_puts(b, "<td class=\"l\">");
-    for (size_t i = tp_site_first_own(s); i < s->nframes && i < 4; i++) {
-        char f[600];
-        if (i > tp_site_first_own(s))
-            tp_buf_puts(b, " &lt; ");
-        esc(b, tp_fmt_frame(&s->frames[i], f, sizeof f));
-    }
-    tp_buf_puts(b, "</td>");
 }
 
 static void leaks_table(const struct tp_report *r, struct tp_buf *b)
@@ -385,15 +333,17 @@ static void leaks_table(const struct tp_report *r, struct tp_buf *b)
     if (!n)
         return;
     tp_buf_puts(b, "<table class=\"sortable\" id=\"leaks\">");
-    head_row(b, h, sizeof h / sizeof h[0]);
+    tp_html_head(b, h, sizeof h / sizeof h[0]);
     for (size_t i = 0; i < m->nsites; i++) {
         const struct tp_site *s = &m->sites[i];
         if (!s->live_at_exit_bytes || s->system || s->suppressed || s->interpreter)
             continue;
         tp_buf_puts(b, "<tr>");
-        site_cell(b, s);
-        num(b, (double)s->live_at_exit_bytes, tp_fmt_bytes(s->live_at_exit_bytes, x, sizeof x));
-        num(b, (double)s->live_at_exit_allocs, tp_fmt_count(s->live_at_exit_allocs, y, sizeof y));
+        tp_html_site(b, s);
+        tp_html_num(b, (double)s->live_at_exit_bytes,
+                    tp_fmt_bytes(s->live_at_exit_bytes, x, sizeof x));
+        tp_html_num(b, (double)s->live_at_exit_allocs,
+                    tp_fmt_count(s->live_at_exit_allocs, y, sizeof y));
         tp_buf_puts(b, "</tr>\n");
     }
     tp_buf_puts(b, "</tbody></table>\n");
@@ -407,7 +357,7 @@ static void memory_line(const struct tp_report *r, struct tp_buf *b)
                   tp_fmt_bytes(m->peak_bytes, pk, sizeof pk), tp_fmt_ns(m->peak_ns, at, sizeof at));
     if (m->peak_op) {
         tp_buf_puts(b, ", inside ");
-        esc(b, m->peak_op);
+        tp_html_esc(b, m->peak_op);
     }
     if (m->lifetime_unit)
         tp_buf_printf(b, "; %s persistent (outlives its %s), %s transient",
@@ -448,12 +398,14 @@ void tp_render_html(const struct tp_report *r, int top, struct tp_buf *b)
 {
     tp_buf_puts(
         b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>tprof: ");
-    esc(b, r->program.exe);
+    tp_html_esc(b, r->program.exe);
     tp_buf_puts(b, "</title>\n<style>\n");
     tp_buf_puts(b, tp_html_css);
     tp_buf_puts(b, "</style>\n</head>\n<body>\n");
     header(r, b);
+    tp_html_amdahl(r, b, top);
     ops_table(r, b);
+    tp_html_procs(r, b, top);
     chart(b, "flame-time", "Op time (flame graph)",
           "Each op under the op that called it; width: total time. Hover for total and self.");
     tp_buf_puts(b, "<h2>Heap over time</h2>\n");
@@ -462,12 +414,14 @@ void tp_render_html(const struct tp_report *r, int top, struct tp_buf *b)
     chart(b, "flame-heap", "Heap at the peak (flame graph)",
           "The call sites holding the peak, the outermost caller on top; width: bytes live at the "
           "peak.");
+    tp_html_steps(r, b);
     chart(b, "step-time", "Step latency over the run",
           "One point per step (the fastest and slowest of each stretch on long runs); warm-up "
           "shaded; the line is the median after warm-up.");
     chart(b, "latency", "Latency of the top ops",
           "Per call after warm-up: line min to max, box p50 to p95, thin box p95 to p99.");
     shapes_table(r, b, top);
+    tp_html_sites(r, b, top);
     leaks_table(r, b);
     data(r, b);
     tp_buf_puts(b, "<script>\n");
