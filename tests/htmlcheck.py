@@ -125,6 +125,9 @@ def main():
         if not row:
             bad.append(f"op {o['name']}: not in the ops table")
             continue
+        want = o["bound"] if o["bound"] in ("compute", "memory") else "-"
+        if len(row) > 9 and row[9]["text"] != want:
+            bad.append(f"op {o['name']}: bound {row[9]['text']} in the page, {want} as the text says")
         if float(row[2]["v"]) != o["calls"] or float(row[4]["v"]) != o["self_ns"]:
             bad.append(f"op {o['name']}: calls {row[2]['v']} self {row[4]['v']} in the page, "
                        f"{o['calls']} and {o['self_ns']} in the JSON")

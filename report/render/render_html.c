@@ -179,8 +179,10 @@ static void op_row(struct tp_buf *b, const struct tp_machine *m, const struct tp
     tp_html_num(b, roof ? o->gflops : -1, roof ? tp_fmt_num(o->gflops, 2, 8, s, sizeof s) : "-");
     tp_html_num(b, roof ? o->intensity : -1,
                 roof ? tp_fmt_num(o->intensity, 1, 6, s, sizeof s) : "-");
-    tp_html_text(b, roof && o->bound ? o->bound : "-");
-    if (roof && o->efficiency > 0)
+    /* the bound and efficiency as the text's: an op with bytes and no FLOPs is memory-bound */
+    int bound = o->bound && (!strcmp(o->bound, "compute") || !strcmp(o->bound, "memory"));
+    tp_html_text(b, bound ? o->bound : "-");
+    if (bound && o->efficiency > 0)
         eff_cell(b, m, o);
     else
         tp_html_num(b, -1, "-");
