@@ -56,6 +56,6 @@ jcheck "$WORK/x.json" \
 "$T" report "$WORK/x.json" > "$WORK/x.txt" || fail "tprof report failed"
 grep -q "\[[0-9]* inlined\] build() (v_inline_cxx.cc:$S) < main (v_inline_cxx.cc:$M)" "$WORK/x.txt" ||
   fail "text row of the second vector: $(grep build "$WORK/x.txt")"
-"$T" diff "$WORK/x.json" "$WORK/x.json" > "$WORK/xd.txt" || fail "diff text failed"
+"$T" diff --all "$WORK/x.json" "$WORK/x.json" > "$WORK/xd.txt" || fail "diff text failed"
 grep -q "^\[[0-9]* inlined\] build() (v_inline_cxx.cc:$S) <- main (v_inline_cxx.cc:$M)\$" "$WORK/xd.txt" ||
   fail "diff title of the second vector: $(grep build "$WORK/xd.txt")"

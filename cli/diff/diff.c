@@ -287,6 +287,19 @@ static void wrap(struct tp_buf *b, const char *prefix, const char *text)
     tp_buf_putc(b, '\n');
 }
 
+/* Whether the text shows a row: one that changed (or every row, with --all), up to top of them;
+ * the others counted as hidden or past the top, for the lines that say so. */
+static int row_shown(int show, size_t top, size_t *shown, size_t *hidden, size_t *past)
+{
+    if (!show)
+        ++*hidden;
+    else if (*shown == top)
+        ++*past;
+    else
+        return ++*shown, 1;
+    return 0;
+}
+
 /* The OPS section: each changed op (all with --all) as a name line, its change per call with
  * its interval, and three rows. */
 static void ops_text(const struct tp_diff *d, size_t top, struct tp_buf *b)
@@ -306,15 +319,8 @@ static void ops_text(const struct tp_diff *d, size_t top, struct tp_buf *b)
     }
     size_t shown = 0, hidden = 0, past = 0;
     for (size_t i = 0; i < nops; i++) {
-        if (!d->all && !op_changed(&ops[i])) {
-            hidden++;
+        if (!row_shown(d->all || op_changed(&ops[i]), top, &shown, &hidden, &past))
             continue;
-        }
-        if (shown == top) {
-            past++;
-            continue;
-        }
-        shown++;
         struct tp_dfig f[4];
         op_figs(&ops[i], f);
         snprintf(line, sizeof line, "%s%s%s%s", ops[i].name, ops[i].kind ? " [" : "",
@@ -353,15 +359,8 @@ static void sites_text(const struct tp_diff *d, size_t top, struct tp_buf *b)
         tp_dgrid_row(b, "site", cells, 4);
     }
     for (size_t i = 0; i < nsites; i++) {
-        if (!d->all && !site_changed(&sites[i])) {
-            hidden++;
+        if (!row_shown(d->all || site_changed(&sites[i]), top, &shown, &hidden, &past))
             continue;
-        }
-        if (shown == top) {
-            past++;
-            continue;
-        }
-        shown++;
         struct tp_dfig f[4];
         site_figs(&sites[i], f);
         const struct tp_keyed_site *k = sites[i].a ? sites[i].a : sites[i].b;

@@ -214,18 +214,10 @@ int tp_ggml_node_work(const char *name, uintptr_t params, uintptr_t dst, uint64_
         shape->dtype[1] = NULL;
     uint64_t fl = 0;
     switch (i >= 0 ? ops[i].count : C_NONE) {
-    case C_MATMUL: {
+    case C_MATMUL:
+    case C_OUTPROD: { /* out_prod: dst = src0 x src1^T, summed over src0's second dimension */
         uintptr_t a = src_of(dst, 0);
-        int64_t k = a ? ne_of(a)[0] : 0;
-        shape->n = ne[1];
-        shape->k = k;
-        shape->more[0] = ne[2] * ne[3];
-        fl = 2 * (uint64_t)k * (uint64_t)ne[0] * (uint64_t)ne[1] * (uint64_t)(ne[2] * ne[3]);
-        break;
-    }
-    case C_OUTPROD: { /* dst = src0 x src1^T, summed over src0's second dimension */
-        uintptr_t a = src_of(dst, 0);
-        int64_t k = a ? ne_of(a)[1] : 0;
+        int64_t k = a ? ne_of(a)[ops[i].count == C_MATMUL ? 0 : 1] : 0;
         shape->n = ne[1];
         shape->k = k;
         shape->more[0] = ne[2] * ne[3];
