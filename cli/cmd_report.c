@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -136,6 +138,13 @@ static int frame(const char *kind, const struct tp_buf *b)
     return fwrite(b->p ? b->p : "", 1, b->len, stdout) == b->len ? 0 : -1;
 }
 
+/* The columns of the terminal fd is, 0 when it is none: a file or pipe gets 100 columns. */
+static int term_cols(int fd)
+{
+    struct winsize ws;
+    return isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
+}
+
 /* --from-library: every output asked for, from the one report. */
 static int for_library(struct tp_report *r, const char *kinds, int top)
 {
@@ -148,7 +157,8 @@ static int for_library(struct tp_report *r, const char *kinds, int top)
             tp_render_json(r, &b);
         } else if (!strcmp(k, "text") || !strcmp(k, "fulltext")) {
             /* both answer as "text": the library writes it where the text goes */
-            struct tp_text_opts t = {top, 100, !strcmp(k, "fulltext")};
+            /* the reporter's stderr is the program's first one, where the text goes */
+            struct tp_text_opts t = {top, 100, !strcmp(k, "fulltext"), term_cols(2)};
             tp_render_text(r, &t, &b);
             if (rc == 0 && frame("text", &b) < 0)
                 rc = 1;
@@ -382,7 +392,7 @@ int tp_cmd_report(int argc, char **argv)
                     file);
         tp_render_folded(&r, TP_FOLDED_TIME, &b);
     } else {
-        struct tp_text_opts t = {(int)o.top, 100, o.full};
+        struct tp_text_opts t = {(int)o.top, 100, o.full, term_cols(1)};
         tp_render_text(&r, &t, &b);
     }
     int ok =

@@ -2,7 +2,8 @@
 # An op's name is never cut in the text report: three exports whose names share a 21-character
 # prefix, longer than the name column, are each written whole on a line of their own, their
 # figures on the next, in the short report's OPS table and in every table of the full one
-# (OPS, LATENCY, Amdahl); no line ends a name with "...".
+# (OPS, LATENCY, Amdahl); no line ends a name with "...". On a wider terminal the name column
+# grows to them.
 . "$TS/lib.sh"
 V="$TB/victims/v_longnames"
 out=$(TPROF_DETAIL=short TPROF_OUTPUT="$WORK/s.txt" TPROF_JSON="$WORK/r.json" LD_PRELOAD="$TPROF_SO" "$V" 20 2> "$WORK/err") ||
@@ -25,4 +26,18 @@ for n in forward backward update; do
     fail "tplong_library_layer_$n is not whole in OPS, LATENCY and Amdahl: $(grep "tplong_library_layer_$n" "$WORK/f.txt")"
 done
 awk 'length > 100 { exit 1 }' "$WORK/f.txt" || fail "a line over 100 columns"
+# On a terminal of 140 columns (a pseudo-terminal: script), the name column grows to the names:
+# each op's row holds its name; no line passes the terminal's width.
+if command -v script > /dev/null; then
+  script -qec "stty cols 140 rows 50; '$TPROF_CLI' report --full '$WORK/r.json'" /dev/null | tr -d '\r' > "$WORK/t.txt" ||
+    fail "tprof report on a terminal failed"
+  for n in forward backward update; do
+    grep -Eq "^tplong_library_layer_$n +[a-z]+ +20 " "$WORK/t.txt" ||
+      fail "on a 140-column terminal, tplong_library_layer_$n is not on its row: $(sed -n '/^OPS/,/^$/p' "$WORK/t.txt")"
+  done
+  awk 'length > 140 { exit 1 }' "$WORK/t.txt" || fail "a line over 140 columns"
+  awk 'length > 100 { n++ } END { exit !n }' "$WORK/t.txt" || fail "the terminal's width was not used"
+else
+  echo "no script(1): the terminal's width is not tried"
+fi
 exit 0

@@ -464,6 +464,23 @@ static void outputs(struct tp_text_ctx *c)
     }
 }
 
+/* On a terminal wider than the report, the tables' first column grows to the op names shown,
+ * up to the terminal's width, so that they stay on their rows. */
+static void fit_names(struct tp_text_ctx *c, struct tp_op **order, size_t n, int term)
+{
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t w = tp_text_width(tp_name_short(order[i]->name ? order[i]->name : ""));
+        longest = w > longest ? w : longest;
+    }
+    /* the OPS table's name column is the narrowest, 24 at the base width */
+    int grow = longest > 24 ? (int)(longest - 24) : 0, room = term - c->width;
+    if (c->width + (grow < room ? grow : room) > MAX_WIDTH)
+        room = MAX_WIDTH - c->width;
+    c->width += grow < room ? grow : room;
+    c->extra = c->width - BASE_WIDTH;
+}
+
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
 {
     struct tp_text_ctx c = {r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, o && o->full, 0};
@@ -491,6 +508,8 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
         order[i] = &r->ops[i];
     qsort(order, r->nops, sizeof *order, by_self);
     size_t n = r->nops < (size_t)c.top ? r->nops : (size_t)c.top;
+    if (o && o->term > c.width)
+        fit_names(&c, order, n, o->term);
 
     tp_buf_puts(b, "\n");
     header(&c);
