@@ -24,7 +24,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: tprof report FILE.json [--top N] [--full]\n"
+    fprintf(f, "usage: tprof report FILE.json [--top N] [--full] [--wide]\n"
                "                    [--format text|json|folded|folded-heap]\n"
                "                    [--peak-gflops X --peak-gbps Y] [--html OUT.html]\n\n"
                "Renders a report written with TPROF_JSON (or `tprof run --json`) again, as text\n"
@@ -35,6 +35,8 @@ static void usage(FILE *f)
                "  --full           the full text report (latency, shapes, steps, Amdahl, every\n"
                "                   call site, the heap chart, every note); by default the\n"
                "                   short one, which fits a terminal and ends with the verdict\n"
+               "  --wide           call sites' stacks whole, past the width (cut at it by\n"
+               "                   default)\n"
                "  --format F       text (default), json, folded (op time in ns, from op_stacks:\n"
                "                   the run needs TPROF_FOLDED) or folded-heap (bytes live at\n"
                "                   the heap peak per call site), for flamegraph.pl\n"
@@ -54,7 +56,7 @@ static void usage(FILE *f)
 
 struct opts {
     const char *file, *format, *html;
-    int library, full;
+    int library, full, wide;
     long top;
     double pg, pb; /* peaks from the command line, 0: the report's own */
 };
@@ -63,7 +65,7 @@ struct opts {
 static int parse(int argc, char **argv, struct opts *o)
 {
     const char *why;
-    *o = (struct opts){NULL, "text", NULL, 0, 0, 10, 0, 0};
+    *o = (struct opts){NULL, "text", NULL, 0, 0, 0, 10, 0, 0};
     /* the detail of the text report, as TPROF_DETAIL gives it to a run; --full overrides */
     const char *d = getenv("TPROF_DETAIL");
     o->full = d && !strcmp(d, "full");
@@ -95,6 +97,8 @@ static int parse(int argc, char **argv, struct opts *o)
             i++;
         } else if (!strcmp(a, "--full")) {
             o->full = 1;
+        } else if (!strcmp(a, "--wide")) {
+            o->wide = 1;
         } else if (!strcmp(a, "--from-library")) {
             o->library = 1;
         } else if (!strcmp(a, "--html") && v) {
@@ -392,7 +396,7 @@ int tp_cmd_report(int argc, char **argv)
                     file);
         tp_render_folded(&r, TP_FOLDED_TIME, &b);
     } else {
-        struct tp_text_opts t = {(int)o.top, 100, o.full, term_cols(1)};
+        struct tp_text_opts t = {(int)o.top, 100, o.full, term_cols(1), o.wide};
         tp_render_text(&r, &t, &b);
     }
     int ok =

@@ -41,6 +41,11 @@ for s in LATENCY SHAPES 'CALL SITES' LEAKS; do
 done
 grep -q '^Amdahl: if this op ran' "$WORK/full.txt" || fail "the full report has no Amdahl table"
 grep -q '^JSON report: ' "$WORK/full.txt" || fail "the full report does not name the JSON"
+# --wide: the call sites' stacks whole (cut at the width without it)
+"$TPROF_CLI" report --full --wide "$WORK/cnn.json" > "$WORK/wide.txt" || fail "tprof report --wide failed"
+grep -Eq '^ .* ex_alloc \(layers\.c:19\) < train_step \(cnn\.c:[0-9]+\) < main \(cnn\.c:[0-9]+\)$' "$WORK/wide.txt" ||
+  fail "--wide: no whole stack: $(sed -n '/^CALL SITES/,+4p' "$WORK/wide.txt")"
+grep -Eq '< main\.\.\.$' "$WORK/full.txt" || fail "without --wide the stacks are not cut at the width"
 TPROF_DETAIL=bogus "$TPROF_CLI" report "$WORK/cnn.json" > "$WORK/b.txt" 2> "$WORK/b.err" ||
   fail "a bad TPROF_DETAIL made tprof report fail"
 [ "$(cat "$WORK/b.err")" = "tprof report: TPROF_DETAIL=bogus: expected short or full; the short report" ] ||

@@ -483,7 +483,8 @@ static void fit_names(struct tp_text_ctx *c, struct tp_op **order, size_t n, int
 
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b)
 {
-    struct tp_text_ctx c = {r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, o && o->full, 0};
+    struct tp_text_ctx c = {
+        r, b, o ? o->width : BASE_WIDTH, o ? o->top : 10, 0, o && o->full, o && o->wide, 0};
     if (c.width <= 0)
         c.width = BASE_WIDTH;
     if (c.width < MIN_WIDTH)

@@ -11,6 +11,8 @@
 
 /* ---- memory ---- */
 
+/* A site's stack under --wide: whole, as long as the line buffers hold (2048 bytes). */
+#define WIDE_ROOM 1900
 /* Rows of the short report's CALL SITES and LEAKS tables. */
 #define SHORT_SITES 3
 
@@ -368,7 +370,8 @@ static int site_label(const struct tp_memory *m, const struct tp_site *s, char *
 static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
 {
     const struct tp_memory *m = &c->r->memory;
-    size_t room = (size_t)c->width - 43, held = 0;
+    /* --wide: a stack whole, past the width */
+    size_t room = c->wide ? WIDE_ROOM : (size_t)c->width - 43, held = 0;
     char h[5][128], line[2048];
     for (size_t i = 0; i < m->nsites; i++)
         held += v[i]->live_at_peak_bytes || v[i]->peak_live_bytes;
@@ -455,7 +458,7 @@ static void kept_by(const struct tp_memory *m, const struct tp_site **v, struct 
 static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
 {
     const struct tp_memory *m = &c->r->memory;
-    size_t room = (size_t)c->width - 21, leaking = 0, shown = 0;
+    size_t room = c->wide ? WIDE_ROOM : (size_t)c->width - 21, leaking = 0, shown = 0;
     char h[2][128], line[2048], a[32];
     struct tp_leak_split ls;
     tp_leak_split(m, &ls);
