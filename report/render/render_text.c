@@ -412,15 +412,12 @@ static void short_outputs(struct tp_text_ctx *c)
             tp_buf_printf(&t, "%s%s %s", t.len ? ", " : "", what[i], path[i]);
     tp_buf_putc(c->b, '\n');
     if (x->json) /* the rest of the report is one command away */
-        tp_buf_printf(&t,
-                      "; the full report (latency, shapes, steps, Amdahl, every site): "
-                      "tprof report --full %s",
-                      x->json);
+        tp_buf_printf(&t, "; the full report: tprof report --full %s", x->json);
     if (t.len)
         tp_text_wrap(c, "written: ", tp_buf_str(&t), 2);
     if (!x->json)
         tp_text_say(c, "the full report (latency, shapes, steps, Amdahl, every site): "
-                       "TPROF_DETAIL=full or `tprof run --full`");
+                       "TPROF_DETAIL=full");
     tp_buf_free(&t);
 }
 
@@ -512,7 +509,8 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
     if (o && o->term > c.width)
         fit_names(&c, order, n, o->term);
 
-    tp_buf_puts(b, "\n");
+    if (c.full) /* the short report keeps its every line for the terminal */
+        tp_buf_puts(b, "\n");
     header(&c);
     if (!c.full) {
         /* The short report: what fits a terminal, the answer last, where it stays on screen. */

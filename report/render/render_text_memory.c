@@ -13,8 +13,9 @@
 
 /* A site's stack under --wide: whole, as long as the line buffers hold (2048 bytes). */
 #define WIDE_ROOM 1900
-/* Rows of the short report's CALL SITES and LEAKS tables. */
+/* Rows of the short report's call sites and leaks. */
 #define SHORT_SITES 3
+#define SHORT_LEAKS 2
 
 /* Which unit "within its step" meant (track/steps/lifeunit.c). */
 static void lifetime_unit_line(struct tp_text_ctx *c, const struct tp_memory *m)
@@ -377,13 +378,13 @@ static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
         held += v[i]->live_at_peak_bytes || v[i]->peak_live_bytes;
     if (!held)
         return;
+    /* under MEMORY in the short report, which has no room for another heading */
     if (c->full)
         tp_text_heading(c, "CALL SITES holding the peak (frames[0] called the allocator)");
-    else /* under MEMORY: the short report has no room for another heading */
-        tp_text_say(c, "the call sites holding the peak (frames[0] called the allocator):");
     tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, "at peak", 10),
                   tp_text_right(h[1], 128, "own peak", 10), tp_text_right(h[2], 128, "allocs", 8),
-                  tp_text_right(h[3], 128, "bytes", 10), "site");
+                  tp_text_right(h[3], 128, "bytes", 10),
+                  c->full ? "site" : "call site holding the peak (frames[0] called the allocator)");
     size_t shown = 0, marked_sites = 0;
     size_t rows = c->full || c->top < SHORT_SITES ? (size_t)c->top : SHORT_SITES;
     for (size_t i = 0; i < m->nsites && shown < rows; i++) {
@@ -404,7 +405,12 @@ static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
                       tp_text_right(h[3], 128, t, 10), line, tail);
         shown++;
     }
-    if (m->nsites_total > m->nsites && c->r->merged_processes > 1)
+    if (!c->full) { /* one line: how the JSON keeps the rest is the full report's to say */
+        uint64_t all = m->nsites_total > held ? m->nsites_total : held;
+        if (all > shown)
+            tp_text_say(c, "(%llu more site%s in the full report and the JSON)",
+                        (unsigned long long)(all - shown), all - shown == 1 ? "" : "s");
+    } else if (m->nsites_total > m->nsites && c->r->merged_processes > 1)
         tp_text_say(c,
                     "(up to %llu sites in all: the processes' sites left out of their JSON "
                     "reports may repeat; the merged report keeps %zu)",
@@ -421,7 +427,9 @@ static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
     else if (held > shown)
         tp_text_say(c, "(%zu more site%s in the JSON report)", held - shown,
                     held - shown == 1 ? "" : "s");
-    if (marked_sites)
+    if (marked_sites && !c->full)
+        tp_text_say(c, "[lib]: a system library's own keeping, not the program's data");
+    else if (marked_sites)
         tp_text_say(c, "[lib]: a system library's own keeping (start-up constructors, stdio "
                        "buffers, thread-local storage, runtime caches), not the program's data");
 }
@@ -462,16 +470,18 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
     char h[2][128], line[2048], a[32];
     struct tp_leak_split ls;
     tp_leak_split(m, &ls);
-    tp_text_heading(c, m->sampling.mean_bytes
-                           ? "LEAKS (still allocated at exit; by site: estimated from samples)"
-                           : "LEAKS (still allocated at exit)");
+    if (c->full) /* the short report: under MEMORY, as its call sites */
+        tp_text_heading(c, m->sampling.mean_bytes
+                               ? "LEAKS (still allocated at exit; by site: estimated from samples)"
+                               : "LEAKS (still allocated at exit)");
     for (size_t i = 0; i < m->nsites && v[i]->live_at_exit_bytes; i++) {
         if (v[i]->system || v[i]->suppressed || v[i]->interpreter)
             continue;
         if (!leaking++)
             tp_buf_printf(c->b, "%s %s  %s\n", tp_text_right(h[0], 128, "bytes", 10),
-                          tp_text_right(h[1], 128, "blocks", 8), "site");
-        if (shown >= (c->full || c->top < SHORT_SITES ? (size_t)c->top : SHORT_SITES))
+                          tp_text_right(h[1], 128, "blocks", 8),
+                          c->full ? "site" : "the program's leaks (still allocated at exit)");
+        if (shown >= (c->full || c->top < SHORT_LEAKS ? (size_t)c->top : SHORT_LEAKS))
             continue;
         char n[32];
         tp_fmt_bytes(v[i]->live_at_exit_bytes, a, sizeof a);
