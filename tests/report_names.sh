@@ -2,8 +2,8 @@
 # An op's name is never cut in the text report: three exports whose names share a 21-character
 # prefix, longer than the name column, are each written whole on a line of their own, their
 # figures on the next, in the short report's OPS table and in every table of the full one
-# (OPS, LATENCY, Amdahl); no line ends a name with "...". On a wider terminal the name column
-# grows to them.
+# (OPS, LATENCY, Amdahl); no line ends a name with "...". A C++ name is folded to fit
+# (nn::Conv<...>::run(...)), whole with --wide. On a wider terminal the name column grows.
 . "$TS/lib.sh"
 V="$TB/victims/v_longnames"
 out=$(TPROF_DETAIL=short TPROF_OUTPUT="$WORK/s.txt" TPROF_JSON="$WORK/r.json" LD_PRELOAD="$TPROF_SO" "$V" 20 2> "$WORK/err") ||
@@ -26,6 +26,21 @@ for n in forward backward update; do
     fail "tplong_library_layer_$n is not whole in OPS, LATENCY and Amdahl: $(grep "tplong_library_layer_$n" "$WORK/f.txt")"
 done
 awk 'length > 100 { exit 1 }' "$WORK/f.txt" || fail "a line over 100 columns"
+# A C++ name too long for its column keeps its row with its template arguments and parameters
+# folded; --wide writes it whole.
+python3 - "$WORK/r.json" "$WORK/cxx.json" << 'PY' || fail "cannot make the C++ report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for o in d["ops"]:
+    if o["name"] == "tplong_library_layer_update":
+        o["name"] = "nn::Conv<float, 3>::run(int, int)"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$TPROF_CLI" report --full "$WORK/cxx.json" > "$WORK/cxx.txt" || fail "tprof report (C++) failed"
+grep -Eq '^nn::Conv<\.\.\.>::run\(\.\.\.\) +[a-z]+ +20 ' "$WORK/cxx.txt" ||
+  fail "no folded C++ name on its row: $(sed -n '/^OPS/,/^$/p' "$WORK/cxx.txt")"
+"$TPROF_CLI" report --full --wide "$WORK/cxx.json" > "$WORK/cxxw.txt" || fail "tprof report --wide (C++) failed"
+grep -qx 'nn::Conv<float, 3>::run(int, int)' "$WORK/cxxw.txt" || fail "--wide: the C++ name is not whole"
 # On a terminal of 140 columns (a pseudo-terminal: script), the name column grows to the names:
 # each op's row holds its name; no line passes the terminal's width.
 if command -v script > /dev/null; then

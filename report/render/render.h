@@ -59,7 +59,7 @@ struct tp_text_opts {
     int full;  /* 1: every section (TPROF_DETAIL=full); 0: the short report */
     int term;  /* the terminal's columns, 0 when not a terminal: past width, the name column
                 * grows to the op names shown, up to it */
-    int wide;  /* call sites' stacks whole, past the width (tprof report --wide) */
+    int wide;  /* C++ names unfolded and call sites' stacks whole (tprof report --wide) */
 };
 /* The text report: header, ops, latency, shapes, steps, verdict, memory, call sites, leaks. */
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b);

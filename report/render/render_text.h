@@ -18,7 +18,7 @@ struct tp_text_ctx {
     int width, top;
     int extra; /* width - BASE_WIDTH: added to the first column of each table */
     int full;  /* 1: every section and note; 0: the short report, which ends with the verdict */
-    int wide;  /* call sites' stacks whole, past the width (tprof report --wide) */
+    int wide;  /* C++ names unfolded and call sites' stacks whole (tprof report --wide) */
     uint64_t program_ns; /* what shares are of: wall time, times N for a merged report */
 };
 

@@ -169,9 +169,44 @@ void tp_text_latency_row(struct tp_text_ctx *c, const char *label, uint64_t warm
                   tp_text_right(h[9], 128, v[8], 8));
 }
 
+/* A C++ name with what is between the outermost brackets of kind open..close folded to "...":
+ * "std::vector<float, std::allocator<float> >::push_back(float const&)" with '<' '>' is
+ * "std::vector<...>::push_back(float const&)". Into out; 0 when nothing was folded. */
+static int fold(const char *s, char open, char close, char *out, size_t n)
+{
+    size_t o = 0;
+    int depth = 0, folded = 0;
+    for (; *s && o + 4 < n; s++) {
+        if (*s == open && depth++ == 0) {
+            out[o++] = open;
+            memcpy(out + o, "...", 3);
+            o += 3;
+            folded = 1;
+        } else if (*s == close && depth > 0 && --depth == 0) {
+            out[o++] = close;
+        } else if (depth == 0) {
+            out[o++] = *s;
+        }
+    }
+    out[o] = 0;
+    return folded && !*s && depth == 0; /* "operator<<" is no bracket */
+}
+
 const char *tp_text_name(struct tp_text_ctx *c, const char *name, size_t w, char *out, size_t n)
 {
     const char *s = name ? name : "";
+    char t[1024], p[1024];
+    /* a C++ name too long for its column keeps its row with its template arguments, then its
+     * parameters, folded ("nn::Conv<...>::run(...)"); --wide and the JSON have it whole */
+    if (tp_text_width(s) > w && !c->wide && fold(s, '<', '>', t, sizeof t)) {
+        if (tp_text_width(t) <= w)
+            s = t;
+        else if (fold(t, '(', ')', p, sizeof p) && tp_text_width(p) <= w)
+            s = p;
+    } else if (tp_text_width(s) > w && !c->wide && fold(s, '(', ')', p, sizeof p) &&
+               tp_text_width(p) <= w) {
+        s = p;
+    }
     if (tp_text_width(s) > w) {
         /* never cut: the whole name on lines of its own (wrapped at the width, between
          * characters), the row's figures on the next */

@@ -384,7 +384,7 @@ static void sites_at_peak(struct tp_text_ctx *c, const struct tp_site **v)
     tp_buf_printf(c->b, "%s %s %s %s  %s\n", tp_text_right(h[0], 128, "at peak", 10),
                   tp_text_right(h[1], 128, "own peak", 10), tp_text_right(h[2], 128, "allocs", 8),
                   tp_text_right(h[3], 128, "bytes", 10),
-                  c->full ? "site" : "call site holding the peak (frames[0] called the allocator)");
+                  c->full ? "site" : "call site holding the peak (frame 0 allocated)");
     size_t shown = 0, marked_sites = 0;
     size_t rows = c->full || c->top < SHORT_SITES ? (size_t)c->top : SHORT_SITES;
     for (size_t i = 0; i < m->nsites && shown < rows; i++) {
