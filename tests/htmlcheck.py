@@ -106,6 +106,8 @@ def tables(d, dom):
     st = d["steps"]
     if st["count"] and f"{st['count']} step{'s' if st['count'] != 1 else ''} of {st['name']}" not in dom.all_text:
         bad.append(f"steps: no summary of the {st['count']} steps")
+    if d.get("outside_ops") and "outside every op, by CPU samples" not in dom.all_text:
+        bad.append("no line on where the samples outside every op landed")
     sites = [s for s in d["memory"]["sites"] if s["live_at_peak_bytes"] or s["peak_live_bytes"]]
     rows = dom.tables.get("sites", [])
     if sites and (not rows or float(rows[0][1]["v"]) != max(s["live_at_peak_bytes"] for s in sites)):

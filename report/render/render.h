@@ -61,6 +61,10 @@ struct tp_text_opts {
                 * grows to the op names shown, up to it */
     int wide;  /* C++ names unfolded and call sites' stacks whole (tprof report --wide) */
 };
+/* The line on where the CPU-time samples outside every op landed, by function (the text's
+ * verdict and the HTML page both say it; report/render/render_text_verdict.c): appended to out,
+ * 1 when there is one. */
+int tp_outside_samples_line(const struct tp_report *r, struct tp_buf *out);
 /* The text report: header, ops, latency, shapes, steps, verdict, memory, call sites, leaks. */
 void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, struct tp_buf *b);
 

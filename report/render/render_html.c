@@ -45,6 +45,14 @@ static void times_line(struct tp_buf *b, const struct tp_report *r)
     tp_html_esc(b, r->memory.alloc_ns_method ? r->memory.alloc_ns_method : "an estimate");
     tp_buf_printf(b, "\">~%s</span> (%s)</p>\n", tp_fmt_ns(v->alloc_ns, t, sizeof t),
                   tp_fmt_pct(w ? (double)v->alloc_ns / (double)w : 0, 8, p, sizeof p));
+    struct tp_buf s;
+    tp_buf_init(&s);
+    if (tp_outside_samples_line(r, &s)) {
+        tp_buf_puts(b, "<p id=\"outside-samples\">");
+        tp_html_esc(b, tp_buf_str(&s));
+        tp_buf_puts(b, "</p>\n");
+    }
+    tp_buf_free(&s);
     if (tp_hooks_worth_saying(r->program.hooks_ns, w))
         tp_buf_printf(b,
                       "<p id=\"hooks\">tprof's own hooks inside the ops: ~%s (%s), taken out of "

@@ -15,12 +15,10 @@ static double frac(uint64_t a, uint64_t b)
     return b ? (double)a / (double)b : 0;
 }
 
-/* Where the CPU-time samples taken outside every op landed, by function. */
-static void outside_samples(struct tp_text_ctx *c)
+int tp_outside_samples_line(const struct tp_report *r, struct tp_buf *out)
 {
-    const struct tp_report *r = c->r;
     if (!r->noutside_ops)
-        return;
+        return 0;
     struct tp_buf b;
     tp_buf_init(&b);
     for (size_t i = 0; i < r->noutside_ops && i < 5; i++) {
@@ -37,12 +35,24 @@ static void outside_samples(struct tp_text_ctx *c)
                       "waiting for other threads, not work",
                       (unsigned long long)r->samples.outside_spin,
                       100.0 * (double)r->samples.outside_spin / (double)all);
-    if (tp_buf_ok(&b))
-        tp_text_say(c,
-                    "outside every op, by CPU samples (%llu of the run's %llu at %llu Hz), as "
-                    "shares of the run's samples: %s",
-                    (unsigned long long)r->samples.outside_ops, (unsigned long long)all,
-                    (unsigned long long)r->samples.hz, tp_buf_str(&b));
+    int ok = tp_buf_ok(&b);
+    if (ok)
+        tp_buf_printf(out,
+                      "outside every op, by CPU samples (%llu of the run's %llu at %llu Hz), as "
+                      "shares of the run's samples: %s",
+                      (unsigned long long)r->samples.outside_ops, (unsigned long long)all,
+                      (unsigned long long)r->samples.hz, tp_buf_str(&b));
+    tp_buf_free(&b);
+    return ok;
+}
+
+/* Where the CPU-time samples taken outside every op landed, by function. */
+static void outside_samples(struct tp_text_ctx *c)
+{
+    struct tp_buf b;
+    tp_buf_init(&b);
+    if (tp_outside_samples_line(c->r, &b))
+        tp_text_wrap(c, "", tp_buf_str(&b), 2);
     tp_buf_free(&b);
 }
 
