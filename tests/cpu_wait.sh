@@ -40,6 +40,10 @@ jcheck "$WORK/r.json" "d['program']['thread_runtimes'] == ''" \
 # tprof report re-renders the same line from the JSON alone
 "$TPROF_CLI" report "$WORK/r.json" > "$WORK/again.txt" 2>&1 || fail "tprof report failed"
 python3 "$TS/cpu_text.py" "$WORK/again.txt" "$WORK/r.json" present || fail "CPU verdict line, re-rendered"
+# the short report: the CPU verdict's first sentence, the rest left to the full report
+TPROF_DETAIL=short "$TPROF_CLI" report "$WORK/r.json" | tr '\n' ' ' | tr -s ' ' |
+  grep -Eq "CPU: the process got [0-9.]+ of the [0-9]+ CPUs? it may use, and its threads spent [0-9]+% of their runnable time waiting for a CPU \(why, and what gives it back: the full report\)\. " ||
+  fail "the short report's CPU verdict: $(TPROF_DETAIL=short "$TPROF_CLI" report "$WORK/r.json" | grep -A2 '^CPU')"
 # tprof merge: the two processes' CPU figures add up and their threads are listed together
 TPROF_OUTPUT=none TPROF_JSON="$WORK/r2.json" taskset -c 0 env LD_PRELOAD="$TPROF_SO" \
   "$TB/victims/v_cpu" > /dev/null || fail "second run failed"

@@ -60,6 +60,34 @@ TPROF_OUTPUT=none TPROF_JSON="$WORK/o.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/
 "$T" diff "$WORK/a.json" "$WORK/o.json" > "$WORK/ao.txt" || fail "diff of two programs failed"
 grep -q "^warning: different programs: v_longnames before, v_sites after$" "$WORK/ao.txt" ||
   fail "no warning for different programs: $(head -3 "$WORK/ao.txt")"
+# a report against itself: nothing changed, every row hidden, two lines say so
+"$T" diff "$WORK/a.json" "$WORK/a.json" > "$WORK/aa.txt" || fail "diff of a report with itself failed"
+grep -qx '(1 op without a significant change hidden; --all shows them)' "$WORK/aa.txt" ||
+  fail "no line for the hidden op: $(cat "$WORK/aa.txt")"
+grep -Eq '^\([0-9]+ call sites? with the same figures hidden; --all shows them\)$' "$WORK/aa.txt" ||
+  fail "no line for the hidden sites: $(cat "$WORK/aa.txt")"
+# the step's median and the heap peak (figures set in copies of a report): a significant rise of
+# the median past 5% and a 30% higher peak are regressions, with their lines
+python3 - "$WORK/a.json" "$WORK/s1.json" "$WORK/s2.json" << 'PY' || fail "cannot make the step reports"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def steps(p50, lo, hi):
+    d["steps"].update(name="train_step", count=20, warmup=1)
+    d["steps"]["latency_ns"].update(n=19, min=p50, p50=p50, p95=p50, p99=p50, max=p50, mean=p50,
+                                    stddev=0, p50_ci_lo=lo, p50_ci_hi=hi)
+steps(10000000, 9900000, 10100000)
+d["memory"]["peak_bytes"] = 1000
+json.dump(d, open(sys.argv[2], "w"))
+steps(12000000, 11900000, 12100000)
+d["memory"]["peak_bytes"] = 1300
+json.dump(d, open(sys.argv[3], "w"))
+PY
+"$T" diff --max-regress 5 "$WORK/s1.json" "$WORK/s2.json" > "$WORK/s.txt"
+[ $? = 1 ] || fail "a step 20% slower and a peak 30% higher: not exit 1: $(cat "$WORK/s.txt")"
+grep -qx 'step median 10.0 ms -> 12.0 ms, +20.0% (95% interval +18.0% to +22.0%): significant' "$WORK/s.txt" ||
+  fail "the step median line: $(grep -i 'step median' "$WORK/s.txt")"
+grep -qx 'step median +20.0% (95% intervals apart)' "$WORK/s.txt" || fail "the step's regression line"
+grep -qx 'heap peak +30.0% (1000 -> 1300 bytes)' "$WORK/s.txt" || fail "the heap peak's regression line"
 # another machine (its CPU model and peaks): one warning line
 python3 - "$WORK/a.json" "$WORK/a2.json" "$WORK/m.json" << 'PY' || fail "cannot make the two machines' reports"
 import json, sys

@@ -104,6 +104,8 @@ def tables(d, dom):
         if f"merged from {d['merged_processes']} processes" not in dom.all_text or "pid -1" in dom.all_text:
             bad.append("header: not the merged report's")
     st = d["steps"]
+    if st["count"] and not st["series"] and "a merged report keeps no step-by-step series" not in dom.all_text:
+        bad.append("step chart: no word on the steps of a merged report")
     if st["count"] and f"{st['count']} step{'s' if st['count'] != 1 else ''} of {st['name']}" not in dom.all_text:
         bad.append(f"steps: no summary of the {st['count']} steps")
     if d.get("outside_ops") and "outside every op, by CPU samples" not in dom.all_text:

@@ -7,7 +7,7 @@
 . "$TS/lib.sh"
 unset TPROF_DETAIL
 CNN="$TB/../examples/cnn"
-TPROF_OUTPUT="$WORK/cnn.txt" TPROF_JSON="$WORK/cnn.json" LD_PRELOAD="$TPROF_SO" "$CNN" \
+TPROF_STEP=train_step TPROF_OUTPUT="$WORK/cnn.txt" TPROF_JSON="$WORK/cnn.json" LD_PRELOAD="$TPROF_SO" "$CNN" \
   > /dev/null 2> "$WORK/err" || fail "cnn failed: $(cat "$WORK/err")"
 check_short() { # file what
   n=$(wc -l < "$1")
@@ -27,6 +27,16 @@ check_short() { # file what
     fail "$2: no call sites"
 }
 check_short "$WORK/cnn.txt" "the run's text"
+grep -Eq '^STEPS: 100 of train_step: latency p50 [0-9.]+ [mun]?s, p95 [0-9.]+ [mun]?s \(warm-up left out\)$' "$WORK/cnn.txt" ||
+  fail "no steps line: $(grep -A1 '^STEPS' "$WORK/cnn.txt")"
+grep -Eq '^\([0-9]+ more sites in the full report and the JSON\)$' "$WORK/cnn.txt" ||
+  fail "no line for the other sites: $(sed -n '/^MEMORY/,/^$/p' "$WORK/cnn.txt")"
+# past the first note, one line says how many more there are (a last one is shown instead)
+nn=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["notes"]))' "$WORK/cnn.json")
+if [ "$nn" -gt 2 ]; then
+  grep -qx "note: $((nn - 1)) more in the full report (TPROF_DETAIL=full, --full) and the JSON" "$WORK/cnn.txt" ||
+    fail "$nn notes: $(grep '^note' "$WORK/cnn.txt")"
+fi
 # the text joined and its spaces squeezed: a line may wrap anywhere
 tr '\n' ' ' < "$WORK/cnn.txt" | tr -s ' ' > "$WORK/flat"
 grep -qF "written: JSON $WORK/cnn.json; the full report: tprof report --full $WORK/cnn.json" "$WORK/flat" ||
@@ -52,6 +62,38 @@ TPROF_DETAIL=bogus "$TPROF_CLI" report "$WORK/cnn.json" > "$WORK/b.txt" 2> "$WOR
 [ "$(cat "$WORK/b.err")" = "tprof report: TPROF_DETAIL=bogus: expected short or full; the short report" ] ||
   fail "bad TPROF_DETAIL: $(cat "$WORK/b.err")"
 cmp -s "$WORK/b.txt" "$WORK/short.txt" || fail "bad TPROF_DETAIL: not the short report"
+
+grep -q '^the program: nothing$' "$WORK/full.txt" || fail "the full report's LEAKS: $(sed -n '/^LEAKS/,+3p' "$WORK/full.txt")"
+
+# The program's leaks whose sites the report does not hold (rolled up, or dropped here): their
+# bytes and blocks in one line, in either form.
+TPROF_OUTPUT=none TPROF_JSON="$WORK/vs.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_sites" > /dev/null 2>&1 ||
+  fail "v_sites failed"
+python3 - "$WORK/vs.json" "$WORK/vs2.json" << 'PY' || fail "cannot drop the leaking sites"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["memory"]["sites"] = [s for s in d["memory"]["sites"] if not s["live_at_exit_bytes"] or s["system"]]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$TPROF_CLI" report "$WORK/vs2.json" | grep -Eq "^the program's leaks at exit: [0-9.]+ KiB in 3 blocks; their call sites are not in this report$" ||
+  fail "short: the leaks without their sites: $("$TPROF_CLI" report "$WORK/vs2.json" | grep -i leak)"
+"$TPROF_CLI" report --full "$WORK/vs2.json" | grep -Eq "^the program: [0-9.]+ KiB in 3 blocks; their call sites are not in this report$" ||
+  fail "full: the leaks without their sites"
+
+# a run that writes no JSON: the full report is TPROF_DETAIL's
+TPROF_OUTPUT="$WORK/nj.txt" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_sites" > /dev/null 2>&1 || fail "v_sites (text) failed"
+grep -qx 'the full report (latency, shapes, steps, Amdahl, every site): TPROF_DETAIL=full' "$WORK/nj.txt" ||
+  fail "no line for the full report without a JSON: $(tail -12 "$WORK/nj.txt")"
+# A system library's site among the top three: [lib] and its legend in one line.
+python3 - "$WORK/vs.json" "$WORK/vs3.json" << 'PY' || fail "cannot mark a system site"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["memory"]["sites"][0]["system"] = True
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$TPROF_CLI" report "$WORK/vs3.json" > "$WORK/vs3.txt" || fail "tprof report (system site) failed"
+grep -q '^ .*  \[lib\] ' "$WORK/vs3.txt" && grep -qx "\[lib\]: a system library's own keeping, not the program's data" "$WORK/vs3.txt" ||
+  fail "the [lib] site or its legend: $(sed -n '/^MEMORY/,/^$/p' "$WORK/vs3.txt")"
 
 # Notes: the functions too short to time in one line, with their count.
 TPROF_OPS='*norm*,*conv*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT="$WORK/t.txt" \

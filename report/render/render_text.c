@@ -196,13 +196,19 @@ static void kernels_row(struct tp_text_ctx *c, const struct tp_op *p)
         return;
     struct tp_buf b;
     tp_buf_init(&b);
+    char tail[48], one[600];
+    snprintf(tail, sizeof tail, " (%llu CPU samples)", (unsigned long long)n);
     for (size_t i = 0; i < p->nkernels && i < KERNEL_ROW_MAX; i++) {
         double pct = 100 * p->kernels[i].share;
-        tp_buf_printf(&b, "%s%s %s%.0f%%", i ? ", " : "",
-                      tp_name_short(p->kernels[i].name ? p->kernels[i].name : "?"),
-                      pct > 0 && pct < 0.5 ? "<" : "", pct > 0 && pct < 0.5 ? 1.0 : pct);
+        snprintf(one, sizeof one, "%s%s %s%.0f%%", i ? ", " : "",
+                 tp_name_short(p->kernels[i].name ? p->kernels[i].name : "?"),
+                 pct > 0 && pct < 0.5 ? "<" : "", pct > 0 && pct < 0.5 ? 1.0 : pct);
+        /* the short report: one line, the kernels that fit it (the first always) */
+        if (i && !c->full && 6 + b.len + strlen(one) + strlen(tail) > (size_t)c->width)
+            break;
+        tp_buf_puts(&b, one);
     }
-    tp_buf_printf(&b, " (%llu CPU samples)", (unsigned long long)n);
+    tp_buf_puts(&b, tail);
     tp_text_wrap(c, "  in: ", b.p ? b.p : "", 6);
     tp_buf_free(&b);
 }

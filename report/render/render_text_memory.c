@@ -498,7 +498,8 @@ static void leaks(struct tp_text_ctx *c, const struct tp_site **v)
         tp_text_say(c, "(%zu more leaking site%s in the JSON report)", leaking - shown,
                     leaking - shown == 1 ? "" : "s");
     if (!leaking && ls.program_bytes)
-        tp_text_say(c, "the program: %s in %llu block%s; their call sites are not in this report",
+        tp_text_say(c, "%s: %s in %llu block%s; their call sites are not in this report",
+                    c->full ? "the program" : "the program's leaks at exit",
                     tp_fmt_bytes(ls.program_bytes, a, sizeof a),
                     (unsigned long long)ls.program_allocs, ls.program_allocs == 1 ? "" : "s");
     else if (!leaking)

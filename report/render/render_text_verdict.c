@@ -56,6 +56,20 @@ static void outside_samples(struct tp_text_ctx *c)
     tp_buf_free(&b);
 }
 
+/* The short report's CPU verdict: its first sentence (what the process got of its CPUs), the
+ * why and what gives it back left to the full report, so that a loaded machine does not push
+ * the verdict on the ops off the screen. */
+static void short_cpu(struct tp_text_ctx *c, const char *text)
+{
+    const char *end = strstr(text, ". ");
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_buf_put(&b, text, end ? (size_t)(end - text) : strlen(text));
+    tp_buf_puts(&b, end ? " (why, and what gives it back: the full report)." : "");
+    tp_text_wrap(c, "", tp_buf_str(&b), 0);
+    tp_buf_free(&b);
+}
+
 void tp_text_verdict(struct tp_text_ctx *c)
 {
     const struct tp_report *r = c->r;
@@ -63,8 +77,10 @@ void tp_text_verdict(struct tp_text_ctx *c)
     char t1[32], t2[32], p1[32], p2[32];
     tp_text_heading(c, "VERDICT");
     /* first: when the CPUs were missing, what follows about the ops reads differently */
-    if (v->cpu_text)
+    if (v->cpu_text && c->full)
         tp_text_wrap(c, "", v->cpu_text, 0);
+    else if (v->cpu_text)
+        short_cpu(c, v->cpu_text);
     if (v->text)
         tp_text_wrap(c, "", v->text, 0);
     if (v->wait_text)
