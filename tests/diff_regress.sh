@@ -60,6 +60,17 @@ TPROF_OUTPUT=none TPROF_JSON="$WORK/o.json" LD_PRELOAD="$TPROF_SO" "$TB/victims/
 "$T" diff "$WORK/a.json" "$WORK/o.json" > "$WORK/ao.txt" || fail "diff of two programs failed"
 grep -q "^warning: different programs: v_longnames before, v_sites after$" "$WORK/ao.txt" ||
   fail "no warning for different programs: $(head -3 "$WORK/ao.txt")"
+# an op with one call after warm-up on a side: no interval, the row shown, and no regression
+python3 - "$WORK/a.json" "$WORK/one.json" << 'PY' || fail "cannot make the one-call report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for o in d["ops"]:
+    o["latency_ns"]["n"] = 1
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$T" diff --max-regress 5 "$WORK/one.json" "$WORK/b.json" > "$WORK/one.txt" || fail "one call: not exit 0"
+grep -qx '  time per call: too few calls for an interval' "$WORK/one.txt" ||
+  fail "no word on the missing interval: $(cat "$WORK/one.txt")"
 # a report against itself: nothing changed, every row hidden, two lines say so
 "$T" diff "$WORK/a.json" "$WORK/a.json" > "$WORK/aa.txt" || fail "diff of a report with itself failed"
 grep -qx '(1 op without a significant change hidden; --all shows them)' "$WORK/aa.txt" ||

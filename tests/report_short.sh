@@ -21,7 +21,7 @@ check_short() { # file what
   grep -q "^heap over time" "$1" && fail "$2: the heap chart in the short report"
   grep -A1 '^note: ' "$1" | grep -q '^      ' && fail "$2: a note on two lines: $(grep -A1 '^note: ' "$1")"
   awk 'length > 100 { exit 1 }' "$1" || fail "$2: a line over 100 columns"
-  ops=$(sed -n '/^OPS /,/^$/p' "$1" | grep -cE '^[a-z_0-9]+ +[a-z]+ +[0-9.]+k? ')
+  ops=$(sed -n '/^OPS /,/^$/p' "$1" | grep -cE '^[a-z_0-9]+ +([a-z]+ +)?[0-9.]+k? ')
   [ "$ops" = 5 ] || fail "$2: $ops op rows, not 5: $(sed -n '/^OPS /,/^$/p' "$1")"
   grep -q '^   at peak   own peak   allocs      bytes  call site holding the peak (frame 0 allocated)$' "$1" ||
     fail "$2: no call sites"

@@ -44,15 +44,13 @@ void tp_html_procs(const struct tp_report *r, struct tp_buf *b, int top)
     size_t n = 0;
     for (size_t i = 0; i < r->nops; i++)
         n += r->ops[i].nprocs > 1;
+    if (!n) /* a merged report's ops count every process: none only without ops */
+        return;
     tp_buf_printf(b,
                   "<h2>Per process</h2>\n<p class=\"note\">Each op's total time in each of the "
                   "%llu processes: the least, the mean, the most, and the imbalance (most / "
                   "mean).</p>\n",
                   (unsigned long long)r->merged_processes);
-    if (!n) {
-        tp_buf_puts(b, "<p class=\"none\">No op ran in more than one process.</p>\n");
-        return;
-    }
     tp_buf_puts(b, "<table class=\"sortable\" id=\"procs\">");
     tp_html_head(b, h, sizeof h / sizeof h[0]);
     size_t shown = 0;

@@ -6,7 +6,7 @@
  * marks: a tprof_step() marker after each evaluation; buffers: before the evaluations, ggml
  * backend buffers of 1 MiB (weights), 512 KiB (usage not set: a KV cache's) and 2 MiB (compute);
  * after them the compute buffer freed and one of 256 KiB made (compute), which the heap's peak
- * never sees; burn: each thread's mul_mat spends 25 ms of CPU time in its kernel,
+ * never sees; manybuf: 1030 buffers of 64 bytes made and freed; burn: each thread's mul_mat spends 25 ms of CPU time in its kernel,
  * ggml_vec_dot_burn.
  * x: 64 x 8, w: 64 x 32, b: 32 x 8 (big: 512 x 64, 512 x 256, 256 x 64, on 4 threads). Prints
  * a checksum. */
@@ -71,6 +71,10 @@ int main(int argc, char **argv)
             if (!strcmp(mode, "marks"))
                 tprof_step();
         }
+    if (!strcmp(mode, "manybuf")) /* more buffers than tprof keeps one by one */
+        for (int i = 0; i < 1030; i++)
+            ggml_backend_buffer_free(
+                ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 64));
     if (compute) {
         ggml_backend_buffer_free(compute);
         compute = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 256 << 10);
