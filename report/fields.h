@@ -87,7 +87,8 @@
     X(U64, failed_allocs, 0) X(U64, alloc_ns, 0) X(STR, alloc_ns_method, NULL) \
     X(U64, persistent_bytes, 0) X(U64, transient_bytes, 0) X(STR, lifetime_unit, NULL) \
     X(STR, lifetime_step, NULL) \
-    X(U64, nsites_total, 0)
+    X(U64, nsites_total, 0) X(U64, peak_rss_ns, 0) X(U64, ledger_rss_bytes, 0) \
+    X(U64, ledger_pss_bytes, 0) X(U64, ledger_reads, 0) X(STR, ledger_method, NULL)
 
 /* struct tp_program: "argv", then these */
 #define TP_PROGRAM_FIELDS(X) \
@@ -112,6 +113,24 @@
 #define TP_GGML_BUFFER_FIELDS(X) \
     X(STR, name, NULL) X(STR, usage, NULL) X(U64, bytes, 0) X(U64, alloc_ns, 0) \
     X(I64, free_ns, -1) X(BOOL, at_peak, 0)
+
+/* struct tp_ledger_row (an element of "memory.ledger") */
+#define TP_LEDGER_ROW_FIELDS(X) \
+    X(STR, kind, NULL) X(STR, name, NULL) X(U64, resident_bytes, 0) X(U64, mapped_bytes, 0) \
+    X(I64, mapping, -1)
+
+/* struct tp_mapping (an element of "memory.mappings"): "frames", then these */
+#define TP_MAPPING_FIELDS(X) \
+    X(STR, kind, NULL) X(STR, file, NULL) X(STR, prot, NULL) X(STR, flags, NULL) \
+    X(U64, offset, 0) X(U64, maps, 0) X(U64, unmaps, 0) X(U64, mapped_bytes, 0) \
+    X(U64, live_at_peak_bytes, 0) X(U64, resident_at_peak_bytes, 0) \
+    X(U64, live_at_exit_bytes, 0) X(U64, advised_bytes, 0)
+
+/* struct tp_ledger_point (an element of "memory.ledger_series") */
+#define TP_LEDGER_POINT_FIELDS(X) \
+    X(U64, ns, 0) X(U64, rss_bytes, 0) X(U64, heap_bytes, 0) X(U64, allocator_bytes, 0) \
+    X(U64, file_bytes, 0) X(U64, anonymous_bytes, 0) X(U64, stacks_bytes, 0) \
+    X(U64, libraries_bytes, 0) X(U64, tprof_bytes, 0) X(U64, other_bytes, 0)
 
 /* struct tp_modinfo (an element of the top-level "modules") */
 #define TP_MODULE_FIELDS(X) \

@@ -10,6 +10,7 @@
 #include "common/suppress.h"
 #include "report/peaks/peaks.h"
 #include "report/sym/sym.h"
+#include "report/units.h"
 
 static void free_frame(struct tp_frame *f)
 {
@@ -19,12 +20,13 @@ static void free_frame(struct tp_frame *f)
     memset(f, 0, sizeof *f);
 }
 
-/* A site's recorded frames (module and offset) as source frames: each may stand for several,
- * the functions the compiler inlined at it. A frame the recorder named already is kept. */
-static void name_site(struct tp_symbolizer *sym, struct tp_site *s)
+/* Recorded frames (module and offset) as source frames: each may stand for several, the
+ * functions the compiler inlined at it. A frame the recorder named already is kept; allocator
+ * frames at the top are dropped. */
+static void name_frames(struct tp_symbolizer *sym, struct tp_frame **frames, size_t *nframes)
 {
-    struct tp_frame *in = s->frames;
-    size_t nin = s->nframes, cap = nin + TP_SYM_MAX_FRAMES, n = 0;
+    struct tp_frame *in = *frames;
+    size_t nin = *nframes, cap = nin + TP_SYM_MAX_FRAMES, n = 0;
     struct tp_frame *out = calloc(cap, sizeof *out);
     if (!out)
         return;
@@ -51,9 +53,14 @@ static void name_site(struct tp_symbolizer *sym, struct tp_site *s)
         }
         n += (size_t)(k > 0 ? k : 0);
     }
-    tp_site_free_frames(s);
-    s->frames = out;
-    s->nframes = n;
+    tp_frames_free(in, nin);
+    *frames = out;
+    *nframes = n;
+}
+
+static void name_site(struct tp_symbolizer *sym, struct tp_site *s)
+{
+    name_frames(sym, &s->frames, &s->nframes);
 }
 
 /* A leak matched by a TPROF_SUPPRESS pattern: a function, source file or module of any frame. */
@@ -209,6 +216,22 @@ static void machine(struct tp_report *r)
         tp_report_note(r, "%s", pnote);
 }
 
+/* The mappings' call sites named, and the ledger's rows of anonymous memory named by theirs:
+ * the innermost frame of the program's (the recorder writes no name). */
+static void finish_mappings(struct tp_memory *m, struct tp_symbolizer *sym)
+{
+    for (size_t i = 0; sym && i < m->nmappings; i++)
+        name_frames(sym, &m->mappings[i].frames, &m->mappings[i].nframes);
+    for (size_t i = 0; i < m->nledger; i++) {
+        struct tp_ledger_row *row = &m->ledger[i];
+        if (row->name || row->mapping < 0 || (size_t)row->mapping >= m->nmappings)
+            continue;
+        const struct tp_mapping *map = &m->mappings[row->mapping];
+        char at[512];
+        row->name = strdup(map->nframes ? tp_fmt_frame(&map->frames[0], at, sizeof at) : "?");
+    }
+}
+
 void tp_record_report(struct tp_report *r)
 {
     if (!r->record.version)
@@ -223,6 +246,7 @@ void tp_record_report_with(struct tp_report *r, struct tp_symbolizer *sym)
     if (!r->record.version)
         return;
     finish_sites(r, sym);
+    finish_mappings(&r->memory, sym);
     for (size_t i = 0; i < r->noutside_ops; i++) {
         struct tp_outside_fn *o = &r->outside_ops[i];
         if (o->nat && sym && !o->inlined)

@@ -69,15 +69,36 @@ static void free_op(struct tp_op *s)
     free(s->kernels);
 }
 
-void tp_site_free_frames(struct tp_site *site)
+void tp_frames_free(struct tp_frame *frames, size_t n)
 {
-    for (size_t i = 0; i < site->nframes; i++) {
-        struct tp_frame *s = &site->frames[i];
+    for (size_t i = 0; i < n; i++) {
+        struct tp_frame *s = &frames[i];
         TP_FRAME_FIELDS(FREE)
     }
-    free(site->frames);
+    free(frames);
+}
+
+void tp_site_free_frames(struct tp_site *site)
+{
+    tp_frames_free(site->frames, site->nframes);
     site->frames = NULL;
     site->nframes = 0;
+}
+
+static void free_ledger(struct tp_memory *m)
+{
+    for (size_t i = 0; i < m->nledger; i++) {
+        struct tp_ledger_row *s = &m->ledger[i];
+        TP_LEDGER_ROW_FIELDS(FREE)
+    }
+    free(m->ledger);
+    for (size_t i = 0; i < m->nmappings; i++) {
+        struct tp_mapping *s = &m->mappings[i];
+        tp_frames_free(s->frames, s->nframes);
+        TP_MAPPING_FIELDS(FREE)
+    }
+    free(m->mappings);
+    free(m->ledger_series);
 }
 
 static void free_strings(char **v, size_t n)
@@ -125,6 +146,7 @@ void tp_report_free(struct tp_report *r)
         TP_GGML_BUFFER_FIELDS(FREE)
     }
     free(r->memory.ggml_buffers);
+    free_ledger(&r->memory);
     free(r->steps.series);
     {
         struct tp_steps *s = &r->steps;

@@ -122,6 +122,35 @@ struct tp_ggml_buffer {
     int at_peak;
 };
 
+/* One row of the memory ledger (track/heap/ledger.c): a part of the resident memory when RSS was
+ * highest. kind is one of "heap", "allocator", "file", "anonymous", "stacks", "libraries",
+ * "tprof", "other", "unexplained"; name says which (a file's path, a call site's function, ...);
+ * mapping: the memory.mappings entry the row is (its call site names it), -1 for none. */
+struct tp_ledger_row {
+    char *kind, *name;
+    uint64_t resident_bytes, mapped_bytes;
+    int64_t mapping;
+};
+
+/* The program's own mmap calls from one call site, of one file or anonymous (track/heap/maps.c):
+ * like a heap site, with what was mapped at the RSS peak and what of it was resident. */
+struct tp_mapping {
+    struct tp_frame *frames; /* frames[0] called mmap */
+    size_t nframes;
+    char *kind;  /* "file" or "anonymous" */
+    char *file;  /* the file's path, NULL for anonymous memory */
+    char *prot;  /* of the latest mapping: "rw-", "r--", ... */
+    char *flags; /* "private" or "shared", then " fixed", " noreserve", " stack", " hugetlb" */
+    uint64_t offset, maps, unmaps, mapped_bytes, live_at_peak_bytes, resident_at_peak_bytes,
+        live_at_exit_bytes, advised_bytes;
+};
+
+/* The ledger's kinds at one reading of /proc/self/smaps, for the memory over time. */
+struct tp_ledger_point {
+    uint64_t ns, rss_bytes, heap_bytes, allocator_bytes, file_bytes, anonymous_bytes, stacks_bytes,
+        libraries_bytes, tprof_bytes, other_bytes;
+};
+
 struct tp_memory {
     uint64_t peak_bytes, peak_ns; /* peak_ns: since the program started */
     char *peak_op;                /* op running on the thread that set the peak, or NULL */
@@ -154,6 +183,17 @@ struct tp_memory {
     size_t nseries;
     struct tp_ggml_buffer *ggml_buffers; /* in order of allocation; empty without ggml */
     size_t nggml_buffers;
+    /* The ledger of RSS at its highest reading (track/heap/ledger.c): rows adding up to
+     * peak_rss_bytes, the last one the part no reading explained; ledger_rss_bytes: RSS at that
+     * reading, peak_rss_ns its time; ledger_method: how it was read ("smaps"), NULL: no ledger. */
+    uint64_t peak_rss_ns, ledger_rss_bytes, ledger_pss_bytes, ledger_reads;
+    char *ledger_method;
+    struct tp_ledger_row *ledger;
+    size_t nledger;
+    struct tp_mapping *mappings; /* the program's mmap calls by call site, most resident first */
+    size_t nmappings;
+    struct tp_ledger_point *ledger_series; /* oldest first */
+    size_t nledger_series;
     struct tp_sampling sampling;
 };
 
@@ -388,6 +428,8 @@ const char *tp_site_role_name(int role);
 int tp_site_role_parse(const char *name);
 
 void tp_report_init(struct tp_report *r);
+/* Release n frames and the array. */
+void tp_frames_free(struct tp_frame *frames, size_t n);
 /* Release the frames of one site (leaves nframes 0). */
 void tp_site_free_frames(struct tp_site *s);
 /* Merge sites whose frames name the same functions and source lines (compilers duplicate call

@@ -240,6 +240,25 @@ static void read_ggml_buffer(struct tp_jget *c, struct json_object *o, const cha
     TP_GGML_BUFFER_FIELDS(READ)
 }
 
+static void read_ledger_row(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_ledger_row *s = v;
+    TP_LEDGER_ROW_FIELDS(READ)
+}
+
+static void read_mapping(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_mapping *s = v;
+    s->frames = objects(c, o, "frames", path, sizeof *s->frames, &s->nframes, read_frame);
+    TP_MAPPING_FIELDS(READ)
+}
+
+static void read_ledger_point(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_ledger_point *s = v;
+    TP_LEDGER_POINT_FIELDS(READ)
+}
+
 static void read_memory(struct tp_jget *c, struct json_object *o, const char *path,
                         struct tp_memory *s)
 {
@@ -263,6 +282,11 @@ static void read_memory(struct tp_jget *c, struct json_object *o, const char *pa
     /* optional: only a ggml program's report has them */
     s->ggml_buffers = objects(c, o, "ggml_buffers", path, sizeof *s->ggml_buffers,
                               &s->nggml_buffers, read_ggml_buffer);
+    /* optional: only a report with a ledger (ledger_method set) has them */
+    s->ledger = objects(c, o, "ledger", path, sizeof *s->ledger, &s->nledger, read_ledger_row);
+    s->mappings = objects(c, o, "mappings", path, sizeof *s->mappings, &s->nmappings, read_mapping);
+    s->ledger_series = objects(c, o, "ledger_series", path, sizeof *s->ledger_series,
+                               &s->nledger_series, read_ledger_point);
 }
 
 static void read_amdahl(struct tp_jget *c, struct json_object *o, const char *path, void *v)

@@ -187,6 +187,8 @@ static __attribute__((noinline)) void free_record(void *p)
     /* Record before the real free: afterwards the address may be handed out again. */
     size_t n = tp_heap_free(p);
     if (tp_unlikely(n >= TP_ALLOC_BIG)) {
+        if (n >= TP_LEDGER_RELEASE) /* the memory ledger may read first: a peak may end here */
+            tp_ledger_release(n, 1);
         uint64_t t0 = tp_ticks();
         real_free(p);
         tp_heap_add_alloc_ns(tp_ticks() - t0);

@@ -12,6 +12,7 @@
 
 #include "preload/real.h"
 #include "preload/shim.h"
+#include "track/heap/heap.h"
 #include "track/steps/steps.h"
 #include "track/rawalloc.h"
 #include "track/runtime.h"
@@ -31,6 +32,7 @@ static TP_NOINSTR void *start_thread(void *p)
     struct tp_own g = tp_own_begin();
     tp_free(p);
     tp_cpu_thread_begin();
+    tp_maps_stack((uintptr_t)__builtin_frame_address(0)); /* the memory ledger's stacks */
     tp_own_end(g);
     return s.fn(s.arg);
 }

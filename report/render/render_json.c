@@ -417,6 +417,51 @@ static void site(struct tp_buf *b, const struct tp_site *s, struct modtab *t)
     tp_buf_putc(b, '}');
 }
 
+/* memory's "ledger", "mappings" and "ledger_series" (track/heap/ledger.c). A mapping's frames
+ * are always objects: there are few of them. */
+static void ledger(struct obj *mo, const struct tp_memory *m)
+{
+    struct tp_buf *b = mo->b;
+    key(mo, "ledger");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < m->nledger; i++) {
+        const struct tp_ledger_row *s = &m->ledger[i];
+        struct obj obj = {b, 0}, *o = &obj;
+        tp_buf_puts(b, i ? ",\n{" : "\n{");
+        TP_LEDGER_ROW_FIELDS(WRITE)
+        tp_buf_putc(b, '}');
+    }
+    tp_buf_putc(b, ']');
+    key(mo, "mappings");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < m->nmappings; i++) {
+        const struct tp_mapping *s = &m->mappings[i];
+        struct obj obj = {b, 0}, *o = &obj;
+        tp_buf_puts(b, i ? ",\n{" : "\n{");
+        key(o, "frames");
+        tp_buf_putc(b, '[');
+        for (size_t j = 0; j < s->nframes; j++) {
+            if (j)
+                tp_buf_putc(b, ',');
+            frame(b, &s->frames[j]);
+        }
+        tp_buf_putc(b, ']');
+        TP_MAPPING_FIELDS(WRITE)
+        tp_buf_putc(b, '}');
+    }
+    tp_buf_putc(b, ']');
+    key(mo, "ledger_series");
+    tp_buf_putc(b, '[');
+    for (size_t i = 0; i < m->nledger_series; i++) {
+        const struct tp_ledger_point *s = &m->ledger_series[i];
+        struct obj obj = {b, 0}, *o = &obj;
+        tp_buf_puts(b, i ? ",{" : "{");
+        TP_LEDGER_POINT_FIELDS(WRITE)
+        tp_buf_putc(b, '}');
+    }
+    tp_buf_putc(b, ']');
+}
+
 static void heap_point(struct tp_buf *b, const struct tp_heap_point *s)
 {
     struct obj obj = {b, 0}, *o = &obj;
@@ -490,6 +535,8 @@ static void memory(struct tp_buf *b, const struct tp_memory *s, struct modtab *t
         }
         tp_buf_putc(b, ']');
     }
+    if (s->ledger_method) /* only then: a report without a ledger stays as it was */
+        ledger(o, s);
     tp_buf_puts(b, ",\n\"series\":[");
     for (size_t i = 0; i < s->nseries; i++) {
         tp_buf_puts(b, i ? "," : "");

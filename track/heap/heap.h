@@ -325,4 +325,92 @@ void tp_ggmlbuf_collect(struct tp_report *r, uint64_t peak_at);
 /* In a fork child. */
 void tp_ggmlbuf_fork_child(void);
 
+/* ---- the program's mappings (track/heap/maps.c) ----
+ * What the program maps with its own mmap calls (an allocator's mmaps for large blocks are made
+ * inside libc, never through the hooks, and are heap), by call site and file; tprof's own
+ * mappings, so that the ledger can name them; the threads' stacks. Each call takes a spin lock
+ * that is tried, never waited for long: a call that finds it held for long (a signal handler
+ * that interrupted its holder) is counted as lost. */
+/* A mapping the program made: prot, flags and offset as given to mmap; fd's file (-1: anonymous);
+ * site: its call site (track/sites), 0 for none. */
+void tp_maps_mmap(uintptr_t p, size_t len, int prot, int flags, int fd, uint64_t offset,
+                  uint32_t site);
+/* A mapping of tprof's own (its tables, its stubs, the ELF files it reads). */
+void tp_maps_own(uintptr_t p, size_t len);
+void tp_maps_munmap(uintptr_t p, size_t len);
+/* mremap moved or resized [old, old + oldlen) to [p, p + len): a mapping of the program's or
+ * tprof's keeps its owner. */
+void tp_maps_mremap(uintptr_t old, size_t oldlen, uintptr_t p, size_t len);
+void tp_maps_mprotect(uintptr_t p, size_t len, int prot);
+/* madvise(MADV_DONTNEED or MADV_FREE): counted for the mapping's site. */
+void tp_maps_advise(uintptr_t p, size_t len);
+/* A thread of the program started, its stack pointer near sp. */
+void tp_maps_stack(uintptr_t sp);
+void tp_maps_fork_child(void);
+
+/* One range of the table, sorted by lo; agg: the program's call site and file (an index of
+ * tp_maps_agg), TP_MAPS_OWN for tprof's. */
+#define TP_MAPS_OWN (-1)
+struct tp_map {
+    uintptr_t lo, hi;
+    int agg;
+};
+/* One call site and file of the program's mappings. */
+struct tp_map_agg {
+    uint32_t site;
+    int file;        /* 1: a file, 0: anonymous */
+    char path[192];  /* the file's, "" for anonymous */
+    uint64_t offset; /* of its first mapping */
+    uint64_t maps, unmaps, mapped, live, advised;
+    int prot, flags; /* of its latest mapping */
+};
+/* Copies of the tables, sorted, into the caller's arrays (at most cap each); the count. */
+size_t tp_maps_copy(struct tp_map *out, size_t cap);
+size_t tp_maps_aggs(struct tp_map_agg *out, size_t cap);
+/* The stack pointers noted, sorted, at most cap. */
+size_t tp_maps_stacks(uintptr_t *out, size_t cap);
+/* Calls whose mapping was not kept (the tables full, the lock held). */
+uint64_t tp_maps_lost(void);
+#define TP_MAPS_MAX_AGGS 256
+
+/* ---- the kernel's account (track/heap/smaps.c) ---- */
+/* One area of /proc/self/smaps: its range, permissions ("rw-p"), file offset, path ("" for
+ * anonymous memory, "[heap]", "[stack]", ...), and resident and proportional bytes. */
+struct tp_vma {
+    uintptr_t lo, hi;
+    uint64_t offset, rss, pss;
+    char perms[5];
+    char path[256];
+};
+/* Each area to fn, in address order; 0, or -1 when smaps cannot be read. */
+int tp_smaps_read(void (*fn)(void *ctx, const struct tp_vma *v), void *ctx);
+/* Resident bytes now (/proc/self/statm), 0 unknown. */
+uint64_t tp_statm_rss(void);
+
+/* ---- the memory ledger (track/heap/ledger.c) ----
+ * RSS split into its parts from /proc/self/smaps, read at a bounded rate: when an outermost op
+ * call begins or ends, before a large block is freed or the program unmaps memory, and at the
+ * report. */
+extern _Atomic uint64_t tp_ledger_due; /* ticks from which an op's boundary may read */
+void tp_ledger_poll(uint64_t ticks);
+/* At an outermost op call's begin or end: ticks, tp_ticks() read there. */
+static inline void tp_ledger_tick(uint64_t ticks)
+{
+    if (ticks >= atomic_load_explicit(&tp_ledger_due, memory_order_relaxed))
+        tp_ledger_poll(ticks);
+}
+/* The program is about to give memory back: a free of bytes of heap (still counted live in the
+ * ledger, as they are resident until then; 0 for an unmap, whose mapping is still there). from_free: the
+ * malloc hooks' (the allocator's figures may be asked); 0 from munmap or madvise, which a
+ * signal handler may call. */
+void tp_ledger_release(uint64_t bytes, int from_free);
+/* The release threshold: frees and unmaps smaller than this never read. */
+#define TP_LEDGER_RELEASE (1u << 20)
+/* The report's memory.ledger, mappings and ledger_series, reading once more now. The rows add
+ * up to memory.peak_rss_bytes (the kernel's high-water mark, raised to the highest reading's
+ * RSS if that is higher). frames: a mapping's call site's frames. */
+struct tp_mapping;
+void tp_ledger_collect(struct tp_report *r, void (*frames)(uint32_t site, struct tp_mapping *out));
+void tp_ledger_fork_child(void);
+
 #endif

@@ -242,6 +242,7 @@ static inline __attribute__((always_inline)) uint64_t close_top_inline(
         tp_cpu_in_op(raw, raw - dur);
         tp_lifeunit_outer_end(id, dur, r->never_step);
         tp_series_heap(id, t);
+        tp_ledger_tick(t);
     }
     return recursive ? TP_OP_NO_TIME : dur;
 }
@@ -305,8 +306,10 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
         atomic_store_explicit(&r->parent, -1, memory_order_relaxed);
     f->in_wall = !recursive && tp_wall_enter(&r->in_total, t);
     f->t0 = t;
-    if (depth == 0) /* the heap over time: a point where the clock is read anyway */
+    if (depth == 0) { /* the heap over time, the ledger: where the clock is read anyway */
         tp_series_heap(id, t);
+        tp_ledger_tick(t);
+    }
     return 1;
 }
 

@@ -251,9 +251,6 @@ static void memory_totals(struct tp_report *r, const struct tp_heap_totals *t)
         m->alloc_ns_method = strdup(tp_heap_alloc_method());
     lifetime_split(r, t);
     tp_ggmlbuf_collect(r, t->peak ? t->peak_ns : 0);
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        m->peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;
 
     if (t->dropped)
         tp_report_note(r, "%llu allocations could not be tracked (heap table full)",
@@ -333,6 +330,25 @@ static void keep_sites(struct tp_report *r, struct tp_site *all, size_t k)
     m->nsites = all ? nsel + nleak : 0;
 }
 
+/* A mapping's call site, as a site's. */
+static void mapping_frames(uint32_t site, struct tp_mapping *out)
+{
+    struct tp_site s = {0};
+    record_frames(site, &s);
+    out->frames = s.frames;
+    out->nframes = s.nframes;
+}
+
+/* The kernel's high-water mark and the memory ledger, before the report's own memory is
+ * allocated: what tprof takes to make the report is no part of the program's peak. */
+static void collect_rss(struct tp_report *r)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        r->memory.peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;
+    tp_ledger_collect(r, mapping_frames);
+}
+
 static void collect_memory(struct tp_report *r)
 {
     struct tp_heap_totals t;
@@ -351,6 +367,7 @@ void tp_collect(struct tp_report *r, const char *why)
      * so none is built. */
     if (why && !strcmp(why, "exec") && !tp_exec_own_work())
         return;
+    collect_rss(r);
     tp_cpu_collect(r);
     collect_memory(r);
     tp_ops_collect(r);

@@ -1,0 +1,103 @@
+/* The memory ledger's victim (tests/ledger.sh): each mode makes memory whose parts are known.
+ *   file PATH   maps a 64 MiB file PATH (made here) and reads its first half, page by page
+ *   anon        maps 8 MiB and 4 MiB of anonymous memory from two call sites, touched whole
+ *   retain      allocates 100 MiB in 64-byte blocks and frees them all: glibc keeps them
+ *   threads     starts 4 threads that each touch 256 KiB of their stack, joined at the end
+ * Each then stays a moment at its peak (the report reads at exit) and exits 0. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MIB (1024 * 1024)
+
+static volatile unsigned long sink;
+
+static int file_mode(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || ftruncate(fd, 64 * MIB) != 0)
+        return 1;
+    char *p = mmap(NULL, 64 * MIB, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return 1;
+    for (size_t i = 0; i < 32 * MIB; i += 4096)
+        sink += (unsigned char)p[i];
+    return 0;
+}
+
+static char *anon_big(void)
+{
+    return mmap(NULL, 8 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+static char *anon_small(void)
+{
+    return mmap(NULL, 4 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+static int anon_mode(void)
+{
+    char *a = anon_big(), *b = anon_small();
+    if (a == MAP_FAILED || b == MAP_FAILED)
+        return 1;
+    memset(a, 1, 8 * MIB);
+    memset(b, 1, 4 * MIB);
+    return 0;
+}
+
+static int retain_mode(void)
+{
+    size_t n = 100 * MIB / 64;
+    void **v = malloc(n * sizeof *v);
+    if (!v)
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = malloc(64 - 8);
+        memset(v[i], 1, 64 - 8);
+    }
+    /* every other block first, then the rest: freed memory glibc keeps in its bins */
+    for (size_t i = 0; i < n; i += 2)
+        free(v[i]);
+    for (size_t i = 1; i < n; i += 2)
+        free(v[i]);
+    void *last = malloc(16); /* a block above them: the top cannot shrink */
+    sink += (unsigned long)last;
+    free(v);
+    return 0;
+}
+
+static void *touch_stack(void *arg)
+{
+    volatile char buf[256 * 1024];
+    memset((char *)buf, 1, sizeof buf);
+    sink += buf[(unsigned long)arg];
+    return NULL;
+}
+
+static int threads_mode(void)
+{
+    pthread_t t[4];
+    for (long i = 0; i < 4; i++)
+        if (pthread_create(&t[i], NULL, touch_stack, (void *)i) != 0)
+            return 1;
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    int rc = !strcmp(mode, "file") && argc > 2 ? file_mode(argv[2])
+             : !strcmp(mode, "anon")           ? anon_mode()
+             : !strcmp(mode, "retain")         ? retain_mode()
+             : !strcmp(mode, "threads")        ? threads_mode()
+                                               : 2;
+    printf("%s %d\n", mode, rc);
+    return rc;
+}
