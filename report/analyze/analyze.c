@@ -251,6 +251,7 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
     char a[32], b[32], where[300];
     if (m->peak_bytes == 0 && m->allocs == 0) {
         tp_buf_puts(t, " No heap allocation was seen.");
+        tp_ledger_story(m, t);
         return;
     }
     tp_fmt_bytes(m->peak_bytes, a, sizeof a);
@@ -300,6 +301,7 @@ static void memory_story(const struct tp_report *r, struct tp_buf *t)
                           "and %s transient (freed within its %s).",
                           m->sampling.mean_bytes ? "an estimated " : "", a, u, b, u);
     }
+    tp_ledger_story(m, t);
     if (m->live_at_exit_bytes)
         leak_story(m, t);
 }

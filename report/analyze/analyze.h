@@ -100,4 +100,37 @@ void tp_op_wait_add(struct tp_op *d, const struct tp_op *s);
  * under the rule, NULL when none. */
 void tp_wait_verdict(struct tp_report *r);
 
+/* The memory ledger (memory.ledger, report/analyze/ledger.c) summed by part. */
+enum {
+    TP_LK_HEAP,
+    TP_LK_ALLOC,
+    TP_LK_FILE,
+    TP_LK_ANON,
+    TP_LK_STACKS,
+    TP_LK_LIBS,
+    TP_LK_TPROF,
+    TP_LK_OTHER,
+    TP_LK_UNEXPLAINED,
+    TP_LEDGER_KINDS
+};
+/* The allocator row of the freed bytes it keeps (the recorder names it so). */
+#define TP_LEDGER_RETAINED "freed, kept by the allocator"
+/* Retention worth a word: this much and a fifth of the peak RSS. */
+#define TP_LEDGER_RETAINED_MIN (16ull << 20)
+struct tp_ledger_sum {
+    uint64_t part[TP_LEDGER_KINDS], total, retained;
+    const struct tp_ledger_row *file[2]; /* the two most resident files */
+};
+void tp_ledger_sum(const struct tp_memory *m, struct tp_ledger_sum *s);
+/* "peak RSS 81.0 MiB = heap 5.3 + model.bin (mapped file) 74.1 + ... (+0.0 unexplained)": the
+ * parts in the total's unit, the heap first and the others largest first, those under 0.05 left
+ * out. */
+void tp_ledger_line(const struct tp_memory *m, struct tp_buf *t);
+/* The advice when the allocator keeps TP_LEDGER_RETAINED_MIN or more, a fifth of the peak RSS or
+ * more, of what the program freed: one clause, lower case; 1 when written. */
+int tp_ledger_retention(const struct tp_memory *m, struct tp_buf *t);
+/* The verdict's sentences on the RSS (each starting with a space): the part that dwarfs the heap
+ * (a mapped file, anonymous mappings), the allocator's retention. Nothing when there is no ledger. */
+void tp_ledger_story(const struct tp_memory *m, struct tp_buf *t);
+
 #endif

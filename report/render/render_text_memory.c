@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/out/out.h"
+#include "report/analyze/analyze.h"
 #include "report/render/render.h"
 #include "report/render/render_text.h"
 #include "report/units.h"
@@ -75,6 +76,46 @@ static void ggml_buffers_line(struct tp_text_ctx *c, const struct tp_memory *m)
     tp_text_say(c, "ggml backend buffers at the peak: %s in %llu (%s; buffer type%s %s)",
                 tp_fmt_bytes(all, y, sizeof y), (unsigned long long)n, parts,
                 strchr(names, ',') ? "s" : "", names);
+}
+
+/* ---- the memory ledger ---- */
+
+/* What the peak RSS is made of, in one line; the full report lists every row, each file and
+ * call site of the program's mappings with where it was mapped. */
+static void ledger_lines(struct tp_text_ctx *c, const struct tp_memory *m)
+{
+    if (!m->nledger)
+        return;
+    struct tp_buf t;
+    tp_buf_init(&t);
+    tp_ledger_line(m, &t);
+    tp_text_wrap(c, "", tp_buf_str(&t), 2);
+    t.len = 0;
+    if (tp_ledger_retention(m, &t))
+        tp_text_wrap(c, "", tp_buf_str(&t), 2);
+    tp_buf_free(&t);
+    if (!c->full)
+        return;
+    char a[32], b[32], at[600];
+    tp_text_say(c,
+                "RSS at its highest reading, %s into the run (%llu reading%s of "
+                "/proc/self/smaps):",
+                tp_fmt_ns(m->peak_rss_ns, a, sizeof a), (unsigned long long)m->ledger_reads,
+                m->ledger_reads == 1 ? "" : "s");
+    tp_buf_puts(c->b, "  resident     mapped  part         what\n");
+    for (size_t i = 0; i < m->nledger; i++) {
+        const struct tp_ledger_row *r = &m->ledger[i];
+        const struct tp_mapping *mp =
+            r->mapping >= 0 && (size_t)r->mapping < m->nmappings ? &m->mappings[r->mapping] : NULL;
+        snprintf(at, sizeof at, "%s", r->name ? r->name : "?");
+        if (mp && mp->nframes && r->kind && !strcmp(r->kind, "file")) {
+            char f[400];
+            snprintf(at + strlen(at), sizeof at - strlen(at), ", mapped at %s",
+                     tp_fmt_frame(&mp->frames[0], f, sizeof f));
+        }
+        tp_buf_printf(c->b, "%10s %10s  %-12s %s\n", tp_fmt_bytes(r->resident_bytes, a, sizeof a),
+                      tp_fmt_bytes(r->mapped_bytes, b, sizeof b), r->kind ? r->kind : "?", at);
+    }
 }
 
 /* ---- heap over time ---- */
@@ -207,6 +248,7 @@ void tp_text_memory(struct tp_text_ctx *c)
             tp_text_say(c, "no heap allocation was seen; peak RSS %s", d);
         else
             tp_text_say(c, "no heap allocation was seen");
+        ledger_lines(c, m);
         return;
     }
     tp_fmt_bytes(m->peak_bytes, a, sizeof a);
@@ -218,14 +260,21 @@ void tp_text_memory(struct tp_text_ctx *c)
         tp_text_say(c, "peak heap %s at %s into the run%s; peak RSS %s", a, b, inside, d);
     else
         tp_text_say(c, "peak heap %s at %s into the run%s", a, b, inside);
+    ledger_lines(c, m);
     if (m->persistent_bytes || m->transient_bytes) {
         const char *u = tp_lifetime_noun(m);
         tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
         tp_fmt_bytes(m->transient_bytes, b, sizeof b);
+        struct tp_ledger_sum ls;
+        tp_ledger_sum(m, &ls);
+        char f[64] = "";
+        if (ls.part[TP_LK_FILE]) /* mapped weights stay: persistent too */
+            snprintf(f, sizeof f, "; mapped files add %s persistent at the RSS peak",
+                     tp_fmt_bytes(ls.part[TP_LK_FILE], e, sizeof e));
         tp_text_say(c,
                     "at the peak: %s%s persistent (outlive their %s), %s transient (freed within "
-                    "it)",
-                    est, a, u, b);
+                    "it)%s",
+                    est, a, u, b, f);
         if (c->full)
             lifetime_unit_line(c, m);
     }
