@@ -131,8 +131,8 @@ void tp_ledger_story(const struct tp_memory *m, struct tp_buf *t)
     if (s.file[0] && s.file[0]->resident_bytes >= s.part[TP_LK_HEAP] &&
         (double)s.file[0]->resident_bytes >= 0.2 * (double)s.total)
         tp_buf_printf(t,
-                      " RSS peaks at %s, most of it %s mapped from %s (%s mapped), memory that "
-                      "stays for as long as the file is mapped.",
+                      " RSS peaks at %s, most of it %s mapped from %s (%s mapped): "
+                      "persistent memory, resident for as long as the file stays mapped.",
                       a, tp_fmt_bytes(s.file[0]->resident_bytes, b, sizeof b),
                       tp_base_name(s.file[0]->name, "?"),
                       tp_fmt_bytes(s.file[0]->mapped_bytes, c, sizeof c));
