@@ -216,6 +216,40 @@ static void machine(struct tp_report *r)
         tp_report_note(r, "%s", pnote);
 }
 
+static int row_desc(const void *a, const void *b)
+{
+    const struct tp_ledger_row *x = a, *y = b;
+    return x->resident_bytes > y->resident_bytes ? -1 : x->resident_bytes < y->resident_bytes;
+}
+
+/* Rows of one kind and name are one row: call sites that differ below their innermost frame (an
+ * interpreter's arena allocator called from many places), or one file mapped from two sites. The
+ * first (the most resident: rows come in that order) keeps its mapping. */
+static void merge_rows(struct tp_memory *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nledger; i++) {
+        struct tp_ledger_row *r = &m->ledger[i];
+        size_t j = 0;
+        while (j < n &&
+               !(r->kind && r->name && m->ledger[j].kind && m->ledger[j].name &&
+                 !strcmp(r->kind, m->ledger[j].kind) && !strcmp(r->name, m->ledger[j].name)))
+            j++;
+        if (j == n) {
+            m->ledger[n++] = *r;
+            continue;
+        }
+        m->ledger[j].resident_bytes += r->resident_bytes;
+        m->ledger[j].mapped_bytes += r->mapped_bytes;
+        free(r->kind);
+        free(r->name);
+    }
+    m->nledger = n;
+    /* most resident first again, "unexplained" last */
+    if (n > 1)
+        qsort(m->ledger, n - 1, sizeof *m->ledger, row_desc);
+}
+
 /* The mappings' call sites named, and the ledger's rows of anonymous memory named by theirs:
  * the innermost frame of the program's (the recorder writes no name). */
 static void finish_mappings(struct tp_memory *m, struct tp_symbolizer *sym)
@@ -230,6 +264,7 @@ static void finish_mappings(struct tp_memory *m, struct tp_symbolizer *sym)
         char at[512];
         row->name = strdup(map->nframes ? tp_fmt_frame(&map->frames[0], at, sizeof at) : "?");
     }
+    merge_rows(m);
 }
 
 void tp_record_report(struct tp_report *r)

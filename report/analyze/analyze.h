@@ -117,9 +117,13 @@ enum {
 #define TP_LEDGER_RETAINED "freed, kept by the allocator"
 /* Retention worth a word: this much and a fifth of the peak RSS. */
 #define TP_LEDGER_RETAINED_MIN (16ull << 20)
+/* Files the program maps worth a word beside the heap's persistent bytes. */
+#define TP_LEDGER_FILES_MIN (1ull << 20)
 struct tp_ledger_sum {
     uint64_t part[TP_LEDGER_KINDS], total, retained;
+    uint64_t program_files; /* of part[TP_LK_FILE], the files the program mapped itself */
     const struct tp_ledger_row *file[2]; /* the two most resident files */
+    const struct tp_ledger_row *anon;    /* the most resident anonymous row */
 };
 void tp_ledger_sum(const struct tp_memory *m, struct tp_ledger_sum *s);
 /* "peak RSS 81.0 MiB = heap 5.3 + model.bin (mapped file) 74.1 + ... (+0.0 unexplained)": the

@@ -25,6 +25,11 @@ void tp_ledger_sum(const struct tp_memory *m, struct tp_ledger_sum *s)
         if (r->kind && !strcmp(r->kind, "allocator") && r->name &&
             !strcmp(r->name, TP_LEDGER_RETAINED))
             s->retained += r->resident_bytes;
+        if (r->kind && !strcmp(r->kind, "anonymous") &&
+            (!s->anon || r->resident_bytes > s->anon->resident_bytes))
+            s->anon = r;
+        if (r->kind && !strcmp(r->kind, "file") && r->mapping >= 0)
+            s->program_files += r->resident_bytes;
         if (r->kind && !strcmp(r->kind, "file") && r->resident_bytes) {
             if (!s->file[0] || r->resident_bytes > s->file[0]->resident_bytes) {
                 s->file[1] = s->file[0];
@@ -138,8 +143,11 @@ void tp_ledger_story(const struct tp_memory *m, struct tp_buf *t)
                       tp_fmt_bytes(s.file[0]->mapped_bytes, c, sizeof c));
     else if (s.part[TP_LK_ANON] >= s.part[TP_LK_HEAP] &&
              (double)s.part[TP_LK_ANON] >= 0.2 * (double)s.total)
-        tp_buf_printf(t, " RSS peaks at %s, %s of it anonymous memory the program maps itself.", a,
-                      tp_fmt_bytes(s.part[TP_LK_ANON], b, sizeof b));
+        tp_buf_printf(t,
+                      " RSS peaks at %s, %s of it anonymous memory the program maps itself, the "
+                      "most from %s.",
+                      a, tp_fmt_bytes(s.part[TP_LK_ANON], b, sizeof b),
+                      s.anon && s.anon->name ? s.anon->name : "?");
     struct tp_buf r;
     tp_buf_init(&r);
     if (tp_ledger_retention(m, &r)) {

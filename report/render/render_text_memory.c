@@ -268,9 +268,9 @@ void tp_text_memory(struct tp_text_ctx *c)
         struct tp_ledger_sum ls;
         tp_ledger_sum(m, &ls);
         char f[64] = "";
-        if (ls.part[TP_LK_FILE]) /* mapped weights stay: persistent too */
+        if (ls.program_files >= TP_LEDGER_FILES_MIN) /* mapped weights stay: persistent too */
             snprintf(f, sizeof f, "; mapped files add %s persistent at the RSS peak",
-                     tp_fmt_bytes(ls.part[TP_LK_FILE], e, sizeof e));
+                     tp_fmt_bytes(ls.program_files, e, sizeof e));
         tp_text_say(c,
                     "at the peak: %s%s persistent (outlive their %s), %s transient (freed within "
                     "it)%s",
