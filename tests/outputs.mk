@@ -37,3 +37,10 @@ check_PROGRAMS += tests/victims/v_bigsites
 tests_victims_v_bigsites_CFLAGS = $(VICTIM_CFLAGS)
 TESTS += tests/heap_bigsites.sh
 EXTRA_DIST += tests/heap_bigsites.sh
+# The memory ledger: the peak RSS by part (tests/ledger.sh).
+check_PROGRAMS += tests/victims/v_ledger
+tests_victims_v_ledger_SOURCES = tests/victims/v_ledger.c
+tests_victims_v_ledger_CFLAGS = $(VICTIM_CFLAGS)
+tests_victims_v_ledger_LDADD = -lpthread
+TESTS += tests/ledger.sh
+EXTRA_DIST += tests/ledger.sh

@@ -2,8 +2,13 @@
  *   file PATH   maps a 64 MiB file PATH (made here) and reads its first half, page by page
  *   anon        maps 8 MiB and 4 MiB of anonymous memory from two call sites, touched whole
  *   retain      allocates 100 MiB in 64-byte blocks and frees them all: glibc keeps them
- *   threads     starts 4 threads that each touch 256 KiB of their stack, joined at the end
- * Each then stays a moment at its peak (the report reads at exit) and exits 0. */
+ *   threads     starts 4 threads that each touch 256 KiB of their stack; while they wait, frees
+ *               a 2 MiB block (the ledger reads before a free of 1 MiB or more)
+ *   cut         maps 16 MiB from one site and touches it; unmaps 4 MiB from its middle, grows the
+ *               first 6 MiB to 8 MiB (mremap, may move) and touches it, gives back 1 MiB of the
+ *               last part (madvise DONTNEED): 14 MiB mapped, 13 MiB resident at exit
+ * Each exits 0 (the report reads at exit too). */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -71,23 +76,49 @@ static int retain_mode(void)
     return 0;
 }
 
+static pthread_barrier_t touched, read_done;
+
 static void *touch_stack(void *arg)
 {
     volatile char buf[256 * 1024];
     memset((char *)buf, 1, sizeof buf);
     sink += buf[(unsigned long)arg];
+    pthread_barrier_wait(&touched);
+    pthread_barrier_wait(&read_done);
     return NULL;
 }
 
 static int threads_mode(void)
 {
     pthread_t t[4];
+    pthread_barrier_init(&touched, NULL, 5);
+    pthread_barrier_init(&read_done, NULL, 5);
     for (long i = 0; i < 4; i++)
         if (pthread_create(&t[i], NULL, touch_stack, (void *)i) != 0)
             return 1;
+    pthread_barrier_wait(&touched);
+    char *p = malloc(2 * MIB);
+    sink += (unsigned long)p;
+    free(p);
+    pthread_barrier_wait(&read_done);
     for (int i = 0; i < 4; i++)
         pthread_join(t[i], NULL);
     return 0;
+}
+
+static int cut_mode(void)
+{
+    char *p = mmap(NULL, 16 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return 1;
+    memset(p, 1, 16 * MIB);
+    if (munmap(p + 6 * MIB, 4 * MIB) != 0)
+        return 1;
+    char *q = mremap(p, 6 * MIB, 8 * MIB, MREMAP_MAYMOVE);
+    if (q == MAP_FAILED)
+        return 1;
+    memset(q, 2, 8 * MIB);
+    return madvise(p + 10 * MIB, 1 * MIB, MADV_DONTNEED) != 0;
 }
 
 int main(int argc, char **argv)
@@ -97,6 +128,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "anon")           ? anon_mode()
              : !strcmp(mode, "retain")         ? retain_mode()
              : !strcmp(mode, "threads")        ? threads_mode()
+             : !strcmp(mode, "cut")            ? cut_mode()
                                                : 2;
     printf("%s %d\n", mode, rc);
     return rc;
