@@ -67,6 +67,8 @@ static const struct tp_component parts[] = {
      NULL, 0},
     {"heap", heap_init, tp_heap_fork_prepare, tp_heap_fork_parent, tp_heap_fork_child, NULL, 0},
     {"sites", sites_init, NULL, NULL, NULL, NULL, 0},
+    {"mappings", NULL, NULL, NULL, tp_maps_fork_child, NULL, 0},
+    {"memory ledger", NULL, NULL, NULL, tp_ledger_fork_child, NULL, 0},
     {"op tree", tp_optree_init, NULL, NULL, tp_optree_fork_child, NULL, 0},
     {"trace", tp_trace_init, NULL, NULL, tp_trace_fork_child, NULL, 0},
     {"real functions", NULL, NULL, NULL, NULL, tp_resolve_collect, 1},

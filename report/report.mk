@@ -6,7 +6,7 @@ libtpreport_la_CFLAGS = $(AM_CFLAGS) $(TP_LIB_CFLAGS)
 # naming frames (libdw), classifying sites, the analysis, the renderers and the machine's peaks.
 libtpreporter_la_SOURCES = report/record.c report/record.h report/sitelines.c report/siterollup.h report/siteclass.c report/analyze/analyze.c \
 	report/render/render.h report/render/render_text.c report/render/render_text.h \
-	report/render/render_text_memory.c report/render/render_text_steps.c report/render/render_text_wait.c report/render/render_text_notes.c report/render/render_text_verdict.c report/render/render_text_layout.c report/render/render_html.c report/render/render_html.h report/render/html_cells.c report/render/html_tables.c report/render/render_folded.c report/analyze/outside.c report/units.c report/units.h \
+	report/render/render_text_memory.c report/render/render_text_ledger.c report/render/render_text_steps.c report/render/render_text_wait.c report/render/render_text_notes.c report/render/render_text_verdict.c report/render/render_text_layout.c report/render/render_html.c report/render/render_html.h report/render/html_cells.c report/render/html_tables.c report/render/render_folded.c report/analyze/outside.c report/units.c report/units.h \
 	report/peaks/peaks.c report/peaks/peaks_file.c report/peaks/peaks_text.c report/peaks/peaks.h report/peaks/calib.c report/peaks/calib_cond.c \
 	report/estimate.h report/analyze/cpuverdict.c report/analyze/analyze.h report/analyze/opwait.c report/analyze/advice.c report/analyze/ledger.c \
 	report/analyze/analyze_nested.c report/analyze/analyze_nested.h \

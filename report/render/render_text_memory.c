@@ -78,46 +78,6 @@ static void ggml_buffers_line(struct tp_text_ctx *c, const struct tp_memory *m)
                 strchr(names, ',') ? "s" : "", names);
 }
 
-/* ---- the memory ledger ---- */
-
-/* What the peak RSS is made of, in one line; the full report lists every row, each file and
- * call site of the program's mappings with where it was mapped. */
-static void ledger_lines(struct tp_text_ctx *c, const struct tp_memory *m)
-{
-    if (!m->nledger)
-        return;
-    struct tp_buf t;
-    tp_buf_init(&t);
-    tp_ledger_line(m, &t);
-    tp_text_wrap(c, "", tp_buf_str(&t), 2);
-    t.len = 0;
-    if (tp_ledger_retention(m, &t))
-        tp_text_wrap(c, "", tp_buf_str(&t), 2);
-    tp_buf_free(&t);
-    if (!c->full)
-        return;
-    char a[32], b[32], at[600];
-    tp_text_say(c,
-                "RSS at its highest reading, %s into the run (%llu reading%s of "
-                "/proc/self/smaps):",
-                tp_fmt_ns(m->peak_rss_ns, a, sizeof a), (unsigned long long)m->ledger_reads,
-                m->ledger_reads == 1 ? "" : "s");
-    tp_buf_puts(c->b, "  resident     mapped  part         what\n");
-    for (size_t i = 0; i < m->nledger; i++) {
-        const struct tp_ledger_row *r = &m->ledger[i];
-        const struct tp_mapping *mp =
-            r->mapping >= 0 && (size_t)r->mapping < m->nmappings ? &m->mappings[r->mapping] : NULL;
-        snprintf(at, sizeof at, "%s", r->name ? r->name : "?");
-        if (mp && mp->nframes && r->kind && !strcmp(r->kind, "file")) {
-            char f[400];
-            snprintf(at + strlen(at), sizeof at - strlen(at), ", mapped at %s",
-                     tp_fmt_frame(&mp->frames[0], f, sizeof f));
-        }
-        tp_buf_printf(c->b, "%10s %10s  %-12s %s\n", tp_fmt_bytes(r->resident_bytes, a, sizeof a),
-                      tp_fmt_bytes(r->mapped_bytes, b, sizeof b), r->kind ? r->kind : "?", at);
-    }
-}
-
 /* ---- heap over time ---- */
 
 /* Column k's heap of the series: the largest live figure of the points in its stretch of time
@@ -235,6 +195,28 @@ static const char *est_tail(const struct tp_site *s, double pct, char *out, size
     return out;
 }
 
+/* Of the heap's peak, what outlives its step and what does not; the program's mapped files
+ * (weights) stay too. */
+static void lifetime_lines(struct tp_text_ctx *c, const struct tp_memory *m, const char *est)
+{
+    char a[32], b[32], e[32], f[64] = "";
+    if (!m->persistent_bytes && !m->transient_bytes)
+        return;
+    const char *u = tp_lifetime_noun(m);
+    tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
+    tp_fmt_bytes(m->transient_bytes, b, sizeof b);
+    struct tp_ledger_sum ls;
+    tp_ledger_sum(m, &ls);
+    if (ls.program_files >= TP_LEDGER_FILES_MIN) /* mapped weights stay: persistent too */
+        snprintf(f, sizeof f, "; mapped files add %s persistent at the RSS peak",
+                 tp_fmt_bytes(ls.program_files, e, sizeof e));
+    tp_text_say(c,
+                "at the peak: %s%s persistent (outlive their %s), %s transient (freed within it)%s",
+                est, a, u, b, f);
+    if (c->full)
+        lifetime_unit_line(c, m);
+}
+
 void tp_text_memory(struct tp_text_ctx *c)
 {
     const struct tp_memory *m = &c->r->memory;
@@ -248,7 +230,7 @@ void tp_text_memory(struct tp_text_ctx *c)
             tp_text_say(c, "no heap allocation was seen; peak RSS %s", d);
         else
             tp_text_say(c, "no heap allocation was seen");
-        ledger_lines(c, m);
+        tp_text_ledger(c, m);
         return;
     }
     tp_fmt_bytes(m->peak_bytes, a, sizeof a);
@@ -260,24 +242,8 @@ void tp_text_memory(struct tp_text_ctx *c)
         tp_text_say(c, "peak heap %s at %s into the run%s; peak RSS %s", a, b, inside, d);
     else
         tp_text_say(c, "peak heap %s at %s into the run%s", a, b, inside);
-    ledger_lines(c, m);
-    if (m->persistent_bytes || m->transient_bytes) {
-        const char *u = tp_lifetime_noun(m);
-        tp_fmt_bytes(m->persistent_bytes, a, sizeof a);
-        tp_fmt_bytes(m->transient_bytes, b, sizeof b);
-        struct tp_ledger_sum ls;
-        tp_ledger_sum(m, &ls);
-        char f[64] = "";
-        if (ls.program_files >= TP_LEDGER_FILES_MIN) /* mapped weights stay: persistent too */
-            snprintf(f, sizeof f, "; mapped files add %s persistent at the RSS peak",
-                     tp_fmt_bytes(ls.program_files, e, sizeof e));
-        tp_text_say(c,
-                    "at the peak: %s%s persistent (outlive their %s), %s transient (freed within "
-                    "it)%s",
-                    est, a, u, b, f);
-        if (c->full)
-            lifetime_unit_line(c, m);
-    }
+    tp_text_ledger(c, m);
+    lifetime_lines(c, m, est);
     ggml_buffers_line(c, m);
     tp_fmt_count(m->allocs, a, sizeof a);
     tp_fmt_count(m->frees, b, sizeof b);

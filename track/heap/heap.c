@@ -358,8 +358,6 @@ void tp_heap_fork_child(void)
      * everything counted restarts. */
     tp_live_fork_child();
     tp_ggmlbuf_fork_child();
-    tp_maps_fork_child();
-    tp_ledger_fork_child();
     uint64_t live = atomic_load(&hg.live);
     atomic_store(&hg.peak, live);
     atomic_store(&hgp.peak_ns, tp_now_ns());
