@@ -1232,6 +1232,53 @@ START_TEST(test_hooks_line_threshold)
 }
 END_TEST
 
+/* The HTML page's ledger table: the JSON's rows in order, a file's path escaped, "-" for what no
+ * reading mapped, shares of the peak RSS, the line on the reading ("1 reading": one); none
+ * without a ledger. */
+START_TEST(test_html_ledger)
+{
+    struct tp_report r;
+    model_full(&r);
+    tp_analyze(&r);
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    ck_assert_ptr_null(strstr(tp_buf_str(&b), "Where the RSS went"));
+    ck_assert_ptr_nonnull(strstr(tp_buf_str(&b), "<div class=\"chart\" id=\"rss-time\">"));
+    tp_buf_free(&b);
+    struct tp_memory *m = &r.memory;
+    m->ledger_method = S("smaps");
+    m->peak_rss_bytes = 4 << 20;
+    m->ledger_rss_bytes = 3 << 20;
+    m->ledger_pss_bytes = 2 << 20;
+    m->peak_rss_ns = 1500000;
+    m->ledger_reads = 1;
+    m->ledger = calloc(3, sizeof *m->ledger);
+    m->nledger = 3;
+    m->ledger[0] = (struct tp_ledger_row){S("file"), S("/w/<a&b>.bin"), 3 << 20, 8 << 20, 0};
+    m->ledger[1] = (struct tp_ledger_row){S("anonymous"), NULL, 0, 4096, -1};
+    m->ledger[2] = (struct tp_ledger_row){S("unexplained"), S("between readings"), 1 << 20, 0, -1};
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    const char *h = tp_buf_str(&b);
+    ck_assert_msg(strstr(h, "<h2>Where the RSS went</h2>\n<p id=\"rss-summary\">peak RSS 4.00 MiB; "
+                            "the parts are from the reading at 1.50 ms into the run, the highest "
+                            "RSS of 1 reading (smaps): RSS 3.00 MiB, PSS 2.00 MiB.</p>\n"),
+                  "%s", h);
+    ck_assert_msg(strstr(h, "<tr><td class=\"l\">file</td><td class=\"l\">/w/&lt;a&amp;b&gt;.bin"
+                            "</td><td data-v=\"3145728\">3.00 MiB</td><td data-v=\"8388608\">8.00 "
+                            "MiB</td><td data-v=\"0.75\">75.0%</td></tr>\n<tr><td class=\"l\">"
+                            "anonymous</td><td class=\"l\">-</td><td data-v=\"0\">0 B</td>"
+                            "<td data-v=\"4096\">4.00 KiB</td><td data-v=\"0\">0.0%</td></tr>\n"
+                            "<tr><td class=\"l\">unexplained</td><td class=\"l\">between readings"
+                            "</td><td data-v=\"1048576\">1.00 MiB</td><td data-v=\"0\">-</td>"
+                            "<td data-v=\"0.25\">25.0%</td></tr>\n</tbody></table>\n"),
+                  "%s", h);
+    tp_buf_free(&b);
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_text_nothing)
 {
     /* An empty model (nothing recorded, nothing known) still renders, within the width. */
@@ -1283,6 +1330,7 @@ int main(void)
     tcase_add_test(tc, test_text_site_twins);
     tcase_add_test(tc, test_text_roles);
     tcase_add_test(tc, test_hooks_line_threshold);
+    tcase_add_test(tc, test_html_ledger);
     tcase_add_test(tc, test_roles_old_report);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -7,7 +7,9 @@
 # is written (kept at $TPROF_HTML_SHOT when that is set). Chromium is the only part skipped when
 # it is not installed. A run without TPROF_HTML records the heap over time too: the page that
 # `tprof report --html` makes of its JSON has the heap chart, one point per point of the series,
-# each naming its op on hover.
+# each naming its op on hover. Every run has the memory ledger: the pages of both runs have the
+# RSS chart and the "Where the RSS went" table, as the JSON's ledger says (tests/htmlcheck.py);
+# the merged report has none, and its page says so in the chart.
 . "$TS/lib.sh"
 V=$TB/victims/v_trace
 OPS='*matmul*,*forward*,*conv*'
@@ -26,7 +28,9 @@ jcheck "$WORK/r.json" "m['peak_bytes'] >= 1048576 + 196608" \
   "all(a['end_ns'] < b['end_ns'] for a, b in zip(d['steps']['series'], d['steps']['series'][1:]))" \
   "sorted(';'.join(s['ops']) for s in d['op_stacks']) == ['conv_layer', 'conv_layer;small_matmul', 'layer_forward', 'layer_forward;small_matmul']" \
   "abs(d['steps']['wall_ns'] - sum(p['ns'] for p in d['steps']['series'])) <= 1e-3 * d['steps']['wall_ns']" \
-  "d['steps']['thread_cpu_ns'] > 0 and d['steps']['thread_cpu_ns'] <= d['steps']['wall_ns']"
+  "d['steps']['thread_cpu_ns'] > 0 and d['steps']['thread_cpu_ns'] <= d['steps']['wall_ns']" \
+  "m['ledger_method'] == 'smaps' and m['ledger'] and m['ledger_series']" \
+  "sum(r['resident_bytes'] for r in m['ledger']) == m['peak_rss_bytes']"
 # The page's header says what the text report's does: the CPUs and the load, and the peaks with
 # their source, age and conditions; the text report says what the CPUs did during the steps.
 python3 - "$WORK/r.html" "$WORK/r.txt" "$WORK/r.json" <<'PY' || fail "page header or steps' CPU line"
@@ -63,7 +67,8 @@ tp TPROF_OPS="$OPS" TPROF_STEP=train_step TPROF_JSON="$WORK/plain.json" LD_PRELO
   "$V" 20 1 > /dev/null || fail "victim failed without TPROF_HTML"
 jcheck "$WORK/plain.json" "max(p['live_bytes'] for p in m['series']) == m['peak_bytes']" \
   "[p['op'] for p in m['series'] if p['ns'] == m['peak_ns'] and p['live_bytes'] == m['peak_bytes']][:1] == [m['peak_op']]" \
-  "{p['op'] for p in m['series']} - {None} <= {'train_step', 'conv_layer', 'layer_forward', 'small_matmul'}"
+  "{p['op'] for p in m['series']} - {None} <= {'train_step', 'conv_layer', 'layer_forward', 'small_matmul'}" \
+  "m['ledger'] and m['ledger_series']"
 "$TPROF_CLI" report --html "$WORK/plain.html" "$WORK/plain.json" || fail "tprof report --html (plain)"
 # The page alone, with no text report and no JSON: it is still written.
 TPROF_OUTPUT=none TPROF_HTML="$WORK/alone.html" LD_PRELOAD="$TPROF_SO" "$V" 2 1 > /dev/null 2>&1 ||
@@ -104,7 +109,7 @@ chrome --dump-dom "file://$WORK/m.html" > "$WORK/m.dom" 2> "$WORK/chrome5.err" |
   fail "chromium --dump-dom of the merged page failed"
 if grep 'CONSOLE' "$WORK/chrome5.err"; then fail "the merged page wrote to the console"; fi
 jcheck "$WORK/m.json" "d['merged_processes'] == 2 and d['steps']['count'] == 40" \
-  "any(o['nprocs'] == 2 for o in d['ops'])"
+  "any(o['nprocs'] == 2 for o in d['ops'])" "not m.get('ledger') and not m.get('ledger_series')"
 python3 "$TS/htmlcheck.py" "$WORK/m.json" "$WORK/m.dom" || fail "the DOM of the merged page does not hold the report"
 # Sorting: the page's own script, with two clicks on "calls" added at its end, leaves the rows
 # in ascending order of calls (the first click sorts down, the second up).

@@ -190,6 +190,61 @@
     });
   }
 
+  /* ---- RSS over time, by part: the ledger's readings of /proc/self/smaps (memory.ledger_series),
+   * the parts stacked in the order of the ledger, the heap at the bottom ---- */
+  var PARTS = [
+    ['heap', '#3d5a80', 'the heap blocks in use'],
+    ['allocator', '#98c1d9', "the allocator's memory besides the blocks in use: freed memory it keeps, and its overhead"],
+    ['file', '#e4572e', "mapped files that are not code: the program's own mmap calls and the others (glibc's locale archive)"],
+    ['anonymous', '#f3a712', 'anonymous memory the program mapped itself'],
+    ['stacks', '#8e6c88', "the threads' stacks"],
+    ['libraries', '#a8c686', 'the code and data of the executable and its libraries'],
+    ['tprof', '#999999', "tprof's own memory"],
+    ['other', '#c9a227', "the kernel's areas"]];
+  function rssTime() {
+    var m = D.memory, s = m.ledger_series || [];
+    if (!s.length) { say('rss-time', 'No RSS by part in this report (it has no memory ledger: /proc/self/smaps could not be read, or the report was merged or written by an older tprof).'); return; }
+    var h = 240, g = root('rss-time', h), end = Math.max(D.program.wall_ns, s[s.length - 1].ns), top = 0;
+    s.forEach(function (p) { top = Math.max(top, p.rss_bytes); });
+    top = Math.max(top, m.ledger_rss_bytes || 0);
+    var a = frameXY(g, h, end, top || 1, fns, fbytes, 'time since start');
+    var under = s.map(function () { return 0; }), key = document.createElement('p');
+    key.className = 'key';
+    /* straight lines between readings: RSS moves between them too (unlike the heap chart's
+     * steps), and a reading says nothing of when */
+    PARTS.forEach(function (k) {
+      var f = k[0] + '_bytes', most = 0, at = 0;
+      s.forEach(function (p) { if ((p[f] || 0) > most) { most = p[f]; at = p.ns; } });
+      if (!most) return; /* a part never resident: no band, no legend */
+      var up = '', down = '';
+      s.forEach(function (p, i) {
+        up += (i ? 'L' : 'M') + a.X(p.ns) + ',' + a.Y(under[i] + (p[f] || 0));
+        down = 'L' + a.X(p.ns) + ',' + a.Y(under[i]) + down;
+      });
+      s.forEach(function (p, i) { under[i] += p[f] || 0; });
+      tip(svg('path', {d: up + down + 'Z', fill: k[1], 'class': 'band', 'data-kind': k[0]}, g),
+          k[0] + ': ' + k[2] + '; at most ' + fbytes(most) + ', at ' + fns(at));
+      var sw = document.createElement('span');
+      sw.style.background = k[1];
+      key.appendChild(sw);
+      key.appendChild(document.createTextNode(k[0]));
+    });
+    var px = a.X(m.peak_rss_ns), py = a.Y(m.ledger_rss_bytes);
+    svg('line', {x1: px, y1: py, x2: px, y2: a.Y(0), 'class': 'peak'}, g);
+    svg('circle', {cx: px, cy: py, r: 4, 'class': 'peakdot'}, g);
+    svg('text', {x: Math.min(px + 6, W - 300), y: py + 14, 'class': 'peaklabel', id: 'rss-peak-label'}, g,
+        'highest reading ' + fbytes(m.ledger_rss_bytes) + ' at ' + fns(m.peak_rss_ns));
+    /* every reading answers a hover with its time, its RSS and its parts */
+    s.forEach(function (p) {
+      var parts = PARTS.filter(function (k) { return p[k[0] + '_bytes']; }).map(function (k) {
+        return k[0] + ' ' + fbytes(p[k[0] + '_bytes']);
+      });
+      tip(svg('circle', {cx: a.X(p.ns), cy: a.Y(p.rss_bytes), r: 3, 'class': 'rssdot'}, g),
+          fns(p.ns) + ': RSS ' + fbytes(p.rss_bytes) + (parts.length ? ' (' + parts.join(', ') + ')' : ''));
+    });
+    document.getElementById('rss-time').appendChild(key);
+  }
+
   function stepTime() {
     var st = D.steps, s = st.series || [];
     if (!s.length && st.count) { say('step-time', 'The steps are summed above: a merged report keeps no step-by-step series.'); return; }
@@ -247,9 +302,10 @@
 
   /* A chart that fails leaves the others drawn, and says so on the console and in the page. */
   var failed = 0;
-  [opFlame, heapFlame, heapTime, stepTime, latency].forEach(function (f) {
+  var charts = [opFlame, heapFlame, heapTime, rssTime, stepTime, latency];
+  charts.forEach(function (f) {
     try { f(); } catch (err) { failed++; console.error('tprof: ' + f.name + ': ' + err); }
   });
-  document.body.setAttribute('data-drawn', String(5 - failed));
+  document.body.setAttribute('data-drawn', String(charts.length - failed));
   document.body.setAttribute('data-failed', String(failed));
 })();

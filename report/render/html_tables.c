@@ -1,7 +1,8 @@
 /* The HTML page's tables that match the text report's (report/render/render_html.h), so that
  * the page has all the text has: the Amdahl table, the per-process spread of a merged report,
- * the steps' summary (which a merged report has with no series to chart), and the call sites
- * holding the heap peak. Numbers are sortable cells with their exact values. */
+ * the steps' summary (which a merged report has with no series to chart), the call sites
+ * holding the heap peak, and the memory ledger (which the text report does not have yet).
+ * Numbers are sortable cells with their exact values. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,4 +135,41 @@ void tp_html_sites(const struct tp_report *r, struct tp_buf *b, int top)
     if (n)
         tp_buf_puts(b, "</tbody></table>\n");
     free(v);
+}
+
+/* The memory ledger (track/heap/ledger.c): the parts of the resident memory at its highest
+ * reading, in the JSON's order (most resident first, the part no reading explained last), so
+ * that the rows add up to the peak RSS as the JSON's do. */
+void tp_html_ledger(const struct tp_report *r, struct tp_buf *b)
+{
+    static const char *const h[] = {"part", "what", "resident", "mapped", "share of peak RSS"};
+    const struct tp_memory *m = &r->memory;
+    char pk[32], at[32], rss[32], pss[32], t[48];
+    if (!m->nledger)
+        return;
+    tp_buf_printf(b,
+                  "<h2>Where the RSS went</h2>\n<p id=\"rss-summary\">peak RSS %s; the parts "
+                  "are from the reading at %s into the run, the highest RSS of %llu reading%s (",
+                  tp_fmt_bytes(m->peak_rss_bytes, pk, sizeof pk),
+                  tp_fmt_ns(m->peak_rss_ns, at, sizeof at), (unsigned long long)m->ledger_reads,
+                  m->ledger_reads == 1 ? "" : "s");
+    tp_html_esc(b, m->ledger_method ? m->ledger_method : "?");
+    tp_buf_printf(b, "): RSS %s, PSS %s.</p>\n", tp_fmt_bytes(m->ledger_rss_bytes, rss, sizeof rss),
+                  tp_fmt_bytes(m->ledger_pss_bytes, pss, sizeof pss));
+    tp_buf_puts(b, "<table class=\"sortable\" id=\"ledger\">");
+    tp_html_head(b, h, sizeof h / sizeof h[0]);
+    for (size_t i = 0; i < m->nledger; i++) {
+        const struct tp_ledger_row *row = &m->ledger[i];
+        double share = m->peak_rss_bytes ? (double)row->resident_bytes / m->peak_rss_bytes : 0;
+        tp_buf_puts(b, "<tr>");
+        tp_html_text(b, row->kind ? row->kind : "?");
+        tp_html_text(b, row->name ? row->name : "-");
+        tp_html_num(b, (double)row->resident_bytes, tp_fmt_bytes(row->resident_bytes, t, sizeof t));
+        /* nothing mapped (the unexplained part, which no reading saw): "-", not "0 B" */
+        tp_html_num(b, (double)row->mapped_bytes,
+                    row->mapped_bytes ? tp_fmt_bytes(row->mapped_bytes, t, sizeof t) : "-");
+        tp_html_num(b, share, tp_fmt_pct(share, 8, t, sizeof t));
+        tp_buf_puts(b, "</tr>\n");
+    }
+    tp_buf_puts(b, "</tbody></table>\n");
 }

@@ -397,11 +397,14 @@ static void data(const struct tp_report *r, struct tp_buf *b)
     tp_buf_free(&j);
 }
 
+/* what: the note on what the chart shows; NULL for none (a chart with nothing to show, which
+ * the script says in its place) */
 static void chart(struct tp_buf *b, const char *id, const char *title, const char *what)
 {
-    tp_buf_printf(b,
-                  "<h2>%s</h2>\n<p class=\"note\">%s</p>\n<div class=\"chart\" id=\"%s\"></div>\n",
-                  title, what, id);
+    tp_buf_printf(b, "<h2>%s</h2>\n", title);
+    if (what)
+        tp_buf_printf(b, "<p class=\"note\">%s</p>\n", what);
+    tp_buf_printf(b, "<div class=\"chart\" id=\"%s\"></div>\n", id);
 }
 
 void tp_render_html(const struct tp_report *r, int top, struct tp_buf *b)
@@ -421,6 +424,13 @@ void tp_render_html(const struct tp_report *r, int top, struct tp_buf *b)
     tp_buf_puts(b, "<h2>Heap over time</h2>\n");
     memory_line(r, b);
     tp_buf_puts(b, "<div class=\"chart\" id=\"heap-time\"></div>\n");
+    chart(b, "rss-time", "Memory over time (RSS by part)",
+          r->memory.nledger_series
+              ? "The resident memory at each reading of the memory ledger, by part, the heap at "
+                "the bottom; the marker is the highest reading, whose parts the table below "
+                "lists. Hover for a part or a reading."
+              : NULL);
+    tp_html_ledger(r, b);
     chart(b, "flame-heap", "Heap at the peak (flame graph)",
           "The call sites holding the peak, the outermost caller on top; width: bytes live at the "
           "peak.");

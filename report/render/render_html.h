@@ -22,10 +22,13 @@ void tp_html_head(struct tp_buf *b, const char *const *h, size_t n);
 void tp_html_site(struct tp_buf *b, const struct tp_site *s);
 
 /* The tables that match the text report's (report/render/html_tables.c): Amdahl; per process,
- * for a merged report; the steps' summary; the call sites holding the heap peak. top: rows. */
+ * for a merged report; the steps' summary; the call sites holding the heap peak; the memory
+ * ledger. top: rows. */
 void tp_html_amdahl(const struct tp_report *r, struct tp_buf *b, int top);
 void tp_html_procs(const struct tp_report *r, struct tp_buf *b, int top);
 void tp_html_steps(const struct tp_report *r, struct tp_buf *b);
 void tp_html_sites(const struct tp_report *r, struct tp_buf *b, int top);
+/* The memory ledger: the parts of the resident memory at its highest reading; nothing without. */
+void tp_html_ledger(const struct tp_report *r, struct tp_buf *b);
 
 #endif
