@@ -33,6 +33,8 @@ jcheck "$WORK/file.json" "$SUM" "$UNEXPLAINED" "m['ledger_method'] == 'smaps'" \
   "m['mappings'][$F['mapping']]['live_at_exit_bytes'] == 64 * $MIB" \
   "m['ledger_rss_bytes'] <= m['peak_rss_bytes'] and m['ledger_reads'] >= 1" \
   "len(m['ledger_series']) >= 1 and all(p['rss_bytes'] == sum(p[k] for k in p if k.endswith('_bytes') and k != 'rss_bytes') for p in m['ledger_series'])"
+tr '\n' ' ' < "$WORK/file.txt" | tr -s ' ' | grep -Eq 'at the peak: [0-9.]+ [KMG]?i?B persistent \(outlive their step\), [0-9.]+ [KMG]?i?B transient \(freed within it\); mapped files add 32\.0 MiB persistent at the RSS peak ' ||
+  fail "file: no persistent files: $(grep '^at the peak' "$WORK/file.txt")"
 grep -Eq '^peak RSS [0-9.]+ MiB = heap [0-9.]+ \+ weights\.bin \(mapped file\) 32\.0 \+' "$WORK/file.txt" ||
   fail "file: no ledger line: $(grep -A1 '^peak RSS' "$WORK/file.txt")"
 grep -q "  32.0 MiB   64.0 MiB  file         $WORK/weights.bin, mapped at file_mode (v_ledger.c:" "$WORK/file.txt" ||

@@ -1,5 +1,6 @@
 /* The memory ledger's victim (tests/ledger.sh): each mode makes memory whose parts are known.
- *   file PATH   maps a 64 MiB file PATH (made here) and reads its first half, page by page
+ *   file PATH   maps a 64 MiB file PATH (made here) and reads its first half, page by page,
+ *               between two tprof_step() markers
  *   anon        maps 8 MiB and 4 MiB of anonymous memory from two call sites, touched whole
  *   retain      allocates 100 MiB in 64-byte blocks and frees them all: glibc keeps them
  *   threads     starts 4 threads that each touch 256 KiB of their stack; while they wait, frees
@@ -8,7 +9,9 @@
  *               first 6 MiB to 8 MiB (mremap, may move) and touches it, gives back 1 MiB of the
  *               last part (madvise DONTNEED): 14 MiB mapped, 13 MiB resident at exit
  * Each exits 0 (the report reads at exit too). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +19,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "tprof.h"
 
 #define MIB (1024 * 1024)
 
@@ -30,8 +35,12 @@ static int file_mode(const char *path)
     close(fd);
     if (p == MAP_FAILED)
         return 1;
+    /* two steps (tprof.h's markers): the heap's lifetimes, and the file beside them */
+    tprof_step();
+    sink += (unsigned long)malloc(4096);
     for (size_t i = 0; i < 32 * MIB; i += 4096)
         sink += (unsigned char)p[i];
+    tprof_step();
     return 0;
 }
 

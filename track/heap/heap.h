@@ -393,10 +393,16 @@ uint64_t tp_statm_rss(void);
  * report. */
 extern _Atomic uint64_t tp_ledger_due; /* ticks from which an op's boundary may read */
 void tp_ledger_poll(uint64_t ticks);
-/* At an outermost op call's begin or end: ticks, tp_ticks() read there. */
+/* Is a reading due at ticks (tp_ticks())? */
+static inline int tp_ledger_due_at(uint64_t ticks)
+{
+    return ticks >= atomic_load_explicit(&tp_ledger_due, memory_order_relaxed);
+}
+/* At an outermost op call's end: ticks, tp_ticks() read there. (At its begin the reading is made
+ * before the op's clock starts.) */
 static inline void tp_ledger_tick(uint64_t ticks)
 {
-    if (ticks >= atomic_load_explicit(&tp_ledger_due, memory_order_relaxed))
+    if (tp_ledger_due_at(ticks))
         tp_ledger_poll(ticks);
 }
 /* The program is about to give memory back: a free of bytes of heap (still counted live in the

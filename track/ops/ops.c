@@ -242,7 +242,7 @@ static inline __attribute__((always_inline)) uint64_t close_top_inline(
         tp_cpu_in_op(raw, raw - dur);
         tp_lifeunit_outer_end(id, dur, r->never_step);
         tp_series_heap(id, t);
-        tp_ledger_tick(t);
+        tp_ledger_tick(t); /* after the call's end: its reading is no part of the op */
     }
     return recursive ? TP_OP_NO_TIME : dur;
 }
@@ -297,6 +297,11 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
     f->hooks0 = tp_cyg_hooks;
     /* One reading for the wall-clock words and the op's own times: on one thread they agree */
     uint64_t t = tp_ticks();
+    if (depth == 0 && tp_unlikely(tp_ledger_due_at(t))) {
+        /* the memory ledger's reading is tprof's time, not the op's: the op starts after it */
+        tp_ledger_poll(t);
+        t = tp_ticks();
+    }
     struct tp_op_rec *r = tp_op_rec(id);
     f->rec = r;
     int up = depth && stack.f[depth - 1].id != id ? stack.f[depth - 1].id + 1 : -1,
@@ -306,10 +311,8 @@ int tp_op_begin(int id, uintptr_t key, uintptr_t sp)
         atomic_store_explicit(&r->parent, -1, memory_order_relaxed);
     f->in_wall = !recursive && tp_wall_enter(&r->in_total, t);
     f->t0 = t;
-    if (depth == 0) { /* the heap over time, the ledger: where the clock is read anyway */
+    if (depth == 0) /* the heap over time: a point where the clock is read anyway */
         tp_series_heap(id, t);
-        tp_ledger_tick(t);
-    }
     return 1;
 }
 
