@@ -6,6 +6,7 @@
 #   - anonymous memory from two call sites: one row each, 8 and 4 MiB resident, named by site;
 #   - 100 MiB of small blocks freed: the allocator keeps them, said with the advice;
 #   - 4 threads waiting with 256 KiB of stack each touched when the ledger reads: 5 stacks;
+#   - tprof's own tables when they are a tenth of the RSS, the libraries when they are most of it;
 #   - a mapping cut in its middle, grown by mremap and partly given back by madvise: what is
 #     mapped and resident follows, and the reading before the unmap is the peak;
 # and on the bundled examples and python3 with numpy the rows add up to the peak RSS exactly,
@@ -41,7 +42,7 @@ grep -q "  32.0 MiB   64.0 MiB  file         $WORK/weights.bin, mapped at file_m
   fail "file: no table row: $(sed -n '/^RSS at its highest/,/unexplained/p' "$WORK/file.txt")"
 grep -Eq '^RSS at its highest reading, [0-9.]+ [mun]?s into the run \([0-9]+ readings? of /proc/self/smaps\):$' "$WORK/file.txt" ||
   fail "file: no table heading"
-tr '\n' ' ' < "$WORK/file.txt" | tr -s ' ' | grep -Eq 'RSS peaks at [0-9.]+ MiB, most of it 32\.0 MiB mapped from weights\.bin \(64\.0 MiB mapped\): persistent memory, resident for as long as the file stays mapped\.' ||
+tr '\n' ' ' < "$WORK/file.txt" | tr -s ' ' | grep -Eq 'RSS peaks at [0-9.]+ MiB, 32\.0 MiB of it mapped from weights\.bin \(64\.0 MiB mapped\): persistent memory, resident for as long as the file stays mapped\.' ||
   fail "file: no verdict sentence: $(sed -n '/^VERDICT/,/^$/p' "$WORK/file.txt")"
 
 # anonymous memory from two sites
@@ -67,6 +68,14 @@ tr '\n' ' ' < "$WORK/retain.txt" | tr -s ' ' | grep -Eq '^.*the allocator keeps 
   fail "retain: no advice: $(sed -n '/^MEMORY/,/^$/p' "$WORK/retain.txt")"
 tr '\n' ' ' < "$WORK/retain.txt" | tr -s ' ' | grep -q 'The allocator keeps 100 MiB the program freed' ||
   fail "retain: no advice in the verdict: $(sed -n '/^VERDICT/,/^$/p' "$WORK/retain.txt")"
+
+tr '\n' ' ' < "$WORK/retain.txt" | tr -s ' ' | grep -Eq "Of the peak RSS, [0-9.]+ MiB is tprof's own \(its tables of the program's blocks and call sites, the symbol tables it reads\): the program alone peaks that much lower\." ||
+  fail "retain: no sentence on tprof's own: $(sed -n '/^VERDICT/,/^$/p' "$WORK/retain.txt")"
+
+# a program whose memory is mostly the files it loaded
+tp TPROF_OUTPUT="$WORK/small.txt" LD_PRELOAD="$TPROF_SO" "$V" small > /dev/null || fail "small failed"
+tr '\n' ' ' < "$WORK/small.txt" | tr -s ' ' | grep -Eq "RSS peaks at [0-9.]+ MiB, [0-9.]+ MiB of it the code and data of [0-9]+ files loaded \(the program and its libraries\), not the model's data\." ||
+  fail "small: no sentence on the libraries: $(sed -n '/^VERDICT/,/^$/p' "$WORK/small.txt")"
 
 # thread stacks
 tp TPROF_JSON="$WORK/threads.json" LD_PRELOAD="$TPROF_SO" "$V" threads > /dev/null || fail "threads failed"

@@ -117,6 +117,8 @@ enum {
 #define TP_LEDGER_RETAINED "freed, kept by the allocator"
 /* Retention worth a word: this much and a fifth of the peak RSS. */
 #define TP_LEDGER_RETAINED_MIN (16ull << 20)
+/* tprof's own memory worth a word in the verdict: this much and a tenth of the peak RSS. */
+#define TP_LEDGER_TPROF_MIN (16ull << 20)
 /* Files the program maps worth a word beside the heap's persistent bytes. */
 #define TP_LEDGER_FILES_MIN (1ull << 20)
 struct tp_ledger_sum {
@@ -124,6 +126,7 @@ struct tp_ledger_sum {
     uint64_t program_files; /* of part[TP_LK_FILE], the files the program mapped itself */
     const struct tp_ledger_row *file[2]; /* the two most resident files */
     const struct tp_ledger_row *anon;    /* the most resident anonymous row */
+    const struct tp_ledger_row *libs;    /* the libraries' row */
 };
 void tp_ledger_sum(const struct tp_memory *m, struct tp_ledger_sum *s);
 /* "peak RSS 81.0 MiB = heap 5.3 + model.bin (mapped file) 74.1 + ... (+0.0 unexplained)": the
@@ -133,8 +136,9 @@ void tp_ledger_line(const struct tp_memory *m, struct tp_buf *t);
 /* The advice when the allocator keeps TP_LEDGER_RETAINED_MIN or more, a fifth of the peak RSS or
  * more, of what the program freed: one clause, lower case; 1 when written. */
 int tp_ledger_retention(const struct tp_memory *m, struct tp_buf *t);
-/* The verdict's sentences on the RSS (each starting with a space): the part that dwarfs the heap
- * (a mapped file, anonymous mappings), the allocator's retention. Nothing when there is no ledger. */
+/* The verdict's sentences on the RSS (each starting with a space): the part that outweighs the heap
+ * (a mapped file, anonymous mappings, the libraries), tprof's own when large, the allocator's
+ * retention. Nothing when there is no ledger. */
 void tp_ledger_story(const struct tp_memory *m, struct tp_buf *t);
 
 #endif

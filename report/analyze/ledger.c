@@ -25,6 +25,8 @@ void tp_ledger_sum(const struct tp_memory *m, struct tp_ledger_sum *s)
         if (r->kind && !strcmp(r->kind, "allocator") && r->name &&
             !strcmp(r->name, TP_LEDGER_RETAINED))
             s->retained += r->resident_bytes;
+        if (r->kind && !strcmp(r->kind, "libraries"))
+            s->libs = r;
         if (r->kind && !strcmp(r->kind, "anonymous") &&
             (!s->anon || r->resident_bytes > s->anon->resident_bytes))
             s->anon = r;
@@ -132,12 +134,12 @@ void tp_ledger_story(const struct tp_memory *m, struct tp_buf *t)
         return;
     char a[32], b[32], c[32];
     tp_fmt_bytes(s.total, a, sizeof a);
-    /* the heap is the story already told; say what else makes most of the RSS */
+    /* the heap is the story already told; say what else outweighs it */
     if (s.file[0] && s.file[0]->resident_bytes >= s.part[TP_LK_HEAP] &&
         (double)s.file[0]->resident_bytes >= 0.2 * (double)s.total)
         tp_buf_printf(t,
-                      " RSS peaks at %s, most of it %s mapped from %s (%s mapped): "
-                      "persistent memory, resident for as long as the file stays mapped.",
+                      " RSS peaks at %s, %s of it mapped from %s (%s mapped): persistent memory, "
+                      "resident for as long as the file stays mapped.",
                       a, tp_fmt_bytes(s.file[0]->resident_bytes, b, sizeof b),
                       tp_base_name(s.file[0]->name, "?"),
                       tp_fmt_bytes(s.file[0]->mapped_bytes, c, sizeof c));
@@ -148,6 +150,20 @@ void tp_ledger_story(const struct tp_memory *m, struct tp_buf *t)
                       "most from %s.",
                       a, tp_fmt_bytes(s.part[TP_LK_ANON], b, sizeof b),
                       s.anon && s.anon->name ? s.anon->name : "?");
+    else if (s.libs && s.part[TP_LK_LIBS] >= s.part[TP_LK_HEAP] &&
+             (double)s.part[TP_LK_LIBS] >= 0.4 * (double)s.total)
+        tp_buf_printf(t,
+                      " RSS peaks at %s, %s of it the %s loaded (the program and its "
+                      "libraries), not the model's data.",
+                      a, tp_fmt_bytes(s.part[TP_LK_LIBS], b, sizeof b),
+                      s.libs->name ? s.libs->name : "code and data of its files");
+    if (s.part[TP_LK_TPROF] >= TP_LEDGER_TPROF_MIN &&
+        (double)s.part[TP_LK_TPROF] >= 0.1 * (double)s.total)
+        tp_buf_printf(t,
+                      " Of the peak RSS, %s is tprof's own (its tables of the program's blocks and "
+                      "call sites, the symbol tables it reads): the program alone peaks that much "
+                      "lower.",
+                      tp_fmt_bytes(s.part[TP_LK_TPROF], b, sizeof b));
     struct tp_buf r;
     tp_buf_init(&r);
     if (tp_ledger_retention(m, &r)) {

@@ -8,6 +8,7 @@
  *   cut         maps 16 MiB from one site and touches it; unmaps 4 MiB from its middle, grows the
  *               first 6 MiB to 8 MiB (mremap, may move) and touches it, gives back 1 MiB of the
  *               last part (madvise DONTNEED): 14 MiB mapped, 13 MiB resident at exit
+ *   small       nothing: the code and data of the files loaded are most of its memory
  * Each exits 0 (the report reads at exit too). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "retain")         ? retain_mode()
              : !strcmp(mode, "threads")        ? threads_mode()
              : !strcmp(mode, "cut")            ? cut_mode()
+             : !strcmp(mode, "small")          ? 0
                                                : 2;
     printf("%s %d\n", mode, rc);
     return rc;
