@@ -88,7 +88,8 @@
     X(U64, persistent_bytes, 0) X(U64, transient_bytes, 0) X(STR, lifetime_unit, NULL) \
     X(STR, lifetime_step, NULL) \
     X(U64, nsites_total, 0) X(U64, peak_rss_ns, 0) X(U64, ledger_rss_bytes, 0) \
-    X(U64, ledger_pss_bytes, 0) X(U64, ledger_reads, 0) X(STR, ledger_method, NULL)
+    X(U64, ledger_pss_bytes, 0) X(U64, ledger_reads, 0) X(U64, ledger_ns, 0) \
+    X(STR, ledger_method, NULL)
 
 /* struct tp_program: "argv", then these */
 #define TP_PROGRAM_FIELDS(X) \

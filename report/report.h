@@ -187,6 +187,7 @@ struct tp_memory {
      * peak_rss_bytes, the last one the part no reading explained; ledger_rss_bytes: RSS at that
      * reading, peak_rss_ns its time; ledger_method: how it was read ("smaps"), NULL: no ledger. */
     uint64_t peak_rss_ns, ledger_rss_bytes, ledger_pss_bytes, ledger_reads;
+    uint64_t ledger_ns; /* time the readings took, tprof's own */
     char *ledger_method;
     struct tp_ledger_row *ledger;
     size_t nledger;

@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -121,8 +123,12 @@ static int is_elf(const char *path)
         if (!libs[i].hash)
             break;
     }
+    /* only a regular file is opened: a device's open may act (a GPU driver's makes a context) */
     char magic[4] = {0};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int fd = stat(path, &st) == 0 && S_ISREG(st.st_mode)
+                 ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+                 : -1;
     int elf = fd >= 0 && pread(fd, magic, 4, 0) == 4 && !memcmp(magic, "\177ELF", 4);
     if (fd >= 0)
         close(fd);
@@ -341,11 +347,10 @@ static void maybe_read(uint64_t now, uint64_t heap_extra, int ask, int series_ok
     int higher = rss > high;
     if (higher)
         high = rss;
-    if (!(higher || (series_ok && now >= series_due)) || !affordable(now))
-        return;
-    if (take_reading(&work, heap_extra, ask) == 0)
+    if ((higher || (series_ok && now >= series_due)) && affordable(now) &&
+        take_reading(&work, heap_extra, ask) == 0)
         keep();
-    spent += tp_now_ns() - now;
+    spent += tp_now_ns() - now; /* statm's reading too: all of it is tprof's time */
 }
 
 void tp_ledger_poll(uint64_t ticks)
@@ -366,10 +371,13 @@ void tp_ledger_poll(uint64_t ticks)
 
 void tp_ledger_release(uint64_t bytes, int from_free)
 {
-    uint64_t now = tp_now_ns();
-    if (now < release_due || !tp_running() ||
-        atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
+    if (!tp_running() || atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
         return;
+    uint64_t now = tp_now_ns();
+    if (now < release_due) {
+        atomic_flag_clear_explicit(&busy, memory_order_release);
+        return;
+    }
     release_due = now + RELEASE_GAP_NS;
     struct tp_own g = tp_own_begin();
     maybe_read(now, bytes, from_free, 0);
@@ -531,11 +539,17 @@ static void series_out(struct tp_memory *m)
 void tp_ledger_collect(struct tp_report *r, void (*frames)(uint32_t site, struct tp_mapping *out))
 {
     struct tp_memory *m = &r->memory;
-    for (int i = 0; i < 100000; i++) /* a reading under way on another thread ends soon */
-        if (!atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
-            break;
+    /* A reading under way on another thread ends within milliseconds; one this thread was making
+     * (a signal handler that interrupted it ends the process) never does: after 2 s the report
+     * goes without a last reading, leaving the flag as it is. */
+    int mine = 0;
+    for (int i = 0; i < 20000 && !mine; i++) {
+        mine = !atomic_flag_test_and_set_explicit(&busy, memory_order_acquire);
+        if (!mine)
+            nanosleep(&(struct timespec){0, 100000}, NULL);
+    }
     uint64_t t0 = tp_now_ns();
-    if (take_reading(&work, 0, 1) == 0) {
+    if (mine && take_reading(&work, 0, 1) == 0) {
         keep();
         spent += tp_now_ns() - t0;
     }
@@ -546,6 +560,7 @@ void tp_ledger_collect(struct tp_report *r, void (*frames)(uint32_t site, struct
         m->ledger_rss_bytes = peak.rss;
         m->ledger_pss_bytes = peak.pss;
         m->ledger_reads = reads;
+        m->ledger_ns = spent;
         if (m->peak_rss_bytes < peak.rss) /* the high-water mark is counted apart from smaps */
             m->peak_rss_bytes = peak.rss;
         mappings(m, naggs, order, frames);
@@ -558,5 +573,6 @@ void tp_ledger_collect(struct tp_report *r, void (*frames)(uint32_t site, struct
                        "memory ledger: %llu of the program's mmap calls were not kept (the "
                        "tables were full or busy); their memory is counted as the allocator's",
                        (unsigned long long)lost);
-    atomic_flag_clear_explicit(&busy, memory_order_release);
+    if (mine)
+        atomic_flag_clear_explicit(&busy, memory_order_release);
 }

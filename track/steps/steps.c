@@ -124,6 +124,8 @@ void tp_step_end(void)
     struct tp_stepcpu_at now;
     tp_stepcpu_read(&now);
     tp_series_heap(-1, t); /* after the unit's end: its floor counts it; no op (ops.c's) */
+    tp_ledger_tick(t);     /* a step's end: the memory ledger may read (never from a marker, which
+                        * a signal handler may call) */
     if (step_recorded(atomic_load(&step_index_started) - 1)) {
         record_step(t - step_t0);
         tp_stepcpu_step(&step_cpu0, &now, tp_ticks_to_ns(t - step_t0));
