@@ -20,11 +20,15 @@
  * An area that holds the program's mappings and more (the kernel merges neighbouring anonymous
  * areas) is split by mincore for anonymous memory, in proportion to size for a file.
  *
- * smaps is read at a bounded rate, never on every call: at most every 10 ms at an outermost op
- * call's begin or end, and then only when statm's RSS is a new high or a point of the memory
- * over time is due; before the program frees or unmaps 1 MiB or more, at most once a
- * millisecond, when statm's RSS is a new high (the moment before a peak ends); and at the
- * report. All reads together take at most 1% of the run's time after the first 20 ms of them.
+ * smaps is read at a bounded rate, never on every call: at most every 50 ms at an outermost op
+ * call's begin or end or a step's end, and then only when statm's RSS is higher than the best
+ * reading's by a 256th or a point of the memory over time is due (every 100 ms, less often as the
+ * points fill); before the program frees or unmaps 1 MiB or more, at most every 10 ms, when RSS
+ * is that much higher (the moment before a peak ends); and at the report. All reads together,
+ * statm's included, take at most 0.5% of the run's time after their first 20 ms, the points of
+ * the memory over time alone at most 0.25% and none of the first 20 ms: a reading of
+ * smaps costs 1 to 3 ms for a C program's hundred areas (the kernel walks their page tables),
+ * more for an interpreter's thousands.
  * The reading with the highest RSS is the ledger; the kernel's high-water mark can be higher
  * (a peak between two readings): that difference is the ledger's "unexplained" row. */
 #include "track/heap/heap.h"
@@ -54,9 +58,9 @@ enum { K_HEAP, K_ALLOC, K_FILE, K_ANON, K_STACKS, K_LIBS, K_TPROF, K_OTHER, NK }
 #define MAX_FILES      16  /* files mapped without the program's mmap, named one by one */
 #define SERIES_CAP     256 /* points of the memory over time */
 #define LIB_CACHE      1024
-#define TICK_GAP_NS    (10 * 1000000ull)
-#define RELEASE_GAP_NS (1000000ull)
-#define SERIES_GAP_NS  (20 * 1000000ull)
+#define TICK_GAP_NS    (50 * 1000000ull)
+#define RELEASE_GAP_NS (10 * 1000000ull)
+#define SERIES_GAP_NS  (100 * 1000000ull)
 #define FREE_SPEND_NS  (20 * 1000000ull)
 
 /* One reading. */
@@ -86,7 +90,6 @@ static size_t nseries;
 static uint64_t series_gap = SERIES_GAP_NS, series_due, release_due, spent, reads;
 static uint64_t gap_ticks; /* TICK_GAP_NS in ticks */
 static uint64_t retained;  /* mallinfo2's free bytes at the last reading that could ask */
-static uint64_t high;      /* the highest statm RSS seen */
 
 /* Scratch of one reading (under busy). */
 static struct tp_map maps[MAX_MAPS];
@@ -231,32 +234,77 @@ static int area_kind(struct walk *w, const struct tp_vma *v)
     return K_ALLOC;
 }
 
+/* res resident bytes of bytes mapped to a kept range's owner g. */
+static void give_to(struct snap *s, const struct tp_vma *v, int g, uint64_t res, uint64_t bytes)
+{
+    if (g == TP_MAPS_OWN) {
+        add(s, K_TPROF, res, bytes);
+    } else if (g >= 0 && (size_t)g < s->naggs) {
+        s->agg_res[g] += res;
+        add(s, v->path[0] == '/' ? K_FILE : K_ANON, res, bytes);
+    }
+}
+
+/* Resident bytes of the parts of v no kept range in [first, end) covers (mincore). */
+static uint64_t gaps_resident(const struct tp_vma *v, size_t first, size_t end)
+{
+    uint64_t res = 0;
+    uintptr_t at = v->lo;
+    for (size_t i = first; i <= end; i++) {
+        uintptr_t to = i < end && maps[i].lo > v->lo ? maps[i].lo : i < end ? v->lo : v->hi;
+        if (to > at)
+            res += tp_pages_resident((void *)at, to - at);
+        if (i < end && maps[i].hi > at)
+            at = maps[i].hi < v->hi ? maps[i].hi : v->hi;
+    }
+    return res;
+}
+
+/* Give the kept ranges within v (the program's mappings, tprof's) their part of its resident
+ * memory; returns what is left for the area's own kind, its unclaimed bytes in *rest_len. One
+ * owner over all of the area takes all of it, with no page asked about; else anonymous memory is
+ * split by mincore, asked of the smaller side (tprof's tables reserve gigabytes and touch little),
+ * a file's in proportion to size. */
+static uint64_t claim(struct snap *s, const struct tp_vma *v, uint64_t *rest_len)
+{
+    uint64_t len = v->hi - v->lo, covered = 0, rest = v->rss;
+    size_t first = map_after(v->lo), end = first;
+    int same = 1;
+    for (; end < nmaps && maps[end].lo < v->hi; end++) {
+        uintptr_t a = maps[end].lo > v->lo ? maps[end].lo : v->lo;
+        uintptr_t b = maps[end].hi < v->hi ? maps[end].hi : v->hi;
+        covered += b - a;
+        same = same && maps[end].agg == maps[first].agg;
+    }
+    *rest_len = len - covered;
+    if (first == end)
+        return rest;
+    int anon = v->path[0] != '/';
+    if (same && (covered == len || (anon && len - covered < covered))) {
+        uint64_t left = covered == len ? 0 : gaps_resident(v, first, end);
+        left = left < rest ? left : rest;
+        give_to(s, v, maps[first].agg, rest - left, covered);
+        return left;
+    }
+    for (size_t i = first; i < end; i++) {
+        uintptr_t a = maps[i].lo > v->lo ? maps[i].lo : v->lo;
+        uintptr_t b = maps[i].hi < v->hi ? maps[i].hi : v->hi;
+        uint64_t res = anon ? tp_pages_resident((void *)a, b - a)
+                            : (uint64_t)((double)v->rss * (double)(b - a) / (double)len);
+        res = res < rest ? res : rest;
+        rest -= res;
+        give_to(s, v, maps[i].agg, res, b - a);
+    }
+    return rest;
+}
+
 static void one_area(void *ctx, const struct tp_vma *v)
 {
     struct walk *w = ctx;
     struct snap *s = w->s;
-    uint64_t len = v->hi - v->lo, rest = v->rss, rest_len = len;
     s->rss += v->rss;
     s->pss += v->pss;
-    int anon = v->path[0] != '/';
-    /* the kept ranges within it: the program's mappings and tprof's */
-    for (size_t i = map_after(v->lo); i < nmaps && maps[i].lo < v->hi; i++) {
-        uintptr_t a = maps[i].lo > v->lo ? maps[i].lo : v->lo;
-        uintptr_t b = maps[i].hi < v->hi ? maps[i].hi : v->hi;
-        uint64_t res = a == v->lo && b == v->hi ? v->rss
-                       : anon                   ? tp_pages_resident((void *)a, b - a)
-                                                : (uint64_t)((double)v->rss * (b - a) / len);
-        res = res < rest ? res : rest;
-        rest -= res;
-        rest_len -= b - a;
-        int g = maps[i].agg;
-        if (g == TP_MAPS_OWN) {
-            add(s, K_TPROF, res, b - a);
-        } else if (g >= 0 && (size_t)g < s->naggs) {
-            s->agg_res[g] += res;
-            add(s, v->path[0] == '/' ? K_FILE : K_ANON, res, b - a);
-        }
-    }
+    uint64_t rest_len, rest = claim(s, v, &rest_len);
     int k = area_kind(w, v);
     if (rest || rest_len) {
         if (k == K_FILE)
@@ -333,22 +381,26 @@ static void keep(void)
     series_due = work.ns + series_gap;
 }
 
-/* May a reading be made now? 1% of the run so far, after a first 20 ms. */
-static int affordable(uint64_t now)
+/* May a reading be made now? For a higher RSS, 0.5% of the run so far after a first 20 ms; for a
+ * point of the memory over time alone, 0.25% and nothing first: a short run's first milliseconds
+ * are kept for its peak. */
+static int affordable(uint64_t now, int higher)
 {
     uint64_t ran = now > tp_start_ns ? now - tp_start_ns : 0;
-    return spent <= FREE_SPEND_NS + ran / 100;
+    return higher ? spent <= FREE_SPEND_NS + ran / 200 : spent <= ran / 400;
 }
 
 /* Read if RSS is a new high or (series) a point is due; under busy. */
 static void maybe_read(uint64_t now, uint64_t heap_extra, int ask, int series_ok)
 {
-    uint64_t rss = tp_statm_rss();
-    int higher = rss > high;
-    if (higher)
-        high = rss;
-    if ((higher || (series_ok && now >= series_due)) && affordable(now) &&
-        take_reading(&work, heap_extra, ask) == 0)
+    if (!affordable(now, 1))
+        return;
+    /* higher than the best reading by a 256th: RSS that grows a page at a time is read again
+     * only when it has grown enough to matter */
+    uint64_t rss = tp_statm_rss(), best = have_peak ? peak.rss : 0;
+    int higher = rss > best + best / 256;
+    int point = series_ok && now >= series_due && affordable(now, 0);
+    if ((higher || point) && take_reading(&work, heap_extra, ask) == 0)
         keep();
     spent += tp_now_ns() - now; /* statm's reading too: all of it is tprof's time */
 }
@@ -392,7 +444,7 @@ void tp_ledger_fork_child(void)
     have_peak = 0;
     nseries = 0;
     series_gap = SERIES_GAP_NS;
-    series_due = release_due = spent = reads = high = 0;
+    series_due = release_due = spent = reads = 0;
     atomic_store(&tp_ledger_due, 0);
 }
 
