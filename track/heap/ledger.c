@@ -91,8 +91,10 @@ static uint64_t series_gap = SERIES_GAP_NS, series_due, release_due, spent, read
 static uint64_t gap_ticks; /* TICK_GAP_NS in ticks */
 static uint64_t retained;  /* mallinfo2's free bytes at the last reading that could ask */
 
-/* Scratch of one reading (under busy). */
+/* Scratch of one reading (under busy): static, as a reading may run on a thread with a small
+ * stack (64 KiB of call sites would not fit everywhere). */
 static struct tp_map maps[MAX_MAPS];
+static struct tp_map_agg aggs[TP_MAPS_MAX_AGGS];
 static size_t nmaps;
 static uintptr_t stacks[MAX_STACKS];
 static size_t nstacks;
@@ -333,7 +335,6 @@ static int take_reading(struct snap *s, uint64_t heap_extra, int ask)
     find_own_path();
     memset(s, 0, sizeof *s);
     s->ns = tp_now_ns();
-    struct tp_map_agg aggs[TP_MAPS_MAX_AGGS];
     s->naggs = tp_maps_aggs(aggs, TP_MAPS_MAX_AGGS);
     for (size_t i = 0; i < s->naggs; i++)
         s->agg_live[i] = aggs[i].live;
