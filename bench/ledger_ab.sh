@@ -3,7 +3,8 @@
 # installed) run natively and under each libtprof.so given, interleaved round by round (REPS,
 # default 5), so that the load of a shared machine hits every configuration alike. Prints the best
 # wall time and the best CPU time (user + system, from wait4) of each configuration, and the last
-# library's ratios to the first's. Compare a build before the ledger with one after it:
+# library's ratios to the first's (PROGS="cnn numpy": those only). Compare a build before the
+# ledger with one after it:
 #   bench/ledger_ab.sh EXAMPLES_DIR BEFORE/.libs/libtprof.so AFTER/.libs/libtprof.so
 [ $# -ge 2 ] || { echo "usage: bench/ledger_ab.sh EXAMPLES_DIR SO..." >&2; exit 2; }
 exec python3 - "$@" << 'PY'
@@ -17,6 +18,8 @@ open(np_py, "w").write("import numpy as np\na = np.random.rand(1500, 1500)\nfor 
 progs = {p: [os.path.join(ex, p)] for p in ("cnn", "mlp", "transformer")}
 if subprocess.run(["/usr/bin/python3", "-c", "import numpy"], capture_output=True).returncode == 0:
     progs["numpy"] = ["/usr/bin/python3", np_py]
+if os.environ.get("PROGS"):  # a subset: PROGS="cnn numpy"
+    progs = {p: c for p, c in progs.items() if p in os.environ["PROGS"].split()}
 def run(cmd, so):
     env = dict(os.environ, TPROF_OUTPUT="none")
     if so:
