@@ -30,7 +30,11 @@
  * smaps costs 1 to 3 ms for a C program's hundred areas (the kernel walks their page tables),
  * more for an interpreter's thousands.
  * The reading with the highest RSS is the ledger; the kernel's high-water mark can be higher
- * (a peak between two readings): that difference is the ledger's "unexplained" row. */
+ * (a peak between two readings): that difference is the ledger's "unexplained" row.
+ *
+ * Long because the readings, their budget, the highest of them and the points over time are one
+ * piece of state that the report's rows are made from at the end; in two files that state would
+ * need a header of its own, shared by code that has no other reason to know it. */
 #include "track/heap/heap.h"
 
 #include <dlfcn.h>
