@@ -364,6 +364,8 @@ struct tp_map_agg {
     uint64_t maps, unmaps, mapped, live, advised;
     int prot, flags; /* of its latest mapping */
 };
+/* The first of the n sorted ranges at m whose end is past p (n when none). */
+size_t tp_maps_after(const struct tp_map *m, size_t n, uintptr_t p);
 /* Copies of the tables, sorted, into the caller's arrays (at most cap each); the count. */
 size_t tp_maps_copy(struct tp_map *out, size_t cap);
 size_t tp_maps_aggs(struct tp_map_agg *out, size_t cap);

@@ -173,15 +173,7 @@ static int holds_stack(uintptr_t lo, uintptr_t hi)
 /* The first kept range that ends after p. */
 static size_t map_after(uintptr_t p)
 {
-    size_t a = 0, b = nmaps;
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (maps[m].hi <= p)
-            a = m + 1;
-        else
-            b = m;
-    }
-    return a;
+    return tp_maps_after(maps, nmaps, p);
 }
 
 struct walk {

@@ -42,18 +42,23 @@ static void give(void)
     atomic_flag_clear_explicit(&lock, memory_order_release);
 }
 
-/* The first range whose end is past p. Under the lock. */
-static size_t first_after(uintptr_t p)
+size_t tp_maps_after(const struct tp_map *m, size_t n, uintptr_t p)
 {
-    size_t lo = 0, hi = nmaps;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (maps[mid].hi <= p)
+        if (m[mid].hi <= p)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* The first kept range whose end is past p. Under the lock. */
+static size_t first_after(uintptr_t p)
+{
+    return tp_maps_after(maps, nmaps, p);
 }
 
 /* Put [lo, hi) of agg in its place. Under the lock; the range overlaps none kept. */
