@@ -15,8 +15,9 @@
 . "$TS/lib.sh"
 V=$TB/victims/v_ledger
 MIB=1048576
-# rows add up to peak_rss_bytes; the unexplained row is last and under 2%
-SUM="sum(r['resident_bytes'] for r in m['ledger']) == m['peak_rss_bytes']"
+# rows add up to peak_rss_bytes, each kind and name once (call sites that differ below their
+# innermost frame are one row: python's arena allocator); the unexplained row is last and under 2%
+SUM="sum(r['resident_bytes'] for r in m['ledger']) == m['peak_rss_bytes'] and len({(r['kind'], r['name']) for r in m['ledger']}) == len(m['ledger'])"
 UNEXPLAINED="m['ledger'][-1]['kind'] == 'unexplained' and m['ledger'][-1]['resident_bytes'] <= 0.02 * m['peak_rss_bytes']"
 row() { echo "[r for r in m['ledger'] if r['kind'] == '$1' and r['name'] == '$2'][0]"; }
 
