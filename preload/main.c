@@ -103,6 +103,7 @@ __attribute__((constructor)) static void tp_ctor(void)
         tp_report_signal_start();
         tp_trace_start();
         tp_shim_exit_start();
+        tp_ledger_start();
         /* elfutils is loaded when something needs it: the report's symbols (track/sym/symbolize.c),
          * a rule the .eh_frame reader leaves to libdw (track/unwind/cfarules.c); a short process that
          * writes nothing never maps it. TPROF_WORK reads argument locations from DWARF in the

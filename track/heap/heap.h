@@ -394,6 +394,10 @@ uint64_t tp_statm_rss(void);
  * call begins or ends, before a large block is freed or the program unmaps memory, and at the
  * report. */
 extern _Atomic uint64_t tp_ledger_due; /* ticks from which an op's boundary may read */
+/* From the constructor, a safe point (no signal handler, no allocator lock): what the readings
+ * need to know of libtprof.so itself. Readings before it are made all the same, but none from
+ * munmap or madvise (a signal handler may call them). */
+void tp_ledger_start(void);
 void tp_ledger_poll(uint64_t ticks);
 /* Is a reading due at ticks (tp_ticks())? */
 static inline int tp_ledger_due_at(uint64_t ticks)

@@ -157,6 +157,14 @@ static void find_own_path(void)
         own_path[0] = 0;
 }
 
+void tp_ledger_start(void)
+{
+    if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
+        return;
+    find_own_path();
+    atomic_flag_clear_explicit(&busy, memory_order_release);
+}
+
 static int holds_stack(uintptr_t lo, uintptr_t hi)
 {
     size_t a = 0, b = nstacks;
@@ -423,7 +431,9 @@ void tp_ledger_release(uint64_t bytes, int from_free)
     if (!tp_running() || atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
         return;
     uint64_t now = tp_now_ns();
-    if (now < release_due) {
+    /* munmap and madvise may come from a signal handler: there no reading is the first, which
+     * asks for libtprof.so's path (dladdr takes the loader's lock), before tp_ledger_start */
+    if (now < release_due || (!from_free && !own_known)) {
         atomic_flag_clear_explicit(&busy, memory_order_release);
         return;
     }
