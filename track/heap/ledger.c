@@ -26,7 +26,8 @@
  * points fill); before the program frees or unmaps 1 MiB or more, at most every 10 ms, when RSS
  * is that much higher (the moment before a peak ends); and at the report. All reads together,
  * statm's included, take at most 0.5% of the run's time after their first 20 ms, the points of
- * the memory over time alone at most 0.25% and none of the first 20 ms: a reading of
+ * the memory over time alone at most 0.25% and none of the first 20 ms, but for a reading before a
+ * release of an RSS higher than the best by a 16th, always made (maybe_read says why): a reading of
  * smaps costs 1 to 3 ms for a C program's hundred areas (the kernel walks their page tables),
  * more for an interpreter's thousands.
  * The reading with the highest RSS is the ledger; the kernel's high-water mark can be higher
@@ -395,15 +396,20 @@ static int affordable(uint64_t now, int higher)
     return higher ? spent <= FREE_SPEND_NS + ran / 200 : spent <= ran / 400;
 }
 
-/* Read if RSS is a new high or (series) a point is due; under busy. */
+/* Read if RSS is a new high or (series_ok: an op's or step's boundary, else a release) a point is
+ * due; under busy. */
 static void maybe_read(uint64_t now, uint64_t heap_extra, int ask, int series_ok)
 {
-    if (!affordable(now, 1))
-        return;
     /* higher than the best reading by a 256th: RSS that grows a page at a time is read again
-     * only when it has grown enough to matter */
+     * only when it has grown enough to matter. Before memory is given back (release), higher by
+     * a 16th: read whatever the budget says, as the moment before a peak ends is what the
+     * ledger is for; each such reading needs RSS 6% above the last, so there are at most a
+     * dozen for each doubling of the RSS, however long the run (on a loaded machine a reading
+     * costs more, and the budget alone dropped the peak of a short run). statm's reading,
+     * 30 us, is made at most every 10 ms even past the budget. */
     uint64_t rss = tp_statm_rss(), best = have_peak ? peak.rss : 0;
-    int higher = rss > best + best / 256;
+    int much = !series_ok && rss > best + best / 16;
+    int higher = much || (rss > best + best / 256 && affordable(now, 1));
     int point = series_ok && now >= series_due && affordable(now, 0);
     if ((higher || point) && take_reading(&work, heap_extra, ask) == 0)
         keep();
