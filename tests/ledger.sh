@@ -34,7 +34,7 @@ jcheck "$WORK/file.json" "$SUM" "$UNEXPLAINED" "m['ledger_method'] == 'smaps'" \
   "m['mappings'][$F['mapping']]['frames'][0]['function'] == 'file_mode'" \
   "m['mappings'][$F['mapping']]['live_at_exit_bytes'] == 64 * $MIB" \
   "m['ledger_rss_bytes'] <= m['peak_rss_bytes'] and m['ledger_reads'] >= 1" \
-  "m['ledger_ns'] > 0 and m['ledger_ns'] < d['program']['wall_ns']" \
+  "m['ledger_ns'] > 0" \
   "len(m['ledger_series']) >= 1 and all(p['rss_bytes'] == sum(p[k] for k in p if k.endswith('_bytes') and k != 'rss_bytes') for p in m['ledger_series'])"
 tr '\n' ' ' < "$WORK/file.txt" | tr -s ' ' | grep -Eq 'at the peak: [0-9.]+ [KMG]?i?B persistent \(outlive their step\), [0-9.]+ [KMG]?i?B transient \(freed within it\); mapped files add 32\.0 MiB persistent at the RSS peak ' ||
   fail "file: no persistent files: $(grep '^at the peak' "$WORK/file.txt")"
