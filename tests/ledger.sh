@@ -7,6 +7,7 @@
 #   - 100 MiB of small blocks freed: the allocator keeps them, said with the advice;
 #   - 4 threads waiting with 256 KiB of stack each touched when the ledger reads: 5 stacks;
 #   - tprof's own tables when they are a tenth of the RSS, the libraries when they are most of it;
+#   - more mappings than the table keeps: a note, their memory the allocator's;
 #   - a mapping cut in its middle, grown by mremap and partly given back by madvise: what is
 #     mapped and resident follows, and the reading before the unmap is the peak;
 # and on the bundled examples and python3 with numpy the rows add up to the peak RSS exactly,
@@ -78,6 +79,11 @@ tr '\n' ' ' < "$WORK/retain.txt" | tr -s ' ' | grep -Eq "Of the peak RSS, [0-9.]
 tp TPROF_OUTPUT="$WORK/small.txt" LD_PRELOAD="$TPROF_SO" "$V" small > /dev/null || fail "small failed"
 tr '\n' ' ' < "$WORK/small.txt" | tr -s ' ' | grep -Eq "RSS peaks at [0-9.]+ MiB, [0-9.]+ MiB of it the code and data of [0-9]+ files loaded \(the program and its libraries\), not the model's data\." ||
   fail "small: no sentence on the libraries: $(sed -n '/^VERDICT/,/^$/p' "$WORK/small.txt")"
+
+# more mappings than the table keeps: said, and their memory is the allocator's
+tp TPROF_JSON="$WORK/many.json" LD_PRELOAD="$TPROF_SO" "$V" many > /dev/null || fail "many failed"
+jcheck "$WORK/many.json" "$SUM" \
+  "[n for n in d['notes'] if re.match(r\"memory ledger: [0-9]+ of the program's mmap calls were not kept \\(the tables were full or busy\\); their memory is counted as the allocator's$\", n)] != []"
 
 # thread stacks
 tp TPROF_JSON="$WORK/threads.json" LD_PRELOAD="$TPROF_SO" "$V" threads > /dev/null || fail "threads failed"

@@ -9,6 +9,7 @@
  *               first 6 MiB to 8 MiB (mremap, may move) and touches it, gives back 1 MiB of the
  *               last part (madvise DONTNEED): 14 MiB mapped, 13 MiB resident at exit
  *   small       nothing: the code and data of the files loaded are most of its memory
+ *   many        maps 16,400 anonymous pages one by one, more than tprof's table keeps
  * Each exits 0 (the report reads at exit too). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -116,6 +117,17 @@ static int threads_mode(void)
     return 0;
 }
 
+static int many_mode(void)
+{
+    for (int i = 0; i < 16400; i++) {
+        char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return 1;
+        p[0] = 1;
+    }
+    return 0;
+}
+
 static int cut_mode(void)
 {
     char *p = mmap(NULL, 16 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -140,6 +152,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "threads")        ? threads_mode()
              : !strcmp(mode, "cut")            ? cut_mode()
              : !strcmp(mode, "small")          ? 0
+             : !strcmp(mode, "many")           ? many_mode()
                                                : 2;
     printf("%s %d\n", mode, rc);
     return rc;
