@@ -26,7 +26,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: tprof report FILE.json [--top N] [--full] [--wide]\n"
                "                    [--format text|json|folded|folded-heap]\n"
-               "                    [--peak-gflops X --peak-gbps Y] [--html OUT.html]\n\n"
+               "                    [--peak-gflops X --peak-gbps Y] [--html OUT.html]\n"
+               "                    [--pprof OUT.pb.gz] [--pprof-time OUT.pb.gz]\n\n"
                "Renders a report written with TPROF_JSON (or `tprof run --json`) again, as text\n"
                "or JSON, or reports a record libtprof.so left when it found no tprof program\n"
                "beside itself (tprof-record.PID.json). Derived figures are recomputed; new\n"
@@ -46,17 +47,23 @@ static void usage(FILE *f)
                "  -                as FILE reads stdin\n"
                "  --html OUT       write the HTML report (one self-contained page: tables,\n"
                "                   flame graphs, heap over time, step latency) to OUT instead\n"
+               "  --pprof OUT      write the heap as a pprof profile (gzipped profile.proto:\n"
+               "                   alloc_objects, alloc_space, leak_space, peak_space per call\n"
+               "                   site) to OUT instead, for go tool pprof and speedscope\n"
+               "  --pprof-time OUT write op time as a pprof profile (calls, flops, self ns per\n"
+               "                   stack of nested ops; the run needs op stacks) to OUT instead\n"
                "  --from-library   how libtprof.so has its records reported, FILE -: each\n"
                "                   request on standard input a line \"KINDS TOP LENGTH\" and\n"
                "                   the record; each output of KINDS (json, text, html, folded,\n"
-               "                   folded-heap, comma-separated) back on standard output as a\n"
+               "                   folded-heap, pprof, pprof-time, comma-separated) back on\n"
+               "                   standard output as a\n"
                "                   line \"KIND LENGTH\" and its bytes, then \"end 0\"; KINDS\n"
                "                   run: the record is a list of record files, one a line,\n"
                "                   each reported to its own JSON report in its place\n");
 }
 
 struct opts {
-    const char *file, *format, *html;
+    const char *file, *format, *html, *pprof, *pprof_time;
     int library, full, wide;
     long top;
     double pg, pb; /* peaks from the command line, 0: the report's own */
@@ -66,7 +73,7 @@ struct opts {
 static int parse(int argc, char **argv, struct opts *o)
 {
     const char *why;
-    *o = (struct opts){NULL, "text", NULL, 0, 0, 0, 10, 0, 0};
+    *o = (struct opts){NULL, "text", NULL, NULL, NULL, 0, 0, 0, 10, 0, 0};
     /* the detail of the text report, as TPROF_DETAIL gives it to a run; --full overrides */
     const char *d = getenv("TPROF_DETAIL");
     o->full = d && !strcmp(d, "full");
@@ -104,6 +111,12 @@ static int parse(int argc, char **argv, struct opts *o)
             o->library = 1;
         } else if (!strcmp(a, "--html") && v) {
             o->html = v;
+            i++;
+        } else if (!strcmp(a, "--pprof") && v) {
+            o->pprof = v;
+            i++;
+        } else if (!strcmp(a, "--pprof-time") && v) {
+            o->pprof_time = v;
             i++;
         } else if ((!strcmp(a, "--peak-gflops") || !strcmp(a, "--peak-gbps")) && v) {
             double d;
@@ -175,6 +188,9 @@ static int for_library(struct tp_report *r, const char *kinds, int top)
             tp_render_folded(r, TP_FOLDED_TIME, &b);
         } else if (!strcmp(k, "folded-heap")) {
             tp_render_folded(r, TP_FOLDED_HEAP, &b);
+        } else if (!strcmp(k, "pprof") || !strcmp(k, "pprof-time")) {
+            if (tp_render_pprof(r, !strcmp(k, "pprof") ? TP_PPROF_HEAP : TP_PPROF_TIME, &b) < 0)
+                b.oom = 1; /* not written, as any output memory ran out for */
         } else if (strcmp(k, "none") != 0) {
             fprintf(stderr, "tprof report: --from-library: unknown output '%s'\n", tp_cli_shown(k));
             rc = 2;
@@ -346,6 +362,47 @@ static int serve(void)
     return rc;
 }
 
+/* One output named on the command line, rendered and written: 1, or 0 after a line. */
+static int write_one(const char *flag, const char *path, const struct tp_buf *b, int rendered)
+{
+    const char *why = NULL;
+    int ok = rendered && tp_buf_ok(b) && tp_write_file(path, b->p, b->len, &why) == 0;
+    if (!ok)
+        fprintf(stderr, "tprof report: %s %s: %s\n", flag, tp_cli_shown(path),
+                rendered && tp_buf_ok(b) ? why : "out of memory");
+    return ok;
+}
+
+/* --html, --pprof, --pprof-time: each file named, in place of the report on standard output. */
+static int write_files(const struct tp_report *r, const struct opts *o)
+{
+    int ok = 1;
+    struct tp_buf b;
+    if (o->html) {
+        tp_buf_init(&b);
+        tp_render_html(r, (int)o->top, &b);
+        ok &= write_one("--html", o->html, &b, 1);
+        tp_buf_free(&b);
+    }
+    if (o->pprof) {
+        tp_buf_init(&b);
+        ok &= write_one("--pprof", o->pprof, &b, tp_render_pprof(r, TP_PPROF_HEAP, &b) == 0);
+        tp_buf_free(&b);
+    }
+    if (o->pprof_time) {
+        if (r->nops && !r->nopstacks)
+            fprintf(stderr,
+                    "tprof report: %s has no op stacks (the run set none of TPROF_PPROF_TIME, "
+                    "TPROF_FOLDED, TPROF_HTML): --pprof-time has only the time outside ops\n",
+                    tp_cli_shown(o->file));
+        tp_buf_init(&b);
+        ok &= write_one("--pprof-time", o->pprof_time, &b,
+                        tp_render_pprof(r, TP_PPROF_TIME, &b) == 0);
+        tp_buf_free(&b);
+    }
+    return ok;
+}
+
 int tp_cmd_report(int argc, char **argv)
 {
     struct opts o;
@@ -374,14 +431,8 @@ int tp_cmd_report(int argc, char **argv)
     tp_analyze(&r);
     struct tp_buf b;
     tp_buf_init(&b);
-    if (o.html) {
-        const char *why = NULL;
-        tp_render_html(&r, (int)o.top, &b);
-        int ok = tp_buf_ok(&b) && tp_write_file(o.html, b.p, b.len, &why) == 0;
-        if (!ok)
-            fprintf(stderr, "tprof report: --html %s: %s\n", tp_cli_shown(o.html),
-                    tp_buf_ok(&b) ? why : "out of memory");
-        tp_buf_free(&b);
+    if (o.html || o.pprof || o.pprof_time) {
+        int ok = write_files(&r, &o);
         tp_report_free(&r);
         return ok ? 0 : 1;
     }

@@ -34,6 +34,8 @@ void tp_config_free(struct tp_config *c)
     free(c->trace);
     free(c->folded);
     free(c->html);
+    free(c->pprof);
+    free(c->pprof_time);
     free(c->ops);
     free(c->step);
     free(c->suppress);
@@ -130,6 +132,8 @@ static const struct var {
     {"TPROF_SUPPRESS", K_SUPPRESS, OFF(suppress), 0, 0, "none"},
     {"TPROF_DEMOTE", K_DOUBLE, OFF(demote), 0, 1e9, "500"},
     {"TPROF_HTML", K_PATH, OFF(html), 0, 0, "none (no HTML report)"},
+    {"TPROF_PPROF", K_PATH, OFF(pprof), 0, 0, "none (no heap profile)"},
+    {"TPROF_PPROF_TIME", K_PATH, OFF(pprof_time), 0, 0, "none (no op-time profile)"},
     {"TPROF_WORK", K_WORK, OFF(work), 0, 0, "no work from arguments"},
     {"TPROF_WORK_FILE", K_WORKFILE, OFF(work), 0, 0, "no work from arguments"},
     {"TPROF_MEMORY_BUDGET", K_SIZE, OFF(memory_budget), 4096, 0, "max(5% of peak RSS, 64M)"},
@@ -337,6 +341,7 @@ int tp_config_check_outputs(struct tp_config *c, const struct tp_path_ctx *ctx, 
     } outs[] = {
         {"TPROF_OUTPUT", &c->output}, {"TPROF_JSON", &c->json}, {"TPROF_TRACE", &c->trace},
         {"TPROF_FOLDED", &c->folded}, {"TPROF_HTML", &c->html},
+        {"TPROF_PPROF", &c->pprof},   {"TPROF_PPROF_TIME", &c->pprof_time},
     };
     int nw = 0;
     if (c->disable)

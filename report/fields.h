@@ -163,7 +163,8 @@
     X(STR, op, NULL) X(DBL, share, 0) X(DBL, speedup_2x, 0) X(DBL, speedup_max, 0)
 
 /* struct tp_opstack: "ops", then these */
-#define TP_OPSTACK_FIELDS(X) X(U64, calls, 0) X(U64, total_ns, 0) X(U64, self_ns, 0)
+#define TP_OPSTACK_FIELDS(X) \
+    X(U64, calls, 0) X(U64, total_ns, 0) X(U64, self_ns, 0) X(U64, flops, 0)
 
 /* struct tp_outputs */
 #define TP_OUTPUTS_FIELDS(X) \
@@ -171,7 +172,7 @@
     X(U64, trace_past_cap, 0) X(U64, trace_past_max, 0) X(U64, trace_past_deadline, 0) \
     X(U64, trace_heap_samples, 0) \
     X(U64, trace_bytes, 0) X(STR, folded_time, NULL) X(STR, folded_heap, NULL) \
-    X(STR, json, NULL) X(STR, html, NULL)
+    X(STR, json, NULL) X(STR, html, NULL) X(STR, pprof, NULL) X(STR, pprof_time, NULL)
 
 /* struct tp_samples ("samples") */
 #define TP_SAMPLES_FIELDS(X) \

@@ -279,11 +279,12 @@ struct tp_steps {
 };
 
 /* One path of nested ops (outermost first) with the time spent in its innermost op: the op-time
- * flame graph (TPROF_FOLDED). */
+ * flame graph (TPROF_FOLDED) and profile (TPROF_PPROF_TIME). An op's paths add up to its own
+ * figures: calls, self time and FLOPs (track/ops/ops_collect.c rounds the times so). */
 struct tp_opstack {
     char **ops; /* op names, outermost first */
     size_t depth;
-    uint64_t calls, self_ns, total_ns;
+    uint64_t calls, self_ns, total_ns, flops;
 };
 
 /* What the run wrote besides the report, and what the trace had to leave out. */
@@ -298,6 +299,7 @@ struct tp_outputs {
     uint64_t trace_bytes;            /* size of the file */
     char *folded_time, *folded_heap; /* paths of the folded-stack files written, NULL when none */
     char *json, *html; /* where the JSON and HTML reports of this run go, NULL when none */
+    char *pprof, *pprof_time; /* the pprof profiles of the heap and of op time, NULL when none */
 };
 
 /* Where the time outside every op went, from CPU-time samples of the program counter
@@ -383,7 +385,7 @@ struct tp_report {
     struct tp_memory memory;
     struct tp_steps steps; /* count == 0 when no step was seen */
     struct tp_verdict verdict;
-    struct tp_opstack *opstacks; /* empty unless TPROF_FOLDED or TPROF_HTML was set */
+    struct tp_opstack *opstacks; /* empty unless TPROF_FOLDED, _HTML or _PPROF_TIME was set */
     size_t nopstacks;
     uint64_t opstacks_dropped; /* op calls whose stack did not fit the table */
     struct tp_outputs outputs;

@@ -7,8 +7,11 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 PKGS="build-essential autoconf automake libtool pkg-config \
   libunwind-dev uthash-dev check libdw-dev libelf-dev libjson-c-dev \
+  libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go \
   libopenblas-dev libblas-dev libfann-dev python3 python3-jsonschema python3-numpy openmpi-bin libopenmpi-dev darknet dpkg-dev valgrind \
   g++ libgomp1 perl sqlite3 xz-utils git clang-format chromium strace groff-base"
+# golang-go: tests/out_pprof.sh reads the pprof profiles with `go tool pprof` (62 MB; the
+# test is skipped without it).
 # The host sweep (tests/host_sweep.sh) runs python3-torch with TPROF_SWEEP=full: HOSTS=1 adds it.
 if [ "${HOSTS:-0}" = 1 ]; then PKGS="$PKGS python3-torch"; fi
 # The benchmarks compare against heaptrack and uftrace: BENCH=1 scripts/setup.sh adds them.

@@ -44,3 +44,12 @@ tests_victims_v_ledger_CFLAGS = $(VICTIM_CFLAGS)
 tests_victims_v_ledger_LDADD = -lpthread
 TESTS += tests/ledger.sh
 EXTRA_DIST += tests/ledger.sh
+# The pprof profiles: hand-made reports unpacked again (tests/check_pprof.c), and real runs read
+# by tests/pprofread.py, `go tool pprof` and speedscope (tests/out_pprof.sh).
+check_PROGRAMS += tests/check_pprof
+tests_check_pprof_SOURCES = tests/check_pprof.c
+nodist_tests_check_pprof_SOURCES = report/render/profile.pb-c.h
+tests_check_pprof_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS) $(ZLIB_CFLAGS)
+tests_check_pprof_LDADD = $(TEST_LIBS) $(PROTOBUFC_LIBS) $(ZLIB_LIBS)
+TESTS += tests/check_pprof tests/out_pprof.sh
+EXTRA_DIST += tests/out_pprof.sh tests/pprofread.py

@@ -4,6 +4,7 @@ headless in Chromium) and check what speedscope made of it against the file and 
 
 speedscope.py SPEEDSCOPE_DIR -- REPORT.json trace TRACE.json FRAME=CALLS...
                              -- REPORT.json folded FILE.folded STACK=VALUE... [-- ...]
+                             -- REPORT.json pprof FILE.pb.gz STACK=VALUE|FRAME@FILE:LINE...
 
 The npm package ships only the built app, so the profile is handed to it the way its own CLI
 does (a script calling speedscope.loadFileFromBase64), and what it imported is read back through
@@ -17,8 +18,15 @@ up to the report's calls less those summarised (FRAME=CALLS lists the ops expect
 and the time speedscope gives each frame is the sum of its events' durations in the file.
 folded: one profile whose stacks and weights are the file's lines, exactly, the unit line
 skipped; STACK=VALUE pairs are exact totals of the lines that are or end in STACK; main is only
-ever a root frame. Prints what is wrong and exits 1."""
+ever a root frame.
+pprof: one sampled profile whose stacks and weights are the file's samples (tests/pprofread.py
+decodes it) by their default value, which speedscope takes as the last sample type, a location's
+frame being the function its last line names (the one the inlined functions were inlined into);
+its unit the file's; STACK=VALUE as for folded; FRAME@FILE:LINE[,LINE]: a frame of that name shows
+that source file (its base name) and one of the lines (speedscope keeps one frame per function,
+with the line of one of its locations). Prints what is wrong and exits 1."""
 import base64
+import collections
 import html
 import json
 import os
@@ -169,17 +177,12 @@ def check_trace(exp, d, path, want):
     print("speedscope trace:", ", ".join(f"{k} {v} calls" for k, v in sorted(calls.items())))
 
 
-def check_folded(exp, path, want):
-    lines = {}
-    for line in open(path):
-        if line.startswith("#"):
-            continue
-        stack, v = line.rstrip("\n").rsplit(" ", 1)
-        lines[stack] = int(v)
+def stacks_of(exp):
+    """The weight speedscope gives each stack (frame names joined by ';', root first) of the one
+    profile it imported: the time the stack's top frame is open with nothing above it."""
     names = [f["name"] for f in exp["shared"]["frames"]]
     if len(exp["profiles"]) != 1 or exp["profiles"][0]["type"] != "evented":
         bad(f"not one profile: {[(p['type'], p['name']) for p in exp['profiles']]}")
-    # The weight of a stack is the time its top frame is open with nothing above it.
     got, stack, at = {}, [], 0
     for e in exp["profiles"][0]["events"]:
         if stack and e["at"] > at:
@@ -190,7 +193,17 @@ def check_folded(exp, path, want):
             stack.append(e["frame"])
         elif not stack or stack.pop() != e["frame"]:
             bad("frames closed out of order")
-    got = {k: int(v) for k, v in got.items()}
+    return {k: int(v) for k, v in got.items()}
+
+
+def check_folded(exp, path, want):
+    lines = {}
+    for line in open(path):
+        if line.startswith("#"):
+            continue
+        stack, v = line.rstrip("\n").rsplit(" ", 1)
+        lines[stack] = int(v)
+    got = stacks_of(exp)
     if got != lines:
         bad(f"speedscope's stacks differ from the file's: {sorted(set(got) ^ set(lines))[:5]}")
     for k in got:
@@ -204,6 +217,40 @@ def check_folded(exp, path, want):
     print(f"speedscope folded: {len(got)} stacks, {sum(got.values())} in all")
 
 
+def check_pprof(exp, path, want):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import pprofread
+    prof = pprofread.read(path)
+    frames = exp["shared"]["frames"]
+    got = stacks_of(exp)
+    unit = prof.types[-1][1]
+    if exp["profiles"][0]["unit"] != {"nanoseconds": "nanoseconds", "bytes": "bytes"}.get(unit, "none"):
+        bad(f"speedscope's unit {exp['profiles'][0]['unit']} for the file's {unit}")
+    file = collections.Counter()
+    for x in prof.samples:
+        names = [prof.functions[loc["line"][-1]["function_id"]]["name"]
+                 for loc in reversed(x["locations"]) if loc["line"]]
+        file[";".join(names)] += x["values"][-1]
+    got = {k: int(v) for k, v in got.items() if v}
+    file = {k: v for k, v in file.items() if v}
+    if got != file:
+        bad(f"speedscope's stacks differ from the file's: {sorted(set(got.items()) ^ set(file.items()))[:5]}")
+    for w in want:
+        if "@" in w:
+            name, at = w.split("@", 1)
+            src, line = at.rsplit(":", 1)
+            lines = [int(x) for x in line.split(",")]
+            if not any(f["name"] == name and os.path.basename(f.get("file") or "") == src
+                       and f.get("line") in lines for f in frames):
+                bad(f"no frame {name} at {src}:{line}: {[f for f in frames if f['name'] == name]}")
+            continue
+        k, v = w.rsplit("=", 1)
+        total = sum(n for s, n in got.items() if s == k or s.endswith(";" + k))
+        if total != int(v):
+            bad(f"speedscope's {k!r}: {total}, want {v}")
+    print(f"speedscope pprof: {len(got)} stacks, {sum(got.values())} {unit} in all")
+
+
 def main():
     # SPEEDSCOPE_DIR -- REPORT.json trace|folded FILE [EXPECTED...] [-- REPORT.json ...]
     a = sys.argv[1:]
@@ -213,12 +260,14 @@ def main():
             checks.append([])
         else:
             checks[-1].append(w)
-    if not checks or any(len(c) < 3 or c[1] not in ("trace", "folded") for c in checks):
+    if not checks or any(len(c) < 3 or c[1] not in ("trace", "folded", "pprof") for c in checks):
         bad("usage")
     exports = load_all(ss_dir, [c[2] for c in checks])
     for c, exp in zip(checks, exports):
         if c[1] == "trace":
             check_trace(exp, json.load(open(c[0])), c[2], c[3:])
+        elif c[1] == "pprof":
+            check_pprof(exp, c[2], c[3:])
         else:
             check_folded(exp, c[2], c[3:])
 

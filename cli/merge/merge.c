@@ -336,6 +336,7 @@ static int merge_opstacks(struct merge *g, const struct tp_report *in, size_t ni
             d->calls = add(g, d->calls, s->calls);
             d->total_ns = add(g, d->total_ns, s->total_ns);
             d->self_ns = add(g, d->self_ns, s->self_ns);
+            d->flops = add(g, d->flops, s->flops);
         }
     return 0;
 }

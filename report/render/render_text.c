@@ -411,8 +411,11 @@ static void short_outputs(struct tp_text_ctx *c)
     const struct tp_outputs *x = &c->r->outputs;
     struct tp_buf t;
     tp_buf_init(&t);
-    const char *what[] = {"JSON", "HTML", "trace", "op-time flame graph", "heap flame graph"};
-    const char *path[] = {x->json, x->html, x->trace, x->folded_time, x->folded_heap};
+    const char *what[] = {"JSON",           "HTML",           "trace",
+                          "op-time flame graph", "heap flame graph", "heap pprof",
+                          "op-time pprof"};
+    const char *path[] = {x->json,        x->html,        x->trace,     x->folded_time,
+                          x->folded_heap, x->pprof, x->pprof_time};
     for (size_t i = 0; i < sizeof path / sizeof path[0]; i++)
         if (path[i])
             tp_buf_printf(&t, "%s%s %s", t.len ? ", " : "", what[i], path[i]);
@@ -434,7 +437,8 @@ static void outputs(struct tp_text_ctx *c)
         short_outputs(c);
         return;
     }
-    if (!x->trace && !x->folded_time && !x->folded_heap && !x->json && !x->html)
+    if (!x->trace && !x->folded_time && !x->folded_heap && !x->json && !x->html && !x->pprof &&
+        !x->pprof_time)
         return;
     char a[32], b[32], line[5000];
     tp_text_heading(c, "OUTPUTS");
@@ -464,6 +468,19 @@ static void outputs(struct tp_text_ctx *c)
     if (x->folded_heap) {
         snprintf(line, sizeof line, "%s (bytes live at the heap peak)", x->folded_heap);
         tp_text_wrap(c, "heap flame graph: ", line, 2);
+    }
+    if (x->pprof) {
+        snprintf(line, sizeof line,
+                 "%s (peak_space, leak_space, alloc_space, alloc_objects per call site; "
+                 "go tool pprof -http=: %s)",
+                 x->pprof, x->pprof);
+        tp_text_wrap(c, "heap profile (pprof): ", line, 2);
+    }
+    if (x->pprof_time) {
+        snprintf(line, sizeof line,
+                 "%s (self ns, calls, flops per op stack; go tool pprof -http=: %s)",
+                 x->pprof_time, x->pprof_time);
+        tp_text_wrap(c, "op-time profile (pprof): ", line, 2);
     }
 }
 

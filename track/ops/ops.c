@@ -231,7 +231,7 @@ static inline __attribute__((always_inline)) uint64_t close_top_inline(
     }
     int slot = shape ? add_shape(r, own, shape, dur, fl, by) : -1;
     if (node != TP_OPTREE_NONE)
-        tp_optree_add(node, dur, self);
+        tp_optree_add(node, dur, self, fl);
     if (tp_trace_on)
         tp_trace_call(id, t0, t0 + dur, fl, slot);
     if (skipped) {

@@ -404,21 +404,21 @@ static inline int tp_shape_same(const struct tp_shape_key *a, const struct tp_sh
 #define TP_OPTREE_FULL                                                                             \
     (-2) /* the table was full: the call and those nested in it are counted apart */
 
-/* 1 when TPROF_FOLDED is set and the table exists. */
+/* 1 when TPROF_FOLDED, TPROF_HTML or TPROF_PPROF_TIME is set and the table exists. */
 extern int tp_optree_on;
 
 void tp_optree_init(void);
 void tp_optree_fork_child(void);
 /* The node of op id called inside node parent (TP_OPTREE_NONE at the outermost level). */
 int tp_optree_child(int parent, int id);
-/* A call of node ended: its inclusive and exclusive ticks. */
-void tp_optree_add(int node, uint64_t total, uint64_t self);
+/* A call of node ended: its inclusive and exclusive ticks, and its FLOPs. */
+void tp_optree_add(int node, uint64_t total, uint64_t self, uint64_t flops);
 
 /* A node as the report reads it: its op, the node it was called in (TP_OPTREE_NONE when
  * outermost) and its counts, in ticks. */
 struct tp_optree_node {
     int parent, op;
-    uint64_t calls, total, self;
+    uint64_t calls, total, self, flops;
 };
 /* Slots in the table, 0 when it is off: nodes are read by slot, from 0 to slots - 1. */
 uint32_t tp_optree_slots(void);

@@ -411,9 +411,19 @@ void tp_optree_collect(struct tp_report *r)
     r->opstacks_dropped = tp_optree_dropped();
     if (!n)
         return;
-    r->opstacks = calloc(n, sizeof *r->opstacks);
-    if (!r->opstacks)
+    /* An op's paths' self times add up to its own self time to the nanosecond: each path gets
+     * the step of its op's running sum of ticks, rounded, not its own ticks rounded (which would
+     * be up to half a nanosecond off per path). */
+    int nop = 0;
+    for (uint32_t i = 0; i < slots; i++)
+        if (tp_optree_read(i, &nd) && nd.calls && nd.op >= nop)
+            nop = nd.op + 1;
+    uint64_t *run = calloc((size_t)nop + 1, sizeof *run);
+    r->opstacks = run ? calloc(n, sizeof *r->opstacks) : NULL;
+    if (!r->opstacks) {
+        free(run);
         return;
+    }
     for (uint32_t i = 0; i < slots && r->nopstacks < n; i++) {
         if (!tp_optree_read(i, &nd) || !nd.calls)
             continue;
@@ -435,10 +445,14 @@ void tp_optree_collect(struct tp_report *r)
         }
         s->depth = (size_t)depth;
         s->calls = nd.calls;
-        s->total_ns = (uint64_t)((double)nd.total * ratio + 0.5);
-        s->self_ns = (uint64_t)((double)nd.self * ratio + 0.5);
+        s->flops = nd.flops;
+        s->total_ns = to_ns(nd.total, ratio);
+        uint64_t *sum = &run[nd.op >= 0 && nd.op < nop ? nd.op : nop];
+        s->self_ns = to_ns(*sum + nd.self, ratio) - to_ns(*sum, ratio);
+        *sum += nd.self;
         r->nopstacks++;
     }
+    free(run);
     if (r->opstacks_dropped)
         tp_report_note(r,
                        "%llu op calls nested under a full op-stack table are left out of the "

@@ -10,7 +10,7 @@
 
 struct node {
     _Atomic uint64_t key; /* 0: free */
-    _Atomic uint64_t calls, total, self;
+    _Atomic uint64_t calls, total, self, flops;
 };
 
 int tp_optree_on;
@@ -22,14 +22,17 @@ static _Atomic uint64_t dropped; /* calls under a full table */
 
 void tp_optree_init(void)
 {
-    if (!tp_cfg.folded && !tp_cfg.html) /* the HTML report draws the op-time flame graph too */
+    /* the HTML report draws the op-time flame graph too, and the pprof profile of op time is
+     * these stacks */
+    if (!tp_cfg.folded && !tp_cfg.html && !tp_cfg.pprof_time)
         return;
-    /* Distinct op paths are few in practice (tens to a few thousand); 64 Ki slots take 2 MiB
-     * of address space, touched only where nodes land. */
+    /* Distinct op paths are few in practice (tens to a few thousand); 64 Ki slots take 2.5 MiB
+     * of address space (40 bytes each), touched only where nodes land. */
     uint32_t slots = 1u << 16;
     void *p = tp_pages_map(slots * sizeof *nodes, 0);
     if (!p) {
-        tp_warn("TPROF_FOLDED: cannot map the op-stack table; no op-time stacks");
+        tp_warn("cannot map the op-stack table; no op-time stacks (TPROF_FOLDED, TPROF_HTML, "
+                "TPROF_PPROF_TIME)");
         return;
     }
     nodes = p;
@@ -47,6 +50,7 @@ void tp_optree_fork_child(void)
         atomic_store(&nodes[i].calls, 0);
         atomic_store(&nodes[i].total, 0);
         atomic_store(&nodes[i].self, 0);
+        atomic_store(&nodes[i].flops, 0);
     }
     atomic_store(&dropped, 0);
 }
@@ -83,7 +87,7 @@ int tp_optree_child(int parent, int id)
     return TP_OPTREE_FULL;
 }
 
-void tp_optree_add(int node, uint64_t total, uint64_t self)
+void tp_optree_add(int node, uint64_t total, uint64_t self, uint64_t flops)
 {
     if (node == TP_OPTREE_FULL) {
         atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
@@ -95,6 +99,8 @@ void tp_optree_add(int node, uint64_t total, uint64_t self)
     atomic_fetch_add_explicit(&n->calls, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&n->total, total, memory_order_relaxed);
     atomic_fetch_add_explicit(&n->self, self, memory_order_relaxed);
+    if (flops)
+        atomic_fetch_add_explicit(&n->flops, flops, memory_order_relaxed);
 }
 
 uint32_t tp_optree_slots(void)
@@ -111,6 +117,7 @@ int tp_optree_read(uint32_t i, struct tp_optree_node *out)
     out->calls = atomic_load(&nodes[i].calls);
     out->total = atomic_load(&nodes[i].total);
     out->self = atomic_load(&nodes[i].self);
+    out->flops = atomic_load(&nodes[i].flops);
     return key != 0;
 }
 

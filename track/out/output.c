@@ -200,7 +200,7 @@ void tp_report_abandon(void)
 
 /* The files of the report written as this image execs: if the exec fails, the image goes on
  * and owns the plain names again, and its report at the end replaces these. */
-#define EXEC_FILES 6
+#define EXEC_FILES 8 /* text, JSON, HTML, trace, two folded, two pprof */
 static char exec_files[EXEC_FILES][4096];
 static int exec_nfiles;
 
@@ -336,6 +336,10 @@ static void plan_extras(struct tp_report *r, const char *why, int sig_seq, struc
         r->outputs.json = planned_path(tp_cfg.json, sig_seq);
     if (tp_cfg.html)
         r->outputs.html = planned_path(tp_cfg.html, sig_seq);
+    if (tp_cfg.pprof)
+        r->outputs.pprof = planned_path(tp_cfg.pprof, sig_seq);
+    if (tp_cfg.pprof_time)
+        r->outputs.pprof_time = planned_path(tp_cfg.pprof_time, sig_seq);
     if (tp_cfg.folded) {
         r->outputs.folded_time = planned_path(tp_cfg.folded, sig_seq);
         /* A device, FIFO or descriptor has no name beside it for the heap stacks ("/dev/null.heap"
@@ -350,7 +354,7 @@ static void plan_extras(struct tp_report *r, const char *why, int sig_seq, struc
 
 /* The outputs the reporter rendered, by kind, pointing into its answer. */
 struct rendered {
-    struct tp_buf json, text, html, folded, folded_heap;
+    struct tp_buf json, text, html, folded, folded_heap, pprof, pprof_time;
 };
 
 /* Split the reporter's answer ("KIND LENGTH\n" and LENGTH bytes, again and again) into r. 0, or
@@ -372,6 +376,8 @@ static int split_answer(const struct tp_buf *a, struct rendered *r)
                             : !strcmp(kind, "html")        ? &r->html
                             : !strcmp(kind, "folded")      ? &r->folded
                             : !strcmp(kind, "folded-heap") ? &r->folded_heap
+                            : !strcmp(kind, "pprof")       ? &r->pprof
+                            : !strcmp(kind, "pprof-time")  ? &r->pprof_time
                                                            : NULL;
         if (!to)
             return -1;
@@ -382,9 +388,13 @@ static int split_answer(const struct tp_buf *a, struct rendered *r)
     return 0;
 }
 
-/* The folded stacks, then the trace, the largest, last. */
+/* The folded stacks and the pprof profiles, then the trace, the largest, last. */
 static void write_extras(struct extras *x, const struct rendered *got, int sig_seq, int snap)
 {
+    if (tp_cfg.pprof && got && got->pprof.p)
+        free(write_out("TPROF_PPROF", tp_cfg.pprof, sig_seq, &got->pprof, snap));
+    if (tp_cfg.pprof_time && got && got->pprof_time.p)
+        free(write_out("TPROF_PPROF_TIME", tp_cfg.pprof_time, sig_seq, &got->pprof_time, snap));
     if (tp_cfg.folded && got) {
         if (got->folded.p)
             free(write_out("TPROF_FOLDED", tp_cfg.folded, sig_seq, &got->folded, snap));
@@ -454,6 +464,10 @@ static void release_plain_names(void)
         unlink_own_plain("TPROF_TRACE", tp_cfg.trace);
     if (tp_cfg.html)
         unlink_own_plain("TPROF_HTML", tp_cfg.html);
+    if (tp_cfg.pprof)
+        unlink_own_plain("TPROF_PPROF", tp_cfg.pprof);
+    if (tp_cfg.pprof_time)
+        unlink_own_plain("TPROF_PPROF_TIME", tp_cfg.pprof_time);
     if (tp_cfg.folded) {
         unlink_own_plain("TPROF_FOLDED", tp_cfg.folded);
         heap_folded_template(tp_cfg.folded, heap, sizeof heap);
@@ -522,7 +536,8 @@ static void text_to_stderr(const char *why, const struct tp_buf *b, int sig_seq)
 int tp_output_wanted(const char *why)
 {
     int snapshot = !strcmp(why, "snapshot");
-    if (tp_cfg.json || tp_cfg.folded || tp_cfg.html || (tp_cfg.trace && tp_trace_on && !snapshot))
+    if (tp_cfg.json || tp_cfg.folded || tp_cfg.html || tp_cfg.pprof || tp_cfg.pprof_time ||
+        (tp_cfg.trace && tp_trace_on && !snapshot))
         return 1;
     if (!strcmp(tp_cfg.output, "none"))
         return 0;
@@ -545,9 +560,10 @@ static void wanted_kinds(const struct extras *x, const char *why, char *kinds, s
     int text =
         strcmp(tp_cfg.output, "none") != 0 &&
         (strcmp(tp_cfg.output, "stderr") != 0 || (ident.is_root && strcmp(why, "snapshot") != 0));
-    snprintf(kinds, n, "%s%s%s%s%s", tp_cfg.json ? "json," : "",
+    snprintf(kinds, n, "%s%s%s%s%s%s%s", tp_cfg.json ? "json," : "",
              text ? (tp_cfg.detail ? "fulltext," : "text,") : "", tp_cfg.html ? "html," : "",
-             tp_cfg.folded ? "folded," : "", x->heap_tmpl[0] ? "folded-heap," : "");
+             tp_cfg.folded ? "folded," : "", x->heap_tmpl[0] ? "folded-heap," : "",
+             tp_cfg.pprof ? "pprof," : "", tp_cfg.pprof_time ? "pprof-time," : "");
     size_t len = strlen(kinds);
     if (len)
         kinds[len - 1] = 0;
@@ -686,7 +702,7 @@ void tp_write_reports(const char *why, int sig_seq)
     size_t nrun = ident.is_root && ident.run_dir[0] && ends ? take_run(&run) : 0;
     int keep = (!last && strcmp(why, "exec") != 0) || nrun > 0;
     tp_report_free(&r);
-    char kinds[64], failed[4096 + 256];
+    char kinds[96], failed[4096 + 256];
     wanted_kinds(&x, why, kinds, sizeof kinds);
     if (tp_buf_ok(&rec) && leave_for_run(&rec, kinds, last, why, sig_seq)) {
         write_extras(&x, NULL, sig_seq, snap);
