@@ -339,9 +339,9 @@ int tp_config_check_outputs(struct tp_config *c, const struct tp_path_ctx *ctx, 
         const char *var;
         char **field;
     } outs[] = {
-        {"TPROF_OUTPUT", &c->output}, {"TPROF_JSON", &c->json}, {"TPROF_TRACE", &c->trace},
-        {"TPROF_FOLDED", &c->folded}, {"TPROF_HTML", &c->html},
-        {"TPROF_PPROF", &c->pprof},   {"TPROF_PPROF_TIME", &c->pprof_time},
+        {"TPROF_OUTPUT", &c->output},         {"TPROF_JSON", &c->json}, {"TPROF_TRACE", &c->trace},
+        {"TPROF_FOLDED", &c->folded},         {"TPROF_HTML", &c->html}, {"TPROF_PPROF", &c->pprof},
+        {"TPROF_PPROF_TIME", &c->pprof_time},
     };
     int nw = 0;
     if (c->disable)

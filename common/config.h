@@ -61,8 +61,8 @@ struct tp_config {
     double demote;  /* ops whose calls average less than this many hooks' cost are counted,
                            not timed (track/ops/demote.c); 0 = off, default 500 */
     char *html;     /* path template of the HTML report, or NULL */
-    char *pprof;      /* path template of the heap's pprof profile, or NULL */
-    char *pprof_time; /* path template of op time's pprof profile, or NULL */
+    char *pprof;    /* path template of the heap's pprof profile, or NULL */
+    char *pprof_time;         /* path template of op time's pprof profile, or NULL */
     struct tp_work_set *work; /* TPROF_WORK and TPROF_WORK_FILE compiled (common/workspec.h) */
     uint64_t memory_budget; /* bytes the call-site table may use; 0: max(5% of peak RSS, 64 MiB) */
 };

@@ -298,7 +298,7 @@ struct tp_outputs {
     uint64_t trace_heap_samples;     /* heap counter samples written */
     uint64_t trace_bytes;            /* size of the file */
     char *folded_time, *folded_heap; /* paths of the folded-stack files written, NULL when none */
-    char *json, *html; /* where the JSON and HTML reports of this run go, NULL when none */
+    char *json, *html;        /* where the JSON and HTML reports of this run go, NULL when none */
     char *pprof, *pprof_time; /* the pprof profiles of the heap and of op time, NULL when none */
 };
 

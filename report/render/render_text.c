@@ -411,10 +411,10 @@ static void short_outputs(struct tp_text_ctx *c)
     const struct tp_outputs *x = &c->r->outputs;
     struct tp_buf t;
     tp_buf_init(&t);
-    const char *what[] = {"JSON",           "HTML",           "trace",
-                          "op-time flame graph", "heap flame graph", "heap pprof",
-                          "op-time pprof"};
-    const char *path[] = {x->json,        x->html,        x->trace,     x->folded_time,
+    const char *what[] = {
+        "JSON",       "HTML",         "trace", "op-time flame graph", "heap flame graph",
+        "heap pprof", "op-time pprof"};
+    const char *path[] = {x->json,        x->html,  x->trace,     x->folded_time,
                           x->folded_heap, x->pprof, x->pprof_time};
     for (size_t i = 0; i < sizeof path / sizeof path[0]; i++)
         if (path[i])
@@ -478,8 +478,8 @@ static void outputs(struct tp_text_ctx *c)
     }
     if (x->pprof_time) {
         snprintf(line, sizeof line,
-                 "%s (self ns, calls, flops per op stack; go tool pprof -http=: %s)",
-                 x->pprof_time, x->pprof_time);
+                 "%s (self ns, calls, flops per op stack; go tool pprof -http=: %s)", x->pprof_time,
+                 x->pprof_time);
         tp_text_wrap(c, "op-time profile (pprof): ", line, 2);
     }
 }
