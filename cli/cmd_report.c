@@ -56,10 +56,10 @@ static void usage(FILE *f)
                "                   request on standard input a line \"KINDS TOP LENGTH\" and\n"
                "                   the record; each output of KINDS (json, text, html, folded,\n"
                "                   folded-heap, pprof, pprof-time, comma-separated) back on\n"
-               "                   standard output as a\n"
-               "                   line \"KIND LENGTH\" and its bytes, then \"end 0\"; KINDS\n"
-               "                   run: the record is a list of record files, one a line,\n"
-               "                   each reported to its own JSON report in its place\n");
+               "                   standard output as a line \"KIND LENGTH\" and its bytes,\n"
+               "                   then \"end 0\"; KINDS run: the record is a list of\n"
+               "                   record files, one a line, each reported to its own JSON\n"
+               "                   report in its place\n");
 }
 
 struct opts {
@@ -393,7 +393,8 @@ static int write_files(const struct tp_report *r, const struct opts *o)
         if (r->nops && !r->nopstacks)
             fprintf(stderr,
                     "tprof report: %s has no op stacks (the run set none of TPROF_PPROF_TIME, "
-                    "TPROF_FOLDED, TPROF_HTML): --pprof-time has only the time outside ops\n",
+                    "TPROF_FOLDED, TPROF_HTML): --pprof-time has each op on its own under "
+                    "[calls off the stacks], not nested\n",
                     tp_cli_shown(o->file));
         tp_buf_init(&b);
         ok &= write_one("--pprof-time", o->pprof_time, &b,

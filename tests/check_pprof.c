@@ -327,8 +327,13 @@ START_TEST(test_time)
     r.ops = calloc(2, sizeof *r.ops);
     r.ops[0].name = strdup("dense_forward");
     r.ops[0].kind = strdup("op");
+    r.ops[0].calls = 10;
+    r.ops[0].self_ns = 300;
     r.ops[1].name = strdup("cblas_sgemm");
     r.ops[1].kind = strdup("matmul");
+    r.ops[1].calls = 21;
+    r.ops[1].flops = 4104;
+    r.ops[1].self_ns = 5007;
     r.nops = 2;
     opstack(&r, "dense_forward", NULL, 10, 0, 300);
     opstack(&r, "dense_forward", "cblas_sgemm", 20, 4096, 5000);
@@ -358,7 +363,8 @@ START_TEST(test_time)
     ck_assert_str_eq(S(p, p->comment[2]),
                      "self: time in the innermost op of each stack of nested ops, summed over "
                      "threads; calls and flops: that op's calls and FLOPs on that stack; "
-                     "[outside ops]: the threads' time in no op, by CPU samples");
+                     "[outside ops]: the threads' time in no op, by CPU samples; [calls off the "
+                     "stacks]: an op's calls no stack holds (label why)");
     ck_assert_str_eq(S(p, p->mapping[0]->filename), "/opt/m/model");
 
     const Perftools__Profiles__Sample *x = p->sample[find(p, "dense_forward;cblas_sgemm")];
@@ -391,6 +397,59 @@ START_TEST(test_time)
 }
 END_TEST
 
+/* Calls no stack holds, under "[calls off the stacks]" with why: a demoted op's counted calls,
+ * calls made while the op-stack table was full, every op of a run that recorded no stacks. */
+START_TEST(test_unstacked)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    r.ops = calloc(2, sizeof *r.ops);
+    r.ops[0].name = strdup("tiny_norm");
+    r.ops[0].calls = 1000;
+    r.ops[0].counted_calls = 935;
+    r.ops[0].self_ns = 650;
+    r.ops[1].name = strdup("gemm");
+    r.ops[1].calls = 50;
+    r.ops[1].flops = 5000;
+    r.ops[1].self_ns = 9000;
+    r.nops = 2;
+    opstack(&r, "tiny_norm", NULL, 65, 0, 650);
+    opstack(&r, "gemm", NULL, 40, 4000, 8000);
+    Profile *p = render(&r, TP_PPROF_TIME);
+    const Perftools__Profiles__Sample *x = p->sample[find(p, "[calls off the stacks];tiny_norm")];
+    ck_assert_int_eq(x->value[0], 935);
+    ck_assert_int_eq(x->value[1], 0);
+    ck_assert_int_eq(x->value[2], 0);
+    ck_assert_str_eq(label_str(p, x, "why"), "demoted: counted, not timed");
+    x = p->sample[find(p, "[calls off the stacks];gemm")];
+    ck_assert_int_eq(x->value[0], 10);
+    ck_assert_int_eq(x->value[1], 1000);
+    ck_assert_int_eq(x->value[2], 1000);
+    ck_assert_str_eq(label_str(p, x, "why"), "the op-stack table was full");
+    perftools__profiles__profile__free_unpacked(p, NULL);
+    /* no stacks at all: each op whole, flat */
+    for (size_t i = 0; i < r.nopstacks; i++) {
+        free(r.opstacks[i].ops[0]);
+        free(r.opstacks[i].ops);
+    }
+    free(r.opstacks);
+    r.opstacks = NULL;
+    r.nopstacks = 0;
+    p = render(&r, TP_PPROF_TIME);
+    x = p->sample[find(p, "[calls off the stacks];gemm")];
+    ck_assert_int_eq(x->value[0], 50);
+    ck_assert_int_eq(x->value[1], 5000);
+    ck_assert_int_eq(x->value[2], 9000);
+    ck_assert_str_eq(label_str(p, x, "why"), "no op stacks were recorded");
+    x = p->sample[find(p, "[calls off the stacks];tiny_norm")];
+    ck_assert_int_eq(x->value[0], 1000);
+    ck_assert_str_eq(label_str(p, x, "why"), "no op stacks were recorded");
+    ck_assert_uint_eq(p->n_sample, 3); /* and [outside ops] */
+    perftools__profiles__profile__free_unpacked(p, NULL);
+    tp_report_free(&r);
+}
+END_TEST
+
 /* Nothing recorded: both profiles are still whole files a reader opens. */
 START_TEST(test_empty)
 {
@@ -416,6 +475,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_heap);
     tcase_add_test(tc, test_time);
+    tcase_add_test(tc, test_unstacked);
     tcase_add_test(tc, test_empty);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -5,7 +5,8 @@
 # speedscope's importer (npm, headless in Chromium; skipped likewise). What is known is asserted
 # exactly: every total is the JSON report's (peak_space its peak bytes, alloc_space the bytes
 # requested, self the ops' self times plus the time outside ops), an op's samples add up to its
-# calls, FLOPs and self time, the FLOPs TPROF_WORK gives each stack, an inline chain as one
+# calls, FLOPs and self time (a demoted op's counted calls under a root of their own), the FLOPs
+# TPROF_WORK gives each stack, an inline chain as one
 # location's lines with files and lines, the CPU samples outside ops as their own root, and the
 # same files from `tprof report --pprof` on the JSON report.
 . "$TS/lib.sh"
@@ -128,6 +129,23 @@ assert sum(x['values'][2] for x in t.samples if t.stack(x)[0] == '[outside ops]'
 assert t.by_stack('self')['setup_table'] == [o for o in d['ops'] if o['name'] == 'setup_table'][0]['self_ns']
 "
 
+# A demoted op (v_adapt: tiny_norm's first 65 calls timed, the other 935 counted): its counted
+# calls are one sample under "[calls off the stacks]", with why, so that its calls add up.
+TPROF_OPS='*norm*,*conv*' TPROF_HOOK_NS=10000 TPROF_DEMOTE=100 TPROF_OUTPUT=none \
+  TPROF_JSON="$WORK/dem.json" TPROF_PPROF_TIME="$WORK/dem.pb.gz" LD_PRELOAD="$TPROF_SO" \
+  "$TB/victims/v_adapt" tiny > /dev/null || fail "v_adapt failed"
+pp "
+d = json.load(open('$WORK/dem.json'))
+t = pprofread.read('$WORK/dem.pb.gz')
+off = [x for x in t.samples if t.stack(x) == ['[calls off the stacks]', 'tiny_norm']]
+assert len(off) == 1 and off[0]['values'][0] == 935 and off[0]['values'][2] == 0, off
+assert off[0]['labels']['why'] == 'demoted: counted, not timed', off[0]['labels']
+for o in d['ops']:
+    got = [sum(x['values'][i] for x in t.samples if t.stack(x)[-1] == o['name']) for i in range(3)]
+    assert got == [o['calls'], o['flops'], o['self_ns']], (o['name'], got)
+assert not [x for x in t.samples if t.stack(x)[0] == '[calls off the stacks]' and t.stack(x)[-1] == 'slow_conv']
+"
+
 # tprof report writes the same files from the JSON report, byte for byte
 "$T" report --pprof "$WORK/h2.pb.gz" --pprof-time "$WORK/t2.pb.gz" "$WORK/r.json" > "$WORK/rep.out" ||
   fail "tprof report --pprof failed"
@@ -138,11 +156,17 @@ cmp -s "$WORK/t.pb.gz" "$WORK/t2.pb.gz" || fail "tprof report --pprof-time diffe
 TPROF_OPS="$OPS" TPROF_OUTPUT=none TPROF_JSON="$WORK/nostack.json" LD_PRELOAD="$TPROF_SO" "$V" 2 1 > /dev/null ||
   fail "victim failed (no stacks)"
 "$T" report --pprof-time "$WORK/ns.pb.gz" "$WORK/nostack.json" 2> "$WORK/ns.err" || fail "report without stacks"
-grep -qF "tprof report: $WORK/nostack.json has no op stacks (the run set none of TPROF_PPROF_TIME, TPROF_FOLDED, TPROF_HTML): --pprof-time has only the time outside ops" "$WORK/ns.err" ||
+grep -qF "tprof report: $WORK/nostack.json has no op stacks (the run set none of TPROF_PPROF_TIME, TPROF_FOLDED, TPROF_HTML): --pprof-time has each op on its own under [calls off the stacks], not nested" "$WORK/ns.err" ||
   fail "no-stacks line: $(cat "$WORK/ns.err")"
 pp "
+d = json.load(open('$WORK/nostack.json'))
 t = pprofread.read('$WORK/ns.pb.gz')
-assert [t.stack(x) for x in t.samples] == [['[outside ops]']], [t.stack(x) for x in t.samples]
+ops = {o['name']: o for o in d['ops']}
+off = {t.stack(x)[1]: x for x in t.samples if t.stack(x)[0] == '[calls off the stacks]'}
+assert sorted(off) == sorted(ops), sorted(off)
+for n, x in off.items():
+    assert x['values'] == [ops[n]['calls'], ops[n]['flops'], ops[n]['self_ns']] and x['labels']['why'] == 'no op stacks were recorded', (n, x)
+assert all(t.stack(x)[0] in ('[calls off the stacks]', '[outside ops]') for x in t.samples)
 "
 
 # go tool pprof: reads both files as they are (no symbolisation: every mapping is named), with

@@ -12,7 +12,8 @@
  *
  * The time profile has one sample per stack of nested ops, the ops as frames (the innermost
  * first), with calls, flops and self (nanoseconds, the default): an op's samples add up to its
- * calls, FLOPs and self time in the report. The time outside every op is one more sample under
+ * calls, FLOPs and self time in the report (what its stacks lack, a demoted op's counted calls
+ * say, is one sample under "[calls off the stacks]"). The time outside every op is one more sample under
  * "[outside ops]", split among the functions the CPU samples found there (those the report names)
  * in proportion to their samples, each with its sample count as a label.
  *
@@ -277,6 +278,43 @@ static void render_outside(struct ctx *c)
         sample(c, &root, 1, v, NULL);
 }
 
+/* Calls of an op that no recorded stack holds: a demoted op's calls after its first ones are
+ * counted, not timed (their time is in the ops around them); calls made while the op-stack table
+ * was full are left out of it; a run that recorded no stacks at all has each op here whole. Each
+ * such op is one sample under "[calls off the stacks]" with what its stacks lack of its calls,
+ * FLOPs and self time, and why as a label, so that an op's samples add up to its figures in the
+ * report. */
+static void render_unstacked(struct ctx *c)
+{
+    const struct tp_report *r = c->r;
+    uint64_t root = 0;
+    for (size_t i = 0; i < r->nops; i++) {
+        const struct tp_op *o = &r->ops[i];
+        uint64_t calls = 0, flops = 0, self = 0;
+        for (size_t j = 0; j < r->nopstacks; j++) {
+            const struct tp_opstack *s = &r->opstacks[j];
+            const char *leaf = s->depth ? s->ops[s->depth - 1] : NULL;
+            if (leaf && o->name && !strcmp(leaf, o->name)) {
+                calls += s->calls;
+                flops += s->flops;
+                self += s->self_ns;
+            }
+        }
+        if (!o->name || (calls >= o->calls && flops >= o->flops && self >= o->self_ns))
+            continue;
+        if (!root)
+            root = tp_pprof_name_location(c->p, "[calls off the stacks]");
+        uint64_t two[2] = {tp_pprof_name_location(c->p, o->name), root};
+        int64_t v[3] = {(int64_t)sub(o->calls, calls), (int64_t)sub(o->flops, flops),
+                        (int64_t)sub(o->self_ns, self)};
+        const char *why = !r->nopstacks     ? "no op stacks were recorded"
+                          : o->counted_calls ? "demoted: counted, not timed"
+                                             : "the op-stack table was full";
+        struct tp_pprof_label l = {"why", why, 0, NULL};
+        sample(c, two, 2, v, &l);
+    }
+}
+
 static void render_time(struct ctx *c)
 {
     static const char *const types[] = {"calls", "flops", "self"};
@@ -286,7 +324,8 @@ static void render_time(struct ctx *c)
     header(c, "op-time profile");
     tp_pprof_comment(c->p, "self: time in the innermost op of each stack of nested ops, summed "
                            "over threads; calls and flops: that op's calls and FLOPs on that "
-                           "stack; [outside ops]: the threads' time in no op, by CPU samples");
+                           "stack; [outside ops]: the threads' time in no op, by CPU samples; "
+                           "[calls off the stacks]: an op's calls no stack holds (label why)");
     size_t most = 1;
     for (size_t i = 0; i < r->nopstacks; i++)
         most = r->opstacks[i].depth > most ? r->opstacks[i].depth : most;
@@ -305,6 +344,7 @@ static void render_time(struct ctx *c)
         sample(c, ids, s->depth, v, kind ? &k : NULL);
     }
     free(ids);
+    render_unstacked(c);
     render_outside(c);
 }
 
@@ -323,7 +363,8 @@ int tp_render_pprof(const struct tp_report *r, enum tp_pprof_kind kind, struct t
         for (size_t i = 0; i < r->nopstacks; i++)
             frames += r->opstacks[i].depth;
         frames += r->noutside_ops;
-        samples = r->nopstacks + r->noutside_ops;
+        samples = r->nopstacks + r->noutside_ops + r->nops;
+        frames += r->nops;
     }
     frames += 4;
     samples += 4;
