@@ -307,7 +307,7 @@ static void render_unstacked(struct ctx *c)
         uint64_t two[2] = {tp_pprof_name_location(c->p, o->name), root};
         int64_t v[3] = {(int64_t)sub(o->calls, calls), (int64_t)sub(o->flops, flops),
                         (int64_t)sub(o->self_ns, self)};
-        const char *why = !r->nopstacks     ? "no op stacks were recorded"
+        const char *why = !r->nopstacks      ? "no op stacks were recorded"
                           : o->counted_calls ? "demoted: counted, not timed"
                                              : "the op-stack table was full";
         struct tp_pprof_label l = {"why", why, 0, NULL};
