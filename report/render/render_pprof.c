@@ -28,19 +28,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uthash.h>
 
 #include "common/out/out.h"
 #include "report/render/pprof_build.h"
 #include "report/render/render.h"
 #include "report/siterollup.h"
 
-/* One rendering: the builder, the report, the labels every sample has, and the report's modules'
- * files with their links resolved, looked up once each (NULL: not yet; "" none). */
+/* A frame's module (its path as the frame names it) and the report's module it is, or NULL. */
+struct modof {
+    const char *k;
+    const struct tp_modinfo *m;
+    UT_hash_handle hh;
+};
+
+/* One rendering: the builder, the report, the labels every sample has, the report's modules'
+ * files with their links resolved, looked up once each (NULL: not yet; "" none), and the module
+ * each frame's module was found to be (python3 with torch: 21,000 frames in 317 modules). */
 struct ctx {
     struct tp_pprof *p;
     const struct tp_report *r;
     struct tp_pprof_label run[2]; /* program, pid */
     char **real;
+    struct modof *found;
 };
 
 static int sample(struct ctx *c, const uint64_t *ids, size_t n, const int64_t *values,
@@ -103,7 +113,7 @@ static const char *real_path(struct ctx *c, size_t i)
  * (/lib/x86_64-linux-gnu/libc.so.6, libopenblas.so.0 for libopenblasp-r0.3.21.so). The same
  * path, else the same file once links are resolved (where the report is made, on the machine
  * that ran the program), else the same base name. */
-static const struct tp_modinfo *module_of(struct ctx *c, const char *module)
+static const struct tp_modinfo *find_module(struct ctx *c, const char *module)
 {
     const struct tp_report *r = c->r;
     for (size_t i = 0; i < r->nmodules; i++)
@@ -119,6 +129,22 @@ static const struct tp_modinfo *module_of(struct ctx *c, const char *module)
     return NULL;
 }
 
+static const struct tp_modinfo *module_of(struct ctx *c, const char *module)
+{
+    struct modof *e = NULL;
+    HASH_FIND_STR(c->found, module, e);
+    if (e)
+        return e->m;
+    const struct tp_modinfo *m = find_module(c, module);
+    e = malloc(sizeof *e);
+    if (e) {
+        e->k = module;
+        e->m = m;
+        HASH_ADD_KEYPTR(hh, c->found, e->k, strlen(e->k), e);
+    }
+    return m;
+}
+
 /* The mapping of a frame's module, and the module's load bias (0 when the report's module list
  * does not have it: the frame's address is then its offset). 0 for no module. */
 static uint64_t mapping(struct ctx *c, const char *module, uint64_t *base)
@@ -127,6 +153,7 @@ static uint64_t mapping(struct ctx *c, const char *module, uint64_t *base)
     if (!module)
         return 0;
     const struct tp_modinfo *m = module_of(c, module);
+
     if (!m)
         return tp_pprof_mapping(c->p, module, 0, 0, NULL);
     *base = m->base;
@@ -372,7 +399,8 @@ int tp_render_pprof(const struct tp_report *r, enum tp_pprof_kind kind, struct t
                                  r->nmodules + frames, samples, 4),
                     r,
                     {{0}},
-                    calloc(r->nmodules + 1, sizeof(char *))};
+                    calloc(r->nmodules + 1, sizeof(char *)),
+                    NULL};
     int rc = -1;
     if (c.p && c.real) {
         if (kind == TP_PPROF_HEAP)
@@ -382,6 +410,12 @@ int tp_render_pprof(const struct tp_report *r, enum tp_pprof_kind kind, struct t
         rc = tp_pprof_write(c.p, b);
     }
     free(c.real);
+    struct modof *e, *t;
+    HASH_ITER(hh, c.found, e, t)
+    {
+        HASH_DEL(c.found, e);
+        free(e);
+    }
     tp_pprof_free(c.p);
     return rc;
 }
