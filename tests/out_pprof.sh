@@ -152,6 +152,14 @@ assert not [x for x in t.samples if t.stack(x)[0] == '[calls off the stacks]' an
 [ ! -s "$WORK/rep.out" ] || fail "tprof report --pprof wrote to stdout: $(head -3 "$WORK/rep.out")"
 cmp -s "$WORK/h.pb.gz" "$WORK/h2.pb.gz" || fail "tprof report --pprof differs from TPROF_PPROF's file"
 cmp -s "$WORK/t.pb.gz" "$WORK/t2.pb.gz" || fail "tprof report --pprof-time differs from TPROF_PPROF_TIME's file"
+# with --html too, each file is written; a path that cannot be written is said, the others are
+# written, and the exit status is 1
+"$T" report --html "$WORK/both.html" --pprof "$WORK/nodir/x.pb.gz" --pprof-time "$WORK/t3.pb.gz" \
+  "$WORK/r.json" 2> "$WORK/both.err" && fail "an unwritable --pprof path exited 0"
+grep -qxF "tprof report: --pprof $WORK/nodir/x.pb.gz: No such file or directory" "$WORK/both.err" ||
+  fail "unwritable --pprof line: $(cat "$WORK/both.err")"
+[ -s "$WORK/both.html" ] || fail "--html not written beside a failed --pprof"
+cmp -s "$WORK/t.pb.gz" "$WORK/t3.pb.gz" || fail "--pprof-time beside --html differs"
 # a report without op stacks says what --pprof-time can have
 TPROF_OPS="$OPS" TPROF_OUTPUT=none TPROF_JSON="$WORK/nostack.json" LD_PRELOAD="$TPROF_SO" "$V" 2 1 > /dev/null ||
   fail "victim failed (no stacks)"
