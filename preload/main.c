@@ -24,6 +24,7 @@
 #include "common/config.h"
 #include "common/out/out.h"
 #include "track/sym/sym.h"
+#include "track/gpu/gpu.h"
 #include "track/heap/heap.h"
 #include "track/ops/ops.h"
 #include "track/out/out.h"
@@ -69,6 +70,7 @@ static const struct tp_component parts[] = {
     {"sites", sites_init, NULL, NULL, NULL, NULL, 0},
     {"mappings", NULL, NULL, NULL, tp_maps_fork_child, NULL, 0},
     {"memory ledger", NULL, NULL, NULL, tp_ledger_fork_child, NULL, 0},
+    {"gpu", NULL, NULL, NULL, tp_gpu_fork_child, NULL, 0},
     {"op tree", tp_optree_init, NULL, NULL, tp_optree_fork_child, NULL, 0},
     {"trace", tp_trace_init, NULL, NULL, tp_trace_fork_child, NULL, 0},
     {"real functions", NULL, NULL, NULL, NULL, tp_resolve_collect, 1},

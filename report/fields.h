@@ -127,6 +127,26 @@
     X(U64, live_at_peak_bytes, 0) X(U64, resident_at_peak_bytes, 0) \
     X(U64, live_at_exit_bytes, 0) X(U64, advised_bytes, 0)
 
+/* "gpu" (struct tp_gpu): these, then "devices", "sites", "copies", "kernels", "syncs" */
+#define TP_GPU_FIELDS(X) \
+    X(BOOL, used, 0) X(STR, method, NULL) X(U64, driver_calls, 0) X(U64, unknown_frees, 0) \
+    X(U64, untracked_allocs, 0) X(U64, memset_calls, 0) X(U64, memset_bytes, 0)
+#define TP_GPU_DEVICE_FIELDS(X) \
+    X(I64, device, 0) X(U64, peak_bytes, 0) X(U64, peak_ns, 0) X(STR, peak_op, NULL) \
+    X(U64, allocs, 0) X(U64, frees, 0) X(U64, bytes_allocated, 0) X(U64, live_at_exit_bytes, 0) \
+    X(U64, live_at_exit_allocs, 0)
+/* struct tp_gpu_site: "frames", then these */
+#define TP_GPU_SITE_FIELDS(X) \
+    X(I64, device, 0) X(STR, kind, NULL) X(U64, allocs, 0) X(U64, frees, 0) X(U64, bytes, 0) \
+    X(U64, live_at_peak_bytes, 0) X(U64, live_at_exit_bytes, 0)
+#define TP_GPU_COPY_FIELDS(X) \
+    X(STR, direction, NULL) X(U64, calls, 0) X(U64, async_calls, 0) X(U64, bytes, 0) \
+    X(U64, sync_ns, 0)
+#define TP_GPU_KERNEL_FIELDS(X) \
+    X(STR, name, NULL) X(U64, launches, 0) X(U64, grid_x, 0) X(U64, grid_y, 0) X(U64, grid_z, 0) \
+    X(U64, block_x, 0) X(U64, block_y, 0) X(U64, block_z, 0) X(U64, shared_bytes, 0)
+#define TP_GPU_SYNC_FIELDS(X) X(STR, kind, NULL) X(U64, calls, 0) X(U64, ns, 0) X(U64, in_ops_ns, 0)
+
 /* struct tp_ledger_point (an element of "memory.ledger_series") */
 #define TP_LEDGER_POINT_FIELDS(X) \
     X(U64, ns, 0) X(U64, rss_bytes, 0) X(U64, heap_bytes, 0) X(U64, allocator_bytes, 0) \

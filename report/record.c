@@ -282,6 +282,8 @@ void tp_record_report_with(struct tp_report *r, struct tp_symbolizer *sym)
         return;
     finish_sites(r, sym);
     finish_mappings(&r->memory, sym);
+    for (size_t i = 0; sym && i < r->gpu.nsites; i++)
+        name_frames(sym, &r->gpu.sites[i].frames, &r->gpu.sites[i].nframes);
     for (size_t i = 0; i < r->noutside_ops; i++) {
         struct tp_outside_fn *o = &r->outside_ops[i];
         if (o->nat && sym && !o->inlined)

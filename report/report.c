@@ -101,6 +101,40 @@ static void free_ledger(struct tp_memory *m)
     free(m->ledger_series);
 }
 
+static void free_gpu(struct tp_gpu *g)
+{
+    {
+        struct tp_gpu *s = g;
+        TP_GPU_FIELDS(FREE)
+    }
+    for (size_t i = 0; i < g->ndevices; i++) {
+        struct tp_gpu_device *s = &g->devices[i];
+        TP_GPU_DEVICE_FIELDS(FREE)
+    }
+    free(g->devices);
+    for (size_t i = 0; i < g->nsites; i++) {
+        struct tp_gpu_site *s = &g->sites[i];
+        tp_frames_free(s->frames, s->nframes);
+        TP_GPU_SITE_FIELDS(FREE)
+    }
+    free(g->sites);
+    for (size_t i = 0; i < g->ncopies; i++) {
+        struct tp_gpu_copy *s = &g->copies[i];
+        TP_GPU_COPY_FIELDS(FREE)
+    }
+    free(g->copies);
+    for (size_t i = 0; i < g->nkernels; i++) {
+        struct tp_gpu_kernel *s = &g->kernels[i];
+        TP_GPU_KERNEL_FIELDS(FREE)
+    }
+    free(g->kernels);
+    for (size_t i = 0; i < g->nsyncs; i++) {
+        struct tp_gpu_sync *s = &g->syncs[i];
+        TP_GPU_SYNC_FIELDS(FREE)
+    }
+    free(g->syncs);
+}
+
 static void free_strings(char **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -184,6 +218,7 @@ void tp_report_free(struct tp_report *r)
         TP_MODULE_FIELDS(FREE)
     }
     free(r->modules);
+    free_gpu(&r->gpu);
     tp_report_init(r);
 }
 

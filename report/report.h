@@ -353,6 +353,62 @@ struct tp_modinfo {
     int departed;          /* unloaded (dlclose) before the report */
 };
 
+/* What a CUDA program did with its devices (track/gpu/gpu.c, from the driver API calls that
+ * preload/hook/hook_cuda.c interposes). Device memory: per device and per call site (host stacks)
+ * with the kind of the call that made it ("device": cuMemAlloc, cuMemAllocPitch; "managed":
+ * cuMemAllocManaged; "async": cuMemAllocAsync, stream-ordered). */
+struct tp_gpu_device {
+    int64_t device;
+    uint64_t peak_bytes, peak_ns; /* the most live at once, and when (since the program started) */
+    char *peak_op;                /* the op running on the thread that set the peak, or NULL */
+    uint64_t allocs, frees, bytes_allocated, live_at_exit_bytes, live_at_exit_allocs;
+};
+
+struct tp_gpu_site {
+    struct tp_frame *frames; /* frames[0] called the driver */
+    size_t nframes;
+    int64_t device;
+    char *kind;
+    uint64_t allocs, frees, bytes, live_at_peak_bytes, live_at_exit_bytes;
+};
+
+/* Copies by direction ("htod", "dtoh", "dtod", "htoh"): calls, of which asynchronous, bytes, and
+ * the host's time in the synchronous ones (which return once the copy is done). */
+struct tp_gpu_copy {
+    char *direction;
+    uint64_t calls, async_calls, bytes, sync_ns;
+};
+
+/* Launches of one kernel (a CUfunction, named from cuModuleGetFunction; NULL: unknown), with the
+ * grid and block of its last launch. */
+struct tp_gpu_kernel {
+    char *name;
+    uint64_t launches, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+};
+
+/* The host blocked in a synchronise call ("context", "stream", "event"), waiting for the device:
+ * calls, time, and of it the time inside an op. */
+struct tp_gpu_sync {
+    char *kind;
+    uint64_t calls, ns, in_ops_ns;
+};
+
+struct tp_gpu {
+    int used;     /* the program made driver calls the hooks saw */
+    char *method; /* how it was recorded; NULL when no driver call was seen */
+    uint64_t driver_calls, unknown_frees, untracked_allocs, memset_calls, memset_bytes;
+    struct tp_gpu_device *devices;
+    size_t ndevices;
+    struct tp_gpu_site *sites; /* most live at the devices' peaks first */
+    size_t nsites;
+    struct tp_gpu_copy *copies;
+    size_t ncopies;
+    struct tp_gpu_kernel *kernels; /* most launches first */
+    size_t nkernels;
+    struct tp_gpu_sync *syncs;
+    size_t nsyncs;
+};
+
 /* A record: what libtprof.so writes at a report's moment for the tprof program to report
  * (version 1), not yet a report (version 0, no "record" key). Its call sites' frames are not
  * yet named: each has its module and offset, and a function only where the recorder knew one
@@ -399,6 +455,7 @@ struct tp_report {
      * empty in old reports */
     struct tp_modinfo *modules;
     size_t nmodules;
+    struct tp_gpu gpu; /* zeros and empty lists for a program that made no CUDA driver call */
 };
 
 /* A function that is the allocator seen from C++ (operator new, mangled or not): a call site is

@@ -41,8 +41,9 @@ const char *tp_spin_function(size_t i)
 void tp_wait_kind_names(unsigned kinds, char *out, size_t n)
 {
     /* the order of track/ops/wait.c's bits */
-    static const char *const names[] = {"sched_yield", "pthread_barrier_wait", "pthread_cond_wait",
-                                        "sem_wait",    "pthread_join",         "futex"};
+    static const char *const names[] = {
+        "sched_yield", "pthread_barrier_wait", "pthread_cond_wait", "sem_wait", "pthread_join",
+        "futex",       "cuda_synchronize"};
     size_t at = 0;
     if (n)
         out[0] = 0;

@@ -4,7 +4,7 @@
 # Defines no libc or BLAS name. Calls report/ and common/.
 libtptrack_la_SOURCES = track/rawalloc.c track/rawalloc.h track/runtime.c track/runtime.h track/uthash_tp.h \
 	track/heap/heap.c track/heap/heap.h track/heap/livetable.c track/heap/ggmlbuf.c \
-	track/heap/maps.c track/heap/smaps.c track/heap/ledger.c \
+	track/heap/maps.c track/heap/smaps.c track/heap/ledger.c track/gpu/gpu.c track/gpu/gpu.h \
 	track/ops/demote.c track/ops/hookcache.c track/ops/hookcache.h track/ops/opnames.c track/ops/ops.c track/ops/ops.h track/ops/ops_collect.c track/ops/ops_table.c track/ops/ops_wait.c track/ops/optree.c track/ops/opwall.h track/ops/seen.c track/ops/unmatched.c track/ops/wait.c \
 	track/out/collect.c track/out/out.h track/out/output.c track/out/output_exec.c track/out/output_exec.h track/out/sample.c track/out/series.c track/out/trace_file.c track/out/trace_file.h track/out/trace_heap.c track/out/tracebuf.c \
 	track/sites/rollup.c track/sites/siteindex.c track/sites/siteindex.h track/sites/sites.c track/sites/sites.h track/sites/sitetally.c track/sites/sitetally.h track/sites/stacktrie.c track/sites/stacktrie.h \

@@ -253,6 +253,48 @@ static void read_mapping(struct tp_jget *c, struct json_object *o, const char *p
     TP_MAPPING_FIELDS(READ)
 }
 
+static void read_gpu_device(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_gpu_device *s = v;
+    TP_GPU_DEVICE_FIELDS(READ)
+}
+
+static void read_gpu_site(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_gpu_site *s = v;
+    s->frames = objects(c, o, "frames", path, sizeof *s->frames, &s->nframes, read_frame);
+    TP_GPU_SITE_FIELDS(READ)
+}
+
+static void read_gpu_copy(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_gpu_copy *s = v;
+    TP_GPU_COPY_FIELDS(READ)
+}
+
+static void read_gpu_kernel(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_gpu_kernel *s = v;
+    TP_GPU_KERNEL_FIELDS(READ)
+}
+
+static void read_gpu_sync(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_gpu_sync *s = v;
+    TP_GPU_SYNC_FIELDS(READ)
+}
+
+/* "gpu": optional when reading (reports of tprof before it have none: a program without CUDA) */
+static void read_gpu(struct tp_jget *c, struct json_object *o, const char *path, struct tp_gpu *s)
+{
+    TP_GPU_FIELDS(READ)
+    s->devices = objects(c, o, "devices", path, sizeof *s->devices, &s->ndevices, read_gpu_device);
+    s->sites = objects(c, o, "sites", path, sizeof *s->sites, &s->nsites, read_gpu_site);
+    s->copies = objects(c, o, "copies", path, sizeof *s->copies, &s->ncopies, read_gpu_copy);
+    s->kernels = objects(c, o, "kernels", path, sizeof *s->kernels, &s->nkernels, read_gpu_kernel);
+    s->syncs = objects(c, o, "syncs", path, sizeof *s->syncs, &s->nsyncs, read_gpu_sync);
+}
+
 static void read_ledger_point(struct tp_jget *c, struct json_object *o, const char *path, void *v)
 {
     struct tp_ledger_point *s = v;
@@ -448,6 +490,8 @@ static void read_report(struct tp_jget *c, struct json_object *o, struct tp_repo
         objects(c, o, "outside_ops", path, sizeof *s->outside_ops, &s->noutside_ops, read_outside);
     s->threads = objects(c, o, "threads", path, sizeof *s->threads, &s->nthreads, read_thread);
     s->modules = objects(c, o, "modules", path, sizeof *s->modules, &s->nmodules, read_module);
+    if ((x = tp_jget_object(c, o, "gpu", path)))
+        read_gpu(c, x, "gpu", &s->gpu);
 }
 
 /* Line and column (both from 1) of byte offset off. */

@@ -680,6 +680,51 @@ static void threads(struct tp_buf *b, const struct tp_report *r)
     tp_buf_puts(b, "]\n");
 }
 
+/* "gpu": its scalars, then each list, one element a line (track/gpu/gpu.c). */
+#define GPU_LIST(name, arr, n, FIELDS, extra)                                                      \
+    do {                                                                                           \
+        key(go, name);                                                                             \
+        tp_buf_putc(b, '[');                                                                       \
+        for (size_t i = 0; i < (n); i++) {                                                         \
+            const __typeof__(*(arr)) *s = &(arr)[i];                                               \
+            struct obj obj = {b, 0}, *o = &obj;                                                    \
+            tp_buf_puts(b, i ? ",\n{" : "\n{");                                                    \
+            extra;                                                                                 \
+            FIELDS(WRITE)                                                                          \
+            tp_buf_putc(b, '}');                                                                   \
+        }                                                                                          \
+        tp_buf_putc(b, ']');                                                                       \
+    } while (0)
+
+static void gpu_frames(struct obj *o, const struct tp_gpu_site *s)
+{
+    key(o, "frames");
+    tp_buf_putc(o->b, '[');
+    for (size_t j = 0; j < s->nframes; j++) {
+        if (j)
+            tp_buf_putc(o->b, ',');
+        frame(o->b, &s->frames[j]);
+    }
+    tp_buf_putc(o->b, ']');
+}
+
+static void gpu(struct tp_buf *b, const struct tp_gpu *g)
+{
+    struct obj gobj = {b, 0}, *go = &gobj;
+    tp_buf_putc(b, '{');
+    {
+        const struct tp_gpu *s = g;
+        struct obj *o = go;
+        TP_GPU_FIELDS(WRITE)
+    }
+    GPU_LIST("devices", g->devices, g->ndevices, TP_GPU_DEVICE_FIELDS, (void)0);
+    GPU_LIST("sites", g->sites, g->nsites, TP_GPU_SITE_FIELDS, gpu_frames(o, s));
+    GPU_LIST("copies", g->copies, g->ncopies, TP_GPU_COPY_FIELDS, (void)0);
+    GPU_LIST("kernels", g->kernels, g->nkernels, TP_GPU_KERNEL_FIELDS, (void)0);
+    GPU_LIST("syncs", g->syncs, g->nsyncs, TP_GPU_SYNC_FIELDS, (void)0);
+    tp_buf_putc(b, '}');
+}
+
 static void modules(struct tp_buf *b, const struct tp_report *r)
 {
     tp_buf_putc(b, '[');
@@ -763,6 +808,9 @@ void tp_render_json(const struct tp_report *s, struct tp_buf *b)
     threads(b, s);
     key(o, "modules");
     modules(b, s);
+    tp_buf_putc(b, '\n');
+    key(o, "gpu");
+    gpu(b, &s->gpu);
     tp_buf_puts(b, "}\n");
     if (t)
         modtab_free(t);

@@ -479,6 +479,7 @@ enum tp_wait_kind {
     TP_WAIT_SEM = 8,     /* sem_wait, sem_timedwait, sem_clockwait */
     TP_WAIT_JOIN = 16,   /* pthread_join */
     TP_WAIT_FUTEX = 32,  /* FUTEX_WAIT* through syscall() */
+    TP_WAIT_DEVICE = 64, /* a CUDA synchronise call: the host waits for the device */
 };
 
 /* A hooked waiting call: tp_wait_enter before the real call returns its start tick (0 when

@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "track/steps/steps.h"
+#include "track/gpu/gpu.h"
 #include "track/heap/heap.h"
 #include "track/runtime.h"
 #include "track/ops/ops.h"
@@ -339,6 +340,15 @@ static void mapping_frames(uint32_t site, struct tp_mapping *out)
     out->nframes = s.nframes;
 }
 
+/* A device allocation's call site, as a site's. */
+static void gpu_frames(uint32_t site, struct tp_frame **frames, size_t *n)
+{
+    struct tp_site s = {0};
+    record_frames(site, &s);
+    *frames = s.frames;
+    *n = s.nframes;
+}
+
 /* The kernel's high-water mark and the memory ledger, before the report's own memory is
  * allocated: what tprof takes to make the report is no part of the program's peak. */
 static void collect_rss(struct tp_report *r)
@@ -377,6 +387,7 @@ void tp_collect(struct tp_report *r, const char *why)
     tp_wait_collect(r);
     tp_components_notes(r, 1);
     tp_optree_collect(r);
+    tp_gpu_collect(r, gpu_frames);
     tp_components_notes(r, 0);
     r->record.version = 1;
     r->record.last = collect_last(why);

@@ -1,0 +1,421 @@
+/* The devices' side of a CUDA program, as its driver calls show it (gpu.h): a table of the device
+ * memory live now (address, size, device, kind, the call site's row), rows per call site, device
+ * and kind (allocations, frees, bytes, live now and at the device's peak), per device the live
+ * bytes and their peak with its time and op, counters of copies, memsets and synchronise waits,
+ * and the kernels launched by function.
+ *
+ * Driver calls are few beside a program's mallocs (a model allocates its tensors once, launches
+ * kernels by the thousand, not the million), so one spin lock guards the tables; none of the
+ * calls comes from a signal handler. The tables are mapped at the first driver call: a program
+ * without CUDA costs nothing but the code. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/pages.h"
+#include "report/report.h"
+#include "track/gpu/gpu.h"
+#include "track/ops/ops.h"
+#include "track/runtime.h"
+
+#define LIVE_SLOTS (1u << 16) /* device allocations live at once: past 3/4 of it, untracked */
+#define ROWS       1024       /* call site x device x kind */
+#define KERNELS    4096
+
+struct live {
+    uint64_t ptr, bytes;
+    uint16_t row;
+    uint8_t state; /* 0 free, 1 live, 2 freed (a tombstone: the probe goes on) */
+};
+
+struct row {
+    uint32_t site;
+    uint8_t device, kind, used;
+    uint64_t allocs, frees, bytes, live, live_at_peak;
+};
+
+struct kernel {
+    const void *fn;
+    char name[120];
+    uint64_t launches;
+    unsigned grid[3], block[3], shared;
+};
+
+struct device {
+    uint64_t allocs, frees, bytes, live, live_allocs, peak, peak_ns;
+    int peak_op;
+};
+
+struct state {
+    struct live live[LIVE_SLOTS];
+    uint32_t nlive; /* slots in use, tombstones included */
+    struct row rows[ROWS];
+    uint32_t nrows;
+    struct kernel kernels[KERNELS];
+    uint32_t nkernels;
+    struct device devices[TP_GPU_DEVICES];
+    uint64_t copies[TP_GPU_COPY_KINDS][4]; /* calls, async calls, bytes, sync ns */
+    uint64_t syncs[TP_GPU_SYNC_KINDS][3];  /* calls, ns, ns inside an op */
+    uint64_t memset_calls, memset_bytes, unknown_frees, untracked;
+};
+
+static struct state *st;
+static atomic_flag lock = ATOMIC_FLAG_INIT;
+static _Atomic uint64_t calls;
+static _Atomic int mapped; /* 0 not yet, 1 mapped, -1 could not be */
+
+static int take(void)
+{
+    if (atomic_load_explicit(&mapped, memory_order_acquire) == 0) {
+        while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+            ;
+        if (atomic_load(&mapped) == 0) {
+            st = tp_pages_map(sizeof *st, 1);
+            atomic_store(&mapped, st ? 1 : -1);
+            if (!st)
+                tp_warn("cannot map the GPU tables; no GPU figures in the report");
+        }
+        atomic_flag_clear_explicit(&lock, memory_order_release);
+    }
+    if (atomic_load_explicit(&mapped, memory_order_acquire) < 0)
+        return 0;
+    while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+        ;
+    return 1;
+}
+
+static void give(void)
+{
+    atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
+void tp_gpu_seen(void)
+{
+    atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
+}
+
+static uint32_t hash(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (uint32_t)k & (LIVE_SLOTS - 1);
+}
+
+static struct live *find_live(uint64_t ptr)
+{
+    for (uint32_t i = hash(ptr), n = 0; n < LIVE_SLOTS; i = (i + 1) & (LIVE_SLOTS - 1), n++) {
+        struct live *l = &st->live[i];
+        if (l->state == 0)
+            return NULL;
+        if (l->state == 1 && l->ptr == ptr)
+            return l;
+    }
+    return NULL;
+}
+
+static int row_of(uint32_t site, int device, int kind)
+{
+    for (uint32_t i = 0; i < st->nrows; i++) {
+        const struct row *r = &st->rows[i];
+        if (r->site == site && r->device == device && r->kind == kind)
+            return (int)i;
+    }
+    if (st->nrows >= ROWS)
+        return -1;
+    struct row *r = &st->rows[st->nrows];
+    r->site = site;
+    r->device = (uint8_t)device;
+    r->kind = (uint8_t)kind;
+    r->used = 1;
+    return (int)st->nrows++;
+}
+
+void tp_gpu_alloc(int device, enum tp_gpu_mem kind, uint64_t ptr, uint64_t bytes, uint32_t site)
+{
+    if (device < 0 || device >= TP_GPU_DEVICES)
+        device = TP_GPU_DEVICES - 1;
+    if (!take())
+        return;
+    int row = row_of(site, device, kind);
+    struct live *slot = NULL;
+    if (row >= 0 && st->nlive < LIVE_SLOTS / 4 * 3)
+        for (uint32_t i = hash(ptr);; i = (i + 1) & (LIVE_SLOTS - 1))
+            if (st->live[i].state != 1) {
+                slot = &st->live[i];
+                break;
+            }
+    if (!slot) {
+        st->untracked++;
+        give();
+        return;
+    }
+    st->nlive += slot->state == 0;
+    *slot = (struct live){ptr, bytes, (uint16_t)row, 1};
+    struct row *r = &st->rows[row];
+    r->allocs++;
+    r->bytes += bytes;
+    r->live += bytes;
+    struct device *d = &st->devices[device];
+    d->allocs++;
+    d->bytes += bytes;
+    d->live += bytes;
+    d->live_allocs++;
+    if (d->live > d->peak) {
+        d->peak = d->live;
+        d->peak_ns = tp_now_ns();
+        d->peak_op = tp_ops_current();
+        /* the rows of this device as they stand at its new peak */
+        for (uint32_t i = 0; i < st->nrows; i++)
+            if (st->rows[i].device == device)
+                st->rows[i].live_at_peak = st->rows[i].live;
+    }
+    give();
+}
+
+int tp_gpu_free(uint64_t ptr)
+{
+    if (!take())
+        return 0;
+    struct live *l = find_live(ptr);
+    if (!l) {
+        st->unknown_frees++;
+        give();
+        return 0;
+    }
+    struct row *r = &st->rows[l->row];
+    struct device *d = &st->devices[r->device];
+    r->frees++;
+    r->live -= l->bytes;
+    d->frees++;
+    d->live -= l->bytes;
+    d->live_allocs--;
+    l->state = 2;
+    give();
+    return 1;
+}
+
+int tp_gpu_is_device(uint64_t ptr)
+{
+    if (!take())
+        return 0;
+    /* a block's start by its hash; else an address inside a block (a copy to an offset in a
+     * tensor), by a scan: cuMemcpy with unified addresses only, which most programs make through
+     * the direction's own call */
+    int in = find_live(ptr) != NULL;
+    for (uint32_t i = 0; i < LIVE_SLOTS && !in; i++) {
+        const struct live *l = &st->live[i];
+        in = l->state == 1 && ptr >= l->ptr && ptr - l->ptr < (l->bytes ? l->bytes : 1);
+    }
+    give();
+    return in;
+}
+
+void tp_gpu_copy(enum tp_gpu_dir dir, uint64_t bytes, uint64_t ns, int async)
+{
+    if (dir >= TP_GPU_COPY_KINDS || !take())
+        return;
+    uint64_t *c = st->copies[dir];
+    c[0]++;
+    c[1] += async != 0;
+    c[2] += bytes;
+    c[3] += async ? 0 : ns;
+    give();
+}
+
+void tp_gpu_memset(uint64_t bytes, int async)
+{
+    (void)async;
+    if (!take())
+        return;
+    st->memset_calls++;
+    st->memset_bytes += bytes;
+    give();
+}
+
+static struct kernel *kernel_of(const void *fn)
+{
+    for (uint32_t i = 0; i < st->nkernels; i++)
+        if (st->kernels[i].fn == fn)
+            return &st->kernels[i];
+    if (st->nkernels >= KERNELS)
+        return NULL;
+    struct kernel *k = &st->kernels[st->nkernels++];
+    k->fn = fn;
+    return k;
+}
+
+void tp_gpu_function(const void *fn, const char *name)
+{
+    if (!fn || !name || !take())
+        return;
+    struct kernel *k = kernel_of(fn);
+    if (k) {
+        strncpy(k->name, name, sizeof k->name - 1);
+        k->name[sizeof k->name - 1] = 0;
+    }
+    give();
+}
+
+void tp_gpu_launch(const void *fn, const unsigned grid[3], const unsigned block[3],
+                   unsigned shared_bytes)
+{
+    if (!take())
+        return;
+    struct kernel *k = kernel_of(fn);
+    if (k) {
+        k->launches++;
+        memcpy(k->grid, grid, sizeof k->grid);
+        memcpy(k->block, block, sizeof k->block);
+        k->shared = shared_bytes;
+    }
+    give();
+}
+
+void tp_gpu_sync(enum tp_gpu_wait kind, uint64_t ns, int op)
+{
+    if (kind >= TP_GPU_SYNC_KINDS || !take())
+        return;
+    st->syncs[kind][0]++;
+    st->syncs[kind][1] += ns;
+    st->syncs[kind][2] += op >= 0 ? ns : 0;
+    give();
+}
+
+void tp_gpu_fork_child(void)
+{
+    /* the child's devices are not the parent's (CUDA does not survive fork): it starts empty */
+    atomic_flag_clear(&lock);
+    atomic_store(&calls, 0);
+    if (st)
+        tp_pages_zero(st, sizeof *st);
+}
+
+/* ---- collection ---- */
+
+static const char *const mem_kinds[] = {"device", "managed", "async"};
+static const char *const copy_kinds[] = {"htod", "dtoh", "dtod", "htoh"};
+static const char *const sync_kinds[] = {"context", "stream", "event"};
+
+static int by_peak_desc(const void *a, const void *b)
+{
+    const struct tp_gpu_site *x = a, *y = b;
+    if (x->live_at_peak_bytes != y->live_at_peak_bytes)
+        return x->live_at_peak_bytes < y->live_at_peak_bytes ? 1 : -1;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+static int by_launches_desc(const void *a, const void *b)
+{
+    const struct tp_gpu_kernel *x = a, *y = b;
+    return x->launches < y->launches ? 1 : x->launches > y->launches ? -1 : 0;
+}
+
+static void collect_memory(struct tp_gpu *g, const struct state *s,
+                           void (*frames)(uint32_t, struct tp_frame **, size_t *))
+{
+    size_t n = 0;
+    for (int i = 0; i < TP_GPU_DEVICES; i++)
+        n += s->devices[i].allocs > 0;
+    g->devices = n ? calloc(n, sizeof *g->devices) : NULL;
+    for (int i = 0; i < TP_GPU_DEVICES && g->devices; i++) {
+        const struct device *d = &s->devices[i];
+        if (!d->allocs)
+            continue;
+        struct tp_gpu_device *o = &g->devices[g->ndevices++];
+        o->device = i;
+        o->peak_bytes = d->peak;
+        o->peak_ns = d->peak_ns > tp_start_ns ? d->peak_ns - tp_start_ns : 0;
+        const char *op = d->peak_op >= 0 ? tp_ops_name(d->peak_op) : NULL;
+        o->peak_op = op ? strdup(op) : NULL;
+        o->allocs = d->allocs;
+        o->frees = d->frees;
+        o->bytes_allocated = d->bytes;
+        o->live_at_exit_bytes = d->live;
+        o->live_at_exit_allocs = d->live_allocs;
+    }
+    g->sites = s->nrows ? calloc(s->nrows, sizeof *g->sites) : NULL;
+    for (uint32_t i = 0; i < s->nrows && g->sites; i++) {
+        const struct row *r = &s->rows[i];
+        struct tp_gpu_site *o = &g->sites[g->nsites++];
+        o->device = r->device;
+        o->kind = strdup(mem_kinds[r->kind < TP_GPU_MEM_KINDS ? r->kind : 0]);
+        o->allocs = r->allocs;
+        o->frees = r->frees;
+        o->bytes = r->bytes;
+        o->live_at_peak_bytes = r->live_at_peak;
+        o->live_at_exit_bytes = r->live;
+        frames(r->site, &o->frames, &o->nframes);
+    }
+    if (g->nsites)
+        qsort(g->sites, g->nsites, sizeof *g->sites, by_peak_desc);
+}
+
+static void collect_rest(struct tp_gpu *g, const struct state *s)
+{
+    g->copies = calloc(TP_GPU_COPY_KINDS, sizeof *g->copies);
+    for (int i = 0; i < TP_GPU_COPY_KINDS && g->copies; i++) {
+        if (!s->copies[i][0])
+            continue;
+        struct tp_gpu_copy *o = &g->copies[g->ncopies++];
+        o->direction = strdup(copy_kinds[i]);
+        o->calls = s->copies[i][0];
+        o->async_calls = s->copies[i][1];
+        o->bytes = s->copies[i][2];
+        o->sync_ns = s->copies[i][3];
+    }
+    g->syncs = calloc(TP_GPU_SYNC_KINDS, sizeof *g->syncs);
+    for (int i = 0; i < TP_GPU_SYNC_KINDS && g->syncs; i++) {
+        if (!s->syncs[i][0])
+            continue;
+        struct tp_gpu_sync *o = &g->syncs[g->nsyncs++];
+        o->kind = strdup(sync_kinds[i]);
+        o->calls = s->syncs[i][0];
+        o->ns = s->syncs[i][1];
+        o->in_ops_ns = s->syncs[i][2];
+    }
+    size_t n = 0;
+    for (uint32_t i = 0; i < s->nkernels; i++)
+        n += s->kernels[i].launches > 0;
+    g->kernels = n ? calloc(n, sizeof *g->kernels) : NULL;
+    for (uint32_t i = 0; i < s->nkernels && g->kernels; i++) {
+        const struct kernel *k = &s->kernels[i];
+        if (!k->launches)
+            continue;
+        struct tp_gpu_kernel *o = &g->kernels[g->nkernels++];
+        o->name = k->name[0] ? strdup(k->name) : NULL;
+        o->launches = k->launches;
+        o->grid_x = k->grid[0], o->grid_y = k->grid[1], o->grid_z = k->grid[2];
+        o->block_x = k->block[0], o->block_y = k->block[1], o->block_z = k->block[2];
+        o->shared_bytes = k->shared;
+    }
+    if (g->nkernels)
+        qsort(g->kernels, g->nkernels, sizeof *g->kernels, by_launches_desc);
+    g->memset_calls = s->memset_calls;
+    g->memset_bytes = s->memset_bytes;
+    g->unknown_frees = s->unknown_frees;
+    g->untracked_allocs = s->untracked;
+}
+
+void tp_gpu_collect(struct tp_report *r, void (*frames)(uint32_t, struct tp_frame **, size_t *))
+{
+    struct tp_gpu *g = &r->gpu;
+    g->driver_calls = atomic_load(&calls);
+    g->used = g->driver_calls > 0;
+    if (!g->used || atomic_load(&mapped) != 1)
+        return;
+    g->method = strdup("CUDA driver API calls (libcuda), interposed: sizes, copies' bytes and "
+                       "launches exact; times are the host's");
+    /* a copy of the tables, taken under the lock, is what is reported: the program's threads may
+     * still be making calls */
+    struct state *s = tp_pages_map(sizeof *st, 1);
+    if (!s)
+        return;
+    take();
+    memcpy(s, st, sizeof *s);
+    give();
+    collect_memory(g, s, frames);
+    collect_rest(g, s);
+    tp_pages_unmap(s, sizeof *s);
+}
