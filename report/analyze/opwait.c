@@ -42,7 +42,8 @@ int tp_op_wait_rule(const struct tp_op *o)
 /* "ggml_barrier: ~71.0% of the thread time while it ran (on its threads and on threads with no op
  * open) was waiting for other threads, not work (in pthread_barrier_wait: 210 ms; spinning
  * in the OpenMP runtime: ~150 ms). Fewer threads ... may be faster." An op whose wait is all
- * pthread_join is "waiting for its threads to end", with no advice. */
+ * pthread_join is "waiting for its threads to end", with no advice; one whose wait is all in CUDA's
+ * synchronise calls is waiting for the device, which fewer host threads would not speed up. */
 static char *sentence(const struct tp_op *o)
 {
     char pct[32], t[32];
@@ -53,6 +54,19 @@ static char *sentence(const struct tp_op *o)
      * shutdown); fewer threads would not shorten that, so there is no thread-count advice. */
     int joining = o->wait_blocked_ns && !o->wait_spin_ns && o->wait_kinds &&
                   !strcmp(o->wait_kinds, "pthread_join");
+    int device = o->wait_blocked_ns && !o->wait_spin_ns && o->wait_kinds &&
+                 !strcmp(o->wait_kinds, "cuda_synchronize");
+    if (device) {
+        tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
+        tp_buf_printf(&b,
+                      "Waiting: %s: %s%s of the thread time while it ran was the host waiting for "
+                      "the GPU, not work (in CUDA synchronise calls: %s): the device's work sets "
+                      "its pace (the GPU section says what the device was given).",
+                      o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct, t);
+        char *s = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
+        tp_buf_free(&b);
+        return s;
+    }
     if (joining) {
         tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
         tp_buf_printf(&b,

@@ -542,6 +542,7 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
         tp_text_steps(&c);
         tp_text_memory(&c);
         tp_text_sites(&c);
+        tp_text_gpu(&c);
         outputs(&c);
         tp_text_verdict(&c);
         free(order);
@@ -559,6 +560,7 @@ void tp_render_text(const struct tp_report *r, const struct tp_text_opts *o, str
     tp_text_amdahl(&c);
     tp_text_memory(&c);
     tp_text_sites(&c);
+    tp_text_gpu(&c);
     outputs(&c);
     free(order);
 }

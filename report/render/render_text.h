@@ -59,6 +59,8 @@ void tp_text_waits(struct tp_text_ctx *c);
 
 /* The MEMORY section and the CALL SITES and LEAKS tables (report/render/render_text_memory.c). */
 void tp_text_memory(struct tp_text_ctx *c);
+/* The GPU section (report/render/render_text_gpu.c), for a program that made CUDA driver calls. */
+void tp_text_gpu(struct tp_text_ctx *c);
 /* The memory ledger's lines (report/render/render_text_ledger.c); nothing without one. */
 void tp_text_ledger(struct tp_text_ctx *c, const struct tp_memory *m);
 void tp_text_sites(struct tp_text_ctx *c);
