@@ -545,6 +545,7 @@ __asm__(".text\n"
         ".globl dlsym\n"
         ".type dlsym, @function\n"
         "dlsym:\n"
+        "    endbr64\n" /* a target of indirect calls, where indirect branch tracking is on */
         "    pushq %rdi\n"
         "    pushq %rsi\n"
         "    subq $8, %rsp\n"
