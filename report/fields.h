@@ -144,7 +144,8 @@
     X(U64, sync_ns, 0)
 #define TP_GPU_KERNEL_FIELDS(X) \
     X(STR, name, NULL) X(U64, launches, 0) X(U64, grid_x, 0) X(U64, grid_y, 0) X(U64, grid_z, 0) \
-    X(U64, block_x, 0) X(U64, block_y, 0) X(U64, block_z, 0) X(U64, shared_bytes, 0)
+    X(U64, block_x, 0) X(U64, block_y, 0) X(U64, block_z, 0) X(U64, shared_bytes, 0) \
+    X(STR, op, NULL)
 #define TP_GPU_SYNC_FIELDS(X) X(STR, kind, NULL) X(U64, calls, 0) X(U64, ns, 0) X(U64, in_ops_ns, 0)
 
 /* struct tp_ledger_point (an element of "memory.ledger_series") */

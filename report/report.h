@@ -380,10 +380,12 @@ struct tp_gpu_copy {
 };
 
 /* Launches of one kernel (a CUfunction, named from cuModuleGetFunction; NULL: unknown), with the
- * grid and block of its last launch. */
+ * grid and block of its last launch, and the op open on the launching thread at every launch
+ * (NULL: none, or not the same one each time). */
 struct tp_gpu_kernel {
     char *name;
     uint64_t launches, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+    char *op;
 };
 
 /* The host blocked in a synchronise call ("context", "stream", "event"), waiting for the device:

@@ -13,3 +13,9 @@ tests_victims_v_cuda_linked_CFLAGS = $(VICTIM_CFLAGS) -finstrument-functions -DL
 tests_victims_v_cuda_linked_LDADD = tests/victims/libtpfakecuda.so -ldl
 TESTS += tests/gpu.sh
 EXTRA_DIST += tests/gpu.sh
+# The text's GPU section, every line it can print, on hand-made reports.
+check_PROGRAMS += tests/check_gpu
+tests_check_gpu_SOURCES = tests/check_gpu.c
+tests_check_gpu_CFLAGS = $(TEST_CFLAGS)
+tests_check_gpu_LDADD = $(TEST_LIBS)
+TESTS += tests/check_gpu

@@ -24,7 +24,7 @@ check() { # JSON: the figures of v_cuda's work
     "[(c['direction'], c['calls'], c['async_calls'], c['bytes']) for c in d['gpu']['copies']] == [('htod', 3, 1, 1118208), ('dtoh', 1, 0, 1048576), ('dtod', 1, 0, 262144)]" \
     "all(c['sync_ns'] > 0 for c in d['gpu']['copies'])" \
     "(d['gpu']['memset_calls'], d['gpu']['memset_bytes'], d['gpu']['unknown_frees'], d['gpu']['untracked_allocs']) == (1, 4000, 0, 0)" \
-    "[(k['name'], k['launches'], k['grid_x'], k['grid_y'], k['grid_z'], k['block_x'], k['block_y'], k['block_z'], k['shared_bytes']) for k in d['gpu']['kernels']] == [('vec_add', 10, 64, 1, 1, 256, 1, 1, 0), ('reduce', 3, 8, 4, 1, 32, 8, 1, 1024)]" \
+    "[(k['name'], k['launches'], k['grid_x'], k['grid_y'], k['grid_z'], k['block_x'], k['block_y'], k['block_z'], k['shared_bytes'], k['op']) for k in d['gpu']['kernels']] == [('vec_add', 10, 64, 1, 1, 256, 1, 1, 0, None), ('reduce', 3, 8, 4, 1, 32, 8, 1, 1024, 'train_step')]" \
     "[(s['kind'], s['calls']) for s in d['gpu']['syncs']] == [('stream', 2)]" \
     "d['gpu']['syncs'][0]['ns'] >= 40000000 and 20000000 <= d['gpu']['syncs'][0]['in_ops_ns'] < d['gpu']['syncs'][0]['ns']" \
     "ops['train_step']['wait_kinds'] == 'cuda_synchronize' and ops['train_step']['wait_ns'] >= 20000000" \
@@ -52,7 +52,7 @@ want "4\.00 MiB on device 0 \(device\): work \(v_cuda\.c:$B\) < runtime \(v_cuda
 want "2\.00 MiB on device 0 \(managed\): work \(v_cuda\.c:$M\)"
 want "512 KiB on device 0 \(async\): work \(v_cuda\.c:$S\)"
 want "copies: to the device 1\.07 MiB in 3 calls \(1 asynchronous\), to the host 1\.00 MiB in 1 call, device to device 256 KiB in 1 call; the synchronous ones took [0-9.]+ [mu]?s of the host"
-want "kernels: 13 launches of 2 kernels: vec_add 10 \(grid 64x1x1, block 256x1x1\), reduce 3 \(grid 8x4x1, block 32x8x1, 1024 B shared\); their time on the device is not measured \(the host's calls only\)"
+want "kernels: 13 launches of 2 kernels: vec_add 10 \(grid 64x1x1, block 256x1x1\), reduce 3 \(grid 8x4x1, block 32x8x1, 1024 B shared, from train_step\); their time on the device is not measured \(the host's calls only\)"
 want "waiting: the host waited [0-9.]+ ms for the device \([0-9.]+% of the run\) in 2 synchronise calls \(stream\); [0-9.]+ ms of it inside ops"
 want "memsets: 3\.91 KiB in 1 call"
 want "Waiting: train_step: ~?[0-9.]+% of the thread time while it ran was the host waiting for the GPU, not work \(in CUDA synchronise calls: [0-9.]+ ms\): the device's work sets its pace \(the GPU section says what the device was given\)\."

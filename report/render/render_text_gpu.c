@@ -116,6 +116,8 @@ static void kernels(struct tp_text_ctx *c, const struct tp_gpu *g)
                       (unsigned long long)k->block_y, (unsigned long long)k->block_z);
         if (k->shared_bytes)
             tp_buf_printf(&t, ", %llu B shared", (unsigned long long)k->shared_bytes);
+        if (k->op)
+            tp_buf_printf(&t, ", from %s", k->op);
         tp_buf_putc(&t, ')');
     }
     if (g->nkernels > most)

@@ -40,6 +40,7 @@ struct kernel {
     char name[120];
     uint64_t launches;
     unsigned grid[3], block[3], shared;
+    int op; /* the op open at every launch so far; -1 none, -2 not the same at each */
 };
 
 struct device {
@@ -265,6 +266,8 @@ void tp_gpu_launch(const void *fn, const unsigned grid[3], const unsigned block[
         return;
     struct kernel *k = kernel_of(fn);
     if (k) {
+        int op = tp_ops_current();
+        k->op = !k->launches ? op : k->op == op ? op : -2;
         k->launches++;
         memcpy(k->grid, grid, sizeof k->grid);
         memcpy(k->block, block, sizeof k->block);
@@ -389,6 +392,8 @@ static void collect_rest(struct tp_gpu *g, const struct state *s)
         o->grid_x = k->grid[0], o->grid_y = k->grid[1], o->grid_z = k->grid[2];
         o->block_x = k->block[0], o->block_y = k->block[1], o->block_z = k->block[2];
         o->shared_bytes = k->shared;
+        const char *op = k->op >= 0 ? tp_ops_name(k->op) : NULL;
+        o->op = op ? strdup(op) : NULL;
     }
     if (g->nkernels)
         qsort(g->kernels, g->nkernels, sizeof *g->kernels, by_launches_desc);
