@@ -44,44 +44,53 @@ int tp_op_wait_rule(const struct tp_op *o)
  * in the OpenMP runtime: ~150 ms). Fewer threads ... may be faster." An op whose wait is all
  * pthread_join is "waiting for its threads to end", with no advice; one whose wait is all in CUDA's
  * synchronise calls is waiting for the device, which fewer host threads would not speed up. */
+/* The buffer's text, a copy the caller frees; NULL when memory ran out. */
+static char *take(struct tp_buf *b)
+{
+    char *s = tp_buf_ok(b) ? strdup(tp_buf_str(b)) : NULL;
+    tp_buf_free(b);
+    return s;
+}
+
+/* 1 when every bit of o's waiting was blocked in calls of this one kind. */
+static int all_in(const struct tp_op *o, const char *kind)
+{
+    return o->wait_blocked_ns && !o->wait_spin_ns && o->wait_kinds && !strcmp(o->wait_kinds, kind);
+}
+
 static char *sentence(const struct tp_op *o)
 {
     char pct[32], t[32];
     struct tp_buf b;
     tp_buf_init(&b);
     tp_fmt_pct(tp_op_wait_share(o), 8, pct, sizeof pct);
-    /* All of it in pthread_join: the op joins threads that are ending (MPI_Finalize, a pool's
-     * shutdown); fewer threads would not shorten that, so there is no thread-count advice. */
-    int joining = o->wait_blocked_ns && !o->wait_spin_ns && o->wait_kinds &&
-                  !strcmp(o->wait_kinds, "pthread_join");
-    int device = o->wait_blocked_ns && !o->wait_spin_ns && o->wait_kinds &&
-                 !strcmp(o->wait_kinds, "cuda_synchronize");
-    if (device) {
+    const char *name = o->name ? o->name : "?", *est = tp_op_wait_estimated(o) ? "~" : "";
+    /* All of it in a CUDA synchronise call: the host waits for the device, which fewer host
+     * threads would not speed up. */
+    if (all_in(o, "cuda_synchronize")) {
         tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
         tp_buf_printf(&b,
                       "Waiting: %s: %s%s of the thread time while it ran was the host waiting for "
                       "the GPU, not work (in CUDA synchronise calls: %s): the device's work sets "
                       "its pace (the GPU section says what the device was given).",
-                      o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct, t);
-        char *s = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
-        tp_buf_free(&b);
-        return s;
+                      name, est, pct, t);
+        return take(&b);
     }
-    if (joining) {
+    /* All of it in pthread_join: the op joins threads that are ending (MPI_Finalize, a pool's
+     * shutdown); fewer threads would not shorten that, so there is no thread-count advice. */
+    if (all_in(o, "pthread_join")) {
         tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
         tp_buf_printf(&b,
                       "Waiting: %s: %s%s of the thread time while it ran (on its threads and on "
                       "threads with no op open) was waiting for its threads to end, not work (in "
                       "pthread_join: %s).",
-                      o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct, t);
-        char *s = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
-        tp_buf_free(&b);
-        return s;
+                      name, est, pct, t);
+        return take(&b);
     }
     tp_buf_printf(&b,
                   "Waiting: %s: %s%s of the thread time while it ran (on its threads and on "
                   "threads with no op open) was waiting for other threads, not work (",
-                  o->name ? o->name : "?", tp_op_wait_estimated(o) ? "~" : "", pct);
+                  name, est, pct);
     if (o->wait_blocked_ns) {
         tp_fmt_ns(o->wait_blocked_ns, t, sizeof t);
         tp_buf_puts(&b, "in ");
@@ -102,9 +111,7 @@ static char *sentence(const struct tp_op *o)
     }
     tp_buf_puts(&b, "). Fewer threads (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS or the program's own "
                     "thread count) may be faster.");
-    char *s = tp_buf_ok(&b) ? strdup(tp_buf_str(&b)) : NULL;
-    tp_buf_free(&b);
-    return s;
+    return take(&b);
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
