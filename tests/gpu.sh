@@ -44,6 +44,15 @@ out=$(LD_LIBRARY_PATH="$WORK/lib" FAKECUDA_SYNC_MS=20 FAKECUDA_DEVICE=1 TPROF_OP
 [ "$out" = "sum 14" ] || fail "stdout changed (linked): $out"
 check "$WORK/ln.json" 1
 
+# 60,000 allocations made and freed one at a time: all kept (never more than the table's live
+# limit at once), the peak unchanged
+LD_LIBRARY_PATH="$WORK/lib" TPROF_JSON="$WORK/ch.json" TPROF_OUTPUT=none LD_PRELOAD="$TPROF_SO" \
+  "$TB/victims/v_cuda" churn > /dev/null || fail "v_cuda churn failed"
+jcheck "$WORK/ch.json" \
+  "[(x['allocs'], x['frees'], x['peak_bytes'], x['live_at_exit_bytes']) for x in d['gpu']['devices']] == [(60004, 60002, 7864320, 3145728)]" \
+  "d['gpu']['untracked_allocs'] == 0 and d['gpu']['unknown_frees'] == 0" \
+  "[(s['allocs'], s['frees'], s['bytes']) for s in d['gpu']['sites'] if s['kind'] == 'async' and s['frames'][0]['function'] == 'churn'] == [(60000, 60000, 60000 * 4096)]"
+
 # the text report's GPU section and the op's waiting sentence
 tr -s ' \n' '  ' < "$WORK/rt.txt" > "$WORK/rt1.txt"
 want() { grep -qE -- "$1" "$WORK/rt1.txt" || fail "text: no '$1' in: $(sed -n '/^GPU/,/^OUTPUTS/p' "$WORK/rt.txt")"; }

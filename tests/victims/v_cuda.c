@@ -4,11 +4,13 @@
  *            does); without a driver: one line on stderr and exit status 3;
  *   linked   the exported names (built with -lcuda: tests/victims/v_cuda_linked);
  *   probe    is the driver there? dlsym(RTLD_DEFAULT, "cuMemAlloc_v2") and a dlopen with
- *            RTLD_NOLOAD, printed: "driver absent" or "driver present".
+ *            RTLD_NOLOAD, printed: "driver absent" or "driver present";
+ *   churn    as runtime, then 60,000 stream-ordered allocations of 4 KiB, each freed at once
+ *            (more than tprof's table holds live at once, never more than one live).
  * The work, in both of the first two (sizes in bytes):
  *   a = 1 MiB device (MARK:a), b = 4 MiB device (MARK:b), m = 2 MiB managed (MARK:m),
  *   s = 512 KiB stream-ordered (MARK:s), then s freed, b freed: a peak of 7.5 MiB, 3 MiB at exit;
- *   copies: 1 MiB host to device, 64 KiB host to device async, 4 KiB through cuMemcpy to a,
+ *   copies: 1 MiB host to device, 64 KiB host to device async, 4 KiB through cuMemcpy to a + 8 KiB,
  *   1 MiB device to host, 256 KiB device to device; cuMemsetD32 of 1000 words;
  *   kernels: vec_add launched 10 times on a 64 x 1 x 1 grid of 256 x 1 x 1 blocks, reduce 3
  *   times on 8 x 4 x 1 of 32 x 8 x 1 with 1024 bytes of shared memory, from train_step (an op
@@ -70,7 +72,7 @@ static void work(void)
     memset(host, 7, sizeof host);
     check(drv.htod(a, host, 1 << 20), "htod");
     check(drv.htod_async(b, host, 64 << 10, NULL), "htod async");
-    check(drv.copy(a, (CUdeviceptr)(uintptr_t)host, 4096), "cuMemcpy to a");
+    check(drv.copy(a + 8192, (CUdeviceptr)(uintptr_t)host, 4096), "cuMemcpy into a");
     check(drv.dtoh(host, a, 1 << 20), "dtoh");
     check(drv.dtod(b, a, 256 << 10), "dtod");
     check(drv.set32(b, 0, 1000), "memset");
@@ -128,6 +130,17 @@ static int runtime(void)
     return 0;
 }
 
+static int churn(void)
+{
+    int rc = runtime();
+    for (int i = 0; rc == 0 && i < 60000; i++) {
+        CUdeviceptr p;
+        check(drv.alloc_async(&p, 4096, NULL), "churn alloc");
+        check(drv.free_async(p, NULL), "churn free");
+    }
+    return rc;
+}
+
 #ifdef LINKED
 CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuMemAllocManaged(CUdeviceptr *, size_t, unsigned);
@@ -162,6 +175,8 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "runtime";
     if (!strcmp(mode, "runtime"))
         return runtime();
+    if (!strcmp(mode, "churn"))
+        return churn();
 #ifdef LINKED
     if (!strcmp(mode, "linked"))
         return linked();

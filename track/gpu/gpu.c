@@ -1,5 +1,7 @@
-/* The devices' side of a CUDA program, as its driver calls show it (gpu.h): a table of the device
- * memory live now (address, size, device, kind, the call site's row), rows per call site, device
+/* The devices' side of a CUDA program, as its driver calls show it (gpu.h): the device memory live
+ * now (address, size, the call site's row), sorted by address, so that a free finds its block and
+ * cuMemcpy's unified addresses find theirs (a copy to an offset inside a tensor) by binary search;
+ * rows per call site, device
  * and kind (allocations, frees, bytes, live now and at the device's peak), per device the live
  * bytes and their peak with its time and op, counters of copies, memsets and synchronise waits,
  * and the kernels launched by function.
@@ -19,14 +21,13 @@
 #include "track/ops/ops.h"
 #include "track/runtime.h"
 
-#define LIVE_SLOTS (1u << 16) /* device allocations live at once: past 3/4 of it, untracked */
-#define ROWS       1024       /* call site x device x kind */
-#define KERNELS    4096
+#define LIVE_MAX 49152 /* device allocations live at once: past it, untracked */
+#define ROWS     1024  /* call site x device x kind */
+#define KERNELS  4096
 
 struct live {
     uint64_t ptr, bytes;
-    uint16_t row;
-    uint8_t state; /* 0 free, 1 live, 2 freed (a tombstone: the probe goes on) */
+    uint32_t row;
 };
 
 struct row {
@@ -49,8 +50,10 @@ struct device {
 };
 
 struct state {
-    struct live live[LIVE_SLOTS];
-    uint32_t nlive; /* slots in use, tombstones included */
+    struct live live[LIVE_MAX]; /* by address; an insertion or removal moves the blocks after it,
+                                 * which a model's few hundred or thousand live buffers make cheap
+                                 * beside the driver call */
+    uint32_t nlive;
     struct row rows[ROWS];
     uint32_t nrows;
     struct kernel kernels[KERNELS];
@@ -96,24 +99,18 @@ void tp_gpu_seen(void)
     atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
 }
 
-static uint32_t hash(uint64_t k)
+/* The first live block at or after ptr. */
+static uint32_t lower_bound(uint64_t ptr)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (uint32_t)k & (LIVE_SLOTS - 1);
-}
-
-static struct live *find_live(uint64_t ptr)
-{
-    for (uint32_t i = hash(ptr), n = 0; n < LIVE_SLOTS; i = (i + 1) & (LIVE_SLOTS - 1), n++) {
-        struct live *l = &st->live[i];
-        if (l->state == 0)
-            return NULL;
-        if (l->state == 1 && l->ptr == ptr)
-            return l;
+    uint32_t lo = 0, hi = st->nlive;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (st->live[mid].ptr < ptr)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    return lo;
 }
 
 static int row_of(uint32_t site, int device, int kind)
@@ -140,20 +137,26 @@ void tp_gpu_alloc(int device, enum tp_gpu_mem kind, uint64_t ptr, uint64_t bytes
     if (!take())
         return;
     int row = row_of(site, device, kind);
-    struct live *slot = NULL;
-    if (row >= 0 && st->nlive < LIVE_SLOTS / 4 * 3)
-        for (uint32_t i = hash(ptr);; i = (i + 1) & (LIVE_SLOTS - 1))
-            if (st->live[i].state != 1) {
-                slot = &st->live[i];
-                break;
-            }
-    if (!slot) {
+    uint32_t at = lower_bound(ptr);
+    /* the driver gives an address again only after its free: one there now is a free tprof did
+     * not see (a block freed some other way), and this allocation is the block now */
+    int again = at < st->nlive && st->live[at].ptr == ptr;
+    if (row < 0 || (!again && st->nlive >= LIVE_MAX)) {
         st->untracked++;
         give();
         return;
     }
-    st->nlive += slot->state == 0;
-    *slot = (struct live){ptr, bytes, (uint16_t)row, 1};
+    if (again) { /* the old block is gone: no longer live where it was counted */
+        const struct live *old = &st->live[at];
+        struct row *o = &st->rows[old->row];
+        o->live -= old->bytes;
+        st->devices[o->device].live -= old->bytes;
+        st->devices[o->device].live_allocs--;
+    } else {
+        memmove(&st->live[at + 1], &st->live[at], (st->nlive - at) * sizeof st->live[0]);
+        st->nlive++;
+    }
+    st->live[at] = (struct live){ptr, bytes, (uint32_t)row};
     struct row *r = &st->rows[row];
     r->allocs++;
     r->bytes += bytes;
@@ -179,12 +182,13 @@ int tp_gpu_free(uint64_t ptr)
 {
     if (!take())
         return 0;
-    struct live *l = find_live(ptr);
-    if (!l) {
+    uint32_t at = lower_bound(ptr);
+    if (at >= st->nlive || st->live[at].ptr != ptr) {
         st->unknown_frees++;
         give();
         return 0;
     }
+    const struct live *l = &st->live[at];
     struct row *r = &st->rows[l->row];
     struct device *d = &st->devices[r->device];
     r->frees++;
@@ -192,7 +196,8 @@ int tp_gpu_free(uint64_t ptr)
     d->frees++;
     d->live -= l->bytes;
     d->live_allocs--;
-    l->state = 2;
+    memmove(&st->live[at], &st->live[at + 1], (st->nlive - at - 1) * sizeof st->live[0]);
+    st->nlive--;
     give();
     return 1;
 }
@@ -201,13 +206,12 @@ int tp_gpu_is_device(uint64_t ptr)
 {
     if (!take())
         return 0;
-    /* a block's start by its hash; else an address inside a block (a copy to an offset in a
-     * tensor), by a scan: cuMemcpy with unified addresses only, which most programs make through
-     * the direction's own call */
-    int in = find_live(ptr) != NULL;
-    for (uint32_t i = 0; i < LIVE_SLOTS && !in; i++) {
-        const struct live *l = &st->live[i];
-        in = l->state == 1 && ptr >= l->ptr && ptr - l->ptr < (l->bytes ? l->bytes : 1);
+    /* the block that starts at ptr, or the last one before it, if ptr is inside it */
+    uint32_t at = lower_bound(ptr);
+    int in = at < st->nlive && st->live[at].ptr == ptr;
+    if (!in && at > 0) {
+        const struct live *l = &st->live[at - 1];
+        in = ptr - l->ptr < (l->bytes ? l->bytes : 1);
     }
     give();
     return in;
