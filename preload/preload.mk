@@ -8,5 +8,5 @@ libtprof_la_SOURCES += preload/hook/hook.h preload/main.c preload/main.h preload
 	preload/plt/plt_patch.c preload/plt/shim_plt.c preload/plt/shim_plt.h preload/plt/shim_unwind.c preload/plt/plt.h preload/hook/hook_dl.c \
 	preload/plt/plt_pool.c preload/plt/plt_pool.h preload/plt/plt_mods.c preload/plt/plt_mods.h \
 	preload/api.c preload/shim.h preload/hook/hook_thread.c preload/hook/hook_mmap.c preload/shim_clone.c preload/hook/hook_wait.c \
-	preload/hook/hook_cuda.c
+	preload/hook/hook_cuda.c preload/hook/hook_cublas.c
 EXTRA_DIST += docs/ops-by-name.md

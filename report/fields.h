@@ -130,7 +130,8 @@
 /* "gpu" (struct tp_gpu): these, then "devices", "sites", "copies", "kernels", "syncs" */
 #define TP_GPU_FIELDS(X) \
     X(BOOL, used, 0) X(STR, method, NULL) X(U64, driver_calls, 0) X(U64, unknown_frees, 0) \
-    X(U64, untracked_allocs, 0) X(U64, memset_calls, 0) X(U64, memset_bytes, 0)
+    X(U64, untracked_allocs, 0) X(U64, memset_calls, 0) X(U64, memset_bytes, 0) \
+    X(U64, gemms_untracked, 0)
 #define TP_GPU_DEVICE_FIELDS(X) \
     X(I64, device, 0) X(U64, peak_bytes, 0) X(U64, peak_ns, 0) X(STR, peak_op, NULL) \
     X(U64, allocs, 0) X(U64, frees, 0) X(U64, bytes_allocated, 0) X(U64, live_at_exit_bytes, 0) \
@@ -147,6 +148,10 @@
     X(U64, block_x, 0) X(U64, block_y, 0) X(U64, block_z, 0) X(U64, shared_bytes, 0) \
     X(STR, op, NULL)
 #define TP_GPU_SYNC_FIELDS(X) X(STR, kind, NULL) X(U64, calls, 0) X(U64, ns, 0) X(U64, in_ops_ns, 0)
+#define TP_GPU_GEMM_FIELDS(X) \
+    X(STR, function, NULL) X(STR, dtype, NULL) X(STR, transa, NULL) X(STR, transb, NULL) \
+    X(U64, m, 0) X(U64, n, 0) X(U64, k, 0) X(U64, batch, 0) X(U64, calls, 0) X(U64, flops, 0) \
+    X(U64, host_ns, 0)
 
 /* struct tp_ledger_point (an element of "memory.ledger_series") */
 #define TP_LEDGER_POINT_FIELDS(X) \

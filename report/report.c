@@ -133,6 +133,11 @@ static void free_gpu(struct tp_gpu *g)
         TP_GPU_SYNC_FIELDS(FREE)
     }
     free(g->syncs);
+    for (size_t i = 0; i < g->ngemms; i++) {
+        struct tp_gpu_gemm *s = &g->gemms[i];
+        TP_GPU_GEMM_FIELDS(FREE)
+    }
+    free(g->gemms);
 }
 
 static void free_strings(char **v, size_t n)

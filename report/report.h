@@ -395,6 +395,13 @@ struct tp_gpu_sync {
     uint64_t calls, ns, in_ops_ns;
 };
 
+/* cuBLAS matrix products by function, shape and element type: calls, FLOPs (2mnk per product,
+ * batch times: exact for the shapes asked), and the host's time in the calls (their launch). */
+struct tp_gpu_gemm {
+    char *function, *dtype, *transa, *transb;
+    uint64_t m, n, k, batch, calls, flops, host_ns;
+};
+
 struct tp_gpu {
     int used;     /* the program made driver calls the hooks saw */
     char *method; /* how it was recorded; NULL when no driver call was seen */
@@ -409,6 +416,9 @@ struct tp_gpu {
     size_t nkernels;
     struct tp_gpu_sync *syncs;
     size_t nsyncs;
+    struct tp_gpu_gemm *gemms; /* most FLOPs first */
+    size_t ngemms;
+    uint64_t gemms_untracked; /* products past the table's 512 shapes: counted nowhere else */
 };
 
 /* A record: what libtprof.so writes at a report's moment for the tprof program to report

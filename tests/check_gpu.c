@@ -106,6 +106,16 @@ START_TEST(test_section)
     g->syncs[0] = (struct tp_gpu_sync){strdup("context"), 1, 100000000, 0};
     g->syncs[1] = (struct tp_gpu_sync){strdup("event"), 9, 150000000, 150000000};
     g->nsyncs = 2;
+    g->gemms = calloc(4, sizeof *g->gemms);
+    const char *fns[] = {"cublasSgemm_v2", "cublasGemmEx", "cublasHgemm", "cublasDgemm_v2"};
+    for (int i = 0; i < 4; i++)
+        g->gemms[i] = (struct tp_gpu_gemm){strdup(fns[i]), strdup(i == 1 ? "bf16" : "f32"),
+                                           strdup("N"), strdup(i ? "N" : "T"),
+                                           1024, 1024, 1024, i == 1 ? 4 : 1, 10,
+                                           (uint64_t)(i == 1 ? 4 : 1) * 21474836480ull / (1 + i),
+                                           1000000};
+    g->ngemms = 4;
+    g->gemms_untracked = 3;
     g->memset_calls = 2;
     g->memset_bytes = 3ull << 20;
     g->unknown_frees = 2;
@@ -128,6 +138,12 @@ START_TEST(test_section)
     has(s, "waiting: the host waited 250 ms for the device (25.0% of the run) in 10 synchronise "
            "calls (context, event); 150 ms of it inside ops");
     has(s, "memsets: 3.00 MiB in 2 calls");
+    has(s, "cuBLAS: cublasSgemm_v2 1024x1024x1024 NT f32 x10 (21.5 GFLOP), cublasGemmEx "
+           "1024x1024x1024 NN bf16 batch 4 x10 (42.9 GFLOP), cublasHgemm 1024x1024x1024 NN f32 "
+           "x10 (7.16 GFLOP), cublasDgemm_v2 1024x1024x1024 NN f32 x10 (5.37 GFLOP); 77 GFLOP "
+           "in all, launched in 4.00 ms of the host; their time on the device is not measured, "
+           "so no GFLOP/s");
+    has(s, "note: 3 cuBLAS products of shapes past the first 512 are not in the cuBLAS line");
     has(s, "note: 2 device frees of memory tprof did not see allocated");
     has(s, "note: 7 device allocations were not kept (the tables were full): the peaks leave them "
            "out");
@@ -140,6 +156,7 @@ START_TEST(test_section)
     ck_assert_ptr_null(strstr(s, "memsets:"));
     has(s, "(unnamed) 20 (grid 128x1x1, block 256x1x1), 1 more in the JSON; their time on the "
            "device is not measured");
+    has(s, "(7.16 GFLOP), 1 more shape in the JSON; 77 GFLOP in all");
     free(s);
     tp_report_free(&r);
 }

@@ -12,6 +12,7 @@
 T="$TPROF_CLI"
 mkdir -p "$WORK/lib"
 cp "$TB/victims/libtpfakecuda.so" "$WORK/lib/libcuda.so.1" || fail "no stand-in driver"
+cp "$TB/victims/libtpfakecublas.so" "$WORK/lib/libcublas.so.12" || fail "no stand-in cuBLAS"
 line() { grep -n "/\* MARK:$1 \*/" "$TS/victims/v_cuda.c" | cut -d: -f1; }
 A=$(line a); B=$(line b); M=$(line m); S=$(line s)
 [ -n "$A" ] && [ -n "$B" ] && [ -n "$M" ] && [ -n "$S" ] || fail "markers not found in v_cuda.c"
@@ -43,6 +44,11 @@ out=$(LD_LIBRARY_PATH="$WORK/lib" FAKECUDA_SYNC_MS=20 FAKECUDA_DEVICE=1 TPROF_OP
       "$TB/victims/v_cuda_linked" linked) || fail "v_cuda_linked failed: $out"
 [ "$out" = "sum 14" ] || fail "stdout changed (linked): $out"
 check "$WORK/ln.json" 1
+# cuBLAS's products by shape and type, with their FLOPs; the failed one is not counted
+jcheck "$WORK/ln.json" \
+  "[(x['function'], x['dtype'], x['transa'], x['transb'], x['m'], x['n'], x['k'], x['batch'], x['calls'], x['flops']) for x in d['gpu']['gemms']] == [('cublasSgemm_v2', 'f32', 'N', 'N', 512, 512, 512, 1, 10, 2684354560), ('cublasGemmEx', 'f16', 'T', 'N', 256, 128, 64, 1, 2, 8388608), ('cublasSgemmStridedBatched', 'f32', 'N', 'T', 64, 64, 64, 8, 1, 4194304)]" \
+  "all(x['host_ns'] > 0 for x in d['gpu']['gemms']) and d['gpu']['gemms_untracked'] == 0" \
+  "not any(o['name'].startswith('cublas') for o in d['ops'])"
 
 # 60,000 allocations made and freed one at a time: all kept (never more than the table's live
 # limit at once), the peak unchanged
@@ -64,6 +70,11 @@ want "copies: to the device 1\.07 MiB in 3 calls \(1 asynchronous\), to the host
 want "kernels: 13 launches of 2 kernels: vec_add 10 \(grid 64x1x1, block 256x1x1\), reduce 3 \(grid 8x4x1, block 32x8x1, 1024 B shared, from train_step\); their time on the device is not measured \(the host's calls only\)"
 want "waiting: the host waited [0-9.]+ ms for the device \([0-9.]+% of the run\) in 2 synchronise calls \(stream\); [0-9.]+ ms of it inside ops"
 want "memsets: 3\.91 KiB in 1 call"
+# cuBLAS's line (the linked run's text)
+LD_LIBRARY_PATH="$WORK/lib" TPROF_OUTPUT="$WORK/ln.txt" LD_PRELOAD="$TPROF_SO" "$TB/victims/v_cuda_linked" linked \
+  > /dev/null || fail "v_cuda_linked failed (text)"
+tr -s ' \n' '  ' < "$WORK/ln.txt" | grep -qE "cuBLAS: cublasSgemm_v2 512x512x512 NN f32 x10 \(2\.68 GFLOP\), cublasGemmEx 256x128x64 TN f16 x2 \(0\.00839 GFLOP\), cublasSgemmStridedBatched 64x64x64 NT f32 batch 8 x1 \(0\.00419 GFLOP\); 2\.7 GFLOP in all, launched in [0-9.]+ [mun]?s of the host; their time on the device is not measured, so no GFLOP/s" ||
+  fail "cuBLAS line: $(grep -A3 '^cuBLAS' "$WORK/ln.txt")"
 want "Waiting: train_step: ~?[0-9.]+% of the thread time while it ran was the host waiting for the GPU, not work \(in CUDA synchronise calls: [0-9.]+ ms\): the device's work sets its pace \(the GPU section says what the device was given\)\."
 grep -q "Fewer threads" "$WORK/rt.txt" && fail "thread-count advice for a wait on the device"
 # tprof report reads the GPU figures back

@@ -4,8 +4,7 @@
 # runs it under libtprof.so and prints each figure tprof measured beside what the program did:
 # device memory from the program's call sites (to the byte), what is left at exit, copy bytes
 # each way, kernel launches of its kernel, and, where nsys is installed, kernel time on the device
-# by nsys beside tprof's (which does not measure it yet). cuBLAS calls as ops (shapes, FLOPs) are
-# printed as not measured: tprof does not hook cuBLAS yet.
+# by nsys beside tprof's (which does not measure it yet), and cublasSgemm's calls and FLOPs.
 #   sh bench/gpu/check.sh [path/to/libtprof.so]       (from the build tree; exit 0: all exact)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,8 +50,10 @@ row("bytes device to host", cp.get("dtoh", {}).get("bytes", 0), want["dtoh"])
 k = [x for x in g.get("kernels", []) if x["name"] and "scale" in x["name"]]
 row("launches of scale", k[0]["launches"] if k else 0, want["scale_launches"])
 row("kernels named / launched", "%d / %d" % (sum(1 for x in g.get("kernels", []) if x["name"]), sum(x["launches"] for x in g.get("kernels", []))), "-", False)
-row("cublasSgemm calls (as ops)", "not measured (no cuBLAS hooks)", want["gemm_calls"], False)
-row("cublasSgemm FLOPs", "not measured (no cuBLAS hooks)", want["gemm_flops"], False)
+gm = [x for x in g.get("gemms", []) if x["function"] == "cublasSgemm_v2" and (x["m"], x["n"], x["k"]) == (512, 512, 512)]
+row("cublasSgemm_v2 512x512x512 calls", gm[0]["calls"] if gm else 0, want["gemm_calls"])
+row("cublasSgemm_v2 512x512x512 FLOPs", gm[0]["flops"] if gm else 0, want["gemm_flops"])
+row("cuBLAS launch time on the host, ns", gm[0]["host_ns"] if gm else 0, "-", False)
 sy = g.get("syncs", [])
 row("host waiting in synchronise calls, ns", sum(s["ns"] for s in sy), "-", False)
 kern = os.path.join(out, "kern.csv")

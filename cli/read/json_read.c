@@ -284,6 +284,12 @@ static void read_gpu_sync(struct tp_jget *c, struct json_object *o, const char *
     TP_GPU_SYNC_FIELDS(READ)
 }
 
+static void read_gpu_gemm(struct tp_jget *c, struct json_object *o, const char *path, void *v)
+{
+    struct tp_gpu_gemm *s = v;
+    TP_GPU_GEMM_FIELDS(READ)
+}
+
 /* "gpu": optional when reading (reports of tprof before it have none: a program without CUDA) */
 static void read_gpu(struct tp_jget *c, struct json_object *o, const char *path, struct tp_gpu *s)
 {
@@ -293,6 +299,7 @@ static void read_gpu(struct tp_jget *c, struct json_object *o, const char *path,
     s->copies = objects(c, o, "copies", path, sizeof *s->copies, &s->ncopies, read_gpu_copy);
     s->kernels = objects(c, o, "kernels", path, sizeof *s->kernels, &s->nkernels, read_gpu_kernel);
     s->syncs = objects(c, o, "syncs", path, sizeof *s->syncs, &s->nsyncs, read_gpu_sync);
+    s->gemms = objects(c, o, "gemms", path, sizeof *s->gemms, &s->ngemms, read_gpu_gemm);
 }
 
 static void read_ledger_point(struct tp_jget *c, struct json_object *o, const char *path, void *v)

@@ -504,8 +504,8 @@ typedef void *(*dlsym_fn)(void *, const char *);
 /* The real dlsym, found before the first call passes through (tp_cuda_dlsym_name). */
 __attribute__((visibility("hidden"))) dlsym_fn tp_real_dlsym;
 
-/* 1 when dlsym's name is one this file answers: a driver function it wraps. Finds the real
- * dlsym first. */
+/* 1 when dlsym's name is one this file answers: a CUDA name ("cu..."), which libtprof.so may
+ * define (the driver's, cuBLAS's). Finds the real dlsym first. */
 __attribute__((visibility("hidden"), used)) int tp_cuda_dlsym_name(const char *name)
 {
     if (!tp_real_dlsym) {
@@ -514,13 +514,14 @@ __attribute__((visibility("hidden"), used)) int tp_cuda_dlsym_name(const char *n
             f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
         tp_real_dlsym = (dlsym_fn)f;
     }
-    return name && name[0] == 'c' && name[1] == 'u' && slot_by_export(name) != NULL;
+    return name && name[0] == 'c' && name[1] == 'u';
 }
 
-/* dlsym of a wrapped driver function. On the handle of libcuda.so.1 it finds the driver's, which
- * is kept and the wrapper returned. In the global scope it finds the wrapper itself (libtprof.so
- * comes first): the wrapper when the driver is loaded, and NULL, as without tprof, when it is
- * not, so that a program that looks for the driver to tell whether it has CUDA is told the truth. */
+/* dlsym of a CUDA name. In the global scope a name libtprof.so defines finds the wrapper itself
+ * (libtprof.so comes first): the wrapper when the library it wraps (the driver, cuBLAS) is
+ * loaded, and NULL, as without tprof, when it is not, so that a program that looks for CUDA to
+ * tell whether it has it is told the truth. On the handle of libcuda.so.1 a wrapped driver
+ * function finds the driver's, which is kept and the wrapper returned. */
 __attribute__((visibility("hidden"), used)) void *tp_cuda_dlsym(void *handle, const char *name)
 {
     void *f = tp_real_dlsym ? tp_real_dlsym(handle, name) : NULL;
@@ -528,11 +529,11 @@ __attribute__((visibility("hidden"), used)) void *tp_cuda_dlsym(void *handle, co
      * trampoline jumped here, so the return address is dlsym's caller's */
     if (tp_addr_is_ours((uintptr_t)__builtin_return_address(0)))
         return f;
+    if (f && tp_addr_is_ours((uintptr_t)f))
+        return tp_real(name) ? f : NULL;
     struct slot *s = f ? slot_by_export(name) : NULL;
     if (!s)
         return f;
-    if (f == s->wrapper)
-        return real_of(s) ? f : NULL;
     void *none = NULL;
     if (atomic_compare_exchange_strong(&s->real, &none, f) || none == f)
         return s->wrapper;

@@ -722,6 +722,7 @@ static void gpu(struct tp_buf *b, const struct tp_gpu *g)
     GPU_LIST("copies", g->copies, g->ncopies, TP_GPU_COPY_FIELDS, (void)0);
     GPU_LIST("kernels", g->kernels, g->nkernels, TP_GPU_KERNEL_FIELDS, (void)0);
     GPU_LIST("syncs", g->syncs, g->nsyncs, TP_GPU_SYNC_FIELDS, (void)0);
+    GPU_LIST("gemms", g->gemms, g->ngemms, TP_GPU_GEMM_FIELDS, (void)0);
     tp_buf_putc(b, '}');
 }
 

@@ -127,6 +127,45 @@ static void kernels(struct tp_text_ctx *c, const struct tp_gpu *g)
     tp_buf_free(&t);
 }
 
+/* "cuBLAS: cublasSgemm_v2 512x512x512 NN f32 x10 (2.68 GFLOP), ...; 2.73 GFLOP in all, ..." */
+static void gemms(struct tp_text_ctx *c, const struct tp_gpu *g)
+{
+    if (!g->ngemms)
+        return;
+    struct tp_buf t;
+    tp_buf_init(&t);
+    uint64_t flops = 0, ns = 0;
+    size_t most = c->full ? (size_t)c->top : 3;
+    for (size_t i = 0; i < g->ngemms; i++) {
+        const struct tp_gpu_gemm *x = &g->gemms[i];
+        flops += x->flops;
+        ns += x->host_ns;
+        if (i >= most)
+            continue;
+        char f[32];
+        snprintf(f, sizeof f, "%.3g", (double)x->flops / 1e9);
+        tp_buf_printf(&t, "%s%s %llux%llux%llu %s%s %s", i ? ", " : "", x->function,
+                      (unsigned long long)x->m, (unsigned long long)x->n, (unsigned long long)x->k,
+                      x->transa ? x->transa : "?", x->transb ? x->transb : "?",
+                      x->dtype ? x->dtype : "?");
+        if (x->batch > 1)
+            tp_buf_printf(&t, " batch %llu", (unsigned long long)x->batch);
+        tp_buf_printf(&t, " x%llu (%s GFLOP)", (unsigned long long)x->calls, f);
+    }
+    if (g->ngemms > most)
+        tp_buf_printf(&t, ", %zu more shape%s in the JSON", g->ngemms - most,
+                      g->ngemms - most == 1 ? "" : "s");
+    char f[32], h[32];
+    snprintf(f, sizeof f, "%.3g", (double)flops / 1e9);
+    tp_fmt_ns(ns, h, sizeof h);
+    tp_buf_printf(&t,
+                  "; %s GFLOP in all, launched in %s of the host; their time on the device is not "
+                  "measured, so no GFLOP/s",
+                  f, h);
+    tp_text_wrap(c, "cuBLAS: ", tp_buf_str(&t), 2);
+    tp_buf_free(&t);
+}
+
 static void waits(struct tp_text_ctx *c, const struct tp_gpu *g)
 {
     uint64_t calls = 0, ns = 0, in_ops = 0;
@@ -168,6 +207,7 @@ void tp_text_gpu(struct tp_text_ctx *c)
     sites(c, g);
     copies(c, g);
     kernels(c, g);
+    gemms(c, g);
     waits(c, g);
     if (c->full && g->memset_calls) {
         char b[32];
@@ -178,6 +218,11 @@ void tp_text_gpu(struct tp_text_ctx *c)
     if (g->unknown_frees)
         tp_text_say(c, "note: %llu device frees of memory tprof did not see allocated",
                     (unsigned long long)g->unknown_frees);
+    if (g->gemms_untracked)
+        tp_text_say(c,
+                    "note: %llu cuBLAS products of shapes past the first 512 are not in the "
+                    "cuBLAS line",
+                    (unsigned long long)g->gemms_untracked);
     if (g->untracked_allocs)
         tp_text_say(c,
                     "note: %llu device allocations were not kept (the tables were full): the "

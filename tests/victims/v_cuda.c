@@ -2,7 +2,10 @@
  *   runtime  dlopen("libcuda.so.1"), cuGetProcAddress_v2 from dlsym on its handle, and every
  *            driver function from cuGetProcAddress_v2 at CUDA 12.0 (what nvcc's static cudart
  *            does); without a driver: one line on stderr and exit status 3;
- *   linked   the exported names (built with -lcuda: tests/victims/v_cuda_linked);
+ *   linked   the exported names (built with -lcuda -lcublas: tests/victims/v_cuda_linked), and
+ *            cuBLAS products: cublasSgemm_v2 512 x 512 x 512 NN 10 times, cublasGemmEx 256 x 128 x
+ *            64 TN on f16 twice, cublasSgemmStridedBatched 64 x 64 x 64 NT in batches of 8 once,
+ *            and one cublasSgemm_v2 that fails (k = -1);
  *   probe    is the driver there? dlsym(RTLD_DEFAULT, "cuMemAlloc_v2") and a dlopen with
  *            RTLD_NOLOAD, printed: "driver absent" or "driver present";
  *   churn    as runtime, then 60,000 stream-ordered allocations of 4 KiB, each freed at once
@@ -157,9 +160,34 @@ CUresult cuModuleGetFunction(void **, void *, const char *);
 CUresult cuLaunchKernel(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         unsigned, void *, void **, void **);
 CUresult cuStreamSynchronize(void *);
+int cublasSgemm_v2(void *, int, int, int, int, int, const float *, const float *, int,
+                   const float *, int, const float *, float *, int);
+int cublasGemmEx(void *, int, int, int, int, int, const void *, const void *, int, int,
+                 const void *, int, int, const void *, void *, int, int, int, int);
+int cublasSgemmStridedBatched(void *, int, int, int, int, int, const float *, const float *, int,
+                              long long, const float *, int, long long, const float *, float *,
+                              int, long long, int);
+
+static void blas(void)
+{
+    float one = 1, zero = 0;
+    for (int i = 0; i < 10; i++)
+        if (cublasSgemm_v2(NULL, 0, 0, 512, 512, 512, &one, NULL, 512, NULL, 512, &zero, NULL, 512))
+            printf("sgemm failed\n");
+    for (int i = 0; i < 2; i++)
+        if (cublasGemmEx(NULL, 1, 0, 256, 128, 64, &one, NULL, 2, 64, NULL, 2, 64, &zero, NULL, 2,
+                         256, 68, -1))
+            printf("gemmex failed\n");
+    if (cublasSgemmStridedBatched(NULL, 0, 1, 64, 64, 64, &one, NULL, 64, 4096, NULL, 64, 4096,
+                                  &zero, NULL, 64, 4096, 8))
+        printf("batched failed\n");
+    if (!cublasSgemm_v2(NULL, 0, 0, 8, 8, -1, &one, NULL, 8, NULL, 8, &zero, NULL, 8))
+        printf("a bad sgemm succeeded\n");
+}
 
 static int linked(void)
 {
+    blas();
     drv = (struct driver){cuMemAlloc_v2,   cuMemAllocManaged,    cuMemAllocAsync,
                           cuMemFree_v2,    cuMemFreeAsync,       cuMemcpyHtoD_v2,
                           cuMemcpyHtoDAsync_v2, cuMemcpyDtoH_v2, cuMemcpyDtoD_v2,

@@ -24,6 +24,7 @@
 #define LIVE_MAX 49152 /* device allocations live at once: past it, untracked */
 #define ROWS     1024  /* call site x device x kind */
 #define KERNELS  4096
+#define GEMMS    512 /* function x shape x type */
 
 struct live {
     uint64_t ptr, bytes;
@@ -44,6 +45,11 @@ struct kernel {
     int op; /* the op open at every launch so far; -1 none, -2 not the same at each */
 };
 
+struct gemm {
+    struct tp_gpu_gemm_call key; /* function and dtype: literals of hook_cublas.c */
+    uint64_t calls, host_ns;
+};
+
 struct device {
     uint64_t allocs, frees, bytes, live, live_allocs, peak, peak_ns;
     int peak_op;
@@ -62,6 +68,9 @@ struct state {
     uint64_t copies[TP_GPU_COPY_KINDS][4]; /* calls, async calls, bytes, sync ns */
     uint64_t syncs[TP_GPU_SYNC_KINDS][3];  /* calls, ns, ns inside an op */
     uint64_t memset_calls, memset_bytes, unknown_frees, untracked;
+    struct gemm gemms[GEMMS];
+    uint32_t ngemms;
+    uint64_t gemms_untracked;
 };
 
 static struct state *st;
@@ -290,6 +299,34 @@ void tp_gpu_sync(enum tp_gpu_wait kind, uint64_t ns, int op)
     give();
 }
 
+static int same_gemm(const struct tp_gpu_gemm_call *a, const struct tp_gpu_gemm_call *b)
+{
+    return a->function == b->function && a->dtype == b->dtype && a->transa == b->transa &&
+           a->transb == b->transb && a->m == b->m && a->n == b->n && a->k == b->k &&
+           a->batch == b->batch;
+}
+
+void tp_gpu_gemm(const struct tp_gpu_gemm_call *g, uint64_t host_ns)
+{
+    if (!take())
+        return;
+    struct gemm *e = NULL;
+    for (uint32_t i = 0; i < st->ngemms && !e; i++)
+        if (same_gemm(&st->gemms[i].key, g))
+            e = &st->gemms[i];
+    if (!e && st->ngemms < GEMMS) {
+        e = &st->gemms[st->ngemms++];
+        e->key = *g;
+    }
+    if (e) {
+        e->calls++;
+        e->host_ns += host_ns;
+    } else {
+        st->gemms_untracked++;
+    }
+    give();
+}
+
 void tp_gpu_fork_child(void)
 {
     /* the child's devices are not the parent's (CUDA does not survive fork): it starts empty */
@@ -359,8 +396,39 @@ static void collect_memory(struct tp_gpu *g, const struct state *s,
         qsort(g->sites, g->nsites, sizeof *g->sites, by_peak_desc);
 }
 
+static int by_flops_desc(const void *a, const void *b)
+{
+    const struct tp_gpu_gemm *x = a, *y = b;
+    return x->flops < y->flops ? 1 : x->flops > y->flops ? -1 : 0;
+}
+
+/* A product of m x k and k x n is 2mnk FLOPs (a multiply and an add each), batch times; the beta
+ * term is not counted: beta may be on the device, where the hook cannot read it. */
+static void collect_gemms(struct tp_gpu *g, const struct state *s)
+{
+    g->gemms = s->ngemms ? calloc(s->ngemms, sizeof *g->gemms) : NULL;
+    for (uint32_t i = 0; i < s->ngemms && g->gemms; i++) {
+        const struct gemm *e = &s->gemms[i];
+        struct tp_gpu_gemm *o = &g->gemms[g->ngemms++];
+        char t[2] = {e->key.transa, 0}, u[2] = {e->key.transb, 0};
+        o->function = strdup(e->key.function);
+        o->dtype = strdup(e->key.dtype);
+        o->transa = strdup(t);
+        o->transb = strdup(u);
+        o->m = (uint64_t)e->key.m, o->n = (uint64_t)e->key.n, o->k = (uint64_t)e->key.k;
+        o->batch = (uint64_t)e->key.batch;
+        o->calls = e->calls;
+        o->flops = 2 * o->m * o->n * o->k * o->batch * e->calls;
+        o->host_ns = e->host_ns;
+    }
+    if (g->ngemms)
+        qsort(g->gemms, g->ngemms, sizeof *g->gemms, by_flops_desc);
+    g->gemms_untracked = s->gemms_untracked;
+}
+
 static void collect_rest(struct tp_gpu *g, const struct state *s)
 {
+    collect_gemms(g, s);
     g->copies = calloc(TP_GPU_COPY_KINDS, sizeof *g->copies);
     for (int i = 0; i < TP_GPU_COPY_KINDS && g->copies; i++) {
         if (!s->copies[i][0])

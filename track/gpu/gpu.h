@@ -37,6 +37,16 @@ void tp_gpu_sync(enum tp_gpu_wait kind, uint64_t ns, int op);
 /* A driver call the program made (any the hooks see): the report says the program used CUDA. */
 void tp_gpu_seen(void);
 
+/* A cuBLAS matrix product the program asked for (preload/hook/hook_cublas.c): the function, its
+ * transposes ('N', 'T', 'C'), m, n, k, batch (1 for one product), the element type ("f32" ...)
+ * and the host's time in the call (the launch: the product runs on the device after it). */
+struct tp_gpu_gemm_call {
+    const char *function, *dtype;
+    char transa, transb;
+    int64_t m, n, k, batch;
+};
+void tp_gpu_gemm(const struct tp_gpu_gemm_call *g, uint64_t host_ns);
+
 /* Into r->gpu, with the device memory's call sites' frames made by frames(site, ...). */
 struct tp_frame;
 void tp_gpu_collect(struct tp_report *r,
