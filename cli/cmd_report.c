@@ -18,6 +18,7 @@
 #include "common/out/out.h"
 #include "cli/read/read.h"
 #include "report/peaks/peaks.h"
+#include "report/pprof/pprof.h"
 #include "report/record.h"
 #include "report/sym/sym.h"
 #include "report/render/render.h"

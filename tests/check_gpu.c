@@ -37,7 +37,9 @@ static char *flat(const char *s)
 static void has(const char *s, const char *line)
 {
     char *f = flat(s);
-    ck_assert_msg(strstr(f, line) != NULL, "no \"%s\" in:\n%s", line, s);
+    /* Check's messages are bounded: the page is shown from its GPU section, cut */
+    const char *at = strstr(s, "GPU (CUDA");
+    ck_assert_msg(strstr(f, line) != NULL, "no \"%s\" in:\n%.3000s", line, at ? at : s);
     free(f);
 }
 
@@ -162,6 +164,75 @@ START_TEST(test_section)
 }
 END_TEST
 
+/* The HTML page's GPU section: the same figures as the text, in sortable tables. */
+START_TEST(test_html)
+{
+    struct tp_report r;
+    tp_report_init(&r);
+    program(&r);
+    struct tp_gpu *g = &r.gpu;
+    g->used = 1;
+    g->devices = calloc(1, sizeof *g->devices);
+    g->devices[0] = (struct tp_gpu_device){0, 1ull << 30, 5000000, NULL, 2, 1, 2ull << 30,
+                                           1ull << 30, 1};
+    g->ndevices = 1;
+    g->sites = calloc(1, sizeof *g->sites);
+    site(g, "alloc_weights", 10, "managed", 1ull << 30);
+    g->kernels = calloc(1, sizeof *g->kernels);
+    kernel(g, "gemm_kernel", 400, "train_step");
+    g->gemms = calloc(1, sizeof *g->gemms);
+    g->gemms[0] = (struct tp_gpu_gemm){strdup("cublasGemmEx"), strdup("bf16"), strdup("T"),
+                                       strdup("N"), 64, 32, 16, 2, 3, 2 * 64 * 32 * 16 * 2 * 3,
+                                       1500};
+    g->ngemms = 1;
+    g->copies = calloc(1, sizeof *g->copies);
+    g->copies[0] = (struct tp_gpu_copy){strdup("dtoh"), 4, 2, 8192, 70000};
+    g->ncopies = 1;
+    g->syncs = calloc(1, sizeof *g->syncs);
+    g->syncs[0] = (struct tp_gpu_sync){strdup("stream"), 3, 9000000, 4000000};
+    g->nsyncs = 1;
+    struct tp_buf b;
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    const char *s = tp_buf_str(&b);
+    has(s, "<h2>GPU (CUDA driver calls)</h2> <p>Times are the host's: a kernel's time on the device "
+           "is not measured, so cuBLAS's products have FLOPs but no GFLOP/s.</p>");
+    has(s, "<p class=\"gpu-device\">device 0: peak 1.00 GiB at 5.00 ms into the run; 1.00 GiB in "
+           "1 allocation still allocated at exit (of 2 made).</p>");
+    has(s, "<table class=\"sortable\" id=\"gpu-sites\">");
+    has(s, ">managed</td><td class=\"l\">alloc_weights (model.cu:10) &lt; main (model.cu:90)</td>");
+    has(s, "<table class=\"sortable\" id=\"gpu-kernels\">");
+    has(s, ">gemm_kernel</td>");
+    has(s, ">128x1x1</td>");
+    has(s, ">train_step</td>");
+    has(s, "<table class=\"sortable\" id=\"gpu-gemms\">");
+    has(s, ">cublasGemmEx</td>");
+    has(s, ">64x32x16</td>");
+    has(s, ">TN</td><td class=\"l\">bf16</td>");
+    has(s, ">0.000393</td>");
+    has(s, "<table class=\"sortable\" id=\"gpu-copies\">");
+    has(s, ">dtoh</td>");
+    has(s, ">8.00 KiB</td>");
+    has(s, "<table class=\"sortable\" id=\"gpu-syncs\">");
+    has(s, ">9.00 ms</td>");
+    tp_buf_free(&b);
+    /* no device memory: said; no driver call: no section */
+    free(g->devices);
+    g->devices = NULL;
+    g->ndevices = 0;
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    has(tp_buf_str(&b), "<p>No device memory was allocated through the driver.</p>");
+    tp_buf_free(&b);
+    g->used = 0;
+    tp_buf_init(&b);
+    tp_render_html(&r, 10, &b);
+    ck_assert_ptr_null(strstr(tp_buf_str(&b), "GPU (CUDA"));
+    tp_buf_free(&b);
+    tp_report_free(&r);
+}
+END_TEST
+
 START_TEST(test_no_memory)
 {
     struct tp_report r;
@@ -191,6 +262,7 @@ int main(void)
     TCase *tc = tcase_create("text");
     tcase_add_test(tc, test_section);
     tcase_add_test(tc, test_no_memory);
+    tcase_add_test(tc, test_html);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,4 +1,4 @@
-/* The pprof profiles (report/render/render_pprof.c) of hand-made reports, unpacked again: the
+/* The pprof profiles (report/pprof/render_pprof.c) of hand-made reports, unpacked again: the
  * sample types and their default, an inline chain as one location's lines, a frame no symbol
  * covers, mappings with build-ids and the frames' addresses in them, rolled-up sites and the part
  * of each total no site holds, the op stacks' values and kinds, the time outside ops split by CPU
@@ -10,8 +10,8 @@
 #include <zlib.h>
 
 #include "common/buf.h"
-#include "report/render/profile.pb-c.h"
-#include "report/render/render.h"
+#include "report/pprof/profile.pb-c.h"
+#include "report/pprof/pprof.h"
 #include "report/report.h"
 #include "report/siterollup.h"
 

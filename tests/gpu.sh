@@ -82,6 +82,28 @@ grep -q "Fewer threads" "$WORK/rt.txt" && fail "thread-count advice for a wait o
 jcheck "$WORK/back.json" "d['gpu']['kernels'][0]['name'] == 'vec_add' and d['gpu']['devices'][0]['peak_bytes'] == 7864320" \
   "d['gpu']['sites'][0]['frames'][0]['line'] == $B"
 
+# the HTML page: the GPU tables hold the JSON's figures, and the page's script runs with them
+# (headless Chromium; skipped without it)
+LD_LIBRARY_PATH="$WORK/lib" TPROF_JSON="$WORK/h.json" TPROF_HTML="$WORK/g.html" TPROF_OUTPUT=none \
+  LD_PRELOAD="$TPROF_SO" "$TB/victims/v_cuda_linked" linked > /dev/null || fail "v_cuda_linked failed (html)"
+for id in gpu-sites gpu-kernels gpu-gemms gpu-copies gpu-syncs; do
+  grep -q "<table class=\"sortable\" id=\"$id\">" "$WORK/g.html" || fail "no $id table in the page"
+done
+grep -q '<p class="gpu-device">device 0: peak 7.50 MiB at ' "$WORK/g.html" || fail "no device line in the page"
+grep -q '>vec_add</td><td data-v="10">10</td>' "$WORK/g.html" || fail "vec_add's row in the page"
+grep -q '>cublasSgemm_v2</td><td data-v="134217728">512x512x512</td>' "$WORK/g.html" || fail "sgemm's row in the page"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROME" ]; then
+  timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$WORK/chrome" --enable-logging=stderr --v=0 --dump-dom "file://$WORK/g.html" \
+    > "$WORK/dom.html" 2> "$WORK/chrome.err" || fail "chromium --dump-dom failed: $(tail -3 "$WORK/chrome.err")"
+  if grep 'CONSOLE' "$WORK/chrome.err"; then fail "the page wrote to the console"; fi
+  python3 "$TS/htmlcheck.py" "$WORK/h.json" "$WORK/dom.html" || fail "the DOM does not hold the report"
+else
+  echo "SKIP (part): no chromium: the page was not opened"
+fi
+
 # no driver: the program's own failure, byte for byte, exit status included
 V="$TB/victims/v_cuda"
 "$V" runtime > "$WORK/n.out" 2> "$WORK/n.err"; echo $? > "$WORK/n.rc"

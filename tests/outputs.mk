@@ -48,9 +48,9 @@ EXTRA_DIST += tests/ledger.sh
 # by tests/pprofread.py, `go tool pprof` and speedscope (tests/out_pprof.sh).
 check_PROGRAMS += tests/check_pprof
 tests_check_pprof_SOURCES = tests/check_pprof.c
-nodist_tests_check_pprof_SOURCES = gen/report/render/profile.pb-c.h
+nodist_tests_check_pprof_SOURCES = gen/report/pprof/profile.pb-c.h
 tests_check_pprof_CFLAGS = $(TEST_CFLAGS) $(PROTOBUFC_CFLAGS) $(ZLIB_CFLAGS) -I$(top_builddir)/gen
 tests_check_pprof_LDADD = $(TEST_LIBS) $(PROTOBUFC_LIBS) $(ZLIB_LIBS)
 TESTS += tests/check_pprof tests/out_pprof.sh
 EXTRA_DIST += tests/out_pprof.sh tests/pprofread.py
-tests/check_pprof-check_pprof.$(OBJEXT): gen/report/render/profile.pb-c.h
+tests/check_pprof-check_pprof.$(OBJEXT): gen/report/pprof/profile.pb-c.h

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Read a gzipped pprof profile (profile.proto) without protobuf libraries: the wire format
-decoded by hand from the field numbers of report/render/profile.proto, so that the tests check
+decoded by hand from the field numbers of report/pprof/profile.proto, so that the tests check
 tprof's encoder against a decoder that shares nothing with it.
 
 As a module: read(path) -> Profile. As a program: pprofread.py FILE prints the samples as

@@ -44,14 +44,6 @@ size_t tp_render_folded(const struct tp_report *r, enum tp_folded_kind kind, str
  * "[partial stack]" frame). */
 void tp_site_flame_top(const struct tp_site *s, size_t *top, int *partial);
 
-/* A pprof profile (report/render/profile.proto, gzipped): TP_PPROF_HEAP, the heap's call sites
- * with alloc_objects, alloc_space, leak_space and peak_space (the default), each adding up to
- * the report's figure; TP_PPROF_TIME, the op stacks (needs r->opstacks) with calls, flops and
- * self nanoseconds (the default), and the time outside every op under its own root. 0, or -1
- * when memory ran out (b then holds nothing new). */
-enum tp_pprof_kind { TP_PPROF_HEAP, TP_PPROF_TIME };
-int tp_render_pprof(const struct tp_report *r, enum tp_pprof_kind kind, struct tp_buf *b);
-
 /* Whether tprof's own hooks inside the ops (program.hooks_ns) are worth a line of the text and
  * HTML reports, against the time the percentages are of (program_ns): from 0.1% of it, the
  * precision the reports give a percentage to; below, the line would say "0.0%" of nothing the

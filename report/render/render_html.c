@@ -443,6 +443,7 @@ void tp_render_html(const struct tp_report *r, int top, struct tp_buf *b)
     shapes_table(r, b, top);
     tp_html_sites(r, b, top);
     leaks_table(r, b);
+    tp_html_gpu(r, b, top);
     data(r, b);
     tp_buf_puts(b, "<script>\n");
     tp_buf_puts(b, tp_html_js);

@@ -30,5 +30,7 @@ void tp_html_steps(const struct tp_report *r, struct tp_buf *b);
 void tp_html_sites(const struct tp_report *r, struct tp_buf *b, int top);
 /* The memory ledger: the parts of the resident memory at its highest reading; nothing without. */
 void tp_html_ledger(const struct tp_report *r, struct tp_buf *b);
+/* The GPU section (report/render/html_gpu.c), for a program that made CUDA driver calls. */
+void tp_html_gpu(const struct tp_report *r, struct tp_buf *b, int top);
 
 #endif

@@ -1,8 +1,8 @@
-/* Building a pprof profile (report/render/profile.proto) and writing it gzipped
- * (report/render/pprof_build.c): the string table, functions, locations and mappings kept unique
+/* Building a pprof profile (report/pprof/profile.proto) and writing it gzipped
+ * (report/pprof/pprof_build.c): the string table, functions, locations and mappings kept unique
  * by a key, samples with labels, and the rules readers hold a file to (string_table[0] is "",
  * ids nonzero and unique, one value per sample type). It knows nothing of tprof's report: what
- * goes in is report/render/render_pprof.c's.
+ * goes in is report/pprof/render_pprof.c's.
  *
  * Every table is sized once, by the most the caller says it may add; past that an addition
  * returns 0 (no id) rather than grow. Strings are kept by pointer: they must outlive the builder

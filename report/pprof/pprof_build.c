@@ -1,4 +1,4 @@
-/* The pprof profile builder (pprof_build.h): protobuf-c's messages for report/render/profile.proto
+/* The pprof profile builder (pprof_build.h): protobuf-c's messages for report/pprof/profile.proto
  * filled in tables sized once, entries kept unique by a key in uthash tables, then packed and
  * gzipped with zlib (readers expect a gzip member on disk).
  *
@@ -13,8 +13,8 @@
 #include <uthash.h>
 #include <zlib.h>
 
-#include "report/render/pprof_build.h"
-#include "report/render/profile.pb-c.h"
+#include "report/pprof/pprof_build.h"
+#include "report/pprof/profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;

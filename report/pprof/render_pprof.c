@@ -1,5 +1,5 @@
 /* pprof profiles: the heap's call sites and the ops' stacks as gzipped profile.proto messages
- * (report/render/profile.proto), which `go tool pprof` (its -http UI, -diff_base, -top),
+ * (report/pprof/profile.proto), which `go tool pprof` (its -http UI, -diff_base, -top),
  * speedscope, the Perfetto UI and continuous-profiling servers (Parca, Pyroscope) read.
  *
  * The heap profile has one sample per call site, its stack the site's frames (the caller of
@@ -31,8 +31,8 @@
 #include <uthash.h>
 
 #include "common/out/out.h"
-#include "report/render/pprof_build.h"
-#include "report/render/render.h"
+#include "report/pprof/pprof_build.h"
+#include "report/pprof/pprof.h"
 #include "report/siterollup.h"
 
 /* A frame's module (its path as the frame names it) and the report's module it is, or NULL. */
